@@ -1,0 +1,723 @@
+//! The reception desk (kube-apiserver). Every read and write goes through here, in
+//! upstream order: authentication → authorization → mutating admission (defaulting)
+//! → validation → validating admission → the store. Each request is recorded.
+
+use crate::cluster::Cluster;
+use crate::error::{ApiError, StatusReason};
+use crate::object::{Kind, Object, ObjectKey};
+use crate::time::SimTime;
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentStrategy, RollingUpdateDeployment};
+use k8s_openapi::api::core::v1::{
+    Event, EventSource, Namespace, NamespaceSpec, NamespaceStatus, ObjectReference, Pod,
+    PodSpec, PodStatus, Toleration,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use std::collections::BTreeMap;
+
+/// Who is making a request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Actor {
+    /// The cluster's own bootstrap writes.
+    System,
+    /// The kubectl user (`kubernetes-admin`, in `system:masters`).
+    Admin,
+    Controller(&'static str),
+    Scheduler,
+    Kubelet(String),
+}
+
+impl Actor {
+    /// The username the apiserver authenticates.
+    pub fn username(&self) -> String {
+        match self {
+            Actor::System => "system:apiserver".into(),
+            Actor::Admin => "kubernetes-admin".into(),
+            Actor::Controller(name) => format!("system:serviceaccount:kube-system:{name}"),
+            Actor::Scheduler => "system:kube-scheduler".into(),
+            Actor::Kubelet(node) => format!("system:node:{node}"),
+        }
+    }
+}
+
+/// One request as the reception desk saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestRecord {
+    pub at: SimTime,
+    pub user: String,
+    pub verb: &'static str,
+    pub resource: String,
+    pub namespace: String,
+    pub name: String,
+    /// HTTP status code of the answer.
+    pub code: u16,
+}
+
+/// The most objects of one kind the store accepts: an explicit limit so a typo such as
+/// `replicas: 1000000` fails cleanly instead of exhausting a browser tab.
+pub const MAX_OBJECTS_PER_KIND: usize = 50_000;
+/// The largest `replicas` a Deployment or ReplicaSet may ask for.
+pub const MAX_REPLICAS: i32 = 20_000;
+/// Events live this long (`--event-ttl`).
+pub const EVENT_TTL: crate::time::SimDuration = crate::time::SimDuration::secs(3600);
+
+pub(crate) fn namespace_object(name: &str) -> Object {
+    Object::Namespace(Namespace {
+        metadata: ObjectMeta {
+            name: Some(name.to_string()),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+}
+
+impl Cluster {
+    pub(crate) fn create_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
+        let result = self.admit_create(&mut obj).and_then(|()| {
+            let ev = self.store.create(obj)?;
+            self.dispatch(&ev);
+            Ok(ev.object)
+        });
+        self.record_request(&actor, "create", &result, None);
+        result
+    }
+
+    pub(crate) fn update_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
+        let result = self.admit_update(&mut obj).and_then(|()| {
+            let ev = self.store.update(obj)?;
+            self.dispatch(&ev);
+            Ok(ev.object)
+        });
+        self.record_request(&actor, "update", &result, None);
+        result
+    }
+
+    /// Deletes an object. Pods bound to a node are deleted gracefully: they get a
+    /// deletion timestamp and the kubelet removes them once their containers stop.
+    /// `grace` overrides the pod's terminationGracePeriodSeconds; 0 removes at once.
+    pub(crate) fn delete_as(
+        &mut self,
+        actor: Actor,
+        key: &ObjectKey,
+        grace: Option<i64>,
+    ) -> Result<Object, ApiError> {
+        let result = self.delete_inner(key, grace);
+        self.record_request(&actor, "delete", &result, Some(key));
+        result
+    }
+
+    fn delete_inner(&mut self, key: &ObjectKey, grace: Option<i64>) -> Result<Object, ApiError> {
+        let Some(current) = self.store.get(key).cloned() else {
+            return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
+        };
+        if let Object::Pod(pod) = &current {
+            let bound = pod.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_some();
+            let pod_grace = pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.termination_grace_period_seconds)
+                .unwrap_or(30);
+            let grace = grace.unwrap_or(pod_grace).max(0);
+            let finished = matches!(
+                pod.status.as_ref().and_then(|s| s.phase.as_deref()),
+                Some("Succeeded") | Some("Failed")
+            );
+            if bound && grace > 0 && !finished {
+                if current.meta().deletion_timestamp.is_some() {
+                    // Already terminating: a second delete only shortens the grace
+                    // period, which this simulation does not need.
+                    return Ok(current);
+                }
+                let mut updated = current.clone();
+                let meta = updated.meta_mut();
+                meta.deletion_timestamp = Some((self.now + crate::time::SimDuration::secs(grace as u64)).to_k8s());
+                meta.deletion_grace_period_seconds = Some(grace);
+                meta.generation = Some(meta.generation.unwrap_or(1) + 1);
+                let ev = self.store.update(updated)?;
+                self.dispatch(&ev);
+                return Ok(ev.object);
+            }
+        }
+        let ev = self.store.remove(key)?;
+        self.dispatch(&ev);
+        Ok(ev.object)
+    }
+
+    fn record_request(
+        &mut self,
+        actor: &Actor,
+        verb: &'static str,
+        result: &Result<Object, ApiError>,
+        key: Option<&ObjectKey>,
+    ) {
+        let (resource, namespace, name) = match (result, key) {
+            (Ok(o), _) => (o.kind().plural().to_string(), o.namespace().to_string(), o.name().to_string()),
+            (Err(_), Some(k)) => (k.kind.plural().to_string(), k.namespace.clone(), k.name.clone()),
+            (Err(_), None) => (String::new(), String::new(), String::new()),
+        };
+        let record = RequestRecord {
+            at: self.now,
+            user: actor.username(),
+            verb,
+            resource,
+            namespace,
+            name,
+            code: match result {
+                Ok(_) if verb == "create" => 201,
+                Ok(_) => 200,
+                Err(e) => e.code(),
+            },
+        };
+        self.record(record);
+    }
+
+    /// Mutating admission, validation and validating admission for a create.
+    fn admit_create(&mut self, obj: &mut Object) -> Result<(), ApiError> {
+        let kind = obj.kind();
+        // Namespace: set from context or default; cluster-scoped objects have none.
+        if kind.namespaced() {
+            let ns = obj.namespace().to_string();
+            let ns = if ns.is_empty() { "default".to_string() } else { ns };
+            obj.meta_mut().namespace = Some(ns);
+        } else {
+            obj.meta_mut().namespace = None;
+        }
+        // generateName.
+        if obj.name().is_empty() {
+            match obj.meta().generate_name.clone() {
+                Some(prefix) if !prefix.is_empty() => {
+                    let name = format!("{}{}", prefix, self.rng.suffix(5));
+                    obj.meta_mut().name = Some(name);
+                }
+                _ => {
+                    return Err(ApiError::new(
+                        StatusReason::Invalid,
+                        format!(
+                            "{} \"\" is invalid: metadata.name: Required value: name or generateName is required",
+                            kind.as_str()
+                        ),
+                    ))
+                }
+            }
+        }
+        // NamespaceLifecycle: the namespace must exist (and not be terminating).
+        if kind.namespaced() {
+            let ns = obj.namespace().to_string();
+            match self.store.get(&ObjectKey::new(Kind::Namespace, "", &ns)) {
+                None => {
+                    return Err(ApiError::not_found("namespaces", &ns));
+                }
+                Some(n) if n.meta().deletion_timestamp.is_some() => {
+                    return Err(ApiError::new(
+                        StatusReason::Forbidden,
+                        format!(
+                            "{} \"{}\" is forbidden: unable to create new content in namespace {} because it is being terminated",
+                            kind.plural(),
+                            obj.name(),
+                            ns
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        if self.store.count(kind) >= MAX_OBJECTS_PER_KIND {
+            return Err(ApiError::new(
+                StatusReason::Forbidden,
+                format!(
+                    "{} \"{}\" is forbidden: this simulated cluster holds at most {} {}",
+                    kind.plural(),
+                    obj.name(),
+                    MAX_OBJECTS_PER_KIND,
+                    kind.plural()
+                ),
+            ));
+        }
+        default_object(obj);
+        validate(obj)?;
+        let uid = self.rng.uid();
+        let now = self.now.to_k8s();
+        let meta = obj.meta_mut();
+        meta.uid = Some(uid);
+        meta.creation_timestamp = Some(now);
+        meta.resource_version = None;
+        meta.deletion_timestamp = None;
+        meta.generation = match kind {
+            Kind::Deployment | Kind::ReplicaSet | Kind::Pod => Some(1),
+            _ => None,
+        };
+        if let Object::Pod(p) = obj {
+            p.status = Some(PodStatus {
+                phase: Some("Pending".into()),
+                qos_class: Some(qos_class(p.spec.as_ref())),
+                ..Default::default()
+            });
+        }
+        if let Object::Namespace(n) = obj {
+            n.spec = Some(NamespaceSpec {
+                finalizers: Some(vec!["kubernetes".into()]),
+            });
+            n.status = Some(NamespaceStatus {
+                phase: Some("Active".into()),
+                ..Default::default()
+            });
+            n.metadata
+                .labels
+                .get_or_insert_with(Default::default)
+                .insert("kubernetes.io/metadata.name".into(), n.metadata.name.clone().unwrap_or_default());
+        }
+        Ok(())
+    }
+
+    /// Admission and validation for an update: identity fields are kept, immutable
+    /// fields checked, generation bumped when the spec changes.
+    fn admit_update(&mut self, obj: &mut Object) -> Result<(), ApiError> {
+        let kind = obj.kind();
+        if kind.namespaced() && obj.namespace().is_empty() {
+            obj.meta_mut().namespace = Some("default".into());
+        }
+        let key = obj.key();
+        let Some(old) = self.store.get(&key) else {
+            return Err(ApiError::not_found(&kind.qualified_plural(), &key.name));
+        };
+        let old = old.clone();
+        default_object(obj);
+        validate(obj)?;
+        check_immutable(&old, obj)?;
+        let old_meta = old.meta();
+        let spec_changed = spec_json(&old) != spec_json(obj);
+        let meta = obj.meta_mut();
+        meta.uid = old_meta.uid.clone();
+        meta.creation_timestamp = old_meta.creation_timestamp.clone();
+        meta.deletion_timestamp = old_meta.deletion_timestamp.clone();
+        meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds;
+        meta.generation = old_meta
+            .generation
+            .map(|g| if spec_changed { g + 1 } else { g });
+        Ok(())
+    }
+
+    /// Records a core/v1 Event about `about`, as the named component's event recorder
+    /// does. Events expire after [`EVENT_TTL`].
+    pub(crate) fn record_event(
+        &mut self,
+        about: &Object,
+        component: &str,
+        host: Option<&str>,
+        event_type: &str,
+        reason: &str,
+        message: String,
+    ) {
+        self.event_counter += 1;
+        let namespace = if about.kind().namespaced() {
+            about.namespace().to_string()
+        } else {
+            "default".to_string()
+        };
+        // Upstream names events `<object>.<unix nanos in hex>`; the counter keeps two
+        // events of the same millisecond apart.
+        let nanos = (crate::time::EPOCH_UNIX_MS as u64 + self.now.0) * 1_000_000 + self.event_counter;
+        let name = format!("{}.{:x}", about.name(), nanos);
+        let now = self.now.to_k8s();
+        let ev = Event {
+            metadata: ObjectMeta {
+                name: Some(name),
+                namespace: Some(namespace),
+                ..Default::default()
+            },
+            involved_object: ObjectReference {
+                api_version: Some(about.kind().api_version()),
+                kind: Some(about.kind().as_str().to_string()),
+                name: Some(about.name().to_string()),
+                namespace: about.meta().namespace.clone(),
+                uid: about.meta().uid.clone(),
+                resource_version: about.meta().resource_version.clone(),
+                ..Default::default()
+            },
+            reason: Some(reason.to_string()),
+            message: Some(message),
+            type_: Some(event_type.to_string()),
+            source: Some(EventSource {
+                component: Some(component.to_string()),
+                host: host.map(str::to_string),
+            }),
+            first_timestamp: Some(now.clone()),
+            last_timestamp: Some(now),
+            count: Some(1),
+            reporting_component: Some(component.to_string()),
+            reporting_instance: Some(host.unwrap_or("").to_string()),
+            ..Default::default()
+        };
+        if let Ok(created) = self.create_as(Actor::System, Object::Event(ev)) {
+            self.schedule(self.now + EVENT_TTL, crate::cluster::Timer::EventExpiry(created.key()));
+        }
+    }
+}
+
+fn spec_json(obj: &Object) -> serde_json::Value {
+    obj.to_json().get("spec").cloned().unwrap_or_default()
+}
+
+/// Defaulting, as the apiserver's registered defaulters do it for the served kinds.
+pub(crate) fn default_object(obj: &mut Object) {
+    match obj {
+        Object::Pod(p) => {
+            let spec = p.spec.get_or_insert_with(Default::default);
+            default_pod_spec(spec);
+            add_default_tolerations(spec);
+        }
+        Object::ReplicaSet(rs) => {
+            let spec = &mut rs.spec;
+            spec.replicas.get_or_insert(1);
+            spec.min_ready_seconds.get_or_insert(0);
+            if let Some(ps) = spec.template.as_mut().and_then(|t| t.spec.as_mut()) {
+                default_pod_spec(ps);
+            }
+        }
+        Object::Deployment(d) => default_deployment(d),
+        _ => {}
+    }
+}
+
+fn default_deployment(d: &mut Deployment) {
+    let spec = &mut d.spec;
+    spec.replicas.get_or_insert(1);
+    spec.revision_history_limit.get_or_insert(10);
+    spec.progress_deadline_seconds.get_or_insert(600);
+    spec.min_ready_seconds.get_or_insert(0);
+    let strategy = spec.strategy.get_or_insert_with(DeploymentStrategy::default);
+    let type_ = strategy.type_.get_or_insert_with(|| "RollingUpdate".into());
+    if type_ == "RollingUpdate" {
+        let ru = strategy
+            .rolling_update
+            .get_or_insert_with(RollingUpdateDeployment::default);
+        ru.max_surge
+            .get_or_insert(IntOrString::String("25%".into()));
+        ru.max_unavailable
+            .get_or_insert(IntOrString::String("25%".into()));
+    }
+    if let Some(ps) = spec.template.spec.as_mut() {
+        default_pod_spec(ps);
+    }
+}
+
+/// Defaults for a pod spec (also applied to the templates of workloads).
+pub(crate) fn default_pod_spec(spec: &mut PodSpec) {
+    spec.restart_policy.get_or_insert_with(|| "Always".into());
+    spec.termination_grace_period_seconds.get_or_insert(30);
+    spec.dns_policy.get_or_insert_with(|| "ClusterFirst".into());
+    spec.scheduler_name
+        .get_or_insert_with(|| "default-scheduler".into());
+    spec.security_context.get_or_insert_with(Default::default);
+    for c in spec
+        .containers
+        .iter_mut()
+        .chain(spec.init_containers.iter_mut().flatten())
+    {
+        if c.image_pull_policy.is_none() {
+            let image = c.image.as_deref().unwrap_or("");
+            let tag = image.rsplit('/').next().unwrap_or("").split_once(':').map(|(_, t)| t);
+            let latest = !image.contains('@') && matches!(tag, None | Some("latest"));
+            c.image_pull_policy = Some(if latest { "Always" } else { "IfNotPresent" }.into());
+        }
+        c.termination_message_path
+            .get_or_insert_with(|| "/dev/termination-log".into());
+        c.termination_message_policy
+            .get_or_insert_with(|| "File".into());
+        for p in c.ports.iter_mut().flatten() {
+            p.protocol.get_or_insert_with(|| "TCP".into());
+        }
+    }
+}
+
+/// The DefaultTolerationSeconds admission plugin: every pod that does not already
+/// tolerate the not-ready and unreachable NoExecute taints gets 300 s of each.
+fn add_default_tolerations(spec: &mut PodSpec) {
+    let tolerations = spec.tolerations.get_or_insert_with(Vec::new);
+    for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+        let tolerated = tolerations.iter().any(|t| {
+            (t.key.as_deref() == Some(key) || (t.key.is_none() && t.operator.as_deref() == Some("Exists")))
+                && t.effect.as_deref().is_none_or(|e| e == "NoExecute")
+        });
+        if !tolerated {
+            tolerations.push(Toleration {
+                key: Some(key.to_string()),
+                operator: Some("Exists".into()),
+                effect: Some("NoExecute".into()),
+                toleration_seconds: Some(300),
+                value: None,
+            });
+        }
+    }
+}
+
+fn qos_class(spec: Option<&PodSpec>) -> String {
+    let Some(spec) = spec else {
+        return "BestEffort".into();
+    };
+    let mut any = false;
+    let mut guaranteed = true;
+    for c in &spec.containers {
+        let req = c.resources.as_ref().and_then(|r| r.requests.as_ref());
+        let lim = c.resources.as_ref().and_then(|r| r.limits.as_ref());
+        if req.is_some_and(|r| !r.is_empty()) || lim.is_some_and(|l| !l.is_empty()) {
+            any = true;
+        }
+        for res in ["cpu", "memory"] {
+            let l = lim.and_then(|l| l.get(res));
+            let r = req.and_then(|r| r.get(res)).or(l);
+            if l.is_none() || r.map(|q| &q.0) != l.map(|q| &q.0) {
+                guaranteed = false;
+            }
+        }
+    }
+    if !any {
+        "BestEffort".into()
+    } else if guaranteed {
+        "Guaranteed".into()
+    } else {
+        "Burstable".into()
+    }
+}
+
+/// A validation failure: the field path and the message, as upstream's field.Error.
+struct FieldError(String);
+
+fn invalid(obj: &Object, errors: Vec<FieldError>) -> ApiError {
+    let kind = obj.kind();
+    let qualified = if kind.group().is_empty() {
+        kind.as_str().to_string()
+    } else {
+        format!("{}.{}", kind.as_str(), kind.group())
+    };
+    let causes: Vec<String> = errors.into_iter().map(|e| e.0).collect();
+    let detail = if causes.len() == 1 {
+        causes[0].clone()
+    } else {
+        format!("[{}]", causes.join(", "))
+    };
+    ApiError::new(
+        StatusReason::Invalid,
+        format!("{} \"{}\" is invalid: {}", qualified, obj.name(), detail),
+    )
+}
+
+/// DNS-1123 subdomain: lowercase alphanumerics, '-' and '.', at most 253 characters,
+/// starting and ending alphanumeric.
+pub fn is_dns1123_subdomain(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !part.starts_with('-')
+                && !part.ends_with('-')
+        })
+}
+
+/// DNS-1123 label: like a subdomain part, at most 63 characters.
+pub fn is_dns1123_label(s: &str) -> bool {
+    s.len() <= 63 && !s.contains('.') && is_dns1123_subdomain(s)
+}
+
+fn validate(obj: &Object) -> Result<(), ApiError> {
+    let mut errors = Vec::new();
+    let name = obj.name();
+    let name_ok = match obj.kind() {
+        Kind::Namespace => is_dns1123_label(name),
+        _ => is_dns1123_subdomain(name),
+    };
+    if !name_ok {
+        let rule = if obj.kind() == Kind::Namespace {
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+        } else {
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+        };
+        errors.push(FieldError(format!(
+            "metadata.name: Invalid value: \"{name}\": {rule}"
+        )));
+    }
+    match obj {
+        Object::Pod(p) => validate_pod_spec(p, &mut errors),
+        Object::Deployment(d) => {
+            let spec = Some(&d.spec);
+            let replicas = spec.and_then(|s| s.replicas).unwrap_or(1);
+            check_replicas(replicas, &mut errors);
+            if let Some(spec) = spec {
+                check_selector(
+                    &spec.selector,
+                    spec.template.metadata.as_ref(),
+                    &mut errors,
+                );
+                check_template_containers(spec.template.spec.as_ref(), &mut errors);
+            }
+        }
+        Object::ReplicaSet(rs) => {
+            if let Some(spec) = Some(&rs.spec) {
+                check_replicas(spec.replicas.unwrap_or(1), &mut errors);
+                if let Some(t) = spec.template.as_ref() {
+                    check_selector(&spec.selector, t.metadata.as_ref(), &mut errors);
+                    check_template_containers(t.spec.as_ref(), &mut errors);
+                }
+            }
+        }
+        _ => {}
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(invalid(obj, errors))
+    }
+}
+
+fn check_replicas(replicas: i32, errors: &mut Vec<FieldError>) {
+    if replicas < 0 {
+        errors.push(FieldError(format!(
+            "spec.replicas: Invalid value: {replicas}: must be greater than or equal to 0"
+        )));
+    } else if replicas > MAX_REPLICAS {
+        errors.push(FieldError(format!(
+            "spec.replicas: Invalid value: {replicas}: this simulated cluster runs at most {MAX_REPLICAS} replicas"
+        )));
+    }
+}
+
+fn check_selector(
+    selector: &LabelSelector,
+    template_meta: Option<&ObjectMeta>,
+    errors: &mut Vec<FieldError>,
+) {
+    let empty = selector.match_labels.as_ref().is_none_or(|m| m.is_empty())
+        && selector.match_expressions.as_ref().is_none_or(|m| m.is_empty());
+    if empty {
+        errors.push(FieldError(
+            "spec.selector: Invalid value: \"null\": empty selector is invalid for deployment".into(),
+        ));
+        return;
+    }
+    let labels = template_meta
+        .and_then(|m| m.labels.clone())
+        .unwrap_or_default();
+    if !crate::controllers::selector_matches(selector, &labels) {
+        let rendered = serde_json::to_string(&labels).unwrap_or_default();
+        errors.push(FieldError(format!(
+            "spec.template.metadata.labels: Invalid value: {rendered}: `selector` does not match template `labels`"
+        )));
+    }
+}
+
+fn check_template_containers(spec: Option<&PodSpec>, errors: &mut Vec<FieldError>) {
+    match spec {
+        None => errors.push(FieldError(
+            "spec.template.spec.containers: Required value".into(),
+        )),
+        Some(s) => check_containers(s, "spec.template.spec", errors),
+    }
+}
+
+fn validate_pod_spec(p: &Pod, errors: &mut Vec<FieldError>) {
+    match p.spec.as_ref() {
+        None => errors.push(FieldError("spec.containers: Required value".into())),
+        Some(s) => check_containers(s, "spec", errors),
+    }
+}
+
+fn check_containers(spec: &PodSpec, path: &str, errors: &mut Vec<FieldError>) {
+    if spec.containers.is_empty() {
+        errors.push(FieldError(format!("{path}.containers: Required value")));
+    }
+    let mut seen = BTreeMap::new();
+    for (i, c) in spec.containers.iter().enumerate() {
+        if c.name.is_empty() {
+            errors.push(FieldError(format!("{path}.containers[{i}].name: Required value")));
+        } else if !is_dns1123_label(&c.name) {
+            errors.push(FieldError(format!(
+                "{path}.containers[{i}].name: Invalid value: \"{}\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+                c.name
+            )));
+        } else if seen.insert(c.name.clone(), i).is_some() {
+            errors.push(FieldError(format!(
+                "{path}.containers[{i}].name: Duplicate value: \"{}\"",
+                c.name
+            )));
+        }
+        if c.image.as_deref().is_none_or(|s| s.trim().is_empty()) {
+            errors.push(FieldError(format!("{path}.containers[{i}].image: Required value")));
+        }
+        if let Some(res) = &c.resources {
+            for (field, map) in [("requests", &res.requests), ("limits", &res.limits)] {
+                for (rname, q) in map.iter().flatten() {
+                    let ok = match rname.as_str() {
+                        "cpu" => crate::quantity::cpu_millis(&q.0).is_some(),
+                        "memory" | "ephemeral-storage" => crate::quantity::bytes(&q.0).is_some(),
+                        _ => crate::quantity::bytes(&q.0).is_some(),
+                    };
+                    if !ok {
+                        errors.push(FieldError(format!(
+                            "{path}.containers[{i}].resources.{field}[{rname}]: Invalid value: \"{}\": must be a valid quantity",
+                            q.0
+                        )));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
+    let mut errors = Vec::new();
+    match (old, new) {
+        (Object::Deployment(o), Object::Deployment(n)) => {
+            let os = &o.spec.selector;
+            let ns = &n.spec.selector;
+            if os != ns {
+                let rendered = serde_json::to_string(&ns).unwrap_or_default();
+                errors.push(FieldError(format!(
+                    "spec.selector: Invalid value: {rendered}: field is immutable"
+                )));
+            }
+        }
+        (Object::ReplicaSet(o), Object::ReplicaSet(n)) => {
+            let os = &o.spec.selector;
+            let ns = &n.spec.selector;
+            if os != ns {
+                let rendered = serde_json::to_string(&ns).unwrap_or_default();
+                errors.push(FieldError(format!(
+                    "spec.selector: Invalid value: {rendered}: field is immutable"
+                )));
+            }
+        }
+        (Object::Pod(o), Object::Pod(n)) => {
+            let on = o.spec.as_ref().and_then(|s| s.node_name.as_ref());
+            let nn = n.spec.as_ref().and_then(|s| s.node_name.as_ref());
+            if on.is_some() && on != nn {
+                errors.push(FieldError(
+                    "spec.nodeName: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)".into(),
+                ));
+            }
+        }
+        _ => {}
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(invalid(new, errors))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dns_names() {
+        assert!(is_dns1123_subdomain("web-1.example"));
+        assert!(!is_dns1123_subdomain("Web"));
+        assert!(!is_dns1123_subdomain("-web"));
+        assert!(!is_dns1123_subdomain(""));
+        assert!(is_dns1123_label("zone-a"));
+        assert!(!is_dns1123_label("a.b"));
+    }
+}

@@ -1,0 +1,443 @@
+//! The cluster: the clock, the timer queue, the store behind the apiserver, and the
+//! components that watch it. Everything happens inside [`Cluster::advance`], in
+//! timestamp order, one timer at a time.
+
+use crate::apiserver::{self, Actor, RequestRecord};
+use crate::error::{ApiError, SimError};
+use crate::kubelet::KubeletState;
+use crate::names::SimRng;
+use crate::object::{Kind, Object, ObjectKey};
+use crate::scheduler::SchedulerState;
+use crate::store::{EventType, Store, WatchEvent};
+use crate::time::{SimDuration, SimTime};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
+
+/// How long a watch event takes to reach a component and wake it. Real watches
+/// deliver in milliseconds; a small non-zero delay keeps cause before effect visible.
+pub const WATCH_DELAY: SimDuration = SimDuration::millis(20);
+
+/// The most timers one `advance` call may fire. A guard against a runaway feedback
+/// loop: the simulation stops advancing and the clock jumps to the target instead.
+pub const MAX_TIMERS_PER_ADVANCE: usize = 5_000_000;
+
+/// One node of the starting topology.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeSpec {
+    pub name: String,
+    pub control_plane: bool,
+    pub cpu_milli: u64,
+    pub memory_bytes: u64,
+    pub max_pods: u32,
+    pub labels: BTreeMap<String, String>,
+}
+
+impl NodeSpec {
+    pub fn worker(name: &str) -> NodeSpec {
+        NodeSpec {
+            name: name.to_string(),
+            control_plane: false,
+            cpu_milli: 4000,
+            memory_bytes: 8 * 1024 * 1024 * 1024,
+            max_pods: 110,
+            labels: BTreeMap::new(),
+        }
+    }
+    pub fn control_plane(name: &str) -> NodeSpec {
+        NodeSpec {
+            control_plane: true,
+            ..NodeSpec::worker(name)
+        }
+    }
+}
+
+/// The nodes a cluster starts with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Topology {
+    pub nodes: Vec<NodeSpec>,
+}
+
+impl Default for Topology {
+    /// One control-plane node and three worker zones.
+    fn default() -> Self {
+        Topology {
+            nodes: vec![
+                NodeSpec::control_plane("control-plane"),
+                NodeSpec::worker("zone-a"),
+                NodeSpec::worker("zone-b"),
+                NodeSpec::worker("zone-c"),
+            ],
+        }
+    }
+}
+
+impl Topology {
+    /// `workers` worker nodes named `zone-1` … and one control-plane node; for
+    /// benchmarks and large lessons.
+    pub fn with_workers(workers: usize) -> Topology {
+        let mut nodes = vec![NodeSpec::control_plane("control-plane")];
+        nodes.extend((1..=workers).map(|i| NodeSpec::worker(&format!("zone-{i}"))));
+        Topology { nodes }
+    }
+}
+
+/// Things that happen to the warehouse rather than requests made to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// Power off a node: its kubelet stops and its containers die with it.
+    KillNode(String),
+    /// Power a killed node back on: its kubelet starts again and reports.
+    RestartNode(String),
+}
+
+/// A component that watches the apiserver and has a work queue.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Component {
+    DeploymentController,
+    ReplicaSetController,
+    GarbageCollector,
+    NodeLifecycleController,
+    TaintEvictionController,
+    Scheduler,
+    Kubelet(String),
+}
+
+impl Component {
+    /// The name the component writes with (its user or controller name).
+    pub fn actor(&self) -> Actor {
+        match self {
+            Component::DeploymentController => Actor::Controller("deployment-controller"),
+            Component::ReplicaSetController => Actor::Controller("replicaset-controller"),
+            Component::GarbageCollector => Actor::Controller("garbage-collector"),
+            Component::NodeLifecycleController => Actor::Controller("node-lifecycle-controller"),
+            Component::TaintEvictionController => Actor::Controller("taint-eviction-controller"),
+            Component::Scheduler => Actor::Scheduler,
+            Component::Kubelet(n) => Actor::Kubelet(n.clone()),
+        }
+    }
+}
+
+/// Things scheduled for a moment in simulated time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Timer {
+    /// Deliver pending watch events to a component and let it work its queue.
+    Wake(Component),
+    /// The node lifecycle controller's monitor loop (`--node-monitor-period`).
+    NodeMonitor,
+    /// A kubelet renews its Lease.
+    LeaseRenew(String),
+    /// The runtime finished pulling and started a pod's containers.
+    ContainersStarted { node: String, pod: ObjectKey, uid: String },
+    /// A pod's containers stopped after a deletion request.
+    ContainersStopped { node: String, pod: ObjectKey, uid: String },
+    /// The taint eviction controller's deadline for a pod on a NoExecute-tainted node.
+    Evict { pod: ObjectKey, uid: String },
+    /// An Event object reaches its time to live.
+    EventExpiry(ObjectKey),
+}
+
+#[derive(Default)]
+pub(crate) struct WorkQueue {
+    pub keys: BTreeSet<ObjectKey>,
+    pub wake_scheduled: bool,
+}
+
+pub struct Cluster {
+    pub(crate) now: SimTime,
+    pub(crate) rng: SimRng,
+    pub(crate) store: Store,
+    timers: BinaryHeap<Reverse<(SimTime, u64)>>,
+    timer_payloads: BTreeMap<u64, Timer>,
+    next_timer: u64,
+    pub(crate) queues: BTreeMap<Component, WorkQueue>,
+    pub(crate) scheduler: SchedulerState,
+    pub(crate) kubelets: BTreeMap<String, KubeletState>,
+    /// Pending eviction deadlines by pod uid, so a node's recovery can cancel them.
+    pub(crate) evictions: BTreeMap<String, SimTime>,
+    requests: VecDeque<RequestRecord>,
+    pub(crate) event_counter: u64,
+    pub(crate) pod_ip_next: BTreeMap<String, u32>,
+    pub(crate) node_cidrs: BTreeMap<String, u32>,
+}
+
+/// How many apiserver requests the cluster remembers for the UI.
+pub const REQUEST_LOG_CAPACITY: usize = 512;
+
+impl Cluster {
+    /// A new cluster at time zero: default namespaces, one Node and Lease per
+    /// topology entry, kubelets running, the control plane up.
+    pub fn new(seed: u64, topology: Topology) -> Cluster {
+        let mut c = Cluster {
+            now: SimTime(0),
+            rng: SimRng::new(seed),
+            store: Store::default(),
+            timers: BinaryHeap::new(),
+            timer_payloads: BTreeMap::new(),
+            next_timer: 0,
+            queues: BTreeMap::new(),
+            scheduler: SchedulerState::default(),
+            kubelets: BTreeMap::new(),
+            evictions: BTreeMap::new(),
+            requests: VecDeque::new(),
+            event_counter: 0,
+            pod_ip_next: BTreeMap::new(),
+            node_cidrs: BTreeMap::new(),
+        };
+        for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
+            let obj = apiserver::namespace_object(ns);
+            c.create_as(Actor::System, obj)
+                .expect("default namespaces are valid");
+        }
+        for (i, spec) in topology.nodes.iter().enumerate() {
+            c.node_cidrs.insert(spec.name.clone(), i as u32);
+            c.register_node(spec);
+        }
+        c.schedule(
+            SimTime(0) + crate::controllers::node_lifecycle::MONITOR_PERIOD,
+            Timer::NodeMonitor,
+        );
+        c
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The store's revision (etcd's global revision).
+    pub fn revision(&self) -> u64 {
+        self.store.revision()
+    }
+
+    /// Runs the simulation forward by `by`, firing every timer that falls due, in
+    /// order. Equal timestamps fire in the order they were scheduled.
+    pub fn advance(&mut self, by: SimDuration) {
+        let target = self.now + by;
+        let mut fired = 0usize;
+        while let Some(Reverse((at, seq))) = self.timers.peek().copied() {
+            if at > target || fired >= MAX_TIMERS_PER_ADVANCE {
+                break;
+            }
+            self.timers.pop();
+            fired += 1;
+            self.now = at;
+            if let Some(timer) = self.timer_payloads.remove(&seq) {
+                self.fire(timer);
+            }
+        }
+        self.now = target;
+    }
+
+    /// Applies a fault. Returns a one-line description of what happened.
+    pub fn fault(&mut self, fault: Fault) -> Result<String, SimError> {
+        match fault {
+            Fault::KillNode(name) => self.kill_node(&name),
+            Fault::RestartNode(name) => self.restart_node(&name),
+        }
+    }
+
+    /// Creates an object as the cluster administrator (kubectl's default user).
+    pub fn create(&mut self, obj: Object) -> Result<Object, ApiError> {
+        self.create_as(Actor::Admin, obj)
+    }
+
+    /// Replaces an object as the cluster administrator.
+    pub fn update(&mut self, obj: Object) -> Result<Object, ApiError> {
+        self.update_as(Actor::Admin, obj)
+    }
+
+    /// Deletes an object as the cluster administrator, with background propagation.
+    /// Returns the object as it stands after the request (with a deletion timestamp
+    /// if the deletion is graceful and still in progress).
+    pub fn delete(&mut self, kind: Kind, namespace: &str, name: &str) -> Result<Object, ApiError> {
+        self.delete_as(Actor::Admin, &ObjectKey::new(kind, namespace, name), None)
+    }
+
+    /// Deletes with an explicit grace period in seconds (`--grace-period`).
+    pub fn delete_with_grace(
+        &mut self,
+        kind: Kind,
+        namespace: &str,
+        name: &str,
+        grace_seconds: i64,
+    ) -> Result<Object, ApiError> {
+        self.delete_as(
+            Actor::Admin,
+            &ObjectKey::new(kind, namespace, name),
+            Some(grace_seconds),
+        )
+    }
+
+    /// Reads one object.
+    pub fn get(&self, kind: Kind, namespace: &str, name: &str) -> Result<Object, ApiError> {
+        let key = ObjectKey::new(kind, namespace, name);
+        self.store
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(&kind.qualified_plural(), name))
+    }
+
+    /// Lists objects of a kind, in one namespace or (None) all, ordered by namespace
+    /// and name.
+    pub fn list(&self, kind: Kind, namespace: Option<&str>) -> Vec<Object> {
+        let ns = if kind.namespaced() { namespace } else { None };
+        self.store.list(kind, ns).cloned().collect()
+    }
+
+    /// Watch events after `revision` (for `kubectl get -w`), or 410 Gone.
+    pub fn events_since(&self, revision: u64) -> Result<Vec<WatchEvent>, ApiError> {
+        Ok(self.store.events_since(revision)?.cloned().collect())
+    }
+
+    /// Recent apiserver requests, oldest first.
+    pub fn requests(&self) -> impl Iterator<Item = &RequestRecord> {
+        self.requests.iter()
+    }
+
+    // ----- internals shared by the components -----
+
+    pub(crate) fn schedule(&mut self, at: SimTime, timer: Timer) {
+        let seq = self.next_timer;
+        self.next_timer += 1;
+        self.timers.push(Reverse((at.max(self.now), seq)));
+        self.timer_payloads.insert(seq, timer);
+    }
+
+    fn fire(&mut self, timer: Timer) {
+        match timer {
+            Timer::Wake(component) => self.wake(component),
+            Timer::NodeMonitor => {
+                self.monitor_node_health();
+                self.schedule(
+                    self.now + crate::controllers::node_lifecycle::MONITOR_PERIOD,
+                    Timer::NodeMonitor,
+                );
+            }
+            Timer::LeaseRenew(node) => self.kubelet_renew_lease(&node),
+            Timer::ContainersStarted { node, pod, uid } => {
+                self.kubelet_containers_started(&node, &pod, &uid)
+            }
+            Timer::ContainersStopped { node, pod, uid } => {
+                self.kubelet_containers_stopped(&node, &pod, &uid)
+            }
+            Timer::Evict { pod, uid } => self.evict_pod(&pod, &uid),
+            Timer::EventExpiry(key) => {
+                let _ = self.store.remove(&key);
+            }
+        }
+    }
+
+    /// Adds a key to a component's work queue and makes sure it will wake.
+    pub(crate) fn enqueue(&mut self, component: Component, key: ObjectKey) {
+        let q = self.queues.entry(component.clone()).or_default();
+        q.keys.insert(key);
+        if !q.wake_scheduled {
+            q.wake_scheduled = true;
+            self.schedule(self.now + WATCH_DELAY, Timer::Wake(component));
+        }
+    }
+
+    fn wake(&mut self, component: Component) {
+        let keys = match self.queues.get_mut(&component) {
+            Some(q) => {
+                q.wake_scheduled = false;
+                std::mem::take(&mut q.keys)
+            }
+            None => return,
+        };
+        match &component {
+            Component::DeploymentController => {
+                for k in keys {
+                    self.sync_deployment(&k);
+                }
+            }
+            Component::ReplicaSetController => {
+                for k in keys {
+                    self.sync_replica_set(&k);
+                }
+            }
+            Component::GarbageCollector => {
+                for k in keys {
+                    self.collect_garbage(&k);
+                }
+            }
+            Component::TaintEvictionController => {
+                for k in keys {
+                    self.sync_node_taints(&k);
+                }
+            }
+            Component::Scheduler => self.schedule_pending(keys),
+            Component::Kubelet(node) => {
+                let node = node.clone();
+                for k in keys {
+                    self.kubelet_sync_pod(&node, &k);
+                }
+            }
+            Component::NodeLifecycleController => {}
+        }
+    }
+
+    /// Sends a write's watch event to every component whose watch it matches. This is
+    /// the apiserver's watch fan-out: filtering happens here, not in each component.
+    pub(crate) fn dispatch(&mut self, ev: &WatchEvent) {
+        let obj = &ev.object;
+        let key = obj.key();
+        match obj {
+            Object::Deployment(_) => self.enqueue(Component::DeploymentController, key),
+            Object::ReplicaSet(_) => {
+                self.enqueue(Component::ReplicaSetController, key.clone());
+                if let Some(owner) = controller_of(obj, Kind::Deployment) {
+                    self.enqueue(Component::DeploymentController, owner);
+                }
+            }
+            Object::Pod(pod) => {
+                if let Some(owner) = controller_of(obj, Kind::ReplicaSet) {
+                    self.enqueue(Component::ReplicaSetController, owner);
+                }
+                self.scheduler_observe_pod(ev);
+                let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+                match node {
+                    Some(node) => {
+                        if self.kubelets.get(&node).is_some_and(|k| k.running) {
+                            self.enqueue(Component::Kubelet(node), key);
+                        }
+                    }
+                    None => {
+                        if ev.event_type != EventType::Deleted {
+                            self.enqueue(Component::Scheduler, key);
+                        }
+                    }
+                }
+            }
+            Object::Node(_) => {
+                self.scheduler_observe_node(ev);
+                self.enqueue(Component::TaintEvictionController, key);
+            }
+            Object::Namespace(_) | Object::Lease(_) | Object::Event(_) => {}
+        }
+        if ev.event_type == EventType::Deleted {
+            if let Some(uid) = obj.meta().uid.clone() {
+                let dependents: Vec<ObjectKey> = self.store.dependents(&uid).cloned().collect();
+                for d in dependents {
+                    self.enqueue(Component::GarbageCollector, d);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn record(&mut self, record: RequestRecord) {
+        if self.requests.len() == REQUEST_LOG_CAPACITY {
+            self.requests.pop_front();
+        }
+        self.requests.push_back(record);
+    }
+}
+
+/// The key of the object's controlling owner, if it is of `kind`.
+pub(crate) fn controller_of(obj: &Object, kind: Kind) -> Option<ObjectKey> {
+    obj.meta()
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true) && r.kind == kind.as_str())
+        .map(|r| ObjectKey::new(kind, obj.namespace(), &r.name))
+}

@@ -1,0 +1,77 @@
+//! The floor manager (kube-controller-manager) and its clerks: one module per
+//! controller, each level-triggered. A controller is told which object to look at,
+//! never why; it reads the current state and sends its writes through the apiserver.
+
+pub mod deployment;
+pub mod garbage_collector;
+pub mod node_lifecycle;
+pub mod replicaset;
+
+use k8s_openapi::api::core::v1::{Pod, PodCondition};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use std::collections::BTreeMap;
+
+/// Whether `labels` satisfy `selector` (matchLabels and matchExpressions), as
+/// apimachinery's `LabelSelectorAsSelector` evaluates it. An empty selector matches
+/// everything.
+pub fn selector_matches(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
+    let labels_ok = selector
+        .match_labels
+        .iter()
+        .flatten()
+        .all(|(k, v)| labels.get(k) == Some(v));
+    let exprs_ok = selector.match_expressions.iter().flatten().all(|e| {
+        let values = e.values.as_deref().unwrap_or(&[]);
+        let value = labels.get(&e.key);
+        match e.operator.as_str() {
+            "In" => value.is_some_and(|v| values.contains(v)),
+            "NotIn" => value.is_none_or(|v| !values.contains(v)),
+            "Exists" => value.is_some(),
+            "DoesNotExist" => value.is_none(),
+            _ => false,
+        }
+    });
+    labels_ok && exprs_ok
+}
+
+/// A pod's condition of the given type.
+pub fn pod_condition<'a>(pod: &'a Pod, type_: &str) -> Option<&'a PodCondition> {
+    pod.status
+        .as_ref()?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == type_)
+}
+
+/// Ready condition is True.
+pub fn pod_is_ready(pod: &Pod) -> bool {
+    pod_condition(pod, "Ready").is_some_and(|c| c.status == "True")
+}
+
+/// Not terminating and not finished: counts toward a ReplicaSet's replicas
+/// (upstream `controller.IsPodActive`).
+pub fn pod_is_active(pod: &Pod) -> bool {
+    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
+    pod.metadata.deletion_timestamp.is_none() && !matches!(phase, Some("Succeeded") | Some("Failed"))
+}
+
+/// Sets (or adds) a condition, changing lastTransitionTime only when the status flips.
+pub fn set_pod_condition(pod: &mut Pod, cond: PodCondition) {
+    let status = pod.status.get_or_insert_with(Default::default);
+    let conds = status.conditions.get_or_insert_with(Vec::new);
+    match conds.iter_mut().find(|c| c.type_ == cond.type_) {
+        Some(existing) => {
+            let transition = if existing.status == cond.status {
+                existing.last_transition_time.clone()
+            } else {
+                cond.last_transition_time.clone()
+            };
+            *existing = PodCondition {
+                last_transition_time: transition,
+                ..cond
+            };
+        }
+        None => conds.push(cond),
+    }
+}

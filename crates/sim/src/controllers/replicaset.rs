@@ -1,0 +1,271 @@
+//! The ReplicaSet controller. Mirrors `syncReplicaSet` / `manageReplicas` in
+//! pkg/controller/replicaset: count the active pods it owns, create or delete the
+//! difference, then write status.
+
+use super::{pod_condition, pod_is_active, pod_is_ready};
+use crate::apiserver::Actor;
+use crate::cluster::Cluster;
+use crate::object::{Kind, Object, ObjectKey};
+use crate::time::SimTime;
+use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use std::collections::BTreeMap;
+
+const ACTOR: Actor = Actor::Controller("replicaset-controller");
+/// Upstream `burstReplicas`: at most this many creations or deletions per sync.
+pub const BURST_REPLICAS: usize = 500;
+
+impl Cluster {
+    pub(crate) fn sync_replica_set(&mut self, key: &ObjectKey) {
+        let Some(Object::ReplicaSet(rs)) = self.store.get(key).cloned() else {
+            return;
+        };
+        let uid = rs.metadata.uid.clone().unwrap_or_default();
+        let pods = self.owned_pods(&uid);
+        let active: Vec<&Pod> = pods.iter().filter(|p| pod_is_active(p)).collect();
+        let want = Some(&rs.spec).and_then(|s| s.replicas).unwrap_or(1).max(0) as usize;
+        if rs.metadata.deletion_timestamp.is_none() {
+            if active.len() < want {
+                let n = (want - active.len()).min(BURST_REPLICAS);
+                self.create_pods_slow_start(&rs, n);
+            } else if active.len() > want {
+                let n = (active.len() - want).min(BURST_REPLICAS);
+                let victims = pods_to_delete(&active, n, &self.pods_per_node(&active));
+                for v in victims {
+                    if self.delete_as(ACTOR, &v, None).is_ok() {
+                        let rs_obj = Object::ReplicaSet(rs.clone());
+                        self.record_event(
+                            &rs_obj,
+                            "replicaset-controller",
+                            None,
+                            "Normal",
+                            "SuccessfulDelete",
+                            format!("Deleted pod: {}", v.name),
+                        );
+                    }
+                }
+            }
+        }
+        self.update_replica_set_status(key);
+    }
+
+    /// The pods whose controller reference points at `owner_uid`.
+    pub(crate) fn owned_pods(&self, owner_uid: &str) -> Vec<Pod> {
+        self.store
+            .dependents(owner_uid)
+            .filter(|k| k.kind == Kind::Pod)
+            .filter_map(|k| self.store.get(k).and_then(|o| o.as_pod()).cloned())
+            .filter(|p| {
+                p.metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|r| r.controller == Some(true) && r.uid == owner_uid)
+            })
+            .collect()
+    }
+
+    fn pods_per_node(&self, pods: &[&Pod]) -> BTreeMap<String, usize> {
+        let mut m = BTreeMap::new();
+        for p in pods {
+            if let Some(n) = p.spec.as_ref().and_then(|s| s.node_name.clone()) {
+                *m.entry(n).or_default() += 1;
+            }
+        }
+        m
+    }
+
+    /// Creates `n` pods in batches of 1, 2, 4, …, as upstream's `slowStartBatch` does;
+    /// a failed batch stops the rest (for example, a quota refusing pods).
+    fn create_pods_slow_start(&mut self, rs: &ReplicaSet, n: usize) {
+        let mut remaining = n;
+        let mut batch = 1;
+        while remaining > 0 {
+            let size = batch.min(remaining);
+            for _ in 0..size {
+                let pod = pod_from_template(rs);
+                match self.create_as(ACTOR, Object::Pod(pod)) {
+                    Ok(created) => {
+                        let rs_obj = Object::ReplicaSet(rs.clone());
+                        self.record_event(
+                            &rs_obj,
+                            "replicaset-controller",
+                            None,
+                            "Normal",
+                            "SuccessfulCreate",
+                            format!("Created pod: {}", created.name()),
+                        );
+                    }
+                    Err(e) => {
+                        let rs_obj = Object::ReplicaSet(rs.clone());
+                        self.record_event(
+                            &rs_obj,
+                            "replicaset-controller",
+                            None,
+                            "Warning",
+                            "FailedCreate",
+                            format!("Error creating: {}", e.message),
+                        );
+                        return;
+                    }
+                }
+            }
+            remaining -= size;
+            batch *= 2;
+        }
+    }
+
+    fn update_replica_set_status(&mut self, key: &ObjectKey) {
+        let Some(Object::ReplicaSet(rs)) = self.store.get(key).cloned() else {
+            return;
+        };
+        let uid = rs.metadata.uid.clone().unwrap_or_default();
+        let pods = self.owned_pods(&uid);
+        let active: Vec<&Pod> = pods.iter().filter(|p| pod_is_active(p)).collect();
+        let spec = rs.spec.clone();
+        let min_ready = spec.min_ready_seconds.unwrap_or(0).max(0) as u64;
+        let template_labels = spec
+            .template
+            .as_ref()
+            .and_then(|t| t.metadata.as_ref())
+            .and_then(|m| m.labels.clone())
+            .unwrap_or_default();
+        let ready = active.iter().filter(|p| pod_is_ready(p)).count() as i32;
+        let available = active
+            .iter()
+            .filter(|p| pod_is_available(p, min_ready, self.now))
+            .count() as i32;
+        let fully_labeled = active
+            .iter()
+            .filter(|p| {
+                let l = p.metadata.labels.clone().unwrap_or_default();
+                template_labels.iter().all(|(k, v)| l.get(k) == Some(v))
+            })
+            .count() as i32;
+        let terminating = pods
+            .iter()
+            .filter(|p| p.metadata.deletion_timestamp.is_some())
+            .count() as i32;
+        let status = ReplicaSetStatus {
+            replicas: active.len() as i32,
+            fully_labeled_replicas: Some(fully_labeled),
+            ready_replicas: Some(ready),
+            available_replicas: Some(available),
+            terminating_replicas: Some(terminating),
+            observed_generation: rs.metadata.generation,
+            conditions: None,
+        };
+        if rs.status.as_ref() != Some(&status) {
+            let mut updated = rs;
+            updated.status = Some(status);
+            let _ = self.update_as(ACTOR, Object::ReplicaSet(updated));
+        }
+    }
+}
+
+/// Ready for at least `min_ready_seconds` (upstream `podutil.IsPodAvailable`).
+pub fn pod_is_available(pod: &Pod, min_ready_seconds: u64, now: SimTime) -> bool {
+    match pod_condition(pod, "Ready") {
+        Some(c) if c.status == "True" => {
+            if min_ready_seconds == 0 {
+                return true;
+            }
+            c.last_transition_time
+                .as_ref()
+                .is_some_and(|t| now.since(SimTime::from_k8s(t)).as_secs() >= min_ready_seconds)
+        }
+        _ => false,
+    }
+}
+
+/// A new pod from the ReplicaSet's template (upstream `GetPodFromTemplate`).
+fn pod_from_template(rs: &ReplicaSet) -> Pod {
+    let template = rs.spec.template.clone().unwrap_or_default();
+    let tmeta = template.metadata.unwrap_or_default();
+    let name = rs.metadata.name.clone().unwrap_or_default();
+    Pod {
+        metadata: ObjectMeta {
+            generate_name: Some(format!("{name}-")),
+            namespace: rs.metadata.namespace.clone(),
+            labels: tmeta.labels,
+            annotations: tmeta.annotations,
+            owner_references: Some(vec![OwnerReference {
+                api_version: "apps/v1".into(),
+                kind: "ReplicaSet".into(),
+                name,
+                uid: rs.metadata.uid.clone().unwrap_or_default(),
+                controller: Some(true),
+                block_owner_deletion: Some(true),
+            }]),
+            ..Default::default()
+        },
+        spec: template.spec,
+        status: None,
+    }
+}
+
+/// Chooses which `n` pods to delete when scaling down, in upstream's order
+/// (`ActivePodsWithRanks` in pkg/controller/controller_utils.go): unassigned before
+/// assigned; Pending, then Unknown, then Running; not ready before ready; lower
+/// pod-deletion-cost first; more siblings on the same node first; ready for less time
+/// first; more restarts first; newer first.
+fn pods_to_delete(active: &[&Pod], n: usize, per_node: &BTreeMap<String, usize>) -> Vec<ObjectKey> {
+    let mut ranked: Vec<(RankKey, ObjectKey)> = active
+        .iter()
+        .map(|p| (rank_key(p, per_node), Object::Pod((*p).clone()).key()))
+        .collect();
+    ranked.sort();
+    ranked.into_iter().take(n).map(|(_, k)| k).collect()
+}
+
+/// Smaller sorts first (deleted first).
+type RankKey = (bool, u8, bool, i64, std::cmp::Reverse<usize>, std::cmp::Reverse<i64>, std::cmp::Reverse<i32>, std::cmp::Reverse<i64>, String);
+
+fn rank_key(p: &Pod, per_node: &BTreeMap<String, usize>) -> RankKey {
+    let node = p.spec.as_ref().and_then(|s| s.node_name.clone());
+    let assigned = node.is_some();
+    let phase_rank = match p.status.as_ref().and_then(|s| s.phase.as_deref()) {
+        Some("Pending") => 0,
+        Some("Unknown") => 1,
+        Some("Running") => 2,
+        _ => 0,
+    };
+    let ready = pod_is_ready(p);
+    let cost = p
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get("controller.kubernetes.io/pod-deletion-cost"))
+        .and_then(|v| v.parse::<i64>().ok())
+        .unwrap_or(0);
+    let siblings = node.as_ref().and_then(|n| per_node.get(n)).copied().unwrap_or(0);
+    let ready_since = pod_condition(p, "Ready")
+        .filter(|c| c.status == "True")
+        .and_then(|c| c.last_transition_time.as_ref())
+        .map(|t| t.0.as_millisecond())
+        .unwrap_or(0);
+    let restarts: i32 = p
+        .status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_ref())
+        .map(|cs| cs.iter().map(|c| c.restart_count).sum())
+        .unwrap_or(0);
+    let created = p
+        .metadata
+        .creation_timestamp
+        .as_ref()
+        .map(|t| t.0.as_millisecond())
+        .unwrap_or(0);
+    (
+        assigned,
+        phase_rank,
+        ready,
+        cost,
+        std::cmp::Reverse(siblings),
+        std::cmp::Reverse(ready_since),
+        std::cmp::Reverse(restarts),
+        std::cmp::Reverse(created),
+        p.metadata.name.clone().unwrap_or_default(),
+    )
+}

@@ -1,0 +1,509 @@
+//! The zone supervisors (kubelets) and the robot activator (container runtime).
+//!
+//! A kubelet renews its node's Lease every 10 s, and syncs the pods bound to its node:
+//! sandbox and IP, image pulls (serialised, sized by the image catalogue), container
+//! start, status; on deletion it stops the containers and confirms the deletion.
+//! A killed node's kubelet does nothing at all, so its pods' status freezes as the
+//! control plane last saw it.
+
+use crate::apiserver::Actor;
+use crate::cluster::{Cluster, NodeSpec, Timer};
+use crate::controllers::set_pod_condition;
+use crate::error::SimError;
+use crate::images;
+use crate::object::{Kind, Object, ObjectKey};
+use crate::time::SimDuration;
+use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+use k8s_openapi::api::core::v1::{
+    ContainerState, ContainerStateRunning, ContainerStateWaiting, ContainerStatus, Node,
+    NodeAddress, NodeCondition, NodeSpec as CoreNodeSpec, NodeStatus, NodeSystemInfo, Pod,
+    PodCondition, PodIP, Taint,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// `--node-status-update-frequency` / Lease renew interval.
+pub const LEASE_RENEW_INTERVAL: SimDuration = SimDuration::secs(10);
+/// Lease duration the kubelet writes (`nodeLeaseDurationSeconds`).
+pub const LEASE_DURATION_SECONDS: i32 = 40;
+/// Time to set up a pod sandbox (network namespace, pause container).
+pub const SANDBOX_MS: u64 = 400;
+
+/// What the runtime on one node is doing with one pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuntimePod {
+    Starting { uid: String },
+    Running { uid: String },
+    Stopping { uid: String },
+}
+
+impl RuntimePod {
+    fn uid(&self) -> &str {
+        match self {
+            RuntimePod::Starting { uid } | RuntimePod::Running { uid } | RuntimePod::Stopping { uid } => uid,
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct KubeletState {
+    /// False while the node is powered off.
+    pub running: bool,
+    /// Images on this node's disk (they survive a reboot).
+    pub images: BTreeSet<String>,
+    pub pods: BTreeMap<ObjectKey, RuntimePod>,
+    pub containers_started: u64,
+}
+
+fn quantity(s: impl Into<String>) -> Quantity {
+    Quantity(s.into())
+}
+
+fn node_conditions(status: &str, now: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Time) -> Vec<NodeCondition> {
+    let ok = status == "True";
+    let mk = |t: &str, s: &str, reason: &str, message: &str| NodeCondition {
+        type_: t.into(),
+        status: s.into(),
+        reason: Some(reason.into()),
+        message: Some(message.into()),
+        last_heartbeat_time: Some(now.clone()),
+        last_transition_time: Some(now.clone()),
+    };
+    let _ = ok;
+    vec![
+        mk("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+        mk("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+        mk("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+        mk("Ready", status, "KubeletReady", "kubelet is posting ready status"),
+    ]
+}
+
+impl Cluster {
+    /// Registers a node as its kubelet does at start-up: the Node object, its Lease,
+    /// and the heartbeat timer.
+    pub(crate) fn register_node(&mut self, spec: &NodeSpec) {
+        let index = self.node_cidrs.get(&spec.name).copied().unwrap_or(0);
+        let mut labels: BTreeMap<String, String> = [
+            ("beta.kubernetes.io/arch", "amd64"),
+            ("beta.kubernetes.io/os", "linux"),
+            ("kubernetes.io/arch", "amd64"),
+            ("kubernetes.io/os", "linux"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        labels.insert("kubernetes.io/hostname".into(), spec.name.clone());
+        let mut taints = Vec::new();
+        if spec.control_plane {
+            labels.insert("node-role.kubernetes.io/control-plane".into(), String::new());
+            taints.push(Taint {
+                key: "node-role.kubernetes.io/control-plane".into(),
+                effect: "NoSchedule".into(),
+                ..Default::default()
+            });
+        }
+        labels.extend(spec.labels.clone());
+        let now = self.now.to_k8s();
+        let resources: BTreeMap<String, Quantity> = [
+            ("cpu", format!("{}", spec.cpu_milli as f64 / 1000.0)),
+            ("memory", format!("{}Ki", spec.memory_bytes / 1024)),
+            ("pods", spec.max_pods.to_string()),
+            ("ephemeral-storage", "102625208Ki".to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), quantity(v)))
+        .collect();
+        let node = Node {
+            metadata: ObjectMeta {
+                name: Some(spec.name.clone()),
+                labels: Some(labels),
+                annotations: Some(
+                    [("node.alpha.kubernetes.io/ttl".to_string(), "0".to_string())]
+                        .into_iter()
+                        .collect(),
+                ),
+                ..Default::default()
+            },
+            spec: Some(CoreNodeSpec {
+                pod_cidr: Some(format!("10.244.{index}.0/24")),
+                pod_cidrs: Some(vec![format!("10.244.{index}.0/24")]),
+                taints: (!taints.is_empty()).then_some(taints),
+                ..Default::default()
+            }),
+            status: Some(NodeStatus {
+                capacity: Some(resources.clone()),
+                allocatable: Some(resources),
+                conditions: Some(node_conditions("True", &now)),
+                addresses: Some(vec![
+                    NodeAddress { type_: "InternalIP".into(), address: format!("172.18.0.{}", index + 2) },
+                    NodeAddress { type_: "Hostname".into(), address: spec.name.clone() },
+                ]),
+                node_info: Some(NodeSystemInfo {
+                    architecture: "amd64".into(),
+                    boot_id: self.rng.uid(),
+                    container_runtime_version: "containerd://2.1.4".into(),
+                    kernel_version: "6.8.0-warehouse".into(),
+                    kube_proxy_version: String::new(),
+                    kubelet_version: crate::KUBERNETES_VERSION.into(),
+                    machine_id: self.rng.uid().replace('-', ""),
+                    operating_system: "linux".into(),
+                    os_image: "Debian GNU/Linux 12 (bookworm)".into(),
+                    system_uuid: self.rng.uid(),
+                    swap: None,
+                    running_in_user_namespace: None,
+                }),
+                ..Default::default()
+            }),
+        };
+        let actor = Actor::Kubelet(spec.name.clone());
+        let _ = self.create_as(actor.clone(), Object::Node(node));
+        let lease = Lease {
+            metadata: ObjectMeta {
+                name: Some(spec.name.clone()),
+                namespace: Some("kube-node-lease".into()),
+                ..Default::default()
+            },
+            spec: Some(LeaseSpec {
+                holder_identity: Some(spec.name.clone()),
+                lease_duration_seconds: Some(LEASE_DURATION_SECONDS),
+                renew_time: Some(MicroTime(now.0)),
+                ..Default::default()
+            }),
+        };
+        let _ = self.create_as(actor, Object::Lease(lease));
+        self.kubelets.insert(
+            spec.name.clone(),
+            KubeletState {
+                running: true,
+                ..Default::default()
+            },
+        );
+        self.schedule(self.now + LEASE_RENEW_INTERVAL, Timer::LeaseRenew(spec.name.clone()));
+    }
+
+    pub(crate) fn kubelet_renew_lease(&mut self, node: &str) {
+        if !self.kubelets.get(node).is_some_and(|k| k.running) {
+            return; // a dead kubelet renews nothing, and stops its heartbeat loop
+        }
+        let key = ObjectKey::new(Kind::Lease, "kube-node-lease", node);
+        if let Some(Object::Lease(mut lease)) = self.store.get(&key).cloned() {
+            lease.spec.get_or_insert_with(Default::default).renew_time = Some(MicroTime(self.now.to_k8s().0));
+            let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Lease(lease));
+        }
+        self.schedule(self.now + LEASE_RENEW_INTERVAL, Timer::LeaseRenew(node.to_string()));
+    }
+
+    /// Powers a node off: the kubelet stops, every container on it dies.
+    pub(crate) fn kill_node(&mut self, name: &str) -> Result<String, SimError> {
+        let Some(k) = self.kubelets.get_mut(name) else {
+            return Err(SimError(format!("node \"{name}\" not found")));
+        };
+        if !k.running {
+            return Err(SimError(format!("node \"{name}\" is already down")));
+        }
+        k.running = false;
+        let lost = k.pods.len();
+        k.pods.clear();
+        if let Some(q) = self.queues.get_mut(&crate::cluster::Component::Kubelet(name.to_string())) {
+            q.keys.clear();
+        }
+        Ok(format!(
+            "node \"{name}\" killed: its kubelet stopped and {lost} pod(s) lost their containers"
+        ))
+    }
+
+    /// Powers a killed node back on: the kubelet posts Ready, renews its Lease, and
+    /// syncs every pod bound to it (deleting the ones marked for deletion, restarting
+    /// the others' containers).
+    pub(crate) fn restart_node(&mut self, name: &str) -> Result<String, SimError> {
+        let Some(k) = self.kubelets.get_mut(name) else {
+            return Err(SimError(format!("node \"{name}\" not found")));
+        };
+        if k.running {
+            return Err(SimError(format!("node \"{name}\" is already running")));
+        }
+        k.running = true;
+        let key = ObjectKey::new(Kind::Node, "", name);
+        if let Some(Object::Node(mut node)) = self.store.get(&key).cloned() {
+            let now = self.now.to_k8s();
+            if let Some(st) = node.status.as_mut() {
+                st.conditions = Some(node_conditions("True", &now));
+            }
+            let _ = self.update_as(Actor::Kubelet(name.to_string()), Object::Node(node));
+        }
+        self.kubelet_renew_lease(name);
+        let pods: Vec<ObjectKey> = self.store.pods_on_node(name).cloned().collect();
+        for p in pods {
+            self.enqueue(crate::cluster::Component::Kubelet(name.to_string()), p);
+        }
+        Ok(format!("node \"{name}\" restarted: its kubelet is posting status again"))
+    }
+
+    pub(crate) fn kubelet_sync_pod(&mut self, node: &str, key: &ObjectKey) {
+        if !self.kubelets.get(node).is_some_and(|k| k.running) {
+            return;
+        }
+        let pod = match self.store.get(key) {
+            Some(Object::Pod(p)) if p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node) => p.clone(),
+            _ => {
+                // Gone (or moved): forget it.
+                if let Some(k) = self.kubelets.get_mut(node) {
+                    k.pods.remove(key);
+                }
+                return;
+            }
+        };
+        let uid = pod.metadata.uid.clone().unwrap_or_default();
+        let known = self
+            .kubelets
+            .get(node)
+            .and_then(|k| k.pods.get(key))
+            .filter(|rp| rp.uid() == uid)
+            .cloned();
+        if pod.metadata.deletion_timestamp.is_some() {
+            match known {
+                Some(RuntimePod::Stopping { .. }) => {}
+                Some(_) => self.kubelet_stop_pod(node, key, &pod, &uid),
+                None => {
+                    // No containers here (never started, or lost in a reboot):
+                    // confirm the deletion at once.
+                    let _ = self.delete_as(Actor::Kubelet(node.to_string()), key, Some(0));
+                }
+            }
+            return;
+        }
+        let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
+        if matches!(phase, Some("Succeeded") | Some("Failed")) || known.is_some() {
+            return;
+        }
+        self.kubelet_start_pod(node, key, pod, uid);
+    }
+
+    fn kubelet_start_pod(&mut self, node: &str, key: &ObjectKey, mut pod: Pod, uid: String) {
+        let actor = Actor::Kubelet(node.to_string());
+        let now = self.now.to_k8s();
+        let restarted = pod.status.as_ref().and_then(|s| s.pod_ip.as_ref()).is_some();
+        let ip = match pod.status.as_ref().and_then(|s| s.pod_ip.clone()) {
+            Some(ip) => ip,
+            None => self.allocate_pod_ip(node),
+        };
+        let host_ip = self
+            .store
+            .get(&ObjectKey::new(Kind::Node, "", node))
+            .and_then(|o| o.as_node())
+            .and_then(|n| n.status.as_ref()?.addresses.as_ref()?.iter().find(|a| a.type_ == "InternalIP").map(|a| a.address.clone()))
+            .unwrap_or_default();
+        let spec = pod.spec.clone().unwrap_or_default();
+        let previous: BTreeMap<String, i32> = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.container_statuses.as_ref())
+            .map(|cs| cs.iter().map(|c| (c.name.clone(), c.restart_count)).collect())
+            .unwrap_or_default();
+        {
+            let status = pod.status.get_or_insert_with(Default::default);
+            status.phase = Some("Pending".into());
+            status.host_ip = Some(host_ip.clone());
+            status.host_ips = Some(vec![k8s_openapi::api::core::v1::HostIP { ip: host_ip }]);
+            status.pod_ip = Some(ip.clone());
+            status.pod_ips = Some(vec![PodIP { ip }]);
+            if status.start_time.is_none() {
+                status.start_time = Some(now.clone());
+            }
+            status.container_statuses = Some(
+                spec.containers
+                    .iter()
+                    .map(|c| ContainerStatus {
+                        name: c.name.clone(),
+                        image: c.image.clone().unwrap_or_default(),
+                        image_id: String::new(),
+                        ready: false,
+                        started: Some(false),
+                        restart_count: previous.get(&c.name).map(|r| r + i32::from(restarted)).unwrap_or(0),
+                        state: Some(ContainerState {
+                            waiting: Some(ContainerStateWaiting {
+                                reason: Some("ContainerCreating".into()),
+                                message: None,
+                            }),
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    })
+                    .collect(),
+            );
+        }
+        for (t, s) in [
+            ("PodReadyToStartContainers", "True"),
+            ("Initialized", "True"),
+            ("Ready", "False"),
+            ("ContainersReady", "False"),
+        ] {
+            let reason = (s == "False").then(|| "ContainersNotReady".to_string());
+            let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
+            set_pod_condition(
+                &mut pod,
+                PodCondition {
+                    type_: t.into(),
+                    status: s.into(),
+                    reason: reason.clone(),
+                    message: reason.map(|_| format!("containers with unready status: [{}]", names.join(" "))),
+                    last_transition_time: Some(now.clone()),
+                    ..Default::default()
+                },
+            );
+        }
+        let Ok(obj) = self.update_as(actor, Object::Pod(pod)) else {
+            return;
+        };
+        // Pull each image the node lacks, one after another (serializeImagePulls).
+        let mut delay = SANDBOX_MS;
+        let k = self.kubelets.get(node).map(|k| k.images.clone()).unwrap_or_default();
+        let mut pulling: BTreeSet<String> = BTreeSet::new();
+        for c in &spec.containers {
+            let image = c.image.clone().unwrap_or_default();
+            let policy = c.image_pull_policy.as_deref().unwrap_or("IfNotPresent");
+            let present = k.contains(&image) || pulling.contains(&image);
+            if policy == "Always" || !present {
+                let ms = images::pull_ms(&image);
+                self.record_event(&obj, "kubelet", Some(node), "Normal", "Pulling", format!("Pulling image \"{image}\""));
+                let secs = (delay + ms) as f64 / 1000.0;
+                let pull = ms as f64 / 1000.0;
+                self.record_event(
+                    &obj,
+                    "kubelet",
+                    Some(node),
+                    "Normal",
+                    "Pulled",
+                    format!(
+                        "Successfully pulled image \"{image}\" in {pull:.3}s ({secs:.3}s including waiting). Image size: {} bytes.",
+                        images::size(&image)
+                    ),
+                );
+                delay += ms;
+                pulling.insert(image);
+            } else {
+                self.record_event(
+                    &obj,
+                    "kubelet",
+                    Some(node),
+                    "Normal",
+                    "Pulled",
+                    format!("Container image \"{image}\" already present on machine"),
+                );
+            }
+        }
+        if let Some(k) = self.kubelets.get_mut(node) {
+            k.pods.insert(key.clone(), RuntimePod::Starting { uid: uid.clone() });
+        }
+        self.schedule(
+            self.now + SimDuration::millis(delay),
+            Timer::ContainersStarted { node: node.to_string(), pod: key.clone(), uid },
+        );
+    }
+
+    fn allocate_pod_ip(&mut self, node: &str) -> String {
+        let index = self.node_cidrs.get(node).copied().unwrap_or(0);
+        let next = self.pod_ip_next.entry(node.to_string()).or_insert(2);
+        // Host addresses .2 to .254 of the node's /24, then wrap around.
+        let host = *next;
+        *next = if host >= 254 { 2 } else { host + 1 };
+        format!("10.244.{index}.{host}")
+    }
+
+    pub(crate) fn kubelet_containers_started(&mut self, node: &str, key: &ObjectKey, uid: &str) {
+        let Some(k) = self.kubelets.get_mut(node) else { return };
+        if !k.running || k.pods.get(key) != Some(&RuntimePod::Starting { uid: uid.to_string() }) {
+            return;
+        }
+        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+            k.pods.remove(key);
+            return;
+        };
+        if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        k.pods.insert(key.clone(), RuntimePod::Running { uid: uid.to_string() });
+        let spec = pod.spec.clone().unwrap_or_default();
+        for c in &spec.containers {
+            k.images.insert(c.image.clone().unwrap_or_default());
+        }
+        k.containers_started += spec.containers.len() as u64;
+        let now = self.now.to_k8s();
+        let started_counter = k.containers_started;
+        {
+            let status = pod.status.get_or_insert_with(Default::default);
+            status.phase = Some("Running".into());
+            for (i, cs) in status.container_statuses.iter_mut().flatten().enumerate() {
+                let image = cs.image.clone();
+                let repo = images::repository(&image).to_string();
+                let image_ref = if repo.contains('/') { repo.clone() } else { format!("docker.io/library/{repo}") };
+                cs.image_id = format!("{image_ref}@sha256:{:064x}", crate::names::fnv32a(image.as_bytes()) as u128 * 0x9e37_79b9_7f4a_7c15);
+                cs.container_id = Some(format!("containerd://{:016x}{:048x}", started_counter, i + 1));
+                cs.ready = true;
+                cs.started = Some(true);
+                cs.state = Some(ContainerState {
+                    running: Some(ContainerStateRunning { started_at: Some(now.clone()) }),
+                    ..Default::default()
+                });
+            }
+        }
+        for t in ["ContainersReady", "Ready"] {
+            set_pod_condition(
+                &mut pod,
+                PodCondition {
+                    type_: t.into(),
+                    status: "True".into(),
+                    last_transition_time: Some(now.clone()),
+                    ..Default::default()
+                },
+            );
+        }
+        let Ok(obj) = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(pod)) else {
+            return;
+        };
+        for c in &spec.containers {
+            self.record_event(&obj, "kubelet", Some(node), "Normal", "Created", format!("Created container: {}", c.name));
+            self.record_event(&obj, "kubelet", Some(node), "Normal", "Started", format!("Started container {}", c.name));
+        }
+    }
+
+    fn kubelet_stop_pod(&mut self, node: &str, key: &ObjectKey, pod: &Pod, uid: &str) {
+        let spec = pod.spec.clone().unwrap_or_default();
+        let grace_ms = pod.metadata.deletion_grace_period_seconds.unwrap_or(30).max(0) as u64 * 1000;
+        let stop = spec
+            .containers
+            .iter()
+            .map(|c| images::stop_ms(c.image.as_deref().unwrap_or("")))
+            .max()
+            .unwrap_or(0)
+            .min(grace_ms);
+        let obj = Object::Pod(pod.clone());
+        for c in &spec.containers {
+            self.record_event(&obj, "kubelet", Some(node), "Normal", "Killing", format!("Stopping container {}", c.name));
+        }
+        if let Some(k) = self.kubelets.get_mut(node) {
+            k.pods.insert(key.clone(), RuntimePod::Stopping { uid: uid.to_string() });
+        }
+        self.schedule(
+            self.now + SimDuration::millis(stop),
+            Timer::ContainersStopped { node: node.to_string(), pod: key.clone(), uid: uid.to_string() },
+        );
+    }
+
+    pub(crate) fn kubelet_containers_stopped(&mut self, node: &str, key: &ObjectKey, uid: &str) {
+        let Some(k) = self.kubelets.get_mut(node) else { return };
+        if !k.running || k.pods.get(key) != Some(&RuntimePod::Stopping { uid: uid.to_string() }) {
+            return;
+        }
+        k.pods.remove(key);
+        let matches = self
+            .store
+            .get(key)
+            .is_some_and(|o| o.meta().uid.as_deref() == Some(uid));
+        if matches {
+            // The final delete, with grace period zero, removes the object.
+            let _ = self.delete_as(Actor::Kubelet(node.to_string()), key, Some(0));
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! `warehouse-sim`: a deterministic, sans-IO simulation of a Kubernetes cluster.
+//!
+//! Time and every input come from outside: [`Cluster::advance`], [`Cluster::create`]
+//! and friends, [`Cluster::fault`]. The same seed and the same inputs give the same
+//! results, byte for byte. Nothing here reads a clock, spawns a thread or touches the
+//! web.
+
+pub mod apiserver;
+pub mod cluster;
+pub mod controllers;
+pub mod error;
+pub mod images;
+pub mod kubelet;
+pub mod manifest;
+pub mod names;
+pub mod podstatus;
+pub mod object;
+pub mod quantity;
+pub mod scheduler;
+pub mod store;
+pub mod time;
+pub mod view;
+
+pub use cluster::{Cluster, Fault, NodeSpec, Topology};
+pub use error::{ApiError, SimError, StatusReason};
+pub use manifest::{decode_manifests, ManifestError, ManifestErrorKind};
+pub use object::{Kind, Object, ObjectKey};
+pub use time::{parse_duration, SimDuration, SimTime};
+pub use view::{ClusterView, ComponentView, NodeView, PodView, RobotState, ZoneHealth};
+
+/// The Kubernetes version the simulated cluster reports (`kubectl get nodes` VERSION).
+pub const KUBERNETES_VERSION: &str = "v1.37.0";

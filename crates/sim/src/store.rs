@@ -1,0 +1,234 @@
+//! The ledger vault (etcd): objects by key, one global revision, a resourceVersion per
+//! object, optimistic concurrency, indexes for the lookups controllers make, and a
+//! bounded watch log. Only the apiserver writes here.
+
+use crate::error::{ApiError, StatusReason};
+use crate::object::{Kind, Object, ObjectKey};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// How many watch events the log keeps before compacting the oldest away. A watcher
+/// that asks for an older revision gets 410 Gone and must relist.
+pub const WATCH_LOG_CAPACITY: usize = 4096;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One change, as a watch delivers it. For `Deleted`, `object` is the last state.
+#[derive(Clone, Debug)]
+pub struct WatchEvent {
+    pub revision: u64,
+    pub event_type: EventType,
+    pub object: Object,
+}
+
+#[derive(Default)]
+pub struct Store {
+    revision: u64,
+    objects: BTreeMap<ObjectKey, Object>,
+    /// Dependents by the uid of each of their owners (the garbage collector's graph).
+    by_owner: BTreeMap<String, BTreeSet<ObjectKey>>,
+    /// Pods by `spec.nodeName` (what a kubelet's field-selected watch sees).
+    pods_by_node: BTreeMap<String, BTreeSet<ObjectKey>>,
+    /// Keys by uid.
+    by_uid: BTreeMap<String, ObjectKey>,
+    log: VecDeque<WatchEvent>,
+    /// Per kind object counts, for limits and stats.
+    counts: BTreeMap<Kind, usize>,
+}
+
+impl Store {
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    pub fn get(&self, key: &ObjectKey) -> Option<&Object> {
+        self.objects.get(key)
+    }
+
+    pub fn count(&self, kind: Kind) -> usize {
+        self.counts.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// Objects of one kind, optionally in one namespace, in key order.
+    pub fn list<'a>(
+        &'a self,
+        kind: Kind,
+        namespace: Option<&'a str>,
+    ) -> impl Iterator<Item = &'a Object> + 'a {
+        let start = ObjectKey {
+            kind,
+            namespace: namespace.unwrap_or("").to_string(),
+            name: String::new(),
+        };
+        self.objects
+            .range(start..)
+            .take_while(move |(k, _)| {
+                k.kind == kind && namespace.is_none_or(|ns| k.namespace == ns)
+            })
+            .map(|(_, o)| o)
+    }
+
+    pub fn by_uid(&self, uid: &str) -> Option<&Object> {
+        self.by_uid.get(uid).and_then(|k| self.objects.get(k))
+    }
+
+    /// Keys of objects that name `owner_uid` among their ownerReferences.
+    pub fn dependents(&self, owner_uid: &str) -> impl Iterator<Item = &ObjectKey> {
+        self.by_owner.get(owner_uid).into_iter().flatten()
+    }
+
+    /// Keys of the pods bound to `node`.
+    pub fn pods_on_node(&self, node: &str) -> impl Iterator<Item = &ObjectKey> {
+        self.pods_by_node.get(node).into_iter().flatten()
+    }
+
+    /// Watch events after `revision`, or Gone if the log no longer reaches back that
+    /// far.
+    pub fn events_since(&self, revision: u64) -> Result<impl Iterator<Item = &WatchEvent>, ApiError> {
+        if let Some(first) = self.log.front() {
+            if revision + 1 < first.revision {
+                return Err(ApiError::new(
+                    StatusReason::Gone,
+                    format!(
+                        "too old resource version: {} ({})",
+                        revision,
+                        first.revision - 1
+                    ),
+                ));
+            }
+        }
+        let start = self.log.partition_point(|e| e.revision <= revision);
+        Ok(self.log.range(start..))
+    }
+
+    /// Creates `obj`, which must not exist. Sets resourceVersion; the apiserver has
+    /// already set uid, timestamps and generation.
+    pub fn create(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {
+        let key = obj.key();
+        if self.objects.contains_key(&key) {
+            return Err(ApiError::new(
+                StatusReason::AlreadyExists,
+                format!(
+                    "{} \"{}\" already exists",
+                    key.kind.qualified_plural(),
+                    key.name
+                ),
+            ));
+        }
+        self.revision += 1;
+        obj.meta_mut().resource_version = Some(self.revision.to_string());
+        self.index(&obj, true);
+        self.objects.insert(key.clone(), obj.clone());
+        *self.counts.entry(key.kind).or_default() += 1;
+        Ok(self.log_event(EventType::Added, obj))
+    }
+
+    /// Replaces an existing object. If `obj` carries a resourceVersion it must match
+    /// the stored one (optimistic concurrency), else 409 Conflict.
+    pub fn update(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {
+        let key = obj.key();
+        let Some(old) = self.objects.get(&key) else {
+            return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
+        };
+        if let Some(rv) = obj.meta().resource_version.as_deref() {
+            if !rv.is_empty() && Some(rv) != old.meta().resource_version.as_deref() {
+                return Err(ApiError::new(
+                    StatusReason::Conflict,
+                    format!(
+                        "Operation cannot be fulfilled on {} \"{}\": the object has been modified; please apply your changes to the latest version and try again",
+                        key.kind.qualified_plural(),
+                        key.name
+                    ),
+                ));
+            }
+        }
+        let old = old.clone();
+        self.index(&old, false);
+        self.revision += 1;
+        obj.meta_mut().resource_version = Some(self.revision.to_string());
+        self.index(&obj, true);
+        self.objects.insert(key, obj.clone());
+        Ok(self.log_event(EventType::Modified, obj))
+    }
+
+    /// Removes an object for good.
+    pub fn remove(&mut self, key: &ObjectKey) -> Result<WatchEvent, ApiError> {
+        let Some(mut old) = self.objects.remove(key) else {
+            return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
+        };
+        self.index(&old, false);
+        if let Some(c) = self.counts.get_mut(&key.kind) {
+            *c -= 1;
+        }
+        self.revision += 1;
+        old.meta_mut().resource_version = Some(self.revision.to_string());
+        Ok(self.log_event(EventType::Deleted, old))
+    }
+
+    fn log_event(&mut self, event_type: EventType, object: Object) -> WatchEvent {
+        let ev = WatchEvent {
+            revision: self.revision,
+            event_type,
+            object,
+        };
+        if self.log.len() == WATCH_LOG_CAPACITY {
+            self.log.pop_front();
+        }
+        self.log.push_back(ev.clone());
+        ev
+    }
+
+    fn index(&mut self, obj: &Object, add: bool) {
+        let key = obj.key();
+        let meta = obj.meta();
+        if let Some(uid) = meta.uid.as_deref() {
+            if add {
+                self.by_uid.insert(uid.to_string(), key.clone());
+            } else {
+                self.by_uid.remove(uid);
+            }
+        }
+        for owner in meta.owner_references.iter().flatten() {
+            if add {
+                self.by_owner
+                    .entry(owner.uid.clone())
+                    .or_default()
+                    .insert(key.clone());
+            } else if let Some(set) = self.by_owner.get_mut(&owner.uid) {
+                set.remove(&key);
+                if set.is_empty() {
+                    self.by_owner.remove(&owner.uid);
+                }
+            }
+        }
+        if let Object::Pod(p) = obj {
+            if let Some(node) = p.spec.as_ref().and_then(|s| s.node_name.as_deref()) {
+                if add {
+                    self.pods_by_node
+                        .entry(node.to_string())
+                        .or_default()
+                        .insert(key.clone());
+                } else if let Some(set) = self.pods_by_node.get_mut(node) {
+                    set.remove(&key);
+                    if set.is_empty() {
+                        self.pods_by_node.remove(node);
+                    }
+                }
+            }
+        }
+    }
+}

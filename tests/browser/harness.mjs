@@ -1,0 +1,185 @@
+// Shared helpers for the browser tests: serve `dist/` over HTTP, drive the
+// system Chromium through playwright-core and record every console error.
+//
+// Environment:
+//   WAREHOUSE_DIST   folder to serve instead of `<repo>/dist` (e.g. a stub app)
+//   CHROMIUM_PATH    browser binary instead of /usr/bin/chromium
+
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const REPO_ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const DIST_DIR = path.resolve(process.env.WAREHOUSE_DIST ?? path.join(REPO_ROOT, 'dist'));
+export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'target', 'screenshots');
+
+/** Upper bound for any single wait (navigation, selector, predicate). */
+export const WAIT_MS = 15_000;
+
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+// Without the background-networking flags Chromium floods the (closed)
+// network with connection attempts; see TOOLCHAIN.md.
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const MIME_TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.yaml': 'text/yaml; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+// Console messages that are known to be harmless. Keep each entry narrow and
+// explain why it is here; everything else fails the test.
+const HARMLESS_CONSOLE_NOISE = [];
+
+/**
+ * Serves `dir` on 127.0.0.1 with an OS-assigned port.
+ * Resolves to `{ url, close }`.
+ */
+export async function serveDir(dir = DIST_DIR) {
+  if (!existsSync(path.join(dir, 'index.html'))) {
+    throw new Error(`${dir}/index.html not found: build the app first (trunk build --release --offline)`);
+  }
+  const server = http.createServer((req, res) => {
+    handleRequest(dir, req, res).catch((err) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(String(err));
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+async function handleRequest(root, req, res) {
+  const { pathname } = new URL(req.url, 'http://localhost');
+  const relative = decodeURIComponent(pathname).replace(/^\/+/, '') || 'index.html';
+  const file = path.resolve(root, relative);
+  if (file !== root && !file.startsWith(root + path.sep)) {
+    res.writeHead(403).end();
+    return;
+  }
+  const info = await stat(file).catch(() => null);
+  if (!info?.isFile()) {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${pathname}`);
+    return;
+  }
+  const type = MIME_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+  res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
+  res.end(req.method === 'HEAD' ? undefined : await readFile(file));
+}
+
+/** Launches the system Chromium headless. */
+export async function launchBrowser() {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`${CHROMIUM_PATH} not found: apt-get install -y chromium chromium-driver`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
+    headless: true,
+    timeout: WAIT_MS,
+  });
+}
+
+/**
+ * Serves the app, opens it in a fresh page and starts recording problems.
+ * Resolves to `{ page, url, problems, close }`; `problems` is a live array of
+ * console errors, uncaught page errors, failed requests and HTTP errors.
+ */
+export async function openApp({ dist = DIST_DIR } = {}) {
+  const server = await serveDir(dist);
+  let browser;
+  try {
+    browser = await launchBrowser();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(WAIT_MS);
+    page.setDefaultNavigationTimeout(WAIT_MS);
+    const problems = recordProblems(page);
+    await page.goto(server.url, { waitUntil: 'load' });
+    const close = async () => {
+      await browser.close();
+      await server.close();
+    };
+    return { page, url: server.url, problems, close };
+  } catch (err) {
+    await browser?.close();
+    await server.close();
+    throw err;
+  }
+}
+
+function recordProblems(page) {
+  const problems = [];
+  const isNoise = (text) => HARMLESS_CONSOLE_NOISE.some((re) => re.test(text));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !isNoise(msg.text())) {
+      problems.push(`console.error: ${msg.text()}`);
+    }
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.stack || err.message || String(err)}`));
+  page.on('requestfailed', (req) => {
+    problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`);
+  });
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
+  });
+  return problems;
+}
+
+/**
+ * Waits until the text of `selector` contains `needle`. On timeout the error
+ * shows the text that was there instead.
+ */
+export async function waitForText(page, selector, needle, { timeout = WAIT_MS } = {}) {
+  try {
+    await page.waitForFunction(
+      ([sel, text]) => document.querySelector(sel)?.textContent?.includes(text),
+      [selector, needle],
+      { timeout },
+    );
+  } catch (err) {
+    const actual = await page
+      .locator(selector)
+      .first()
+      .textContent({ timeout: 1_000 })
+      .catch(() => '<element not found>');
+    throw new Error(`expected ${selector} to contain ${JSON.stringify(needle)}; it shows ${JSON.stringify(actual)}`, {
+      cause: err,
+    });
+  }
+}
+
+/** Saves a full-page screenshot as `target/screenshots/<name>.png`. */
+export async function screenshot(page, name) {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true, timeout: WAIT_MS });
+  return file;
+}

@@ -1,0 +1,149 @@
+// End-to-end walk through the app: apply a Deployment, watch the robots come
+// up, kill a zone, watch Kubernetes reschedule, use kubectl, and reject bad YAML.
+//
+// App contract: `window.__warehouse.robots()` returns a JSON string mapping
+// zone name -> { pod state -> count }; `window.__warehouse.timeMs()` returns
+// the simulated time in milliseconds.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { openApp, screenshot, waitForText, WAIT_MS } from './harness.mjs';
+
+const WORKER_ZONES = ['zone-a', 'zone-b', 'zone-c'];
+const REPLICAS = 5;
+
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: ${REPLICAS}
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          resources:
+            requests:
+              cpu: 100m
+              memory: 64Mi
+`;
+
+const MALFORMED = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: [x\n';
+
+/** Real time to wait for the app to settle after each advance click. */
+const SETTLE_MS = 3_000;
+
+let app;
+
+before(async () => {
+  app = await openApp();
+});
+
+after(async () => {
+  await app?.close();
+});
+
+test('skeleton: deploy, lose a zone, recover', { timeout: 180_000 }, async () => {
+  const { page, problems } = app;
+  try {
+    await page.waitForFunction(() => window.__warehouse !== undefined, null, { timeout: WAIT_MS });
+
+    await applyYaml(page, DEPLOYMENT);
+    await waitForText(page, '#apply-result', 'deployment.apps/web created');
+
+    // Image pulls and container start take simulated time: step the clock in
+    // 30 s increments until every replica runs.
+    const started = await advanceUntil(page, {
+      stepMs: 30_000,
+      minSteps: 2,
+      maxSteps: 4,
+      what: `${REPLICAS} robots Running`,
+      done: (robots) => runningIn(robots) === REPLICAS,
+    });
+
+    const victim = WORKER_ZONES.find((zone) => (started[zone]?.Running ?? 0) > 0);
+    assert.ok(victim, `no worker zone has a Running robot: ${JSON.stringify(started)}`);
+    await page.click(`button.kill-zone[data-zone="${victim}"]`);
+
+    // Node grace period (50 s) + the default not-ready toleration (300 s)
+    // before eviction, then time for the replacements to start.
+    await advanceUntil(page, {
+      stepMs: 60_000,
+      minSteps: 7,
+      maxSteps: 9,
+      what: `${REPLICAS} robots Running outside ${victim} and none inside it`,
+      // Evicted robots may linger as "Terminating" on the dead node, as in a
+      // real cluster; only Running counts.
+      done: (robots) =>
+        runningIn(robots, Object.keys(robots).filter((zone) => zone !== victim)) === REPLICAS &&
+        (robots[victim]?.Running ?? 0) === 0,
+    });
+
+    await page.fill('#kubectl-input', 'get pods');
+    await page.press('#kubectl-input', 'Enter');
+    await waitForText(page, '#kubectl-output', 'NAME');
+    await waitForText(page, '#kubectl-output', 'READY');
+
+    await applyYaml(page, MALFORMED);
+    await page.waitForSelector('#apply-result.error');
+    await waitForText(page, '#apply-result', 'line');
+
+    await screenshot(page, 'skeleton');
+  } catch (err) {
+    await screenshot(page, 'skeleton-failure').catch(() => {});
+    if (problems.length === 0) throw err;
+    // The console usually explains why the page did not behave.
+    throw new Error(`${err.message}\nproblems seen in the page:\n  ${problems.join('\n  ')}`, { cause: err });
+  }
+  assert.deepEqual(problems, [], 'console errors or page errors during the run');
+});
+
+async function applyYaml(page, yaml) {
+  await page.fill('#yaml-editor', yaml);
+  await page.click('#apply-btn');
+}
+
+async function robots(page) {
+  return JSON.parse(await page.evaluate(() => window.__warehouse.robots()));
+}
+
+/** Sum of Running robots over `zones` (all zones by default). */
+function runningIn(counts, zones = Object.keys(counts)) {
+  return zones.reduce((sum, zone) => sum + (counts[zone]?.Running ?? 0), 0);
+}
+
+/**
+ * Clicks the `stepMs` advance button `minSteps` times, then keeps polling
+ * `done(robots)` (SETTLE_MS of real time per step) and advancing one more step
+ * at a time, up to `maxSteps` steps in all. Resolves to the robots snapshot
+ * that satisfied `done`.
+ */
+async function advanceUntil(page, { stepMs, minSteps, maxSteps, what, done }) {
+  const button = `button.advance[data-ms="${stepMs}"]`;
+  for (let step = 1; step <= maxSteps; step++) {
+    await page.click(button);
+    if (step < minSteps) continue;
+    const snapshot = await pollRobots(page, done, SETTLE_MS);
+    if (snapshot) return snapshot;
+  }
+  const last = await robots(page);
+  const timeMs = await page.evaluate(() => window.__warehouse.timeMs());
+  assert.fail(`expected ${what} by t=${timeMs} ms; robots: ${JSON.stringify(last)}`);
+}
+
+async function pollRobots(page, done, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const snapshot = await robots(page);
+    if (done(snapshot)) return snapshot;
+    if (Date.now() >= deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,666 @@
+//! Project automation for Kube Warehouse.
+//!
+//! * `cargo xtask serve [--port N]` — install the web toolchain if needed, then
+//!   `trunk serve` the app on 127.0.0.1.
+//! * `cargo xtask test` — install everything the checks need, then run every
+//!   check (fmt, tests, clippy, wasm builds, browser tests) and summarise.
+//!
+//! Pinned tools: Trunk 0.21.14 (0.22 needs a newer rustc), a wasm-bindgen CLI
+//! equal to the `wasm-bindgen` crate in Cargo.lock, and wasm-opt from npm
+//! `binaryen@132.0.0` (Debian's binaryen is too old for current rustc output).
+//! Trunk.toml pins the same versions so Trunk never tries to download them.
+
+use std::env;
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  serve [--port N]   build and serve the web app on http://127.0.0.1:N (default 8080)
+  test               run every check: fmt, tests, clippy, wasm builds, browser tests";
+
+const WASM_TARGET: &str = "wasm32-unknown-unknown";
+const TRUNK_VERSION: &str = "0.21.14";
+const BINARYEN_NPM_PACKAGE: &str = "binaryen@132.0.0";
+const BINARYEN_VERSION: &str = "version_132";
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const DEFAULT_PORT: u16 = 8080;
+/// Folder (relative to the workspace root) that holds the browser tests.
+const BROWSER_TESTS: &str = "tests/browser";
+/// Folder (relative to the workspace root) for npm-installed tools; gitignored.
+const TOOLS_DIR: &str = "tools";
+
+/// Turn this on once `warehouse-cli` has a `lessons check` subcommand; the
+/// step then runs between the wasm build and the Trunk build.
+const LESSONS_CHECK_ENABLED: bool = false;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("xtask: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<ExitCode> {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let ws = Workspace::locate()?;
+    match args.first().map(String::as_str) {
+        Some("serve") => serve(&ws, parse_port(&args[1..])?),
+        Some("test") if args.len() == 1 => test(&ws),
+        Some("help" | "-h" | "--help") => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(_) => bail!("unexpected arguments `{}`\n{USAGE}", args.join(" ")),
+        None => bail!("missing command\n{USAGE}"),
+    }
+}
+
+fn parse_port(args: &[String]) -> Result<u16> {
+    match args {
+        [] => Ok(DEFAULT_PORT),
+        [flag, value] if flag == "--port" => parse_port_value(value),
+        [flag] if flag.starts_with("--port=") => parse_port_value(&flag["--port=".len()..]),
+        _ => bail!(
+            "unexpected arguments for serve: `{}`\n{USAGE}",
+            args.join(" ")
+        ),
+    }
+}
+
+fn parse_port_value(value: &str) -> Result<u16> {
+    value
+        .parse()
+        .with_context(|| format!("`{value}` is not a valid port number"))
+}
+
+// ---------------------------------------------------------------------------
+// Workspace and child processes
+// ---------------------------------------------------------------------------
+
+/// The workspace root plus the PATH every child process gets.
+struct Workspace {
+    root: PathBuf,
+    path: OsString,
+}
+
+impl Workspace {
+    fn locate() -> Result<Self> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .context("xtask/ has no parent folder")?
+            .to_path_buf();
+        let path = child_path(&root)?;
+        Ok(Self { root, path })
+    }
+
+    /// A command that runs in the workspace root with the tool PATH.
+    fn cmd(&self, program: &str, args: &[&str]) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .current_dir(&self.root)
+            .env("PATH", &self.path)
+            // Trunk's update check would need the network.
+            .env("TRUNK_SKIP_VERSION_CHECK", "true");
+        cmd
+    }
+
+    fn join(&self, relative: &str) -> PathBuf {
+        self.root.join(relative)
+    }
+}
+
+/// PATH for children: npm-installed tools first, then cargo's bin folder if
+/// it is missing, then the inherited PATH.
+fn child_path(root: &Path) -> Result<OsString> {
+    let inherited = env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = vec![root.join(TOOLS_DIR).join("node_modules/.bin")];
+    let current: Vec<PathBuf> = env::split_paths(&inherited).collect();
+    if let Some(cargo_bin) = cargo_bin_dir() {
+        if !current.contains(&cargo_bin) {
+            dirs.push(cargo_bin);
+        }
+    }
+    dirs.extend(current);
+    env::join_paths(dirs).context("cannot build PATH for child processes")
+}
+
+fn cargo_bin_dir() -> Option<PathBuf> {
+    let cargo_home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))?;
+    Some(cargo_home.join("bin"))
+}
+
+/// Renders a command roughly as a shell would show it.
+fn describe(cmd: &Command) -> String {
+    let mut text = cmd.get_program().to_string_lossy().into_owned();
+    for arg in cmd.get_args() {
+        text.push(' ');
+        text.push_str(&arg.to_string_lossy());
+    }
+    text
+}
+
+/// Runs `cmd` with inherited stdio; `Ok(true)` if it exited successfully.
+fn run_status(cmd: &mut Command) -> Result<bool> {
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot start `{}`", describe(cmd)))?;
+    Ok(status.success())
+}
+
+/// Stdout + stderr of a command, or `None` if it cannot start or fails.
+fn capture(cmd: &mut Command) -> Option<String> {
+    let output = cmd.stdin(Stdio::null()).output().ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    Some(text)
+}
+
+// ---------------------------------------------------------------------------
+// Prerequisites
+// ---------------------------------------------------------------------------
+
+/// Something the checks need, how to tell it is there, and how to install it.
+struct Prerequisite<'a> {
+    name: String,
+    is_present: Box<dyn Fn(&Workspace) -> bool + 'a>,
+    /// Commands (run in order from the workspace root) that install it.
+    install: Vec<Vec<String>>,
+}
+
+impl Prerequisite<'_> {
+    fn manual_command(&self) -> String {
+        let commands: Vec<String> = self.install.iter().map(|argv| argv.join(" ")).collect();
+        commands.join(" && ")
+    }
+
+    fn ensure(&self, ws: &Workspace) -> Result<()> {
+        if (self.is_present)(ws) {
+            return Ok(());
+        }
+        println!(
+            "xtask: installing {} ({})",
+            self.name,
+            self.manual_command()
+        );
+        let started = Instant::now();
+        for argv in &self.install {
+            let args: Vec<&str> = argv[1..].iter().map(String::as_str).collect();
+            let ok = run_status(&mut ws.cmd(&argv[0], &args)).unwrap_or(false);
+            if !ok {
+                bail!(
+                    "could not install {}; install it by hand from {} with:\n    {}",
+                    self.name,
+                    ws.root.display(),
+                    self.manual_command()
+                );
+            }
+        }
+        ensure!(
+            (self.is_present)(ws),
+            "installed {} but its check still fails; install it by hand from {} with:\n    {}",
+            self.name,
+            ws.root.display(),
+            self.manual_command()
+        );
+        println!(
+            "xtask: installed {} in {}",
+            self.name,
+            seconds(started.elapsed())
+        );
+        Ok(())
+    }
+}
+
+fn argvs(commands: &[&[&str]]) -> Vec<Vec<String>> {
+    commands
+        .iter()
+        .map(|argv| argv.iter().map(|s| s.to_string()).collect())
+        .collect()
+}
+
+/// True if `program args...` runs and its output contains `needle`.
+fn output_contains(ws: &Workspace, program: &str, args: &[&str], needle: &str) -> bool {
+    capture(&mut ws.cmd(program, args)).is_some_and(|out| out.contains(needle))
+}
+
+fn wasm_target() -> Prerequisite<'static> {
+    Prerequisite {
+        name: format!("the Rust target {WASM_TARGET}"),
+        is_present: Box::new(|ws| {
+            capture(&mut ws.cmd("rustup", &["target", "list", "--installed"]))
+                .is_some_and(|out| out.lines().any(|line| line.trim() == WASM_TARGET))
+        }),
+        install: argvs(&[&["rustup", "target", "add", WASM_TARGET]]),
+    }
+}
+
+fn trunk() -> Prerequisite<'static> {
+    Prerequisite {
+        name: format!("trunk {TRUNK_VERSION}"),
+        is_present: Box::new(|ws| output_contains(ws, "trunk", &["--version"], TRUNK_VERSION)),
+        // Without --locked 0.21.14 does not compile; 0.22 needs a newer rustc.
+        install: argvs(&[&[
+            "cargo",
+            "install",
+            "trunk",
+            "--version",
+            TRUNK_VERSION,
+            "--locked",
+        ]]),
+    }
+}
+
+fn wasm_bindgen_cli(version: &str) -> Prerequisite<'_> {
+    Prerequisite {
+        name: format!("wasm-bindgen-cli {version}"),
+        is_present: Box::new(move |ws| {
+            output_contains(
+                ws,
+                "wasm-bindgen",
+                &["--version"],
+                &format!("wasm-bindgen {version}"),
+            )
+        }),
+        // No --locked: the locked set wants a crate version this registry lacks.
+        install: argvs(&[&["cargo", "install", "wasm-bindgen-cli", "--version", version]]),
+    }
+}
+
+fn binaryen() -> Prerequisite<'static> {
+    Prerequisite {
+        name: format!("wasm-opt from npm {BINARYEN_NPM_PACKAGE}"),
+        is_present: Box::new(|ws| {
+            let wasm_opt = ws.join(TOOLS_DIR).join("node_modules/.bin/wasm-opt");
+            output_contains(
+                ws,
+                &wasm_opt.to_string_lossy(),
+                &["--version"],
+                BINARYEN_VERSION,
+            )
+        }),
+        install: argvs(&[&[
+            "npm",
+            "install",
+            "--prefix",
+            TOOLS_DIR,
+            BINARYEN_NPM_PACKAGE,
+        ]]),
+    }
+}
+
+fn chromium() -> Prerequisite<'static> {
+    Prerequisite {
+        name: "Chromium and chromedriver".to_string(),
+        is_present: Box::new(|_| Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists()),
+        install: argvs(&[
+            &["apt-get", "update"],
+            &["apt-get", "install", "-y", "chromium", "chromium-driver"],
+        ]),
+    }
+}
+
+fn playwright() -> Prerequisite<'static> {
+    Prerequisite {
+        name: format!("playwright-core (npm ci in {BROWSER_TESTS})"),
+        is_present: Box::new(|ws| playwright_installed(ws).unwrap_or(false)),
+        install: argvs(&[&["npm", "ci", "--prefix", BROWSER_TESTS]]),
+    }
+}
+
+/// True if `node_modules` holds the playwright-core version package.json pins.
+fn playwright_installed(ws: &Workspace) -> Result<bool> {
+    let dir = ws.join(BROWSER_TESTS);
+    let manifest = fs::read_to_string(dir.join("package.json"))?;
+    let wanted = json_string_field(&manifest, "playwright-core")
+        .context("package.json does not pin playwright-core")?;
+    let installed = fs::read_to_string(dir.join("node_modules/playwright-core/package.json"));
+    Ok(installed.is_ok_and(|text| json_string_field(&text, "version") == Some(wanted)))
+}
+
+/// The string value of the first `"key": "value"` pair in a JSON text. Good
+/// enough for package.json files; not a general JSON parser.
+fn json_string_field<'t>(json: &'t str, key: &str) -> Option<&'t str> {
+    let quoted = format!("\"{key}\"");
+    let after_key = &json[json.find(&quoted)? + quoted.len()..];
+    let after_colon = after_key.trim_start().strip_prefix(':')?.trim_start();
+    let value = after_colon.strip_prefix('"')?;
+    Some(&value[..value.find('"')?])
+}
+
+/// The version of `package` recorded in Cargo.lock.
+fn locked_version(ws: &Workspace, package: &str) -> Result<String> {
+    let lock = fs::read_to_string(ws.join("Cargo.lock")).context("cannot read Cargo.lock")?;
+    let name_line = format!("name = \"{package}\"");
+    let mut lines = lock.lines().map(str::trim);
+    while let Some(line) = lines.next() {
+        if line != name_line {
+            continue;
+        }
+        if let Some(version) = lines.next().and_then(|l| l.strip_prefix("version = ")) {
+            return Ok(version.trim_matches('"').to_string());
+        }
+    }
+    bail!("Cargo.lock has no `{package}` package")
+}
+
+/// Trunk.toml must pin the same wasm-bindgen as Cargo.lock, or Trunk tries to
+/// download a matching CLI (which fails offline).
+fn check_trunk_toml(ws: &Workspace, wasm_bindgen: &str) -> Result<()> {
+    let trunk_toml = fs::read_to_string(ws.join("Trunk.toml")).context("cannot read Trunk.toml")?;
+    let pinned = trunk_toml
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("wasm_bindgen"))
+        .find_map(|rest| rest.trim_start().strip_prefix('='))
+        .map(|value| value.trim().trim_matches('"'));
+    match pinned {
+        Some(version) if version == wasm_bindgen => Ok(()),
+        Some(version) => bail!(
+            "Trunk.toml pins wasm_bindgen = \"{version}\" but Cargo.lock has wasm-bindgen \
+             {wasm_bindgen}; update [tools] wasm_bindgen in Trunk.toml"
+        ),
+        None => bail!("Trunk.toml lacks [tools] wasm_bindgen = \"{wasm_bindgen}\""),
+    }
+}
+
+/// Everything `trunk build` / `trunk serve` need.
+fn ensure_web_toolchain(ws: &Workspace) -> Result<()> {
+    let wasm_bindgen = locked_version(ws, "wasm-bindgen")?;
+    check_trunk_toml(ws, &wasm_bindgen)?;
+    wasm_target().ensure(ws)?;
+    trunk().ensure(ws)?;
+    wasm_bindgen_cli(&wasm_bindgen).ensure(ws)?;
+    binaryen().ensure(ws)
+}
+
+/// Everything the browser tests need on top of the web toolchain.
+fn ensure_browser_toolchain(ws: &Workspace) -> Result<()> {
+    chromium().ensure(ws)?;
+    playwright().ensure(ws)
+}
+
+// ---------------------------------------------------------------------------
+// serve
+// ---------------------------------------------------------------------------
+
+fn serve(ws: &Workspace, port: u16) -> Result<ExitCode> {
+    ensure_web_toolchain(ws)?;
+    println!("Serving Kube Warehouse on http://127.0.0.1:{port}");
+    let port = port.to_string();
+    let mut trunk = ws.cmd(
+        "trunk",
+        &[
+            "serve",
+            "--release",
+            "--offline",
+            "--address",
+            "127.0.0.1",
+            "--port",
+            &port,
+        ],
+    );
+    Ok(exit_code(run_status(&mut trunk)?))
+}
+
+fn exit_code(success: bool) -> ExitCode {
+    if success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+// ---------------------------------------------------------------------------
+// test
+// ---------------------------------------------------------------------------
+
+/// One named check made of one or more commands.
+struct Step {
+    name: &'static str,
+    commands: Vec<Command>,
+    /// Name of an earlier step whose failure makes this one pointless.
+    needs: Option<&'static str>,
+}
+
+impl Step {
+    fn new(name: &'static str, commands: Vec<Command>) -> Self {
+        Self {
+            name,
+            commands,
+            needs: None,
+        }
+    }
+
+    fn needs(mut self, step: &'static str) -> Self {
+        self.needs = Some(step);
+        self
+    }
+}
+
+struct Outcome {
+    name: &'static str,
+    passed: bool,
+    elapsed: Duration,
+}
+
+fn test(ws: &Workspace) -> Result<ExitCode> {
+    let started = Instant::now();
+    ensure_web_toolchain(ws)?;
+    ensure_browser_toolchain(ws)?;
+    println!(
+        "xtask: prerequisites ready ({})",
+        seconds(started.elapsed())
+    );
+
+    let steps = test_steps(ws)?;
+    let total = steps.len();
+    let mut outcomes: Vec<Outcome> = Vec::with_capacity(total);
+    for (index, mut step) in steps.into_iter().enumerate() {
+        println!("\n==> [{}/{total}] {}", index + 1, step.name);
+        let blocked_by = step
+            .needs
+            .filter(|needed| outcomes.iter().any(|o| o.name == *needed && !o.passed));
+        let outcome = match blocked_by {
+            Some(needed) => {
+                println!("<== {}: FAILED (not run: `{needed}` failed)", step.name);
+                Outcome {
+                    name: step.name,
+                    passed: false,
+                    elapsed: Duration::ZERO,
+                }
+            }
+            None => run_step(&mut step),
+        };
+        outcomes.push(outcome);
+    }
+    Ok(exit_code(print_summary(&outcomes, started.elapsed())))
+}
+
+fn test_steps(ws: &Workspace) -> Result<Vec<Step>> {
+    let mut steps = vec![
+        Step::new(
+            "fmt",
+            vec![ws.cmd("cargo", &["fmt", "--all", "--", "--check"])],
+        ),
+        Step::new("test", vec![ws.cmd("cargo", &["test", "--workspace"])]),
+        Step::new(
+            "clippy",
+            vec![
+                ws.cmd(
+                    "cargo",
+                    &[
+                        "clippy",
+                        "--workspace",
+                        "--all-targets",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                ),
+                ws.cmd(
+                    "cargo",
+                    &[
+                        "clippy",
+                        "--target",
+                        WASM_TARGET,
+                        "-p",
+                        "warehouse-web",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                ),
+            ],
+        ),
+        Step::new(
+            "wasm build (sim)",
+            vec![ws.cmd(
+                "cargo",
+                &["build", "-p", "warehouse-sim", "--target", WASM_TARGET],
+            )],
+        ),
+    ];
+    if LESSONS_CHECK_ENABLED {
+        steps.push(lessons_check_step(ws));
+    } else {
+        println!("xtask: skipping `lessons check` (warehouse-cli does not support it yet)");
+    }
+    steps.push(Step::new(
+        "trunk build",
+        vec![ws.cmd("trunk", &["build", "--release", "--offline"])],
+    ));
+    steps.push(browser_tests_step(ws)?.needs("trunk build"));
+    Ok(steps)
+}
+
+/// Validates every lesson in `lessons/` through the CLI. Enable with
+/// [`LESSONS_CHECK_ENABLED`] once `warehouse-cli lessons check` exists.
+fn lessons_check_step(ws: &Workspace) -> Step {
+    Step::new(
+        "lessons check",
+        vec![ws.cmd(
+            "cargo",
+            &[
+                "run",
+                "-p",
+                "warehouse-cli",
+                "--release",
+                "--",
+                "lessons",
+                "check",
+            ],
+        )],
+    )
+}
+
+/// `node --test tests/browser/` with Chromium's scratch folders kept inside
+/// `target/browser-tmp` (it writes outside its profile otherwise).
+fn browser_tests_step(ws: &Workspace) -> Result<Step> {
+    let scratch = ws.join("target/browser-tmp");
+    let mut cmd = ws.cmd("node", &["--test", &format!("{BROWSER_TESTS}/")]);
+    for (var, dir) in [
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_CACHE_HOME", "cache"),
+        ("TMPDIR", "tmp"),
+    ] {
+        let path = scratch.join(dir);
+        fs::create_dir_all(&path).with_context(|| format!("cannot create {}", path.display()))?;
+        cmd.env(var, path);
+    }
+    Ok(Step::new("browser tests", vec![cmd]))
+}
+
+/// Runs every command of the step (even after one fails, so all output is
+/// seen) and reports whether all succeeded.
+fn run_step(step: &mut Step) -> Outcome {
+    let started = Instant::now();
+    let mut passed = true;
+    for cmd in &mut step.commands {
+        println!("$ {}", describe(cmd));
+        match run_status(cmd) {
+            Ok(true) => {}
+            Ok(false) => passed = false,
+            Err(err) => {
+                eprintln!("xtask: {err:#}");
+                passed = false;
+            }
+        }
+    }
+    let elapsed = started.elapsed();
+    let verdict = if passed { "ok" } else { "FAILED" };
+    println!("<== {}: {verdict} ({})", step.name, seconds(elapsed));
+    Outcome {
+        name: step.name,
+        passed,
+        elapsed,
+    }
+}
+
+/// Prints per-step timings, the failed steps, then the one-line summary.
+/// Returns true if everything passed.
+fn print_summary(outcomes: &[Outcome], total: Duration) -> bool {
+    let mut timings = String::new();
+    for o in outcomes {
+        let verdict = if o.passed { "ok" } else { "FAILED" };
+        let _ = write!(timings, "{} {verdict} {}; ", o.name, seconds(o.elapsed));
+    }
+    println!("\nxtask test: {timings}total {}", seconds(total));
+    let failed: Vec<&str> = outcomes
+        .iter()
+        .filter(|o| !o.passed)
+        .map(|o| o.name)
+        .collect();
+    if !failed.is_empty() {
+        println!("xtask test: failed steps: {}", failed.join(", "));
+    }
+    println!(
+        "xtask test: {} passed, {} failed",
+        outcomes.len() - failed.len(),
+        failed.len()
+    );
+    failed.is_empty()
+}
+
+fn seconds(duration: Duration) -> String {
+    format!("{:.1}s", duration.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_string_field_finds_first_value() {
+        let json = r#"{ "name": "x", "dependencies": { "playwright-core" :  "1.65.1" } }"#;
+        assert_eq!(json_string_field(json, "playwright-core"), Some("1.65.1"));
+        assert_eq!(json_string_field(json, "name"), Some("x"));
+        assert_eq!(json_string_field(json, "missing"), None);
+    }
+
+    #[test]
+    fn parse_port_accepts_both_forms() {
+        let args = |s: &[&str]| s.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        assert_eq!(parse_port(&[]).unwrap(), DEFAULT_PORT);
+        assert_eq!(parse_port(&args(&["--port", "9000"])).unwrap(), 9000);
+        assert_eq!(parse_port(&args(&["--port=9001"])).unwrap(), 9001);
+        assert!(parse_port(&args(&["--port", "x"])).is_err());
+        assert!(parse_port(&args(&["--bogus"])).is_err());
+    }
+}

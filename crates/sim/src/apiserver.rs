@@ -8,8 +8,8 @@ use crate::object::{Kind, Object, ObjectKey};
 use crate::time::SimTime;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStrategy, RollingUpdateDeployment};
 use k8s_openapi::api::core::v1::{
-    Event, EventSource, Namespace, NamespaceSpec, NamespaceStatus, ObjectReference, Pod,
-    PodSpec, PodStatus, Toleration,
+    Event, EventSource, Namespace, NamespaceSpec, NamespaceStatus, ObjectReference, Pod, PodSpec,
+    PodStatus, Toleration,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -111,7 +111,11 @@ impl Cluster {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
         };
         if let Object::Pod(pod) = &current {
-            let bound = pod.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_some();
+            let bound = pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.node_name.as_ref())
+                .is_some();
             let pod_grace = pod
                 .spec
                 .as_ref()
@@ -130,7 +134,8 @@ impl Cluster {
                 }
                 let mut updated = current.clone();
                 let meta = updated.meta_mut();
-                meta.deletion_timestamp = Some((self.now + crate::time::SimDuration::secs(grace as u64)).to_k8s());
+                meta.deletion_timestamp =
+                    Some((self.now + crate::time::SimDuration::secs(grace as u64)).to_k8s());
                 meta.deletion_grace_period_seconds = Some(grace);
                 meta.generation = Some(meta.generation.unwrap_or(1) + 1);
                 let ev = self.store.update(updated)?;
@@ -151,8 +156,16 @@ impl Cluster {
         key: Option<&ObjectKey>,
     ) {
         let (resource, namespace, name) = match (result, key) {
-            (Ok(o), _) => (o.kind().plural().to_string(), o.namespace().to_string(), o.name().to_string()),
-            (Err(_), Some(k)) => (k.kind.plural().to_string(), k.namespace.clone(), k.name.clone()),
+            (Ok(o), _) => (
+                o.kind().plural().to_string(),
+                o.namespace().to_string(),
+                o.name().to_string(),
+            ),
+            (Err(_), Some(k)) => (
+                k.kind.plural().to_string(),
+                k.namespace.clone(),
+                k.name.clone(),
+            ),
             (Err(_), None) => (String::new(), String::new(), String::new()),
         };
         let record = RequestRecord {
@@ -177,7 +190,11 @@ impl Cluster {
         // Namespace: set from context or default; cluster-scoped objects have none.
         if kind.namespaced() {
             let ns = obj.namespace().to_string();
-            let ns = if ns.is_empty() { "default".to_string() } else { ns };
+            let ns = if ns.is_empty() {
+                "default".to_string()
+            } else {
+                ns
+            };
             obj.meta_mut().namespace = Some(ns);
         } else {
             obj.meta_mut().namespace = None;
@@ -264,7 +281,10 @@ impl Cluster {
             n.metadata
                 .labels
                 .get_or_insert_with(Default::default)
-                .insert("kubernetes.io/metadata.name".into(), n.metadata.name.clone().unwrap_or_default());
+                .insert(
+                    "kubernetes.io/metadata.name".into(),
+                    n.metadata.name.clone().unwrap_or_default(),
+                );
         }
         Ok(())
     }
@@ -316,7 +336,8 @@ impl Cluster {
         };
         // Upstream names events `<object>.<unix nanos in hex>`; the counter keeps two
         // events of the same millisecond apart.
-        let nanos = (crate::time::EPOCH_UNIX_MS as u64 + self.now.0) * 1_000_000 + self.event_counter;
+        let nanos =
+            (crate::time::EPOCH_UNIX_MS as u64 + self.now.0) * 1_000_000 + self.event_counter;
         let name = format!("{}.{:x}", about.name(), nanos);
         let now = self.now.to_k8s();
         let ev = Event {
@@ -349,7 +370,10 @@ impl Cluster {
             ..Default::default()
         };
         if let Ok(created) = self.create_as(Actor::System, Object::Event(ev)) {
-            self.schedule(self.now + EVENT_TTL, crate::cluster::Timer::EventExpiry(created.key()));
+            self.schedule(
+                self.now + EVENT_TTL,
+                crate::cluster::Timer::EventExpiry(created.key()),
+            );
         }
     }
 }
@@ -385,7 +409,9 @@ fn default_deployment(d: &mut Deployment) {
     spec.revision_history_limit.get_or_insert(10);
     spec.progress_deadline_seconds.get_or_insert(600);
     spec.min_ready_seconds.get_or_insert(0);
-    let strategy = spec.strategy.get_or_insert_with(DeploymentStrategy::default);
+    let strategy = spec
+        .strategy
+        .get_or_insert_with(DeploymentStrategy::default);
     let type_ = strategy.type_.get_or_insert_with(|| "RollingUpdate".into());
     if type_ == "RollingUpdate" {
         let ru = strategy
@@ -416,7 +442,12 @@ pub(crate) fn default_pod_spec(spec: &mut PodSpec) {
     {
         if c.image_pull_policy.is_none() {
             let image = c.image.as_deref().unwrap_or("");
-            let tag = image.rsplit('/').next().unwrap_or("").split_once(':').map(|(_, t)| t);
+            let tag = image
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .split_once(':')
+                .map(|(_, t)| t);
             let latest = !image.contains('@') && matches!(tag, None | Some("latest"));
             c.image_pull_policy = Some(if latest { "Always" } else { "IfNotPresent" }.into());
         }
@@ -434,9 +465,13 @@ pub(crate) fn default_pod_spec(spec: &mut PodSpec) {
 /// tolerate the not-ready and unreachable NoExecute taints gets 300 s of each.
 fn add_default_tolerations(spec: &mut PodSpec) {
     let tolerations = spec.tolerations.get_or_insert_with(Vec::new);
-    for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+    for key in [
+        "node.kubernetes.io/not-ready",
+        "node.kubernetes.io/unreachable",
+    ] {
         let tolerated = tolerations.iter().any(|t| {
-            (t.key.as_deref() == Some(key) || (t.key.is_none() && t.operator.as_deref() == Some("Exists")))
+            (t.key.as_deref() == Some(key)
+                || (t.key.is_none() && t.operator.as_deref() == Some("Exists")))
                 && t.effect.as_deref().is_none_or(|e| e == "NoExecute")
         });
         if !tolerated {
@@ -546,11 +581,7 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
             let replicas = spec.and_then(|s| s.replicas).unwrap_or(1);
             check_replicas(replicas, &mut errors);
             if let Some(spec) = spec {
-                check_selector(
-                    &spec.selector,
-                    spec.template.metadata.as_ref(),
-                    &mut errors,
-                );
+                check_selector(&spec.selector, spec.template.metadata.as_ref(), &mut errors);
                 check_template_containers(spec.template.spec.as_ref(), &mut errors);
             }
         }
@@ -590,10 +621,14 @@ fn check_selector(
     errors: &mut Vec<FieldError>,
 ) {
     let empty = selector.match_labels.as_ref().is_none_or(|m| m.is_empty())
-        && selector.match_expressions.as_ref().is_none_or(|m| m.is_empty());
+        && selector
+            .match_expressions
+            .as_ref()
+            .is_none_or(|m| m.is_empty());
     if empty {
         errors.push(FieldError(
-            "spec.selector: Invalid value: \"null\": empty selector is invalid for deployment".into(),
+            "spec.selector: Invalid value: \"null\": empty selector is invalid for deployment"
+                .into(),
         ));
         return;
     }
@@ -631,7 +666,9 @@ fn check_containers(spec: &PodSpec, path: &str, errors: &mut Vec<FieldError>) {
     let mut seen = BTreeMap::new();
     for (i, c) in spec.containers.iter().enumerate() {
         if c.name.is_empty() {
-            errors.push(FieldError(format!("{path}.containers[{i}].name: Required value")));
+            errors.push(FieldError(format!(
+                "{path}.containers[{i}].name: Required value"
+            )));
         } else if !is_dns1123_label(&c.name) {
             errors.push(FieldError(format!(
                 "{path}.containers[{i}].name: Invalid value: \"{}\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
@@ -644,7 +681,9 @@ fn check_containers(spec: &PodSpec, path: &str, errors: &mut Vec<FieldError>) {
             )));
         }
         if c.image.as_deref().is_none_or(|s| s.trim().is_empty()) {
-            errors.push(FieldError(format!("{path}.containers[{i}].image: Required value")));
+            errors.push(FieldError(format!(
+                "{path}.containers[{i}].image: Required value"
+            )));
         }
         if let Some(res) = &c.resources {
             for (field, map) in [("requests", &res.requests), ("limits", &res.limits)] {

@@ -127,9 +127,17 @@ pub(crate) enum Timer {
     /// A kubelet renews its Lease.
     LeaseRenew(String),
     /// The runtime finished pulling and started a pod's containers.
-    ContainersStarted { node: String, pod: ObjectKey, uid: String },
+    ContainersStarted {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+    },
     /// A pod's containers stopped after a deletion request.
-    ContainersStopped { node: String, pod: ObjectKey, uid: String },
+    ContainersStopped {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+    },
     /// The taint eviction controller's deadline for a pod on a NoExecute-tainted node.
     Evict { pod: ObjectKey, uid: String },
     /// An Event object reaches its time to live.

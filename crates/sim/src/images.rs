@@ -15,13 +15,41 @@ pub struct ImageInfo {
 }
 
 pub const CATALOGUE: &[ImageInfo] = &[
-    ImageInfo { repository: "nginx", size: 72_099_410, stop_ms: 300 },
-    ImageInfo { repository: "busybox", size: 4_261_550, stop_ms: 100 },
-    ImageInfo { repository: "redis", size: 45_640_123, stop_ms: 200 },
-    ImageInfo { repository: "httpd", size: 58_400_000, stop_ms: 300 },
-    ImageInfo { repository: "registry.k8s.io/pause", size: 320_368, stop_ms: 50 },
-    ImageInfo { repository: "registry.k8s.io/hpa-example", size: 188_000_000, stop_ms: 500 },
-    ImageInfo { repository: "gcr.io/google-samples/gb-frontend", size: 134_000_000, stop_ms: 500 },
+    ImageInfo {
+        repository: "nginx",
+        size: 72_099_410,
+        stop_ms: 300,
+    },
+    ImageInfo {
+        repository: "busybox",
+        size: 4_261_550,
+        stop_ms: 100,
+    },
+    ImageInfo {
+        repository: "redis",
+        size: 45_640_123,
+        stop_ms: 200,
+    },
+    ImageInfo {
+        repository: "httpd",
+        size: 58_400_000,
+        stop_ms: 300,
+    },
+    ImageInfo {
+        repository: "registry.k8s.io/pause",
+        size: 320_368,
+        stop_ms: 50,
+    },
+    ImageInfo {
+        repository: "registry.k8s.io/hpa-example",
+        size: 188_000_000,
+        stop_ms: 500,
+    },
+    ImageInfo {
+        repository: "gcr.io/google-samples/gb-frontend",
+        size: 134_000_000,
+        stop_ms: 500,
+    },
 ];
 
 /// The repository part of an image reference: `docker.io/library/nginx:1.27` → `nginx`.
@@ -65,7 +93,10 @@ mod tests {
     fn repositories_strip_tags_digests_and_docker_hub_prefixes() {
         assert_eq!(repository("nginx:1.27"), "nginx");
         assert_eq!(repository("docker.io/library/nginx:1.27"), "nginx");
-        assert_eq!(repository("registry.k8s.io/pause:3.10"), "registry.k8s.io/pause");
+        assert_eq!(
+            repository("registry.k8s.io/pause:3.10"),
+            "registry.k8s.io/pause"
+        );
         assert_eq!(repository("localhost:5000/app"), "localhost:5000/app");
         assert_eq!(repository("nginx@sha256:abc"), "nginx");
     }

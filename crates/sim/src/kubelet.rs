@@ -41,7 +41,9 @@ pub enum RuntimePod {
 impl RuntimePod {
     fn uid(&self) -> &str {
         match self {
-            RuntimePod::Starting { uid } | RuntimePod::Running { uid } | RuntimePod::Stopping { uid } => uid,
+            RuntimePod::Starting { uid }
+            | RuntimePod::Running { uid }
+            | RuntimePod::Stopping { uid } => uid,
         }
     }
 }
@@ -60,7 +62,10 @@ fn quantity(s: impl Into<String>) -> Quantity {
     Quantity(s.into())
 }
 
-fn node_conditions(status: &str, now: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Time) -> Vec<NodeCondition> {
+fn node_conditions(
+    status: &str,
+    now: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+) -> Vec<NodeCondition> {
     let ok = status == "True";
     let mk = |t: &str, s: &str, reason: &str, message: &str| NodeCondition {
         type_: t.into(),
@@ -72,10 +77,30 @@ fn node_conditions(status: &str, now: &k8s_openapi::apimachinery::pkg::apis::met
     };
     let _ = ok;
     vec![
-        mk("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-        mk("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-        mk("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-        mk("Ready", status, "KubeletReady", "kubelet is posting ready status"),
+        mk(
+            "MemoryPressure",
+            "False",
+            "KubeletHasSufficientMemory",
+            "kubelet has sufficient memory available",
+        ),
+        mk(
+            "DiskPressure",
+            "False",
+            "KubeletHasNoDiskPressure",
+            "kubelet has no disk pressure",
+        ),
+        mk(
+            "PIDPressure",
+            "False",
+            "KubeletHasSufficientPID",
+            "kubelet has sufficient PID available",
+        ),
+        mk(
+            "Ready",
+            status,
+            "KubeletReady",
+            "kubelet is posting ready status",
+        ),
     ]
 }
 
@@ -96,7 +121,10 @@ impl Cluster {
         labels.insert("kubernetes.io/hostname".into(), spec.name.clone());
         let mut taints = Vec::new();
         if spec.control_plane {
-            labels.insert("node-role.kubernetes.io/control-plane".into(), String::new());
+            labels.insert(
+                "node-role.kubernetes.io/control-plane".into(),
+                String::new(),
+            );
             taints.push(Taint {
                 key: "node-role.kubernetes.io/control-plane".into(),
                 effect: "NoSchedule".into(),
@@ -136,8 +164,14 @@ impl Cluster {
                 allocatable: Some(resources),
                 conditions: Some(node_conditions("True", &now)),
                 addresses: Some(vec![
-                    NodeAddress { type_: "InternalIP".into(), address: format!("172.18.0.{}", index + 2) },
-                    NodeAddress { type_: "Hostname".into(), address: spec.name.clone() },
+                    NodeAddress {
+                        type_: "InternalIP".into(),
+                        address: format!("172.18.0.{}", index + 2),
+                    },
+                    NodeAddress {
+                        type_: "Hostname".into(),
+                        address: spec.name.clone(),
+                    },
                 ]),
                 node_info: Some(NodeSystemInfo {
                     architecture: "amd64".into(),
@@ -179,7 +213,10 @@ impl Cluster {
                 ..Default::default()
             },
         );
-        self.schedule(self.now + LEASE_RENEW_INTERVAL, Timer::LeaseRenew(spec.name.clone()));
+        self.schedule(
+            self.now + LEASE_RENEW_INTERVAL,
+            Timer::LeaseRenew(spec.name.clone()),
+        );
     }
 
     pub(crate) fn kubelet_renew_lease(&mut self, node: &str) {
@@ -188,10 +225,14 @@ impl Cluster {
         }
         let key = ObjectKey::new(Kind::Lease, "kube-node-lease", node);
         if let Some(Object::Lease(mut lease)) = self.store.get(&key).cloned() {
-            lease.spec.get_or_insert_with(Default::default).renew_time = Some(MicroTime(self.now.to_k8s().0));
+            lease.spec.get_or_insert_with(Default::default).renew_time =
+                Some(MicroTime(self.now.to_k8s().0));
             let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Lease(lease));
         }
-        self.schedule(self.now + LEASE_RENEW_INTERVAL, Timer::LeaseRenew(node.to_string()));
+        self.schedule(
+            self.now + LEASE_RENEW_INTERVAL,
+            Timer::LeaseRenew(node.to_string()),
+        );
     }
 
     /// Powers a node off: the kubelet stops, every container on it dies.
@@ -205,7 +246,10 @@ impl Cluster {
         k.running = false;
         let lost = k.pods.len();
         k.pods.clear();
-        if let Some(q) = self.queues.get_mut(&crate::cluster::Component::Kubelet(name.to_string())) {
+        if let Some(q) = self
+            .queues
+            .get_mut(&crate::cluster::Component::Kubelet(name.to_string()))
+        {
             q.keys.clear();
         }
         Ok(format!(
@@ -237,7 +281,9 @@ impl Cluster {
         for p in pods {
             self.enqueue(crate::cluster::Component::Kubelet(name.to_string()), p);
         }
-        Ok(format!("node \"{name}\" restarted: its kubelet is posting status again"))
+        Ok(format!(
+            "node \"{name}\" restarted: its kubelet is posting status again"
+        ))
     }
 
     pub(crate) fn kubelet_sync_pod(&mut self, node: &str, key: &ObjectKey) {
@@ -245,7 +291,11 @@ impl Cluster {
             return;
         }
         let pod = match self.store.get(key) {
-            Some(Object::Pod(p)) if p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node) => p.clone(),
+            Some(Object::Pod(p))
+                if p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node) =>
+            {
+                p.clone()
+            }
             _ => {
                 // Gone (or moved): forget it.
                 if let Some(k) = self.kubelets.get_mut(node) {
@@ -283,7 +333,11 @@ impl Cluster {
     fn kubelet_start_pod(&mut self, node: &str, key: &ObjectKey, mut pod: Pod, uid: String) {
         let actor = Actor::Kubelet(node.to_string());
         let now = self.now.to_k8s();
-        let restarted = pod.status.as_ref().and_then(|s| s.pod_ip.as_ref()).is_some();
+        let restarted = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.pod_ip.as_ref())
+            .is_some();
         let ip = match pod.status.as_ref().and_then(|s| s.pod_ip.clone()) {
             Some(ip) => ip,
             None => self.allocate_pod_ip(node),
@@ -292,14 +346,26 @@ impl Cluster {
             .store
             .get(&ObjectKey::new(Kind::Node, "", node))
             .and_then(|o| o.as_node())
-            .and_then(|n| n.status.as_ref()?.addresses.as_ref()?.iter().find(|a| a.type_ == "InternalIP").map(|a| a.address.clone()))
+            .and_then(|n| {
+                n.status
+                    .as_ref()?
+                    .addresses
+                    .as_ref()?
+                    .iter()
+                    .find(|a| a.type_ == "InternalIP")
+                    .map(|a| a.address.clone())
+            })
             .unwrap_or_default();
         let spec = pod.spec.clone().unwrap_or_default();
         let previous: BTreeMap<String, i32> = pod
             .status
             .as_ref()
             .and_then(|s| s.container_statuses.as_ref())
-            .map(|cs| cs.iter().map(|c| (c.name.clone(), c.restart_count)).collect())
+            .map(|cs| {
+                cs.iter()
+                    .map(|c| (c.name.clone(), c.restart_count))
+                    .collect()
+            })
             .unwrap_or_default();
         {
             let status = pod.status.get_or_insert_with(Default::default);
@@ -320,7 +386,10 @@ impl Cluster {
                         image_id: String::new(),
                         ready: false,
                         started: Some(false),
-                        restart_count: previous.get(&c.name).map(|r| r + i32::from(restarted)).unwrap_or(0),
+                        restart_count: previous
+                            .get(&c.name)
+                            .map(|r| r + i32::from(restarted))
+                            .unwrap_or(0),
                         state: Some(ContainerState {
                             waiting: Some(ContainerStateWaiting {
                                 reason: Some("ContainerCreating".into()),
@@ -347,7 +416,8 @@ impl Cluster {
                     type_: t.into(),
                     status: s.into(),
                     reason: reason.clone(),
-                    message: reason.map(|_| format!("containers with unready status: [{}]", names.join(" "))),
+                    message: reason
+                        .map(|_| format!("containers with unready status: [{}]", names.join(" "))),
                     last_transition_time: Some(now.clone()),
                     ..Default::default()
                 },
@@ -358,7 +428,11 @@ impl Cluster {
         };
         // Pull each image the node lacks, one after another (serializeImagePulls).
         let mut delay = SANDBOX_MS;
-        let k = self.kubelets.get(node).map(|k| k.images.clone()).unwrap_or_default();
+        let k = self
+            .kubelets
+            .get(node)
+            .map(|k| k.images.clone())
+            .unwrap_or_default();
         let mut pulling: BTreeSet<String> = BTreeSet::new();
         for c in &spec.containers {
             let image = c.image.clone().unwrap_or_default();
@@ -366,7 +440,14 @@ impl Cluster {
             let present = k.contains(&image) || pulling.contains(&image);
             if policy == "Always" || !present {
                 let ms = images::pull_ms(&image);
-                self.record_event(&obj, "kubelet", Some(node), "Normal", "Pulling", format!("Pulling image \"{image}\""));
+                self.record_event(
+                    &obj,
+                    "kubelet",
+                    Some(node),
+                    "Normal",
+                    "Pulling",
+                    format!("Pulling image \"{image}\""),
+                );
                 let secs = (delay + ms) as f64 / 1000.0;
                 let pull = ms as f64 / 1000.0;
                 self.record_event(
@@ -394,11 +475,16 @@ impl Cluster {
             }
         }
         if let Some(k) = self.kubelets.get_mut(node) {
-            k.pods.insert(key.clone(), RuntimePod::Starting { uid: uid.clone() });
+            k.pods
+                .insert(key.clone(), RuntimePod::Starting { uid: uid.clone() });
         }
         self.schedule(
             self.now + SimDuration::millis(delay),
-            Timer::ContainersStarted { node: node.to_string(), pod: key.clone(), uid },
+            Timer::ContainersStarted {
+                node: node.to_string(),
+                pod: key.clone(),
+                uid,
+            },
         );
     }
 
@@ -412,8 +498,15 @@ impl Cluster {
     }
 
     pub(crate) fn kubelet_containers_started(&mut self, node: &str, key: &ObjectKey, uid: &str) {
-        let Some(k) = self.kubelets.get_mut(node) else { return };
-        if !k.running || k.pods.get(key) != Some(&RuntimePod::Starting { uid: uid.to_string() }) {
+        let Some(k) = self.kubelets.get_mut(node) else {
+            return;
+        };
+        if !k.running
+            || k.pods.get(key)
+                != Some(&RuntimePod::Starting {
+                    uid: uid.to_string(),
+                })
+        {
             return;
         }
         let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
@@ -423,7 +516,12 @@ impl Cluster {
         if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
             return;
         }
-        k.pods.insert(key.clone(), RuntimePod::Running { uid: uid.to_string() });
+        k.pods.insert(
+            key.clone(),
+            RuntimePod::Running {
+                uid: uid.to_string(),
+            },
+        );
         let spec = pod.spec.clone().unwrap_or_default();
         for c in &spec.containers {
             k.images.insert(c.image.clone().unwrap_or_default());
@@ -437,13 +535,26 @@ impl Cluster {
             for (i, cs) in status.container_statuses.iter_mut().flatten().enumerate() {
                 let image = cs.image.clone();
                 let repo = images::repository(&image).to_string();
-                let image_ref = if repo.contains('/') { repo.clone() } else { format!("docker.io/library/{repo}") };
-                cs.image_id = format!("{image_ref}@sha256:{:064x}", crate::names::fnv32a(image.as_bytes()) as u128 * 0x9e37_79b9_7f4a_7c15);
-                cs.container_id = Some(format!("containerd://{:016x}{:048x}", started_counter, i + 1));
+                let image_ref = if repo.contains('/') {
+                    repo.clone()
+                } else {
+                    format!("docker.io/library/{repo}")
+                };
+                cs.image_id = format!(
+                    "{image_ref}@sha256:{:064x}",
+                    crate::names::fnv32a(image.as_bytes()) as u128 * 0x9e37_79b9_7f4a_7c15
+                );
+                cs.container_id = Some(format!(
+                    "containerd://{:016x}{:048x}",
+                    started_counter,
+                    i + 1
+                ));
                 cs.ready = true;
                 cs.started = Some(true);
                 cs.state = Some(ContainerState {
-                    running: Some(ContainerStateRunning { started_at: Some(now.clone()) }),
+                    running: Some(ContainerStateRunning {
+                        started_at: Some(now.clone()),
+                    }),
                     ..Default::default()
                 });
             }
@@ -463,14 +574,33 @@ impl Cluster {
             return;
         };
         for c in &spec.containers {
-            self.record_event(&obj, "kubelet", Some(node), "Normal", "Created", format!("Created container: {}", c.name));
-            self.record_event(&obj, "kubelet", Some(node), "Normal", "Started", format!("Started container {}", c.name));
+            self.record_event(
+                &obj,
+                "kubelet",
+                Some(node),
+                "Normal",
+                "Created",
+                format!("Created container: {}", c.name),
+            );
+            self.record_event(
+                &obj,
+                "kubelet",
+                Some(node),
+                "Normal",
+                "Started",
+                format!("Started container {}", c.name),
+            );
         }
     }
 
     fn kubelet_stop_pod(&mut self, node: &str, key: &ObjectKey, pod: &Pod, uid: &str) {
         let spec = pod.spec.clone().unwrap_or_default();
-        let grace_ms = pod.metadata.deletion_grace_period_seconds.unwrap_or(30).max(0) as u64 * 1000;
+        let grace_ms = pod
+            .metadata
+            .deletion_grace_period_seconds
+            .unwrap_or(30)
+            .max(0) as u64
+            * 1000;
         let stop = spec
             .containers
             .iter()
@@ -480,20 +610,43 @@ impl Cluster {
             .min(grace_ms);
         let obj = Object::Pod(pod.clone());
         for c in &spec.containers {
-            self.record_event(&obj, "kubelet", Some(node), "Normal", "Killing", format!("Stopping container {}", c.name));
+            self.record_event(
+                &obj,
+                "kubelet",
+                Some(node),
+                "Normal",
+                "Killing",
+                format!("Stopping container {}", c.name),
+            );
         }
         if let Some(k) = self.kubelets.get_mut(node) {
-            k.pods.insert(key.clone(), RuntimePod::Stopping { uid: uid.to_string() });
+            k.pods.insert(
+                key.clone(),
+                RuntimePod::Stopping {
+                    uid: uid.to_string(),
+                },
+            );
         }
         self.schedule(
             self.now + SimDuration::millis(stop),
-            Timer::ContainersStopped { node: node.to_string(), pod: key.clone(), uid: uid.to_string() },
+            Timer::ContainersStopped {
+                node: node.to_string(),
+                pod: key.clone(),
+                uid: uid.to_string(),
+            },
         );
     }
 
     pub(crate) fn kubelet_containers_stopped(&mut self, node: &str, key: &ObjectKey, uid: &str) {
-        let Some(k) = self.kubelets.get_mut(node) else { return };
-        if !k.running || k.pods.get(key) != Some(&RuntimePod::Stopping { uid: uid.to_string() }) {
+        let Some(k) = self.kubelets.get_mut(node) else {
+            return;
+        };
+        if !k.running
+            || k.pods.get(key)
+                != Some(&RuntimePod::Stopping {
+                    uid: uid.to_string(),
+                })
+        {
             return;
         }
         k.pods.remove(key);

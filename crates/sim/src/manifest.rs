@@ -2,6 +2,10 @@
 //! Every mistake comes back as data with its document and, where the YAML parser
 //! knows it, line and column.
 
+// Manifest errors are rare, cold and carry what a learner needs to see; their size
+// does not matter next to the parse that produced them.
+#![allow(clippy::result_large_err)]
+
 use crate::object::{Kind, Object};
 use serde::Deserialize;
 use std::fmt;
@@ -30,7 +34,12 @@ pub enum ManifestErrorKind {
     /// `apiVersion`/`kind` missing.
     MissingTypeMeta,
     /// A kind this simulator's apiserver does not serve.
-    NoMatch { api_version: String, kind: String, name: String, namespace: String },
+    NoMatch {
+        api_version: String,
+        kind: String,
+        name: String,
+        namespace: String,
+    },
     /// A field has the wrong type.
     Decode,
     /// Size or count limits.

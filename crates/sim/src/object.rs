@@ -62,13 +62,26 @@ impl Kind {
                 namespaced,
             }
         }
-        static NAMESPACE: KindInfo = info("Namespace", "namespaces", "namespace", &["ns"], "", false);
+        static NAMESPACE: KindInfo =
+            info("Namespace", "namespaces", "namespace", &["ns"], "", false);
         static NODE: KindInfo = info("Node", "nodes", "node", &["no"], "", false);
         static POD: KindInfo = info("Pod", "pods", "pod", &["po"], "", true);
-        static REPLICASET: KindInfo =
-            info("ReplicaSet", "replicasets", "replicaset", &["rs"], "apps", true);
-        static DEPLOYMENT: KindInfo =
-            info("Deployment", "deployments", "deployment", &["deploy"], "apps", true);
+        static REPLICASET: KindInfo = info(
+            "ReplicaSet",
+            "replicasets",
+            "replicaset",
+            &["rs"],
+            "apps",
+            true,
+        );
+        static DEPLOYMENT: KindInfo = info(
+            "Deployment",
+            "deployments",
+            "deployment",
+            &["deploy"],
+            "apps",
+            true,
+        );
         static LEASE: KindInfo = info("Lease", "leases", "lease", &[], "coordination.k8s.io", true);
         static EVENT: KindInfo = info("Event", "events", "event", &["ev"], "", true);
         match self {

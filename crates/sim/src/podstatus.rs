@@ -38,10 +38,11 @@ pub fn status(pod: &Pod) -> String {
                 },
             };
             initializing = true;
-        } else if let Some(w) = state
-            .and_then(|s| s.waiting.as_ref())
-            .filter(|w| w.reason.as_deref().is_some_and(|r| !r.is_empty() && r != "PodInitializing"))
-        {
+        } else if let Some(w) = state.and_then(|s| s.waiting.as_ref()).filter(|w| {
+            w.reason
+                .as_deref()
+                .is_some_and(|r| !r.is_empty() && r != "PodInitializing")
+        }) {
             reason = format!("Init:{}", w.reason.clone().unwrap_or_default());
             initializing = true;
         } else {
@@ -80,7 +81,11 @@ pub fn status(pod: &Pod) -> String {
                 .and_then(|s| s.conditions.as_ref())
                 .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"))
                 .is_some_and(|c| c.status == "True");
-            reason = if ready { "Running".into() } else { "NotReady".into() };
+            reason = if ready {
+                "Running".into()
+            } else {
+                "NotReady".into()
+            };
         }
     }
     if pod.metadata.deletion_timestamp.is_some() {

@@ -42,7 +42,7 @@ pub fn bytes(q: &str) -> Option<u64> {
 }
 
 fn finite(v: f64) -> Option<u64> {
-    (v.is_finite() && v >= 0.0 && v < 1.8e19).then(|| v.ceil() as u64)
+    (v.is_finite() && (0.0..1.8e19).contains(&v)).then(|| v.ceil() as u64)
 }
 
 #[cfg(test)]

@@ -52,10 +52,17 @@ pub fn pod_requests(pod: &Pod) -> Requests {
         let req = c.resources.as_ref().and_then(|r| r.requests.as_ref());
         let lim = c.resources.as_ref().and_then(|r| r.limits.as_ref());
         // A limit without a request defaults the request to the limit.
-        let get = |name: &str| req.and_then(|r| r.get(name)).or_else(|| lim.and_then(|l| l.get(name)));
+        let get = |name: &str| {
+            req.and_then(|r| r.get(name))
+                .or_else(|| lim.and_then(|l| l.get(name)))
+        };
         Requests {
-            cpu: get("cpu").and_then(|q| quantity::cpu_millis(&q.0)).unwrap_or(0),
-            memory: get("memory").and_then(|q| quantity::bytes(&q.0)).unwrap_or(0),
+            cpu: get("cpu")
+                .and_then(|q| quantity::cpu_millis(&q.0))
+                .unwrap_or(0),
+            memory: get("memory")
+                .and_then(|q| quantity::bytes(&q.0))
+                .unwrap_or(0),
         }
     };
     let mut total = Requests::default();
@@ -75,7 +82,11 @@ pub fn pod_requests(pod: &Pod) -> Requests {
 fn nonzero(r: Requests) -> Requests {
     Requests {
         cpu: if r.cpu == 0 { DEFAULT_MILLI_CPU } else { r.cpu },
-        memory: if r.memory == 0 { DEFAULT_MEMORY } else { r.memory },
+        memory: if r.memory == 0 {
+            DEFAULT_MEMORY
+        } else {
+            r.memory
+        },
     }
 }
 
@@ -168,7 +179,9 @@ impl Cluster {
 
     /// Informer handler for nodes.
     pub(crate) fn scheduler_observe_node(&mut self, ev: &WatchEvent) {
-        let Object::Node(node) = &ev.object else { return };
+        let Object::Node(node) = &ev.object else {
+            return;
+        };
         let name = node.metadata.name.clone().unwrap_or_default();
         if ev.event_type == EventType::Deleted {
             self.scheduler.nodes.remove(&name);
@@ -176,13 +189,26 @@ impl Cluster {
         }
         let info = self.scheduler.nodes.entry(name).or_default();
         let alloc = node.status.as_ref().and_then(|s| s.allocatable.as_ref());
-        let get = |k: &str| alloc.and_then(|a| a.get(k)).map(|q| q.0.clone()).unwrap_or_default();
+        let get = |k: &str| {
+            alloc
+                .and_then(|a| a.get(k))
+                .map(|q| q.0.clone())
+                .unwrap_or_default()
+        };
         info.allocatable_cpu = quantity::cpu_millis(&get("cpu")).unwrap_or(0);
         info.allocatable_memory = quantity::bytes(&get("memory")).unwrap_or(0);
         info.allocatable_pods = get("pods").parse().unwrap_or(0);
-        info.taints = node.spec.as_ref().and_then(|s| s.taints.clone()).unwrap_or_default();
+        info.taints = node
+            .spec
+            .as_ref()
+            .and_then(|s| s.taints.clone())
+            .unwrap_or_default();
         info.labels = node.metadata.labels.clone().unwrap_or_default();
-        info.unschedulable = node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false);
+        info.unschedulable = node
+            .spec
+            .as_ref()
+            .and_then(|s| s.unschedulable)
+            .unwrap_or(false);
         // NodeAdd / NodeUpdate: unschedulable pods get another chance.
         self.requeue_unschedulable();
     }
@@ -201,12 +227,21 @@ impl Cluster {
             .into_iter()
             .filter_map(|k| {
                 let pod = self.store.get(&k)?.as_pod()?;
-                let bound = pod.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_some();
+                let bound = pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.node_name.as_ref())
+                    .is_some();
                 if bound || pod.metadata.deletion_timestamp.is_some() {
                     return None;
                 }
                 let prio = pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);
-                let created = pod.metadata.creation_timestamp.as_ref().map(|t| t.0.as_millisecond()).unwrap_or(0);
+                let created = pod
+                    .metadata
+                    .creation_timestamp
+                    .as_ref()
+                    .map(|t| t.0.as_millisecond())
+                    .unwrap_or(0);
                 Some((-prio, created, k))
             })
             .collect();
@@ -244,7 +279,14 @@ impl Cluster {
                     },
                 );
                 if let Ok(obj) = self.update_as(Actor::Scheduler, Object::Pod(updated)) {
-                    self.record_event(&obj, "default-scheduler", None, "Warning", "FailedScheduling", message);
+                    self.record_event(
+                        &obj,
+                        "default-scheduler",
+                        None,
+                        "Warning",
+                        "FailedScheduling",
+                        message,
+                    );
                 }
             }
         }
@@ -268,11 +310,9 @@ impl Cluster {
             };
             if n.unschedulable && !tolerated(&tolerations, &unschedulable_taint) {
                 reasons.push("node(s) were unschedulable".to_string());
-            } else if let Some(t) = n
-                .taints
-                .iter()
-                .find(|t| (t.effect == "NoSchedule" || t.effect == "NoExecute") && !tolerated(&tolerations, t))
-            {
+            } else if let Some(t) = n.taints.iter().find(|t| {
+                (t.effect == "NoSchedule" || t.effect == "NoExecute") && !tolerated(&tolerations, t)
+            }) {
                 reasons.push(format!(
                     "node(s) had untolerated taint {{{}: {}}}",
                     t.key,
@@ -294,7 +334,13 @@ impl Cluster {
             let mut scores = Vec::new();
             let mut total = 0;
             if reasons.is_empty() {
-                let frac = |used: u64, alloc: u64| if alloc == 0 { 1.0 } else { (used as f64 / alloc as f64).min(1.0) };
+                let frac = |used: u64, alloc: u64| {
+                    if alloc == 0 {
+                        1.0
+                    } else {
+                        (used as f64 / alloc as f64).min(1.0)
+                    }
+                };
                 let cpu_f = frac(n.nonzero_cpu + nz.cpu, n.allocatable_cpu);
                 let mem_f = frac(n.nonzero_memory + nz.memory, n.allocatable_memory);
                 let least = (((1.0 - cpu_f) * 100.0 + (1.0 - mem_f) * 100.0) / 2.0) as i64;
@@ -309,32 +355,61 @@ impl Cluster {
                 scores.push(("TaintToleration", prefer_no, 3));
                 total = least + balanced;
             }
-            verdicts.push(NodeVerdict { node: name.clone(), reasons, scores, total });
+            verdicts.push(NodeVerdict {
+                node: name.clone(),
+                reasons,
+                scores,
+                total,
+            });
         }
         // TaintToleration is normalised in reverse across feasible nodes.
         let max_prefer = verdicts
             .iter()
             .filter(|v| v.reasons.is_empty())
-            .filter_map(|v| v.scores.iter().find(|s| s.0 == "TaintToleration").map(|s| s.1))
+            .filter_map(|v| {
+                v.scores
+                    .iter()
+                    .find(|s| s.0 == "TaintToleration")
+                    .map(|s| s.1)
+            })
             .max()
             .unwrap_or(0);
         for v in verdicts.iter_mut().filter(|v| v.reasons.is_empty()) {
             if let Some(s) = v.scores.iter_mut().find(|s| s.0 == "TaintToleration") {
-                s.1 = if max_prefer == 0 { 100 } else { 100 - s.1 * 100 / max_prefer };
+                s.1 = if max_prefer == 0 {
+                    100
+                } else {
+                    100 - s.1 * 100 / max_prefer
+                };
                 v.total += s.1 * s.2;
             }
         }
-        let best = verdicts.iter().filter(|v| v.reasons.is_empty()).map(|v| v.total).max();
+        let best = verdicts
+            .iter()
+            .filter(|v| v.reasons.is_empty())
+            .map(|v| v.total)
+            .max();
         let chosen = best.and_then(|best| {
-            let top: Vec<&NodeVerdict> = verdicts.iter().filter(|v| v.reasons.is_empty() && v.total == best).collect();
+            let top: Vec<&NodeVerdict> = verdicts
+                .iter()
+                .filter(|v| v.reasons.is_empty() && v.total == best)
+                .collect();
             let i = self.rng.below(top.len() as u64) as usize;
             top.get(i).map(|v| v.node.clone())
         });
         let message = match &chosen {
-            Some(n) => format!("Successfully assigned {}/{} to {}", key.namespace, key.name, n),
+            Some(n) => format!(
+                "Successfully assigned {}/{} to {}",
+                key.namespace, key.name, n
+            ),
             None => fit_error(&verdicts),
         };
-        Decision { pod: key.clone(), chosen, verdicts, message }
+        Decision {
+            pod: key.clone(),
+            chosen,
+            verdicts,
+            message,
+        }
     }
 
     /// Binds through the apiserver (`pods/binding`), then records `Scheduled`.
@@ -359,7 +434,10 @@ impl Cluster {
                 None,
                 "Normal",
                 "Scheduled",
-                format!("Successfully assigned {}/{} to {}", key.namespace, key.name, node),
+                format!(
+                    "Successfully assigned {}/{} to {}",
+                    key.namespace, key.name, node
+                ),
             );
         }
     }
@@ -384,7 +462,10 @@ fn fit_error(verdicts: &[NodeVerdict]) -> String {
         // Taint, affinity and cordon failures are UnschedulableAndUnresolvable:
         // evicting pods would not help. Resource failures could, but every pod here
         // has the same priority, so there is no victim to evict.
-        let resolvable = v.reasons.iter().any(|r| r.starts_with("Insufficient") || r == "Too many pods");
+        let resolvable = v
+            .reasons
+            .iter()
+            .any(|r| r.starts_with("Insufficient") || r == "Too many pods");
         let p = if resolvable {
             "No preemption victims found for incoming pod"
         } else {

@@ -98,7 +98,10 @@ impl Store {
 
     /// Watch events after `revision`, or Gone if the log no longer reaches back that
     /// far.
-    pub fn events_since(&self, revision: u64) -> Result<impl Iterator<Item = &WatchEvent>, ApiError> {
+    pub fn events_since(
+        &self,
+        revision: u64,
+    ) -> Result<impl Iterator<Item = &WatchEvent>, ApiError> {
         if let Some(first) = self.log.front() {
             if revision + 1 < first.revision {
                 return Err(ApiError::new(

@@ -112,7 +112,9 @@ pub struct ClusterView {
 impl ClusterView {
     /// Robot counts per zone and state; `unscheduled` is its own pseudo-zone.
     /// Used by the browser tests' read-only hook and by summaries.
-    pub fn robot_counts(&self) -> std::collections::BTreeMap<String, std::collections::BTreeMap<&'static str, usize>> {
+    pub fn robot_counts(
+        &self,
+    ) -> std::collections::BTreeMap<String, std::collections::BTreeMap<&'static str, usize>> {
         let mut out = std::collections::BTreeMap::new();
         for node in &self.nodes {
             let entry: &mut std::collections::BTreeMap<&'static str, usize> =
@@ -139,10 +141,19 @@ fn robot_state(pod: &Pod, status: &str) -> RobotState {
     if pod.metadata.deletion_timestamp.is_some() {
         return RobotState::Terminating;
     }
-    if pod.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_none() {
+    if pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_ref())
+        .is_none()
+    {
         return RobotState::Unscheduled;
     }
-    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("Pending");
+    let phase = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.phase.as_deref())
+        .unwrap_or("Pending");
     match phase {
         "Succeeded" => RobotState::Completed,
         "Failed" => RobotState::Failed,
@@ -200,7 +211,11 @@ impl Cluster {
                         ZoneHealth::NotReady
                     },
                     killed: !self.kubelets.get(&name).is_some_and(|k| k.running),
-                    unschedulable: n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false),
+                    unschedulable: n
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.unschedulable)
+                        .unwrap_or(false),
                     cpu_requested_milli: info.requested_cpu,
                     cpu_allocatable_milli: info.allocatable_cpu,
                     memory_requested: info.requested_memory,
@@ -217,10 +232,18 @@ impl Cluster {
             .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_none())
             .map(pod_view)
             .collect();
-        let components = ["kube-apiserver", "etcd", "kube-scheduler", "kube-controller-manager"]
-            .into_iter()
-            .map(|name| ComponentView { name, running: true })
-            .collect();
+        let components = [
+            "kube-apiserver",
+            "etcd",
+            "kube-scheduler",
+            "kube-controller-manager",
+        ]
+        .into_iter()
+        .map(|name| ComponentView {
+            name,
+            running: true,
+        })
+        .collect();
         ClusterView {
             time_ms: self.now.0,
             components,

@@ -44,9 +44,14 @@ pub fn resolve_fenceposts(d: &Deployment) -> (i32, i32) {
         .and_then(|s| s.strategy.as_ref())
         .and_then(|s| s.rolling_update.as_ref());
     let pct25 = IntOrString::String("25%".into());
-    let surge = scaled_value(ru.and_then(|r| r.max_surge.as_ref()).unwrap_or(&pct25), replicas, true);
+    let surge = scaled_value(
+        ru.and_then(|r| r.max_surge.as_ref()).unwrap_or(&pct25),
+        replicas,
+        true,
+    );
     let unavailable = scaled_value(
-        ru.and_then(|r| r.max_unavailable.as_ref()).unwrap_or(&pct25),
+        ru.and_then(|r| r.max_unavailable.as_ref())
+            .unwrap_or(&pct25),
         replicas,
         false,
     );
@@ -62,7 +67,10 @@ fn rs_replicas(rs: &ReplicaSet) -> i32 {
 }
 
 fn rs_available(rs: &ReplicaSet) -> i32 {
-    rs.status.as_ref().and_then(|s| s.available_replicas).unwrap_or(0)
+    rs.status
+        .as_ref()
+        .and_then(|s| s.available_replicas)
+        .unwrap_or(0)
 }
 
 /// The template without the pod-template-hash label, for comparison
@@ -111,9 +119,18 @@ impl Cluster {
             .into_iter()
             .filter(|rs| rs.metadata.name != new_name)
             .collect();
-        olds.sort_by_key(|rs| (rs.metadata.creation_timestamp.as_ref().map(|t| t.0.as_millisecond()), rs.metadata.name.clone()));
+        olds.sort_by_key(|rs| {
+            (
+                rs.metadata
+                    .creation_timestamp
+                    .as_ref()
+                    .map(|t| t.0.as_millisecond()),
+                rs.metadata.name.clone(),
+            )
+        });
         if spec.paused != Some(true) {
-            let recreate = spec.strategy.as_ref().and_then(|s| s.type_.as_deref()) == Some("Recreate");
+            let recreate =
+                spec.strategy.as_ref().and_then(|s| s.type_.as_deref()) == Some("Recreate");
             if recreate {
                 self.rollout_recreate(&d, &new_rs, &olds);
             } else {
@@ -140,7 +157,11 @@ impl Cluster {
 
     /// Creates the ReplicaSet for the current template, sized as
     /// `NewRSNewReplicas` allows (all replicas for a first rollout).
-    fn create_new_replica_set(&mut self, d: &Deployment, olds: &[ReplicaSet]) -> Option<ReplicaSet> {
+    fn create_new_replica_set(
+        &mut self,
+        d: &Deployment,
+        olds: &[ReplicaSet],
+    ) -> Option<ReplicaSet> {
         let spec = d.spec.clone();
         let name = d.metadata.name.clone().unwrap_or_default();
         let collision = d.status.as_ref().and_then(|s| s.collision_count);
@@ -162,14 +183,25 @@ impl Cluster {
         let current: i32 = olds.iter().map(rs_replicas).sum();
         let recreate = spec.strategy.as_ref().and_then(|s| s.type_.as_deref()) == Some("Recreate");
         let new_replicas = if recreate {
-            if current == 0 { replicas_total } else { 0 }
+            if current == 0 {
+                replicas_total
+            } else {
+                0
+            }
         } else {
             let (surge, _) = resolve_fenceposts(d);
             (replicas_total + surge - current).clamp(0, replicas_total)
         };
         let revision = olds
             .iter()
-            .filter_map(|rs| rs.metadata.annotations.as_ref()?.get(REVISION)?.parse::<i64>().ok())
+            .filter_map(|rs| {
+                rs.metadata
+                    .annotations
+                    .as_ref()?
+                    .get(REVISION)?
+                    .parse::<i64>()
+                    .ok()
+            })
             .max()
             .unwrap_or(0)
             + 1;
@@ -177,8 +209,14 @@ impl Cluster {
         let mut annotations = d.metadata.annotations.clone().unwrap_or_default();
         annotations.remove("kubectl.kubernetes.io/last-applied-configuration");
         annotations.insert(REVISION.into(), revision.to_string());
-        annotations.insert("deployment.kubernetes.io/desired-replicas".into(), replicas_total.to_string());
-        annotations.insert("deployment.kubernetes.io/max-replicas".into(), (replicas_total + surge).to_string());
+        annotations.insert(
+            "deployment.kubernetes.io/desired-replicas".into(),
+            replicas_total.to_string(),
+        );
+        annotations.insert(
+            "deployment.kubernetes.io/max-replicas".into(),
+            (replicas_total + surge).to_string(),
+        );
         let mut labels = template
             .metadata
             .as_ref()
@@ -233,15 +271,28 @@ impl Cluster {
         if from == to {
             return false;
         }
-        let Some(Object::ReplicaSet(mut current)) = self.store.get(&Object::ReplicaSet(rs.clone()).key()).cloned() else {
+        let Some(Object::ReplicaSet(mut current)) = self
+            .store
+            .get(&Object::ReplicaSet(rs.clone()).key())
+            .cloned()
+        else {
             return false;
         };
         let desired = Some(&d.spec).and_then(|s| s.replicas).unwrap_or(1);
         let (surge, _) = resolve_fenceposts(d);
         current.spec.replicas = Some(to);
-        let ann = current.metadata.annotations.get_or_insert_with(Default::default);
-        ann.insert("deployment.kubernetes.io/desired-replicas".into(), desired.to_string());
-        ann.insert("deployment.kubernetes.io/max-replicas".into(), (desired + surge).to_string());
+        let ann = current
+            .metadata
+            .annotations
+            .get_or_insert_with(Default::default);
+        ann.insert(
+            "deployment.kubernetes.io/desired-replicas".into(),
+            desired.to_string(),
+        );
+        ann.insert(
+            "deployment.kubernetes.io/max-replicas".into(),
+            (desired + surge).to_string(),
+        );
         if self.update_as(ACTOR, Object::ReplicaSet(current)).is_err() {
             return false;
         }
@@ -358,7 +409,9 @@ impl Cluster {
         };
         let uid = d.metadata.uid.clone().unwrap_or_default();
         let rss = self.owned_replica_sets(&uid);
-        let template = Some(&d.spec).map(|s| s.template.clone()).unwrap_or_default();
+        let template = Some(&d.spec)
+            .map(|s| s.template.clone())
+            .unwrap_or_default();
         let new_rs = rss.iter().find(|rs| {
             rs.spec
                 .template
@@ -367,7 +420,12 @@ impl Cluster {
         });
         let sum = |f: &dyn Fn(&ReplicaSet) -> i32| rss.iter().map(f).sum::<i32>();
         let replicas = sum(&|rs| rs.status.as_ref().map(|s| s.replicas).unwrap_or(0));
-        let ready = sum(&|rs| rs.status.as_ref().and_then(|s| s.ready_replicas).unwrap_or(0));
+        let ready = sum(&|rs| {
+            rs.status
+                .as_ref()
+                .and_then(|s| s.ready_replicas)
+                .unwrap_or(0)
+        });
         let available = sum(&rs_available);
         let updated = new_rs
             .and_then(|rs| rs.status.as_ref())
@@ -377,10 +435,18 @@ impl Cluster {
         let (_, max_unavailable) = resolve_fenceposts(&d);
         let now = self.now.to_k8s();
         let old = d.status.clone().unwrap_or_default();
-        let prev = |t: &str| old.conditions.iter().flatten().find(|c| c.type_.as_deref() == Some(t)).cloned();
+        let prev = |t: &str| {
+            old.conditions
+                .iter()
+                .flatten()
+                .find(|c| c.type_.as_deref() == Some(t))
+                .cloned()
+        };
         let make = |t: &str, status: &str, reason: &str, message: String| {
             let p = prev(t);
-            let same = p.as_ref().is_some_and(|c| c.status.as_deref() == Some(status) && c.reason.as_deref() == Some(reason));
+            let same = p.as_ref().is_some_and(|c| {
+                c.status.as_deref() == Some(status) && c.reason.as_deref() == Some(reason)
+            });
             let transition = match &p {
                 Some(c) if c.status.as_deref() == Some(status) => c.last_transition_time.clone(),
                 _ => Some(now.clone()),
@@ -390,25 +456,56 @@ impl Cluster {
                 status: Some(status.into()),
                 reason: Some(reason.into()),
                 message: Some(message),
-                last_update_time: if same { p.and_then(|c| c.last_update_time) } else { Some(now.clone()) },
+                last_update_time: if same {
+                    p.and_then(|c| c.last_update_time)
+                } else {
+                    Some(now.clone())
+                },
                 last_transition_time: transition,
             }
         };
         let available_cond = if available >= desired - max_unavailable {
-            make("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.".into())
+            make(
+                "Available",
+                "True",
+                "MinimumReplicasAvailable",
+                "Deployment has minimum availability.".into(),
+            )
         } else {
-            make("Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.".into())
+            make(
+                "Available",
+                "False",
+                "MinimumReplicasUnavailable",
+                "Deployment does not have minimum availability.".into(),
+            )
         };
-        let new_name = new_rs.and_then(|rs| rs.metadata.name.clone()).unwrap_or_default();
-        let complete = new_rs.is_some_and(|rs| {
-            rs_replicas(rs) == desired && rs_available(rs) == desired
-        }) && replicas == desired;
+        let new_name = new_rs
+            .and_then(|rs| rs.metadata.name.clone())
+            .unwrap_or_default();
+        let complete = new_rs
+            .is_some_and(|rs| rs_replicas(rs) == desired && rs_available(rs) == desired)
+            && replicas == desired;
         let progressing_cond = if complete {
-            make("Progressing", "True", "NewReplicaSetAvailable", format!("ReplicaSet \"{new_name}\" has successfully progressed."))
+            make(
+                "Progressing",
+                "True",
+                "NewReplicaSetAvailable",
+                format!("ReplicaSet \"{new_name}\" has successfully progressed."),
+            )
         } else if prev("Progressing").is_none() {
-            make("Progressing", "True", "NewReplicaSetCreated", format!("Created new replica set \"{new_name}\""))
+            make(
+                "Progressing",
+                "True",
+                "NewReplicaSetCreated",
+                format!("Created new replica set \"{new_name}\""),
+            )
         } else {
-            make("Progressing", "True", "ReplicaSetUpdated", format!("ReplicaSet \"{new_name}\" is progressing."))
+            make(
+                "Progressing",
+                "True",
+                "ReplicaSetUpdated",
+                format!("ReplicaSet \"{new_name}\" is progressing."),
+            )
         };
         let status = DeploymentStatus {
             observed_generation: d.metadata.generation,
@@ -435,8 +532,14 @@ mod tests {
 
     #[test]
     fn fenceposts_round_surge_up_and_unavailable_down() {
-        assert_eq!(scaled_value(&IntOrString::String("25%".into()), 10, true), 3);
-        assert_eq!(scaled_value(&IntOrString::String("25%".into()), 10, false), 2);
+        assert_eq!(
+            scaled_value(&IntOrString::String("25%".into()), 10, true),
+            3
+        );
+        assert_eq!(
+            scaled_value(&IntOrString::String("25%".into()), 10, false),
+            2
+        );
         assert_eq!(scaled_value(&IntOrString::Int(4), 10, false), 4);
     }
 }

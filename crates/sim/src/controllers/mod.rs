@@ -53,7 +53,8 @@ pub fn pod_is_ready(pod: &Pod) -> bool {
 /// (upstream `controller.IsPodActive`).
 pub fn pod_is_active(pod: &Pod) -> bool {
     let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
-    pod.metadata.deletion_timestamp.is_none() && !matches!(phase, Some("Succeeded") | Some("Failed"))
+    pod.metadata.deletion_timestamp.is_none()
+        && !matches!(phase, Some("Succeeded") | Some("Failed"))
 }
 
 /// Sets (or adds) a condition, changing lastTransitionTime only when the status flips.

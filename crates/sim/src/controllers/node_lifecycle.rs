@@ -70,7 +70,9 @@ impl Cluster {
                 .and_then(|o| o.as_lease())
                 .and_then(|l| l.spec.as_ref())
                 .and_then(|s| s.renew_time.as_ref())
-                .map(|t| SimTime::from_k8s(&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(t.0)))
+                .map(|t| {
+                    SimTime::from_k8s(&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(t.0))
+                })
                 .unwrap_or(SimTime(0));
             let stale = self.now.since(renewed) > GRACE_PERIOD;
             let ready = node_ready_status(&node).to_string();
@@ -97,9 +99,16 @@ impl Cluster {
                 };
             }
         }
-        let taints = node.spec.get_or_insert_with(Default::default).taints.get_or_insert_with(Vec::new);
+        let taints = node
+            .spec
+            .get_or_insert_with(Default::default)
+            .taints
+            .get_or_insert_with(Vec::new);
         for effect in ["NoSchedule", "NoExecute"] {
-            if !taints.iter().any(|t| t.key == UNREACHABLE && t.effect == effect) {
+            if !taints
+                .iter()
+                .any(|t| t.key == UNREACHABLE && t.effect == effect)
+            {
                 taints.push(Taint {
                     key: UNREACHABLE.into(),
                     effect: effect.into(),
@@ -194,19 +203,33 @@ impl Cluster {
                 self.evictions.remove(&uid);
                 continue;
             }
-            let tolerations = pod.spec.as_ref().and_then(|s| s.tolerations.clone()).unwrap_or_default();
+            let tolerations = pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.tolerations.clone())
+                .unwrap_or_default();
             // The earliest moment any taint stops being tolerated.
             let mut deadline: Option<SimTime> = None;
             let mut forever = true;
             for taint in &taints {
-                let added = taint.time_added.as_ref().map(SimTime::from_k8s).unwrap_or(self.now);
-                let matching: Vec<&Toleration> = tolerations.iter().filter(|t| tolerates(t, taint)).collect();
+                let added = taint
+                    .time_added
+                    .as_ref()
+                    .map(SimTime::from_k8s)
+                    .unwrap_or(self.now);
+                let matching: Vec<&Toleration> =
+                    tolerations.iter().filter(|t| tolerates(t, taint)).collect();
                 let at = if matching.is_empty() {
                     Some(self.now)
                 } else if matching.iter().any(|t| t.toleration_seconds.is_none()) {
                     None
                 } else {
-                    let secs = matching.iter().filter_map(|t| t.toleration_seconds).min().unwrap_or(0).max(0);
+                    let secs = matching
+                        .iter()
+                        .filter_map(|t| t.toleration_seconds)
+                        .min()
+                        .unwrap_or(0)
+                        .max(0);
                     Some(added + SimDuration::secs(secs as u64))
                 };
                 if let Some(at) = at {
@@ -218,7 +241,13 @@ impl Cluster {
                 Some(at) if !forever => {
                     if self.evictions.get(&uid) != Some(&at) {
                         self.evictions.insert(uid.clone(), at);
-                        self.schedule(at, Timer::Evict { pod: key.clone(), uid });
+                        self.schedule(
+                            at,
+                            Timer::Evict {
+                                pod: key.clone(),
+                                uid,
+                            },
+                        );
                     }
                 }
                 _ => {

@@ -220,7 +220,17 @@ fn pods_to_delete(active: &[&Pod], n: usize, per_node: &BTreeMap<String, usize>)
 }
 
 /// Smaller sorts first (deleted first).
-type RankKey = (bool, u8, bool, i64, std::cmp::Reverse<usize>, std::cmp::Reverse<i64>, std::cmp::Reverse<i32>, std::cmp::Reverse<i64>, String);
+type RankKey = (
+    bool,
+    u8,
+    bool,
+    i64,
+    std::cmp::Reverse<usize>,
+    std::cmp::Reverse<i64>,
+    std::cmp::Reverse<i32>,
+    std::cmp::Reverse<i64>,
+    String,
+);
 
 fn rank_key(p: &Pod, per_node: &BTreeMap<String, usize>) -> RankKey {
     let node = p.spec.as_ref().and_then(|s| s.node_name.clone());
@@ -239,7 +249,11 @@ fn rank_key(p: &Pod, per_node: &BTreeMap<String, usize>) -> RankKey {
         .and_then(|a| a.get("controller.kubernetes.io/pod-deletion-cost"))
         .and_then(|v| v.parse::<i64>().ok())
         .unwrap_or(0);
-    let siblings = node.as_ref().and_then(|n| per_node.get(n)).copied().unwrap_or(0);
+    let siblings = node
+        .as_ref()
+        .and_then(|n| per_node.get(n))
+        .copied()
+        .unwrap_or(0);
     let ready_since = pod_condition(p, "Ready")
         .filter(|c| c.status == "True")
         .and_then(|c| c.last_transition_time.as_ref())

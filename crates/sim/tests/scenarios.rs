@@ -1,0 +1,331 @@
+//! End-to-end behaviour of the simulated cluster, driven through its public API.
+
+use warehouse_sim::{
+    decode_manifests, Cluster, Fault, Kind, Object, RobotState, SimDuration, Topology,
+};
+
+const WEB: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 5
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        resources:
+          requests: {cpu: 100m, memory: 64Mi}
+";
+
+fn cluster_with(manifest: &str) -> Cluster {
+    let mut c = Cluster::new(1, Topology::default());
+    for obj in decode_manifests(manifest).unwrap() {
+        c.create(obj).unwrap();
+    }
+    c
+}
+
+fn count(c: &Cluster, zone: &str, state: RobotState) -> usize {
+    let v = c.view();
+    v.nodes
+        .iter()
+        .filter(|n| n.name == zone)
+        .flat_map(|n| &n.pods)
+        .filter(|p| p.state == state)
+        .count()
+}
+
+fn running_total(c: &Cluster) -> usize {
+    let v = c.view();
+    v.nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .filter(|p| p.state == RobotState::Running)
+        .count()
+}
+
+#[test]
+fn deployment_creates_replicaset_and_running_pods_on_workers() {
+    let mut c = cluster_with(WEB);
+    c.advance(SimDuration::secs(30));
+    let rs = c.list(Kind::ReplicaSet, Some("default"));
+    assert_eq!(rs.len(), 1);
+    let rs_name = rs[0].name().to_string();
+    assert!(rs_name.starts_with("web-"), "{rs_name}");
+    let hash = &rs_name["web-".len()..];
+    assert!(hash.chars().all(|ch| "456789bcdf".contains(ch)), "{hash}");
+    let pods = c.list(Kind::Pod, Some("default"));
+    assert_eq!(pods.len(), 5);
+    for p in &pods {
+        let pod = p.as_pod().unwrap();
+        let node = pod.spec.as_ref().unwrap().node_name.clone().unwrap();
+        assert_ne!(
+            node, "control-plane",
+            "control-plane taint must keep pods off"
+        );
+        assert_eq!(
+            pod.status.as_ref().unwrap().phase.as_deref(),
+            Some("Running")
+        );
+        let suffix = &p.name()[rs_name.len() + 1..];
+        assert_eq!(suffix.len(), 5);
+    }
+    assert_eq!(running_total(&c), 5);
+    let Object::Deployment(d) = c.get(Kind::Deployment, "default", "web").unwrap() else {
+        panic!()
+    };
+    let st = d.status.unwrap();
+    assert_eq!(st.ready_replicas, Some(5));
+    assert_eq!(st.available_replicas, Some(5));
+    assert_eq!(st.updated_replicas, Some(5));
+}
+
+#[test]
+fn pods_are_not_created_before_the_controllers_react() {
+    let c = cluster_with(WEB);
+    // Nothing has had time to happen: controllers learn of the Deployment through a
+    // watch, a few milliseconds later.
+    assert!(c.list(Kind::Pod, Some("default")).is_empty());
+}
+
+#[test]
+fn killed_zone_goes_not_ready_after_grace_period_and_pods_are_replaced_after_eviction() {
+    let mut c = cluster_with(WEB);
+    c.advance(SimDuration::secs(30));
+    let victim = c
+        .view()
+        .nodes
+        .iter()
+        .filter(|n| !n.control_plane)
+        .max_by_key(|n| (n.pods.len(), n.name.clone()))
+        .unwrap()
+        .name
+        .clone();
+    let on_victim = count(&c, &victim, RobotState::Running);
+    assert!(on_victim > 0);
+    c.fault(Fault::KillNode(victim.clone())).unwrap();
+
+    // Within the 50 s grace period the control plane still believes the node is fine.
+    c.advance(SimDuration::secs(30));
+    let node = c.get(Kind::Node, "", &victim).unwrap();
+    let ready = |o: &Object| {
+        o.as_node()
+            .unwrap()
+            .status
+            .as_ref()
+            .unwrap()
+            .conditions
+            .as_ref()
+            .unwrap()
+            .iter()
+            .find(|c| c.type_ == "Ready")
+            .unwrap()
+            .status
+            .clone()
+    };
+    assert_eq!(ready(&node), "True");
+
+    // After it: Ready=Unknown, unreachable taints, pods not ready.
+    c.advance(SimDuration::secs(40));
+    let node = c.get(Kind::Node, "", &victim).unwrap();
+    assert_eq!(ready(&node), "Unknown");
+    let taints = node
+        .as_node()
+        .unwrap()
+        .spec
+        .as_ref()
+        .unwrap()
+        .taints
+        .clone()
+        .unwrap();
+    assert!(taints
+        .iter()
+        .any(|t| t.key == "node.kubernetes.io/unreachable" && t.effect == "NoExecute"));
+    assert!(taints
+        .iter()
+        .any(|t| t.key == "node.kubernetes.io/unreachable" && t.effect == "NoSchedule"));
+    assert_eq!(count(&c, &victim, RobotState::NotReady), on_victim);
+    assert_eq!(
+        running_total(&c),
+        5 - on_victim,
+        "no replacement before tolerationSeconds"
+    );
+
+    // 300 s after the taint the pods are evicted and replaced on live zones; the
+    // evicted ones stay Terminating on the dead node, as in real Kubernetes.
+    c.advance(SimDuration::secs(300));
+    assert_eq!(count(&c, &victim, RobotState::Terminating), on_victim);
+    assert_eq!(count(&c, &victim, RobotState::Running), 0);
+    assert_eq!(running_total(&c), 5);
+
+    // The node comes back: its kubelet confirms the deletions.
+    c.fault(Fault::RestartNode(victim.clone())).unwrap();
+    c.advance(SimDuration::secs(20));
+    assert_eq!(count(&c, &victim, RobotState::Terminating), 0);
+    assert_eq!(c.list(Kind::Pod, Some("default")).len(), 5);
+    let node = c.get(Kind::Node, "", &victim).unwrap();
+    assert_eq!(ready(&node), "True");
+    assert!(node
+        .as_node()
+        .unwrap()
+        .spec
+        .as_ref()
+        .unwrap()
+        .taints
+        .is_none());
+}
+
+#[test]
+fn scheduler_only_places_pods_where_cpu_fits_and_reports_failed_scheduling() {
+    // Each worker has 4 CPUs: 3 workers × 3 pods of 1200m fit, the tenth does not.
+    let manifest = WEB
+        .replace("replicas: 5", "replicas: 10")
+        .replace("cpu: 100m", "cpu: 1200m");
+    let mut c = cluster_with(&manifest);
+    c.advance(SimDuration::secs(30));
+    let v = c.view();
+    assert_eq!(v.unscheduled.len(), 1);
+    for n in v.nodes.iter().filter(|n| !n.control_plane) {
+        assert_eq!(n.pods.len(), 3, "{}", n.name);
+        assert!(n.cpu_requested_milli <= n.cpu_allocatable_milli);
+    }
+    let events = c.list(Kind::Event, Some("default"));
+    let failed = events
+        .iter()
+        .filter_map(|e| match e {
+            Object::Event(ev) => Some(ev),
+            _ => None,
+        })
+        .find(|e| e.reason.as_deref() == Some("FailedScheduling"))
+        .expect("a FailedScheduling event");
+    assert_eq!(
+        failed.message.as_deref(),
+        Some("0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 3 Insufficient cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.")
+    );
+}
+
+#[test]
+fn scaling_down_deletes_pods_gracefully_and_the_kubelet_removes_them() {
+    let mut c = cluster_with(WEB);
+    c.advance(SimDuration::secs(30));
+    let Object::Deployment(mut d) = c.get(Kind::Deployment, "default", "web").unwrap() else {
+        panic!()
+    };
+    d.spec.replicas = Some(2);
+    c.update(Object::Deployment(d)).unwrap();
+    c.advance(SimDuration::millis(200));
+    let terminating = c
+        .view()
+        .nodes
+        .iter()
+        .flat_map(|n| n.pods.clone())
+        .filter(|p| p.state == RobotState::Terminating)
+        .count();
+    assert_eq!(terminating, 3);
+    c.advance(SimDuration::secs(5));
+    assert_eq!(c.list(Kind::Pod, Some("default")).len(), 2);
+}
+
+#[test]
+fn deleting_a_deployment_cascades_to_replicasets_and_pods() {
+    let mut c = cluster_with(WEB);
+    c.advance(SimDuration::secs(30));
+    c.delete(Kind::Deployment, "default", "web").unwrap();
+    c.advance(SimDuration::secs(10));
+    assert!(c.list(Kind::ReplicaSet, Some("default")).is_empty());
+    assert!(c.list(Kind::Pod, Some("default")).is_empty());
+}
+
+#[test]
+fn rolling_update_keeps_availability_within_max_unavailable() {
+    let manifest = WEB.replace("replicas: 5", "replicas: 10");
+    let mut c = cluster_with(&manifest);
+    c.advance(SimDuration::secs(30));
+    let Object::Deployment(mut d) = c.get(Kind::Deployment, "default", "web").unwrap() else {
+        panic!()
+    };
+    d.spec.template.spec.as_mut().unwrap().containers[0].image = Some("nginx:1.28".into());
+    c.update(Object::Deployment(d)).unwrap();
+    // 10 replicas: maxSurge 3, maxUnavailable 2 → never fewer than 8 ready, never
+    // more than 13 pods.
+    for _ in 0..300 {
+        c.advance(SimDuration::millis(100));
+        let pods: Vec<_> = c
+            .list(Kind::Pod, Some("default"))
+            .into_iter()
+            .filter(|p| p.meta().deletion_timestamp.is_none())
+            .collect();
+        assert!(pods.len() <= 13, "{} pods", pods.len());
+        let ready = running_total(&c);
+        assert!(ready >= 8, "only {ready} ready");
+    }
+    let rs = c.list(Kind::ReplicaSet, Some("default"));
+    assert_eq!(rs.len(), 2);
+    let pods = c.list(Kind::Pod, Some("default"));
+    assert_eq!(pods.len(), 10);
+    assert!(pods
+        .iter()
+        .all(|p| p.as_pod().unwrap().spec.as_ref().unwrap().containers[0]
+            .image
+            .as_deref()
+            == Some("nginx:1.28")));
+}
+
+#[test]
+fn same_seed_and_inputs_give_identical_state() {
+    let run = || {
+        let mut c = cluster_with(WEB);
+        c.advance(SimDuration::secs(30));
+        c.fault(Fault::KillNode("zone-a".into())).unwrap();
+        c.advance(SimDuration::secs(400));
+        let mut out = String::new();
+        for kind in [Kind::Pod, Kind::ReplicaSet, Kind::Node, Kind::Event] {
+            for o in c.list(kind, None) {
+                out.push_str(&o.to_json().to_string());
+                out.push('\n');
+            }
+        }
+        (c.revision(), out)
+    };
+    let a = run();
+    let b = run();
+    assert_eq!(a.0, b.0);
+    assert!(a.1 == b.1, "traces differ");
+}
+
+#[test]
+fn invalid_objects_are_refused_and_change_nothing() {
+    let mut c = Cluster::new(1, Topology::default());
+    let before = c.revision();
+    let bad = WEB.replace("labels: {app: web}", "labels: {app: two}");
+    let err = c
+        .create(decode_manifests(&bad).unwrap().remove(0))
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Deployment.apps \"web\" is invalid: spec.template.metadata.labels: Invalid value: {\"app\":\"two\"}: `selector` does not match template `labels`"
+    );
+    let bad_name = WEB.replace("name: web\n", "name: Web_1\n");
+    assert!(c
+        .create(decode_manifests(&bad_name).unwrap().remove(0))
+        .is_err());
+    let too_many = WEB.replace("replicas: 5", "replicas: 1000000");
+    assert!(c
+        .create(decode_manifests(&too_many).unwrap().remove(0))
+        .is_err());
+    let bad_ns = WEB.replace("name: web\n", "name: web\n  namespace: nope\n");
+    let err = c
+        .create(decode_manifests(&bad_ns).unwrap().remove(0))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Error from server (NotFound): namespaces \"nope\" not found"
+    );
+    assert_eq!(c.revision(), before);
+}

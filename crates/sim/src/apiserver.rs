@@ -305,7 +305,7 @@ impl Cluster {
         validate(obj)?;
         check_immutable(&old, obj)?;
         let old_meta = old.meta();
-        let spec_changed = spec_json(&old) != spec_json(obj);
+        let spec_changed = !same_spec(&old, obj);
         let meta = obj.meta_mut();
         meta.uid = old_meta.uid.clone();
         meta.creation_timestamp = old_meta.creation_timestamp.clone();
@@ -378,8 +378,17 @@ impl Cluster {
     }
 }
 
-fn spec_json(obj: &Object) -> serde_json::Value {
-    obj.to_json().get("spec").cloned().unwrap_or_default()
+/// Whether two versions of an object have the same spec (what generation counts).
+fn same_spec(a: &Object, b: &Object) -> bool {
+    match (a, b) {
+        (Object::Pod(x), Object::Pod(y)) => x.spec == y.spec,
+        (Object::Deployment(x), Object::Deployment(y)) => x.spec == y.spec,
+        (Object::ReplicaSet(x), Object::ReplicaSet(y)) => x.spec == y.spec,
+        (Object::Node(x), Object::Node(y)) => x.spec == y.spec,
+        (Object::Namespace(x), Object::Namespace(y)) => x.spec == y.spec,
+        (Object::Lease(x), Object::Lease(y)) => x.spec == y.spec,
+        _ => true,
+    }
 }
 
 /// Defaulting, as the apiserver's registered defaulters do it for the served kinds.

@@ -18,6 +18,9 @@ const DEFAULT_MILLI_CPU: u64 = 100;
 const DEFAULT_MEMORY: u64 = 200 * 1024 * 1024;
 /// Scheduling decisions kept for the "why this zone?" view.
 pub const DECISIONS_KEPT: usize = 256;
+/// Clusters up to this size keep every node's verdict in a decision; larger ones keep
+/// the outcome and the message only.
+pub const DETAILED_DECISION_NODES: usize = 100;
 
 /// What the scheduler's cache knows of a node.
 #[derive(Clone, Debug, Default)]
@@ -294,24 +297,40 @@ impl Cluster {
 
     /// Filters every node, scores the feasible ones, and picks the best, breaking ties
     /// at random (upstream `selectHost` samples uniformly among the top scores).
+    ///
+    /// The common path allocates nothing per node: failure reasons become strings
+    /// only for nodes that fail, and the per-node table for "why this zone?" is kept
+    /// only for clusters of up to [`DETAILED_DECISION_NODES`] nodes.
     fn decide(&mut self, key: &ObjectKey, pod: &Pod) -> Decision {
-        let spec = pod.spec.clone().unwrap_or_default();
-        let tolerations = spec.tolerations.clone().unwrap_or_default();
-        let selector = spec.node_selector.clone().unwrap_or_default();
+        let spec = pod.spec.as_ref();
+        let no_tolerations = Vec::new();
+        let tolerations = spec
+            .and_then(|s| s.tolerations.as_ref())
+            .unwrap_or(&no_tolerations);
+        let no_selector = BTreeMap::new();
+        let selector = spec
+            .and_then(|s| s.node_selector.as_ref())
+            .unwrap_or(&no_selector);
         let req = pod_requests(pod);
         let nz = nonzero(req);
+        let unschedulable_taint = Taint {
+            key: "node.kubernetes.io/unschedulable".into(),
+            effect: "NoSchedule".into(),
+            ..Default::default()
+        };
+        let detailed = self.scheduler.nodes.len() <= DETAILED_DECISION_NODES;
         let mut verdicts = Vec::new();
+        let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
+        let mut preemption: BTreeMap<&'static str, usize> = BTreeMap::new();
+        // (node, NodeResourcesFit, BalancedAllocation, untolerated PreferNoSchedule)
+        let mut feasible: Vec<(&str, i64, i64, i64)> = Vec::new();
         for (name, n) in &self.scheduler.nodes {
-            let mut reasons = Vec::new();
-            let unschedulable_taint = Taint {
-                key: "node.kubernetes.io/unschedulable".into(),
-                effect: "NoSchedule".into(),
-                ..Default::default()
-            };
-            if n.unschedulable && !tolerated(&tolerations, &unschedulable_taint) {
+            let mut reasons: Vec<String> = Vec::new();
+            let mut resolvable = false;
+            if n.unschedulable && !tolerated(tolerations, &unschedulable_taint) {
                 reasons.push("node(s) were unschedulable".to_string());
             } else if let Some(t) = n.taints.iter().find(|t| {
-                (t.effect == "NoSchedule" || t.effect == "NoExecute") && !tolerated(&tolerations, t)
+                (t.effect == "NoSchedule" || t.effect == "NoExecute") && !tolerated(tolerations, t)
             }) {
                 reasons.push(format!(
                     "node(s) had untolerated taint {{{}: {}}}",
@@ -321,6 +340,7 @@ impl Cluster {
             } else if !selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)) {
                 reasons.push("node(s) didn't match Pod's node affinity/selector".to_string());
             } else {
+                resolvable = true;
                 if n.pod_count + 1 > n.allocatable_pods {
                     reasons.push("Too many pods".to_string());
                 }
@@ -331,8 +351,6 @@ impl Cluster {
                     reasons.push("Insufficient memory".to_string());
                 }
             }
-            let mut scores = Vec::new();
-            let mut total = 0;
             if reasons.is_empty() {
                 let frac = |used: u64, alloc: u64| {
                     if alloc == 0 {
@@ -348,61 +366,81 @@ impl Cluster {
                 let prefer_no = n
                     .taints
                     .iter()
-                    .filter(|t| t.effect == "PreferNoSchedule" && !tolerated(&tolerations, t))
+                    .filter(|t| t.effect == "PreferNoSchedule" && !tolerated(tolerations, t))
                     .count() as i64;
-                scores.push(("NodeResourcesFit", least, 1));
-                scores.push(("NodeResourcesBalancedAllocation", balanced, 1));
-                scores.push(("TaintToleration", prefer_no, 3));
-                total = least + balanced;
-            }
-            verdicts.push(NodeVerdict {
-                node: name.clone(),
-                reasons,
-                scores,
-                total,
-            });
-        }
-        // TaintToleration is normalised in reverse across feasible nodes.
-        let max_prefer = verdicts
-            .iter()
-            .filter(|v| v.reasons.is_empty())
-            .filter_map(|v| {
-                v.scores
-                    .iter()
-                    .find(|s| s.0 == "TaintToleration")
-                    .map(|s| s.1)
-            })
-            .max()
-            .unwrap_or(0);
-        for v in verdicts.iter_mut().filter(|v| v.reasons.is_empty()) {
-            if let Some(s) = v.scores.iter_mut().find(|s| s.0 == "TaintToleration") {
-                s.1 = if max_prefer == 0 {
-                    100
+                feasible.push((name.as_str(), least, balanced, prefer_no));
+            } else {
+                for r in &reasons {
+                    *histogram.entry(r.clone()).or_default() += 1;
+                }
+                // Taint, affinity and cordon failures are UnschedulableAndUnresolvable:
+                // evicting pods would not help. Resource failures could, but every pod
+                // here has the same priority, so there is no victim to evict.
+                let p = if resolvable {
+                    "No preemption victims found for incoming pod"
                 } else {
-                    100 - s.1 * 100 / max_prefer
+                    "Preemption is not helpful for scheduling"
                 };
-                v.total += s.1 * s.2;
+                *preemption.entry(p).or_default() += 1;
+                if detailed {
+                    verdicts.push(NodeVerdict {
+                        node: name.clone(),
+                        reasons,
+                        scores: vec![],
+                        total: 0,
+                    });
+                }
             }
         }
-        let best = verdicts
-            .iter()
-            .filter(|v| v.reasons.is_empty())
-            .map(|v| v.total)
-            .max();
-        let chosen = best.and_then(|best| {
-            let top: Vec<&NodeVerdict> = verdicts
-                .iter()
-                .filter(|v| v.reasons.is_empty() && v.total == best)
-                .collect();
-            let i = self.rng.below(top.len() as u64) as usize;
-            top.get(i).map(|v| v.node.clone())
-        });
+        // TaintToleration is normalised in reverse across the feasible nodes.
+        let max_prefer = feasible.iter().map(|f| f.3).max().unwrap_or(0);
+        let taint_score = |count: i64| {
+            if max_prefer == 0 {
+                100
+            } else {
+                100 - count * 100 / max_prefer
+            }
+        };
+        let mut best: Option<(i64, &str)> = None;
+        let mut ties = 0u64;
+        for &(name, least, balanced, prefer) in &feasible {
+            let total = least + balanced + 3 * taint_score(prefer);
+            match best {
+                Some((b, _)) if total < b => {}
+                Some((b, _)) if total == b => {
+                    // Reservoir sampling over equal scores, as upstream's selectHost.
+                    ties += 1;
+                    if self.rng.below(ties) == 0 {
+                        best = Some((total, name));
+                    }
+                }
+                _ => {
+                    ties = 1;
+                    best = Some((total, name));
+                }
+            }
+            if detailed {
+                let t = taint_score(prefer);
+                verdicts.push(NodeVerdict {
+                    node: name.to_string(),
+                    reasons: vec![],
+                    scores: vec![
+                        ("NodeResourcesFit", least, 1),
+                        ("NodeResourcesBalancedAllocation", balanced, 1),
+                        ("TaintToleration", t, 3),
+                    ],
+                    total,
+                });
+            }
+        }
+        let chosen = best.map(|(_, n)| n.to_string());
+        verdicts.sort_by(|a, b| a.node.cmp(&b.node));
         let message = match &chosen {
             Some(n) => format!(
                 "Successfully assigned {}/{} to {}",
                 key.namespace, key.name, n
             ),
-            None => fit_error(&verdicts),
+            None => fit_error(self.scheduler.nodes.len(), &histogram, &preemption),
         };
         Decision {
             pod: key.clone(),
@@ -451,40 +489,26 @@ impl Cluster {
 
 /// The FailedScheduling message, as upstream's `FitError.Error()` builds it: a sorted
 /// histogram of filter reasons, then what preemption concluded.
-fn fit_error(verdicts: &[NodeVerdict]) -> String {
-    let n = verdicts.len();
-    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut preemption: BTreeMap<&str, usize> = BTreeMap::new();
-    for v in verdicts {
-        for r in &v.reasons {
-            *reasons.entry(r.as_str()).or_default() += 1;
-        }
-        // Taint, affinity and cordon failures are UnschedulableAndUnresolvable:
-        // evicting pods would not help. Resource failures could, but every pod here
-        // has the same priority, so there is no victim to evict.
-        let resolvable = v
-            .reasons
-            .iter()
-            .any(|r| r.starts_with("Insufficient") || r == "Too many pods");
-        let p = if resolvable {
-            "No preemption victims found for incoming pod"
-        } else {
-            "Preemption is not helpful for scheduling"
-        };
-        *preemption.entry(p).or_default() += 1;
+fn fit_error(
+    nodes: usize,
+    reasons: &BTreeMap<String, usize>,
+    preemption: &BTreeMap<&'static str, usize>,
+) -> String {
+    if nodes == 0 {
+        return "no nodes available to schedule pods".to_string();
     }
-    let hist = |m: &BTreeMap<&str, usize>| {
-        let mut v: Vec<String> = m.iter().map(|(r, c)| format!("{c} {r}")).collect();
+    fn hist<K: AsRef<str>>(m: &BTreeMap<K, usize>) -> String {
+        let mut v: Vec<String> = m
+            .iter()
+            .map(|(r, c)| format!("{c} {}", r.as_ref()))
+            .collect();
         v.sort();
         v.join(", ")
-    };
-    if n == 0 {
-        return "0/0 nodes are available: no nodes available to schedule pods.".to_string();
     }
     format!(
-        "0/{n} nodes are available: {}. preemption: 0/{n} nodes are available: {}.",
-        hist(&reasons),
-        hist(&preemption)
+        "0/{nodes} nodes are available: {}. preemption: 0/{nodes} nodes are available: {}.",
+        hist(reasons),
+        hist(preemption)
     )
 }
 
@@ -494,20 +518,24 @@ mod tests {
 
     #[test]
     fn fit_error_sorts_reasons_like_upstream() {
-        let v = |r: &[&str]| NodeVerdict {
-            node: "n".into(),
-            reasons: r.iter().map(|s| s.to_string()).collect(),
-            scores: vec![],
-            total: 0,
-        };
-        let msg = fit_error(&[
-            v(&["node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"]),
-            v(&["Insufficient cpu"]),
-            v(&["Insufficient cpu"]),
-            v(&["Insufficient cpu"]),
-        ]);
+        let reasons: BTreeMap<String, usize> = [
+            (
+                "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
+                    .to_string(),
+                1,
+            ),
+            ("Insufficient cpu".to_string(), 3),
+        ]
+        .into_iter()
+        .collect();
+        let preemption: BTreeMap<&'static str, usize> = [
+            ("Preemption is not helpful for scheduling", 1),
+            ("No preemption victims found for incoming pod", 3),
+        ]
+        .into_iter()
+        .collect();
         assert_eq!(
-            msg,
+            fit_error(4, &reasons, &preemption),
             "0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 3 Insufficient cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod."
         );
     }

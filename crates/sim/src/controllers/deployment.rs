@@ -393,8 +393,9 @@ impl Cluster {
             return;
         }
         let old_pods_left = olds.iter().any(|rs| {
-            let uid = rs.metadata.uid.clone().unwrap_or_default();
-            !self.owned_pods(&uid).is_empty()
+            let uid = rs.metadata.uid.as_deref().unwrap_or("");
+            let any = self.owned_pods(uid).next().is_some();
+            any
         });
         if old_pods_left {
             return;

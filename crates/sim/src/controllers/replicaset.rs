@@ -22,28 +22,34 @@ impl Cluster {
             return;
         };
         let uid = rs.metadata.uid.clone().unwrap_or_default();
-        let pods = self.owned_pods(&uid);
-        let active: Vec<&Pod> = pods.iter().filter(|p| pod_is_active(p)).collect();
-        let want = Some(&rs.spec).and_then(|s| s.replicas).unwrap_or(1).max(0) as usize;
-        if rs.metadata.deletion_timestamp.is_none() {
-            if active.len() < want {
-                let n = (want - active.len()).min(BURST_REPLICAS);
-                self.create_pods_slow_start(&rs, n);
-            } else if active.len() > want {
+        let want = rs.spec.replicas.unwrap_or(1).max(0) as usize;
+        // Decide with borrowed pods; write afterwards.
+        let (active, victims) = {
+            let active: Vec<&Pod> = self.owned_pods(&uid).filter(|p| pod_is_active(p)).collect();
+            let victims = if active.len() > want {
                 let n = (active.len() - want).min(BURST_REPLICAS);
-                let victims = pods_to_delete(&active, n, &self.pods_per_node(&active));
-                for v in victims {
-                    if self.delete_as(ACTOR, &v, None).is_ok() {
-                        let rs_obj = Object::ReplicaSet(rs.clone());
-                        self.record_event(
-                            &rs_obj,
-                            "replicaset-controller",
-                            None,
-                            "Normal",
-                            "SuccessfulDelete",
-                            format!("Deleted pod: {}", v.name),
-                        );
-                    }
+                pods_to_delete(&active, n, &pods_per_node(&active))
+            } else {
+                Vec::new()
+            };
+            (active.len(), victims)
+        };
+        if rs.metadata.deletion_timestamp.is_none() {
+            if active < want {
+                let n = (want - active).min(BURST_REPLICAS);
+                self.create_pods_slow_start(&rs, n);
+            }
+            for v in victims {
+                if self.delete_as(ACTOR, &v, None).is_ok() {
+                    let rs_obj = Object::ReplicaSet(rs.clone());
+                    self.record_event(
+                        &rs_obj,
+                        "replicaset-controller",
+                        None,
+                        "Normal",
+                        "SuccessfulDelete",
+                        format!("Deleted pod: {}", v.name),
+                    );
                 }
             }
         }
@@ -51,29 +57,21 @@ impl Cluster {
     }
 
     /// The pods whose controller reference points at `owner_uid`.
-    pub(crate) fn owned_pods(&self, owner_uid: &str) -> Vec<Pod> {
+    pub(crate) fn owned_pods<'a>(
+        &'a self,
+        owner_uid: &'a str,
+    ) -> impl Iterator<Item = &'a Pod> + 'a {
         self.store
             .dependents(owner_uid)
             .filter(|k| k.kind == Kind::Pod)
-            .filter_map(|k| self.store.get(k).and_then(|o| o.as_pod()).cloned())
-            .filter(|p| {
+            .filter_map(|k| self.store.get(k).and_then(|o| o.as_pod()))
+            .filter(move |p| {
                 p.metadata
                     .owner_references
                     .iter()
                     .flatten()
                     .any(|r| r.controller == Some(true) && r.uid == owner_uid)
             })
-            .collect()
-    }
-
-    fn pods_per_node(&self, pods: &[&Pod]) -> BTreeMap<String, usize> {
-        let mut m = BTreeMap::new();
-        for p in pods {
-            if let Some(n) = p.spec.as_ref().and_then(|s| s.node_name.clone()) {
-                *m.entry(n).or_default() += 1;
-            }
-        }
-        m
     }
 
     /// Creates `n` pods in batches of 1, 2, 4, …, as upstream's `slowStartBatch` does;
@@ -121,34 +119,41 @@ impl Cluster {
             return;
         };
         let uid = rs.metadata.uid.clone().unwrap_or_default();
-        let pods = self.owned_pods(&uid);
-        let active: Vec<&Pod> = pods.iter().filter(|p| pod_is_active(p)).collect();
-        let spec = rs.spec.clone();
+        let spec = &rs.spec;
         let min_ready = spec.min_ready_seconds.unwrap_or(0).max(0) as u64;
+        let no_labels = BTreeMap::new();
         let template_labels = spec
             .template
             .as_ref()
             .and_then(|t| t.metadata.as_ref())
-            .and_then(|m| m.labels.clone())
-            .unwrap_or_default();
-        let ready = active.iter().filter(|p| pod_is_ready(p)).count() as i32;
-        let available = active
-            .iter()
-            .filter(|p| pod_is_available(p, min_ready, self.now))
-            .count() as i32;
-        let fully_labeled = active
-            .iter()
-            .filter(|p| {
-                let l = p.metadata.labels.clone().unwrap_or_default();
-                template_labels.iter().all(|(k, v)| l.get(k) == Some(v))
-            })
-            .count() as i32;
-        let terminating = pods
-            .iter()
-            .filter(|p| p.metadata.deletion_timestamp.is_some())
-            .count() as i32;
+            .and_then(|m| m.labels.as_ref())
+            .unwrap_or(&no_labels);
+        let (mut replicas, mut ready, mut available, mut fully_labeled, mut terminating) =
+            (0, 0, 0, 0, 0);
+        for p in self.owned_pods(&uid) {
+            if p.metadata.deletion_timestamp.is_some() {
+                terminating += 1;
+            }
+            if !pod_is_active(p) {
+                continue;
+            }
+            replicas += 1;
+            if pod_is_ready(p) {
+                ready += 1;
+            }
+            if pod_is_available(p, min_ready, self.now) {
+                available += 1;
+            }
+            let labels = p.metadata.labels.as_ref();
+            if template_labels
+                .iter()
+                .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v))
+            {
+                fully_labeled += 1;
+            }
+        }
         let status = ReplicaSetStatus {
-            replicas: active.len() as i32,
+            replicas,
             fully_labeled_replicas: Some(fully_labeled),
             ready_replicas: Some(ready),
             available_replicas: Some(available),
@@ -162,6 +167,16 @@ impl Cluster {
             let _ = self.update_as(ACTOR, Object::ReplicaSet(updated));
         }
     }
+}
+
+fn pods_per_node(pods: &[&Pod]) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for p in pods {
+        if let Some(n) = p.spec.as_ref().and_then(|s| s.node_name.clone()) {
+            *m.entry(n).or_default() += 1;
+        }
+    }
+    m
 }
 
 /// Ready for at least `min_ready_seconds` (upstream `podutil.IsPodAvailable`).

@@ -1,1 +1,111 @@
-fn main() {}
+//! `warehouse`: run simulation scripts from the command line.
+//!
+//! `warehouse run SCRIPT|- [--seed N] [--expect TRANSCRIPT]` runs a script on a
+//! fresh simulated cluster and prints its transcript. With `--expect`, it compares
+//! the transcript with a file, prints a diff and exits 1 when they differ.
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use warehouse_cli::{diff, run_script, DiskFiles};
+
+#[derive(Parser)]
+#[command(
+    name = "warehouse",
+    version,
+    about = "Kube Warehouse: a simulated Kubernetes cluster"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a script (`kubectl ...` and `sim ...` lines) and print its transcript
+    Run {
+        /// The script file, or `-` for stdin
+        script: String,
+        /// The simulation's random seed
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Compare the transcript with this file; print a diff and exit 1 if they differ
+        #[arg(long, value_name = "TRANSCRIPT")]
+        expect: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn real_main() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run {
+            script,
+            seed,
+            expect,
+        } => run(&script, seed, expect.as_deref()),
+    }
+}
+
+fn run(script: &str, seed: u64, expect: Option<&Path>) -> Result<ExitCode> {
+    let (text, base) = if script == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("reading the script from stdin")?;
+        (
+            text,
+            std::env::current_dir().context("finding the current folder")?,
+        )
+    } else {
+        let path = Path::new(script);
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading the script {}", path.display()))?;
+        let base = path
+            .parent()
+            .map(Path::to_path_buf)
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| PathBuf::from("."));
+        (text, base)
+    };
+    let transcript = run_script(&text, seed, &DiskFiles::new(base));
+    let actual = transcript.text();
+    let mut stdout = std::io::stdout().lock();
+    match expect {
+        None => {
+            stdout.write_all(actual.as_bytes())?;
+            Ok(if transcript.error.is_some() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Some(path) => {
+            let expected = std::fs::read_to_string(path)
+                .with_context(|| format!("reading the expected transcript {}", path.display()))?;
+            match diff(&expected, &actual) {
+                None => Ok(ExitCode::SUCCESS),
+                Some(d) => {
+                    writeln!(
+                        stdout,
+                        "the transcript differs from {} (- expected, + actual):",
+                        path.display()
+                    )?;
+                    stdout.write_all(d.as_bytes())?;
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+    }
+}

@@ -1,1 +1,186 @@
-//! placeholder
+//! `warehouse-kubectl`: the kubectl command line for the simulated cluster.
+//!
+//! [`Session::run`] takes one kubectl command line (without the leading `kubectl`),
+//! runs it against the [`Cluster`] and returns what kubectl would print, split into
+//! stdout and stderr, with kubectl's exit code. Everything here is pure: files come
+//! through a [`FileSource`], time only moves when the caller advances the cluster.
+//!
+//! The [`script`] module runs whole scripts (`kubectl ...` and `sim ...` lines) and
+//! produces transcripts.
+
+mod apply;
+mod cli;
+mod delete;
+mod errors;
+mod get;
+pub mod humanize;
+pub mod json;
+mod merge;
+pub mod printers;
+pub mod script;
+pub mod selector;
+pub mod table;
+pub mod yaml;
+
+use warehouse_sim::Cluster;
+
+/// Where `-f FILE` reads from. The CLI reads the disk (relative to the script's
+/// folder); the web app has no files and only `-f -` works there.
+pub trait FileSource {
+    /// The text of the file at `path`, or a message saying why it cannot be read.
+    fn read(&self, path: &str) -> Result<String, String>;
+}
+
+/// A [`FileSource`] without files: every path is missing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoFiles;
+
+impl FileSource for NoFiles {
+    fn read(&self, path: &str) -> Result<String, String> {
+        Err(format!("the path \"{path}\" does not exist"))
+    }
+}
+
+/// A [`FileSource`] backed by an in-memory map of path to text; handy for tests and
+/// for lessons that ship their manifests.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryFiles(pub std::collections::BTreeMap<String, String>);
+
+impl FileSource for MemoryFiles {
+    fn read(&self, path: &str) -> Result<String, String> {
+        let key = path.strip_prefix("./").unwrap_or(path);
+        self.0
+            .get(key)
+            .cloned()
+            .ok_or_else(|| format!("the path \"{path}\" does not exist"))
+    }
+}
+
+/// What one command printed, and its exit code.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CommandOutput {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl CommandOutput {
+    pub(crate) fn new() -> Self {
+        CommandOutput::default()
+    }
+
+    /// Only an error message (a line that ends with a newline is added as is).
+    pub(crate) fn error(message: impl AsRef<str>) -> Self {
+        let mut out = CommandOutput::new();
+        out.err_line(message);
+        out.code = 1;
+        out
+    }
+
+    pub(crate) fn out_line(&mut self, line: impl AsRef<str>) {
+        push_line(&mut self.stdout, line.as_ref());
+    }
+
+    pub(crate) fn err_line(&mut self, line: impl AsRef<str>) {
+        push_line(&mut self.stderr, line.as_ref());
+    }
+
+    /// Records a failure: the message goes to stderr and the exit code becomes 1.
+    pub(crate) fn fail(&mut self, message: impl AsRef<str>) {
+        self.err_line(message);
+        self.code = 1;
+    }
+
+    pub fn success(&self) -> bool {
+        self.code == 0
+    }
+}
+
+fn push_line(buf: &mut String, line: &str) {
+    buf.push_str(line);
+    if !line.ends_with('\n') {
+        buf.push('\n');
+    }
+}
+
+/// A kubectl "session": the cluster it talks to and the current namespace (what the
+/// kubeconfig context would hold).
+pub struct Session {
+    pub cluster: Cluster,
+    pub namespace: String,
+}
+
+impl Session {
+    /// A session on `cluster` in the `default` namespace.
+    pub fn new(cluster: Cluster) -> Session {
+        Session {
+            cluster,
+            namespace: "default".to_string(),
+        }
+    }
+
+    /// Runs one kubectl command line, written without the leading `kubectl`
+    /// (`get pods -o wide`). `stdin` is what `-f -` reads.
+    pub fn run(
+        &mut self,
+        line: &str,
+        stdin: Option<&str>,
+        files: &dyn FileSource,
+    ) -> CommandOutput {
+        let args = match shell_words::split(line) {
+            Ok(a) => a,
+            Err(_) => {
+                return CommandOutput::error("error: the command line has an unterminated quote")
+            }
+        };
+        self.run_args(&args, stdin, files)
+    }
+
+    /// Runs kubectl with already split arguments (without the program name).
+    pub fn run_args(
+        &mut self,
+        args: &[String],
+        stdin: Option<&str>,
+        files: &dyn FileSource,
+    ) -> CommandOutput {
+        let command = match cli::parse(args) {
+            Ok(c) => c,
+            Err(out) => return out,
+        };
+        let ctx = Context {
+            stdin,
+            files,
+            default_namespace: self.namespace.clone(),
+        };
+        match command {
+            cli::Command::Help(text) => CommandOutput {
+                stdout: text,
+                ..CommandOutput::default()
+            },
+            cli::Command::Apply(a) => apply::run(&mut self.cluster, &ctx, a),
+            cli::Command::Get(g) => get::run(&self.cluster, &ctx, g),
+            cli::Command::Delete(d) => delete::run(&mut self.cluster, &ctx, d),
+        }
+    }
+}
+
+/// What every command needs besides the cluster.
+pub(crate) struct Context<'a> {
+    pub stdin: Option<&'a str>,
+    pub files: &'a dyn FileSource,
+    pub default_namespace: String,
+}
+
+impl Context<'_> {
+    /// Reads `-f` sources: `-` is stdin, shown as `STDIN` in messages.
+    pub fn read_source(&self, name: &str) -> Result<(String, String), String> {
+        if name == "-" {
+            Ok(("STDIN".to_string(), self.stdin.unwrap_or("").to_string()))
+        } else {
+            self.files
+                .read(name)
+                .map(|text| (name.to_string(), text))
+                .map_err(|e| format!("error: {e}"))
+        }
+    }
+}

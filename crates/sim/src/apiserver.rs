@@ -143,9 +143,47 @@ impl Cluster {
                 return Ok(ev.object);
             }
         }
+        if let Object::Namespace(ns) = &current {
+            // Namespaces are finalized by the namespace controller: Terminating
+            // first, removed once empty.
+            if ns.metadata.deletion_timestamp.is_some() {
+                return Ok(current);
+            }
+            if matches!(
+                key.name.as_str(),
+                "default" | "kube-system" | "kube-public" | "kube-node-lease"
+            ) {
+                return Err(ApiError::new(
+                    StatusReason::Forbidden,
+                    format!(
+                        "namespaces \"{}\" is forbidden: this namespace may not be deleted",
+                        key.name
+                    ),
+                ));
+            }
+            let mut updated = current.clone();
+            updated.meta_mut().deletion_timestamp = Some(self.now.to_k8s());
+            if let Object::Namespace(n) = &mut updated {
+                n.status.get_or_insert_with(Default::default).phase = Some("Terminating".into());
+            }
+            let ev = self.store.update(updated)?;
+            self.dispatch(&ev);
+            return Ok(ev.object);
+        }
         let ev = self.store.remove(key)?;
         self.dispatch(&ev);
         Ok(ev.object)
+    }
+
+    /// The namespace's `finalize` subresource: removes an emptied, terminating
+    /// namespace.
+    pub(crate) fn finalize_namespace(&mut self, actor: Actor, key: &ObjectKey) {
+        let result = self
+            .store
+            .remove(key)
+            .inspect(|ev| self.dispatch(ev))
+            .map(|ev| ev.object);
+        self.record_request(&actor, "update", &result, Some(key));
     }
 
     fn record_request(
@@ -381,7 +419,17 @@ impl Cluster {
 /// Whether two versions of an object have the same spec (what generation counts).
 fn same_spec(a: &Object, b: &Object) -> bool {
     match (a, b) {
-        (Object::Pod(x), Object::Pod(y)) => x.spec == y.spec,
+        (Object::Pod(x), Object::Pod(y)) => {
+            // Binding sets spec.nodeName through its own subresource; it does not
+            // count as a spec change.
+            let strip = |p: &k8s_openapi::api::core::v1::Pod| {
+                p.spec.clone().map(|mut s| {
+                    s.node_name = None;
+                    s
+                })
+            };
+            strip(x) == strip(y)
+        }
         (Object::Deployment(x), Object::Deployment(y)) => x.spec == y.spec,
         (Object::ReplicaSet(x), Object::ReplicaSet(y)) => x.spec == y.spec,
         (Object::Node(x), Object::Node(y)) => x.spec == y.spec,
@@ -402,7 +450,6 @@ pub(crate) fn default_object(obj: &mut Object) {
         Object::ReplicaSet(rs) => {
             let spec = &mut rs.spec;
             spec.replicas.get_or_insert(1);
-            spec.min_ready_seconds.get_or_insert(0);
             if let Some(ps) = spec.template.as_mut().and_then(|t| t.spec.as_mut()) {
                 default_pod_spec(ps);
             }
@@ -417,7 +464,6 @@ fn default_deployment(d: &mut Deployment) {
     spec.replicas.get_or_insert(1);
     spec.revision_history_limit.get_or_insert(10);
     spec.progress_deadline_seconds.get_or_insert(600);
-    spec.min_ready_seconds.get_or_insert(0);
     let strategy = spec
         .strategy
         .get_or_insert_with(DeploymentStrategy::default);

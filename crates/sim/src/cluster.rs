@@ -96,6 +96,7 @@ pub enum Component {
     DeploymentController,
     ReplicaSetController,
     GarbageCollector,
+    NamespaceController,
     NodeLifecycleController,
     TaintEvictionController,
     Scheduler,
@@ -109,6 +110,7 @@ impl Component {
             Component::DeploymentController => Actor::Controller("deployment-controller"),
             Component::ReplicaSetController => Actor::Controller("replicaset-controller"),
             Component::GarbageCollector => Actor::Controller("garbage-collector"),
+            Component::NamespaceController => Actor::Controller("namespace-controller"),
             Component::NodeLifecycleController => Actor::Controller("node-lifecycle-controller"),
             Component::TaintEvictionController => Actor::Controller("taint-eviction-controller"),
             Component::Scheduler => Actor::Scheduler,
@@ -244,12 +246,18 @@ impl Cluster {
     }
 
     /// Creates an object as the cluster administrator (kubectl's default user).
-    pub fn create(&mut self, obj: Object) -> Result<Object, ApiError> {
+    pub fn create(&mut self, mut obj: Object) -> Result<Object, ApiError> {
+        // Status is written only through the status subresource, by controllers.
+        clear_status(&mut obj);
         self.create_as(Actor::Admin, obj)
     }
 
     /// Replaces an object as the cluster administrator.
-    pub fn update(&mut self, obj: Object) -> Result<Object, ApiError> {
+    pub fn update(&mut self, mut obj: Object) -> Result<Object, ApiError> {
+        // A user's update of the main resource leaves status as it is.
+        if let Some(live) = self.store.get(&obj.key()) {
+            copy_status(live, &mut obj);
+        }
         self.update_as(Actor::Admin, obj)
     }
 
@@ -368,6 +376,11 @@ impl Cluster {
                     self.collect_garbage(&k);
                 }
             }
+            Component::NamespaceController => {
+                for k in keys {
+                    self.sync_namespace(&k);
+                }
+            }
             Component::TaintEvictionController => {
                 for k in keys {
                     self.sync_node_taints(&k);
@@ -420,7 +433,23 @@ impl Cluster {
                 self.scheduler_observe_node(ev);
                 self.enqueue(Component::TaintEvictionController, key);
             }
-            Object::Namespace(_) | Object::Lease(_) | Object::Event(_) => {}
+            Object::Namespace(ns) => {
+                if ns.metadata.deletion_timestamp.is_some() && ev.event_type != EventType::Deleted {
+                    self.enqueue(Component::NamespaceController, key);
+                }
+            }
+            Object::Lease(_) | Object::Event(_) => {}
+        }
+        // A terminating namespace waits for its last objects to go.
+        if ev.event_type == EventType::Deleted && obj.kind().namespaced() {
+            let ns_key = ObjectKey::new(Kind::Namespace, "", obj.namespace());
+            if self
+                .store
+                .get(&ns_key)
+                .is_some_and(|n| n.meta().deletion_timestamp.is_some())
+            {
+                self.enqueue(Component::NamespaceController, ns_key);
+            }
         }
         if ev.event_type == EventType::Deleted {
             if let Some(uid) = obj.meta().uid.clone() {
@@ -437,6 +466,27 @@ impl Cluster {
             self.requests.pop_front();
         }
         self.requests.push_back(record);
+    }
+}
+
+fn clear_status(obj: &mut Object) {
+    match obj {
+        Object::Pod(o) => o.status = None,
+        Object::Deployment(o) => o.status = None,
+        Object::ReplicaSet(o) => o.status = None,
+        Object::Namespace(o) => o.status = None,
+        _ => {}
+    }
+}
+
+fn copy_status(from: &Object, to: &mut Object) {
+    match (from, to) {
+        (Object::Pod(a), Object::Pod(b)) => b.status = a.status.clone(),
+        (Object::Deployment(a), Object::Deployment(b)) => b.status = a.status.clone(),
+        (Object::ReplicaSet(a), Object::ReplicaSet(b)) => b.status = a.status.clone(),
+        (Object::Node(a), Object::Node(b)) => b.status = a.status.clone(),
+        (Object::Namespace(a), Object::Namespace(b)) => b.status = a.status.clone(),
+        _ => {}
     }
 }
 

@@ -56,6 +56,8 @@ pub struct KubeletState {
     pub images: BTreeSet<String>,
     pub pods: BTreeMap<ObjectKey, RuntimePod>,
     pub containers_started: u64,
+    /// `Pulled` event messages to record when a starting pod's pulls finish.
+    pub pulled_events: BTreeMap<ObjectKey, Vec<String>>,
 }
 
 fn quantity(s: impl Into<String>) -> Quantity {
@@ -434,6 +436,8 @@ impl Cluster {
             .map(|k| k.images.clone())
             .unwrap_or_default();
         let mut pulling: BTreeSet<String> = BTreeSet::new();
+        // `Pulled` is reported when the pull ends, just before the containers start.
+        let mut pulled: Vec<String> = Vec::new();
         for c in &spec.containers {
             let image = c.image.clone().unwrap_or_default();
             let policy = c.image_pull_policy.as_deref().unwrap_or("IfNotPresent");
@@ -448,20 +452,13 @@ impl Cluster {
                     "Pulling",
                     format!("Pulling image \"{image}\""),
                 );
-                let secs = (delay + ms) as f64 / 1000.0;
-                let pull = ms as f64 / 1000.0;
-                self.record_event(
-                    &obj,
-                    "kubelet",
-                    Some(node),
-                    "Normal",
-                    "Pulled",
-                    format!(
-                        "Successfully pulled image \"{image}\" in {pull:.3}s ({secs:.3}s including waiting). Image size: {} bytes.",
-                        images::size(&image)
-                    ),
-                );
                 delay += ms;
+                pulled.push(format!(
+                    "Successfully pulled image \"{image}\" in {} ({} including waiting). Image size: {} bytes.",
+                    crate::time::go_duration(SimDuration::millis(ms)),
+                    crate::time::go_duration(SimDuration::millis(delay)),
+                    images::size(&image)
+                ));
                 pulling.insert(image);
             } else {
                 self.record_event(
@@ -477,6 +474,7 @@ impl Cluster {
         if let Some(k) = self.kubelets.get_mut(node) {
             k.pods
                 .insert(key.clone(), RuntimePod::Starting { uid: uid.clone() });
+            k.pulled_events.insert(key.clone(), pulled);
         }
         self.schedule(
             self.now + SimDuration::millis(delay),
@@ -527,8 +525,22 @@ impl Cluster {
             k.images.insert(c.image.clone().unwrap_or_default());
         }
         k.containers_started += spec.containers.len() as u64;
+        let pulled = k.pulled_events.remove(key).unwrap_or_default();
         let now = self.now.to_k8s();
-        let started_counter = k.containers_started;
+        // Container IDs are 64 hex digits, unique across the cluster.
+        let container_ids: Vec<String> = spec
+            .containers
+            .iter()
+            .map(|_| {
+                format!(
+                    "{:016x}{:016x}{:016x}{:016x}",
+                    self.rng.next_u64(),
+                    self.rng.next_u64(),
+                    self.rng.next_u64(),
+                    self.rng.next_u64()
+                )
+            })
+            .collect();
         {
             let status = pod.status.get_or_insert_with(Default::default);
             status.phase = Some("Running".into());
@@ -544,11 +556,7 @@ impl Cluster {
                     "{image_ref}@sha256:{:064x}",
                     crate::names::fnv32a(image.as_bytes()) as u128 * 0x9e37_79b9_7f4a_7c15
                 );
-                cs.container_id = Some(format!(
-                    "containerd://{:016x}{:048x}",
-                    started_counter,
-                    i + 1
-                ));
+                cs.container_id = Some(format!("containerd://{}", container_ids[i]));
                 cs.ready = true;
                 cs.started = Some(true);
                 cs.state = Some(ContainerState {
@@ -573,6 +581,9 @@ impl Cluster {
         let Ok(obj) = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(pod)) else {
             return;
         };
+        for message in pulled {
+            self.record_event(&obj, "kubelet", Some(node), "Normal", "Pulled", message);
+        }
         for c in &spec.containers {
             self.record_event(
                 &obj,

@@ -121,8 +121,44 @@ fn check_limit(ms: Option<u64>, text: &str) -> Result<SimDuration, String> {
     }
 }
 
+/// Formats a duration as Go's `time.Duration.String` does: `650ms`, `3.25s`,
+/// `1m5.5s`, `2h0m0s`.
+pub fn go_duration(d: SimDuration) -> String {
+    let ms = d.0;
+    if ms == 0 {
+        return "0s".into();
+    }
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    let h = ms / 3_600_000;
+    let m = ms % 3_600_000 / 60_000;
+    let s_ms = ms % 60_000;
+    let mut secs = format!("{}.{:03}", s_ms / 1000, s_ms % 1000);
+    while secs.ends_with('0') {
+        secs.pop();
+    }
+    if secs.ends_with('.') {
+        secs.pop();
+    }
+    match (h, m) {
+        (0, 0) => format!("{secs}s"),
+        (0, m) => format!("{m}m{secs}s"),
+        (h, m) => format!("{h}h{m}m{secs}s"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn go_durations_print_like_go() {
+        assert_eq!(go_duration(SimDuration(650)), "650ms");
+        assert_eq!(go_duration(SimDuration(3250)), "3.25s");
+        assert_eq!(go_duration(SimDuration(3000)), "3s");
+        assert_eq!(go_duration(SimDuration(65_500)), "1m5.5s");
+        assert_eq!(go_duration(SimDuration(7_200_000)), "2h0m0s");
+    }
+
     use super::*;
 
     #[test]

@@ -339,3 +339,45 @@ fn a_settled_cluster_writes_only_heartbeats() {
     // 4 nodes renew their Lease every 10 s: 24 writes a minute and nothing else.
     assert_eq!(c.revision() - before, 24);
 }
+
+#[test]
+fn deleting_a_namespace_terminates_its_contents_then_removes_it() {
+    let mut c = Cluster::new(1, Topology::default());
+    let ns = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n";
+    for o in decode_manifests(ns).unwrap() {
+        c.create(o).unwrap();
+    }
+    for o in
+        decode_manifests(&WEB.replace("name: web\n", "name: web\n  namespace: shop\n")).unwrap()
+    {
+        c.create(o).unwrap();
+    }
+    c.advance(SimDuration::secs(30));
+    assert_eq!(c.list(Kind::Pod, Some("shop")).len(), 5);
+    let deleted = c.delete(Kind::Namespace, "", "shop").unwrap();
+    let Object::Namespace(n) = &deleted else {
+        panic!()
+    };
+    assert_eq!(
+        n.status.as_ref().unwrap().phase.as_deref(),
+        Some("Terminating")
+    );
+    // New objects are refused while it terminates.
+    let err = c
+        .create(
+            decode_manifests(&WEB.replace("name: web\n", "name: web2\n  namespace: shop\n"))
+                .unwrap()
+                .remove(0),
+        )
+        .unwrap_err();
+    assert!(
+        err.message.contains("because it is being terminated"),
+        "{}",
+        err.message
+    );
+    c.advance(SimDuration::secs(10));
+    assert!(c.list(Kind::Pod, Some("shop")).is_empty());
+    assert!(c.list(Kind::Deployment, Some("shop")).is_empty());
+    assert!(c.get(Kind::Namespace, "", "shop").is_err());
+    assert!(c.delete(Kind::Namespace, "", "default").is_err());
+}

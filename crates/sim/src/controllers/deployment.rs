@@ -3,6 +3,7 @@
 //! then roll: `rolloutRolling` (reconcileNewReplicaSet / reconcileOldReplicaSets) or
 //! `rolloutRecreate`; finally write status and conditions.
 
+use super::omit_zero;
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::names::pod_template_hash;
@@ -113,6 +114,34 @@ impl Cluster {
                 }
                 None => return,
             },
+        };
+        // The Deployment carries its current revision, as the new ReplicaSet does.
+        let revision = new_rs
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(REVISION))
+            .cloned();
+        if let Some(rev) = revision {
+            let current = d
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(REVISION));
+            if current != Some(&rev) {
+                let mut updated = d.clone();
+                updated
+                    .metadata
+                    .annotations
+                    .get_or_insert_with(Default::default)
+                    .insert(REVISION.into(), rev);
+                if self.update_as(ACTOR, Object::Deployment(updated)).is_err() {
+                    return;
+                }
+            }
+        }
+        let Some(Object::Deployment(d)) = self.store.get(key).cloned() else {
+            return;
         };
         let new_name = new_rs.metadata.name.clone();
         let mut olds: Vec<ReplicaSet> = rss
@@ -510,11 +539,11 @@ impl Cluster {
         };
         let status = DeploymentStatus {
             observed_generation: d.metadata.generation,
-            replicas: Some(replicas),
-            updated_replicas: Some(updated),
-            ready_replicas: Some(ready),
-            available_replicas: Some(available),
-            unavailable_replicas: Some((desired - available).max(0)),
+            replicas: omit_zero(replicas),
+            updated_replicas: omit_zero(updated),
+            ready_replicas: omit_zero(ready),
+            available_replicas: omit_zero(available),
+            unavailable_replicas: omit_zero((desired - available).max(0)),
             terminating_replicas: None,
             collision_count: old.collision_count,
             conditions: Some(vec![available_cond, progressing_cond]),

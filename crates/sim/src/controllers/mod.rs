@@ -4,6 +4,7 @@
 
 pub mod deployment;
 pub mod garbage_collector;
+pub mod namespace;
 pub mod node_lifecycle;
 pub mod replicaset;
 
@@ -55,6 +56,12 @@ pub fn pod_is_active(pod: &Pod) -> bool {
     let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
     pod.metadata.deletion_timestamp.is_none()
         && !matches!(phase, Some("Succeeded") | Some("Failed"))
+}
+
+/// `Some(n)` unless `n` is zero: status counters are `omitempty` upstream, so a
+/// zero is left out of the object.
+pub fn omit_zero(n: i32) -> Option<i32> {
+    (n != 0).then_some(n)
 }
 
 /// Sets (or adds) a condition, changing lastTransitionTime only when the status flips.

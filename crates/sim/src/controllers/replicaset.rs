@@ -2,7 +2,7 @@
 //! pkg/controller/replicaset: count the active pods it owns, create or delete the
 //! difference, then write status.
 
-use super::{pod_condition, pod_is_active, pod_is_ready};
+use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready};
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::object::{Kind, Object, ObjectKey};
@@ -128,12 +128,8 @@ impl Cluster {
             .and_then(|t| t.metadata.as_ref())
             .and_then(|m| m.labels.as_ref())
             .unwrap_or(&no_labels);
-        let (mut replicas, mut ready, mut available, mut fully_labeled, mut terminating) =
-            (0, 0, 0, 0, 0);
+        let (mut replicas, mut ready, mut available, mut fully_labeled) = (0, 0, 0, 0);
         for p in self.owned_pods(&uid) {
-            if p.metadata.deletion_timestamp.is_some() {
-                terminating += 1;
-            }
             if !pod_is_active(p) {
                 continue;
             }
@@ -154,10 +150,11 @@ impl Cluster {
         }
         let status = ReplicaSetStatus {
             replicas,
-            fully_labeled_replicas: Some(fully_labeled),
-            ready_replicas: Some(ready),
-            available_replicas: Some(available),
-            terminating_replicas: Some(terminating),
+            fully_labeled_replicas: omit_zero(fully_labeled),
+            ready_replicas: omit_zero(ready),
+            available_replicas: omit_zero(available),
+            // Filled only behind the alpha gate DeploymentReplicaSetTerminatingReplicas.
+            terminating_replicas: None,
             observed_generation: rs.metadata.generation,
             conditions: None,
         };

@@ -1,0 +1,181 @@
+//! The pieces of the `warehouse` command that tests reuse: files from disk for
+//! scripts, running a script on a fresh cluster, and a line diff for transcripts.
+
+use std::path::{Path, PathBuf};
+use warehouse_kubectl::script::{self, Transcript};
+use warehouse_kubectl::{FileSource, Session};
+use warehouse_sim::{Cluster, Topology};
+
+/// Reads `-f` files from disk, relative to a base folder (the script's folder).
+#[derive(Clone, Debug)]
+pub struct DiskFiles {
+    pub base: PathBuf,
+}
+
+impl DiskFiles {
+    pub fn new(base: impl Into<PathBuf>) -> Self {
+        DiskFiles { base: base.into() }
+    }
+}
+
+impl FileSource for DiskFiles {
+    fn read(&self, path: &str) -> Result<String, String> {
+        let p = Path::new(path);
+        let full = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.base.join(p)
+        };
+        if full.is_dir() {
+            return Err(format!(
+                "the path \"{path}\" is a directory; this simulated kubectl reads single files"
+            ));
+        }
+        std::fs::read_to_string(&full).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => format!("the path \"{path}\" does not exist"),
+            _ => format!("the path \"{path}\" cannot be read: {e}"),
+        })
+    }
+}
+
+/// Runs a script on a new cluster with the default topology.
+pub fn run_script(text: &str, seed: u64, files: &dyn FileSource) -> Transcript {
+    let mut session = Session::new(Cluster::new(seed, Topology::default()));
+    script::run(&mut session, text, files)
+}
+
+/// A line diff of `expected` against `actual`, or `None` if they are equal. Lines
+/// only in `expected` start with `-`, lines only in `actual` with `+`, and up to
+/// three unchanged lines around each change start with a space. Each hunk starts
+/// with `@@ -L +L @@` (1-based line numbers).
+pub fn diff(expected: &str, actual: &str) -> Option<String> {
+    if expected == actual {
+        return None;
+    }
+    let a: Vec<&str> = expected.lines().collect();
+    let b: Vec<&str> = actual.lines().collect();
+    let ops = edit_script(&a, &b);
+    const CONTEXT: usize = 3;
+    let mut out = String::new();
+    let changed: Vec<bool> = ops.iter().map(|op| !matches!(op, Op::Same(..))).collect();
+    let mut i = 0;
+    while i < ops.len() {
+        if !changed[i] {
+            i += 1;
+            continue;
+        }
+        let start = i.saturating_sub(CONTEXT);
+        // Extend the hunk while changes are close together.
+        let mut end = i;
+        let mut j = i;
+        while j < ops.len() {
+            if changed[j] {
+                end = j;
+            } else if j - end > 2 * CONTEXT {
+                break;
+            }
+            j += 1;
+        }
+        let stop = (end + CONTEXT + 1).min(ops.len());
+        let (la, lb) = ops[start].lines();
+        out.push_str(&format!("@@ -{} +{} @@\n", la + 1, lb + 1));
+        for op in &ops[start..stop] {
+            match op {
+                Op::Same(x, _, _) => out.push_str(&format!(" {x}\n")),
+                Op::Del(x, _, _) => out.push_str(&format!("-{x}\n")),
+                Op::Add(x, _, _) => out.push_str(&format!("+{x}\n")),
+            }
+        }
+        i = stop;
+    }
+    if out.is_empty() {
+        // Only the final newline differs.
+        out.push_str("(the texts differ only in their final line break)\n");
+    }
+    Some(out)
+}
+
+enum Op<'a> {
+    /// Line, index in a, index in b.
+    Same(&'a str, usize, usize),
+    Del(&'a str, usize, usize),
+    Add(&'a str, usize, usize),
+}
+
+impl Op<'_> {
+    fn lines(&self) -> (usize, usize) {
+        match self {
+            Op::Same(_, x, y) | Op::Del(_, x, y) | Op::Add(_, x, y) => (*x, *y),
+        }
+    }
+}
+
+/// A shortest edit script by longest common subsequence (quadratic; transcripts
+/// are small). Very large inputs fall back to a line-by-line comparison.
+fn edit_script<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<Op<'a>> {
+    let (n, m) = (a.len(), b.len());
+    if n.saturating_mul(m) > 25_000_000 {
+        let mut ops = Vec::new();
+        for k in 0..n.max(m) {
+            match (a.get(k), b.get(k)) {
+                (Some(x), Some(y)) if x == y => ops.push(Op::Same(x, k, k)),
+                (x, y) => {
+                    if let Some(x) = x {
+                        ops.push(Op::Del(x, k, k));
+                    }
+                    if let Some(y) = y {
+                        ops.push(Op::Add(y, k, k));
+                    }
+                }
+            }
+        }
+        return ops;
+    }
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut ops = Vec::new();
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            ops.push(Op::Same(a[i], i, j));
+            i += 1;
+            j += 1;
+        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            ops.push(Op::Del(a[i], i, j));
+            i += 1;
+        } else {
+            ops.push(Op::Add(b[j], i, j));
+            j += 1;
+        }
+    }
+    ops
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diff;
+
+    #[test]
+    fn equal_texts_have_no_diff() {
+        assert_eq!(diff("a\nb\n", "a\nb\n"), None);
+    }
+
+    #[test]
+    fn changed_lines_show_as_minus_and_plus_with_context() {
+        let d = diff("a\nb\nc\nd\n", "a\nB\nc\nd\n").unwrap();
+        assert_eq!(d, "@@ -1 +1 @@\n a\n-b\n+B\n c\n d\n");
+    }
+
+    #[test]
+    fn final_newline_difference_is_reported() {
+        assert!(diff("a\n", "a").is_some());
+    }
+}

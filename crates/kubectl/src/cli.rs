@@ -1,0 +1,442 @@
+//! The kubectl grammar (clap) and kubectl's wording for command-line mistakes.
+
+use crate::CommandOutput;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{ArgAction, Args, Parser, Subcommand};
+
+/// Commands the simulator runs.
+const SUPPORTED: &[&str] = &["apply", "delete", "get"];
+
+/// Every top-level command of the real kubectl (1.33), in the order kubectl
+/// registers them: cobra offers "Did you mean this?" suggestions in this order.
+/// Also tells "not in the simulator yet" apart from "no such command".
+const KUBECTL_COMMANDS: &[&str] = &[
+    "create",
+    "expose",
+    "run",
+    "set",
+    "explain",
+    "get",
+    "edit",
+    "delete",
+    "rollout",
+    "scale",
+    "autoscale",
+    "certificate",
+    "cluster-info",
+    "top",
+    "cordon",
+    "uncordon",
+    "drain",
+    "taint",
+    "describe",
+    "logs",
+    "attach",
+    "exec",
+    "port-forward",
+    "proxy",
+    "cp",
+    "auth",
+    "debug",
+    "events",
+    "diff",
+    "apply",
+    "patch",
+    "replace",
+    "wait",
+    "kustomize",
+    "label",
+    "annotate",
+    "completion",
+    "config",
+    "plugin",
+    "version",
+    "api-versions",
+    "api-resources",
+    "options",
+    "help",
+];
+
+/// cobra's `SuggestFor`: words that suggest a command although they are far from it.
+const SUGGEST_FOR: &[(&str, &str)] = &[("delete", "rm")];
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "kubectl",
+    no_binary_name = true,
+    disable_help_subcommand = true,
+    disable_version_flag = true,
+    about = "kubectl controls the Kubernetes cluster manager (simulated)."
+)]
+struct Root {
+    /// If present, the namespace scope for this CLI request
+    #[arg(
+        short = 'n',
+        long = "namespace",
+        global = true,
+        value_name = "NAMESPACE"
+    )]
+    namespace: Option<String>,
+    #[command(subcommand)]
+    command: Option<Sub>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Sub {
+    /// Apply a configuration to a resource by file name or stdin
+    Apply(ApplyArgs),
+    /// Display one or many resources
+    Get(GetArgs),
+    /// Delete resources by file names, stdin, resources and names, or by resources and label selector
+    Delete(DeleteArgs),
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct ApplyArgs {
+    /// The files that contain the configurations to apply ('-' for stdin)
+    #[arg(short = 'f', long = "filename", value_name = "FILENAME")]
+    pub filenames: Vec<String>,
+    /// Output format. One of: name
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<String>,
+    /// Arguments kubectl apply does not take
+    #[arg(hide = true)]
+    pub args: Vec<String>,
+    #[arg(skip)]
+    pub namespace: Option<String>,
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct GetArgs {
+    /// TYPE[.VERSION][.GROUP] [NAME ...], or TYPE/NAME ...
+    pub args: Vec<String>,
+    /// List the requested object(s) across all namespaces
+    #[arg(short = 'A', long = "all-namespaces", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub all_namespaces: bool,
+    /// Output format. One of: wide, yaml, json, name
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<String>,
+    /// Selector (label query) to filter on, e.g. -l key1=value1,key2=value2
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// When printing, show all labels as the last column
+    #[arg(long = "show-labels", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub show_labels: bool,
+    /// When using the default output format, don't print headers
+    #[arg(long = "no-headers", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub no_headers: bool,
+    /// If the requested object does not exist the command will return exit code 0
+    #[arg(long = "ignore-not-found", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub ignore_not_found: bool,
+    /// After listing/getting the requested object, watch for changes
+    #[arg(short = 'w', long = "watch", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub watch: bool,
+    #[arg(skip)]
+    pub namespace: Option<String>,
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct DeleteArgs {
+    /// TYPE NAME ..., or TYPE/NAME ...
+    pub args: Vec<String>,
+    /// The files that contain the resources to delete ('-' for stdin)
+    #[arg(short = 'f', long = "filename", value_name = "FILENAME")]
+    pub filenames: Vec<String>,
+    /// Selector (label query) to filter on
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Delete all resources of the given types in the namespace
+    #[arg(long = "all", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub all: bool,
+    /// Period of time in seconds given to the resource to terminate gracefully
+    #[arg(long = "grace-period", default_value_t = -1, allow_negative_numbers = true)]
+    pub grace_period: i64,
+    /// Immediately remove resources from the API and bypass graceful deletion
+    #[arg(long = "force", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub force: bool,
+    /// Signal the resource for immediate shutdown (same as --grace-period=1)
+    #[arg(long = "now", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub now: bool,
+    /// Treat "resource not found" as a successful delete
+    #[arg(long = "ignore-not-found", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub ignore_not_found: bool,
+    /// Output mode. Use "-o name" for shorter output (resource/name)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<String>,
+    #[arg(skip)]
+    pub namespace: Option<String>,
+}
+
+pub enum Command {
+    Help(String),
+    Apply(ApplyArgs),
+    Get(GetArgs),
+    Delete(DeleteArgs),
+}
+
+/// Parses kubectl's arguments (without the program name).
+pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
+    let command = first_positional(args);
+    match command.as_deref() {
+        None => {
+            if args.iter().any(|a| a == "-h" || a == "--help") || args.is_empty() {
+                return Ok(Command::Help(root_help()));
+            }
+        }
+        Some(c) if SUPPORTED.contains(&c) => {}
+        Some(c) if KUBECTL_COMMANDS.contains(&c) => {
+            return Err(CommandOutput::error(format!(
+                "error: \"kubectl {c}\" is not available in this simulated cluster yet; it runs {}",
+                SUPPORTED.join(", ")
+            )));
+        }
+        Some(c) => return Err(CommandOutput::error(unknown_command(c))),
+    }
+    let root = match Root::try_parse_from(args) {
+        Ok(r) => r,
+        Err(e) => return Err(clap_error(e, command.as_deref(), args)),
+    };
+    let ns = root.namespace;
+    Ok(match root.command {
+        None => Command::Help(root_help()),
+        Some(Sub::Apply(mut a)) => {
+            a.namespace = ns;
+            Command::Apply(a)
+        }
+        Some(Sub::Get(mut g)) => {
+            g.namespace = ns;
+            Command::Get(g)
+        }
+        Some(Sub::Delete(mut d)) => {
+            d.namespace = ns;
+            Command::Delete(d)
+        }
+    })
+}
+
+/// The first argument that is not a flag (nor the value of `-n`).
+fn first_positional(args: &[String]) -> Option<String> {
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "-n" || a == "--namespace" {
+            i += 2;
+            continue;
+        }
+        if a == "--" {
+            return args.get(i + 1).cloned();
+        }
+        if a.starts_with('-') && a.len() > 1 {
+            i += 1;
+            continue;
+        }
+        return Some(a.clone());
+    }
+    None
+}
+
+/// cobra's error for a command it does not know, with its suggestions
+/// (Levenshtein distance at most 2, or a prefix).
+pub fn unknown_command(c: &str) -> String {
+    let lower = c.to_lowercase();
+    let mut suggestions: Vec<&str> = Vec::new();
+    // cobra adds `help` after the suggestions are computed: it is never offered.
+    for cmd in KUBECTL_COMMANDS.iter().copied().filter(|c| *c != "help") {
+        if levenshtein(&lower, cmd) <= 2 || cmd.starts_with(&lower) {
+            suggestions.push(cmd);
+        }
+        if SUGGEST_FOR
+            .iter()
+            .any(|(c, word)| *c == cmd && *word == lower)
+        {
+            suggestions.push(cmd);
+        }
+    }
+    let mut msg = format!("error: unknown command \"{c}\" for \"kubectl\"");
+    if !suggestions.is_empty() {
+        msg.push_str("\n\nDid you mean this?\n");
+        for s in suggestions {
+            msg.push('\t');
+            msg.push_str(s);
+            msg.push('\n');
+        }
+    }
+    msg
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// pflag's wording for flag mistakes, plus kubectl's pointer to the help.
+fn clap_error(e: clap::Error, command: Option<&str>, args: &[String]) -> CommandOutput {
+    let path = match command {
+        Some(c) => format!("kubectl {c}"),
+        None => "kubectl".to_string(),
+    };
+    let invalid_arg = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let message = match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            return CommandOutput {
+                stdout: e.render().to_string(),
+                ..CommandOutput::default()
+            };
+        }
+        ErrorKind::UnknownArgument => {
+            let arg = invalid_arg.unwrap_or_default();
+            let arg = arg.split('=').next().unwrap_or("").to_string();
+            if arg.starts_with("--") {
+                format!("error: unknown flag: {arg}")
+            } else {
+                let letter = arg.trim_start_matches('-').chars().next().unwrap_or('?');
+                let token = args
+                    .iter()
+                    .find(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(letter))
+                    .cloned()
+                    .unwrap_or(arg.clone());
+                format!("error: unknown shorthand flag: '{letter}' in {token}")
+            }
+        }
+        ErrorKind::InvalidValue | ErrorKind::NoEquals
+            if args.last().is_some_and(|a| a.starts_with('-')) =>
+        {
+            let last = args.last().cloned().unwrap_or_default();
+            if last.starts_with("--") {
+                format!("error: flag needs an argument: {last}")
+            } else {
+                let letter = last.trim_start_matches('-').chars().last().unwrap_or('?');
+                format!("error: flag needs an argument: '{letter}' in {last}")
+            }
+        }
+        _ => {
+            let rendered = e.render().to_string();
+            let first = rendered.lines().next().unwrap_or("").trim();
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            format!("error: {first}")
+        }
+    };
+    CommandOutput::error(format!("{message}\nSee '{path} --help' for usage."))
+}
+
+fn root_help() -> String {
+    "kubectl controls the Kubernetes cluster manager.\n\
+     \n\
+     This simulated cluster understands these commands:\n\
+     \x20 apply         Apply a configuration to a resource by file name or stdin\n\
+     \x20 get           Display one or many resources\n\
+     \x20 delete        Delete resources by file names, stdin, resources and names, or by resources and label selector\n\
+     \n\
+     Usage:\n\
+     \x20 kubectl [flags] [options]\n\
+     \n\
+     Use \"kubectl <command> --help\" for more information about a given command.\n"
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<String> {
+        shell_words::split(line).unwrap()
+    }
+
+    fn err(line: &str) -> String {
+        match parse(&args(line)) {
+            Err(out) => out.stderr,
+            Ok(_) => panic!("{line} parsed"),
+        }
+    }
+
+    #[test]
+    fn unknown_commands_read_like_cobra() {
+        assert_eq!(
+            err("frobnicate"),
+            "error: unknown command \"frobnicate\" for \"kubectl\"\n"
+        );
+        // cobra suggests every command within Levenshtein distance 2.
+        assert_eq!(
+            err("foo"),
+            "error: unknown command \"foo\" for \"kubectl\"\n\nDid you mean this?\n\ttop\n"
+        );
+        assert_eq!(
+            err("gett pods"),
+            "error: unknown command \"gett\" for \"kubectl\"\n\nDid you mean this?\n\tset\n\tget\n"
+        );
+    }
+
+    #[test]
+    fn suggestions_follow_kubectl_order_as_kubectl_1_33_prints_them() {
+        assert_eq!(
+            err("rm x"),
+            "error: unknown command \"rm\" for \"kubectl\"\n\nDid you mean this?\n\trun\n\tdelete\n\tcp\n"
+        );
+        assert_eq!(
+            err("ap"),
+            "error: unknown command \"ap\" for \"kubectl\"\n\nDid you mean this?\n\ttop\n\tcp\n\tapply\n\tapi-versions\n\tapi-resources\n"
+        );
+        assert_eq!(
+            err("hel"),
+            "error: unknown command \"hel\" for \"kubectl\"\n\nDid you mean this?\n\tset\n\tget\n"
+        );
+        assert_eq!(
+            err("opt"),
+            "error: unknown command \"opt\" for \"kubectl\"\n\nDid you mean this?\n\tset\n\tget\n\ttop\n\tcp\n\toptions\n"
+        );
+    }
+
+    #[test]
+    fn flag_errors_read_like_pflag() {
+        assert_eq!(
+            err("get pods --foo"),
+            "error: unknown flag: --foo\nSee 'kubectl get --help' for usage.\n"
+        );
+        assert_eq!(
+            err("get pods -z"),
+            "error: unknown shorthand flag: 'z' in -z\nSee 'kubectl get --help' for usage.\n"
+        );
+        assert_eq!(
+            err("get pods -n"),
+            "error: flag needs an argument: 'n' in -n\nSee 'kubectl get --help' for usage.\n"
+        );
+        assert_eq!(
+            err("get pods --namespace"),
+            "error: flag needs an argument: --namespace\nSee 'kubectl get --help' for usage.\n"
+        );
+    }
+
+    #[test]
+    fn namespace_flag_works_before_and_after_the_command() {
+        for line in [
+            "-n kube-system get pods",
+            "get pods -n kube-system",
+            "get pods --namespace=kube-system",
+        ] {
+            match parse(&args(line)).ok().unwrap() {
+                Command::Get(g) => {
+                    assert_eq!(g.namespace.as_deref(), Some("kube-system"), "{line}")
+                }
+                _ => panic!(),
+            }
+        }
+    }
+
+    #[test]
+    fn real_commands_not_simulated_yet_say_so() {
+        assert!(err("describe pod x").contains("not available in this simulated cluster"));
+    }
+}

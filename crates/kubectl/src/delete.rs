@@ -1,0 +1,171 @@
+//! `kubectl delete`.
+
+use crate::cli::DeleteArgs;
+use crate::get::parse_resource_args;
+use crate::selector::Selector;
+use crate::{apply, errors, CommandOutput, Context};
+use std::collections::BTreeMap;
+use warehouse_sim::{Cluster, Kind, StatusReason};
+
+struct Target {
+    kind: Kind,
+    namespace: String,
+    name: String,
+    source: Option<String>,
+}
+
+pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> CommandOutput {
+    let name_only = match args.output.as_deref() {
+        None | Some("") => false,
+        Some("name") => true,
+        Some(o) => {
+            return CommandOutput::error(format!(
+                "error: unexpected -o output mode: {o}. We only support '-o name'"
+            ))
+        }
+    };
+    if args.all && args.selector.is_some() {
+        return CommandOutput::error("error: cannot set --all and --selector at the same time");
+    }
+    let mut grace = args.grace_period;
+    if args.now {
+        if grace != -1 {
+            return CommandOutput::error(
+                "error: --now and --grace-period cannot be specified together",
+            );
+        }
+        grace = 1;
+    }
+    if grace == 0 && !args.force {
+        grace = 1;
+    }
+    if args.force && grace < 0 {
+        grace = 0;
+    }
+    if args.force && grace > 0 {
+        return CommandOutput::error(
+            "error: --force and --grace-period greater than 0 cannot be specified together",
+        );
+    }
+    let mut out = CommandOutput::new();
+    if grace == 0 && args.force {
+        out.err_line("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.");
+    }
+    let namespace = args
+        .namespace
+        .clone()
+        .unwrap_or_else(|| ctx.default_namespace.clone());
+    let ignore_not_found = args.ignore_not_found || args.all || args.selector.is_some();
+
+    let mut targets: Vec<Target> = Vec::new();
+    if !args.filenames.is_empty() {
+        if !args.args.is_empty() {
+            return CommandOutput::error("error: when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well");
+        }
+        let items = match apply::read_all(ctx, &args.filenames) {
+            Ok(items) => items,
+            Err(e) => return CommandOutput::error(e),
+        };
+        for item in items {
+            let kind = item.object.kind();
+            let ns = match item.object.namespace() {
+                "" => namespace.clone(),
+                ns => ns.to_string(),
+            };
+            targets.push(Target {
+                kind,
+                namespace: ns,
+                name: item.object.name().to_string(),
+                source: Some(item.source),
+            });
+        }
+    } else {
+        if args.args.is_empty() {
+            return CommandOutput::error("error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'");
+        }
+        let requests = match parse_resource_args(&args.args) {
+            Ok(r) => r,
+            Err(e) => return CommandOutput::error(e),
+        };
+        let any_names = requests.iter().any(|r| !r.names.is_empty());
+        let selector = match args.selector.as_deref().map(Selector::parse) {
+            None => None,
+            Some(Ok(s)) => Some(s),
+            Some(Err(e)) => return CommandOutput::error(format!("error: {e}")),
+        };
+        if any_names && (selector.is_some() || args.all) {
+            return CommandOutput::error(
+                "error: name cannot be provided when a selector is specified",
+            );
+        }
+        if !any_names && selector.is_none() && !args.all {
+            return CommandOutput::error(
+                "error: resource(s) were provided, but no name was specified",
+            );
+        }
+        let empty = BTreeMap::new();
+        for req in requests {
+            if req.names.is_empty() {
+                for o in cluster.list(req.kind, Some(&namespace)) {
+                    let labels = o.meta().labels.as_ref().unwrap_or(&empty);
+                    if selector.as_ref().is_none_or(|s| s.matches(labels)) {
+                        targets.push(Target {
+                            kind: req.kind,
+                            namespace: o.namespace().to_string(),
+                            name: o.name().to_string(),
+                            source: None,
+                        });
+                    }
+                }
+            } else {
+                for name in req.names {
+                    targets.push(Target {
+                        kind: req.kind,
+                        namespace: namespace.clone(),
+                        name,
+                        source: None,
+                    });
+                }
+            }
+        }
+    }
+
+    // kubectl counts what it set out to delete, before the requests.
+    let found = targets.len();
+    for t in targets {
+        let result = if grace >= 0 {
+            cluster.delete_with_grace(t.kind, &t.namespace, &t.name, grace)
+        } else {
+            cluster.delete(t.kind, &t.namespace, &t.name)
+        };
+        match result {
+            Ok(_) => {
+                let kind = t.kind.qualified_singular();
+                if name_only {
+                    out.out_line(format!("{kind}/{}", t.name));
+                } else {
+                    let operation = if grace == 0 {
+                        "force deleted"
+                    } else {
+                        "deleted"
+                    };
+                    let place = if t.kind.namespaced() {
+                        format!(" from {} namespace", t.namespace)
+                    } else {
+                        String::new()
+                    };
+                    out.out_line(format!("{kind} \"{}\" {operation}{place}", t.name));
+                }
+            }
+            Err(e) if e.reason == StatusReason::NotFound && ignore_not_found => {}
+            Err(e) => {
+                let context = t.source.as_deref().map(|s| ("deleting", s));
+                out.fail(errors::render(&e, context));
+            }
+        }
+    }
+    if found == 0 {
+        out.out_line("No resources found");
+    }
+    out
+}

@@ -1,0 +1,278 @@
+//! `kubectl get`.
+
+use crate::cli::GetArgs;
+use crate::errors;
+use crate::json::to_go_json;
+use crate::printers::{self, PrintOptions};
+use crate::selector::Selector;
+use crate::{table, yaml, CommandOutput, Context};
+use std::collections::BTreeMap;
+use warehouse_sim::{Cluster, Kind, Object, StatusReason};
+
+/// What one resource argument asks for: a kind and names (none: the whole list).
+pub(crate) struct ResourceArg {
+    pub kind: Kind,
+    pub names: Vec<String>,
+}
+
+/// The kinds `kubectl get all` shows, among those the simulator serves.
+const ALL_CATEGORY: [Kind; 3] = [Kind::Pod, Kind::Deployment, Kind::ReplicaSet];
+
+pub(crate) fn lookup_kind(name: &str) -> Result<Vec<Kind>, String> {
+    if name.eq_ignore_ascii_case("all") {
+        return Ok(ALL_CATEGORY.to_vec());
+    }
+    // `deployments.v1.apps`: resource, version, group.
+    let without_version = match name.splitn(3, '.').collect::<Vec<_>>().as_slice() {
+        [resource, version, group] if is_version(version) => Some(format!("{resource}.{group}")),
+        [resource, version] if is_version(version) => Some(resource.to_string()),
+        _ => None,
+    };
+    Kind::lookup(name)
+        .or_else(|| without_version.as_deref().and_then(Kind::lookup))
+        .map(|k| vec![k])
+        .ok_or_else(|| format!("error: the server doesn't have a resource type \"{name}\""))
+}
+
+/// `v1`, `v1beta1`, `v2alpha3`.
+fn is_version(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('v') else {
+        return false;
+    };
+    let digits = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    digits.len() < rest.len()
+        && (digits.is_empty()
+            || ["alpha", "beta"].iter().any(|p| {
+                digits
+                    .strip_prefix(p)
+                    .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            }))
+}
+
+/// The builder's `ResourceTypeOrNameArgs`: `TYPE[,TYPE] [NAME ...]` or `TYPE/NAME ...`.
+pub(crate) fn parse_resource_args(args: &[String]) -> Result<Vec<ResourceArg>, String> {
+    if args.iter().any(|a| a.contains('/')) {
+        let mut out = Vec::new();
+        for a in args {
+            let Some((t, n)) = a.split_once('/') else {
+                return Err("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'".into());
+            };
+            if n.is_empty() {
+                return Err(
+                    "error: arguments in resource/name form must have a single resource and name"
+                        .into(),
+                );
+            }
+            for kind in lookup_kind(t)? {
+                out.push(ResourceArg {
+                    kind,
+                    names: vec![n.to_string()],
+                });
+            }
+        }
+        return Ok(out);
+    }
+    let Some((types, names)) = args.split_first() else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<ResourceArg> = Vec::new();
+    for t in types.split(',').filter(|t| !t.is_empty()) {
+        for kind in lookup_kind(t)? {
+            if out.iter().any(|r| r.kind == kind) {
+                continue;
+            }
+            out.push(ResourceArg {
+                kind,
+                names: names.to_vec(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+enum Output {
+    Table { wide: bool },
+    Yaml,
+    Json,
+    Name,
+}
+
+fn parse_output(o: Option<&str>) -> Result<Output, String> {
+    match o {
+        None | Some("") => Ok(Output::Table { wide: false }),
+        Some("wide") => Ok(Output::Table { wide: true }),
+        Some("yaml") => Ok(Output::Yaml),
+        Some("json") => Ok(Output::Json),
+        Some("name") => Ok(Output::Name),
+        Some(other) => {
+            let base = other.split('=').next().unwrap_or(other);
+            const KNOWN: &[&str] = &[
+                "custom-columns",
+                "custom-columns-file",
+                "go-template",
+                "go-template-file",
+                "jsonpath",
+                "jsonpath-as-json",
+                "jsonpath-file",
+                "template",
+                "templatefile",
+            ];
+            if KNOWN.contains(&base) {
+                Err(format!(
+                    "error: -o {base} is not available in this simulated cluster yet; use wide, yaml, json or name"
+                ))
+            } else {
+                Err(format!("error: unable to match a printer suitable for the output format \"{other}\", allowed formats are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml"))
+            }
+        }
+    }
+}
+
+/// An object as `-o yaml|json` prints it: as the server sends it, without
+/// `metadata.managedFields`.
+pub(crate) fn printable_json(obj: &Object) -> serde_json::Value {
+    let mut v = obj.to_json();
+    if let Some(meta) = v.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+        meta.remove("managedFields");
+    }
+    v
+}
+
+pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOutput {
+    if args.args.is_empty() {
+        let mut out = CommandOutput::new();
+        out.stderr.push_str("You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\n");
+        out.fail("error: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples");
+        return out;
+    }
+    let requests = match parse_resource_args(&args.args) {
+        Ok(r) => r,
+        Err(e) => return CommandOutput::error(e),
+    };
+    let output = match parse_output(args.output.as_deref()) {
+        Ok(o) => o,
+        Err(e) => return CommandOutput::error(e),
+    };
+    if args.watch {
+        return CommandOutput::error(
+            "error: --watch is not available in this simulated cluster yet; advance the simulation and run get again",
+        );
+    }
+    let any_names = requests.iter().any(|r| !r.names.is_empty());
+    if args.all_namespaces && any_names {
+        return CommandOutput::error(
+            "error: a resource cannot be retrieved by name across all namespaces",
+        );
+    }
+    let selector = match args.selector.as_deref().map(Selector::parse) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => return CommandOutput::error(format!("error: {e}")),
+    };
+    if selector.is_some() && any_names {
+        return CommandOutput::error("error: name cannot be provided when a selector is specified");
+    }
+    let namespace = args
+        .namespace
+        .clone()
+        .unwrap_or_else(|| ctx.default_namespace.clone());
+
+    let mut objects: Vec<Object> = Vec::new();
+    let mut errs: Vec<String> = Vec::new();
+    for req in &requests {
+        if req.names.is_empty() {
+            let ns = if args.all_namespaces {
+                None
+            } else {
+                Some(namespace.as_str())
+            };
+            let empty = BTreeMap::new();
+            objects.extend(cluster.list(req.kind, ns).into_iter().filter(|o| {
+                selector
+                    .as_ref()
+                    .is_none_or(|s| s.matches(o.meta().labels.as_ref().unwrap_or(&empty)))
+            }));
+        } else {
+            for name in &req.names {
+                match cluster.get(req.kind, &namespace, name) {
+                    Ok(o) => objects.push(o),
+                    Err(e) if e.reason == StatusReason::NotFound && args.ignore_not_found => {}
+                    Err(e) => errs.push(errors::render(&e, None)),
+                }
+            }
+        }
+    }
+    let single_item_implied = requests.len() == 1
+        && requests[0].names.len() == 1
+        && !args.args.iter().any(|a| a.contains(','));
+
+    let mut out = CommandOutput::new();
+    match output {
+        Output::Table { wide } => {
+            let kinds: Vec<Kind> = objects.iter().map(Object::kind).collect();
+            let with_kind = kinds.iter().any(|k| *k != kinds[0]);
+            let now = cluster.now();
+            let mut i = 0;
+            while i < objects.len() {
+                let kind = objects[i].kind();
+                let mut j = i;
+                while j < objects.len() && objects[j].kind() == kind {
+                    j += 1;
+                }
+                let opts = PrintOptions {
+                    wide,
+                    with_namespace: args.all_namespaces,
+                    with_kind,
+                    show_labels: args.show_labels,
+                };
+                let mut rows = Vec::new();
+                if !args.no_headers {
+                    rows.push(printers::headers(kind, opts));
+                }
+                rows.extend(objects[i..j].iter().map(|o| printers::row(o, now, opts)));
+                if !out.stdout.is_empty() && !args.no_headers {
+                    out.stdout.push('\n');
+                }
+                out.stdout.push_str(&table::format(&rows));
+                i = j;
+            }
+            if out.stdout.is_empty() && errs.is_empty() && !args.ignore_not_found {
+                if args.all_namespaces {
+                    out.err_line("No resources found");
+                } else {
+                    out.err_line(format!("No resources found in {namespace} namespace."));
+                }
+            }
+        }
+        Output::Name => {
+            for o in &objects {
+                out.out_line(format!("{}/{}", o.kind().qualified_singular(), o.name()));
+            }
+        }
+        Output::Yaml | Output::Json => {
+            let value = if single_item_implied && objects.len() == 1 {
+                Some(printable_json(&objects[0]))
+            } else if single_item_implied && !errs.is_empty() {
+                None
+            } else {
+                let items: Vec<serde_json::Value> = objects.iter().map(printable_json).collect();
+                Some(serde_json::json!({
+                    "apiVersion": "v1",
+                    "items": items,
+                    "kind": "List",
+                    "metadata": {"resourceVersion": ""},
+                }))
+            };
+            if let Some(v) = value {
+                match output {
+                    Output::Yaml => out.stdout.push_str(&yaml::to_yaml(&v)),
+                    _ => out.out_line(to_go_json(&v)),
+                }
+            }
+        }
+    }
+    for e in errs {
+        out.fail(e);
+    }
+    out
+}

@@ -180,6 +180,8 @@ export async function waitForText(page, selector, needle, { timeout = WAIT_MS } 
 export async function screenshot(page, name) {
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  // Clicks scroll the page; from the top, sticky headers stay where they belong.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: file, fullPage: true, timeout: WAIT_MS });
   return file;
 }

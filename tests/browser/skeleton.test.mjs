@@ -6,8 +6,10 @@
 // the simulated time in milliseconds.
 
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { openApp, screenshot, waitForText, WAIT_MS } from './harness.mjs';
+import { openApp, screenshot, SCREENSHOT_DIR, waitForText, WAIT_MS } from './harness.mjs';
 
 const WORKER_ZONES = ['zone-a', 'zone-b', 'zone-c'];
 const REPLICAS = 5;
@@ -43,6 +45,7 @@ const SETTLE_MS = 3_000;
 let app;
 
 before(async () => {
+  await rm(path.join(SCREENSHOT_DIR, 'skeleton-failure.png'), { force: true });
   app = await openApp();
 });
 

@@ -203,10 +203,14 @@ impl Prerequisite<'_> {
         let started = Instant::now();
         for argv in &self.install {
             let args: Vec<&str> = argv[1..].iter().map(String::as_str).collect();
-            let ok = run_status(&mut ws.cmd(&argv[0], &args)).unwrap_or(false);
-            if !ok {
+            let mut cmd = ws.cmd(&argv[0], &args);
+            let outcome = run_status(&mut cmd).and_then(|ok| {
+                ensure!(ok, "`{}` failed", describe(&cmd));
+                Ok(())
+            });
+            if let Err(err) = outcome {
                 bail!(
-                    "could not install {}; install it by hand from {} with:\n    {}",
+                    "could not install {} ({err:#}); install it by hand from {} with:\n    {}",
                     self.name,
                     ws.root.display(),
                     self.manual_command()
@@ -499,7 +503,11 @@ fn test_steps(ws: &Workspace) -> Result<Vec<Step>> {
             "fmt",
             vec![ws.cmd("cargo", &["fmt", "--all", "--", "--check"])],
         ),
+        // `--workspace` includes warehouse-web (not a default member): Yew,
+        // web-sys and friends build natively, so its native unit tests run too.
         Step::new("test", vec![ws.cmd("cargo", &["test", "--workspace"])]),
+        // Native clippy covers every crate; the wasm pass also sees the
+        // web crate's `cfg(target_arch = "wasm32")` code.
         Step::new(
             "clippy",
             vec![

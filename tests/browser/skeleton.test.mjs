@@ -73,6 +73,7 @@ test('skeleton: deploy, lose a zone, recover', { timeout: 180_000 }, async () =>
 
     const victim = WORKER_ZONES.find((zone) => (started[zone]?.Running ?? 0) > 0);
     assert.ok(victim, `no worker zone has a Running robot: ${JSON.stringify(started)}`);
+    const lost = started[victim].Running;
     await page.click(`button.kill-zone[data-zone="${victim}"]`);
 
     // Node grace period (50 s) + the default not-ready toleration (300 s)
@@ -88,11 +89,17 @@ test('skeleton: deploy, lose a zone, recover', { timeout: 180_000 }, async () =>
         runningIn(robots, Object.keys(robots).filter((zone) => zone !== victim)) === REPLICAS &&
         (robots[victim]?.Running ?? 0) === 0,
     });
+    // The evicted robots stay listed as Terminating on the dead zone: no kubelet is
+    // there to confirm their deletion.
+    const afterKill = await robots(page);
+    assert.equal(afterKill[victim]?.Terminating ?? 0, lost, JSON.stringify(afterKill));
 
     await page.fill('#kubectl-input', 'get pods');
     await page.press('#kubectl-input', 'Enter');
     await waitForText(page, '#kubectl-output', 'NAME');
     await waitForText(page, '#kubectl-output', 'READY');
+    await waitForText(page, '#kubectl-output', 'Terminating');
+    await waitForText(page, '#kubectl-output', 'Running');
 
     await applyYaml(page, MALFORMED);
     await page.waitForSelector('#apply-result.error');

@@ -1,1 +1,21 @@
-fn main() {}
+//! Kube Warehouse in the browser: a Yew app that drives `warehouse_sim` through
+//! kubectl and draws the cluster as a warehouse.
+
+mod app;
+mod canvas;
+mod editor;
+mod i18n;
+mod legend;
+mod state;
+mod terminal;
+mod test_hook;
+mod toolbar;
+mod zones;
+
+/// The kubectl the UI talks to: the same crate the CLI and the lessons use.
+use warehouse_kubectl as kubectl;
+
+fn main() {
+    console_error_panic_hook::set_once();
+    yew::Renderer::<app::App>::new().render();
+}

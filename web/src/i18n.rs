@@ -1,0 +1,376 @@
+//! Every label the UI shows, in English and Russian, in warehouse words and in
+//! Kubernetes words. The code speaks Kubernetes; only this table speaks warehouse.
+
+use warehouse_sim::RobotState;
+
+/// The interface language.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Lang {
+    #[default]
+    En,
+    Ru,
+}
+
+impl Lang {
+    pub fn other(self) -> Lang {
+        match self {
+            Lang::En => Lang::Ru,
+            Lang::Ru => Lang::En,
+        }
+    }
+
+    /// The BCP 47 tag for `<html lang>`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Ru => "ru",
+        }
+    }
+}
+
+/// Which vocabulary the labels use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Names {
+    /// Zones, robots, reception desk, ...
+    #[default]
+    Warehouse,
+    /// Nodes, pods, kube-apiserver, ...
+    Kubernetes,
+}
+
+impl Names {
+    pub fn other(self) -> Names {
+        match self {
+            Names::Warehouse => Names::Kubernetes,
+            Names::Kubernetes => Names::Warehouse,
+        }
+    }
+}
+
+/// A label that does not depend on a number or a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    Title,
+    Play,
+    Pause,
+    Speed,
+    Clock,
+    ClockTitle,
+    AdvanceTitle,
+    TimingNote,
+    LangToggle,
+    LangToggleTitle,
+    NamesToggle,
+    ZonesHeading,
+    KillZone,
+    RestartZone,
+    Ready,
+    NotReady,
+    PoweredOff,
+    ControlPlaneZone,
+    ControlPlaneStrip,
+    WaitingBay,
+    Apiserver,
+    Etcd,
+    Scheduler,
+    ControllerManager,
+    LegendHeading,
+    EditorHeading,
+    Apply,
+    TerminalHeading,
+    TerminalHint,
+    TerminalPlaceholder,
+    CanvasLabel,
+    Dismiss,
+}
+
+/// A label table for one language and one vocabulary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tr {
+    pub lang: Lang,
+    pub names: Names,
+}
+
+impl Tr {
+    pub fn new(lang: Lang, names: Names) -> Tr {
+        Tr { lang, names }
+    }
+
+    /// Picks from `[english warehouse, english kubernetes, russian warehouse, russian
+    /// kubernetes]`.
+    fn pick(self, texts: [&'static str; 4]) -> &'static str {
+        match (self.lang, self.names) {
+            (Lang::En, Names::Warehouse) => texts[0],
+            (Lang::En, Names::Kubernetes) => texts[1],
+            (Lang::Ru, Names::Warehouse) => texts[2],
+            (Lang::Ru, Names::Kubernetes) => texts[3],
+        }
+    }
+
+    /// A label that reads the same in both vocabularies.
+    fn both(self, en: &'static str, ru: &'static str) -> &'static str {
+        self.pick([en, en, ru, ru])
+    }
+
+    pub fn t(self, key: Key) -> &'static str {
+        match key {
+            Key::Title => self.both("Kube Warehouse", "Kube-склад"),
+            Key::Play => self.both("Play", "Пуск"),
+            Key::Pause => self.both("Pause", "Пауза"),
+            Key::Speed => self.both("Speed", "Скорость"),
+            Key::Clock => self.both("Time", "Время"),
+            Key::ClockTitle => self.both(
+                "Simulated time since the warehouse opened (minutes:seconds)",
+                "Время симуляции с открытия склада (минуты:секунды)",
+            ),
+            Key::AdvanceTitle => self.both(
+                "Jump simulated time forward at once",
+                "Сразу перемотать время симуляции вперёд",
+            ),
+            Key::TimingNote => self.pick([
+                "Timings follow real Kubernetes: a zone that stops reporting is marked \
+                 not ready after about 50 s, and its robots are evicted 300 s later. \
+                 Fast-forward with +1m and +5m.",
+                "Timings follow real Kubernetes: a node without heartbeats is marked \
+                 NotReady after about 50 s, and its pods are evicted 300 s later. \
+                 Fast-forward with +1m and +5m.",
+                "Задержки как в настоящем Kubernetes: зону, которая перестала выходить \
+                 на связь, помечают неготовой примерно через 50 с, а её роботов выселяют \
+                 ещё через 300 с. Перематывайте время кнопками +1 мин и +5 мин.",
+                "Задержки как в настоящем Kubernetes: узел без heartbeat-сигналов \
+                 получает статус NotReady примерно через 50 с, а его поды вытесняются \
+                 ещё через 300 с. Перематывайте время кнопками +1 мин и +5 мин.",
+            ]),
+            Key::LangToggle => self.both("Русский", "English"),
+            Key::LangToggleTitle => self.both("Переключить на русский", "Switch to English"),
+            Key::NamesToggle => self.pick([
+                "Show Kubernetes names",
+                "Show warehouse names",
+                "Показать названия Kubernetes",
+                "Показать складские названия",
+            ]),
+            Key::ZonesHeading => self.pick(["Zones", "Nodes", "Зоны", "Узлы"]),
+            Key::KillZone => {
+                self.pick(["Kill zone", "Kill node", "Отключить зону", "Отключить узел"])
+            }
+            Key::RestartZone => self.pick([
+                "Restart zone",
+                "Restart node",
+                "Включить зону",
+                "Включить узел",
+            ]),
+            Key::Ready => self.pick(["ready", "Ready", "готова", "Ready (готов)"]),
+            Key::NotReady => {
+                self.pick(["not ready", "NotReady", "не готова", "NotReady (не готов)"])
+            }
+            Key::PoweredOff => self.pick(["powered off", "powered off", "отключена", "отключён"]),
+            Key::ControlPlaneZone => self.pick([
+                "office zone (control plane)",
+                "control-plane node",
+                "зона конторы (control plane)",
+                "управляющий узел",
+            ]),
+            Key::ControlPlaneStrip => self.pick([
+                "Warehouse office",
+                "Control plane",
+                "Контора склада",
+                "Плоскость управления",
+            ]),
+            Key::WaitingBay => self.pick([
+                "Waiting bay: robots without a zone yet",
+                "Pending pods: not yet scheduled to a node",
+                "Площадка ожидания: роботы, которым ещё не дали зону",
+                "Поды в ожидании: ещё не назначены на узел",
+            ]),
+            Key::Apiserver => self.pick([
+                "Reception desk",
+                "kube-apiserver",
+                "Стойка регистрации",
+                "kube-apiserver",
+            ]),
+            Key::Etcd => self.pick(["Ledger vault", "etcd", "Хранилище журнала", "etcd"]),
+            Key::Scheduler => self.pick([
+                "Zone dispatcher",
+                "kube-scheduler",
+                "Диспетчер зон",
+                "kube-scheduler",
+            ]),
+            Key::ControllerManager => self.pick([
+                "Floor manager",
+                "kube-controller-manager",
+                "Начальник смены",
+                "kube-controller-manager",
+            ]),
+            Key::LegendHeading => self.pick(["Robots", "Pods", "Роботы", "Поды"]),
+            Key::EditorHeading => self.both("Manifest (YAML)", "Манифест (YAML)"),
+            Key::Apply => self.both("Apply", "Применить"),
+            Key::TerminalHeading => self.both("kubectl", "kubectl"),
+            Key::TerminalHint => self.both(
+                "Enter runs the command, ↑/↓ walk the history, “clear” empties the screen.",
+                "Enter — выполнить, ↑/↓ — история команд, «clear» очищает экран.",
+            ),
+            Key::TerminalPlaceholder => self.both("get pods -o wide", "get pods -o wide"),
+            Key::CanvasLabel => self.pick([
+                "The warehouse floor: zones and their robots",
+                "The cluster: nodes and their pods",
+                "Склад: зоны и их роботы",
+                "Кластер: узлы и их поды",
+            ]),
+            Key::Dismiss => self.both("Dismiss", "Закрыть"),
+        }
+    }
+
+    /// How a robot state is named in the legend.
+    pub fn state(self, state: RobotState) -> &'static str {
+        match state {
+            RobotState::Unscheduled => self.pick([
+                "Waiting for a zone",
+                "Pending (unscheduled)",
+                "Ждёт зону",
+                "Pending (не назначен)",
+            ]),
+            RobotState::Creating => self.pick([
+                "Starting up",
+                "ContainerCreating",
+                "Запускается",
+                "ContainerCreating (создаётся)",
+            ]),
+            RobotState::Running => {
+                self.pick(["Working", "Running", "Работает", "Running (работает)"])
+            }
+            RobotState::NotReady => self.pick([
+                "Not ready",
+                "Running, not Ready",
+                "Не готов",
+                "Running, не Ready",
+            ]),
+            RobotState::Terminating => self.pick([
+                "Shutting down",
+                "Terminating",
+                "Завершает работу",
+                "Terminating (завершается)",
+            ]),
+            RobotState::BackOff | RobotState::Failed => self.pick([
+                "Broken or retrying",
+                "Failed / BackOff",
+                "Сломан или ждёт повтора",
+                "Failed / BackOff (сбой)",
+            ]),
+            RobotState::Completed => self.pick([
+                "Task done",
+                "Completed",
+                "Задача выполнена",
+                "Completed (завершён)",
+            ]),
+        }
+    }
+
+    /// "3 robots", "1 pod", "5 роботов", "2 пода".
+    pub fn robot_count(self, n: usize) -> String {
+        let word = match (self.lang, self.names) {
+            (Lang::En, Names::Warehouse) => {
+                if n == 1 {
+                    "robot"
+                } else {
+                    "robots"
+                }
+            }
+            (Lang::En, Names::Kubernetes) => {
+                if n == 1 {
+                    "pod"
+                } else {
+                    "pods"
+                }
+            }
+            (Lang::Ru, Names::Warehouse) => ru_plural(n, "робот", "робота", "роботов"),
+            (Lang::Ru, Names::Kubernetes) => ru_plural(n, "под", "пода", "подов"),
+        };
+        format!("{n} {word}")
+    }
+
+    /// The label of an advance button, from its length in milliseconds.
+    pub fn advance(self, ms: u64) -> String {
+        let secs = ms / 1000;
+        let (minutes, rest) = (secs / 60, secs % 60);
+        match (self.lang, minutes > 0 && rest == 0) {
+            (Lang::En, true) => format!("+{minutes}m"),
+            (Lang::En, false) => format!("+{secs}s"),
+            (Lang::Ru, true) => format!("+{minutes} мин"),
+            (Lang::Ru, false) => format!("+{secs} с"),
+        }
+    }
+}
+
+/// Picks the Russian plural form for `n`: 1 робот, 2 робота, 5 роботов, 11 роботов,
+/// 21 робот.
+pub fn ru_plural(
+    n: usize,
+    one: &'static str,
+    few: &'static str,
+    many: &'static str,
+) -> &'static str {
+    let (tens, units) = (n % 100, n % 10);
+    if (11..=14).contains(&tens) {
+        many
+    } else if units == 1 {
+        one
+    } else if (2..=4).contains(&units) {
+        few
+    } else {
+        many
+    }
+}
+
+/// Simulated time as `mm:ss`; minutes keep counting past an hour (`75:00`).
+pub fn clock(time_ms: u64) -> String {
+    let secs = time_ms / 1000;
+    format!("{:02}:{:02}", secs / 60, secs % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn russian_plurals_follow_the_last_digits() {
+        let forms = |n| ru_plural(n, "робот", "робота", "роботов");
+        assert_eq!(forms(1), "робот");
+        assert_eq!(forms(3), "робота");
+        assert_eq!(forms(5), "роботов");
+        assert_eq!(forms(11), "роботов");
+        assert_eq!(forms(12), "роботов");
+        assert_eq!(forms(21), "робот");
+        assert_eq!(forms(104), "робота");
+        assert_eq!(forms(0), "роботов");
+    }
+
+    #[test]
+    fn clock_prints_minutes_and_seconds() {
+        assert_eq!(clock(0), "00:00");
+        assert_eq!(clock(61_999), "01:01");
+        assert_eq!(clock(75 * 60_000), "75:00");
+    }
+
+    #[test]
+    fn advance_labels_use_seconds_or_minutes() {
+        let en = Tr::new(Lang::En, Names::Warehouse);
+        assert_eq!(en.advance(10_000), "+10s");
+        assert_eq!(en.advance(300_000), "+5m");
+        let ru = Tr::new(Lang::Ru, Names::Warehouse);
+        assert_eq!(ru.advance(60_000), "+1 мин");
+    }
+
+    #[test]
+    fn names_toggle_switches_vocabulary() {
+        let wh = Tr::new(Lang::En, Names::Warehouse);
+        let k8s = Tr::new(Lang::En, Names::Kubernetes);
+        assert_eq!(wh.t(Key::Apiserver), "Reception desk");
+        assert_eq!(k8s.t(Key::Apiserver), "kube-apiserver");
+        assert_eq!(
+            Tr::new(Lang::Ru, Names::Warehouse).t(Key::KillZone),
+            "Отключить зону"
+        );
+        assert_eq!(wh.robot_count(1), "1 robot");
+        assert_eq!(k8s.robot_count(2), "2 pods");
+    }
+}

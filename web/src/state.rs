@@ -1,0 +1,404 @@
+//! The UI state and its reducer. Every change the user (or the animation clock) makes
+//! is one [`Action`]; [`AppState::reduce`] applies it. The reducer does no IO: it
+//! drives the simulation, which is itself deterministic and sans-IO, and takes a fresh
+//! [`ClusterView`] once per action so components draw from a plain snapshot.
+
+use crate::i18n::{Lang, Names, Tr};
+use crate::kubectl::{NoFiles, Session};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use warehouse_sim::{Cluster, ClusterView, Fault, SimDuration, Topology};
+use yew::{AttrValue, Reducible};
+
+/// The seed of the browser's cluster. Fixed, so a page load always starts the same.
+pub const SEED: u64 = 1;
+
+/// Speeds offered in the toolbar (simulated seconds per real second).
+pub const SPEEDS: [u32; 3] = [1, 10, 60];
+
+/// Advance buttons, in simulated milliseconds.
+pub const ADVANCE_STEPS_MS: [u64; 4] = [10_000, 30_000, 60_000, 300_000];
+
+/// The longest real-time gap one tick may turn into simulated time. A tab that was in
+/// the background for minutes resumes where it was instead of jumping ahead.
+pub const MAX_TICK_MS: u64 = 1_000;
+
+/// How many commands the terminal keeps on screen, and how many it remembers for ↑/↓.
+pub const TERMINAL_MAX_ENTRIES: usize = 200;
+pub const HISTORY_MAX: usize = 100;
+/// The most characters of one command's output the terminal keeps.
+pub const OUTPUT_MAX_CHARS: usize = 100_000;
+
+/// The manifest the editor starts with.
+pub const EXAMPLE_DEPLOYMENT: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      containers:
+        - name: nginx
+          image: nginx:1.27
+          resources:
+            requests:
+              cpu: 100m
+              memory: 64Mi
+";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// `real_ms` of wall-clock time passed while playing.
+    Tick {
+        real_ms: u64,
+    },
+    TogglePlay,
+    SetSpeed(u32),
+    /// Jump simulated time forward by this many milliseconds.
+    Advance(u64),
+    KillZone(String),
+    RestartZone(String),
+    EditYaml(AttrValue),
+    /// Apply this manifest text (`kubectl apply -f -`).
+    Apply(String),
+    /// Run what the user typed in the kubectl box.
+    RunKubectl(String),
+    ToggleLang,
+    ToggleNames,
+    DismissNotice,
+}
+
+/// What the last Apply printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub text: String,
+    pub error: bool,
+}
+
+/// One command in the terminal: the prompt line and what it printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub prompt: String,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Terminal {
+    /// Oldest first.
+    pub entries: VecDeque<Entry>,
+    /// Commands as typed (without `kubectl `), oldest first.
+    pub history: Vec<String>,
+}
+
+impl Terminal {
+    fn push(&mut self, entry: Entry) {
+        if self.entries.len() == TERMINAL_MAX_ENTRIES {
+            self.entries.pop_front();
+        }
+        self.entries.push_back(entry);
+    }
+
+    fn remember(&mut self, line: &str) {
+        if self.history.last().map(String::as_str) != Some(line) {
+            if self.history.len() == HISTORY_MAX {
+                self.history.remove(0);
+            }
+            self.history.push(line.to_string());
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    /// The kubectl session, which owns the cluster. The one mutable thing the UI
+    /// holds; only the reducer and the read-only test hook touch it.
+    pub session: Rc<RefCell<Session>>,
+    /// A snapshot taken after the last action.
+    pub view: Rc<ClusterView>,
+    pub playing: bool,
+    pub speed: u32,
+    pub lang: Lang,
+    pub names: Names,
+    pub yaml: AttrValue,
+    pub apply_result: Option<Outcome>,
+    pub terminal: Rc<Terminal>,
+    /// The result of the last zone action, shown under the zone list.
+    pub notice: Option<Outcome>,
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        AppState::new(Cluster::new(SEED, Topology::default()))
+    }
+}
+
+impl AppState {
+    pub fn new(cluster: Cluster) -> AppState {
+        let view = Rc::new(cluster.view());
+        AppState {
+            session: Rc::new(RefCell::new(Session::new(cluster))),
+            view,
+            playing: true,
+            speed: SPEEDS[0],
+            lang: Lang::default(),
+            names: Names::default(),
+            yaml: AttrValue::from(EXAMPLE_DEPLOYMENT),
+            apply_result: None,
+            terminal: Rc::new(Terminal::default()),
+            notice: None,
+        }
+    }
+
+    pub fn tr(&self) -> Tr {
+        Tr::new(self.lang, self.names)
+    }
+
+    fn refresh_view(&mut self) {
+        self.view = Rc::new(self.session.borrow().cluster.view());
+    }
+
+    fn advance(&mut self, ms: u64) {
+        if ms == 0 {
+            return;
+        }
+        self.session
+            .borrow_mut()
+            .cluster
+            .advance(SimDuration::millis(ms));
+        self.refresh_view();
+    }
+
+    fn fault(&mut self, fault: Fault, script_line: String) {
+        let result = self.session.borrow_mut().cluster.fault(fault);
+        let outcome = match result {
+            Ok(message) => Outcome {
+                text: message,
+                error: false,
+            },
+            Err(e) => Outcome {
+                text: e.to_string(),
+                error: true,
+            },
+        };
+        Rc::make_mut(&mut self.terminal).push(Entry {
+            prompt: format!("$ {script_line}"),
+            stdout: if outcome.error {
+                String::new()
+            } else {
+                format!("{}\n", outcome.text)
+            },
+            stderr: if outcome.error {
+                format!("{}\n", outcome.text)
+            } else {
+                String::new()
+            },
+        });
+        self.notice = Some(outcome);
+        self.refresh_view();
+    }
+
+    /// Runs one kubectl command line (without the leading `kubectl`) and records it in
+    /// the terminal. Returns the command's output.
+    fn kubectl(&mut self, line: &str, stdin: Option<&str>) -> Outcome {
+        let out = self.session.borrow_mut().run(line, stdin, &NoFiles);
+        let error = out.code != 0;
+        let entry = Entry {
+            prompt: format!("$ kubectl {line}"),
+            stdout: truncate(out.stdout),
+            stderr: truncate(out.stderr),
+        };
+        let text = format!("{}{}", entry.stdout, entry.stderr);
+        Rc::make_mut(&mut self.terminal).push(entry);
+        self.refresh_view();
+        Outcome {
+            text: text.trim_end().to_string(),
+            error,
+        }
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            Action::Tick { real_ms } => {
+                if !self.playing || real_ms == 0 {
+                    return self;
+                }
+                let sim_ms = real_ms.min(MAX_TICK_MS) * u64::from(self.speed);
+                next.advance(sim_ms);
+            }
+            Action::TogglePlay => next.playing = !next.playing,
+            Action::SetSpeed(speed) => {
+                if !SPEEDS.contains(&speed) || speed == self.speed {
+                    return self;
+                }
+                next.speed = speed;
+            }
+            Action::Advance(ms) => next.advance(ms),
+            Action::KillZone(name) => {
+                let line = format!("sim node kill {name}");
+                next.fault(Fault::KillNode(name), line);
+            }
+            Action::RestartZone(name) => {
+                let line = format!("sim node restart {name}");
+                next.fault(Fault::RestartNode(name), line);
+            }
+            Action::EditYaml(text) => {
+                if text == self.yaml {
+                    return self;
+                }
+                next.yaml = text;
+            }
+            Action::Apply(text) => {
+                next.yaml = AttrValue::from(text.clone());
+                let outcome = next.kubectl("apply -f -", Some(&text));
+                next.apply_result = Some(outcome);
+            }
+            Action::RunKubectl(input) => {
+                let line = strip_kubectl(&input);
+                if input.trim().is_empty() {
+                    return self;
+                }
+                let terminal = Rc::make_mut(&mut next.terminal);
+                terminal.remember(input.trim());
+                if line == "clear" {
+                    terminal.entries.clear();
+                } else {
+                    next.kubectl(line, None);
+                }
+            }
+            Action::ToggleLang => next.lang = next.lang.other(),
+            Action::ToggleNames => next.names = next.names.other(),
+            Action::DismissNotice => next.notice = None,
+        }
+        Rc::new(next)
+    }
+}
+
+/// What follows `kubectl` in a typed line: users type the command either way.
+pub fn strip_kubectl(input: &str) -> &str {
+    let line = input.trim();
+    match line.strip_prefix("kubectl") {
+        Some("") => "",
+        Some(rest) if rest.starts_with(char::is_whitespace) => rest.trim_start(),
+        _ => line,
+    }
+}
+
+fn truncate(mut text: String) -> String {
+    if text.len() > OUTPUT_MAX_CHARS {
+        let mut cut = OUTPUT_MAX_CHARS;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("\n… (output cut)\n");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reduce(state: Rc<AppState>, action: Action) -> Rc<AppState> {
+        state.reduce(action)
+    }
+
+    #[test]
+    fn leading_kubectl_is_optional() {
+        assert_eq!(strip_kubectl("kubectl get pods"), "get pods");
+        assert_eq!(strip_kubectl("  get pods "), "get pods");
+        assert_eq!(strip_kubectl("kubectl"), "");
+        assert_eq!(strip_kubectl("kubectlx get"), "kubectlx get");
+    }
+
+    #[test]
+    fn ticks_advance_time_only_while_playing_and_scale_with_speed() {
+        let s = Rc::new(AppState::default());
+        let s = reduce(s, Action::SetSpeed(10));
+        let s = reduce(s, Action::Tick { real_ms: 100 });
+        assert_eq!(s.view.time_ms, 1_000);
+        let s = reduce(s, Action::TogglePlay);
+        let paused = reduce(s.clone(), Action::Tick { real_ms: 100 });
+        assert!(Rc::ptr_eq(&s, &paused), "a paused tick changes nothing");
+    }
+
+    #[test]
+    fn long_gaps_are_capped() {
+        let s = reduce(
+            Rc::new(AppState::default()),
+            Action::Tick { real_ms: 60_000 },
+        );
+        assert_eq!(s.view.time_ms, MAX_TICK_MS);
+    }
+
+    #[test]
+    fn apply_then_advance_runs_robots() {
+        let s = reduce(
+            Rc::new(AppState::default()),
+            Action::Apply(EXAMPLE_DEPLOYMENT.to_string()),
+        );
+        let outcome = s.apply_result.clone().expect("apply printed something");
+        assert!(!outcome.error, "{}", outcome.text);
+        assert!(
+            outcome.text.contains("deployment.apps/nginx created"),
+            "{}",
+            outcome.text
+        );
+        let s = reduce(s, Action::Advance(60_000));
+        let running: usize = s
+            .view
+            .robot_counts()
+            .values()
+            .filter_map(|m| m.get("Running"))
+            .sum();
+        assert_eq!(running, 3);
+    }
+
+    #[test]
+    fn malformed_yaml_is_an_error_with_a_line() {
+        let s = reduce(
+            Rc::new(AppState::default()),
+            Action::Apply("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: [x\n".into()),
+        );
+        let outcome = s.apply_result.clone().unwrap();
+        assert!(outcome.error);
+        assert!(outcome.text.contains("line"), "{}", outcome.text);
+    }
+
+    #[test]
+    fn killing_an_unknown_zone_is_a_notice_not_a_panic() {
+        let s = reduce(
+            Rc::new(AppState::default()),
+            Action::KillZone("nope".into()),
+        );
+        assert!(s.notice.as_ref().unwrap().error);
+    }
+
+    #[test]
+    fn terminal_remembers_history_and_clear_empties_screen() {
+        let s = reduce(
+            Rc::new(AppState::default()),
+            Action::RunKubectl("kubectl get pods".into()),
+        );
+        assert_eq!(s.terminal.entries.len(), 1);
+        assert_eq!(s.terminal.entries[0].prompt, "$ kubectl get pods");
+        let s = reduce(s, Action::RunKubectl("clear".into()));
+        assert!(s.terminal.entries.is_empty());
+        assert_eq!(s.terminal.history, vec!["kubectl get pods", "clear"]);
+    }
+}

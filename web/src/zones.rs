@@ -1,0 +1,90 @@
+//! The zone list beside the floor: each zone's state and its kill/restart button.
+
+use crate::i18n::{Key, Tr};
+use crate::state::{Action, AppState, Outcome};
+use std::rc::Rc;
+use warehouse_sim::{ClusterView, ZoneHealth};
+use yew::prelude::*;
+
+#[derive(Properties)]
+pub struct ZonesProps {
+    pub view: Rc<ClusterView>,
+    pub notice: Option<Outcome>,
+    pub tr: Tr,
+    pub dispatch: UseReducerDispatcher<AppState>,
+}
+
+impl PartialEq for ZonesProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.view, &other.view)
+            && self.notice == other.notice
+            && self.tr == other.tr
+            && self.dispatch == other.dispatch
+    }
+}
+
+#[function_component]
+pub fn ZoneList(props: &ZonesProps) -> Html {
+    let tr = props.tr;
+    let rows = props.view.nodes.iter().map(|node| {
+        let name = node.name.clone();
+        let dispatch = props.dispatch.clone();
+        let (status, class) = if node.killed {
+            (tr.t(Key::PoweredOff), "zone-status off")
+        } else if node.health == ZoneHealth::NotReady {
+            (tr.t(Key::NotReady), "zone-status warn")
+        } else {
+            (tr.t(Key::Ready), "zone-status ok")
+        };
+        let button = if node.killed {
+            let onclick = Callback::from(move |_: MouseEvent| {
+                dispatch.dispatch(Action::RestartZone(name.clone()))
+            });
+            html! {
+                <button type="button" class="restart-zone" data-zone={node.name.clone()} {onclick}>
+                    { tr.t(Key::RestartZone) }
+                </button>
+            }
+        } else {
+            let onclick = Callback::from(move |_: MouseEvent| {
+                dispatch.dispatch(Action::KillZone(name.clone()))
+            });
+            html! {
+                <button type="button" class="kill-zone danger" data-zone={node.name.clone()} {onclick}>
+                    { tr.t(Key::KillZone) }
+                </button>
+            }
+        };
+        html! {
+            <li class="zone-row" key={node.name.clone()} data-zone={node.name.clone()}>
+                <span class="zone-name">{ &node.name }</span>
+                if node.control_plane {
+                    <span class="zone-tag">{ tr.t(Key::ControlPlaneZone) }</span>
+                }
+                <span class={class}>{ status }</span>
+                if node.health == ZoneHealth::NotReady && node.killed {
+                    <span class="zone-status warn">{ tr.t(Key::NotReady) }</span>
+                }
+                <span class="zone-count">{ tr.robot_count(node.pods.len()) }</span>
+                { button }
+            </li>
+        }
+    });
+    let notice = props.notice.as_ref().map(|n| {
+        let dispatch = props.dispatch.clone();
+        let dismiss = Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::DismissNotice));
+        html! {
+            <p id="zone-notice" class={classes!("notice", n.error.then_some("error"))} role="status">
+                <span>{ &n.text }</span>
+                <button type="button" class="link" onclick={dismiss} aria-label={tr.t(Key::Dismiss)}>{ "×" }</button>
+            </p>
+        }
+    });
+    html! {
+        <section class="zones panel" aria-labelledby="zones-heading">
+            <h2 id="zones-heading">{ tr.t(Key::ZonesHeading) }</h2>
+            <ul class="zone-list">{ for rows }</ul>
+            { for notice }
+        </section>
+    }
+}

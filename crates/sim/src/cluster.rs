@@ -142,6 +142,8 @@ pub(crate) enum Timer {
     },
     /// The taint eviction controller's deadline for a pod on a NoExecute-tainted node.
     Evict { pod: ObjectKey, uid: String },
+    /// Unschedulable pods go back to the scheduling queue.
+    SchedulerFlush,
     /// An Event object reaches its time to live.
     EventExpiry(ObjectKey),
 }
@@ -336,6 +338,7 @@ impl Cluster {
                 self.kubelet_containers_stopped(&node, &pod, &uid)
             }
             Timer::Evict { pod, uid } => self.evict_pod(&pod, &uid),
+            Timer::SchedulerFlush => self.flush_unschedulable(),
             Timer::EventExpiry(key) => {
                 let _ = self.store.remove(&key);
             }
@@ -423,7 +426,8 @@ impl Cluster {
                         }
                     }
                     None => {
-                        if ev.event_type != EventType::Deleted {
+                        let parked = self.is_parked_unschedulable(&key);
+                        if ev.event_type != EventType::Deleted && !parked {
                             self.enqueue(Component::Scheduler, key);
                         }
                     }

@@ -3,12 +3,13 @@
 //! (pkg/scheduler/framework/plugins).
 
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Component};
+use crate::cluster::{Cluster, Component, Timer};
 use crate::controllers::node_lifecycle::tolerates;
 use crate::controllers::set_pod_condition;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::quantity;
 use crate::store::{EventType, WatchEvent};
+use crate::time::SimDuration;
 use k8s_openapi::api::core::v1::{Pod, PodCondition, Taint, Toleration};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -16,6 +17,9 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// (`schedutil.DefaultMilliCPURequest`, `DefaultMemoryRequest`).
 const DEFAULT_MILLI_CPU: u64 = 100;
 const DEFAULT_MEMORY: u64 = 200 * 1024 * 1024;
+/// How long an unschedulable pod waits before a cluster event sends it back to the
+/// scheduling queue (upstream's initial pod backoff is 1 s).
+pub const UNSCHEDULABLE_BACKOFF: SimDuration = SimDuration::secs(1);
 /// Scheduling decisions kept for the "why this zone?" view.
 pub const DECISIONS_KEPT: usize = 256;
 /// Clusters up to this size keep every node's verdict in a decision; larger ones keep
@@ -120,6 +124,7 @@ pub struct SchedulerState {
     accounted: BTreeMap<ObjectKey, (String, Requests)>,
     /// Pods that failed to schedule, waiting for a cluster change.
     unschedulable: BTreeSet<ObjectKey>,
+    flush_scheduled: bool,
     pub decisions: VecDeque<Decision>,
 }
 
@@ -216,11 +221,28 @@ impl Cluster {
         self.requeue_unschedulable();
     }
 
+    /// A cluster event may have made room: unschedulable pods get another try after
+    /// [`UNSCHEDULABLE_BACKOFF`], however many events arrive meanwhile (upstream moves
+    /// them to the backoff queue, not straight back to the active one).
     fn requeue_unschedulable(&mut self) {
+        if !self.scheduler.flush_scheduled && !self.scheduler.unschedulable.is_empty() {
+            self.scheduler.flush_scheduled = true;
+            self.schedule(self.now + UNSCHEDULABLE_BACKOFF, Timer::SchedulerFlush);
+        }
+    }
+
+    pub(crate) fn flush_unschedulable(&mut self) {
+        self.scheduler.flush_scheduled = false;
         let keys = std::mem::take(&mut self.scheduler.unschedulable);
         for k in keys {
             self.enqueue(Component::Scheduler, k);
         }
+    }
+
+    /// Whether a pod is parked as unschedulable (its own status updates must not
+    /// wake the scheduler again).
+    pub(crate) fn is_parked_unschedulable(&self, key: &ObjectKey) -> bool {
+        self.scheduler.unschedulable.contains(key)
     }
 
     /// Schedules the queued pods one at a time, in PrioritySort order (priority, then
@@ -269,6 +291,24 @@ impl Cluster {
             Some(node) => self.bind(pod, &node),
             None => {
                 self.scheduler.unschedulable.insert(key.clone());
+                let unchanged = crate::controllers::pod_condition(&pod, "PodScheduled")
+                    .is_some_and(|c| {
+                        c.status == "False" && c.message.as_deref() == Some(message.as_str())
+                    });
+                if unchanged {
+                    // Same verdict as last time: upstream records the event again but
+                    // the status write is a no-op.
+                    let obj = Object::Pod(pod);
+                    self.record_event(
+                        &obj,
+                        "default-scheduler",
+                        None,
+                        "Warning",
+                        "FailedScheduling",
+                        message,
+                    );
+                    return;
+                }
                 let mut updated = pod;
                 set_pod_condition(
                     &mut updated,

@@ -381,3 +381,26 @@ fn deleting_a_namespace_terminates_its_contents_then_removes_it() {
     assert!(c.get(Kind::Namespace, "", "shop").is_err());
     assert!(c.delete(Kind::Namespace, "", "default").is_err());
 }
+
+#[test]
+fn unschedulable_pods_do_not_keep_the_cluster_busy() {
+    let manifest = WEB
+        .replace("replicas: 5", "replicas: 200")
+        .replace("cpu: 100m", "cpu: 1");
+    let mut c = cluster_with(&manifest);
+    c.advance(SimDuration::secs(30));
+    assert_eq!(c.view().unscheduled.len(), 200 - 12);
+    let before = c.revision();
+    c.advance(SimDuration::secs(60));
+    // Only the kubelets' Lease renewals: nothing retries in a loop.
+    assert_eq!(c.revision() - before, 24);
+    // A freed slot is noticed: scale down, and the pending pods are tried again.
+    let Object::Deployment(mut d) = c.get(Kind::Deployment, "default", "web").unwrap() else {
+        panic!()
+    };
+    d.spec.replicas = Some(12);
+    c.update(Object::Deployment(d)).unwrap();
+    c.advance(SimDuration::secs(30));
+    assert!(c.view().unscheduled.is_empty());
+    assert_eq!(running_total(&c), 12);
+}

@@ -65,7 +65,7 @@ pub(crate) fn manifest_error(source: &str, text: &str, e: &ManifestError) -> Str
         ManifestErrorKind::Decode if e.message.contains("not an object") => {
             validating("invalid object to validate")
         }
-        ManifestErrorKind::Decode => {
+        ManifestErrorKind::Decode | ManifestErrorKind::UnknownFields(_) => {
             let rest = e.message.strip_prefix("error decoding ").unwrap_or(&e.message);
             match rest.split_once(": ") {
                 Some((kind, detail)) => format!(

@@ -71,6 +71,7 @@ pub fn headers(kind: Kind, opts: PrintOptions) -> Vec<String> {
                 (&["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], &[])
             }
         }
+        _ => (&["NAME", "AGE"], &[]),
     };
     let mut row: Vec<String> = Vec::new();
     if opts.with_namespace && kind.namespaced() {
@@ -96,6 +97,7 @@ pub fn row(obj: &Object, now: SimTime, opts: PrintOptions) -> Vec<String> {
         Object::Namespace(ns) => namespace_row(ns, now),
         Object::Lease(l) => lease_row(l, now),
         Object::Event(e) => event_row(e, now, opts.wide),
+        other => vec![name(other.meta()), created_age(other.meta(), now)],
     };
     if opts.with_kind && obj.kind() != Kind::Event {
         cells[0] = format!("{}/{}", obj.kind().qualified_singular(), cells[0]);

@@ -437,12 +437,13 @@ impl Cluster {
                 self.scheduler_observe_node(ev);
                 self.enqueue(Component::TaintEvictionController, key);
             }
-            Object::Namespace(ns) => {
-                if ns.metadata.deletion_timestamp.is_some() && ev.event_type != EventType::Deleted {
-                    self.enqueue(Component::NamespaceController, key);
-                }
+            Object::Namespace(ns)
+                if ns.metadata.deletion_timestamp.is_some()
+                    && ev.event_type != EventType::Deleted =>
+            {
+                self.enqueue(Component::NamespaceController, key);
             }
-            Object::Lease(_) | Object::Event(_) => {}
+            _ => {}
         }
         // A terminating namespace waits for its last objects to go.
         if ev.event_type == EventType::Deleted && obj.kind().namespaced() {

@@ -42,6 +42,9 @@ pub enum ManifestErrorKind {
     },
     /// A field has the wrong type.
     Decode,
+    /// Fields the kind does not have (strict field validation); each as a path such
+    /// as `spec.template.spec.containers[0].imagee`.
+    UnknownFields(Vec<String>),
     /// Size or count limits.
     TooLarge,
 }
@@ -159,12 +162,71 @@ fn decode_object(document: usize, json: serde_json::Value) -> Result<Object, Man
             format!("no matches for kind \"{kind}\" in version \"{api_version}\""),
         ));
     };
-    Object::from_json(k, json).map_err(|m| {
+    let known = Object::known_fields(k, &api_version, json.clone()).map_err(|m| {
+        err(
+            ManifestErrorKind::Decode,
+            format!("error decoding {kind}: {m}"),
+        )
+    })?;
+    let mut unknown = Vec::new();
+    unknown_fields(&json, &known, &mut String::new(), &mut unknown);
+    if !unknown.is_empty() {
+        let listed: Vec<String> = unknown
+            .iter()
+            .map(|f| format!("unknown field \"{f}\""))
+            .collect();
+        return Err(err(
+            ManifestErrorKind::UnknownFields(unknown),
+            format!(
+                "error decoding {kind}: strict decoding error: {}",
+                listed.join(", ")
+            ),
+        ));
+    }
+    Object::from_json_at(k, &api_version, json).map_err(|m| {
         err(
             ManifestErrorKind::Decode,
             format!("error decoding {kind}: {m}"),
         )
     })
+}
+
+/// Strict field validation: every field of `input` that the typed decoder dropped
+/// (so is absent from `known`) is unknown. Nulls are skipped: `field: null` means
+/// "unset", not "unknown".
+fn unknown_fields(
+    input: &serde_json::Value,
+    known: &serde_json::Value,
+    path: &mut String,
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    match (input, known) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                match b.get(k) {
+                    Some(kv) => unknown_fields(v, kv, path, out),
+                    None if v.is_null() => {}
+                    None => out.push(path.clone()),
+                }
+                path.truncate(len);
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for (i, (v, kv)) in a.iter().zip(b).enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                unknown_fields(v, kv, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -194,6 +256,36 @@ mod tests {
         assert_eq!(
             e.message,
             "no matches for kind \"Foo\" in version \"example.com/v1\""
+        );
+    }
+
+    #[test]
+    fn strict_decoding_lists_every_unknown_field() {
+        let e = decode_manifests(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replica: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: a, imagee: nginx}]\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "error decoding Deployment: strict decoding error: unknown field \"spec.replica\", unknown field \"spec.template.spec.containers[0].imagee\""
+        );
+    }
+
+    #[test]
+    fn stored_only_kinds_decode_at_each_served_version() {
+        let v2 = decode_manifests("apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: a}\nspec: {scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3}\n").unwrap();
+        assert_eq!(v2[0].kind(), Kind::HorizontalPodAutoscaler);
+        let v1 = decode_manifests("apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: a}\nspec: {scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, targetCPUUtilizationPercentage: 50}\n").unwrap();
+        assert_eq!(v1[0].api_version(), "autoscaling/v1");
+        assert_eq!(
+            v1[0].to_json()["spec"]["targetCPUUtilizationPercentage"],
+            50
+        );
+        let e = decode_manifests("apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: a}\n")
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            "no matches for kind \"CronJob\" in version \"batch/v1beta1\""
         );
     }
 

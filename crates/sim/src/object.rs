@@ -1,15 +1,19 @@
 //! The object model: real Kubernetes types from `k8s-openapi`, wrapped in one enum so
-//! the store can hold every kind the simulator serves.
+//! the store can hold every kind the simulated apiserver serves.
+//!
+//! Kinds come in two sorts. Typed kinds ([`Object`]'s named variants) are decoded into
+//! their k8s-openapi struct and read by the simulation. Stored-only kinds
+//! ([`Object::Other`]) are validated against their k8s-openapi struct, then kept as
+//! JSON: the apiserver serves them, nothing in the simulation acts on them.
+//!
+//! This file's tables are the apiserver's discovery data (`kubectl api-resources`).
 
-use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
-use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{Event, Namespace, Node, Pod};
+use k8s_openapi::api;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 use std::fmt;
 
-/// Every kind the simulated apiserver serves. The order is the order `kubectl get all`
-/// style listings and the trace use.
+/// Every kind the simulated apiserver serves, in discovery order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
     Namespace,
@@ -17,8 +21,34 @@ pub enum Kind {
     Pod,
     ReplicaSet,
     Deployment,
+    DaemonSet,
+    Job,
+    Service,
+    Endpoints,
+    EndpointSlice,
+    Ingress,
+    IngressClass,
+    ConfigMap,
+    Secret,
+    ServiceAccount,
+    Role,
+    ClusterRole,
+    RoleBinding,
+    ClusterRoleBinding,
+    LimitRange,
+    ResourceQuota,
     Lease,
     Event,
+    StatefulSet,
+    CronJob,
+    HorizontalPodAutoscaler,
+    PersistentVolumeClaim,
+    PersistentVolume,
+    NetworkPolicy,
+    ReplicationController,
+    PodDisruptionBudget,
+    StorageClass,
+    PriorityClass,
 }
 
 /// Discovery data for one kind, as `kubectl api-resources` shows it.
@@ -28,70 +58,383 @@ pub struct KindInfo {
     pub singular: &'static str,
     pub short_names: &'static [&'static str],
     pub group: &'static str,
-    pub version: &'static str,
+    /// Served versions, preferred first.
+    pub versions: &'static [&'static str],
     pub namespaced: bool,
+    /// Whether the simulation acts on objects of this kind. Objects of other kinds are
+    /// stored and served, and the apiserver warns that nothing runs them.
+    pub simulated: bool,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 33] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
         Kind::ReplicaSet,
         Kind::Deployment,
+        Kind::DaemonSet,
+        Kind::Job,
+        Kind::Service,
+        Kind::Endpoints,
+        Kind::EndpointSlice,
+        Kind::Ingress,
+        Kind::IngressClass,
+        Kind::ConfigMap,
+        Kind::Secret,
+        Kind::ServiceAccount,
+        Kind::Role,
+        Kind::ClusterRole,
+        Kind::RoleBinding,
+        Kind::ClusterRoleBinding,
+        Kind::LimitRange,
+        Kind::ResourceQuota,
         Kind::Lease,
         Kind::Event,
+        Kind::StatefulSet,
+        Kind::CronJob,
+        Kind::HorizontalPodAutoscaler,
+        Kind::PersistentVolumeClaim,
+        Kind::PersistentVolume,
+        Kind::NetworkPolicy,
+        Kind::ReplicationController,
+        Kind::PodDisruptionBudget,
+        Kind::StorageClass,
+        Kind::PriorityClass,
     ];
 
     pub fn info(self) -> &'static KindInfo {
-        const fn info(
-            kind: &'static str,
-            plural: &'static str,
-            singular: &'static str,
-            short_names: &'static [&'static str],
-            group: &'static str,
-            namespaced: bool,
-        ) -> KindInfo {
-            KindInfo {
-                kind,
-                plural,
-                singular,
-                short_names,
-                group,
-                version: "v1",
-                namespaced,
-            }
-        }
-        static NAMESPACE: KindInfo =
-            info("Namespace", "namespaces", "namespace", &["ns"], "", false);
-        static NODE: KindInfo = info("Node", "nodes", "node", &["no"], "", false);
-        static POD: KindInfo = info("Pod", "pods", "pod", &["po"], "", true);
-        static REPLICASET: KindInfo = info(
-            "ReplicaSet",
-            "replicasets",
-            "replicaset",
-            &["rs"],
-            "apps",
-            true,
-        );
-        static DEPLOYMENT: KindInfo = info(
-            "Deployment",
-            "deployments",
-            "deployment",
-            &["deploy"],
-            "apps",
-            true,
-        );
-        static LEASE: KindInfo = info("Lease", "leases", "lease", &[], "coordination.k8s.io", true);
-        static EVENT: KindInfo = info("Event", "events", "event", &["ev"], "", true);
         match self {
-            Kind::Namespace => &NAMESPACE,
-            Kind::Node => &NODE,
-            Kind::Pod => &POD,
-            Kind::ReplicaSet => &REPLICASET,
-            Kind::Deployment => &DEPLOYMENT,
-            Kind::Lease => &LEASE,
-            Kind::Event => &EVENT,
+            Kind::Namespace => &KindInfo {
+                kind: "Namespace",
+                plural: "namespaces",
+                singular: "namespace",
+                short_names: &["ns"],
+                group: "",
+                versions: &["v1"],
+                namespaced: false,
+                simulated: true,
+            },
+            Kind::Node => &KindInfo {
+                kind: "Node",
+                plural: "nodes",
+                singular: "node",
+                short_names: &["no"],
+                group: "",
+                versions: &["v1"],
+                namespaced: false,
+                simulated: true,
+            },
+            Kind::Pod => &KindInfo {
+                kind: "Pod",
+                plural: "pods",
+                singular: "pod",
+                short_names: &["po"],
+                group: "",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: true,
+            },
+            Kind::ReplicaSet => &KindInfo {
+                kind: "ReplicaSet",
+                plural: "replicasets",
+                singular: "replicaset",
+                short_names: &["rs"],
+                group: "apps",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: true,
+            },
+            Kind::Deployment => &KindInfo {
+                kind: "Deployment",
+                plural: "deployments",
+                singular: "deployment",
+                short_names: &["deploy"],
+                group: "apps",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: true,
+            },
+            Kind::DaemonSet => &KindInfo {
+                kind: "DaemonSet",
+                plural: "daemonsets",
+                singular: "daemonset",
+                short_names: &["ds"],
+                group: "apps",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::Job => &KindInfo {
+                kind: "Job",
+                plural: "jobs",
+                singular: "job",
+                short_names: &[],
+                group: "batch",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::Service => &KindInfo {
+                kind: "Service",
+                plural: "services",
+                singular: "service",
+                short_names: &["svc"],
+                group: "",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::Endpoints => &KindInfo {
+                kind: "Endpoints",
+                plural: "endpoints",
+                singular: "endpoints",
+                short_names: &["ep"],
+                group: "",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::EndpointSlice => &KindInfo {
+                kind: "EndpointSlice",
+                plural: "endpointslices",
+                singular: "endpointslice",
+                short_names: &[],
+                group: "discovery.k8s.io",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::Ingress => &KindInfo {
+                kind: "Ingress",
+                plural: "ingresses",
+                singular: "ingress",
+                short_names: &["ing"],
+                group: "networking.k8s.io",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::IngressClass => &KindInfo {
+                kind: "IngressClass",
+                plural: "ingressclasses",
+                singular: "ingressclass",
+                short_names: &[],
+                group: "networking.k8s.io",
+                versions: &["v1"],
+                namespaced: false,
+                simulated: false,
+            },
+            Kind::ConfigMap => &KindInfo {
+                kind: "ConfigMap",
+                plural: "configmaps",
+                singular: "configmap",
+                short_names: &["cm"],
+                group: "",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: true,
+            },
+            Kind::Secret => &KindInfo {
+                kind: "Secret",
+                plural: "secrets",
+                singular: "secret",
+                short_names: &[],
+                group: "",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: true,
+            },
+            Kind::ServiceAccount => &KindInfo {
+                kind: "ServiceAccount",
+                plural: "serviceaccounts",
+                singular: "serviceaccount",
+                short_names: &["sa"],
+                group: "",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: true,
+            },
+            Kind::Role => &KindInfo {
+                kind: "Role",
+                plural: "roles",
+                singular: "role",
+                short_names: &[],
+                group: "rbac.authorization.k8s.io",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::ClusterRole => &KindInfo {
+                kind: "ClusterRole",
+                plural: "clusterroles",
+                singular: "clusterrole",
+                short_names: &[],
+                group: "rbac.authorization.k8s.io",
+                versions: &["v1"],
+                namespaced: false,
+                simulated: false,
+            },
+            Kind::RoleBinding => &KindInfo {
+                kind: "RoleBinding",
+                plural: "rolebindings",
+                singular: "rolebinding",
+                short_names: &[],
+                group: "rbac.authorization.k8s.io",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::ClusterRoleBinding => &KindInfo {
+                kind: "ClusterRoleBinding",
+                plural: "clusterrolebindings",
+                singular: "clusterrolebinding",
+                short_names: &[],
+                group: "rbac.authorization.k8s.io",
+                versions: &["v1"],
+                namespaced: false,
+                simulated: false,
+            },
+            Kind::LimitRange => &KindInfo {
+                kind: "LimitRange",
+                plural: "limitranges",
+                singular: "limitrange",
+                short_names: &["limits"],
+                group: "",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::ResourceQuota => &KindInfo {
+                kind: "ResourceQuota",
+                plural: "resourcequotas",
+                singular: "resourcequota",
+                short_names: &["quota"],
+                group: "",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::Lease => &KindInfo {
+                kind: "Lease",
+                plural: "leases",
+                singular: "lease",
+                short_names: &[],
+                group: "coordination.k8s.io",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: true,
+            },
+            Kind::Event => &KindInfo {
+                kind: "Event",
+                plural: "events",
+                singular: "event",
+                short_names: &["ev"],
+                group: "",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: true,
+            },
+            Kind::StatefulSet => &KindInfo {
+                kind: "StatefulSet",
+                plural: "statefulsets",
+                singular: "statefulset",
+                short_names: &["sts"],
+                group: "apps",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::CronJob => &KindInfo {
+                kind: "CronJob",
+                plural: "cronjobs",
+                singular: "cronjob",
+                short_names: &["cj"],
+                group: "batch",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::HorizontalPodAutoscaler => &KindInfo {
+                kind: "HorizontalPodAutoscaler",
+                plural: "horizontalpodautoscalers",
+                singular: "horizontalpodautoscaler",
+                short_names: &["hpa"],
+                group: "autoscaling",
+                versions: &["v2", "v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::PersistentVolumeClaim => &KindInfo {
+                kind: "PersistentVolumeClaim",
+                plural: "persistentvolumeclaims",
+                singular: "persistentvolumeclaim",
+                short_names: &["pvc"],
+                group: "",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::PersistentVolume => &KindInfo {
+                kind: "PersistentVolume",
+                plural: "persistentvolumes",
+                singular: "persistentvolume",
+                short_names: &["pv"],
+                group: "",
+                versions: &["v1"],
+                namespaced: false,
+                simulated: false,
+            },
+            Kind::NetworkPolicy => &KindInfo {
+                kind: "NetworkPolicy",
+                plural: "networkpolicies",
+                singular: "networkpolicy",
+                short_names: &["netpol"],
+                group: "networking.k8s.io",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::ReplicationController => &KindInfo {
+                kind: "ReplicationController",
+                plural: "replicationcontrollers",
+                singular: "replicationcontroller",
+                short_names: &["rc"],
+                group: "",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::PodDisruptionBudget => &KindInfo {
+                kind: "PodDisruptionBudget",
+                plural: "poddisruptionbudgets",
+                singular: "poddisruptionbudget",
+                short_names: &["pdb"],
+                group: "policy",
+                versions: &["v1"],
+                namespaced: true,
+                simulated: false,
+            },
+            Kind::StorageClass => &KindInfo {
+                kind: "StorageClass",
+                plural: "storageclasses",
+                singular: "storageclass",
+                short_names: &["sc"],
+                group: "storage.k8s.io",
+                versions: &["v1"],
+                namespaced: false,
+                simulated: false,
+            },
+            Kind::PriorityClass => &KindInfo {
+                kind: "PriorityClass",
+                plural: "priorityclasses",
+                singular: "priorityclass",
+                short_names: &["pc"],
+                group: "scheduling.k8s.io",
+                versions: &["v1"],
+                namespaced: false,
+                simulated: false,
+            },
         }
     }
 
@@ -107,13 +450,29 @@ impl Kind {
     pub fn namespaced(self) -> bool {
         self.info().namespaced
     }
+    /// Whether the simulation acts on this kind (see [`KindInfo::simulated`]).
+    pub fn simulated(self) -> bool {
+        self.info().simulated
+    }
+    /// The preferred `apiVersion`.
     pub fn api_version(self) -> String {
         let info = self.info();
         if info.group.is_empty() {
-            info.version.to_string()
+            info.versions[0].to_string()
         } else {
-            format!("{}/{}", info.group, info.version)
+            format!("{}/{}", info.group, info.versions[0])
         }
+    }
+    /// Whether `api_version` is one this kind is served at.
+    pub fn serves(self, api_version: &str) -> bool {
+        let info = self.info();
+        info.versions.iter().any(|v| {
+            if info.group.is_empty() {
+                api_version == *v
+            } else {
+                api_version.split_once('/') == Some((info.group, v))
+            }
+        })
     }
     /// `pods`, `deployments.apps`: the resource as error messages name it.
     pub fn qualified_plural(self) -> String {
@@ -135,10 +494,11 @@ impl Kind {
     }
 
     /// Resolves what a user types for a resource type, as discovery does: plural,
-    /// singular, short name or kind, optionally qualified by group (`deployments.apps`).
+    /// singular, short name or kind, optionally qualified by group (`deployments.apps`)
+    /// or by version and group (`deployments.v1.apps`).
     pub fn lookup(name: &str) -> Option<Kind> {
         let lower = name.to_ascii_lowercase();
-        let (base, group) = match lower.split_once('.') {
+        let (base, rest) = match lower.split_once('.') {
             Some((b, g)) => (b.to_string(), Some(g.to_string())),
             None => (lower.clone(), None),
         };
@@ -148,9 +508,16 @@ impl Kind {
                 || base == i.singular
                 || base == i.kind.to_ascii_lowercase()
                 || i.short_names.contains(&base.as_str());
-            let group_matches = match &group {
+            let group_matches = match &rest {
                 None => true,
-                Some(g) => g == i.group || (i.group.is_empty() && g == "core"),
+                Some(g) => {
+                    let group = match g.split_once('.') {
+                        Some((v, g)) if i.versions.contains(&v) => g,
+                        _ => g.as_str(),
+                    };
+                    group == i.group
+                        || (i.group.is_empty() && (group == "core" || i.versions.contains(&group)))
+                }
             };
             name_matches && group_matches
         })
@@ -160,7 +527,7 @@ impl Kind {
     pub fn from_type_meta(api_version: &str, kind: &str) -> Option<Kind> {
         Kind::ALL
             .into_iter()
-            .find(|k| k.as_str() == kind && k.api_version() == api_version)
+            .find(|k| k.as_str() == kind && k.serves(api_version))
     }
 }
 
@@ -209,30 +576,95 @@ impl fmt::Display for ObjectKey {
     }
 }
 
-/// One object of a served kind.
+/// An object of a stored-only kind: its metadata typed, the rest kept as JSON.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Object {
-    Namespace(Namespace),
-    Node(Node),
-    Pod(Pod),
-    ReplicaSet(ReplicaSet),
-    Deployment(Deployment),
-    Lease(Lease),
-    Event(Event),
+pub struct OtherObject {
+    pub kind: Kind,
+    pub api_version: String,
+    pub metadata: ObjectMeta,
+    /// Every top-level field but `apiVersion`, `kind` and `metadata` (`spec`, `status`, ...).
+    pub fields: serde_json::Map<String, serde_json::Value>,
 }
 
-macro_rules! each_object {
-    ($value:expr, $inner:ident => $body:expr) => {
+/// One object of a served kind.
+// Objects live in the store's map and are moved rarely; boxing every variant would
+// add an allocation per object for nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Object {
+    Namespace(api::core::v1::Namespace),
+    Node(api::core::v1::Node),
+    Pod(api::core::v1::Pod),
+    ReplicaSet(api::apps::v1::ReplicaSet),
+    Deployment(api::apps::v1::Deployment),
+    DaemonSet(api::apps::v1::DaemonSet),
+    Job(api::batch::v1::Job),
+    Service(api::core::v1::Service),
+    Endpoints(api::core::v1::Endpoints),
+    EndpointSlice(api::discovery::v1::EndpointSlice),
+    Ingress(api::networking::v1::Ingress),
+    IngressClass(api::networking::v1::IngressClass),
+    ConfigMap(api::core::v1::ConfigMap),
+    Secret(api::core::v1::Secret),
+    ServiceAccount(api::core::v1::ServiceAccount),
+    Role(api::rbac::v1::Role),
+    ClusterRole(api::rbac::v1::ClusterRole),
+    RoleBinding(api::rbac::v1::RoleBinding),
+    ClusterRoleBinding(api::rbac::v1::ClusterRoleBinding),
+    LimitRange(api::core::v1::LimitRange),
+    ResourceQuota(api::core::v1::ResourceQuota),
+    Lease(api::coordination::v1::Lease),
+    Event(api::core::v1::Event),
+    Other(Box<OtherObject>),
+}
+
+macro_rules! each_typed {
+    ($value:expr, $inner:ident => $body:expr, $other:ident => $other_body:expr) => {
         match $value {
             Object::Namespace($inner) => $body,
             Object::Node($inner) => $body,
             Object::Pod($inner) => $body,
             Object::ReplicaSet($inner) => $body,
             Object::Deployment($inner) => $body,
+            Object::DaemonSet($inner) => $body,
+            Object::Job($inner) => $body,
+            Object::Service($inner) => $body,
+            Object::Endpoints($inner) => $body,
+            Object::EndpointSlice($inner) => $body,
+            Object::Ingress($inner) => $body,
+            Object::IngressClass($inner) => $body,
+            Object::ConfigMap($inner) => $body,
+            Object::Secret($inner) => $body,
+            Object::ServiceAccount($inner) => $body,
+            Object::Role($inner) => $body,
+            Object::ClusterRole($inner) => $body,
+            Object::RoleBinding($inner) => $body,
+            Object::ClusterRoleBinding($inner) => $body,
+            Object::LimitRange($inner) => $body,
+            Object::ResourceQuota($inner) => $body,
             Object::Lease($inner) => $body,
             Object::Event($inner) => $body,
+            Object::Other($other) => $other_body,
         }
     };
+}
+
+fn de<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            e.inner().to_string()
+        } else {
+            format!("{}: {}", path, e.inner())
+        }
+    })
+}
+
+fn reserialize<T: DeserializeOwned + serde::Serialize>(
+    v: serde_json::Value,
+) -> Result<serde_json::Value, String> {
+    let typed: T = de(v)?;
+    Ok(serde_json::to_value(&typed).expect("k8s-openapi types always serialise"))
 }
 
 impl Object {
@@ -243,17 +675,34 @@ impl Object {
             Object::Pod(_) => Kind::Pod,
             Object::ReplicaSet(_) => Kind::ReplicaSet,
             Object::Deployment(_) => Kind::Deployment,
+            Object::DaemonSet(_) => Kind::DaemonSet,
+            Object::Job(_) => Kind::Job,
+            Object::Service(_) => Kind::Service,
+            Object::Endpoints(_) => Kind::Endpoints,
+            Object::EndpointSlice(_) => Kind::EndpointSlice,
+            Object::Ingress(_) => Kind::Ingress,
+            Object::IngressClass(_) => Kind::IngressClass,
+            Object::ConfigMap(_) => Kind::ConfigMap,
+            Object::Secret(_) => Kind::Secret,
+            Object::ServiceAccount(_) => Kind::ServiceAccount,
+            Object::Role(_) => Kind::Role,
+            Object::ClusterRole(_) => Kind::ClusterRole,
+            Object::RoleBinding(_) => Kind::RoleBinding,
+            Object::ClusterRoleBinding(_) => Kind::ClusterRoleBinding,
+            Object::LimitRange(_) => Kind::LimitRange,
+            Object::ResourceQuota(_) => Kind::ResourceQuota,
             Object::Lease(_) => Kind::Lease,
             Object::Event(_) => Kind::Event,
+            Object::Other(o) => o.kind,
         }
     }
 
     pub fn meta(&self) -> &ObjectMeta {
-        each_object!(self, o => &o.metadata)
+        each_typed!(self, o => &o.metadata, o => &o.metadata)
     }
 
     pub fn meta_mut(&mut self) -> &mut ObjectMeta {
-        each_object!(self, o => &mut o.metadata)
+        each_typed!(self, o => &mut o.metadata, o => &mut o.metadata)
     }
 
     pub fn name(&self) -> &str {
@@ -268,62 +717,232 @@ impl Object {
         ObjectKey::new(self.kind(), self.namespace(), self.name())
     }
 
-    /// The object as JSON, with `apiVersion` and `kind` set (k8s-openapi adds them).
-    pub fn to_json(&self) -> serde_json::Value {
-        let v = each_object!(self, o => serde_json::to_value(o));
-        v.expect("k8s-openapi types always serialise")
+    /// The `apiVersion` the object is served at.
+    pub fn api_version(&self) -> String {
+        match self {
+            Object::Other(o) => o.api_version.clone(),
+            _ => self.kind().api_version(),
+        }
     }
 
-    /// Builds a typed object from JSON of a known kind.
-    pub fn from_json(kind: Kind, value: serde_json::Value) -> Result<Object, String> {
-        fn de<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {
-            serde_path_to_error::deserialize(v).map_err(|e| {
-                let path = e.path().to_string();
-                if path == "." {
-                    e.inner().to_string()
-                } else {
-                    format!("{}: {}", path, e.inner())
+    /// The object as JSON, with `apiVersion` and `kind` set.
+    pub fn to_json(&self) -> serde_json::Value {
+        each_typed!(
+            self,
+            o => serde_json::to_value(o).expect("k8s-openapi types always serialise"),
+            o => {
+                let mut map = serde_json::Map::new();
+                map.insert("apiVersion".into(), o.api_version.clone().into());
+                map.insert("kind".into(), o.kind.as_str().into());
+                map.insert(
+                    "metadata".into(),
+                    serde_json::to_value(&o.metadata).expect("ObjectMeta serialises"),
+                );
+                for (k, v) in &o.fields {
+                    map.insert(k.clone(), v.clone());
                 }
-            })
-        }
+                serde_json::Value::Object(map)
+            }
+        )
+    }
+
+    /// Builds an object of a known kind from JSON, at the kind's preferred version.
+    pub fn from_json(kind: Kind, value: serde_json::Value) -> Result<Object, String> {
+        let api_version = value
+            .get("apiVersion")
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| kind.api_version());
+        Object::from_json_at(kind, &api_version, value)
+    }
+
+    /// Builds an object of a known kind from JSON written at `api_version`.
+    pub fn from_json_at(
+        kind: Kind,
+        api_version: &str,
+        value: serde_json::Value,
+    ) -> Result<Object, String> {
         Ok(match kind {
             Kind::Namespace => Object::Namespace(de(value)?),
             Kind::Node => Object::Node(de(value)?),
             Kind::Pod => Object::Pod(de(value)?),
             Kind::ReplicaSet => Object::ReplicaSet(de(value)?),
             Kind::Deployment => Object::Deployment(de(value)?),
+            Kind::DaemonSet => Object::DaemonSet(de(value)?),
+            Kind::Job => Object::Job(de(value)?),
+            Kind::Service => Object::Service(de(value)?),
+            Kind::Endpoints => Object::Endpoints(de(value)?),
+            Kind::EndpointSlice => Object::EndpointSlice(de(value)?),
+            Kind::Ingress => Object::Ingress(de(value)?),
+            Kind::IngressClass => Object::IngressClass(de(value)?),
+            Kind::ConfigMap => Object::ConfigMap(de(value)?),
+            Kind::Secret => Object::Secret(de(value)?),
+            Kind::ServiceAccount => Object::ServiceAccount(de(value)?),
+            Kind::Role => Object::Role(de(value)?),
+            Kind::ClusterRole => Object::ClusterRole(de(value)?),
+            Kind::RoleBinding => Object::RoleBinding(de(value)?),
+            Kind::ClusterRoleBinding => Object::ClusterRoleBinding(de(value)?),
+            Kind::LimitRange => Object::LimitRange(de(value)?),
+            Kind::ResourceQuota => Object::ResourceQuota(de(value)?),
             Kind::Lease => Object::Lease(de(value)?),
             Kind::Event => Object::Event(de(value)?),
+            _ => {
+                // Validate against the typed struct of that version, keep the JSON.
+                let checked = match (kind, api_version) {
+                    (Kind::StatefulSet, "apps/v1") => {
+                        reserialize::<api::apps::v1::StatefulSet>(value.clone())?
+                    }
+                    (Kind::CronJob, "batch/v1") => {
+                        reserialize::<api::batch::v1::CronJob>(value.clone())?
+                    }
+                    (Kind::HorizontalPodAutoscaler, "autoscaling/v2") => {
+                        reserialize::<api::autoscaling::v2::HorizontalPodAutoscaler>(value.clone())?
+                    }
+                    (Kind::HorizontalPodAutoscaler, "autoscaling/v1") => {
+                        reserialize::<api::autoscaling::v1::HorizontalPodAutoscaler>(value.clone())?
+                    }
+                    (Kind::PersistentVolumeClaim, "v1") => {
+                        reserialize::<api::core::v1::PersistentVolumeClaim>(value.clone())?
+                    }
+                    (Kind::PersistentVolume, "v1") => {
+                        reserialize::<api::core::v1::PersistentVolume>(value.clone())?
+                    }
+                    (Kind::NetworkPolicy, "networking.k8s.io/v1") => {
+                        reserialize::<api::networking::v1::NetworkPolicy>(value.clone())?
+                    }
+                    (Kind::ReplicationController, "v1") => {
+                        reserialize::<api::core::v1::ReplicationController>(value.clone())?
+                    }
+                    (Kind::PodDisruptionBudget, "policy/v1") => {
+                        reserialize::<api::policy::v1::PodDisruptionBudget>(value.clone())?
+                    }
+                    (Kind::StorageClass, "storage.k8s.io/v1") => {
+                        reserialize::<api::storage::v1::StorageClass>(value.clone())?
+                    }
+                    (Kind::PriorityClass, "scheduling.k8s.io/v1") => {
+                        reserialize::<api::scheduling::v1::PriorityClass>(value.clone())?
+                    }
+                    _ => {
+                        return Err(format!(
+                            "no matches for kind \"{kind}\" in version \"{api_version}\""
+                        ))
+                    }
+                };
+                let _ = checked;
+                let serde_json::Value::Object(mut map) = value else {
+                    return Err("the object is not a JSON object".into());
+                };
+                map.remove("apiVersion");
+                map.remove("kind");
+                let metadata: ObjectMeta = match map.remove("metadata") {
+                    Some(m) => de(m).map_err(|e| format!("metadata: {e}"))?,
+                    None => ObjectMeta::default(),
+                };
+                Object::Other(Box::new(OtherObject {
+                    kind,
+                    api_version: api_version.to_string(),
+                    metadata,
+                    fields: map,
+                }))
+            }
         })
     }
 
-    pub fn as_pod(&self) -> Option<&Pod> {
+    /// The JSON the typed decoder keeps of `value`: fields it does not know are gone.
+    /// Strict field validation compares this with the input.
+    pub fn known_fields(
+        kind: Kind,
+        api_version: &str,
+        value: serde_json::Value,
+    ) -> Result<serde_json::Value, String> {
+        match kind {
+            Kind::Namespace => reserialize::<api::core::v1::Namespace>(value),
+            Kind::Node => reserialize::<api::core::v1::Node>(value),
+            Kind::Pod => reserialize::<api::core::v1::Pod>(value),
+            Kind::ReplicaSet => reserialize::<api::apps::v1::ReplicaSet>(value),
+            Kind::Deployment => reserialize::<api::apps::v1::Deployment>(value),
+            Kind::DaemonSet => reserialize::<api::apps::v1::DaemonSet>(value),
+            Kind::Job => reserialize::<api::batch::v1::Job>(value),
+            Kind::Service => reserialize::<api::core::v1::Service>(value),
+            Kind::Endpoints => reserialize::<api::core::v1::Endpoints>(value),
+            Kind::EndpointSlice => reserialize::<api::discovery::v1::EndpointSlice>(value),
+            Kind::Ingress => reserialize::<api::networking::v1::Ingress>(value),
+            Kind::IngressClass => reserialize::<api::networking::v1::IngressClass>(value),
+            Kind::ConfigMap => reserialize::<api::core::v1::ConfigMap>(value),
+            Kind::Secret => reserialize::<api::core::v1::Secret>(value),
+            Kind::ServiceAccount => reserialize::<api::core::v1::ServiceAccount>(value),
+            Kind::Role => reserialize::<api::rbac::v1::Role>(value),
+            Kind::ClusterRole => reserialize::<api::rbac::v1::ClusterRole>(value),
+            Kind::RoleBinding => reserialize::<api::rbac::v1::RoleBinding>(value),
+            Kind::ClusterRoleBinding => reserialize::<api::rbac::v1::ClusterRoleBinding>(value),
+            Kind::LimitRange => reserialize::<api::core::v1::LimitRange>(value),
+            Kind::ResourceQuota => reserialize::<api::core::v1::ResourceQuota>(value),
+            Kind::Lease => reserialize::<api::coordination::v1::Lease>(value),
+            Kind::Event => reserialize::<api::core::v1::Event>(value),
+            _ => match (kind, api_version) {
+                (Kind::StatefulSet, "apps/v1") => reserialize::<api::apps::v1::StatefulSet>(value),
+                (Kind::CronJob, "batch/v1") => reserialize::<api::batch::v1::CronJob>(value),
+                (Kind::HorizontalPodAutoscaler, "autoscaling/v2") => {
+                    reserialize::<api::autoscaling::v2::HorizontalPodAutoscaler>(value)
+                }
+                (Kind::HorizontalPodAutoscaler, "autoscaling/v1") => {
+                    reserialize::<api::autoscaling::v1::HorizontalPodAutoscaler>(value)
+                }
+                (Kind::PersistentVolumeClaim, "v1") => {
+                    reserialize::<api::core::v1::PersistentVolumeClaim>(value)
+                }
+                (Kind::PersistentVolume, "v1") => {
+                    reserialize::<api::core::v1::PersistentVolume>(value)
+                }
+                (Kind::NetworkPolicy, "networking.k8s.io/v1") => {
+                    reserialize::<api::networking::v1::NetworkPolicy>(value)
+                }
+                (Kind::ReplicationController, "v1") => {
+                    reserialize::<api::core::v1::ReplicationController>(value)
+                }
+                (Kind::PodDisruptionBudget, "policy/v1") => {
+                    reserialize::<api::policy::v1::PodDisruptionBudget>(value)
+                }
+                (Kind::StorageClass, "storage.k8s.io/v1") => {
+                    reserialize::<api::storage::v1::StorageClass>(value)
+                }
+                (Kind::PriorityClass, "scheduling.k8s.io/v1") => {
+                    reserialize::<api::scheduling::v1::PriorityClass>(value)
+                }
+                _ => Err(format!(
+                    "no matches for kind \"{kind}\" in version \"{api_version}\""
+                )),
+            },
+        }
+    }
+
+    pub fn as_pod(&self) -> Option<&api::core::v1::Pod> {
         match self {
-            Object::Pod(p) => Some(p),
+            Object::Pod(x) => Some(x),
             _ => None,
         }
     }
-    pub fn as_node(&self) -> Option<&Node> {
+    pub fn as_node(&self) -> Option<&api::core::v1::Node> {
         match self {
-            Object::Node(n) => Some(n),
+            Object::Node(x) => Some(x),
             _ => None,
         }
     }
-    pub fn as_replica_set(&self) -> Option<&ReplicaSet> {
+    pub fn as_replica_set(&self) -> Option<&api::apps::v1::ReplicaSet> {
         match self {
-            Object::ReplicaSet(r) => Some(r),
+            Object::ReplicaSet(x) => Some(x),
             _ => None,
         }
     }
-    pub fn as_deployment(&self) -> Option<&Deployment> {
+    pub fn as_deployment(&self) -> Option<&api::apps::v1::Deployment> {
         match self {
-            Object::Deployment(d) => Some(d),
+            Object::Deployment(x) => Some(x),
             _ => None,
         }
     }
-    pub fn as_lease(&self) -> Option<&Lease> {
+    pub fn as_lease(&self) -> Option<&api::coordination::v1::Lease> {
         match self {
-            Object::Lease(l) => Some(l),
+            Object::Lease(x) => Some(x),
             _ => None,
         }
     }

@@ -289,7 +289,9 @@ impl Cluster {
             ));
         }
         default_object(obj);
+        self.admission_mutate(obj)?;
         validate(obj)?;
+        self.admission_validate(obj, None)?;
         let uid = self.rng.uid();
         let now = self.now.to_k8s();
         let meta = obj.meta_mut();
@@ -342,6 +344,7 @@ impl Cluster {
         default_object(obj);
         validate(obj)?;
         check_immutable(&old, obj)?;
+        self.admission_validate(obj, Some(&old))?;
         let old_meta = old.meta();
         let spec_changed = !same_spec(&old, obj);
         let meta = obj.meta_mut();

@@ -167,6 +167,7 @@ pub struct Cluster {
     /// Pending eviction deadlines by pod uid, so a node's recovery can cancel them.
     pub(crate) evictions: BTreeMap<String, SimTime>,
     requests: VecDeque<RequestRecord>,
+    pub(crate) authenticator: crate::auth::Authenticator,
     pub(crate) event_counter: u64,
     pub(crate) pod_ip_next: BTreeMap<String, u32>,
     pub(crate) node_cidrs: BTreeMap<String, u32>,
@@ -191,6 +192,7 @@ impl Cluster {
             kubelets: BTreeMap::new(),
             evictions: BTreeMap::new(),
             requests: VecDeque::new(),
+            authenticator: crate::auth::Authenticator::with_admin(),
             event_counter: 0,
             pod_ip_next: BTreeMap::new(),
             node_cidrs: BTreeMap::new(),
@@ -199,6 +201,10 @@ impl Cluster {
             let obj = apiserver::namespace_object(ns);
             c.create_as(Actor::System, obj)
                 .expect("default namespaces are valid");
+        }
+        for obj in crate::auth::bootstrap_objects() {
+            c.create_as(Actor::System, obj)
+                .expect("bootstrap RBAC objects are valid");
         }
         for (i, spec) in topology.nodes.iter().enumerate() {
             c.node_cidrs.insert(spec.name.clone(), i as u32);

@@ -7,6 +7,7 @@
 
 pub mod admission;
 pub mod apiserver;
+pub mod auth;
 pub mod cluster;
 pub mod controllers;
 pub mod error;
@@ -21,7 +22,9 @@ pub mod scheduler;
 pub mod store;
 pub mod time;
 pub mod view;
+pub mod watch;
 
+pub use auth::{Attributes, Caller};
 pub use cluster::{Cluster, Fault, NodeSpec, Topology};
 pub use error::{ApiError, SimError, StatusReason};
 pub use manifest::{decode_manifests, ManifestError, ManifestErrorKind};

@@ -263,7 +263,7 @@ impl Kind {
                 group: "rbac.authorization.k8s.io",
                 versions: &["v1"],
                 namespaced: true,
-                simulated: false,
+                simulated: true,
             },
             Kind::ClusterRole => &KindInfo {
                 kind: "ClusterRole",
@@ -273,7 +273,7 @@ impl Kind {
                 group: "rbac.authorization.k8s.io",
                 versions: &["v1"],
                 namespaced: false,
-                simulated: false,
+                simulated: true,
             },
             Kind::RoleBinding => &KindInfo {
                 kind: "RoleBinding",
@@ -283,7 +283,7 @@ impl Kind {
                 group: "rbac.authorization.k8s.io",
                 versions: &["v1"],
                 namespaced: true,
-                simulated: false,
+                simulated: true,
             },
             Kind::ClusterRoleBinding => &KindInfo {
                 kind: "ClusterRoleBinding",
@@ -293,7 +293,7 @@ impl Kind {
                 group: "rbac.authorization.k8s.io",
                 versions: &["v1"],
                 namespaced: false,
-                simulated: false,
+                simulated: true,
             },
             Kind::LimitRange => &KindInfo {
                 kind: "LimitRange",

@@ -404,3 +404,43 @@ fn unschedulable_pods_do_not_keep_the_cluster_busy() {
     assert!(c.view().unscheduled.is_empty());
     assert_eq!(running_total(&c), 12);
 }
+
+#[test]
+fn watches_filter_by_kind_namespace_labels_and_fields() {
+    use warehouse_sim::watch::WatchFilter;
+    let mut c = cluster_with(WEB);
+    let start = c.revision();
+    c.advance(SimDuration::secs(30));
+    let pods = WatchFilter {
+        kind: Some(Kind::Pod),
+        namespace: Some("default".into()),
+        labels: [("app".to_string(), "web".to_string())].into(),
+        ..Default::default()
+    };
+    let events = c.watch(&pods, start).unwrap();
+    // Five pods: created, bound, started, running — at least four events each.
+    assert!(events.len() >= 20, "{}", events.len());
+    assert!(events.iter().all(|e| e.object.kind() == Kind::Pod));
+    let on_a = WatchFilter {
+        kind: Some(Kind::Pod),
+        fields: [("spec.nodeName".to_string(), "zone-a".to_string())].into(),
+        ..Default::default()
+    };
+    let a = c.watch(&on_a, start).unwrap();
+    assert!(a.iter().all(|e| e
+        .object
+        .as_pod()
+        .unwrap()
+        .spec
+        .as_ref()
+        .unwrap()
+        .node_name
+        .as_deref()
+        == Some("zone-a")));
+    let none = WatchFilter {
+        kind: Some(Kind::Pod),
+        labels: [("app".to_string(), "db".to_string())].into(),
+        ..Default::default()
+    };
+    assert!(c.watch(&none, start).unwrap().is_empty());
+}

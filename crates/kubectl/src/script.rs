@@ -51,6 +51,11 @@ pub enum Action {
     Advance(SimDuration),
     /// `sim node kill NAME`, `sim node restart NAME`.
     Fault(Fault),
+    /// `sim why KIND/NAME [-n NAMESPACE]`.
+    Why {
+        target: String,
+        namespace: Option<String>,
+    },
     /// A line that cannot run; its message is printed in the transcript.
     Invalid(String),
 }
@@ -238,7 +243,8 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
     (line, None)
 }
 
-const SIM_USAGE: &str = "sim advance DURATION, sim node kill NODE, sim node restart NODE";
+const SIM_USAGE: &str =
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim why KIND/NAME [-n NAMESPACE]";
 
 fn parse_action(command: &str) -> Action {
     let (program, rest) = match command.split_once(char::is_whitespace) {
@@ -266,6 +272,17 @@ fn parse_sim(rest: &str) -> Action {
         }
         ["node", "kill", name] => Action::Fault(Fault::KillNode(name.to_string())),
         ["node", "restart", name] => Action::Fault(Fault::RestartNode(name.to_string())),
+        ["why", target] => Action::Why {
+            target: target.to_string(),
+            namespace: None,
+        },
+        ["why", target, "-n" | "--namespace", ns] | ["why", "-n" | "--namespace", ns, target] => {
+            Action::Why {
+                target: target.to_string(),
+                namespace: Some(ns.to_string()),
+            }
+        }
+        ["why", ..] => Action::Invalid("error: sim why needs one object, e.g. sim why pod/web-1 or sim why deployment/web -n shop".into()),
         [] => Action::Invalid(format!("error: sim needs a command: {SIM_USAGE}")),
         _ => Action::Invalid(format!(
             "error: unknown sim command \"sim {rest}\"; the sim commands are {SIM_USAGE}"
@@ -303,8 +320,30 @@ pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> Co
             }
             Err(e) => CommandOutput::error(format!("error: {e}")),
         },
+        Action::Why { target, namespace } => why(session, target, namespace.as_deref()),
         Action::Invalid(msg) => CommandOutput::error(msg),
     }
+}
+
+/// `sim why KIND/NAME`: the chain of writes that led to the object's latest state.
+fn why(session: &Session, target: &str, namespace: Option<&str>) -> CommandOutput {
+    let Some((kind, name)) = target.split_once('/') else {
+        return CommandOutput::error(format!(
+            "error: sim why needs KIND/NAME, e.g. sim why pod/web-1 (got \"{target}\")"
+        ));
+    };
+    let Some(kind) = warehouse_sim::Kind::lookup(kind) else {
+        return CommandOutput::error(format!(
+            "error: the server doesn't have a resource type \"{kind}\""
+        ));
+    };
+    let ns = namespace.unwrap_or(&session.namespace);
+    let key = warehouse_sim::ObjectKey::new(kind, ns, name);
+    let mut out = CommandOutput::new();
+    for line in session.cluster.why_text(&key).lines() {
+        out.out_line(line);
+    }
+    out
 }
 
 /// Parses and runs a script. A script that does not parse runs no step at all.

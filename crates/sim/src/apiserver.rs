@@ -73,6 +73,7 @@ pub(crate) fn namespace_object(name: &str) -> Object {
 
 impl Cluster {
     pub(crate) fn create_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
+        self.current_actor = actor.username();
         let result = self.admit_create(&mut obj).and_then(|()| {
             let ev = self.store.create(obj)?;
             self.dispatch(&ev);
@@ -83,6 +84,7 @@ impl Cluster {
     }
 
     pub(crate) fn update_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
+        self.current_actor = actor.username();
         let result = self.admit_update(&mut obj).and_then(|()| {
             let ev = self.store.update(obj)?;
             self.dispatch(&ev);
@@ -101,6 +103,7 @@ impl Cluster {
         key: &ObjectKey,
         grace: Option<i64>,
     ) -> Result<Object, ApiError> {
+        self.current_actor = actor.username();
         let result = self.delete_inner(key, grace);
         self.record_request(&actor, "delete", &result, Some(key));
         result
@@ -178,6 +181,7 @@ impl Cluster {
     /// The namespace's `finalize` subresource: removes an emptied, terminating
     /// namespace.
     pub(crate) fn finalize_namespace(&mut self, actor: Actor, key: &ObjectKey) {
+        self.current_actor = actor.username();
         let result = self
             .store
             .remove(key)

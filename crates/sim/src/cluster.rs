@@ -148,9 +148,27 @@ pub(crate) enum Timer {
     EventExpiry(ObjectKey),
 }
 
+impl Timer {
+    /// A short description for the trace.
+    pub(crate) fn describe(&self) -> &'static str {
+        match self {
+            Timer::Wake(_) => "watch delivery",
+            Timer::NodeMonitor => "node monitor period",
+            Timer::LeaseRenew(_) => "lease renewal",
+            Timer::ContainersStarted { .. } => "containers started",
+            Timer::ContainersStopped { .. } => "containers stopped",
+            Timer::Evict { .. } => "toleration expired",
+            Timer::SchedulerFlush => "unschedulable pods backoff",
+            Timer::EventExpiry(_) => "event TTL",
+        }
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct WorkQueue {
     pub keys: BTreeSet<ObjectKey>,
+    /// Why each key is queued: the latest event (or other cause) that queued it.
+    pub causes: BTreeMap<ObjectKey, crate::trace::Cause>,
     pub wake_scheduled: bool,
 }
 
@@ -159,7 +177,7 @@ pub struct Cluster {
     pub(crate) rng: SimRng,
     pub(crate) store: Store,
     timers: BinaryHeap<Reverse<(SimTime, u64)>>,
-    timer_payloads: BTreeMap<u64, Timer>,
+    timer_payloads: BTreeMap<u64, (Timer, crate::trace::Cause)>,
     next_timer: u64,
     pub(crate) queues: BTreeMap<Component, WorkQueue>,
     pub(crate) scheduler: SchedulerState,
@@ -168,6 +186,15 @@ pub struct Cluster {
     pub(crate) evictions: BTreeMap<String, SimTime>,
     requests: VecDeque<RequestRecord>,
     pub(crate) authenticator: crate::auth::Authenticator,
+    pub(crate) trace: crate::trace::Trace,
+    /// Why the writes being made now happen (see `trace.rs`).
+    pub(crate) current_cause: crate::trace::Cause,
+    /// Who is writing now (the username of the request being served).
+    pub(crate) current_actor: String,
+    /// The revision of the watch event being dispatched, while dispatching.
+    dispatching: Option<u64>,
+    /// The causes of the keys a waking component is working through.
+    key_causes: BTreeMap<ObjectKey, crate::trace::Cause>,
     pub(crate) event_counter: u64,
     pub(crate) pod_ip_next: BTreeMap<String, u32>,
     pub(crate) node_cidrs: BTreeMap<String, u32>,
@@ -193,6 +220,11 @@ impl Cluster {
             evictions: BTreeMap::new(),
             requests: VecDeque::new(),
             authenticator: crate::auth::Authenticator::with_admin(),
+            trace: crate::trace::Trace::default(),
+            current_cause: crate::trace::Cause::Bootstrap,
+            current_actor: String::new(),
+            dispatching: None,
+            key_causes: BTreeMap::new(),
             event_counter: 0,
             pod_ip_next: BTreeMap::new(),
             node_cidrs: BTreeMap::new(),
@@ -238,7 +270,21 @@ impl Cluster {
             self.timers.pop();
             fired += 1;
             self.now = at;
-            if let Some(timer) = self.timer_payloads.remove(&seq) {
+            if let Some((timer, cause)) = self.timer_payloads.remove(&seq) {
+                self.current_cause = match (&timer, cause) {
+                    // A wake sets the cause per key from its work queue.
+                    (Timer::Wake(_), cause) => cause,
+                    // A periodic timer re-arms itself: keep its cause flat.
+                    (other, crate::trace::Cause::Timer { what, origin })
+                        if what == other.describe() =>
+                    {
+                        crate::trace::Cause::Timer { what, origin }
+                    }
+                    (other, cause) => crate::trace::Cause::Timer {
+                        what: other.describe(),
+                        origin: Box::new(cause),
+                    },
+                };
                 self.fire(timer);
             }
         }
@@ -247,6 +293,11 @@ impl Cluster {
 
     /// Applies a fault. Returns a one-line description of what happened.
     pub fn fault(&mut self, fault: Fault) -> Result<String, SimError> {
+        let description = match &fault {
+            Fault::KillNode(n) => format!("node {n} killed"),
+            Fault::RestartNode(n) => format!("node {n} restarted"),
+        };
+        self.current_cause = crate::trace::Cause::Fault(description);
         match fault {
             Fault::KillNode(name) => self.kill_node(&name),
             Fault::RestartNode(name) => self.restart_node(&name),
@@ -255,6 +306,7 @@ impl Cluster {
 
     /// Creates an object as the cluster administrator (kubectl's default user).
     pub fn create(&mut self, mut obj: Object) -> Result<Object, ApiError> {
+        self.current_cause = crate::trace::Cause::User;
         // Status is written only through the status subresource, by controllers.
         clear_status(&mut obj);
         self.create_as(Actor::Admin, obj)
@@ -262,6 +314,7 @@ impl Cluster {
 
     /// Replaces an object as the cluster administrator.
     pub fn update(&mut self, mut obj: Object) -> Result<Object, ApiError> {
+        self.current_cause = crate::trace::Cause::User;
         // A user's update of the main resource leaves status as it is.
         if let Some(live) = self.store.get(&obj.key()) {
             copy_status(live, &mut obj);
@@ -273,6 +326,7 @@ impl Cluster {
     /// Returns the object as it stands after the request (with a deletion timestamp
     /// if the deletion is graceful and still in progress).
     pub fn delete(&mut self, kind: Kind, namespace: &str, name: &str) -> Result<Object, ApiError> {
+        self.current_cause = crate::trace::Cause::User;
         self.delete_as(Actor::Admin, &ObjectKey::new(kind, namespace, name), None)
     }
 
@@ -323,7 +377,8 @@ impl Cluster {
         let seq = self.next_timer;
         self.next_timer += 1;
         self.timers.push(Reverse((at.max(self.now), seq)));
-        self.timer_payloads.insert(seq, timer);
+        self.timer_payloads
+            .insert(seq, (timer, self.current_cause.clone()));
     }
 
     fn fire(&mut self, timer: Timer) {
@@ -353,7 +408,15 @@ impl Cluster {
 
     /// Adds a key to a component's work queue and makes sure it will wake.
     pub(crate) fn enqueue(&mut self, component: Component, key: ObjectKey) {
+        let cause = match self.dispatching {
+            Some(revision) => crate::trace::Cause::Watch {
+                component: component.clone(),
+                revision,
+            },
+            None => self.current_cause.clone(),
+        };
         let q = self.queues.entry(component.clone()).or_default();
+        q.causes.insert(key.clone(), cause);
         q.keys.insert(key);
         if !q.wake_scheduled {
             q.wake_scheduled = true;
@@ -362,36 +425,42 @@ impl Cluster {
     }
 
     fn wake(&mut self, component: Component) {
-        let keys = match self.queues.get_mut(&component) {
+        let (keys, causes) = match self.queues.get_mut(&component) {
             Some(q) => {
                 q.wake_scheduled = false;
-                std::mem::take(&mut q.keys)
+                (std::mem::take(&mut q.keys), std::mem::take(&mut q.causes))
             }
             None => return,
         };
+        self.key_causes = causes;
         match &component {
             Component::DeploymentController => {
                 for k in keys {
+                    self.begin_key(&k);
                     self.sync_deployment(&k);
                 }
             }
             Component::ReplicaSetController => {
                 for k in keys {
+                    self.begin_key(&k);
                     self.sync_replica_set(&k);
                 }
             }
             Component::GarbageCollector => {
                 for k in keys {
+                    self.begin_key(&k);
                     self.collect_garbage(&k);
                 }
             }
             Component::NamespaceController => {
                 for k in keys {
+                    self.begin_key(&k);
                     self.sync_namespace(&k);
                 }
             }
             Component::TaintEvictionController => {
                 for k in keys {
+                    self.begin_key(&k);
                     self.sync_node_taints(&k);
                 }
             }
@@ -399,6 +468,7 @@ impl Cluster {
             Component::Kubelet(node) => {
                 let node = node.clone();
                 for k in keys {
+                    self.begin_key(&k);
                     self.kubelet_sync_pod(&node, &k);
                 }
             }
@@ -409,6 +479,15 @@ impl Cluster {
     /// Sends a write's watch event to every component whose watch it matches. This is
     /// the apiserver's watch fan-out: filtering happens here, not in each component.
     pub(crate) fn dispatch(&mut self, ev: &WatchEvent) {
+        let actor = std::mem::take(&mut self.current_actor);
+        self.trace.record(ev, &actor, &self.current_cause);
+        self.current_actor = actor;
+        let outer = self.dispatching.replace(ev.revision);
+        self.dispatch_inner(ev);
+        self.dispatching = outer;
+    }
+
+    fn dispatch_inner(&mut self, ev: &WatchEvent) {
         let obj = &ev.object;
         let key = obj.key();
         match obj {
@@ -469,6 +548,13 @@ impl Cluster {
                     self.enqueue(Component::GarbageCollector, d);
                 }
             }
+        }
+    }
+
+    /// Sets the cause of the writes a component is about to make for `key`.
+    pub(crate) fn begin_key(&mut self, key: &ObjectKey) {
+        if let Some(c) = self.key_causes.get(key) {
+            self.current_cause = c.clone();
         }
     }
 

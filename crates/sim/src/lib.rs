@@ -21,6 +21,7 @@ pub mod quantity;
 pub mod scheduler;
 pub mod store;
 pub mod time;
+pub mod trace;
 pub mod view;
 pub mod watch;
 

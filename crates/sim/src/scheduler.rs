@@ -272,6 +272,7 @@ impl Cluster {
             .collect();
         pods.sort();
         for (_, _, key) in pods {
+            self.begin_key(&key);
             self.schedule_one(&key);
         }
     }

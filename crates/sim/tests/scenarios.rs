@@ -444,3 +444,63 @@ fn watches_filter_by_kind_namespace_labels_and_fields() {
     };
     assert!(c.watch(&none, start).unwrap().is_empty());
 }
+
+#[test]
+fn why_explains_a_running_pod_back_to_the_users_request() {
+    let mut c = cluster_with(WEB);
+    c.advance(SimDuration::secs(30));
+    let pod = c.list(Kind::Pod, Some("default")).remove(0);
+    let text = c.why_text(&pod.key());
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 5, "{text}");
+    assert!(lines[0].contains("by system:node:zone-"), "{text}");
+    assert!(
+        lines[0].contains("when timer \"containers started\" fired"),
+        "{text}"
+    );
+    assert!(
+        text.contains("by system:kube-scheduler reacting to revision"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ADDED pod/default/") && text.contains("replicaset-controller"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ADDED replicaset/default/web-") && text.contains("deployment-controller"),
+        "{text}"
+    );
+    let last = lines.last().unwrap();
+    assert!(
+        last.contains("ADDED deployment/default/web by kubernetes-admin on request"),
+        "{text}"
+    );
+}
+
+#[test]
+fn why_traces_an_eviction_back_to_the_fault() {
+    let mut c = cluster_with(WEB);
+    c.advance(SimDuration::secs(30));
+    c.fault(Fault::KillNode("zone-a".into())).unwrap();
+    c.advance(SimDuration::secs(400));
+    let evicted = c
+        .list(Kind::Pod, Some("default"))
+        .into_iter()
+        .find(|p| p.meta().deletion_timestamp.is_some())
+        .expect("an evicted pod");
+    let text = c.why_text(&evicted.key());
+    assert!(text.contains("taint-eviction-controller"), "{text}");
+    assert!(text.contains("toleration expired"), "{text}");
+    assert!(text.contains("node-controller"), "{text}");
+    assert!(text.contains("node monitor period"), "{text}");
+}
+
+#[test]
+fn periodic_timers_keep_their_causes_flat() {
+    let mut c = Cluster::new(1, Topology::default());
+    c.advance(SimDuration::secs(3600));
+    let lease = c.list(Kind::Lease, Some("kube-node-lease")).remove(0);
+    let why = c.why(&lease.key());
+    assert_eq!(why.len(), 1);
+    assert_eq!(why[0].timers, vec!["lease renewal"]);
+}

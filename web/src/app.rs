@@ -2,6 +2,7 @@
 //! hook, and lays out the floor, the zone list, the editor and the terminal.
 
 use crate::canvas::WarehouseCanvas;
+use crate::control_plane::ComponentList;
 use crate::editor::Editor;
 use crate::i18n::{Key, Names, Tr};
 use crate::legend::Legend;
@@ -72,6 +73,7 @@ pub fn App() -> Html {
                     <Legend {tr} />
                     <ZoneList view={state.view.clone()} notice={state.notice.clone()} {tr}
                               dispatch={dispatch.clone()} />
+                    <ComponentList view={state.view.clone()} {tr} dispatch={dispatch.clone()} />
                 </div>
                 <div class="side">
                     <Editor yaml={state.yaml.clone()} result={state.apply_result.clone()} {tr}

@@ -37,6 +37,13 @@ pub const LEGEND_STATES: [RobotState; 7] = [
     RobotState::Failed,
 ];
 
+/// System robots (kube-system pods) that are working are drawn in this grey; the
+/// others keep their state's colour, small.
+pub const SYSTEM_COLOR: &str = "#8a94a3";
+/// The cell of a system robot: a row of small robots along a zone's bottom edge.
+pub const SYSTEM_CELL: f64 = 11.0;
+const STOPPED: &str = "#d33a3a";
+
 const INK: &str = "#1f2933";
 const MUTED: &str = "#5b6673";
 const FLOOR: &str = "#f7f2e7";
@@ -260,8 +267,13 @@ pub fn WarehouseCanvas(props: &CanvasProps) -> Html {
         });
     }
 
-    let robots: usize =
-        props.view.nodes.iter().map(|n| n.pods.len()).sum::<usize>() + props.view.unscheduled.len();
+    let robots: usize = props
+        .view
+        .nodes
+        .iter()
+        .map(|n| workload_count(&n.pods))
+        .sum::<usize>()
+        + workload_count(&props.view.unscheduled);
     let label = format!(
         "{}: {}",
         props.tr.t(Key::CanvasLabel),
@@ -316,14 +328,7 @@ fn text(ctx: &CanvasRenderingContext2d, s: &str, x: f64, y: f64, max_w: f64) {
     }
 }
 
-fn component_key(name: &str) -> Key {
-    match name {
-        "kube-apiserver" => Key::Apiserver,
-        "etcd" => Key::Etcd,
-        "kube-scheduler" => Key::Scheduler,
-        _ => Key::ControllerManager,
-    }
-}
+use crate::control_plane::component_key;
 
 fn draw_strip(ctx: &CanvasRenderingContext2d, r: Rect, cols: usize, view: &ClusterView, tr: Tr) {
     ctx.set_fill_style_str("#e6ecf3");
@@ -355,17 +360,19 @@ fn draw_strip(ctx: &CanvasRenderingContext2d, r: Rect, cols: usize, view: &Clust
             w: bw,
             h: STRIP_ROW_H - 6.0,
         };
-        ctx.set_fill_style_str("#ffffff");
+        ctx.set_fill_style_str(if c.running { "#ffffff" } else { "#fdecea" });
         ctx.fill_rect(b.x, b.y, b.w, b.h);
-        ctx.set_stroke_style_str(if c.running { "#9fb0c3" } else { "#d33a3a" });
+        ctx.set_stroke_style_str(if c.running { "#9fb0c3" } else { STOPPED });
+        ctx.set_line_width(if c.running { 1.0 } else { 2.0 });
         ctx.stroke_rect(b.x + 0.5, b.y + 0.5, b.w - 1.0, b.h - 1.0);
-        // Status lamp: green when the component runs.
-        ctx.set_fill_style_str(if c.running { "#2e9e4f" } else { "#d33a3a" });
+        ctx.set_line_width(1.0);
+        // Status lamp: green when the component runs, red when it is down.
+        ctx.set_fill_style_str(if c.running { "#2e9e4f" } else { STOPPED });
         ctx.begin_path();
         let _ = ctx.arc(b.x + 12.0, b.y + b.h / 2.0, 5.0, 0.0, TAU);
         ctx.fill();
         let key = component_key(c.name);
-        ctx.set_fill_style_str(INK);
+        ctx.set_fill_style_str(if c.running { INK } else { STOPPED });
         font(ctx, 12.5, true);
         text(
             ctx,
@@ -374,15 +381,28 @@ fn draw_strip(ctx: &CanvasRenderingContext2d, r: Rect, cols: usize, view: &Clust
             b.y + b.h / 2.0 - 2.0,
             b.w - 30.0,
         );
-        ctx.set_fill_style_str(MUTED);
-        font(ctx, 11.0, false);
-        text(
-            ctx,
-            other.t(key),
-            b.x + 24.0,
-            b.y + b.h / 2.0 + 12.0,
-            b.w - 30.0,
-        );
+        // Under the name: its other name, or that it is stopped.
+        if c.running {
+            ctx.set_fill_style_str(MUTED);
+            font(ctx, 11.0, false);
+            text(
+                ctx,
+                other.t(key),
+                b.x + 24.0,
+                b.y + b.h / 2.0 + 12.0,
+                b.w - 30.0,
+            );
+        } else {
+            ctx.set_fill_style_str(STOPPED);
+            font(ctx, 11.0, true);
+            text(
+                ctx,
+                &tr.t(Key::ComponentStopped).to_uppercase(),
+                b.x + 24.0,
+                b.y + b.h / 2.0 + 12.0,
+                b.w - 30.0,
+            );
+        }
     }
 }
 
@@ -471,7 +491,7 @@ fn draw_zone(
         }
         let stats = format!(
             "{} · CPU {}m/{}m",
-            tr.robot_count(node.pods.len()),
+            tr.robot_count(workload_count(&node.pods)),
             node.cpu_requested_milli,
             node.cpu_allocatable_milli
         );
@@ -486,7 +506,7 @@ fn draw_zone(
     }
 
     let area = r.inset(8.0, header, 8.0, 6.0);
-    if node.killed && node.pods.is_empty() && !compact {
+    if node.killed && workload_count(&node.pods) == 0 && !compact {
         ctx.set_fill_style_str("#6b7480");
         font(ctx, 22.0, true);
         ctx.set_text_align("center");
@@ -499,7 +519,7 @@ fn draw_zone(
         );
         ctx.set_text_align("left");
     }
-    draw_robots(ctx, area, &node.pods, node.killed)
+    draw_pods(ctx, area, &node.pods, node.killed)
 }
 
 fn draw_bay(
@@ -517,16 +537,98 @@ fn draw_bay(
     ctx.set_text_align("left");
     ctx.set_fill_style_str(INK);
     font(ctx, 12.0, true);
-    let label = format!("{} — {}", tr.t(Key::WaitingBay), tr.robot_count(pods.len()));
+    let label = format!(
+        "{} — {}",
+        tr.t(Key::WaitingBay),
+        tr.robot_count(workload_count(pods))
+    );
     text(ctx, &label, r.x + 8.0, r.y + 17.0, r.w - 16.0);
-    draw_robots(ctx, r.inset(8.0, 24.0, 8.0, 6.0), pods, false)
+    draw_pods(ctx, r.inset(8.0, 24.0, 8.0, 6.0), pods, false)
+}
+
+/// How many of the robots are the workload's (not kube-system's).
+pub fn workload_count(pods: &[PodView]) -> usize {
+    pods.iter().filter(|p| !p.system).count()
+}
+
+/// The workload's robots in a grid, and the cluster's own (kube-system) as a row of
+/// small robots along the bottom edge, so they never pass for the user's.
+fn draw_pods(
+    ctx: &CanvasRenderingContext2d,
+    area: Rect,
+    pods: &[PodView],
+    dark_floor: bool,
+) -> Result<(), JsValue> {
+    let (system, workload): (Vec<&PodView>, Vec<&PodView>) = pods.iter().partition(|p| p.system);
+    let area = if system.is_empty() || area.h < 3.0 * SYSTEM_CELL {
+        // Too small a zone: the system robots are left out (the zone list counts
+        // only the workload too).
+        area
+    } else {
+        let row = Rect {
+            x: area.x,
+            y: area.bottom() - SYSTEM_CELL,
+            w: area.w,
+            h: SYSTEM_CELL,
+        };
+        draw_system_robots(ctx, row, &system, dark_floor)?;
+        area.inset(0.0, 0.0, 0.0, SYSTEM_CELL + 2.0)
+    };
+    draw_robots(ctx, area, &workload, dark_floor)
+}
+
+/// Small robots in one row, grey while they work, in their state's colour when not.
+fn draw_system_robots(
+    ctx: &CanvasRenderingContext2d,
+    row: Rect,
+    pods: &[&PodView],
+    dark_floor: bool,
+) -> Result<(), JsValue> {
+    let s = SYSTEM_CELL;
+    let fits = ((row.w / s).floor() as usize).saturating_sub(2);
+    let shown = pods.len().min(fits);
+    for state in RobotState::ALL {
+        let mut any = false;
+        ctx.begin_path();
+        for (i, pod) in pods[..shown].iter().enumerate() {
+            if pod.state != state {
+                continue;
+            }
+            any = true;
+            let x = row.x + i as f64 * s;
+            let (cx, cy, r) = (x + s / 2.0, row.y + s * 0.22, s * 0.18);
+            ctx.move_to(cx + r, cy);
+            ctx.arc(cx, cy, r, 0.0, TAU)?;
+            ctx.rect(x + s * 0.22, row.y + s * 0.42, s * 0.56, s * 0.5);
+        }
+        if any {
+            let color = if state == RobotState::Running {
+                SYSTEM_COLOR
+            } else {
+                state_color(state)
+            };
+            ctx.set_fill_style_str(color);
+            ctx.fill();
+        }
+    }
+    if shown < pods.len() {
+        ctx.set_fill_style_str(if dark_floor { "#d8dde3" } else { MUTED });
+        font(ctx, 9.5, false);
+        ctx.set_text_align("left");
+        ctx.fill_text(
+            &format!("+{}", pods.len() - shown),
+            row.x + shown as f64 * s + 2.0,
+            row.y + s - 1.0,
+        )?;
+    }
+    Ok(())
 }
 
 /// Draws robots in a grid, one path per colour.
 fn draw_robots(
     ctx: &CanvasRenderingContext2d,
     area: Rect,
-    pods: &[PodView],
+    pods: &[&PodView],
     dark_floor: bool,
 ) -> Result<(), JsValue> {
     if pods.is_empty() || area.w < 2.0 || area.h < 2.0 {

@@ -1,6 +1,6 @@
 //! The colour key for robot states.
 
-use crate::canvas::{state_color, LEGEND_STATES};
+use crate::canvas::{state_color, LEGEND_STATES, SYSTEM_COLOR};
 use crate::i18n::{Key, Tr};
 use yew::prelude::*;
 
@@ -22,6 +22,10 @@ pub fn Legend(props: &LegendProps) -> Html {
                     { tr.state(*s) }
                 </span>
             }) }
+            <span class="legend-item" data-state="system">
+                <span class="swatch system" style={format!("background-color:{}", SYSTEM_COLOR)}></span>
+                { tr.t(Key::SystemRobots) }
+            </span>
         </div>
     }
 }

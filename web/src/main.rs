@@ -3,6 +3,7 @@
 
 mod app;
 mod canvas;
+mod control_plane;
 mod editor;
 mod i18n;
 mod legend;

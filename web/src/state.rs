@@ -8,7 +8,7 @@ use crate::kubectl::{NoFiles, Session};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
-use warehouse_sim::{Cluster, ClusterView, Fault, SimDuration, Topology};
+use warehouse_sim::{Cluster, ClusterView, ControlPlaneComponent, Fault, SimDuration, Topology};
 use yew::{AttrValue, Reducible};
 
 /// The seed of the browser's cluster. Fixed, so a page load always starts the same.
@@ -67,6 +67,9 @@ pub enum Action {
     Advance(u64),
     KillZone(String),
     RestartZone(String),
+    /// Stop or start a control-plane component (`sim stop scheduler`).
+    StopComponent(ControlPlaneComponent),
+    StartComponent(ControlPlaneComponent),
     EditYaml(AttrValue),
     /// Apply this manifest text (`kubectl apply -f -`).
     Apply(String),
@@ -256,6 +259,14 @@ impl Reducible for AppState {
                 let line = format!("sim node restart {name}");
                 next.fault(Fault::RestartNode(name), line);
             }
+            Action::StopComponent(c) => {
+                let line = format!("sim stop {}", c.short_name());
+                next.fault(Fault::StopComponent(c), line);
+            }
+            Action::StartComponent(c) => {
+                let line = format!("sim start {}", c.short_name());
+                next.fault(Fault::StartComponent(c), line);
+            }
             Action::EditYaml(text) => {
                 if text == self.yaml {
                     return self;
@@ -387,6 +398,37 @@ mod tests {
             Action::KillZone("nope".into()),
         );
         assert!(s.notice.as_ref().unwrap().error);
+    }
+
+    #[test]
+    fn a_stopped_scheduler_leaves_robots_waiting_until_it_starts() {
+        let s = reduce(
+            Rc::new(AppState::default()),
+            Action::StopComponent(ControlPlaneComponent::Scheduler),
+        );
+        assert!(!s.notice.as_ref().unwrap().error);
+        assert!(s
+            .view
+            .components
+            .iter()
+            .any(|c| c.name == "kube-scheduler" && !c.running));
+        let s = reduce(s, Action::Apply(EXAMPLE_DEPLOYMENT.to_string()));
+        let s = reduce(s, Action::Advance(30_000));
+        let counts = s.view.robot_counts();
+        assert_eq!(counts["unscheduled"]["Unscheduled"], 3, "{counts:?}");
+        let s = reduce(s, Action::StartComponent(ControlPlaneComponent::Scheduler));
+        let s = reduce(s, Action::Advance(30_000));
+        let running: usize = s
+            .view
+            .robot_counts()
+            .values()
+            .filter_map(|m| m.get("Running"))
+            .sum();
+        assert_eq!(running, 3);
+        assert_eq!(
+            s.terminal.entries.back().unwrap().prompt,
+            "$ sim start scheduler"
+        );
     }
 
     #[test]

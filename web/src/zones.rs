@@ -65,7 +65,7 @@ pub fn ZoneList(props: &ZonesProps) -> Html {
                 if node.health == ZoneHealth::NotReady && node.killed {
                     <span class="zone-status warn">{ tr.t(Key::NotReady) }</span>
                 }
-                <span class="zone-count">{ tr.robot_count(node.pods.len()) }</span>
+                <span class="zone-count">{ tr.robot_count(crate::canvas::workload_count(&node.pods)) }</span>
                 { button }
             </li>
         }

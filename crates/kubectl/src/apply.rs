@@ -213,7 +213,10 @@ fn apply_one(cluster: &mut Cluster, item: Sourced, name_only: bool, out: &mut Co
             out.out_line(format!("{display} {verb}"));
         }
     };
-    match cluster.get(kind, object.namespace(), object.name()) {
+    let live = cluster
+        .check_storage()
+        .and_then(|()| cluster.get(kind, object.namespace(), object.name()));
+    match live {
         Err(e) if e.reason == StatusReason::NotFound => {
             let mut obj = object;
             obj.meta_mut()
@@ -224,14 +227,30 @@ fn apply_one(cluster: &mut Cluster, item: Sourced, name_only: bool, out: &mut Co
                 obj = m;
             }
             match cluster.create(obj) {
-                Ok(_) => print(out, "created"),
+                Ok(created) => {
+                    if let Some(w) = not_simulated_warning(&created) {
+                        out.err_line(w);
+                    }
+                    print(out, "created")
+                }
                 Err(e) => out.fail(errors::render(&e, Some(("creating", &source)))),
             }
         }
-        Err(e) => out.fail(errors::render(
-            &e,
-            Some(("retrieving current configuration of", &source)),
-        )),
+        Err(e) => {
+            // cmdutil.AddSourceToErr with the resource.Info as kubectl prints it.
+            let (group, version) = match object.api_version().split_once('/') {
+                Some((g, v)) => (g.to_string(), v.to_string()),
+                None => (String::new(), object.api_version()),
+            };
+            let verb = format!(
+                "retrieving current configuration of:\nResource: \"{group}/{version}, Resource={}\", GroupVersionKind: \"{group}/{version}, Kind={}\"\nName: \"{}\", Namespace: \"{}\"\nfrom server for:",
+                kind.plural(),
+                kind.as_str(),
+                object.name(),
+                object.namespace()
+            );
+            out.fail(errors::render(&e, Some((&verb, &source))))
+        }
         Ok(live) => {
             let current = live.to_json();
             let original_text = live
@@ -284,11 +303,30 @@ fn apply_one(cluster: &mut Cluster, item: Sourced, name_only: bool, out: &mut Co
                 }
             };
             match cluster.update(updated) {
-                Ok(_) => print(out, "configured"),
+                Ok(updated) => {
+                    if let Some(w) = not_simulated_warning(&updated) {
+                        out.err_line(w);
+                    }
+                    print(out, "configured")
+                }
                 Err(e) => out.fail(errors::render(&e, Some(("patching", &source)))),
             }
         }
     }
+}
+
+/// The warning the simulated apiserver sends with a write of a kind nothing in the
+/// simulation acts on (kubectl prints server warnings on stderr as they arrive,
+/// before the line that reports the write).
+pub(crate) fn not_simulated_warning(obj: &Object) -> Option<String> {
+    let kind = obj.kind();
+    (!kind.simulated()).then(|| {
+        format!(
+            "Warning: Kube Warehouse stores {kind} objects but does not simulate them yet: nothing will act on {}/{}",
+            kind.qualified_singular(),
+            obj.name()
+        )
+    })
 }
 
 /// The object without `status`: the apiserver ignores status on the main resource.

@@ -5,7 +5,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, Args, Parser, Subcommand};
 
 /// Commands the simulator runs.
-const SUPPORTED: &[&str] = &["apply", "delete", "get"];
+const SUPPORTED: &[&str] = &["api-resources", "apply", "delete", "get"];
 
 /// Every top-level command of the real kubectl (1.33), in the order kubectl
 /// registers them: cobra offers "Did you mean this?" suggestions in this order.
@@ -131,6 +131,9 @@ pub struct GetArgs {
     /// After listing/getting the requested object, watch for changes
     #[arg(short = 'w', long = "watch", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
     pub watch: bool,
+    /// Raw URI to request from the server (e.g. /readyz?verbose)
+    #[arg(long = "raw", value_name = "URI")]
+    pub raw: Option<String>,
     #[arg(skip)]
     pub namespace: Option<String>,
 }
@@ -160,6 +163,9 @@ pub struct DeleteArgs {
     /// Treat "resource not found" as a successful delete
     #[arg(long = "ignore-not-found", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
     pub ignore_not_found: bool,
+    /// Must be "background", "orphan", or "foreground". Selects the deletion cascading strategy for the dependents (e.g. Pods created by a ReplicationController). Defaults to background.
+    #[arg(long = "cascade", num_args = 0..=1, require_equals = true, default_missing_value = "background", default_value = "background")]
+    pub cascade: String,
     /// Output mode. Use "-o name" for shorter output (resource/name)
     #[arg(short = 'o', long = "output", value_name = "FORMAT")]
     pub output: Option<String>,
@@ -172,6 +178,8 @@ pub enum Command {
     Apply(ApplyArgs),
     Get(GetArgs),
     Delete(DeleteArgs),
+    /// `kubectl api-resources`, with the whole command line (api_resources.rs parses it).
+    ApiResources(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -183,6 +191,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
                 return Ok(Command::Help(root_help()));
             }
         }
+        Some("api-resources") => return Ok(Command::ApiResources(args.to_vec())),
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(
@@ -280,7 +289,7 @@ fn levenshtein(a: &str, b: &str) -> usize {
 }
 
 /// pflag's wording for flag mistakes, plus kubectl's pointer to the help.
-fn clap_error(e: clap::Error, command: Option<&str>, args: &[String]) -> CommandOutput {
+pub(crate) fn clap_error(e: clap::Error, command: Option<&str>, args: &[String]) -> CommandOutput {
     let path = match command {
         Some(c) => format!("kubectl {c}"),
         None => "kubectl".to_string(),

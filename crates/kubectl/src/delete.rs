@@ -5,7 +5,7 @@ use crate::get::parse_resource_args;
 use crate::selector::Selector;
 use crate::{apply, errors, CommandOutput, Context};
 use std::collections::BTreeMap;
-use warehouse_sim::{Cluster, Kind, StatusReason};
+use warehouse_sim::{Cluster, DeleteOptions, Kind, Propagation, StatusReason};
 
 struct Target {
     kind: Kind,
@@ -23,6 +23,11 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
                 "error: unexpected -o output mode: {o}. We only support '-o name'"
             ))
         }
+    };
+    let mut out = CommandOutput::new();
+    let propagation = match parse_cascade(&args.cascade, &mut out) {
+        Ok(p) => p,
+        Err(e) => return CommandOutput::error(e),
     };
     if args.all && args.selector.is_some() {
         return CommandOutput::error("error: cannot set --all and --selector at the same time");
@@ -47,7 +52,6 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
             "error: --force and --grace-period greater than 0 cannot be specified together",
         );
     }
-    let mut out = CommandOutput::new();
     if grace == 0 && args.force {
         out.err_line("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.");
     }
@@ -103,6 +107,12 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
                 "error: resource(s) were provided, but no name was specified",
             );
         }
+        // Deleting by selector or --all lists first, through etcd.
+        if !any_names {
+            if let Err(e) = cluster.check_storage() {
+                return CommandOutput::error(errors::render(&e, None));
+            }
+        }
         let empty = BTreeMap::new();
         for req in requests {
             if req.names.is_empty() {
@@ -133,11 +143,11 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
     // kubectl counts what it set out to delete, before the requests.
     let found = targets.len();
     for t in targets {
-        let result = if grace >= 0 {
-            cluster.delete_with_grace(t.kind, &t.namespace, &t.name, grace)
-        } else {
-            cluster.delete(t.kind, &t.namespace, &t.name)
+        let options = DeleteOptions {
+            grace_period_seconds: (grace >= 0).then_some(grace),
+            propagation,
         };
+        let result = cluster.delete_with(t.kind, &t.namespace, &t.name, options);
         match result {
             Ok(_) => {
                 let kind = t.kind.qualified_singular();
@@ -168,4 +178,35 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
         out.out_line("No resources found");
     }
     out
+}
+
+/// kubectl's `parseCascadingFlag`: `background`, `foreground` or `orphan`; the old
+/// boolean values still work, with a warning.
+fn parse_cascade(value: &str, out: &mut CommandOutput) -> Result<Propagation, String> {
+    let boolean = match value {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    };
+    match boolean {
+        Some(b) => {
+            let replacement = if b { "background" } else { "orphan" };
+            out.err_line(format!(
+                "warning: --cascade={value} is deprecated (boolean value) and can be replaced with --cascade={replacement}."
+            ));
+            Ok(if b {
+                Propagation::Background
+            } else {
+                Propagation::Orphan
+            })
+        }
+        None => match value {
+            "background" => Ok(Propagation::Background),
+            "foreground" => Ok(Propagation::Foreground),
+            "orphan" => Ok(Propagation::Orphan),
+            _ => Err(format!(
+                "error: invalid cascade value ({value}). Must be \"background\", \"foreground\", or \"orphan\""
+            )),
+        },
+    }
 }

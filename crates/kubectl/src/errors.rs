@@ -34,6 +34,8 @@ pub fn render(err: &ApiError, context: Option<(&str, &str)>) -> String {
         StatusReason::Unauthorized => {
             format!("error: You must be logged in to the server ({message})")
         }
+        // A Status without a reason (an error the apiserver could not classify).
+        StatusReason::Unknown => format!("Error from server: {message}"),
         reason => format!("Error from server ({}): {message}", reason.as_str()),
     }
 }

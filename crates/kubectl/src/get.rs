@@ -15,12 +15,9 @@ pub(crate) struct ResourceArg {
     pub names: Vec<String>,
 }
 
-/// The kinds `kubectl get all` shows, among those the simulator serves.
-const ALL_CATEGORY: [Kind; 3] = [Kind::Pod, Kind::Deployment, Kind::ReplicaSet];
-
 pub(crate) fn lookup_kind(name: &str) -> Result<Vec<Kind>, String> {
     if name.eq_ignore_ascii_case("all") {
-        return Ok(ALL_CATEGORY.to_vec());
+        return Ok(crate::api_resources::category("all"));
     }
     // `deployments.v1.apps`: resource, version, group.
     let without_version = match name.splitn(3, '.').collect::<Vec<_>>().as_slice() {
@@ -139,10 +136,16 @@ pub(crate) fn printable_json(obj: &Object) -> serde_json::Value {
 }
 
 pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOutput {
+    if let Some(uri) = args.raw.as_deref() {
+        return crate::raw::run(cluster, &args, uri);
+    }
     if args.args.is_empty() {
         let mut out = CommandOutput::new();
         out.stderr.push_str("You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\n");
         out.fail("error: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples");
+        return out;
+    }
+    if let Some(out) = crate::componentstatus::run(cluster, &args) {
         return out;
     }
     let requests = match parse_resource_args(&args.args) {
@@ -176,6 +179,10 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
         .namespace
         .clone()
         .unwrap_or_else(|| ctx.default_namespace.clone());
+    // Every list and get reads etcd through the apiserver.
+    if let Err(e) = cluster.check_storage() {
+        return CommandOutput::error(errors::render(&e, None));
+    }
 
     let mut objects: Vec<Object> = Vec::new();
     let mut errs: Vec<String> = Vec::new();
@@ -210,7 +217,18 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
     match output {
         Output::Table { wide } => {
             let kinds: Vec<Kind> = objects.iter().map(Object::kind).collect();
-            let with_kind = kinds.iter().any(|k| *k != kinds[0]);
+            // kubectl prefixes names with the kind when its results span several
+            // kinds: every listed kind counts (even with nothing in it), named
+            // objects only when found.
+            let mut result_kinds: Vec<Kind> = requests
+                .iter()
+                .filter(|r| r.names.is_empty())
+                .map(|r| r.kind)
+                .chain(kinds.iter().copied())
+                .collect();
+            result_kinds.sort();
+            result_kinds.dedup();
+            let with_kind = result_kinds.len() > 1;
             let now = cluster.now();
             let mut i = 0;
             while i < objects.len() {

@@ -8,8 +8,10 @@
 //! The [`script`] module runs whole scripts (`kubectl ...` and `sim ...` lines) and
 //! produces transcripts.
 
+mod api_resources;
 mod apply;
 mod cli;
+mod componentstatus;
 mod delete;
 mod errors;
 mod get;
@@ -17,6 +19,7 @@ pub mod humanize;
 pub mod json;
 mod merge;
 pub mod printers;
+mod raw;
 pub mod script;
 pub mod selector;
 pub mod table;
@@ -103,6 +106,11 @@ fn push_line(buf: &mut String, line: &str) {
     }
 }
 
+/// What kubectl prints when nothing answers on the apiserver's address (the server
+/// in the kubeconfig this simulated kubectl uses).
+pub const CONNECTION_REFUSED: &str =
+    "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?";
+
 /// A kubectl "session": the cluster it talks to and the current namespace (what the
 /// kubeconfig context would hold).
 pub struct Session {
@@ -147,6 +155,10 @@ impl Session {
             Ok(c) => c,
             Err(out) => return out,
         };
+        // Everything but help talks to the apiserver, and nothing does when it is down.
+        if !matches!(command, cli::Command::Help(_)) && self.cluster.connect().is_err() {
+            return CommandOutput::error(CONNECTION_REFUSED);
+        }
         let ctx = Context {
             stdin,
             files,
@@ -160,6 +172,7 @@ impl Session {
             cli::Command::Apply(a) => apply::run(&mut self.cluster, &ctx, a),
             cli::Command::Get(g) => get::run(&self.cluster, &ctx, g),
             cli::Command::Delete(d) => delete::run(&mut self.cluster, &ctx, d),
+            cli::Command::ApiResources(a) => api_resources::run(&a),
         }
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! A script is one command a line: `kubectl ...` lines go to kubectl, `sim ...`
 //! lines drive the simulation (`sim advance 90s`, `sim node kill zone-b`,
-//! `sim node restart zone-b`). `#` comments and blank lines are skipped. A kubectl
+//! `sim node restart zone-b`, `sim stop scheduler`, `sim start scheduler`). `#` comments and blank lines are skipped. A kubectl
 //! line may end in a heredoc (`kubectl apply -f - <<EOF`, any delimiter word, also
 //! quoted) whose body, up to the line holding only the delimiter, is its stdin.
 //!
@@ -15,7 +15,7 @@
 
 use crate::{CommandOutput, FileSource, Session};
 use std::fmt;
-use warehouse_sim::{parse_duration, Fault, SimDuration};
+use warehouse_sim::{parse_duration, ControlPlaneComponent, Fault, SimDuration};
 
 /// A script that cannot be run at all (nothing of it runs).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -244,7 +244,7 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim why KIND/NAME [-n NAMESPACE]";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE]";
 
 fn parse_action(command: &str) -> Action {
     let (program, rest) = match command.split_once(char::is_whitespace) {
@@ -272,6 +272,17 @@ fn parse_sim(rest: &str) -> Action {
         }
         ["node", "kill", name] => Action::Fault(Fault::KillNode(name.to_string())),
         ["node", "restart", name] => Action::Fault(Fault::RestartNode(name.to_string())),
+        [verb @ ("stop" | "start"), component] => match ControlPlaneComponent::parse(component) {
+            Some(c) if *verb == "stop" => Action::Fault(Fault::StopComponent(c)),
+            Some(c) => Action::Fault(Fault::StartComponent(c)),
+            None => Action::Invalid(format!(
+                "error: sim {verb}: unknown control-plane component \"{component}\"; the components are {}",
+                ControlPlaneComponent::ALL.map(|c| c.short_name()).join(", ")
+            )),
+        },
+        [verb @ ("stop" | "start")] => Action::Invalid(format!(
+            "error: sim {verb} needs a component: apiserver, etcd, scheduler or controller-manager"
+        )),
         ["why", target] => Action::Why {
             target: target.to_string(),
             namespace: None,

@@ -61,6 +61,64 @@ pub const MAX_REPLICAS: i32 = 20_000;
 /// Events live this long (`--event-ttl`).
 pub const EVENT_TTL: crate::time::SimDuration = crate::time::SimDuration::secs(3600);
 
+/// What happens to an object's dependents when it is deleted (`propagationPolicy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Propagation {
+    /// The object goes at once; the garbage collector deletes its dependents after.
+    #[default]
+    Background,
+    /// The object stays (finalizer `foregroundDeletion`) until the dependents that
+    /// block it are gone.
+    Foreground,
+    /// The dependents stay, without their owner reference (finalizer `orphan`).
+    Orphan,
+}
+
+/// A delete request's options (`metav1.DeleteOptions`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeleteOptions {
+    /// Overrides the pod's `terminationGracePeriodSeconds`; 0 removes at once.
+    pub grace_period_seconds: Option<i64>,
+    pub propagation: Propagation,
+}
+
+/// The finalizers an object has after a delete request (upstream
+/// `deletionFinalizersForGarbageCollection`): the GC finalizers replaced by the one
+/// the policy asks for. Without a policy, the ones already there stay.
+fn gc_finalizers(meta: &ObjectMeta, propagation: Option<Propagation>) -> Vec<String> {
+    use crate::controllers::garbage_collector::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
+    let existing = meta.finalizers.clone().unwrap_or_default();
+    let Some(propagation) = propagation else {
+        return existing;
+    };
+    let mut out: Vec<String> = existing
+        .into_iter()
+        .filter(|f| f != ORPHAN_FINALIZER && f != FOREGROUND_FINALIZER)
+        .collect();
+    match propagation {
+        Propagation::Orphan => out.push(ORPHAN_FINALIZER.into()),
+        Propagation::Foreground => out.push(FOREGROUND_FINALIZER.into()),
+        Propagation::Background => {}
+    }
+    out
+}
+
+/// Whether an update removes the object (upstream `ShouldDeleteDuringUpdate`): it
+/// takes away the last finalizer of an object being deleted with no grace period
+/// left to run.
+fn should_delete_during_update(old: &Object, new: &Object) -> bool {
+    let (o, n) = (old.meta(), new.meta());
+    let stale = n
+        .resource_version
+        .as_deref()
+        .is_some_and(|rv| !rv.is_empty() && Some(rv) != o.resource_version.as_deref());
+    !stale
+        && n.finalizers.as_ref().is_none_or(Vec::is_empty)
+        && o.finalizers.as_ref().is_some_and(|f| !f.is_empty())
+        && o.deletion_timestamp.is_some()
+        && o.deletion_grace_period_seconds.is_none_or(|g| g == 0)
+}
+
 pub(crate) fn namespace_object(name: &str) -> Object {
     Object::Namespace(Namespace {
         metadata: ObjectMeta {
@@ -73,8 +131,10 @@ pub(crate) fn namespace_object(name: &str) -> Object {
 
 impl Cluster {
     pub(crate) fn create_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
+        self.connect_as()?;
         self.current_actor = actor.username();
         let result = self.admit_create(&mut obj).and_then(|()| {
+            self.check_storage()?;
             let ev = self.store.create(obj)?;
             self.dispatch(&ev);
             Ok(ev.object)
@@ -84,9 +144,20 @@ impl Cluster {
     }
 
     pub(crate) fn update_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
+        self.connect_as()?;
         self.current_actor = actor.username();
         let result = self.admit_update(&mut obj).and_then(|()| {
-            let ev = self.store.update(obj)?;
+            self.check_storage()?;
+            let key = obj.key();
+            let finalized = self
+                .store
+                .get(&key)
+                .is_some_and(|old| should_delete_during_update(old, &obj));
+            let ev = if finalized {
+                self.store.remove(&key)?
+            } else {
+                self.store.update(obj)?
+            };
             self.dispatch(&ev);
             Ok(ev.object)
         });
@@ -103,16 +174,38 @@ impl Cluster {
         key: &ObjectKey,
         grace: Option<i64>,
     ) -> Result<Object, ApiError> {
+        self.delete_with_options_as(actor, key, grace, None)
+    }
+
+    /// Deletes with a propagation policy (`None`: the policy the object's finalizers
+    /// already ask for, else background). Foreground and orphan deletions add their
+    /// finalizer; an object with finalizers gets a deletion timestamp and stays until
+    /// they are removed.
+    pub(crate) fn delete_with_options_as(
+        &mut self,
+        actor: Actor,
+        key: &ObjectKey,
+        grace: Option<i64>,
+        propagation: Option<Propagation>,
+    ) -> Result<Object, ApiError> {
+        self.connect_as()?;
         self.current_actor = actor.username();
-        let result = self.delete_inner(key, grace);
+        let result = self.delete_inner(key, grace, propagation);
         self.record_request(&actor, "delete", &result, Some(key));
         result
     }
 
-    fn delete_inner(&mut self, key: &ObjectKey, grace: Option<i64>) -> Result<Object, ApiError> {
+    fn delete_inner(
+        &mut self,
+        key: &ObjectKey,
+        grace: Option<i64>,
+        propagation: Option<Propagation>,
+    ) -> Result<Object, ApiError> {
+        self.check_storage()?;
         let Some(current) = self.store.get(key).cloned() else {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
         };
+        let finalizers = gc_finalizers(current.meta(), propagation);
         if let Object::Pod(pod) = &current {
             let bound = pod
                 .spec
@@ -132,7 +225,8 @@ impl Cluster {
             if bound && grace > 0 && !finished {
                 if current.meta().deletion_timestamp.is_some() {
                     // Already terminating: a second delete only shortens the grace
-                    // period, which this simulation does not need.
+                    // period, which this simulation does not need (nor may it change
+                    // the finalizers while the deletion is pending).
                     return Ok(current);
                 }
                 let mut updated = current.clone();
@@ -141,6 +235,7 @@ impl Cluster {
                     Some((self.now + crate::time::SimDuration::secs(grace as u64)).to_k8s());
                 meta.deletion_grace_period_seconds = Some(grace);
                 meta.generation = Some(meta.generation.unwrap_or(1) + 1);
+                meta.finalizers = (!finalizers.is_empty()).then_some(finalizers);
                 let ev = self.store.update(updated)?;
                 self.dispatch(&ev);
                 return Ok(ev.object);
@@ -173,7 +268,31 @@ impl Cluster {
             self.dispatch(&ev);
             return Ok(ev.object);
         }
+        if !finalizers.is_empty() {
+            // Pending finalizers: mark as deleting (upstream `markAsDeleting`) and keep
+            // the object until the last finalizer is removed.
+            let mut updated = current.clone();
+            let meta = updated.meta_mut();
+            let now = self.now.to_k8s();
+            if meta.deletion_timestamp.is_none() {
+                meta.generation = meta.generation.map(|g| g + 1);
+            }
+            if meta.deletion_timestamp.as_ref().is_none_or(|t| t.0 > now.0) {
+                meta.deletion_timestamp = Some(now);
+            }
+            meta.deletion_grace_period_seconds = Some(0);
+            meta.finalizers = Some(finalizers);
+            if updated == current {
+                return Ok(current);
+            }
+            let ev = self.store.update(updated)?;
+            self.dispatch(&ev);
+            return Ok(ev.object);
+        }
         let ev = self.store.remove(key)?;
+        if key.kind == Kind::Event {
+            self.event_correlator.forget(key, None, self.now);
+        }
         self.dispatch(&ev);
         Ok(ev.object)
     }
@@ -293,6 +412,8 @@ impl Cluster {
             ));
         }
         default_object(obj);
+        self.admit_service_account(obj)?;
+        self.admit_priority(obj)?;
         self.admission_mutate(obj)?;
         validate(obj)?;
         self.admission_validate(obj, None)?;
@@ -385,7 +506,7 @@ impl Cluster {
             (crate::time::EPOCH_UNIX_MS as u64 + self.now.0) * 1_000_000 + self.event_counter;
         let name = format!("{}.{:x}", about.name(), nanos);
         let now = self.now.to_k8s();
-        let ev = Event {
+        let mut ev = Event {
             metadata: ObjectMeta {
                 name: Some(name),
                 namespace: Some(namespace),
@@ -414,12 +535,65 @@ impl Cluster {
             reporting_instance: Some(host.unwrap_or("").to_string()),
             ..Default::default()
         };
-        if let Ok(created) = self.create_as(Actor::System, Object::Event(ev)) {
-            self.schedule(
-                self.now + EVENT_TTL,
-                crate::cluster::Timer::EventExpiry(created.key()),
-            );
+        // The recorder's correlator: a repeat of an event already recorded bumps its
+        // count instead of creating another (client-go EventCorrelator).
+        let correlation = self.event_correlator.correlate(&ev, self.now);
+        ev.message = Some(correlation.message);
+        let recorded = self
+            .event_correlator
+            .recorded(&correlation.key)
+            .and_then(|k| self.store.get(k))
+            .cloned();
+        if let Some(Object::Event(mut existing)) = recorded {
+            existing.count = Some(existing.count.unwrap_or(1) + 1);
+            existing.last_timestamp = ev.last_timestamp.clone();
+            existing.message = ev.message.clone();
+            if self
+                .update_as(Actor::System, Object::Event(existing))
+                .is_ok()
+            {
+                return;
+            }
         }
+        match self.create_as(Actor::System, Object::Event(ev.clone())) {
+            Ok(created) => {
+                let key = created.key();
+                self.event_correlator.remember(correlation.key, key.clone());
+                self.schedule(
+                    self.now + EVENT_TTL,
+                    crate::cluster::Timer::EventExpiry(key),
+                );
+            }
+            Err(_) => self.event_correlator.abandon(&ev),
+        }
+    }
+
+    /// An Event's time to live ran out (etcd's lease). Every update renews the lease,
+    /// so an event still being counted lives on for another TTL after its last
+    /// occurrence.
+    pub(crate) fn expire_event(&mut self, key: &ObjectKey) {
+        let event = match self.store.get(key) {
+            Some(Object::Event(e)) => e.clone(),
+            _ => {
+                self.event_correlator.forget(key, None, self.now);
+                return;
+            }
+        };
+        let last = event
+            .last_timestamp
+            .as_ref()
+            .or(event.first_timestamp.as_ref())
+            .map(crate::time::SimTime::from_k8s)
+            .unwrap_or(self.now);
+        if last + EVENT_TTL > self.now {
+            self.schedule(
+                last + EVENT_TTL,
+                crate::cluster::Timer::EventExpiry(key.clone()),
+            );
+            return;
+        }
+        let _ = self.store.remove(key);
+        self.event_correlator.forget(key, Some(&event), self.now);
     }
 }
 
@@ -452,7 +626,14 @@ pub(crate) fn default_object(obj: &mut Object) {
         Object::Pod(p) => {
             let spec = p.spec.get_or_insert_with(Default::default);
             default_pod_spec(spec);
+            default_requests_to_limits(spec);
             add_default_tolerations(spec);
+        }
+        Object::LimitRange(l) => crate::admission::default_limit_range(l),
+        Object::ResourceQuota(q) => {
+            if let Some(spec) = q.spec.as_mut() {
+                crate::admission::canonicalize(&mut spec.hard);
+            }
         }
         Object::ReplicaSet(rs) => {
             let spec = &mut rs.spec;
@@ -519,6 +700,31 @@ pub(crate) fn default_pod_spec(spec: &mut PodSpec) {
             .get_or_insert_with(|| "File".into());
         for p in c.ports.iter_mut().flatten() {
             p.protocol.get_or_insert_with(|| "TCP".into());
+        }
+        if let Some(r) = c.resources.as_mut() {
+            crate::admission::canonicalize(&mut r.requests);
+            crate::admission::canonicalize(&mut r.limits);
+        }
+    }
+}
+
+/// Upstream `SetDefaults_Pod` (pods only, not templates): a container that states a
+/// limit but no request for a resource requests its limit.
+fn default_requests_to_limits(spec: &mut PodSpec) {
+    for c in spec
+        .containers
+        .iter_mut()
+        .chain(spec.init_containers.iter_mut().flatten())
+    {
+        let Some(r) = c.resources.as_mut() else {
+            continue;
+        };
+        let Some(limits) = r.limits.as_ref().filter(|l| !l.is_empty()) else {
+            continue;
+        };
+        let requests = r.requests.get_or_insert_with(Default::default);
+        for (k, v) in limits {
+            requests.entry(k.clone()).or_insert_with(|| v.clone());
         }
     }
 }
@@ -759,6 +965,22 @@ fn check_containers(spec: &PodSpec, path: &str, errors: &mut Vec<FieldError>) {
                         errors.push(FieldError(format!(
                             "{path}.containers[{i}].resources.{field}[{rname}]: Invalid value: \"{}\": must be a valid quantity",
                             q.0
+                        )));
+                    }
+                }
+            }
+            use crate::quantity::Quantity;
+            for (rname, q) in res.requests.iter().flatten() {
+                let request = Quantity::parse(&q.0);
+                let limit = res
+                    .limits
+                    .as_ref()
+                    .and_then(|l| l.get(rname))
+                    .and_then(|l| Quantity::parse(&l.0));
+                if let (Some(request), Some(limit)) = (request, limit) {
+                    if request > limit {
+                        errors.push(FieldError(format!(
+                            "{path}.containers[{i}].resources.requests: Invalid value: \"{request}\": must be less than or equal to {rname} limit of {limit}"
                         )));
                     }
                 }

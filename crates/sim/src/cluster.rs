@@ -2,7 +2,8 @@
 //! components that watch it. Everything happens inside [`Cluster::advance`], in
 //! timestamp order, one timer at a time.
 
-use crate::apiserver::{self, Actor, RequestRecord};
+use crate::apiserver::{self, Actor, DeleteOptions, RequestRecord};
+use crate::control_plane::{ControlPlane, ControlPlaneComponent};
 use crate::error::{ApiError, SimError};
 use crate::kubelet::KubeletState;
 use crate::names::SimRng;
@@ -88,6 +89,10 @@ pub enum Fault {
     KillNode(String),
     /// Power a killed node back on: its kubelet starts again and reports.
     RestartNode(String),
+    /// Stop a control-plane component (`sim stop scheduler`).
+    StopComponent(ControlPlaneComponent),
+    /// Start a stopped control-plane component again (`sim start scheduler`).
+    StartComponent(ControlPlaneComponent),
 }
 
 /// A component that watches the apiserver and has a work queue.
@@ -97,6 +102,8 @@ pub enum Component {
     ReplicaSetController,
     GarbageCollector,
     NamespaceController,
+    ServiceAccountController,
+    ResourceQuotaController,
     NodeLifecycleController,
     TaintEvictionController,
     Scheduler,
@@ -111,6 +118,8 @@ impl Component {
             Component::ReplicaSetController => Actor::Controller("replicaset-controller"),
             Component::GarbageCollector => Actor::Controller("garbage-collector"),
             Component::NamespaceController => Actor::Controller("namespace-controller"),
+            Component::ServiceAccountController => Actor::Controller("service-account-controller"),
+            Component::ResourceQuotaController => Actor::Controller("resourcequota-controller"),
             Component::NodeLifecycleController => Actor::Controller("node-lifecycle-controller"),
             Component::TaintEvictionController => Actor::Controller("taint-eviction-controller"),
             Component::Scheduler => Actor::Scheduler,
@@ -146,6 +155,17 @@ pub(crate) enum Timer {
     SchedulerFlush,
     /// An Event object reaches its time to live.
     EventExpiry(ObjectKey),
+    /// A key whose sync failed goes back on its component's queue after a back-off
+    /// (the work queue's rate limiter).
+    Requeue {
+        component: Component,
+        key: ObjectKey,
+    },
+    /// The resource quota controller's full resync (`--resource-quota-sync-period`).
+    ResourceQuotaResync,
+    /// The leader-election renew deadline of an apiserver outage that began at
+    /// `since` (see `control_plane.rs`).
+    LeaderElection { since: SimTime },
 }
 
 impl Timer {
@@ -160,6 +180,9 @@ impl Timer {
             Timer::Evict { .. } => "toleration expired",
             Timer::SchedulerFlush => "unschedulable pods backoff",
             Timer::EventExpiry(_) => "event TTL",
+            Timer::Requeue { .. } => "rate-limited requeue",
+            Timer::ResourceQuotaResync => "resource quota resync period",
+            Timer::LeaderElection { .. } => "leader election renew deadline",
         }
     }
 }
@@ -196,8 +219,16 @@ pub struct Cluster {
     /// The causes of the keys a waking component is working through.
     key_causes: BTreeMap<ObjectKey, crate::trace::Cause>,
     pub(crate) event_counter: u64,
+    /// The event recorders' correlator (repeats become counts).
+    pub(crate) event_correlator: crate::events::EventCorrelator,
+    /// Failed syncs per queued key, for the rate-limited requeue back-off.
+    pub(crate) requeue_failures: BTreeMap<(Component, ObjectKey), u32>,
+    /// Whether the resource quota controller's periodic resync is armed.
+    pub(crate) quota_resync_scheduled: bool,
     pub(crate) pod_ip_next: BTreeMap<String, u32>,
     pub(crate) node_cidrs: BTreeMap<String, u32>,
+    /// The control-plane components' processes and the controller manager's memory.
+    pub(crate) control_plane: ControlPlane,
 }
 
 /// How many apiserver requests the cluster remembers for the UI.
@@ -226,8 +257,12 @@ impl Cluster {
             dispatching: None,
             key_causes: BTreeMap::new(),
             event_counter: 0,
+            event_correlator: Default::default(),
+            requeue_failures: BTreeMap::new(),
+            quota_resync_scheduled: false,
             pod_ip_next: BTreeMap::new(),
             node_cidrs: BTreeMap::new(),
+            control_plane: ControlPlane::default(),
         };
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
             let obj = apiserver::namespace_object(ns);
@@ -242,6 +277,7 @@ impl Cluster {
             c.node_cidrs.insert(spec.name.clone(), i as u32);
             c.register_node(spec);
         }
+        c.bootstrap_addons();
         c.schedule(
             SimTime(0) + crate::controllers::node_lifecycle::MONITOR_PERIOD,
             Timer::NodeMonitor,
@@ -296,11 +332,15 @@ impl Cluster {
         let description = match &fault {
             Fault::KillNode(n) => format!("node {n} killed"),
             Fault::RestartNode(n) => format!("node {n} restarted"),
+            Fault::StopComponent(c) => format!("{c} stopped"),
+            Fault::StartComponent(c) => format!("{c} started"),
         };
         self.current_cause = crate::trace::Cause::Fault(description);
         match fault {
             Fault::KillNode(name) => self.kill_node(&name),
             Fault::RestartNode(name) => self.restart_node(&name),
+            Fault::StopComponent(c) => self.stop(c),
+            Fault::StartComponent(c) => self.start(c),
         }
     }
 
@@ -328,6 +368,24 @@ impl Cluster {
     pub fn delete(&mut self, kind: Kind, namespace: &str, name: &str) -> Result<Object, ApiError> {
         self.current_cause = crate::trace::Cause::User;
         self.delete_as(Actor::Admin, &ObjectKey::new(kind, namespace, name), None)
+    }
+
+    /// Deletes as the cluster administrator with explicit options: a grace period
+    /// (`--grace-period`) and a propagation policy (`--cascade`).
+    pub fn delete_with(
+        &mut self,
+        kind: Kind,
+        namespace: &str,
+        name: &str,
+        options: DeleteOptions,
+    ) -> Result<Object, ApiError> {
+        self.current_cause = crate::trace::Cause::User;
+        self.delete_with_options_as(
+            Actor::Admin,
+            &ObjectKey::new(kind, namespace, name),
+            options.grace_period_seconds,
+            Some(options.propagation),
+        )
     }
 
     /// Deletes with an explicit grace period in seconds (`--grace-period`).
@@ -382,10 +440,15 @@ impl Cluster {
     }
 
     fn fire(&mut self, timer: Timer) {
+        let Some(timer) = self.hold_until_reachable(timer) else {
+            return;
+        };
         match timer {
             Timer::Wake(component) => self.wake(component),
             Timer::NodeMonitor => {
-                self.monitor_node_health();
+                if self.controller_manager_active() {
+                    self.monitor_node_health();
+                }
                 self.schedule(
                     self.now + crate::controllers::node_lifecycle::MONITOR_PERIOD,
                     Timer::NodeMonitor,
@@ -400,9 +463,10 @@ impl Cluster {
             }
             Timer::Evict { pod, uid } => self.evict_pod(&pod, &uid),
             Timer::SchedulerFlush => self.flush_unschedulable(),
-            Timer::EventExpiry(key) => {
-                let _ = self.store.remove(&key);
-            }
+            Timer::EventExpiry(key) => self.expire_event(&key),
+            Timer::Requeue { component, key } => self.enqueue(component, key),
+            Timer::ResourceQuotaResync => self.resync_resource_quotas(),
+            Timer::LeaderElection { since } => self.leader_election_deadline(since),
         }
     }
 
@@ -425,6 +489,12 @@ impl Cluster {
     }
 
     fn wake(&mut self, component: Component) {
+        if !self.can_work(&component) {
+            // A stopped component, or one the apiserver does not answer, keeps its
+            // queue for when it can work again.
+            self.park_queue(&component);
+            return;
+        }
         let (keys, causes) = match self.queues.get_mut(&component) {
             Some(q) => {
                 q.wake_scheduled = false;
@@ -450,6 +520,18 @@ impl Cluster {
                 for k in keys {
                     self.begin_key(&k);
                     self.collect_garbage(&k);
+                }
+            }
+            Component::ServiceAccountController => {
+                for k in keys {
+                    self.begin_key(&k);
+                    self.sync_default_service_account(&k);
+                }
+            }
+            Component::ResourceQuotaController => {
+                for k in keys {
+                    self.begin_key(&k);
+                    self.sync_resource_quota(&k);
                 }
             }
             Component::NamespaceController => {
@@ -528,6 +610,15 @@ impl Cluster {
             {
                 self.enqueue(Component::NamespaceController, key);
             }
+            Object::Namespace(_) if ev.event_type == EventType::Added => {
+                self.enqueue(Component::ServiceAccountController, key);
+            }
+            Object::ServiceAccount(_)
+                if ev.event_type == EventType::Deleted && key.name == "default" =>
+            {
+                let ns = ObjectKey::new(Kind::Namespace, "", &key.namespace);
+                self.enqueue(Component::ServiceAccountController, ns);
+            }
             _ => {}
         }
         // A terminating namespace waits for its last objects to go.
@@ -541,14 +632,8 @@ impl Cluster {
                 self.enqueue(Component::NamespaceController, ns_key);
             }
         }
-        if ev.event_type == EventType::Deleted {
-            if let Some(uid) = obj.meta().uid.clone() {
-                let dependents: Vec<ObjectKey> = self.store.dependents(&uid).cloned().collect();
-                for d in dependents {
-                    self.enqueue(Component::GarbageCollector, d);
-                }
-            }
-        }
+        self.garbage_collector_observe(ev);
+        self.resource_quota_observe(ev);
     }
 
     /// Sets the cause of the writes a component is about to make for `key`.
@@ -572,6 +657,7 @@ fn clear_status(obj: &mut Object) {
         Object::Deployment(o) => o.status = None,
         Object::ReplicaSet(o) => o.status = None,
         Object::Namespace(o) => o.status = None,
+        Object::ResourceQuota(o) => o.status = None,
         _ => {}
     }
 }
@@ -583,6 +669,7 @@ fn copy_status(from: &Object, to: &mut Object) {
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => b.status = a.status.clone(),
         (Object::Node(a), Object::Node(b)) => b.status = a.status.clone(),
         (Object::Namespace(a), Object::Namespace(b)) => b.status = a.status.clone(),
+        (Object::ResourceQuota(a), Object::ResourceQuota(b)) => b.status = a.status.clone(),
         _ => {}
     }
 }

@@ -15,6 +15,10 @@ pub enum StatusReason {
     Gone,
     ServiceUnavailable,
     InternalError,
+    /// No reason given (`metav1.StatusReasonUnknown`, the empty string): what the
+    /// apiserver sends for an error it cannot classify, such as etcd timing out.
+    /// kubectl then prints `Error from server: <message>`.
+    Unknown,
 }
 
 impl StatusReason {
@@ -30,6 +34,7 @@ impl StatusReason {
             StatusReason::Gone => "Gone",
             StatusReason::ServiceUnavailable => "ServiceUnavailable",
             StatusReason::InternalError => "InternalError",
+            StatusReason::Unknown => "",
         }
     }
 
@@ -45,6 +50,7 @@ impl StatusReason {
             StatusReason::Gone => 410,
             StatusReason::ServiceUnavailable => 503,
             StatusReason::InternalError => 500,
+            StatusReason::Unknown => 500,
         }
     }
 }
@@ -77,12 +83,15 @@ impl ApiError {
 impl fmt::Display for ApiError {
     /// kubectl's rendering of a server error.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Error from server ({}): {}",
-            self.reason.as_str(),
-            self.message
-        )
+        match self.reason {
+            StatusReason::Unknown => write!(f, "Error from server: {}", self.message),
+            reason => write!(
+                f,
+                "Error from server ({}): {}",
+                reason.as_str(),
+                self.message
+            ),
+        }
     }
 }
 

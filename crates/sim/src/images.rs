@@ -40,6 +40,37 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 320_368,
         stop_ms: 50,
     },
+    // The cluster's own images (compressed sizes of the amd64 images).
+    ImageInfo {
+        repository: "registry.k8s.io/kube-proxy",
+        size: 30_900_000,
+        stop_ms: 200,
+    },
+    ImageInfo {
+        repository: "registry.k8s.io/coredns/coredns",
+        size: 22_400_000,
+        stop_ms: 200,
+    },
+    ImageInfo {
+        repository: "registry.k8s.io/kube-apiserver",
+        size: 28_900_000,
+        stop_ms: 1000,
+    },
+    ImageInfo {
+        repository: "registry.k8s.io/kube-controller-manager",
+        size: 26_400_000,
+        stop_ms: 300,
+    },
+    ImageInfo {
+        repository: "registry.k8s.io/kube-scheduler",
+        size: 20_700_000,
+        stop_ms: 300,
+    },
+    ImageInfo {
+        repository: "registry.k8s.io/etcd",
+        size: 23_200_000,
+        stop_ms: 500,
+    },
     ImageInfo {
         repository: "registry.k8s.io/hpa-example",
         size: 188_000_000,

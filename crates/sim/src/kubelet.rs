@@ -219,6 +219,12 @@ impl Cluster {
             self.now + LEASE_RENEW_INTERVAL,
             Timer::LeaseRenew(spec.name.clone()),
         );
+        // Pods the kubelet runs from the start: the control plane's static pods
+        // (kubeadm's manifests) and kube-proxy.
+        if spec.control_plane {
+            self.host_control_plane(&spec.name);
+        }
+        self.create_kube_proxy_pod(&spec.name);
     }
 
     pub(crate) fn kubelet_renew_lease(&mut self, node: &str) {
@@ -254,6 +260,7 @@ impl Cluster {
         {
             q.keys.clear();
         }
+        self.control_plane_node_down(name);
         Ok(format!(
             "node \"{name}\" killed: its kubelet stopped and {lost} pod(s) lost their containers"
         ))
@@ -270,6 +277,9 @@ impl Cluster {
             return Err(SimError(format!("node \"{name}\" is already running")));
         }
         k.running = true;
+        // The kubelet starts the static pods first: on the control-plane node, the
+        // apiserver it is about to report to.
+        self.control_plane_node_up(name);
         let key = ObjectKey::new(Kind::Node, "", name);
         if let Some(Object::Node(mut node)) = self.store.get(&key).cloned() {
             let now = self.now.to_k8s();
@@ -303,9 +313,21 @@ impl Cluster {
                 if let Some(k) = self.kubelets.get_mut(node) {
                     k.pods.remove(key);
                 }
+                // A static pod runs on regardless: post its mirror pod again.
+                if let Some(c) = self.static_pod_on(node, key) {
+                    if self.store.get(key).is_none() {
+                        self.create_mirror_pod(c);
+                    }
+                }
                 return;
             }
         };
+        if let Some(c) = self.static_pod_on(node, key) {
+            if crate::control_plane::is_mirror_pod(&pod) {
+                self.kubelet_sync_mirror_pod(node, c, key, pod);
+                return;
+            }
+        }
         let uid = pod.metadata.uid.clone().unwrap_or_default();
         let known = self
             .kubelets
@@ -340,10 +362,6 @@ impl Cluster {
             .as_ref()
             .and_then(|s| s.pod_ip.as_ref())
             .is_some();
-        let ip = match pod.status.as_ref().and_then(|s| s.pod_ip.clone()) {
-            Some(ip) => ip,
-            None => self.allocate_pod_ip(node),
-        };
         let host_ip = self
             .store
             .get(&ObjectKey::new(Kind::Node, "", node))
@@ -358,6 +376,13 @@ impl Cluster {
                     .map(|a| a.address.clone())
             })
             .unwrap_or_default();
+        // hostNetwork pods share the node's address; others get one from its CIDR.
+        let host_network = pod.spec.as_ref().and_then(|s| s.host_network) == Some(true);
+        let ip = match pod.status.as_ref().and_then(|s| s.pod_ip.clone()) {
+            Some(ip) => ip,
+            None if host_network => host_ip.clone(),
+            None => self.allocate_pod_ip(node),
+        };
         let spec = pod.spec.clone().unwrap_or_default();
         let previous: BTreeMap<String, i32> = pod
             .status
@@ -409,6 +434,8 @@ impl Cluster {
             ("Initialized", "True"),
             ("Ready", "False"),
             ("ContainersReady", "False"),
+            // Pods created already bound (kube-proxy) never met the scheduler.
+            ("PodScheduled", "True"),
         ] {
             let reason = (s == "False").then(|| "ContainersNotReady".to_string());
             let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();

@@ -303,7 +303,7 @@ impl Kind {
                 group: "",
                 versions: &["v1"],
                 namespaced: true,
-                simulated: false,
+                simulated: true,
             },
             Kind::ResourceQuota => &KindInfo {
                 kind: "ResourceQuota",
@@ -313,7 +313,7 @@ impl Kind {
                 group: "",
                 versions: &["v1"],
                 namespaced: true,
-                simulated: false,
+                simulated: true,
             },
             Kind::Lease => &KindInfo {
                 kind: "Lease",

@@ -152,6 +152,12 @@ impl SchedulerState {
         }
     }
 
+    /// A restarted scheduler has an empty queue: the pods it had parked as
+    /// unschedulable come back through its relist.
+    pub(crate) fn forget_unschedulable(&mut self) {
+        self.unschedulable.clear();
+    }
+
     /// The decision recorded for a pod's latest attempt.
     pub fn decision(&self, pod: &ObjectKey) -> Option<&Decision> {
         self.decisions.iter().rev().find(|d| &d.pod == pod)

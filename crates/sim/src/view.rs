@@ -57,6 +57,9 @@ pub struct PodView {
     pub state: RobotState,
     /// The STATUS column `kubectl get pods` would print.
     pub status: String,
+    /// A pod of the cluster itself (namespace `kube-system`: the control plane's
+    /// static pods, CoreDNS, kube-proxy), drawn apart from the workload.
+    pub system: bool,
 }
 
 /// How a zone's supervisor (kubelet) is doing, as the control plane sees it and as it
@@ -94,7 +97,10 @@ pub struct ComponentView {
     /// Kubernetes name: `kube-apiserver`, `etcd`, `kube-scheduler`,
     /// `kube-controller-manager`.
     pub name: &'static str,
+    /// The process is up. False while stopped, and while its node is powered off.
     pub running: bool,
+    /// Stopped on purpose (`sim stop`); it stays down until started.
+    pub stopped: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,7 +116,8 @@ pub struct ClusterView {
 }
 
 impl ClusterView {
-    /// Robot counts per zone and state; `unscheduled` is its own pseudo-zone.
+    /// Robot counts per zone and state; `unscheduled` is its own pseudo-zone. Only
+    /// workload robots count: system pods (`PodView::system`) are left out.
     /// Used by the browser tests' read-only hook and by summaries.
     pub fn robot_counts(
         &self,
@@ -119,13 +126,13 @@ impl ClusterView {
         for node in &self.nodes {
             let entry: &mut std::collections::BTreeMap<&'static str, usize> =
                 out.entry(node.name.clone()).or_default();
-            for p in &node.pods {
+            for p in node.pods.iter().filter(|p| !p.system) {
                 *entry.entry(p.state.as_str()).or_default() += 1;
             }
         }
-        if !self.unscheduled.is_empty() {
+        if self.unscheduled.iter().any(|p| !p.system) {
             let entry = out.entry("unscheduled".to_string()).or_default();
-            for p in &self.unscheduled {
+            for p in self.unscheduled.iter().filter(|p| !p.system) {
                 *entry.entry(p.state.as_str()).or_default() += 1;
             }
         }
@@ -134,6 +141,7 @@ impl ClusterView {
 }
 
 use crate::cluster::Cluster;
+use crate::control_plane::ControlPlaneComponent;
 use crate::object::{Kind, Object};
 use k8s_openapi::api::core::v1::Pod;
 
@@ -178,6 +186,7 @@ fn pod_view(pod: &Pod) -> PodView {
             .map(|r| format!("{}/{}", r.kind, r.name)),
         state: robot_state(pod, &status),
         status,
+        system: pod.metadata.namespace.as_deref() == Some("kube-system"),
     }
 }
 
@@ -232,18 +241,14 @@ impl Cluster {
             .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_none())
             .map(pod_view)
             .collect();
-        let components = [
-            "kube-apiserver",
-            "etcd",
-            "kube-scheduler",
-            "kube-controller-manager",
-        ]
-        .into_iter()
-        .map(|name| ComponentView {
-            name,
-            running: true,
-        })
-        .collect();
+        let components = ControlPlaneComponent::ALL
+            .into_iter()
+            .map(|c| ComponentView {
+                name: c.name(),
+                running: self.component_running(c),
+                stopped: self.component_stopped(c),
+            })
+            .collect();
         ClusterView {
             time_ms: self.now.0,
             components,

@@ -7,10 +7,42 @@ pub mod garbage_collector;
 pub mod namespace;
 pub mod node_lifecycle;
 pub mod replicaset;
+pub mod resource_quota;
+pub mod serviceaccount;
 
+use crate::cluster::{Cluster, Component, Timer};
+use crate::object::ObjectKey;
+use crate::time::SimDuration;
 use k8s_openapi::api::core::v1::{Pod, PodCondition};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use std::collections::BTreeMap;
+
+/// The per-item back-off of upstream's `workqueue.DefaultTypedControllerRateLimiter`:
+/// 5 ms after the first failure, doubling, at most 1000 s.
+pub fn requeue_backoff(failures: u32) -> SimDuration {
+    let ms = 5u64.saturating_mul(1u64 << failures.min(40));
+    SimDuration::millis(ms.min(1_000_000))
+}
+
+impl Cluster {
+    /// The work queue's `AddRateLimited`: a key whose sync failed comes back after
+    /// its back-off, longer with each failure.
+    pub(crate) fn requeue_rate_limited(&mut self, component: Component, key: ObjectKey) {
+        let failures = self
+            .requeue_failures
+            .entry((component.clone(), key.clone()))
+            .or_insert(0);
+        let delay = requeue_backoff(*failures);
+        *failures = failures.saturating_add(1);
+        self.schedule(self.now + delay, Timer::Requeue { component, key });
+    }
+
+    /// The work queue's `Forget`: a key that synced starts its back-off afresh.
+    pub(crate) fn forget_failures(&mut self, component: &Component, key: &ObjectKey) {
+        self.requeue_failures
+            .remove(&(component.clone(), key.clone()));
+    }
+}
 
 /// Whether `labels` satisfy `selector` (matchLabels and matchExpressions), as
 /// apimachinery's `LabelSelectorAsSelector` evaluates it. An empty selector matches

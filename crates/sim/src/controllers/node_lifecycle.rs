@@ -13,6 +13,7 @@
 use super::set_pod_condition;
 use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Timer};
+use crate::control_plane::NodeHealth;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Node, NodeCondition, PodCondition, Taint, Toleration};
@@ -54,13 +55,25 @@ pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
 }
 
 impl Cluster {
-    /// One pass of `monitorNodeHealth`.
+    /// One pass of `monitorNodeHealth`. Staleness is judged by the controller's own
+    /// clock: a node's probe timestamp moves to "now" whenever the controller sees
+    /// its Lease renewed or its Ready heartbeat change (`tryUpdateNodeHealth`), and a
+    /// node seen for the first time — after the controller manager (re)started —
+    /// counts as freshly heard from. A Lease that stopped changing is stale only
+    /// `GRACE_PERIOD` after the controller last saw it change.
     pub(crate) fn monitor_node_health(&mut self) {
         let nodes: Vec<Node> = self
             .store
             .list(Kind::Node, None)
             .filter_map(|o| o.as_node().cloned())
             .collect();
+        let names: std::collections::BTreeSet<String> = nodes
+            .iter()
+            .filter_map(|n| n.metadata.name.clone())
+            .collect();
+        self.control_plane
+            .node_health
+            .retain(|name, _| names.contains(name));
         for node in nodes {
             let name = node.metadata.name.clone().unwrap_or_default();
             let lease_key = ObjectKey::new(Kind::Lease, "kube-node-lease", &name);
@@ -72,9 +85,30 @@ impl Cluster {
                 .and_then(|s| s.renew_time.as_ref())
                 .map(|t| {
                     SimTime::from_k8s(&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(t.0))
-                })
-                .unwrap_or(SimTime(0));
-            let stale = self.now.since(renewed) > GRACE_PERIOD;
+                });
+            let heartbeat = node
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"))
+                .and_then(|c| c.last_heartbeat_time.as_ref())
+                .map(SimTime::from_k8s);
+            let now = self.now;
+            let health = self
+                .control_plane
+                .node_health
+                .entry(name.clone())
+                .or_insert(NodeHealth {
+                    probe_timestamp: now,
+                    observed_renew: renewed,
+                    observed_heartbeat: heartbeat,
+                });
+            if health.observed_renew != renewed || health.observed_heartbeat != heartbeat {
+                health.probe_timestamp = now;
+                health.observed_renew = renewed;
+                health.observed_heartbeat = heartbeat;
+            }
+            let stale = now.since(health.probe_timestamp) > GRACE_PERIOD;
             let ready = node_ready_status(&node).to_string();
             if stale && ready != "Unknown" {
                 self.mark_node_unknown(node);

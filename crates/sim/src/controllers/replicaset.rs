@@ -4,7 +4,7 @@
 
 use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready};
 use crate::apiserver::Actor;
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, Component};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::SimTime;
 use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
@@ -19,6 +19,7 @@ pub const BURST_REPLICAS: usize = 500;
 impl Cluster {
     pub(crate) fn sync_replica_set(&mut self, key: &ObjectKey) {
         let Some(Object::ReplicaSet(rs)) = self.store.get(key).cloned() else {
+            self.forget_failures(&Component::ReplicaSetController, key);
             return;
         };
         let uid = rs.metadata.uid.clone().unwrap_or_default();
@@ -37,7 +38,15 @@ impl Cluster {
         if rs.metadata.deletion_timestamp.is_none() {
             if active < want {
                 let n = (want - active).min(BURST_REPLICAS);
-                self.create_pods_slow_start(&rs, n);
+                // A refused creation (a quota, say) is an error of this sync: the key
+                // comes back after a back-off, as upstream's rate-limited queue does.
+                if self.create_pods_slow_start(&rs, n) {
+                    self.forget_failures(&Component::ReplicaSetController, key);
+                } else {
+                    self.requeue_rate_limited(Component::ReplicaSetController, key.clone());
+                }
+            } else {
+                self.forget_failures(&Component::ReplicaSetController, key);
             }
             for v in victims {
                 if self.delete_as(ACTOR, &v, None).is_ok() {
@@ -75,8 +84,9 @@ impl Cluster {
     }
 
     /// Creates `n` pods in batches of 1, 2, 4, …, as upstream's `slowStartBatch` does;
-    /// a failed batch stops the rest (for example, a quota refusing pods).
-    fn create_pods_slow_start(&mut self, rs: &ReplicaSet, n: usize) {
+    /// a failed batch stops the rest (for example, a quota refusing pods). Returns
+    /// whether every creation succeeded.
+    fn create_pods_slow_start(&mut self, rs: &ReplicaSet, n: usize) -> bool {
         let mut remaining = n;
         let mut batch = 1;
         while remaining > 0 {
@@ -105,13 +115,14 @@ impl Cluster {
                             "FailedCreate",
                             format!("Error creating: {}", e.message),
                         );
-                        return;
+                        return false;
                     }
                 }
             }
             remaining -= size;
             batch *= 2;
         }
+        true
     }
 
     fn update_replica_set_status(&mut self, key: &ObjectKey) {

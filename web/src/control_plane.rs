@@ -1,0 +1,79 @@
+//! The control-plane panel beside the floor: each component's state and its
+//! stop/start button (`sim stop scheduler`, `sim start scheduler`).
+
+use crate::i18n::{Key, Tr};
+use crate::state::{Action, AppState};
+use std::rc::Rc;
+use warehouse_sim::{ClusterView, ControlPlaneComponent};
+use yew::prelude::*;
+
+#[derive(Properties)]
+pub struct ComponentsProps {
+    pub view: Rc<ClusterView>,
+    pub tr: Tr,
+    pub dispatch: UseReducerDispatcher<AppState>,
+}
+
+impl PartialEq for ComponentsProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.view, &other.view)
+            && self.tr == other.tr
+            && self.dispatch == other.dispatch
+    }
+}
+
+/// The label key of a component, by its Kubernetes name.
+pub fn component_key(name: &str) -> Key {
+    match name {
+        "kube-apiserver" => Key::Apiserver,
+        "etcd" => Key::Etcd,
+        "kube-scheduler" => Key::Scheduler,
+        _ => Key::ControllerManager,
+    }
+}
+
+#[function_component]
+pub fn ComponentList(props: &ComponentsProps) -> Html {
+    let tr = props.tr;
+    let rows = props.view.components.iter().filter_map(|view| {
+        let component = ControlPlaneComponent::parse(view.name)?;
+        let dispatch = props.dispatch.clone();
+        let (status, class) = if view.running {
+            (tr.t(Key::ComponentRunning), "zone-status ok")
+        } else {
+            (tr.t(Key::ComponentStopped), "zone-status stopped")
+        };
+        let button = if view.stopped {
+            let onclick = Callback::from(move |_: MouseEvent| {
+                dispatch.dispatch(Action::StartComponent(component))
+            });
+            html! {
+                <button type="button" class="start-component" data-component={view.name} {onclick}>
+                    { tr.t(Key::StartComponent) }
+                </button>
+            }
+        } else {
+            let onclick = Callback::from(move |_: MouseEvent| {
+                dispatch.dispatch(Action::StopComponent(component))
+            });
+            html! {
+                <button type="button" class="stop-component danger" data-component={view.name} {onclick}>
+                    { tr.t(Key::StopComponent) }
+                </button>
+            }
+        };
+        Some(html! {
+            <li class="zone-row component-row" key={view.name} data-component={view.name}>
+                <span class="zone-name">{ tr.t(component_key(view.name)) }</span>
+                <span class={class}>{ status }</span>
+                { button }
+            </li>
+        })
+    });
+    html! {
+        <section class="components panel" aria-labelledby="components-heading">
+            <h2 id="components-heading">{ tr.t(Key::ComponentsHeading) }</h2>
+            <ul class="zone-list component-list">{ for rows }</ul>
+        </section>
+    }
+}

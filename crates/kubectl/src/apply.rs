@@ -176,7 +176,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: ApplyArgs) -> Comm
     }
     let mut out = CommandOutput::new();
     for item in items {
-        apply_one(cluster, item, name_only, &mut out);
+        apply_one(cluster, ctx, item, name_only, &mut out);
     }
     out
 }
@@ -201,7 +201,13 @@ fn last_applied(obj: &Object) -> (serde_json::Value, String) {
     (v, text)
 }
 
-fn apply_one(cluster: &mut Cluster, item: Sourced, name_only: bool, out: &mut CommandOutput) {
+fn apply_one(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    item: Sourced,
+    name_only: bool,
+    out: &mut CommandOutput,
+) {
     let Sourced { source, object } = item;
     let kind = object.kind();
     let display = format!("{}/{}", kind.qualified_singular(), object.name());
@@ -213,9 +219,15 @@ fn apply_one(cluster: &mut Cluster, item: Sourced, name_only: bool, out: &mut Co
             out.out_line(format!("{display} {verb}"));
         }
     };
-    let live = cluster
-        .check_storage()
-        .and_then(|()| cluster.get(kind, object.namespace(), object.name()));
+    let live = cluster.check_storage().and_then(|()| {
+        let ns = if object.namespace().is_empty() {
+            ctx.default_namespace.as_str()
+        } else {
+            object.namespace()
+        };
+        crate::authorize(cluster, ctx, "get", kind, ns, object.name())?;
+        cluster.get(kind, object.namespace(), object.name())
+    });
     match live {
         Err(e) if e.reason == StatusReason::NotFound => {
             let mut obj = object;
@@ -226,7 +238,14 @@ fn apply_one(cluster: &mut Cluster, item: Sourced, name_only: bool, out: &mut Co
             if let Some(m) = strip_status(&obj) {
                 obj = m;
             }
-            match cluster.create(obj) {
+            let ns = if obj.namespace().is_empty() {
+                ctx.default_namespace.clone()
+            } else {
+                obj.namespace().to_string()
+            };
+            let created = crate::authorize(cluster, ctx, "create", kind, &ns, "")
+                .and_then(|()| cluster.create(obj));
+            match created {
                 Ok(created) => {
                     if let Some(w) = not_simulated_warning(&created) {
                         out.err_line(w);
@@ -302,7 +321,10 @@ fn apply_one(cluster: &mut Cluster, item: Sourced, name_only: bool, out: &mut Co
                     return;
                 }
             };
-            match cluster.update(updated) {
+            let patched =
+                crate::authorize(cluster, ctx, "patch", kind, live.namespace(), live.name())
+                    .and_then(|()| cluster.update(updated));
+            match patched {
                 Ok(updated) => {
                     if let Some(w) = not_simulated_warning(&updated) {
                         out.err_line(w);

@@ -5,7 +5,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, Args, Parser, Subcommand};
 
 /// Commands the simulator runs.
-const SUPPORTED: &[&str] = &["api-resources", "apply", "delete", "get"];
+const SUPPORTED: &[&str] = &["api-resources", "apply", "auth", "delete", "get"];
 
 /// Every top-level command of the real kubectl (1.33), in the order kubectl
 /// registers them: cobra offers "Did you mean this?" suggestions in this order.
@@ -77,8 +77,63 @@ struct Root {
         value_name = "NAMESPACE"
     )]
     namespace: Option<String>,
+    /// Username to impersonate for the operation
+    #[arg(long = "as", global = true, value_name = "USER")]
+    as_user: Option<String>,
+    /// Group to impersonate for the operation, this flag can be repeated to specify multiple groups.
+    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    as_group: Vec<String>,
+    /// Bearer token for authentication to the API server
+    #[arg(long = "token", global = true, value_name = "TOKEN")]
+    token: Option<String>,
     #[command(subcommand)]
     command: Option<Sub>,
+}
+
+/// Who kubectl authenticates as, and whom it impersonates (global flags).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Identity {
+    pub token: Option<String>,
+    pub as_user: Option<String>,
+    pub as_groups: Vec<String>,
+}
+
+/// Pulls the identity flags (`--as`, `--as-group`, `--token`) out of a command line,
+/// wherever they stand, so every command honours them.
+pub fn take_identity(args: &[String]) -> (Identity, Vec<String>) {
+    let mut id = Identity::default();
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        if matches!(flag, "--as" | "--as-group" | "--token") {
+            let value = match inline {
+                Some(v) => Some(v),
+                None => {
+                    i += 1;
+                    args.get(i).cloned()
+                }
+            };
+            if let Some(v) = value {
+                match flag {
+                    "--as" => id.as_user = Some(v),
+                    "--as-group" => id.as_groups.push(v),
+                    _ => id.token = Some(v),
+                }
+            } else {
+                // Leave it for clap to report the missing value.
+                rest.push(a.clone());
+            }
+        } else {
+            rest.push(a.clone());
+        }
+        i += 1;
+    }
+    (id, rest)
 }
 
 #[derive(Subcommand, Debug)]
@@ -180,6 +235,8 @@ pub enum Command {
     Delete(DeleteArgs),
     /// `kubectl api-resources`, with the whole command line (api_resources.rs parses it).
     ApiResources(Vec<String>),
+    /// `kubectl auth can-i|whoami`, with the whole command line (auth.rs parses it).
+    Auth(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -192,6 +249,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
             }
         }
         Some("api-resources") => return Ok(Command::ApiResources(args.to_vec())),
+        Some("auth") => return Ok(Command::Auth(args.to_vec())),
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(

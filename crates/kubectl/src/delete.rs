@@ -116,6 +116,9 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
         let empty = BTreeMap::new();
         for req in requests {
             if req.names.is_empty() {
+                if let Err(e) = crate::authorize(cluster, ctx, "list", req.kind, &namespace, "") {
+                    return CommandOutput::error(errors::render(&e, None));
+                }
                 for o in cluster.list(req.kind, Some(&namespace)) {
                     let labels = o.meta().labels.as_ref().unwrap_or(&empty);
                     if selector.as_ref().is_none_or(|s| s.matches(labels)) {
@@ -147,7 +150,8 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
             grace_period_seconds: (grace >= 0).then_some(grace),
             propagation,
         };
-        let result = cluster.delete_with(t.kind, &t.namespace, &t.name, options);
+        let result = crate::authorize(cluster, ctx, "delete", t.kind, &t.namespace, &t.name)
+            .and_then(|()| cluster.delete_with(t.kind, &t.namespace, &t.name, options));
         match result {
             Ok(_) => {
                 let kind = t.kind.qualified_singular();

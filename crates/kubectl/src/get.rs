@@ -194,6 +194,10 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
                 Some(namespace.as_str())
             };
             let empty = BTreeMap::new();
+            if let Err(e) = crate::authorize(cluster, ctx, "list", req.kind, ns.unwrap_or(""), "") {
+                errs.push(errors::render(&e, None));
+                continue;
+            }
             objects.extend(cluster.list(req.kind, ns).into_iter().filter(|o| {
                 selector
                     .as_ref()
@@ -201,7 +205,9 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
             }));
         } else {
             for name in &req.names {
-                match cluster.get(req.kind, &namespace, name) {
+                let got = crate::authorize(cluster, ctx, "get", req.kind, &namespace, name)
+                    .and_then(|()| cluster.get(req.kind, &namespace, name));
+                match got {
                     Ok(o) => objects.push(o),
                     Err(e) if e.reason == StatusReason::NotFound && args.ignore_not_found => {}
                     Err(e) => errs.push(errors::render(&e, None)),

@@ -10,6 +10,7 @@
 
 mod api_resources;
 mod apply;
+mod auth;
 mod cli;
 mod componentstatus;
 mod delete;
@@ -25,7 +26,7 @@ pub mod selector;
 pub mod table;
 pub mod yaml;
 
-use warehouse_sim::Cluster;
+use warehouse_sim::{ApiError, Attributes, Caller, Cluster, Kind};
 
 /// Where `-f FILE` reads from. The CLI reads the disk (relative to the script's
 /// folder); the web app has no files and only `-f -` works there.
@@ -151,7 +152,8 @@ impl Session {
         stdin: Option<&str>,
         files: &dyn FileSource,
     ) -> CommandOutput {
-        let command = match cli::parse(args) {
+        let (identity, args) = cli::take_identity(args);
+        let command = match cli::parse(&args) {
             Ok(c) => c,
             Err(out) => return out,
         };
@@ -159,10 +161,15 @@ impl Session {
         if !matches!(command, cli::Command::Help(_)) && self.cluster.connect().is_err() {
             return CommandOutput::error(CONNECTION_REFUSED);
         }
+        let caller = match self.caller(&identity) {
+            Ok(c) => c,
+            Err(out) => return out,
+        };
         let ctx = Context {
             stdin,
             files,
             default_namespace: self.namespace.clone(),
+            caller,
         };
         match command {
             cli::Command::Help(text) => CommandOutput {
@@ -173,8 +180,59 @@ impl Session {
             cli::Command::Get(g) => get::run(&self.cluster, &ctx, g),
             cli::Command::Delete(d) => delete::run(&mut self.cluster, &ctx, d),
             cli::Command::ApiResources(a) => api_resources::run(&a),
+            cli::Command::Auth(a) => auth::run(&self.cluster, &ctx, &a),
         }
     }
+
+    /// Authentication and impersonation: the identity the request is made as.
+    fn caller(&self, id: &cli::Identity) -> Result<Caller, CommandOutput> {
+        let authenticated = match &id.token {
+            Some(t) => self.cluster.authenticate(t).map_err(|_| {
+                CommandOutput::error("error: You must be logged in to the server (Unauthorized)")
+            })?,
+            None => Caller::admin(),
+        };
+        match &id.as_user {
+            None if id.as_groups.is_empty() => Ok(authenticated),
+            None => Err(CommandOutput::error(
+                "error: requesting uid, groups or user-extra for  without impersonating a user",
+            )),
+            Some(user) => {
+                // Impersonation is itself authorized: only callers allowed to
+                // `impersonate` users may do it (the administrator here).
+                if !authenticated.groups.iter().any(|g| g == "system:masters") {
+                    return Err(CommandOutput::error(format!(
+                        "Error from server (Forbidden): users \"{user}\" is forbidden: User \"{}\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope",
+                        authenticated.user
+                    )));
+                }
+                Ok(Caller::impersonated(user, &id.as_groups))
+            }
+        }
+    }
+}
+
+/// Authorizes one request of the session's caller: `Err` carries the apiserver's 403.
+pub(crate) fn authorize(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    verb: &str,
+    kind: Kind,
+    namespace: &str,
+    name: &str,
+) -> Result<(), ApiError> {
+    let attrs = Attributes {
+        verb: verb.to_string(),
+        kind,
+        subresource: None,
+        namespace: if kind.namespaced() {
+            namespace.to_string()
+        } else {
+            String::new()
+        },
+        name: name.to_string(),
+    };
+    cluster.authorize(&ctx.caller, &attrs)
 }
 
 /// What every command needs besides the cluster.
@@ -182,6 +240,8 @@ pub(crate) struct Context<'a> {
     pub stdin: Option<&'a str>,
     pub files: &'a dyn FileSource,
     pub default_namespace: String,
+    /// Who the request is made as.
+    pub caller: Caller,
 }
 
 impl Context<'_> {

@@ -51,6 +51,8 @@ pub enum Action {
     Advance(SimDuration),
     /// `sim node kill NAME`, `sim node restart NAME`.
     Fault(Fault),
+    /// `sim user add NAME [--group GROUP]...`: a user in the simulated kubeconfig.
+    AddUser { name: String, groups: Vec<String> },
     /// `sim why KIND/NAME [-n NAMESPACE]`.
     Why {
         target: String,
@@ -244,7 +246,7 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE]";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]...";
 
 fn parse_action(command: &str) -> Action {
     let (program, rest) = match command.split_once(char::is_whitespace) {
@@ -283,6 +285,24 @@ fn parse_sim(rest: &str) -> Action {
         [verb @ ("stop" | "start")] => Action::Invalid(format!(
             "error: sim {verb} needs a component: apiserver, etcd, scheduler or controller-manager"
         )),
+        ["user", "add", name, groups @ ..] => {
+            let mut gs = Vec::new();
+            let mut it = groups.iter();
+            while let Some(flag) = it.next() {
+                match (*flag, it.next()) {
+                    ("--group", Some(g)) => gs.push(g.to_string()),
+                    _ => {
+                        return Action::Invalid(
+                            "error: sim user add NAME takes only --group GROUP options".into(),
+                        )
+                    }
+                }
+            }
+            Action::AddUser {
+                name: name.to_string(),
+                groups: gs,
+            }
+        }
         ["why", target] => Action::Why {
             target: target.to_string(),
             namespace: None,
@@ -332,6 +352,14 @@ pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> Co
             Err(e) => CommandOutput::error(format!("error: {e}")),
         },
         Action::Why { target, namespace } => why(session, target, namespace.as_deref()),
+        Action::AddUser { name, groups } => {
+            let token = session.cluster.add_user(name, groups);
+            let mut out = CommandOutput::new();
+            out.out_line(format!(
+                "user \"{name}\" added; kubectl --token={token} authenticates as it"
+            ));
+            out
+        }
         Action::Invalid(msg) => CommandOutput::error(msg),
     }
 }

@@ -1,7 +1,8 @@
 //! `window.__warehouse`: a read-only window into the simulation for browser tests.
 //!
 //! - `robots()` returns a JSON string: zone name → { robot state → count }, with
-//!   `unscheduled` as its own pseudo-zone (see `ClusterView::robot_counts`).
+//!   `unscheduled` as its own pseudo-zone (see `ClusterView::robot_counts`). Only
+//!   workload robots count: kube-system's pods are left out.
 //! - `timeMs()` returns the simulated time in milliseconds.
 //!
 //! Both read the live session, so they reflect every action as soon as it has been

@@ -219,15 +219,17 @@ fn apply_one(
             out.out_line(format!("{display} {verb}"));
         }
     };
-    let live = cluster.check_storage().and_then(|()| {
+    let live = {
         let ns = if object.namespace().is_empty() {
             ctx.default_namespace.as_str()
         } else {
             object.namespace()
         };
-        crate::authorize(cluster, ctx, "get", kind, ns, object.name())?;
-        cluster.get(kind, object.namespace(), object.name())
-    });
+        // Authorization before the store, which times out while etcd is down.
+        crate::authorize(cluster, ctx, "get", kind, ns, object.name())
+            .and_then(|()| cluster.check_storage())
+            .and_then(|()| cluster.get(kind, object.namespace(), object.name()))
+    };
     match live {
         Err(e) if e.reason == StatusReason::NotFound => {
             let mut obj = object;

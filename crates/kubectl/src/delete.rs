@@ -107,16 +107,13 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
                 "error: resource(s) were provided, but no name was specified",
             );
         }
-        // Deleting by selector or --all lists first, through etcd.
-        if !any_names {
-            if let Err(e) = cluster.check_storage() {
-                return CommandOutput::error(errors::render(&e, None));
-            }
-        }
         let empty = BTreeMap::new();
         for req in requests {
             if req.names.is_empty() {
-                if let Err(e) = crate::authorize(cluster, ctx, "list", req.kind, &namespace, "") {
+                // Deleting by selector or --all lists first, through etcd.
+                let allowed = crate::authorize(cluster, ctx, "list", req.kind, &namespace, "")
+                    .and_then(|()| cluster.check_storage());
+                if let Err(e) = allowed {
                     return CommandOutput::error(errors::render(&e, None));
                 }
                 for o in cluster.list(req.kind, Some(&namespace)) {

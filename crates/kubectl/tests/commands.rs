@@ -298,3 +298,52 @@ fn resource_names_flags_and_bool_values() {
     let out = run(&mut s, "get pods,deploy -A -l app=nothing");
     assert_eq!(out.stderr, "No resources found\n");
 }
+
+#[test]
+fn a_stopped_apiserver_refuses_every_command_and_a_stopped_etcd_times_out() {
+    use warehouse_sim::ControlPlaneComponent;
+    let mut s = session();
+    s.cluster.stop(ControlPlaneComponent::ApiServer).unwrap();
+    for line in ["get pods", "get --raw /readyz", "delete pod x", "get cs"] {
+        let out = run(&mut s, line);
+        assert_eq!(
+            (out.code, out.stdout.as_str(), out.stderr.as_str()),
+            (
+                1,
+                "",
+                "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n"
+            ),
+            "{line}"
+        );
+    }
+    s.cluster.start(ControlPlaneComponent::ApiServer).unwrap();
+    s.cluster.stop(ControlPlaneComponent::Etcd).unwrap();
+    let out = run(&mut s, "get pods");
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "Error from server: etcdserver: request timed out\n"
+    );
+    let out = apply(&mut s, &deployment(1, "{app: web}"));
+    assert_eq!(
+        out.stderr,
+        "Error from server: error when retrieving current configuration of:\nResource: \"apps/v1, Resource=deployments\", GroupVersionKind: \"apps/v1, Kind=Deployment\"\nName: \"web\", Namespace: \"default\"\nfrom server for: \"STDIN\": etcdserver: request timed out\n"
+    );
+    // Health is served from the apiserver's memory: it answers, and says why.
+    let out = run(&mut s, "get --raw /livez/etcd");
+    assert_eq!(
+        out.stderr,
+        "Error from server (InternalError): an error on the server (\"internal server error: error getting data from etcd: context deadline exceeded\") has prevented the request from succeeding\n"
+    );
+    let out = run(&mut s, "get componentstatuses");
+    assert_eq!(out.code, 0);
+    assert!(
+        out.stdout.contains("etcd-0               Unhealthy"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        out.stderr,
+        "Warning: v1 ComponentStatus is deprecated in v1.19+\n"
+    );
+}

@@ -32,12 +32,13 @@ fn converged(nodes: usize, replicas: usize) -> Cluster {
     c
 }
 
+/// Running workload pods (kube-system's own are left out).
 fn running(c: &Cluster) -> usize {
     c.view()
         .nodes
         .iter()
         .flat_map(|n| &n.pods)
-        .filter(|p| p.state == RobotState::Running)
+        .filter(|p| !p.system && p.state == RobotState::Running)
         .count()
 }
 

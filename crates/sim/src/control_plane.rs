@@ -285,7 +285,14 @@ impl Cluster {
             Timer::ContainersStarted { .. } | Timer::ContainersStopped { .. } => {
                 !self.api_writable()
             }
-            Timer::Evict { .. } => !self.controller_manager_active(),
+            // A stopped controller manager forgets its eviction deadlines (its relist
+            // sets them again); one cut off from the apiserver keeps them.
+            Timer::Evict { .. }
+                if !self.component_running(ControlPlaneComponent::ControllerManager) =>
+            {
+                return None
+            }
+            Timer::Evict { .. } => !self.api_writable(),
             // etcd expires the Event's lease itself; only etcd must be up.
             Timer::EventExpiry(_) => self.check_storage().is_err(),
             _ => false,

@@ -43,6 +43,10 @@ impl Cluster {
         let Object::Pod(pod) = obj else {
             return Ok(());
         };
+        // Mirror pods keep the static pod's spec as the kubelet wrote it.
+        if crate::control_plane::is_mirror_pod(pod) {
+            return Ok(());
+        }
         let spec = pod.spec.get_or_insert_with(Default::default);
         let name = spec
             .service_account_name

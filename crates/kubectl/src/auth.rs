@@ -85,6 +85,7 @@ fn can_i(
             stdout: "no\n".into(),
             stderr: format!("Warning: the server doesn't have a resource type '{resource}'\n\n"),
             code: 1,
+            ..CommandOutput::default()
         };
     };
     let ns = if all_namespaces {

@@ -66,6 +66,10 @@ pub struct CommandOutput {
     pub stdout: String,
     pub stderr: String,
     pub code: i32,
+    /// Where each stderr line was written relative to stdout: the stdout length at
+    /// that moment and the line's span in stderr. Lets [`CommandOutput::combined`]
+    /// show both streams in the order a terminal would.
+    pub(crate) interleave: Vec<(usize, usize, usize)>,
 }
 
 impl CommandOutput {
@@ -86,7 +90,35 @@ impl CommandOutput {
     }
 
     pub(crate) fn err_line(&mut self, line: impl AsRef<str>) {
+        let (at_out, start) = (self.stdout.len(), self.stderr.len());
         push_line(&mut self.stderr, line.as_ref());
+        self.interleave.push((at_out, start, self.stderr.len()));
+    }
+
+    /// Both streams as a terminal shows them: stderr lines where they were written
+    /// (a server warning before the line reporting the write), any other stderr text
+    /// after stdout.
+    pub fn combined(&self) -> String {
+        let mut out = String::with_capacity(self.stdout.len() + self.stderr.len());
+        let mut out_pos = 0;
+        let mut err_pos = 0;
+        for &(at_out, start, end) in &self.interleave {
+            if at_out < out_pos
+                || start < err_pos
+                || at_out > self.stdout.len()
+                || end > self.stderr.len()
+            {
+                continue; // the streams were rewritten directly: fall back to the tail
+            }
+            out.push_str(&self.stdout[out_pos..at_out]);
+            out_pos = at_out;
+            // Text pushed to stderr directly before this line goes with it.
+            out.push_str(&self.stderr[err_pos..end]);
+            err_pos = end;
+        }
+        out.push_str(&self.stdout[out_pos..]);
+        out.push_str(&self.stderr[err_pos..]);
+        out
     }
 
     /// Records a failure: the message goes to stderr and the exit code becomes 1.
@@ -255,5 +287,29 @@ impl Context<'_> {
                 .map(|text| (name.to_string(), text))
                 .map_err(|e| format!("error: {e}"))
         }
+    }
+}
+
+#[cfg(test)]
+mod output_tests {
+    use super::CommandOutput;
+
+    #[test]
+    fn combined_output_keeps_warnings_where_they_were_written() {
+        let mut out = CommandOutput::new();
+        out.out_line("a created");
+        out.err_line("Warning: b");
+        out.out_line("b created");
+        out.stderr.push_str("trailing\n");
+        assert_eq!(
+            out.combined(),
+            "a created\nWarning: b\nb created\ntrailing\n"
+        );
+        let plain = CommandOutput {
+            stdout: "x\n".into(),
+            stderr: "y\n".into(),
+            ..CommandOutput::default()
+        };
+        assert_eq!(plain.combined(), "x\ny\n");
     }
 }

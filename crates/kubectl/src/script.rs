@@ -111,8 +111,7 @@ impl Transcript {
         }
         for r in &self.steps {
             s.push_str(&r.step.echo());
-            s.push_str(&r.output.stdout);
-            s.push_str(&r.output.stderr);
+            s.push_str(&r.output.combined());
         }
         s
     }

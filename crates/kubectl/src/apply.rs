@@ -142,12 +142,28 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: ApplyArgs) -> Comm
     if items.is_empty() {
         return CommandOutput::error("error: no objects passed to apply");
     }
-    // Checks that need no server, for every object before any is sent.
+    if let Err(e) = prepare(ctx, &mut items, args.namespace.as_deref()) {
+        return CommandOutput::error(e);
+    }
+    let mut out = CommandOutput::new();
+    for item in items {
+        apply_one(cluster, ctx, item, name_only, &mut out);
+    }
+    out
+}
+
+/// Checks that need no server, for every object before any is sent: a name, and a
+/// namespace that agrees with `-n` (filled in when the manifest has none).
+pub(crate) fn prepare(
+    ctx: &Context,
+    items: &mut [Sourced],
+    namespace_flag: Option<&str>,
+) -> Result<(), String> {
     for item in items.iter_mut() {
         let obj = &mut item.object;
         let kind = obj.kind();
         if obj.name().is_empty() {
-            return CommandOutput::error(format!(
+            return Err(format!(
                 "error: error when retrieving current configuration of: {} \"\" from server for: \"{}\": resource name may not be empty",
                 kind.qualified_singular(),
                 item.source
@@ -155,16 +171,15 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: ApplyArgs) -> Comm
         }
         if kind.namespaced() {
             let own = obj.namespace().to_string();
-            match (&args.namespace, own.is_empty()) {
-                (Some(flag), false) if *flag != own => {
-                    return CommandOutput::error(format!(
+            match (namespace_flag, own.is_empty()) {
+                (Some(flag), false) if flag != own => {
+                    return Err(format!(
                         "error: the namespace from the provided object \"{own}\" does not match the namespace \"{flag}\". You must pass '--namespace={own}' to perform this operation."
                     ));
                 }
                 (_, true) => {
-                    let ns = args
-                        .namespace
-                        .clone()
+                    let ns = namespace_flag
+                        .map(str::to_string)
                         .unwrap_or_else(|| ctx.default_namespace.clone());
                     obj.meta_mut().namespace = Some(ns);
                 }
@@ -174,11 +189,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: ApplyArgs) -> Comm
             obj.meta_mut().namespace = None;
         }
     }
-    let mut out = CommandOutput::new();
-    for item in items {
-        apply_one(cluster, ctx, item, name_only, &mut out);
-    }
-    out
+    Ok(())
 }
 
 /// The manifest as the annotation records it: compact JSON, keys sorted, the
@@ -354,7 +365,7 @@ pub(crate) fn not_simulated_warning(obj: &Object) -> Option<String> {
 }
 
 /// The object without `status`: the apiserver ignores status on the main resource.
-fn strip_status(obj: &Object) -> Option<Object> {
+pub(crate) fn strip_status(obj: &Object) -> Option<Object> {
     let mut v = obj.to_json();
     let m = v.as_object_mut()?;
     m.remove("status")?;

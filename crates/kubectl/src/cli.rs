@@ -5,7 +5,15 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, Args, Parser, Subcommand};
 
 /// Commands the simulator runs.
-const SUPPORTED: &[&str] = &["api-resources", "apply", "auth", "delete", "get"];
+const SUPPORTED: &[&str] = &[
+    "api-resources",
+    "apply",
+    "auth",
+    "create",
+    "delete",
+    "get",
+    "replace",
+];
 
 /// Every top-level command of the real kubectl (1.33), in the order kubectl
 /// registers them: cobra offers "Did you mean this?" suggestions in this order.
@@ -144,6 +152,10 @@ enum Sub {
     Get(GetArgs),
     /// Delete resources by file names, stdin, resources and names, or by resources and label selector
     Delete(DeleteArgs),
+    /// Create a resource from a file or from stdin
+    Create(CreateArgs),
+    /// Replace a resource by file name or stdin
+    Replace(ReplaceArgs),
 }
 
 #[derive(Args, Debug, Default, Clone)]
@@ -155,6 +167,35 @@ pub struct ApplyArgs {
     #[arg(short = 'o', long = "output", value_name = "FORMAT")]
     pub output: Option<String>,
     /// Arguments kubectl apply does not take
+    #[arg(hide = true)]
+    pub args: Vec<String>,
+    #[arg(skip)]
+    pub namespace: Option<String>,
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct CreateArgs {
+    /// Filename, directory, or URL to files to use to create the resource
+    #[arg(short = 'f', long = "filename", value_name = "FILENAME")]
+    pub filenames: Vec<String>,
+    /// Output format. One of: name
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<String>,
+    /// What to create (`namespace NAME`)
+    pub args: Vec<String>,
+    #[arg(skip)]
+    pub namespace: Option<String>,
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct ReplaceArgs {
+    /// The files that contain the configurations to replace
+    #[arg(short = 'f', long = "filename", value_name = "FILENAME")]
+    pub filenames: Vec<String>,
+    /// Output format. One of: name
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<String>,
+    /// Arguments kubectl replace does not take
     #[arg(hide = true)]
     pub args: Vec<String>,
     #[arg(skip)]
@@ -233,6 +274,8 @@ pub enum Command {
     Apply(ApplyArgs),
     Get(GetArgs),
     Delete(DeleteArgs),
+    Create(CreateArgs),
+    Replace(ReplaceArgs),
     /// `kubectl api-resources`, with the whole command line (api_resources.rs parses it).
     ApiResources(Vec<String>),
     /// `kubectl auth can-i|whoami`, with the whole command line (auth.rs parses it).
@@ -277,6 +320,14 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some(Sub::Delete(mut d)) => {
             d.namespace = ns;
             Command::Delete(d)
+        }
+        Some(Sub::Create(mut c)) => {
+            c.namespace = ns;
+            Command::Create(c)
+        }
+        Some(Sub::Replace(mut r)) => {
+            r.namespace = ns;
+            Command::Replace(r)
         }
     })
 }

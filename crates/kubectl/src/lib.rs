@@ -13,6 +13,7 @@ mod apply;
 mod auth;
 mod cli;
 mod componentstatus;
+mod create;
 mod delete;
 mod errors;
 mod get;
@@ -213,6 +214,8 @@ impl Session {
             cli::Command::Delete(d) => delete::run(&mut self.cluster, &ctx, d),
             cli::Command::ApiResources(a) => api_resources::run(&a),
             cli::Command::Auth(a) => auth::run(&self.cluster, &ctx, &a),
+            cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
+            cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
         }
     }
 

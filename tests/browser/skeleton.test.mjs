@@ -101,6 +101,16 @@ test('skeleton: deploy, lose a zone, recover', { timeout: 180_000 }, async () =>
     await waitForText(page, '#kubectl-output', 'Terminating');
     await waitForText(page, '#kubectl-output', 'Running');
 
+    // The terminal also takes sim commands: "why" explains a robot back to the request.
+    const podName = await page.evaluate(() => {
+      const m = document.querySelector('#kubectl-output').textContent.match(/web-[a-z0-9]+-[a-z0-9]{5}/);
+      return m ? m[0] : null;
+    });
+    assert.ok(podName, 'a pod name in the kubectl output');
+    await page.fill('#kubectl-input', `sim why pod/${podName}`);
+    await page.press('#kubectl-input', 'Enter');
+    await waitForText(page, '#kubectl-output', 'ADDED deployment/default/web by kubernetes-admin on request');
+
     await applyYaml(page, MALFORMED);
     await page.waitForSelector('#apply-result.error');
     await waitForText(page, '#apply-result', 'line');

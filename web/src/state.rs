@@ -230,6 +230,33 @@ impl AppState {
     }
 }
 
+impl AppState {
+    /// Runs one `sim …` line typed in the terminal, as a script line runs.
+    fn sim(&mut self, line: &str) {
+        let out = match crate::kubectl::script::parse(line) {
+            Ok(steps) => match steps.first() {
+                Some(step) => {
+                    crate::kubectl::script::execute(&mut self.session.borrow_mut(), step, &NoFiles)
+                }
+                None => return,
+            },
+            Err(e) => {
+                let mut out = crate::kubectl::CommandOutput::default();
+                out.stderr = format!("{e}\n");
+                out.code = 1;
+                out
+            }
+        };
+        let entry = Entry {
+            prompt: format!("$ {line}"),
+            stdout: truncate(out.stdout),
+            stderr: truncate(out.stderr),
+        };
+        Rc::make_mut(&mut self.terminal).push(entry);
+        self.refresh_view();
+    }
+}
+
 impl Reducible for AppState {
     type Action = Action;
 
@@ -287,6 +314,8 @@ impl Reducible for AppState {
                 terminal.remember(input.trim());
                 if line == "clear" {
                     terminal.entries.clear();
+                } else if line == "sim" || line.starts_with("sim ") {
+                    next.sim(line);
                 } else {
                     next.kubectl(line, None);
                 }
@@ -439,8 +468,19 @@ mod tests {
         );
         assert_eq!(s.terminal.entries.len(), 1);
         assert_eq!(s.terminal.entries[0].prompt, "$ kubectl get pods");
+        let s = reduce(s, Action::RunKubectl("sim why deployment/nope".into()));
+        assert!(s
+            .terminal
+            .entries
+            .back()
+            .unwrap()
+            .stdout
+            .contains("no recorded write"));
         let s = reduce(s, Action::RunKubectl("clear".into()));
         assert!(s.terminal.entries.is_empty());
-        assert_eq!(s.terminal.history, vec!["kubectl get pods", "clear"]);
+        assert_eq!(
+            s.terminal.history,
+            vec!["kubectl get pods", "sim why deployment/nope", "clear"]
+        );
     }
 }

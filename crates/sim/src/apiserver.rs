@@ -51,6 +51,71 @@ pub struct RequestRecord {
     pub name: String,
     /// HTTP status code of the answer.
     pub code: u16,
+    /// The stages the request went through, in upstream order, each with its verdict.
+    /// A refused request ends at the stage that refused it.
+    pub stages: Vec<(Stage, bool)>,
+}
+
+/// The stages of the apiserver's request pipeline, in order (the reception desk's
+/// checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    Authentication,
+    Authorization,
+    MutatingAdmission,
+    Validation,
+    ValidatingAdmission,
+    Storage,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 6] = [
+        Stage::Authentication,
+        Stage::Authorization,
+        Stage::MutatingAdmission,
+        Stage::Validation,
+        Stage::ValidatingAdmission,
+        Stage::Storage,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Authentication => "authentication",
+            Stage::Authorization => "authorization",
+            Stage::MutatingAdmission => "mutating admission",
+            Stage::Validation => "validation",
+            Stage::ValidatingAdmission => "validating admission",
+            Stage::Storage => "storage",
+        }
+    }
+
+    /// The stage an error comes from, judged by its reason and text.
+    pub fn of_error(e: &ApiError) -> Stage {
+        match e.reason {
+            StatusReason::Unauthorized => Stage::Authentication,
+            StatusReason::Forbidden
+                if e.message.contains(" cannot ") && e.message.contains("resource") =>
+            {
+                Stage::Authorization
+            }
+            StatusReason::Forbidden => Stage::ValidatingAdmission,
+            // NamespaceLifecycle refuses objects in a namespace that does not exist.
+            StatusReason::NotFound if e.message.starts_with("namespaces ") => {
+                Stage::ValidatingAdmission
+            }
+            StatusReason::Invalid | StatusReason::BadRequest => Stage::Validation,
+            _ => Stage::Storage,
+        }
+    }
+
+    /// The verdicts of a request that passed every stage up to `failed` (or all).
+    pub fn verdicts(failed: Option<Stage>) -> Vec<(Stage, bool)> {
+        Stage::ALL
+            .into_iter()
+            .take_while(|s| failed.is_none_or(|f| *s <= f))
+            .map(|s| (s, failed != Some(s)))
+            .collect()
+    }
 }
 
 /// The most objects of one kind the store accepts: an explicit limit so a typo such as
@@ -341,6 +406,7 @@ impl Cluster {
                 Ok(_) => 200,
                 Err(e) => e.code(),
             },
+            stages: Stage::verdicts(result.as_ref().err().map(Stage::of_error)),
         };
         self.record(record);
     }

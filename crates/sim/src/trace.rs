@@ -8,7 +8,7 @@ use crate::store::{EventType, WatchEvent};
 use std::collections::BTreeMap;
 
 /// How many writes the trace remembers; older ones are forgotten first.
-pub const TRACE_CAPACITY: usize = 200_000;
+pub const TRACE_CAPACITY: usize = 100_000;
 
 /// Why a write happened.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -539,3 +539,22 @@ fn every_namespace_gets_a_default_service_account_that_pods_use() {
         "pods \"q\" is forbidden: error looking up service account default/robot: serviceaccount \"robot\" not found"
     );
 }
+
+#[test]
+fn each_request_records_the_stages_it_passed() {
+    use warehouse_sim::apiserver::Stage;
+    let mut c = Cluster::new(1, Topology::default());
+    c.create(decode_manifests(WEB).unwrap().remove(0)).unwrap();
+    let ok = c.requests().last().unwrap().clone();
+    assert_eq!(ok.code, 201);
+    assert_eq!(ok.user, "kubernetes-admin");
+    assert!(ok.stages.iter().all(|(_, passed)| *passed));
+    assert_eq!(ok.stages.len(), Stage::ALL.len());
+    let bad = WEB.replace("labels: {app: web}", "labels: {app: two}");
+    c.create(decode_manifests(&bad).unwrap().remove(0))
+        .unwrap_err();
+    let refused = c.requests().last().unwrap().clone();
+    assert_eq!(refused.code, 422);
+    assert_eq!(refused.stages.last(), Some(&(Stage::Validation, false)));
+    assert_eq!(refused.stages.len(), 4);
+}

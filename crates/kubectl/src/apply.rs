@@ -9,6 +9,25 @@ use warehouse_sim::{Cluster, ManifestError, ManifestErrorKind, Object, StatusRea
 
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
+/// `--dry-run`: none (the default), client (nothing sent but reads), server (the
+/// apiserver runs the whole pipeline and stores nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DryRun {
+    None,
+    Client,
+    Server,
+}
+
+impl DryRun {
+    fn suffix(self) -> &'static str {
+        match self {
+            DryRun::None => "",
+            DryRun::Client => " (dry run)",
+            DryRun::Server => " (server dry run)",
+        }
+    }
+}
+
 /// One object to apply and the source it came from (`STDIN`, a file name).
 pub(crate) struct Sourced {
     pub source: String,
@@ -126,6 +145,16 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: ApplyArgs) -> Comm
     if args.filenames.is_empty() {
         return CommandOutput::error("error: must specify one of -f and -k");
     }
+    let dry_run = match args.dry_run.as_deref() {
+        None | Some("none") => DryRun::None,
+        Some("client") => DryRun::Client,
+        Some("server") => DryRun::Server,
+        Some(other) => {
+            return CommandOutput::error(format!(
+            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
+        ))
+        }
+    };
     let name_only = match args.output.as_deref() {
         None | Some("") => false,
         Some("name") => true,
@@ -147,7 +176,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: ApplyArgs) -> Comm
     }
     let mut out = CommandOutput::new();
     for item in items {
-        apply_one(cluster, ctx, item, name_only, &mut out);
+        apply_one(cluster, ctx, item, name_only, dry_run, &mut out);
     }
     out
 }
@@ -217,6 +246,7 @@ fn apply_one(
     ctx: &Context<'_>,
     item: Sourced,
     name_only: bool,
+    dry_run: DryRun,
     out: &mut CommandOutput,
 ) {
     let Sourced { source, object } = item;
@@ -227,7 +257,7 @@ fn apply_one(
         if name_only {
             out.out_line(&display);
         } else {
-            out.out_line(format!("{display} {verb}"));
+            out.out_line(format!("{display} {verb}{}", dry_run.suffix()));
         }
     };
     let live = {
@@ -256,8 +286,14 @@ fn apply_one(
             } else {
                 obj.namespace().to_string()
             };
-            let created = crate::authorize(cluster, ctx, "create", kind, &ns, "")
-                .and_then(|()| cluster.create(obj));
+            let created =
+                crate::authorize(cluster, ctx, "create", kind, &ns, "").and_then(
+                    |()| match dry_run {
+                        DryRun::None => cluster.create(obj),
+                        DryRun::Server => cluster.create_dry_run(obj),
+                        DryRun::Client => Ok(obj),
+                    },
+                );
             match created {
                 Ok(created) => {
                     if let Some(w) = not_simulated_warning(&created) {
@@ -336,7 +372,11 @@ fn apply_one(
             };
             let patched =
                 crate::authorize(cluster, ctx, "patch", kind, live.namespace(), live.name())
-                    .and_then(|()| cluster.update(updated));
+                    .and_then(|()| match dry_run {
+                        DryRun::None => cluster.update(updated),
+                        DryRun::Server => cluster.update_dry_run(updated),
+                        DryRun::Client => Ok(updated),
+                    });
             match patched {
                 Ok(updated) => {
                     if let Some(w) = not_simulated_warning(&updated) {

@@ -166,6 +166,9 @@ pub struct ApplyArgs {
     /// Output format. One of: name
     #[arg(short = 'o', long = "output", value_name = "FORMAT")]
     pub output: Option<String>,
+    /// Must be "none", "server", or "client". If client strategy, only print the object that would be sent, without sending it. If server strategy, submit server-side request without persisting the resource.
+    #[arg(long = "dry-run", value_name = "STRATEGY", num_args = 0..=1, require_equals = true, default_missing_value = "client")]
+    pub dry_run: Option<String>,
     /// Arguments kubectl apply does not take
     #[arg(hide = true)]
     pub args: Vec<String>,

@@ -2,7 +2,10 @@
 //!
 //! A script is one command a line: `kubectl ...` lines go to kubectl, `sim ...`
 //! lines drive the simulation (`sim advance 90s`, `sim node kill zone-b`,
-//! `sim node restart zone-b`, `sim stop scheduler`, `sim start scheduler`). `#` comments and blank lines are skipped. A kubectl
+//! `sim node restart zone-b`, `sim stop scheduler`, `sim start scheduler`, `sim etcd
+//! stop etcd-1`, `sim etcd snapshot save NAME`, …). `#` comments and blank lines are
+//! skipped. `sim config etcd-members 3`, first in a script, gives etcd three members.
+//! A kubectl
 //! line may end in a heredoc (`kubectl apply -f - <<EOF`, any delimiter word, also
 //! quoted) whose body, up to the line holding only the delimiter, is its stdin.
 //!
@@ -58,6 +61,15 @@ pub enum Action {
         target: String,
         namespace: Option<String>,
     },
+    /// `sim config etcd-members N`: etcd with N members (before anything else).
+    ConfigureEtcdMembers(usize),
+    /// `sim etcd status`: the members, the leader and the quorum.
+    EtcdStatus,
+    /// `sim etcd snapshot save NAME` (`etcdctl snapshot save`).
+    EtcdSnapshotSave(String),
+    /// `sim etcd snapshot restore NAME` (`etcdutl snapshot restore` on every member,
+    /// then etcd and the apiserver restarted).
+    EtcdSnapshotRestore(String),
     /// A line that cannot run; its message is printed in the transcript.
     Invalid(String),
 }
@@ -245,7 +257,10 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]...";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N";
+
+const ETCD_USAGE: &str =
+    "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
 
 fn parse_action(command: &str) -> Action {
     let (program, rest) = match command.split_once(char::is_whitespace) {
@@ -313,6 +328,24 @@ fn parse_sim(rest: &str) -> Action {
             }
         }
         ["why", ..] => Action::Invalid("error: sim why needs one object, e.g. sim why pod/web-1 or sim why deployment/web -n shop".into()),
+        ["etcd", "status"] => Action::EtcdStatus,
+        ["etcd", "stop", member] => Action::Fault(Fault::StopEtcdMember(member.to_string())),
+        ["etcd", "start", member] => Action::Fault(Fault::StartEtcdMember(member.to_string())),
+        ["etcd", "snapshot", "save", name] => Action::EtcdSnapshotSave(name.to_string()),
+        ["etcd", "snapshot", "restore", name] => Action::EtcdSnapshotRestore(name.to_string()),
+        ["etcd", ..] => Action::Invalid(format!(
+            "error: unknown sim etcd command \"sim {rest}\"; the etcd commands are {ETCD_USAGE}"
+        )),
+        ["config", "etcd-members", n] => match n.parse::<usize>() {
+            Ok(n) => Action::ConfigureEtcdMembers(n),
+            Err(_) => Action::Invalid(format!(
+                "error: sim config etcd-members needs a number of members, e.g. 3 (got \"{n}\")"
+            )),
+        },
+        ["config", ..] => Action::Invalid(
+            "error: the only sim config setting is etcd-members, e.g. sim config etcd-members 3"
+                .into(),
+        ),
         [] => Action::Invalid(format!("error: sim needs a command: {SIM_USAGE}")),
         _ => Action::Invalid(format!(
             "error: unknown sim command \"sim {rest}\"; the sim commands are {SIM_USAGE}"
@@ -351,6 +384,18 @@ pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> Co
             Err(e) => CommandOutput::error(format!("error: {e}")),
         },
         Action::Why { target, namespace } => why(session, target, namespace.as_deref()),
+        Action::ConfigureEtcdMembers(n) => sim_result(session.cluster.configure_etcd_members(*n)),
+        Action::EtcdStatus => {
+            let mut out = CommandOutput::new();
+            for line in session.cluster.etcd_status().lines() {
+                out.out_line(line);
+            }
+            out
+        }
+        Action::EtcdSnapshotSave(name) => sim_result(session.cluster.etcd_snapshot_save(name)),
+        Action::EtcdSnapshotRestore(name) => {
+            sim_result(session.cluster.etcd_snapshot_restore(name))
+        }
         Action::AddUser { name, groups } => {
             let token = session.cluster.add_user(name, groups);
             let mut out = CommandOutput::new();
@@ -360,6 +405,20 @@ pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> Co
             out
         }
         Action::Invalid(msg) => CommandOutput::error(msg),
+    }
+}
+
+/// The lines of a `sim` command's result, or its error.
+fn sim_result(result: Result<String, warehouse_sim::SimError>) -> CommandOutput {
+    match result {
+        Ok(text) => {
+            let mut out = CommandOutput::new();
+            for line in text.lines() {
+                out.out_line(line);
+            }
+            out
+        }
+        Err(e) => CommandOutput::error(format!("error: {e}")),
     }
 }
 
@@ -465,5 +524,85 @@ mod tests {
     fn heredoc_markers_inside_quotes_are_not_heredocs() {
         let steps = parse("kubectl get pods -l 'a<<b'\n").unwrap();
         assert!(steps[0].heredoc.is_none());
+    }
+
+    const RUN: &str = "sim config etcd-members 3
+kubectl apply -f - <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 4
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+EOF
+sim advance 30s
+sim etcd snapshot save backup
+sim node kill zone-a
+sim etcd stop etcd-2
+sim advance 2m
+kubectl delete deployment web
+sim advance 30s
+sim etcd snapshot restore backup
+sim advance 1m
+";
+
+    /// Runs `RUN` on a new cluster; returns the state's hash and the web pods' names.
+    fn final_state(seed: u64) -> (u64, Vec<String>) {
+        let mut session = Session::new(warehouse_sim::Cluster::new(
+            seed,
+            warehouse_sim::Topology::default(),
+        ));
+        let transcript = run(&mut session, RUN, &crate::NoFiles);
+        assert_eq!(transcript.failures(), 0, "{transcript}");
+        let hash = warehouse_sim::snapshot::fnv1a64(&session.cluster.snapshot());
+        let names = session
+            .cluster
+            .list(warehouse_sim::Kind::Pod, Some("default"))
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect();
+        (hash, names)
+    }
+
+    #[test]
+    fn the_same_script_and_seed_give_the_same_state_and_another_seed_other_names() {
+        let (a, names_a) = final_state(1);
+        let (b, names_b) = final_state(1);
+        assert_eq!(a, b, "seed 1 twice");
+        assert_eq!(names_a, names_b);
+        assert_eq!(names_a.len(), 4, "{names_a:?}");
+        let (c, names_c) = final_state(2);
+        assert_ne!(a, c);
+        assert_ne!(names_a, names_c, "seed 2 names pods differently");
+    }
+
+    #[test]
+    fn etcd_commands_parse() {
+        let steps = parse(
+            "sim etcd status\nsim etcd stop etcd-1\nsim etcd snapshot save b\nsim etcd snapshot restore b\nsim config etcd-members 3\nsim etcd fly\n",
+        )
+        .unwrap();
+        assert_eq!(steps[0].action, Action::EtcdStatus);
+        assert_eq!(
+            steps[1].action,
+            Action::Fault(Fault::StopEtcdMember("etcd-1".into()))
+        );
+        assert_eq!(steps[2].action, Action::EtcdSnapshotSave("b".into()));
+        assert_eq!(steps[3].action, Action::EtcdSnapshotRestore("b".into()));
+        assert_eq!(steps[4].action, Action::ConfigureEtcdMembers(3));
+        assert!(
+            matches!(&steps[5].action, Action::Invalid(m) if m.contains("unknown sim etcd command"))
+        );
     }
 }

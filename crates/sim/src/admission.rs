@@ -136,7 +136,8 @@ impl Cluster {
             return Ok(());
         }
         let delta = quota::usage(obj, self.now);
-        if delta.values().all(Quantity::is_zero) {
+        if delta.values().all(Quantity::is_zero) || self.dry_run {
+            // A dry run is checked like any request but charges nothing.
             return Ok(());
         }
         let mut charged = Vec::new();

@@ -40,12 +40,16 @@ impl Actor {
     }
 }
 
+/// The verbs a [`RequestRecord`] can hold (writes are what the desk records).
+pub const REQUEST_VERBS: [&str; 3] = ["create", "update", "delete"];
+
 /// One request as the reception desk saw it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RequestRecord {
     pub at: SimTime,
     pub user: String,
-    pub verb: &'static str,
+    #[serde(with = "crate::snapshot::request_verb")]
+    pub verb: crate::snapshot::StaticStr,
     pub resource: String,
     pub namespace: String,
     pub name: String,
@@ -58,7 +62,9 @@ pub struct RequestRecord {
 
 /// The stages of the apiserver's request pipeline, in order (the reception desk's
 /// checks).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Stage {
     Authentication,
     Authorization,
@@ -205,6 +211,37 @@ impl Cluster {
             Ok(ev.object)
         });
         self.record_request(&actor, "create", &result, None);
+        result
+    }
+
+    /// `dryRun=All` for a create: the whole pipeline runs (defaulting, admission,
+    /// validation, the AlreadyExists check) but nothing is stored or charged.
+    pub fn create_dry_run(&mut self, mut obj: Object) -> Result<Object, ApiError> {
+        self.dry_run = true;
+        let result = self.admit_create(&mut obj).and_then(|()| {
+            if self.store.get(&obj.key()).is_some() {
+                let key = obj.key();
+                Err(ApiError::new(
+                    StatusReason::AlreadyExists,
+                    format!(
+                        "{} \"{}\" already exists",
+                        key.kind.qualified_plural(),
+                        key.name
+                    ),
+                ))
+            } else {
+                Ok(obj)
+            }
+        });
+        self.dry_run = false;
+        result
+    }
+
+    /// `dryRun=All` for an update: admission and validation, nothing stored.
+    pub fn update_dry_run(&mut self, mut obj: Object) -> Result<Object, ApiError> {
+        self.dry_run = true;
+        let result = self.admit_update(&mut obj).map(|()| obj);
+        self.dry_run = false;
         result
     }
 
@@ -381,6 +418,7 @@ impl Cluster {
         result: &Result<Object, ApiError>,
         key: Option<&ObjectKey>,
     ) {
+        debug_assert!(REQUEST_VERBS.contains(&verb), "unknown verb {verb}");
         let (resource, namespace, name) = match (result, key) {
             (Ok(o), _) => (
                 o.kind().plural().to_string(),
@@ -891,6 +929,59 @@ pub fn is_dns1123_label(s: &str) -> bool {
     s.len() <= 63 && !s.contains('.') && is_dns1123_subdomain(s)
 }
 
+/// A label name: alphanumerics, '-', '_' and '.', starting and ending alphanumeric,
+/// at most 63 characters (apimachinery `IsQualifiedName`'s name part).
+fn is_label_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// Label keys (`[prefix/]name`) and values, as apimachinery's `ValidateLabels` checks
+/// them, with its messages.
+fn check_labels(
+    labels: Option<&std::collections::BTreeMap<String, String>>,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    for (k, v) in labels.into_iter().flatten() {
+        let (prefix, name) = match k.rsplit_once('/') {
+            Some((p, n)) => (Some(p), n),
+            None => (None, k.as_str()),
+        };
+        if let Some(p) = prefix {
+            if !is_dns1123_subdomain(p) {
+                errors.push(FieldError(format!(
+                    "{path}: Invalid value: \"{k}\": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+                )));
+                continue;
+            }
+        }
+        if !is_label_name(name) {
+            let why = if name.is_empty() {
+                "name part must be non-empty".to_string()
+            } else if name.len() > 63 {
+                "name part must be no more than 63 characters".to_string()
+            } else {
+                "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_string()
+            };
+            errors.push(FieldError(format!("{path}: Invalid value: \"{k}\": {why}")));
+        }
+        if !v.is_empty() && !is_label_name(v) {
+            let why = if v.len() > 63 {
+                "must be no more than 63 characters"
+            } else {
+                "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+            };
+            errors.push(FieldError(format!("{path}: Invalid value: \"{v}\": {why}")));
+        }
+    }
+}
+
 fn validate(obj: &Object) -> Result<(), ApiError> {
     let mut errors = Vec::new();
     let name = obj.name();
@@ -908,6 +999,27 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
             "metadata.name: Invalid value: \"{name}\": {rule}"
         )));
     }
+    check_labels(obj.meta().labels.as_ref(), "metadata.labels", &mut errors);
+    let template_labels = match obj {
+        Object::Deployment(d) => d
+            .spec
+            .template
+            .metadata
+            .as_ref()
+            .and_then(|m| m.labels.as_ref()),
+        Object::ReplicaSet(rs) => rs
+            .spec
+            .template
+            .as_ref()
+            .and_then(|t| t.metadata.as_ref())
+            .and_then(|m| m.labels.as_ref()),
+        _ => None,
+    };
+    check_labels(
+        template_labels,
+        "spec.template.metadata.labels",
+        &mut errors,
+    );
     match obj {
         Object::Pod(p) => validate_pod_spec(p, &mut errors),
         Object::Deployment(d) => {
@@ -1099,6 +1211,34 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn label_keys_and_values_follow_apimachinery() {
+        let mut errors = Vec::new();
+        let labels: std::collections::BTreeMap<String, String> = [
+            ("app", "web"),
+            ("app.kubernetes.io/name", "web_1.x"),
+            ("-bad", "ok"),
+            ("good", "not ok!"),
+            ("Bad.Prefix/x", ""),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        check_labels(Some(&labels), "metadata.labels", &mut errors);
+        let msgs: Vec<&str> = errors.iter().map(|e| e.0.as_str()).collect();
+        assert_eq!(msgs.len(), 3, "{msgs:?}");
+        assert!(msgs
+            .iter()
+            .any(|m| m
+                .starts_with("metadata.labels: Invalid value: \"-bad\": name part must consist")));
+        assert!(msgs.iter().any(
+            |m| m.starts_with("metadata.labels: Invalid value: \"not ok!\": a valid label must be")
+        ));
+        assert!(msgs.iter().any(
+            |m| m.starts_with("metadata.labels: Invalid value: \"Bad.Prefix/x\": prefix part")
+        ));
+    }
 
     #[test]
     fn dns_names() {

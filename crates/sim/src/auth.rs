@@ -15,7 +15,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
 
 /// An authenticated identity.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Caller {
     pub user: String,
     pub groups: Vec<String>,
@@ -71,7 +71,7 @@ pub struct Attributes {
 }
 
 /// The users the simulated kubeconfig knows, by bearer token.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Authenticator {
     tokens: BTreeMap<String, Caller>,
 }

@@ -11,6 +11,7 @@ use crate::object::{Kind, Object, ObjectKey};
 use crate::scheduler::SchedulerState;
 use crate::store::{EventType, Store, WatchEvent};
 use crate::time::{SimDuration, SimTime};
+use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
 
@@ -23,7 +24,7 @@ pub const WATCH_DELAY: SimDuration = SimDuration::millis(20);
 pub const MAX_TIMERS_PER_ADVANCE: usize = 5_000_000;
 
 /// One node of the starting topology.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeSpec {
     pub name: String,
     pub control_plane: bool,
@@ -52,10 +53,12 @@ impl NodeSpec {
     }
 }
 
-/// The nodes a cluster starts with.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The nodes a cluster starts with, and how many members its etcd has.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Topology {
     pub nodes: Vec<NodeSpec>,
+    /// etcd members, 1 to [`crate::etcd::MAX_ETCD_MEMBERS`] (see `etcd.rs`).
+    pub etcd_members: usize,
 }
 
 impl Default for Topology {
@@ -68,6 +71,7 @@ impl Default for Topology {
                 NodeSpec::worker("zone-b"),
                 NodeSpec::worker("zone-c"),
             ],
+            etcd_members: 1,
         }
     }
 }
@@ -78,7 +82,18 @@ impl Topology {
     pub fn with_workers(workers: usize) -> Topology {
         let mut nodes = vec![NodeSpec::control_plane("control-plane")];
         nodes.extend((1..=workers).map(|i| NodeSpec::worker(&format!("zone-{i}"))));
-        Topology { nodes }
+        Topology {
+            nodes,
+            etcd_members: 1,
+        }
+    }
+
+    /// The same nodes with an etcd of `members` members.
+    pub fn with_etcd_members(self, members: usize) -> Topology {
+        Topology {
+            etcd_members: members,
+            ..self
+        }
     }
 }
 
@@ -93,10 +108,14 @@ pub enum Fault {
     StopComponent(ControlPlaneComponent),
     /// Start a stopped control-plane component again (`sim start scheduler`).
     StartComponent(ControlPlaneComponent),
+    /// Stop one etcd member (`sim etcd stop etcd-1`).
+    StopEtcdMember(String),
+    /// Start a stopped etcd member again (`sim etcd start etcd-1`).
+    StartEtcdMember(String),
 }
 
 /// A component that watches the apiserver and has a work queue.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Component {
     DeploymentController,
     ReplicaSetController,
@@ -129,7 +148,7 @@ impl Component {
 }
 
 /// Things scheduled for a moment in simulated time.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Timer {
     /// Deliver pending watch events to a component and let it work its queue.
     Wake(Component),
@@ -169,6 +188,26 @@ pub(crate) enum Timer {
 }
 
 impl Timer {
+    /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
+    pub(crate) const DESCRIPTIONS: [&'static str; 11] = [
+        "watch delivery",
+        "node monitor period",
+        "lease renewal",
+        "containers started",
+        "containers stopped",
+        "toleration expired",
+        "unschedulable pods backoff",
+        "event TTL",
+        "rate-limited requeue",
+        "resource quota resync period",
+        "leader election renew deadline",
+    ];
+
+    /// The static description equal to `text`, if a timer has it.
+    pub(crate) fn intern_description(text: &str) -> Option<&'static str> {
+        Self::DESCRIPTIONS.into_iter().find(|d| *d == text)
+    }
+
     /// A short description for the trace.
     pub(crate) fn describe(&self) -> &'static str {
         match self {
@@ -187,21 +226,31 @@ impl Timer {
     }
 }
 
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 pub(crate) struct WorkQueue {
     pub keys: BTreeSet<ObjectKey>,
     /// Why each key is queued: the latest event (or other cause) that queued it.
+    #[serde(with = "crate::snapshot::pairs")]
     pub causes: BTreeMap<ObjectKey, crate::trace::Cause>,
     pub wake_scheduled: bool,
 }
 
+/// Every field is state a snapshot keeps (`snapshot.rs`): serde's derive here is what
+/// [`Cluster::snapshot`] writes and [`Cluster::restore`] reads and checks.
+#[derive(Serialize, Deserialize)]
 pub struct Cluster {
+    /// The seed and topology the cluster was built from (`sim config` rebuilds it).
+    pub(crate) seed: u64,
+    pub(crate) topology: Topology,
     pub(crate) now: SimTime,
     pub(crate) rng: SimRng,
     pub(crate) store: Store,
-    timers: BinaryHeap<Reverse<(SimTime, u64)>>,
-    timer_payloads: BTreeMap<u64, (Timer, crate::trace::Cause)>,
-    next_timer: u64,
+    #[serde(with = "crate::snapshot::timer_heap")]
+    pub(crate) timers: BinaryHeap<Reverse<(SimTime, u64)>>,
+    #[serde(with = "crate::snapshot::pairs")]
+    pub(crate) timer_payloads: BTreeMap<u64, (Timer, crate::trace::Cause)>,
+    pub(crate) next_timer: u64,
+    #[serde(with = "crate::snapshot::pairs")]
     pub(crate) queues: BTreeMap<Component, WorkQueue>,
     pub(crate) scheduler: SchedulerState,
     pub(crate) kubelets: BTreeMap<String, KubeletState>,
@@ -210,6 +259,8 @@ pub struct Cluster {
     requests: VecDeque<RequestRecord>,
     pub(crate) authenticator: crate::auth::Authenticator,
     pub(crate) trace: crate::trace::Trace,
+    /// Set while a dry-run request goes through admission (nothing may be written).
+    pub(crate) dry_run: bool,
     /// Why the writes being made now happen (see `trace.rs`).
     pub(crate) current_cause: crate::trace::Cause,
     /// Who is writing now (the username of the request being served).
@@ -217,11 +268,13 @@ pub struct Cluster {
     /// The revision of the watch event being dispatched, while dispatching.
     dispatching: Option<u64>,
     /// The causes of the keys a waking component is working through.
+    #[serde(with = "crate::snapshot::pairs")]
     key_causes: BTreeMap<ObjectKey, crate::trace::Cause>,
     pub(crate) event_counter: u64,
     /// The event recorders' correlator (repeats become counts).
     pub(crate) event_correlator: crate::events::EventCorrelator,
     /// Failed syncs per queued key, for the rate-limited requeue back-off.
+    #[serde(with = "crate::snapshot::pairs")]
     pub(crate) requeue_failures: BTreeMap<(Component, ObjectKey), u32>,
     /// Whether the resource quota controller's periodic resync is armed.
     pub(crate) quota_resync_scheduled: bool,
@@ -229,6 +282,8 @@ pub struct Cluster {
     pub(crate) node_cidrs: BTreeMap<String, u32>,
     /// The control-plane components' processes and the controller manager's memory.
     pub(crate) control_plane: ControlPlane,
+    /// etcd's members beyond the first, its leader, and its saved snapshots.
+    pub(crate) etcd: crate::etcd::EtcdCluster,
 }
 
 /// How many apiserver requests the cluster remembers for the UI.
@@ -238,7 +293,14 @@ impl Cluster {
     /// A new cluster at time zero: default namespaces, one Node and Lease per
     /// topology entry, kubelets running, the control plane up.
     pub fn new(seed: u64, topology: Topology) -> Cluster {
+        let members = topology
+            .etcd_members
+            .clamp(1, crate::etcd::MAX_ETCD_MEMBERS);
+        debug_assert_eq!(members, topology.etcd_members, "etcd members out of range");
         let mut c = Cluster {
+            seed,
+            etcd: crate::etcd::EtcdCluster::new(members),
+            topology: topology.clone().with_etcd_members(members),
             now: SimTime(0),
             rng: SimRng::new(seed),
             store: Store::default(),
@@ -252,6 +314,7 @@ impl Cluster {
             requests: VecDeque::new(),
             authenticator: crate::auth::Authenticator::with_admin(),
             trace: crate::trace::Trace::default(),
+            dry_run: false,
             current_cause: crate::trace::Cause::Bootstrap,
             current_actor: String::new(),
             dispatching: None,
@@ -334,6 +397,8 @@ impl Cluster {
             Fault::RestartNode(n) => format!("node {n} restarted"),
             Fault::StopComponent(c) => format!("{c} stopped"),
             Fault::StartComponent(c) => format!("{c} started"),
+            Fault::StopEtcdMember(m) => format!("etcd member {m} stopped"),
+            Fault::StartEtcdMember(m) => format!("etcd member {m} started"),
         };
         self.current_cause = crate::trace::Cause::Fault(description);
         match fault {
@@ -341,6 +406,8 @@ impl Cluster {
             Fault::RestartNode(name) => self.restart_node(&name),
             Fault::StopComponent(c) => self.stop(c),
             Fault::StartComponent(c) => self.start(c),
+            Fault::StopEtcdMember(m) => self.stop_etcd_member(&m),
+            Fault::StartEtcdMember(m) => self.start_etcd_member(&m),
         }
     }
 

@@ -16,7 +16,8 @@
 //! - kube-apiserver stopped: every request is refused. Controllers, the scheduler
 //!   and the kubelets cannot write; containers keep running; leases are not renewed,
 //!   but the node lifecycle controller cannot write either.
-//! - etcd stopped: the apiserver answers, but every read and write times out.
+//! - etcd stopped: the apiserver answers, but every read and write times out. With
+//!   several etcd members (`etcd.rs`) that happens only when a majority is down.
 //!
 //! kube-controller-manager and kube-scheduler hold a leader-election lease. When they
 //! cannot renew it for `--leader-elect-renew-deadline` (10 s) because the apiserver or
@@ -137,18 +138,22 @@ impl fmt::Display for ConnectionRefused {
 
 impl std::error::Error for ConnectionRefused {}
 
+/// The reasons a component's container can end with (see [`Exit`]).
+pub(crate) const EXIT_REASONS: [&str; 3] = ["Completed", "Unknown", "Error"];
+
 /// How a component's container ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Exit {
     container_id: String,
     started: SimTime,
     finished: SimTime,
     exit_code: i32,
-    reason: &'static str,
+    #[serde(with = "crate::snapshot::exit_reason")]
+    reason: crate::snapshot::StaticStr,
 }
 
 /// One component's process, as the kubelet on the control-plane node sees it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ComponentState {
     /// Stopped with `sim stop`; stays down until `sim start`.
     stopped: bool,
@@ -165,7 +170,7 @@ pub(crate) struct ComponentState {
 /// What the node lifecycle controller remembers of one node (upstream
 /// `nodeHealthData`): when it last saw the node's Lease or Ready heartbeat change, by
 /// its own clock.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct NodeHealth {
     pub probe_timestamp: SimTime,
     pub observed_renew: Option<SimTime>,
@@ -173,6 +178,7 @@ pub(crate) struct NodeHealth {
 }
 
 /// The control plane's processes and what kube-controller-manager keeps in memory.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct ControlPlane {
     components: [ComponentState; 4],
     /// The node whose kubelet runs the static pods. A topology without a
@@ -240,10 +246,10 @@ impl Cluster {
         }
     }
 
-    /// Whether the apiserver can reach etcd; reads and writes time out while it
-    /// cannot.
+    /// Whether the apiserver can reach an etcd that has a quorum; writes and
+    /// linearizable reads time out while it cannot.
     pub fn check_storage(&self) -> Result<(), ApiError> {
-        if self.component_running(ControlPlaneComponent::Etcd) {
+        if self.etcd_has_quorum() {
             Ok(())
         } else {
             Err(ApiError::new(StatusReason::Unknown, ETCD_TIMEOUT))
@@ -346,7 +352,7 @@ impl Cluster {
         Ok(format!("{c} started"))
     }
 
-    fn host_powered(&self) -> bool {
+    pub(crate) fn host_powered(&self) -> bool {
         match &self.control_plane.host {
             Some(h) => self.kubelets.get(h).is_some_and(|k| k.running),
             None => true,
@@ -366,6 +372,7 @@ impl Cluster {
                 self.forget_memory(c);
             }
         }
+        self.etcd_host_down();
         self.after_transition(was_writable);
     }
 
@@ -383,11 +390,21 @@ impl Cluster {
                 self.relist(c);
             }
         }
+        self.etcd_host_up();
         self.after_transition(was_writable);
         self.wake_waiting_queues();
     }
 
-    fn process_exit(&mut self, c: ControlPlaneComponent, exit_code: i32, reason: &'static str) {
+    pub(crate) fn process_exit(
+        &mut self,
+        c: ControlPlaneComponent,
+        exit_code: i32,
+        reason: &'static str,
+    ) {
+        debug_assert!(
+            EXIT_REASONS.contains(&reason),
+            "unknown exit reason {reason}"
+        );
         let now = self.now;
         let st = self.control_plane.state_mut(c);
         debug_assert!(st.running);
@@ -402,7 +419,7 @@ impl Cluster {
         st.running = false;
     }
 
-    fn process_start(&mut self, c: ControlPlaneComponent) {
+    pub(crate) fn process_start(&mut self, c: ControlPlaneComponent) {
         let id = self.container_id();
         let now = self.now;
         let st = self.control_plane.state_mut(c);
@@ -428,7 +445,7 @@ impl Cluster {
     /// A (re)started controller manager or scheduler lists what it watches and
     /// queues every object, as its informers' initial list does. The queues are
     /// worked once the apiserver accepts writes.
-    fn relist(&mut self, c: ControlPlaneComponent) {
+    pub(crate) fn relist(&mut self, c: ControlPlaneComponent) {
         match c {
             ControlPlaneComponent::ControllerManager => {
                 for (kind, component) in [
@@ -452,15 +469,23 @@ impl Cluster {
                     self.enqueue(Component::NamespaceController, k);
                 }
                 // The garbage collector rebuilds its graph: dependents whose owners
-                // are gone are collected.
+                // are gone are collected, and owners being deleted with a GC finalizer
+                // are processed.
+                use crate::controllers::garbage_collector::{
+                    has_finalizer, owner_is_simulated, FOREGROUND_FINALIZER, ORPHAN_FINALIZER,
+                };
                 let mut orphans = Vec::new();
                 for kind in Kind::ALL {
                     for o in self.store.list(kind, None) {
-                        let dangling = o.meta().owner_references.iter().flatten().any(|r| {
-                            crate::controllers::garbage_collector::owner_is_simulated(r)
-                                && self.store.by_uid(&r.uid).is_none()
-                        });
-                        if dangling {
+                        let meta = o.meta();
+                        let dangling =
+                            meta.owner_references.iter().flatten().any(|r| {
+                                owner_is_simulated(r) && self.store.by_uid(&r.uid).is_none()
+                            });
+                        let finalizing = meta.deletion_timestamp.is_some()
+                            && (has_finalizer(meta, FOREGROUND_FINALIZER)
+                                || has_finalizer(meta, ORPHAN_FINALIZER));
+                        if dangling || finalizing {
                             orphans.push(o.key());
                         }
                     }
@@ -489,8 +514,21 @@ impl Cluster {
         }
     }
 
-    /// Starts or ends an outage when the apiserver's ability to write changed.
-    fn after_transition(&mut self, was_writable: bool) {
+    /// Marks a component stopped on purpose, or not (an etcd restore starts every
+    /// member, stopped ones too).
+    pub(crate) fn control_plane_set_stopped(&mut self, c: ControlPlaneComponent, stopped: bool) {
+        self.control_plane.state_mut(c).stopped = stopped;
+    }
+
+    /// The timers held back until the apiserver can be reached.
+    pub(crate) fn control_plane_deferred(&self) -> &[Timer] {
+        &self.control_plane.deferred
+    }
+
+    /// Starts or ends an outage when the apiserver's ability to write changed, after
+    /// etcd's members have elected a leader (or lost it).
+    pub(crate) fn after_transition(&mut self, was_writable: bool) {
+        self.etcd_elect();
         let writable = self.api_writable();
         if was_writable && !writable {
             self.control_plane.outage_since = Some(self.now);
@@ -633,7 +671,7 @@ impl Cluster {
             return;
         };
         let ip = self.host_ip(&host);
-        let manifest = static_pod_manifest(c, &host, &ip);
+        let manifest = static_pod_manifest(c, &host, &ip, self.etcd_member_count());
         let mut pod: Pod = serde_yaml::from_str(&manifest).expect("static pod manifests parse");
         let hash = config_hash(&manifest);
         let seen = config_seen(self.now, c.name());
@@ -657,7 +695,7 @@ impl Cluster {
     }
 
     /// Asks the control-plane kubelet to report a static pod's state.
-    fn sync_static_pod(&mut self, c: ControlPlaneComponent) {
+    pub(crate) fn sync_static_pod(&mut self, c: ControlPlaneComponent) {
         let (Some(host), Some(key)) = (self.control_plane.host.clone(), self.mirror_pod_key(c))
         else {
             return;
@@ -905,8 +943,31 @@ fn config_seen(now: SimTime, name: &str) -> String {
 }
 
 /// The static pod manifests `kubeadm init` writes (trimmed of host-path volumes).
-fn static_pod_manifest(c: ControlPlaneComponent, node: &str, ip: &str) -> String {
+/// With several etcd members the apiserver lists them all and the static pod is
+/// member `etcd-0` of the cluster (see `etcd.rs`).
+fn static_pod_manifest(
+    c: ControlPlaneComponent,
+    node: &str,
+    ip: &str,
+    etcd_members: usize,
+) -> String {
+    use crate::etcd::{client_port, member_name, peer_port};
     let image = c.image();
+    let (etcd_servers, etcd_name, initial_cluster) = if etcd_members <= 1 {
+        (
+            "https://127.0.0.1:2379".to_string(),
+            node.to_string(),
+            format!("{node}=https://{ip}:2380"),
+        )
+    } else {
+        let servers: Vec<String> = (0..etcd_members)
+            .map(|i| format!("https://127.0.0.1:{}", client_port(i)))
+            .collect();
+        let peers: Vec<String> = (0..etcd_members)
+            .map(|i| format!("{}=https://{ip}:{}", member_name(i), peer_port(i)))
+            .collect();
+        (servers.join(","), member_name(0), peers.join(","))
+    };
     let common = |body: &str| {
         format!(
             "apiVersion: v1
@@ -967,7 +1028,7 @@ spec:
     - --etcd-cafile=/etc/kubernetes/pki/etcd/ca.crt
     - --etcd-certfile=/etc/kubernetes/pki/apiserver-etcd-client.crt
     - --etcd-keyfile=/etc/kubernetes/pki/apiserver-etcd-client.key
-    - --etcd-servers=https://127.0.0.1:2379
+    - --etcd-servers={etcd_servers}
     - --kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname
     - --secure-port=6443
     - --service-account-issuer=https://kubernetes.default.svc.cluster.local
@@ -1006,12 +1067,12 @@ spec:
     - --client-cert-auth=true
     - --data-dir=/var/lib/etcd
     - --initial-advertise-peer-urls=https://{ip}:2380
-    - --initial-cluster={node}=https://{ip}:2380
+    - --initial-cluster={initial_cluster}
     - --key-file=/etc/kubernetes/pki/etcd/server.key
     - --listen-client-urls=https://127.0.0.1:2379,https://{ip}:2379
     - --listen-metrics-urls=http://127.0.0.1:2381
     - --listen-peer-urls=https://{ip}:2380
-    - --name={node}
+    - --name={etcd_name}
     - --peer-cert-file=/etc/kubernetes/pki/etcd/peer.crt
     - --peer-client-cert-auth=true
     - --peer-key-file=/etc/kubernetes/pki/etcd/peer.key
@@ -1318,9 +1379,11 @@ mod tests {
     #[test]
     fn every_manifest_parses() {
         for c in ControlPlaneComponent::ALL {
-            let m = static_pod_manifest(c, "control-plane", "172.18.0.2");
-            let pod: Pod = serde_yaml::from_str(&m).unwrap_or_else(|e| panic!("{c}: {e}"));
-            assert_eq!(pod.spec.unwrap().containers[0].name, c.name());
+            for members in [1, 3] {
+                let m = static_pod_manifest(c, "control-plane", "172.18.0.2", members);
+                let pod: Pod = serde_yaml::from_str(&m).unwrap_or_else(|e| panic!("{c}: {e}"));
+                assert_eq!(pod.spec.unwrap().containers[0].name, c.name());
+            }
         }
         let _: Pod = serde_yaml::from_str(&kube_proxy_manifest("zone-a", "u")).unwrap();
         let _: Deployment = serde_yaml::from_str(COREDNS_DEPLOYMENT).unwrap();

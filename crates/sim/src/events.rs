@@ -34,17 +34,19 @@ pub(crate) struct Correlation {
 }
 
 /// The similar events seen recently for one aggregate key.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct SimilarEvents {
     messages: BTreeSet<String>,
     last: SimTime,
 }
 
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct EventCorrelator {
     /// The Event object each logger key was recorded as. Looking an event up is
     /// O(log n); entries go when their event expires or is deleted.
     by_key: BTreeMap<String, ObjectKey>,
     /// The logger key of each recorded Event object (the reverse of `by_key`).
+    #[serde(with = "crate::snapshot::pairs")]
     key_of: BTreeMap<ObjectKey, String>,
     /// Similar events by aggregate key.
     similar: BTreeMap<String, SimilarEvents>,

@@ -178,20 +178,29 @@ impl Cluster {
                 )
             }
         };
-        let etcd = if self.check_storage().is_ok() {
-            (true, "ok".to_string(), None)
-        } else {
-            (false, String::new(), Some(ETCD_CHECK_ERROR.to_string()))
-        };
+        // One entry per `--etcd-servers` endpoint: healthy while the member runs and
+        // etcd has a quorum (etcd's `/health` fails without a leader).
+        let quorum = self.check_storage().is_ok();
+        let etcd = (0..self.etcd_member_count()).map(|i| {
+            let health = if quorum && self.etcd_member_running(i) {
+                (true, "ok".to_string(), None)
+            } else {
+                (false, String::new(), Some(ETCD_CHECK_ERROR.to_string()))
+            };
+            (crate::etcd::member_name(i), health)
+        });
         [
-            ("scheduler", probe(ControlPlaneComponent::Scheduler, 10259)),
             (
-                "controller-manager",
+                "scheduler".to_string(),
+                probe(ControlPlaneComponent::Scheduler, 10259),
+            ),
+            (
+                "controller-manager".to_string(),
                 probe(ControlPlaneComponent::ControllerManager, 10257),
             ),
-            ("etcd-0", etcd),
         ]
         .into_iter()
+        .chain(etcd)
         .map(|(name, (healthy, message, error))| ComponentStatus {
             metadata: ObjectMeta {
                 name: Some(name.to_string()),

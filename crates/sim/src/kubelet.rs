@@ -31,7 +31,7 @@ pub const LEASE_DURATION_SECONDS: i32 = 40;
 pub const SANDBOX_MS: u64 = 400;
 
 /// What the runtime on one node is doing with one pod.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RuntimePod {
     Starting { uid: String },
     Running { uid: String },
@@ -39,7 +39,7 @@ pub enum RuntimePod {
 }
 
 impl RuntimePod {
-    fn uid(&self) -> &str {
+    pub(crate) fn uid(&self) -> &str {
         match self {
             RuntimePod::Starting { uid }
             | RuntimePod::Running { uid }
@@ -48,16 +48,23 @@ impl RuntimePod {
     }
 }
 
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct KubeletState {
     /// False while the node is powered off.
     pub running: bool,
     /// Images on this node's disk (they survive a reboot).
     pub images: BTreeSet<String>,
+    #[serde(with = "crate::snapshot::pairs")]
     pub pods: BTreeMap<ObjectKey, RuntimePod>,
     pub containers_started: u64,
     /// `Pulled` event messages to record when a starting pod's pulls finish.
+    #[serde(with = "crate::snapshot::pairs")]
     pub pulled_events: BTreeMap<ObjectKey, Vec<String>>,
+    /// The status manager's cache (upstream `podStatuses`): statuses this kubelet
+    /// reported that the apiserver no longer has (after an etcd restore brought back
+    /// older ones). The pod's next sync posts them again.
+    #[serde(with = "crate::snapshot::pairs")]
+    pub(crate) reported: BTreeMap<ObjectKey, k8s_openapi::api::core::v1::PodStatus>,
 }
 
 fn quantity(s: impl Into<String>) -> Quantity {
@@ -227,6 +234,15 @@ impl Cluster {
         self.create_kube_proxy_pod(&spec.name);
     }
 
+    /// The pods whose containers the runtime on `node` has (starting, running or
+    /// stopping), whatever the apiserver says: empty for a powered-off node.
+    pub fn runtime_pods(&self, node: &str) -> Vec<ObjectKey> {
+        self.kubelets
+            .get(node)
+            .map(|k| k.pods.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
     pub(crate) fn kubelet_renew_lease(&mut self, node: &str) {
         if !self.kubelets.get(node).is_some_and(|k| k.running) {
             return; // a dead kubelet renews nothing, and stops its heartbeat loop
@@ -236,6 +252,18 @@ impl Cluster {
             lease.spec.get_or_insert_with(Default::default).renew_time =
                 Some(MicroTime(self.now.to_k8s().0));
             let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Lease(lease));
+        }
+        // The node status loop (`tryUpdateNodeStatus`): a running kubelet whose Node
+        // does not say Ready (an etcd restore brought back an older one) posts Ready.
+        let node_key = ObjectKey::new(Kind::Node, "", node);
+        if let Some(Object::Node(mut n)) = self.store.get(&node_key).cloned() {
+            if crate::controllers::node_lifecycle::node_ready_status(&n) != "True" {
+                let now = self.now.to_k8s();
+                if let Some(st) = n.status.as_mut() {
+                    st.conditions = Some(node_conditions("True", &now));
+                }
+                let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Node(n));
+            }
         }
         self.schedule(
             self.now + LEASE_RENEW_INTERVAL,
@@ -302,6 +330,11 @@ impl Cluster {
         if !self.kubelets.get(node).is_some_and(|k| k.running) {
             return;
         }
+        // A status the status manager must post again (see `KubeletState::reported`).
+        let reported = self
+            .kubelets
+            .get_mut(node)
+            .and_then(|k| k.reported.remove(key));
         let pod = match self.store.get(key) {
             Some(Object::Pod(p))
                 if p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node) =>
@@ -309,9 +342,10 @@ impl Cluster {
                 p.clone()
             }
             _ => {
-                // Gone (or moved): forget it.
+                // Gone (or moved): its containers stop and are forgotten.
                 if let Some(k) = self.kubelets.get_mut(node) {
                     k.pods.remove(key);
+                    k.pulled_events.remove(key);
                 }
                 // A static pod runs on regardless: post its mirror pod again.
                 if let Some(c) = self.static_pod_on(node, key) {
@@ -348,7 +382,15 @@ impl Cluster {
             return;
         }
         let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
-        if matches!(phase, Some("Succeeded") | Some("Failed")) || known.is_some() {
+        if matches!(phase, Some("Succeeded") | Some("Failed")) {
+            return;
+        }
+        if known.is_some() {
+            if let Some(status) = reported.filter(|s| pod.status.as_ref() != Some(s)) {
+                let mut updated = pod;
+                updated.status = Some(status);
+                let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(updated));
+            }
             return;
         }
         self.kubelet_start_pod(node, key, pod, uid);
@@ -688,13 +730,22 @@ impl Cluster {
             return;
         }
         k.pods.remove(key);
-        let matches = self
-            .store
-            .get(key)
-            .is_some_and(|o| o.meta().uid.as_deref() == Some(uid));
-        if matches {
+        let (matches, deleting) = match self.store.get(key) {
+            Some(o) if o.meta().uid.as_deref() == Some(uid) => {
+                (true, o.meta().deletion_timestamp.is_some())
+            }
+            _ => (false, false),
+        };
+        if matches && deleting {
             // The final delete, with grace period zero, removes the object.
             let _ = self.delete_as(Actor::Kubelet(node.to_string()), key, Some(0));
+        } else if matches {
+            // An etcd restore brought the pod back from before its deletion: it is to
+            // run again.
+            self.enqueue(
+                crate::cluster::Component::Kubelet(node.to_string()),
+                key.clone(),
+            );
         }
     }
 }

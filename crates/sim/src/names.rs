@@ -3,6 +3,7 @@
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
+use serde::{Deserialize, Serialize};
 
 /// apimachinery `util/rand`'s alphabet: no vowels (no accidental words), no
 /// look-alikes (0, 1, 3).
@@ -10,6 +11,27 @@ pub const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
 /// The simulation's only source of randomness.
 pub struct SimRng(ChaCha8Rng);
+
+/// A [`SimRng`]'s position, as snapshots keep it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct RngState {
+    seed: [u8; 32],
+    stream: u64,
+    word_pos: String,
+}
+
+impl Serialize for SimRng {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.state().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for SimRng {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let state = RngState::deserialize(deserializer)?;
+        SimRng::from_state(&state).map_err(serde::de::Error::custom)
+    }
+}
 
 impl SimRng {
     pub fn new(seed: u64) -> Self {
@@ -31,6 +53,29 @@ impl SimRng {
         (0..len)
             .map(|_| ALPHANUMS[self.below(ALPHANUMS.len() as u64) as usize] as char)
             .collect()
+    }
+
+    /// Where the generator stands: its seed, stream and word position. Together they
+    /// restore it exactly ([`SimRng::from_state`]).
+    pub(crate) fn state(&self) -> RngState {
+        RngState {
+            seed: self.0.get_seed(),
+            stream: self.0.get_stream(),
+            // u128 does not fit a JSON number every reader accepts.
+            word_pos: self.0.get_word_pos().to_string(),
+        }
+    }
+
+    /// The generator at a saved position.
+    pub(crate) fn from_state(state: &RngState) -> Result<SimRng, String> {
+        let pos: u128 = state
+            .word_pos
+            .parse()
+            .map_err(|_| format!("invalid word position {:?}", state.word_pos))?;
+        let mut rng = ChaCha8Rng::from_seed(state.seed);
+        rng.set_stream(state.stream);
+        rng.set_word_pos(pos);
+        Ok(SimRng(rng))
     }
 
     /// A version-4 style UUID.
@@ -102,6 +147,15 @@ mod tests {
     fn fnv32a_matches_reference_values() {
         assert_eq!(fnv32a(b""), 0x811c9dc5);
         assert_eq!(fnv32a(b"a"), 0xe40c292c);
+    }
+
+    #[test]
+    fn a_restored_generator_continues_where_the_saved_one_stood() {
+        let mut a = SimRng::new(3);
+        a.suffix(7);
+        let mut b = SimRng::from_state(&a.state()).unwrap();
+        assert_eq!(a.uid(), b.uid());
+        assert_eq!(a.next_u64(), b.next_u64());
     }
 
     #[test]

@@ -14,7 +14,9 @@ use serde::de::DeserializeOwned;
 use std::fmt;
 
 /// Every kind the simulated apiserver serves, in discovery order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Kind {
     Namespace,
     Node,
@@ -538,7 +540,9 @@ impl fmt::Display for Kind {
 }
 
 /// Where an object lives in the store.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct ObjectKey {
     pub kind: Kind,
     /// Empty for cluster-scoped kinds.
@@ -916,6 +920,23 @@ impl Object {
         }
     }
 
+    /// Builds an object from JSON that names its own `apiVersion` and `kind`, as the
+    /// store keeps it (snapshots read objects back this way).
+    pub fn from_stored_json(value: serde_json::Value) -> Result<Object, String> {
+        let field = |name: &str| {
+            value
+                .get(name)
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+                .ok_or_else(|| format!("the object has no {name}"))
+        };
+        let (api_version, kind_name) = (field("apiVersion")?, field("kind")?);
+        let kind = Kind::from_type_meta(&api_version, &kind_name).ok_or_else(|| {
+            format!("no matches for kind \"{kind_name}\" in version \"{api_version}\"")
+        })?;
+        Object::from_json_at(kind, &api_version, value)
+    }
+
     pub fn as_pod(&self) -> Option<&api::core::v1::Pod> {
         match self {
             Object::Pod(x) => Some(x),
@@ -945,5 +966,20 @@ impl Object {
             Object::Lease(x) => Some(x),
             _ => None,
         }
+    }
+}
+
+/// An object serialises as the JSON the apiserver serves ([`Object::to_json`]).
+impl serde::Serialize for Object {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&self.to_json(), serializer)
+    }
+}
+
+/// The inverse of `Serialize`: JSON with `apiVersion` and `kind`.
+impl<'de> serde::Deserialize<'de> for Object {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
+        Object::from_stored_json(value).map_err(serde::de::Error::custom)
     }
 }

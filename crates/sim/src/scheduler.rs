@@ -20,6 +20,12 @@ const DEFAULT_MEMORY: u64 = 200 * 1024 * 1024;
 /// How long an unschedulable pod waits before a cluster event sends it back to the
 /// scheduling queue (upstream's initial pod backoff is 1 s).
 pub const UNSCHEDULABLE_BACKOFF: SimDuration = SimDuration::secs(1);
+/// The score plugins of the default profile that a [`NodeVerdict`] lists.
+pub const SCORE_PLUGINS: [&str; 3] = [
+    "NodeResourcesFit",
+    "NodeResourcesBalancedAllocation",
+    "TaintToleration",
+];
 /// Scheduling decisions kept for the "why this zone?" view.
 pub const DECISIONS_KEPT: usize = 256;
 /// Clusters up to this size keep every node's verdict in a decision; larger ones keep
@@ -27,7 +33,7 @@ pub const DECISIONS_KEPT: usize = 256;
 pub const DETAILED_DECISION_NODES: usize = 100;
 
 /// What the scheduler's cache knows of a node.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NodeInfo {
     pub allocatable_cpu: u64,
     pub allocatable_memory: u64,
@@ -45,7 +51,7 @@ pub struct NodeInfo {
 
 /// A pod's resource requests (sum over containers, at least the largest init
 /// container's).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Requests {
     pub cpu: u64,
     pub memory: u64,
@@ -98,18 +104,19 @@ fn nonzero(r: Requests) -> Requests {
 }
 
 /// One node's verdict in a scheduling attempt.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NodeVerdict {
     pub node: String,
     /// Filter failure reasons; empty if the node passed every filter.
     pub reasons: Vec<String>,
     /// (plugin, raw score 0-100, weight) for feasible nodes.
+    #[serde(with = "crate::snapshot::plugin_scores")]
     pub scores: Vec<(&'static str, i64, i64)>,
     pub total: i64,
 }
 
 /// The record of one scheduling attempt, for "why this zone?".
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Decision {
     pub pod: ObjectKey,
     pub chosen: Option<String>,
@@ -117,10 +124,11 @@ pub struct Decision {
     pub message: String,
 }
 
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct SchedulerState {
     pub nodes: BTreeMap<String, NodeInfo>,
     /// Pods counted in the node totals: key → (node, requests).
+    #[serde(with = "crate::snapshot::pairs")]
     accounted: BTreeMap<ObjectKey, (String, Requests)>,
     /// Pods that failed to schedule, waiting for a cluster change.
     unschedulable: BTreeSet<ObjectKey>,
@@ -164,6 +172,31 @@ impl SchedulerState {
     }
 }
 
+/// Fills a node's cache entry from the Node object (its pod totals stay).
+fn node_info_from(info: &mut NodeInfo, node: &k8s_openapi::api::core::v1::Node) {
+    let alloc = node.status.as_ref().and_then(|s| s.allocatable.as_ref());
+    let get = |k: &str| {
+        alloc
+            .and_then(|a| a.get(k))
+            .map(|q| q.0.clone())
+            .unwrap_or_default()
+    };
+    info.allocatable_cpu = quantity::cpu_millis(&get("cpu")).unwrap_or(0);
+    info.allocatable_memory = quantity::bytes(&get("memory")).unwrap_or(0);
+    info.allocatable_pods = get("pods").parse().unwrap_or(0);
+    info.taints = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.clone())
+        .unwrap_or_default();
+    info.labels = node.metadata.labels.clone().unwrap_or_default();
+    info.unschedulable = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.unschedulable)
+        .unwrap_or(false);
+}
+
 fn tolerated(tolerations: &[Toleration], taint: &Taint) -> bool {
     tolerations.iter().any(|t| tolerates(t, taint))
 }
@@ -201,30 +234,40 @@ impl Cluster {
             self.scheduler.nodes.remove(&name);
             return;
         }
-        let info = self.scheduler.nodes.entry(name).or_default();
-        let alloc = node.status.as_ref().and_then(|s| s.allocatable.as_ref());
-        let get = |k: &str| {
-            alloc
-                .and_then(|a| a.get(k))
-                .map(|q| q.0.clone())
-                .unwrap_or_default()
-        };
-        info.allocatable_cpu = quantity::cpu_millis(&get("cpu")).unwrap_or(0);
-        info.allocatable_memory = quantity::bytes(&get("memory")).unwrap_or(0);
-        info.allocatable_pods = get("pods").parse().unwrap_or(0);
-        info.taints = node
-            .spec
-            .as_ref()
-            .and_then(|s| s.taints.clone())
-            .unwrap_or_default();
-        info.labels = node.metadata.labels.clone().unwrap_or_default();
-        info.unschedulable = node
-            .spec
-            .as_ref()
-            .and_then(|s| s.unschedulable)
-            .unwrap_or(false);
+        node_info_from(self.scheduler.nodes.entry(name).or_default(), node);
         // NodeAdd / NodeUpdate: unschedulable pods get another chance.
         self.requeue_unschedulable();
+    }
+
+    /// The scheduler's informers listing again (after an etcd restore): the node
+    /// totals are rebuilt from the nodes and the assigned pods in the store.
+    pub(crate) fn scheduler_rebuild_cache(&mut self) {
+        self.scheduler.nodes.clear();
+        self.scheduler.accounted.clear();
+        for node in self
+            .store
+            .list(Kind::Node, None)
+            .filter_map(Object::as_node)
+        {
+            let name = node.metadata.name.clone().unwrap_or_default();
+            node_info_from(self.scheduler.nodes.entry(name).or_default(), node);
+        }
+        let assigned: Vec<(ObjectKey, String, Requests)> = self
+            .store
+            .list(Kind::Pod, None)
+            .filter_map(|o| {
+                let pod = o.as_pod()?;
+                let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
+                if matches!(phase, Some("Succeeded") | Some("Failed")) {
+                    return None;
+                }
+                let node = pod.spec.as_ref()?.node_name.clone()?;
+                Some((o.key(), node, pod_requests(pod)))
+            })
+            .collect();
+        for (key, node, requests) in assigned {
+            self.scheduler.account(&key, Some((node, requests)));
+        }
     }
 
     /// A cluster event may have made room: unschedulable pods get another try after
@@ -472,9 +515,9 @@ impl Cluster {
                     node: name.to_string(),
                     reasons: vec![],
                     scores: vec![
-                        ("NodeResourcesFit", least, 1),
-                        ("NodeResourcesBalancedAllocation", balanced, 1),
-                        ("TaintToleration", t, 3),
+                        (SCORE_PLUGINS[0], least, 1),
+                        (SCORE_PLUGINS[1], balanced, 1),
+                        (SCORE_PLUGINS[2], t, 3),
                     ],
                     total,
                 });

@@ -4,13 +4,14 @@
 
 use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// How many watch events the log keeps before compacting the oldest away. A watcher
 /// that asks for an older revision gets 410 Gone and must relist.
 pub const WATCH_LOG_CAPACITY: usize = 4096;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EventType {
     Added,
     Modified,
@@ -28,7 +29,7 @@ impl EventType {
 }
 
 /// One change, as a watch delivers it. For `Deleted`, `object` is the last state.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WatchEvent {
     pub revision: u64,
     pub event_type: EventType,
@@ -46,6 +47,9 @@ pub struct Store {
     /// Keys by uid.
     by_uid: BTreeMap<String, ObjectKey>,
     log: VecDeque<WatchEvent>,
+    /// Revisions up to this one are compacted: a watch from before it gets 410 Gone
+    /// even when the log is empty (set by a restore with `--mark-compacted`).
+    compacted: u64,
     /// Per kind object counts, for limits and stats.
     counts: BTreeMap<Kind, usize>,
 }
@@ -57,6 +61,70 @@ impl Store {
 
     pub fn get(&self, key: &ObjectKey) -> Option<&Object> {
         self.objects.get(key)
+    }
+
+    /// Every object, in key order.
+    pub fn objects(&self) -> impl Iterator<Item = &Object> {
+        self.objects.values()
+    }
+
+    /// A store holding `objects` (each keeping its resourceVersion) at `revision`,
+    /// with an empty watch log and every earlier revision compacted: what etcd serves
+    /// after `etcdutl snapshot restore --bump-revision --mark-compacted`.
+    pub(crate) fn restored(objects: Vec<Object>, revision: u64) -> Result<Store, String> {
+        Store::from_parts(revision, revision, objects, VecDeque::new())
+    }
+
+    /// Rebuilds a store from its objects and log; the indexes are derived from the
+    /// objects. Fails on duplicate keys or revisions from the future.
+    fn from_parts(
+        revision: u64,
+        compacted: u64,
+        objects: Vec<Object>,
+        log: VecDeque<WatchEvent>,
+    ) -> Result<Store, String> {
+        let mut store = Store {
+            revision,
+            compacted,
+            ..Store::default()
+        };
+        if compacted > revision {
+            return Err(format!(
+                "compacted revision {compacted} is after the store's revision {revision}"
+            ));
+        }
+        for obj in objects {
+            let key = obj.key();
+            let rv = obj.meta().resource_version.as_deref().unwrap_or("");
+            if !rv.parse::<u64>().is_ok_and(|rv| rv <= revision) {
+                return Err(format!(
+                    "{key} has resourceVersion {rv:?}, not a revision up to {revision}"
+                ));
+            }
+            if store.objects.contains_key(&key) {
+                return Err(format!("{key} is stored twice"));
+            }
+            store.index(&obj, true);
+            *store.counts.entry(key.kind).or_default() += 1;
+            store.objects.insert(key, obj);
+        }
+        let mut previous = 0;
+        for ev in &log {
+            if ev.revision <= previous || ev.revision > revision {
+                return Err(format!(
+                    "the watch log's revisions are not increasing up to {revision}"
+                ));
+            }
+            previous = ev.revision;
+        }
+        if log.len() > WATCH_LOG_CAPACITY {
+            return Err(format!(
+                "the watch log holds {} events, more than {WATCH_LOG_CAPACITY}",
+                log.len()
+            ));
+        }
+        store.log = log;
+        Ok(store)
     }
 
     pub fn count(&self, kind: Kind) -> usize {
@@ -102,6 +170,15 @@ impl Store {
         &self,
         revision: u64,
     ) -> Result<impl Iterator<Item = &WatchEvent>, ApiError> {
+        if revision < self.compacted {
+            return Err(ApiError::new(
+                StatusReason::Gone,
+                format!(
+                    "too old resource version: {} ({})",
+                    revision, self.compacted
+                ),
+            ));
+        }
         if let Some(first) = self.log.front() {
             if revision + 1 < first.revision {
                 return Err(ApiError::new(
@@ -233,5 +310,44 @@ impl Store {
                 }
             }
         }
+    }
+}
+
+/// What a snapshot keeps of the store: the revision, the compaction point, the
+/// objects and the watch log. The indexes and counts are derived from the objects when
+/// it is read back.
+#[derive(Serialize)]
+struct StoreRef<'a> {
+    revision: u64,
+    compacted: u64,
+    objects: Vec<&'a Object>,
+    log: &'a VecDeque<WatchEvent>,
+}
+
+#[derive(Deserialize)]
+struct StoreOwned {
+    revision: u64,
+    compacted: u64,
+    objects: Vec<Object>,
+    log: VecDeque<WatchEvent>,
+}
+
+impl Serialize for Store {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        StoreRef {
+            revision: self.revision,
+            compacted: self.compacted,
+            objects: self.objects.values().collect(),
+            log: &self.log,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Store {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = StoreOwned::deserialize(deserializer)?;
+        Store::from_parts(s.revision, s.compacted, s.objects, s.log)
+            .map_err(serde::de::Error::custom)
     }
 }

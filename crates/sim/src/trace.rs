@@ -5,6 +5,7 @@
 use crate::cluster::{Cluster, Component};
 use crate::object::ObjectKey;
 use crate::store::{EventType, WatchEvent};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// How many writes the trace remembers; older ones are forgotten first.
@@ -28,8 +29,95 @@ pub enum Cause {
     },
 }
 
+/// How a [`Cause`] is written in a snapshot: its chain of timers (outermost first)
+/// flattened, then where the chain began. Flat, so that a long chain of timers is no
+/// deep nesting for a reader.
+#[derive(Serialize)]
+struct FlatCauseRef<'a> {
+    timers: Vec<&'static str>,
+    base: BaseRef<'a>,
+}
+
+#[derive(Serialize)]
+enum BaseRef<'a> {
+    Bootstrap,
+    User,
+    Fault(&'a str),
+    Watch {
+        component: &'a Component,
+        revision: u64,
+    },
+}
+
+#[derive(Deserialize)]
+struct FlatCause {
+    timers: Vec<String>,
+    base: Base,
+}
+
+#[derive(Deserialize)]
+enum Base {
+    Bootstrap,
+    User,
+    Fault(String),
+    Watch { component: Component, revision: u64 },
+}
+
+impl Serialize for Cause {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut timers = Vec::new();
+        let mut cause = self;
+        while let Cause::Timer { what, origin } = cause {
+            timers.push(*what);
+            cause = origin;
+        }
+        let base = match cause {
+            Cause::Bootstrap => BaseRef::Bootstrap,
+            Cause::User => BaseRef::User,
+            Cause::Fault(f) => BaseRef::Fault(f),
+            Cause::Watch {
+                component,
+                revision,
+            } => BaseRef::Watch {
+                component,
+                revision: *revision,
+            },
+            Cause::Timer { .. } => unreachable!("the loop above unwraps every timer"),
+        };
+        FlatCauseRef { timers, base }.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Cause {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let flat = FlatCause::deserialize(deserializer)?;
+        let mut cause = match flat.base {
+            Base::Bootstrap => Cause::Bootstrap,
+            Base::User => Cause::User,
+            Base::Fault(f) => Cause::Fault(f),
+            Base::Watch {
+                component,
+                revision,
+            } => Cause::Watch {
+                component,
+                revision,
+            },
+        };
+        for what in flat.timers.iter().rev() {
+            let what = crate::cluster::Timer::intern_description(what).ok_or_else(|| {
+                serde::de::Error::custom(format!("unknown timer {what:?} in a cause"))
+            })?;
+            cause = Cause::Timer {
+                what,
+                origin: Box::new(cause),
+            };
+        }
+        Ok(cause)
+    }
+}
+
 /// One remembered write.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteRecord {
     pub revision: u64,
     pub event_type: EventType,
@@ -39,9 +127,11 @@ pub struct WriteRecord {
     pub cause: Cause,
 }
 
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 pub struct Trace {
+    #[serde(with = "crate::snapshot::pairs")]
     writes: BTreeMap<u64, WriteRecord>,
+    #[serde(with = "crate::snapshot::pairs")]
     last_write: BTreeMap<ObjectKey, u64>,
 }
 
@@ -94,7 +184,15 @@ impl Cluster {
     /// a user request, a fault or the cluster's bootstrap.
     pub fn why(&self, key: &ObjectKey) -> Vec<WhyStep> {
         let mut steps = Vec::new();
-        let mut next = self.trace.last_write(key).cloned();
+        // The write that made the object as it stands (after an etcd restore, an older
+        // one than the last write the trace saw), else the last write of a deleted one.
+        let current = self
+            .store
+            .get(key)
+            .and_then(|o| o.meta().resource_version.as_deref()?.parse::<u64>().ok())
+            .and_then(|rv| self.trace.write(rv))
+            .filter(|w| &w.key == key);
+        let mut next = current.or_else(|| self.trace.last_write(key)).cloned();
         while let Some(write) = next.take() {
             if steps.len() == MAX_WHY_STEPS {
                 break;

@@ -1,0 +1,345 @@
+//! Whole-cluster snapshots: [`Cluster::snapshot`] writes every piece of state — the
+//! clock, the timers and their causes, the random generator's position, the store
+//! (objects, revision, watch log), every component's memory and work queue, the
+//! trace, the authenticator, the event correlator, the control plane and etcd — and
+//! [`Cluster::restore`] reads it back. A restored cluster given the same inputs as the
+//! original does the same things, byte for byte.
+//!
+//! The bytes are a header line, `warehouse-cluster-snapshot v1 fnv1a64=<16 hex
+//! digits>`, then the state as JSON (serde's derive on the internal types; objects
+//! as the JSON the apiserver serves). The checksum covers the JSON, so a truncated or
+//! corrupted snapshot is refused with an error instead of being half read. Derived
+//! data is not written: the store's indexes are rebuilt from its objects.
+//!
+//! This is the simulation's own save and load (a lesson checkpoint, a bug report);
+//! etcd's snapshots, which hold only the store, are in `etcd.rs`.
+
+use crate::cluster::Cluster;
+use crate::time::SimTime;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The first word of a snapshot's header line.
+pub const SNAPSHOT_FORMAT: &str = "warehouse-cluster-snapshot";
+/// The version of the layout this build writes and reads.
+pub const SNAPSHOT_VERSION: &str = "v1";
+
+/// Why bytes could not be restored as a cluster.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("not a cluster snapshot: {0}")]
+    NotASnapshot(String),
+    #[error(
+        "cluster snapshot version {found:?} is not supported: this build reads {SNAPSHOT_VERSION}"
+    )]
+    Version { found: String },
+    #[error("the cluster snapshot is corrupted or truncated: its checksum does not match")]
+    Checksum,
+    #[error("the cluster snapshot cannot be decoded: {0}")]
+    Decode(String),
+    #[error("the cluster snapshot is inconsistent: {0}")]
+    Inconsistent(String),
+}
+
+/// FNV-1a, 64 bits: a checksum against truncation and stray edits (not an attacker).
+pub fn fnv1a64(data: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in data {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+impl Cluster {
+    /// Everything the cluster is, as bytes. Taking a snapshot changes nothing, and the
+    /// same state always gives the same bytes.
+    pub fn snapshot(&self) -> Vec<u8> {
+        let body = serde_json::to_vec(self).expect("the cluster's state serialises");
+        let mut out = format!(
+            "{SNAPSHOT_FORMAT} {SNAPSHOT_VERSION} fnv1a64={:016x}\n",
+            fnv1a64(&body)
+        )
+        .into_bytes();
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// A cluster from [`Cluster::snapshot`]'s bytes. Anything else — other bytes, a
+    /// truncated or edited snapshot, another version — is an error, never a panic.
+    pub fn restore(bytes: &[u8]) -> Result<Cluster, SnapshotError> {
+        let Some(newline) = bytes.iter().position(|b| *b == b'\n') else {
+            return Err(SnapshotError::NotASnapshot("no header line".into()));
+        };
+        let header = std::str::from_utf8(&bytes[..newline])
+            .map_err(|_| SnapshotError::NotASnapshot("the header is not text".into()))?;
+        let words: Vec<&str> = header.split(' ').collect();
+        let [format, version, checksum] = words.as_slice() else {
+            return Err(SnapshotError::NotASnapshot(format!(
+                "unexpected header {:?}",
+                truncate(header)
+            )));
+        };
+        if *format != SNAPSHOT_FORMAT {
+            return Err(SnapshotError::NotASnapshot(format!(
+                "the header starts with {:?}, not {SNAPSHOT_FORMAT:?}",
+                truncate(format)
+            )));
+        }
+        if *version != SNAPSHOT_VERSION {
+            return Err(SnapshotError::Version {
+                found: truncate(version),
+            });
+        }
+        let expected = checksum
+            .strip_prefix("fnv1a64=")
+            .and_then(|h| u64::from_str_radix(h, 16).ok())
+            .ok_or_else(|| {
+                SnapshotError::NotASnapshot(format!("unreadable checksum {:?}", truncate(checksum)))
+            })?;
+        let body = &bytes[newline + 1..];
+        if fnv1a64(body) != expected {
+            return Err(SnapshotError::Checksum);
+        }
+        let mut de = serde_json::Deserializer::from_slice(body);
+        let cluster: Cluster = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            SnapshotError::Decode(if path == "." {
+                e.inner().to_string()
+            } else {
+                format!("{path}: {}", e.inner())
+            })
+        })?;
+        de.end()
+            .map_err(|e| SnapshotError::Decode(format!("after the state: {e}")))?;
+        cluster
+            .check_restored()
+            .map_err(SnapshotError::Inconsistent)?;
+        Ok(cluster)
+    }
+
+    /// The invariants a snapshot cannot express by its shape alone.
+    fn check_restored(&self) -> Result<(), String> {
+        if self.timers.len() != self.timer_payloads.len() {
+            return Err(format!(
+                "{} timers are queued but {} have a payload",
+                self.timers.len(),
+                self.timer_payloads.len()
+            ));
+        }
+        for Reverse((_, seq)) in &self.timers {
+            if !self.timer_payloads.contains_key(seq) {
+                return Err(format!("timer {seq} has no payload"));
+            }
+            if *seq >= self.next_timer {
+                return Err(format!("timer {seq} is numbered after the next timer"));
+            }
+        }
+        if self.etcd.members() != self.topology.etcd_members {
+            return Err(format!(
+                "etcd has {} members but the topology asks for {}",
+                self.etcd.members(),
+                self.topology.etcd_members
+            ));
+        }
+        if let Some(host) = &self.control_plane.host {
+            if !self.kubelets.contains_key(host) {
+                return Err(format!("the control-plane host {host} has no kubelet"));
+            }
+        }
+        self.etcd.check()
+    }
+}
+
+/// At most 64 characters of an unexpected header word, for an error message.
+fn truncate(s: &str) -> String {
+    s.chars().take(64).collect()
+}
+
+/// `&'static str`, named so that serde's derive does not borrow such a field from
+/// its input (it borrows fields written `&str`); the `with` modules below read them
+/// from fixed tables instead.
+pub type StaticStr = &'static str;
+
+/// The `&'static str` in `table` equal to `text`.
+fn intern(text: &str, table: &[&'static str]) -> Option<&'static str> {
+    table.iter().copied().find(|t| *t == text)
+}
+
+/// `#[serde(with = "pairs")]`: a map as a list of `[key, value]` pairs, for maps whose
+/// keys are not strings (JSON object keys must be).
+pub(crate) mod pairs {
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::BTreeMap;
+
+    pub fn serialize<K: Serialize, V: Serialize, S: Serializer>(
+        map: &BTreeMap<K, V>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(map.iter())
+    }
+
+    pub fn deserialize<'de, K, V, D>(deserializer: D) -> Result<BTreeMap<K, V>, D::Error>
+    where
+        K: Deserialize<'de> + Ord,
+        V: Deserialize<'de>,
+        D: Deserializer<'de>,
+    {
+        let pairs = Vec::<(K, V)>::deserialize(deserializer)?;
+        let len = pairs.len();
+        let map: BTreeMap<K, V> = pairs.into_iter().collect();
+        if map.len() != len {
+            return Err(D::Error::custom("a key appears twice"));
+        }
+        Ok(map)
+    }
+}
+
+/// `#[serde(with = "timer_heap")]`: the timer queue as its `(time, sequence)` entries in
+/// firing order, so equal queues give equal bytes whatever their heap layout.
+pub(crate) mod timer_heap {
+    use super::*;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        heap: &BinaryHeap<Reverse<(SimTime, u64)>>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut entries: Vec<(SimTime, u64)> = heap.iter().map(|r| r.0).collect();
+        entries.sort_unstable();
+        entries.serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<BinaryHeap<Reverse<(SimTime, u64)>>, D::Error> {
+        let entries = Vec::<(SimTime, u64)>::deserialize(deserializer)?;
+        Ok(entries.into_iter().map(Reverse).collect())
+    }
+}
+
+/// A `#[serde(with = ...)]` module for a `&'static str` field that holds one of a
+/// fixed table of texts.
+macro_rules! interned_str {
+    ($(#[$doc:meta])* $module:ident, $table:expr) => {
+        $(#[$doc])*
+        pub(crate) mod $module {
+            pub fn serialize<S: serde::Serializer>(
+                value: &&'static str,
+                serializer: S,
+            ) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(value)
+            }
+
+            pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> Result<&'static str, D::Error> {
+                let text = <String as serde::Deserialize>::deserialize(deserializer)?;
+                super::intern(&text, &$table).ok_or_else(|| {
+                    serde::de::Error::custom(format!("unknown value {text:?}"))
+                })
+            }
+        }
+    };
+}
+
+interned_str!(
+    /// `RequestRecord::verb`.
+    request_verb,
+    crate::apiserver::REQUEST_VERBS
+);
+interned_str!(
+    /// A control-plane process's exit reason.
+    exit_reason,
+    crate::control_plane::EXIT_REASONS
+);
+
+/// `NodeVerdict::scores`: `(plugin, score, weight)` with the plugin's static name.
+pub(crate) mod plugin_scores {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        scores: &[(&'static str, i64, i64)],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        scores.serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<(&'static str, i64, i64)>, D::Error> {
+        let scores = Vec::<(String, i64, i64)>::deserialize(deserializer)?;
+        scores
+            .into_iter()
+            .map(|(plugin, score, weight)| {
+                super::intern(&plugin, &crate::scheduler::SCORE_PLUGINS)
+                    .map(|p| (p, score, weight))
+                    .ok_or_else(|| {
+                        serde::de::Error::custom(format!("unknown score plugin {plugin:?}"))
+                    })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::Timer;
+
+    #[test]
+    fn fnv1a64_matches_reference_values() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn every_timer_description_can_be_read_back() {
+        let key = crate::object::ObjectKey::new(crate::object::Kind::Pod, "default", "p");
+        let component = crate::cluster::Component::Scheduler;
+        let timers = [
+            Timer::Wake(component.clone()),
+            Timer::NodeMonitor,
+            Timer::LeaseRenew("n".into()),
+            Timer::ContainersStarted {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+            },
+            Timer::ContainersStopped {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+            },
+            Timer::Evict {
+                pod: key.clone(),
+                uid: "u".into(),
+            },
+            Timer::SchedulerFlush,
+            Timer::EventExpiry(key.clone()),
+            Timer::Requeue { component, key },
+            Timer::ResourceQuotaResync,
+            Timer::LeaderElection { since: SimTime(0) },
+        ];
+        for t in &timers {
+            assert_eq!(Timer::intern_description(t.describe()), Some(t.describe()));
+        }
+        assert_eq!(timers.len(), Timer::DESCRIPTIONS.len());
+    }
+
+    #[test]
+    fn deep_timer_chains_are_written_flat() {
+        use crate::trace::Cause;
+        let mut cause = Cause::User;
+        for _ in 0..1000 {
+            cause = Cause::Timer {
+                what: "rate-limited requeue",
+                origin: Box::new(cause),
+            };
+        }
+        let json = serde_json::to_string(&cause).unwrap();
+        let back: Cause = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, cause);
+    }
+}

@@ -1,0 +1,228 @@
+//! Whole-cluster snapshots: a restored cluster continues exactly as the original.
+
+use warehouse_sim::snapshot::{fnv1a64, SNAPSHOT_FORMAT};
+use warehouse_sim::{
+    decode_manifests, Cluster, ControlPlaneComponent, Fault, Kind, Object, ObjectKey, SimDuration,
+    SnapshotError, Topology,
+};
+
+const WEB: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 5
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        resources:
+          requests: {cpu: 100m, memory: 64Mi}
+";
+
+const QUOTA: &str = "apiVersion: v1
+kind: ResourceQuota
+metadata:
+  name: pods
+spec:
+  hard:
+    pods: \"8\"
+";
+
+fn create(c: &mut Cluster, manifest: &str) {
+    for obj in decode_manifests(manifest).unwrap() {
+        c.create(obj).unwrap();
+    }
+}
+
+/// A cluster in the middle of things: a deployment rolling out under a quota, a node
+/// just killed, events counting, timers pending.
+fn busy_cluster() -> Cluster {
+    let mut c = Cluster::new(7, Topology::default());
+    create(&mut c, QUOTA);
+    create(&mut c, WEB);
+    c.advance(SimDuration::secs(20));
+    c.fault(Fault::KillNode("zone-b".into())).unwrap();
+    c.etcd_snapshot_save("backup").unwrap();
+    c.advance(SimDuration::millis(37_345));
+    c.add_user("jane", &["devs".to_string()]);
+    c
+}
+
+/// The same inputs, applied to any cluster.
+fn continue_with(c: &mut Cluster) {
+    c.advance(SimDuration::secs(30));
+    let mut web = c.get(Kind::Deployment, "default", "web").unwrap();
+    if let Object::Deployment(d) = &mut web {
+        d.spec.replicas = Some(9);
+    }
+    c.update(web).unwrap();
+    c.fault(Fault::StopComponent(ControlPlaneComponent::Scheduler))
+        .unwrap();
+    c.advance(SimDuration::secs(20));
+    c.fault(Fault::StartComponent(ControlPlaneComponent::Scheduler))
+        .unwrap();
+    c.advance(SimDuration::secs(400));
+    c.fault(Fault::RestartNode("zone-b".into())).unwrap();
+    c.delete(Kind::Deployment, "default", "web").unwrap();
+    c.advance(SimDuration::secs(90));
+    // An etcd restore: the deployment comes back and its pods run again.
+    c.etcd_snapshot_restore("backup").unwrap();
+    c.advance(SimDuration::secs(60));
+    assert!(c.get(Kind::Deployment, "default", "web").is_ok());
+}
+
+/// Every object, as JSON, in key order.
+fn all_objects(c: &Cluster) -> Vec<String> {
+    Kind::ALL
+        .into_iter()
+        .flat_map(|k| c.list(k, None))
+        .map(|o| o.to_json().to_string())
+        .collect()
+}
+
+fn a_pod(c: &Cluster) -> ObjectKey {
+    let pods = c.list(Kind::Pod, Some("default"));
+    pods.first()
+        .map(Object::key)
+        .unwrap_or_else(|| ObjectKey::new(Kind::Pod, "kube-system", "etcd-control-plane"))
+}
+
+#[test]
+fn a_restored_cluster_continues_exactly_as_the_original() {
+    let mut original = busy_cluster();
+    let bytes = original.snapshot();
+    let mut restored = Cluster::restore(&bytes).unwrap();
+    let pod = a_pod(&original);
+    assert_eq!(original.why_text(&pod), restored.why_text(&pod));
+
+    continue_with(&mut original);
+    continue_with(&mut restored);
+
+    assert_eq!(all_objects(&original), all_objects(&restored));
+    assert_eq!(original.revision(), restored.revision());
+    assert_eq!(original.now(), restored.now());
+    assert_eq!(original.view(), restored.view());
+    let pod = a_pod(&original);
+    assert_eq!(original.why_text(&pod), restored.why_text(&pod));
+    let requests =
+        |c: &Cluster| -> Vec<String> { c.requests().map(|r| format!("{r:?}")).collect() };
+    assert_eq!(requests(&original), requests(&restored));
+    // Everything else too: the two states are the same bytes.
+    assert!(original.snapshot() == restored.snapshot());
+}
+
+#[test]
+fn snapshot_restore_snapshot_gives_the_same_bytes() {
+    let three = Cluster::new(2, Topology::default().with_etcd_members(3));
+    for c in [Cluster::new(1, Topology::default()), busy_cluster(), three] {
+        let first = c.snapshot();
+        let second = Cluster::restore(&first).unwrap().snapshot();
+        assert!(first == second, "a round trip changed the snapshot");
+    }
+}
+
+#[test]
+fn taking_a_snapshot_changes_nothing() {
+    let mut a = busy_cluster();
+    let mut b = busy_cluster();
+    let _ = a.snapshot();
+    continue_with(&mut a);
+    continue_with(&mut b);
+    assert!(a.snapshot() == b.snapshot());
+}
+
+#[test]
+fn truncated_or_corrupted_snapshots_are_errors() {
+    let bytes = busy_cluster().snapshot();
+    assert!(bytes.starts_with(SNAPSHOT_FORMAT.as_bytes()));
+    // Truncated anywhere.
+    for len in [0, 1, 10, 40, bytes.len() / 2, bytes.len() - 1] {
+        assert!(
+            Cluster::restore(&bytes[..len]).is_err(),
+            "truncated to {len}"
+        );
+    }
+    // One byte changed anywhere.
+    for i in (0..bytes.len()).step_by(bytes.len() / 97 + 1) {
+        let mut bad = bytes.clone();
+        bad[i] ^= 0x20;
+        assert!(Cluster::restore(&bad).is_err(), "byte {i} flipped");
+    }
+    assert!(matches!(
+        Cluster::restore(b"hello\nworld"),
+        Err(SnapshotError::NotASnapshot(_))
+    ));
+    let newer = String::from_utf8(bytes.clone())
+        .unwrap()
+        .replacen(" v1 ", " v9 ", 1);
+    assert!(matches!(
+        Cluster::restore(newer.as_bytes()),
+        Err(SnapshotError::Version { .. })
+    ));
+    let flipped = {
+        let mut b = bytes.clone();
+        let last = b.len() - 2;
+        b[last] ^= 1;
+        b
+    };
+    assert_eq!(
+        Cluster::restore(&flipped).err(),
+        Some(SnapshotError::Checksum)
+    );
+}
+
+fn restore_err(bytes: &[u8]) -> SnapshotError {
+    match Cluster::restore(bytes) {
+        Ok(_) => panic!("bad bytes were restored"),
+        Err(e) => e,
+    }
+}
+
+/// Bytes with a valid checksum over an edited body.
+fn resealed(body: &str) -> Vec<u8> {
+    format!(
+        "{SNAPSHOT_FORMAT} v1 fnv1a64={:016x}\n{body}",
+        fnv1a64(body.as_bytes())
+    )
+    .into_bytes()
+}
+
+#[test]
+fn well_sealed_but_wrong_state_is_an_error_naming_where() {
+    let bytes = Cluster::new(1, Topology::default()).snapshot();
+    let text = String::from_utf8(bytes).unwrap();
+    let body = text.split_once('\n').unwrap().1;
+
+    let err = restore_err(&resealed("{\"seed\": 1}"));
+    assert!(matches!(err, SnapshotError::Decode(_)), "{err}");
+
+    // An object of a kind the apiserver does not serve.
+    let bad_kind = body.replacen("\"kind\":\"Namespace\"", "\"kind\":\"Gizmo\"", 1);
+    let err = restore_err(&resealed(&bad_kind));
+    assert!(err.to_string().contains("Gizmo"), "{err}");
+
+    // A timer without its payload.
+    let value: serde_json::Value = serde_json::from_str(body).unwrap();
+    let mut edited = value.clone();
+    edited["timer_payloads"].as_array_mut().unwrap().pop();
+    let err = restore_err(&resealed(&edited.to_string()));
+    assert!(matches!(err, SnapshotError::Inconsistent(_)), "{err}");
+
+    // An object stored twice.
+    let mut edited = value;
+    let objects = edited["store"]["objects"].as_array_mut().unwrap();
+    let first = objects[0].clone();
+    objects.push(first);
+    let err = restore_err(&resealed(&edited.to_string()));
+    assert!(err.to_string().contains("stored twice"), "{err}");
+
+    // Trailing bytes after the state.
+    let err = restore_err(&resealed(&format!("{body} {{}}")));
+    assert!(matches!(err, SnapshotError::Decode(_)), "{err}");
+}

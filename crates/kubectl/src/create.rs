@@ -36,6 +36,9 @@ pub(crate) fn create(cluster: &mut Cluster, ctx: &Context, args: CreateArgs) -> 
     };
     match (args.args.as_slice(), args.filenames.is_empty()) {
         ([], false) => {}
+        ([what, name], true) if what == "token" => {
+            return create_token(cluster, ctx, name, args.namespace.as_deref())
+        }
         ([what, name], true) if matches!(what.as_str(), "namespace" | "ns") => {
             return create_namespace(cluster, ctx, name, name_only)
         }
@@ -46,7 +49,7 @@ pub(crate) fn create(cluster: &mut Cluster, ctx: &Context, args: CreateArgs) -> 
         }
         ([what, ..], true) => {
             return CommandOutput::error(format!(
-                "error: \"kubectl create {what}\" is not available in this simulated cluster yet; it creates from files (-f) and namespaces"
+                "error: \"kubectl create {what}\" is not available in this simulated cluster yet; it creates from files (-f), namespaces and tokens"
             ))
         }
         ([], true) => {
@@ -84,6 +87,37 @@ pub(crate) fn create(cluster: &mut Cluster, ctx: &Context, args: CreateArgs) -> 
         }
     }
     out
+}
+
+/// `kubectl create token SA`: prints a bearer token for the ServiceAccount.
+fn create_token(
+    cluster: &mut Cluster,
+    ctx: &Context,
+    name: &str,
+    namespace: Option<&str>,
+) -> CommandOutput {
+    let ns = namespace
+        .map(str::to_string)
+        .unwrap_or_else(|| ctx.default_namespace.clone());
+    let attrs = warehouse_sim::Attributes {
+        verb: "create".into(),
+        kind: Kind::ServiceAccount,
+        subresource: Some("token".into()),
+        namespace: ns.clone(),
+        name: name.to_string(),
+    };
+    let result = cluster
+        .authorize(&ctx.caller, &attrs)
+        .and_then(|()| cluster.check_storage())
+        .and_then(|()| cluster.issue_service_account_token(&ns, name));
+    match result {
+        Ok(token) => {
+            let mut out = CommandOutput::new();
+            out.out_line(token);
+            out
+        }
+        Err(e) => CommandOutput::error(errors::render(&e, None)),
+    }
 }
 
 fn create_namespace(

@@ -375,6 +375,29 @@ impl Cluster {
         token
     }
 
+    /// The TokenRequest API (`kubectl create token SA`): a bearer token that
+    /// authenticates as the ServiceAccount. Simplified: an opaque token, not a signed
+    /// JWT, and it does not expire.
+    pub fn issue_service_account_token(
+        &mut self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<String, ApiError> {
+        if self
+            .store
+            .get(&ObjectKey::new(Kind::ServiceAccount, namespace, name))
+            .is_none()
+        {
+            return Err(ApiError::not_found("serviceaccounts", name));
+        }
+        let user = format!("system:serviceaccount:{namespace}:{name}");
+        let token = format!("sa.{namespace}.{name}.{}", self.rng.suffix(10));
+        self.authenticator
+            .tokens
+            .insert(token.clone(), Caller::impersonated(&user, &[]));
+        Ok(token)
+    }
+
     /// Authorization: RBAC, evaluated over every ClusterRoleBinding and the
     /// RoleBindings of the request's namespace. Returns the upstream 403 on denial.
     pub fn authorize(&self, caller: &Caller, a: &Attributes) -> Result<(), ApiError> {

@@ -27,7 +27,7 @@ pub mod selector;
 pub mod table;
 pub mod yaml;
 
-use warehouse_sim::{ApiError, Attributes, Caller, Cluster, Kind};
+use warehouse_sim::{ApiError, Caller, Cluster, Kind};
 
 /// Where `-f FILE` reads from. The CLI reads the disk (relative to the script's
 /// folder); the web app has no files and only `-f -` works there.
@@ -256,18 +256,7 @@ pub(crate) fn authorize(
     namespace: &str,
     name: &str,
 ) -> Result<(), ApiError> {
-    let attrs = Attributes {
-        verb: verb.to_string(),
-        kind,
-        subresource: None,
-        namespace: if kind.namespaced() {
-            namespace.to_string()
-        } else {
-            String::new()
-        },
-        name: name.to_string(),
-    };
-    cluster.authorize(&ctx.caller, &attrs)
+    cluster.check(&ctx.caller, verb, kind, namespace, name)
 }
 
 /// What every command needs besides the cluster.

@@ -477,7 +477,9 @@ impl Cluster {
         false
     }
 
-    fn check(
+    /// Authorizes `verb` on one object (or, with an empty name, on the collection) of
+    /// `kind`; the namespace is ignored for cluster-scoped kinds.
+    pub fn check(
         &self,
         caller: &Caller,
         verb: &str,

@@ -1,36 +1,12 @@
 //! The control plane as pods, and components that stop and start.
 
+mod common;
+use common::*;
+
 use warehouse_sim::{
     decode_manifests, Cluster, ControlPlaneComponent, Fault, Kind, Object, RobotState, SimDuration,
     StatusReason, Topology,
 };
-
-const WEB: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 5
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        resources:
-          requests: {cpu: 100m, memory: 64Mi}
-";
-
-fn cluster_with(manifest: &str) -> Cluster {
-    let mut c = Cluster::new(1, Topology::default());
-    for obj in decode_manifests(manifest).unwrap() {
-        c.create(obj).unwrap();
-    }
-    c
-}
 
 /// Workload pods of the default namespace in a robot state.
 fn web_pods(c: &Cluster, state: RobotState) -> usize {

@@ -1,35 +1,11 @@
 //! End-to-end behaviour of the simulated cluster, driven through its public API.
 
+mod common;
+use common::*;
+
 use warehouse_sim::{
     decode_manifests, Cluster, Fault, Kind, Object, RobotState, SimDuration, Topology,
 };
-
-const WEB: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 5
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        resources:
-          requests: {cpu: 100m, memory: 64Mi}
-";
-
-fn cluster_with(manifest: &str) -> Cluster {
-    let mut c = Cluster::new(1, Topology::default());
-    for obj in decode_manifests(manifest).unwrap() {
-        c.create(obj).unwrap();
-    }
-    c
-}
 
 /// Workload robots (not kube-system's) in `state` on one zone.
 fn count(c: &Cluster, zone: &str, state: RobotState) -> usize {

@@ -1,29 +1,13 @@
 //! Whole-cluster snapshots: a restored cluster continues exactly as the original.
 
+mod common;
+use common::*;
+
 use warehouse_sim::snapshot::{fnv1a64, SNAPSHOT_FORMAT};
 use warehouse_sim::{
-    decode_manifests, Cluster, ControlPlaneComponent, Fault, Kind, Object, ObjectKey, SimDuration,
-    SnapshotError, Topology,
+    Cluster, ControlPlaneComponent, Fault, Kind, Object, ObjectKey, SimDuration, SnapshotError,
+    Topology,
 };
-
-const WEB: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 5
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        resources:
-          requests: {cpu: 100m, memory: 64Mi}
-";
 
 const QUOTA: &str = "apiVersion: v1
 kind: ResourceQuota
@@ -33,12 +17,6 @@ spec:
   hard:
     pods: \"8\"
 ";
-
-fn create(c: &mut Cluster, manifest: &str) {
-    for obj in decode_manifests(manifest).unwrap() {
-        c.create(obj).unwrap();
-    }
-}
 
 /// A cluster in the middle of things: a deployment rolling out under a quota, a node
 /// just killed, events counting, timers pending.

@@ -1,0 +1,38 @@
+//! Fixtures shared by the integration tests.
+#![allow(dead_code)] // each test crate uses its own subset
+
+use warehouse_sim::{decode_manifests, Cluster, Topology};
+
+/// Five nginx replicas requesting 100m CPU and 64Mi each.
+pub const WEB: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 5
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        resources:
+          requests: {cpu: 100m, memory: 64Mi}
+";
+
+/// Creates every object of `manifest` as the administrator.
+pub fn create(c: &mut Cluster, manifest: &str) {
+    for obj in decode_manifests(manifest).unwrap() {
+        c.create(obj).unwrap();
+    }
+}
+
+/// The default cluster (seed 1) with `manifest` created in it.
+pub fn cluster_with(manifest: &str) -> Cluster {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, manifest);
+    c
+}

@@ -38,6 +38,8 @@ pub(crate) struct Correlation {
 struct SimilarEvents {
     messages: BTreeSet<String>,
     last: SimTime,
+    /// Position in the least-recently-used order.
+    used: u64,
 }
 
 #[derive(Default, serde::Serialize, serde::Deserialize)]
@@ -50,6 +52,10 @@ pub(crate) struct EventCorrelator {
     key_of: BTreeMap<ObjectKey, String>,
     /// Similar events by aggregate key.
     similar: BTreeMap<String, SimilarEvents>,
+    /// Aggregate keys by last use, oldest first: the LRU cache's order, so evicting at
+    /// capacity costs O(log n).
+    lru: BTreeMap<u64, String>,
+    next_use: u64,
 }
 
 /// Fields joined with a separator no field contains, so keys cannot collide.
@@ -101,17 +107,24 @@ impl EventCorrelator {
         let message = e.message.clone().unwrap_or_default();
         let agg = aggregate_key(e);
         if self.similar.len() >= MAX_SIMILAR_RECORDS && !self.similar.contains_key(&agg) {
-            // Why: a bound on memory; records older than the interval are dead anyway.
-            self.similar
-                .retain(|_, r| now.since(r.last) <= SIMILAR_EVENTS_INTERVAL);
+            // Upstream's cache is an LRU: the least recently used record goes.
+            if let Some((_, oldest)) = self.lru.pop_first() {
+                self.similar.remove(&oldest);
+            }
         }
+        self.next_use += 1;
+        let used = self.next_use;
         let record = self
             .similar
             .entry(agg.clone())
             .or_insert_with(|| SimilarEvents {
                 messages: BTreeSet::new(),
                 last: now,
+                used,
             });
+        self.lru.remove(&record.used);
+        record.used = used;
+        self.lru.insert(used, agg.clone());
         if now.since(record.last) > SIMILAR_EVENTS_INTERVAL {
             record.messages.clear();
         }
@@ -162,7 +175,9 @@ impl EventCorrelator {
             .get(&agg)
             .is_some_and(|r| r.messages.len() <= 1)
         {
-            self.similar.remove(&agg);
+            if let Some(r) = self.similar.remove(&agg) {
+                self.lru.remove(&r.used);
+            }
         }
     }
 
@@ -182,7 +197,9 @@ impl EventCorrelator {
                 .get(&agg)
                 .is_some_and(|r| now.since(r.last) > SIMILAR_EVENTS_INTERVAL)
             {
-                self.similar.remove(&agg);
+                if let Some(r) = self.similar.remove(&agg) {
+                    self.lru.remove(&r.used);
+                }
             }
         }
         debug_assert_eq!(self.by_key.len(), self.key_of.len());
@@ -271,5 +288,29 @@ mod tests {
         assert!(events(&c)
             .iter()
             .any(|e| e.message.as_deref() == Some("message 99")));
+    }
+
+    #[test]
+    fn the_similar_events_cache_evicts_the_least_recently_used() {
+        let mut c = EventCorrelator::default();
+        let event = |i: usize| Event {
+            involved_object: k8s_openapi::api::core::v1::ObjectReference {
+                name: Some(format!("pod-{i}")),
+                ..Default::default()
+            },
+            reason: Some("Started".into()),
+            message: Some("m".into()),
+            ..Default::default()
+        };
+        for i in 0..MAX_SIMILAR_RECORDS + 100 {
+            c.correlate(&event(i), SimTime(0));
+        }
+        assert_eq!(c.similar.len(), MAX_SIMILAR_RECORDS);
+        assert_eq!(c.lru.len(), c.similar.len());
+        // The first ones went; the newest stay.
+        assert!(!c.similar.contains_key(&aggregate_key(&event(0))));
+        assert!(c
+            .similar
+            .contains_key(&aggregate_key(&event(MAX_SIMILAR_RECORDS + 99))));
     }
 }

@@ -62,20 +62,20 @@ impl Cluster {
     /// counts as freshly heard from. A Lease that stopped changing is stale only
     /// `GRACE_PERIOD` after the controller last saw it change.
     pub(crate) fn monitor_node_health(&mut self) {
-        let nodes: Vec<Node> = self
+        // Read every node by reference; clone only the few that need a write.
+        let names: std::collections::BTreeSet<String> = self
             .store
             .list(Kind::Node, None)
-            .filter_map(|o| o.as_node().cloned())
-            .collect();
-        let names: std::collections::BTreeSet<String> = nodes
-            .iter()
-            .filter_map(|n| n.metadata.name.clone())
+            .map(|o| o.name().to_string())
             .collect();
         self.control_plane
             .node_health
             .retain(|name, _| names.contains(name));
-        for node in nodes {
-            let name = node.metadata.name.clone().unwrap_or_default();
+        for name in names {
+            let node_key = ObjectKey::new(Kind::Node, "", &name);
+            let Some(node) = self.store.get(&node_key).and_then(|o| o.as_node()) else {
+                continue;
+            };
             let lease_key = ObjectKey::new(Kind::Lease, "kube-node-lease", &name);
             let renewed = self
                 .store
@@ -86,6 +86,12 @@ impl Cluster {
                 .map(|t| {
                     SimTime::from_k8s(&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(t.0))
                 });
+            let ready = node_ready_status(node).to_string();
+            let has_taints = node
+                .spec
+                .as_ref()
+                .and_then(|s| s.taints.as_ref())
+                .is_some_and(|t| t.iter().any(|t| t.key == UNREACHABLE || t.key == NOT_READY));
             let heartbeat = node
                 .status
                 .as_ref()
@@ -109,11 +115,15 @@ impl Cluster {
                 health.observed_heartbeat = heartbeat;
             }
             let stale = now.since(health.probe_timestamp) > GRACE_PERIOD;
-            let ready = node_ready_status(&node).to_string();
+            let node = || self.store.get(&node_key).and_then(|o| o.as_node()).cloned();
             if stale && ready != "Unknown" {
-                self.mark_node_unknown(node);
-            } else if !stale && ready == "True" {
-                self.remove_unreachable_taints(node);
+                if let Some(node) = node() {
+                    self.mark_node_unknown(node);
+                }
+            } else if !stale && ready == "True" && has_taints {
+                if let Some(node) = node() {
+                    self.remove_unreachable_taints(node);
+                }
             }
         }
     }

@@ -119,6 +119,7 @@ pub enum Fault {
 pub enum Component {
     DeploymentController,
     ReplicaSetController,
+    DaemonSetController,
     GarbageCollector,
     NamespaceController,
     ServiceAccountController,
@@ -135,6 +136,7 @@ impl Component {
         match self {
             Component::DeploymentController => Actor::Controller("deployment-controller"),
             Component::ReplicaSetController => Actor::Controller("replicaset-controller"),
+            Component::DaemonSetController => Actor::Controller("daemonset-controller"),
             Component::GarbageCollector => Actor::Controller("garbage-collector"),
             Component::NamespaceController => Actor::Controller("namespace-controller"),
             Component::ServiceAccountController => Actor::Controller("service-account-controller"),
@@ -583,6 +585,12 @@ impl Cluster {
                     self.sync_replica_set(&k);
                 }
             }
+            Component::DaemonSetController => {
+                for k in keys {
+                    self.begin_key(&k);
+                    self.sync_daemon_set(&k);
+                }
+            }
             Component::GarbageCollector => {
                 for k in keys {
                     self.begin_key(&k);
@@ -647,9 +655,13 @@ impl Cluster {
                     self.enqueue(Component::DeploymentController, owner);
                 }
             }
+            Object::DaemonSet(_) => self.enqueue(Component::DaemonSetController, key),
             Object::Pod(pod) => {
                 if let Some(owner) = controller_of(obj, Kind::ReplicaSet) {
                     self.enqueue(Component::ReplicaSetController, owner);
+                }
+                if let Some(owner) = controller_of(obj, Kind::DaemonSet) {
+                    self.enqueue(Component::DaemonSetController, owner);
                 }
                 self.scheduler_observe_pod(ev);
                 let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
@@ -667,7 +679,10 @@ impl Cluster {
                     }
                 }
             }
-            Object::Node(_) => {
+            Object::Node(node) => {
+                if ev.event_type != EventType::Deleted && self.node_placement_changed(node) {
+                    self.daemon_sets_observe_node();
+                }
                 self.scheduler_observe_node(ev);
                 self.enqueue(Component::TaintEvictionController, key);
             }
@@ -723,6 +738,7 @@ fn clear_status(obj: &mut Object) {
         Object::Pod(o) => o.status = None,
         Object::Deployment(o) => o.status = None,
         Object::ReplicaSet(o) => o.status = None,
+        Object::DaemonSet(o) => o.status = None,
         Object::Namespace(o) => o.status = None,
         Object::ResourceQuota(o) => o.status = None,
         _ => {}
@@ -734,6 +750,7 @@ fn copy_status(from: &Object, to: &mut Object) {
         (Object::Pod(a), Object::Pod(b)) => b.status = a.status.clone(),
         (Object::Deployment(a), Object::Deployment(b)) => b.status = a.status.clone(),
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => b.status = a.status.clone(),
+        (Object::DaemonSet(a), Object::DaemonSet(b)) => b.status = a.status.clone(),
         (Object::Node(a), Object::Node(b)) => b.status = a.status.clone(),
         (Object::Namespace(a), Object::Namespace(b)) => b.status = a.status.clone(),
         (Object::ResourceQuota(a), Object::ResourceQuota(b)) => b.status = a.status.clone(),

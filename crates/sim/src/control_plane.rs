@@ -6,7 +6,8 @@
 //! mirror pod for each (`kubernetes.io/config.mirror`, owned by the Node), as
 //! kubeadm's manifests in /etc/kubernetes/manifests make it do. At bootstrap kubeadm
 //! also creates the CoreDNS Deployment (its pods come from the controllers like any
-//! other) and kube-proxy on every node.
+//! other) and kube-proxy's DaemonSet (the DaemonSet controller puts a pod on every
+//! node).
 //!
 //! A component can be stopped (`sim stop scheduler`) and started again:
 //! - kube-controller-manager stopped: its controllers' work queues keep their keys and
@@ -33,7 +34,7 @@ use crate::controllers::set_pod_condition;
 use crate::error::{ApiError, SimError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::{SimDuration, SimTime};
-use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
 use k8s_openapi::api::core::v1::{
     ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStatus, HostIP, Pod,
     PodCondition, PodIP, PodStatus, ServiceAccount,
@@ -189,8 +190,6 @@ pub(crate) struct ControlPlane {
     outage_since: Option<SimTime>,
     /// Timers whose work needs the apiserver, held while it cannot be reached.
     deferred: Vec<Timer>,
-    /// The uid kube-proxy's pods name as their owner (see `create_kube_proxy_pod`).
-    kube_proxy_uid: String,
     /// kube-controller-manager's node lifecycle controller: `nodeHealthMap`.
     pub node_health: BTreeMap<String, NodeHealth>,
 }
@@ -206,7 +205,6 @@ impl Default for ControlPlane {
             host: None,
             outage_since: None,
             deferred: Vec::new(),
-            kube_proxy_uid: String::new(),
             node_health: BTreeMap::new(),
         }
     }
@@ -451,6 +449,7 @@ impl Cluster {
                 for (kind, component) in [
                     (Kind::Deployment, Component::DeploymentController),
                     (Kind::ReplicaSet, Component::ReplicaSetController),
+                    (Kind::DaemonSet, Component::DaemonSetController),
                     (Kind::Node, Component::TaintEvictionController),
                 ] {
                     let keys: Vec<ObjectKey> =
@@ -820,21 +819,6 @@ impl Cluster {
         )
     }
 
-    /// kube-proxy on a newly registered node, bound to it, as the DaemonSet
-    /// controller would create it. The DaemonSet controller (and the DaemonSet
-    /// object) come later in this simulation: for now the pod is created directly and
-    /// names its owner by a uid no stored object has; the garbage collector leaves
-    /// alone owners of kinds nothing simulates.
-    pub(crate) fn create_kube_proxy_pod(&mut self, node: &str) {
-        if self.control_plane.kube_proxy_uid.is_empty() {
-            self.control_plane.kube_proxy_uid = self.rng.uid();
-            self.create_system_service_account("kube-proxy");
-        }
-        let manifest = kube_proxy_manifest(node, &self.control_plane.kube_proxy_uid);
-        let pod: Pod = serde_yaml::from_str(&manifest).expect("the kube-proxy manifest parses");
-        let _ = self.create_as(Actor::Controller("daemon-set-controller"), Object::Pod(pod));
-    }
-
     /// The Priority admission plugin (plugin/pkg/admission/priority): a pod naming a
     /// PriorityClass gets its value and preemption policy. The two system classes
     /// are built in; others are looked up in the store.
@@ -892,12 +876,17 @@ impl Cluster {
     }
 
     /// The add-ons `kubeadm init` installs through the apiserver: the CoreDNS
-    /// Deployment (its ReplicaSet and pods come from the controllers).
+    /// Deployment and the kube-proxy DaemonSet (their pods come from the
+    /// controllers).
     pub(crate) fn bootstrap_addons(&mut self) {
         self.create_system_service_account("coredns");
         let d: Deployment =
             serde_yaml::from_str(COREDNS_DEPLOYMENT).expect("the CoreDNS manifest parses");
         let _ = self.create_as(Actor::System, Object::Deployment(d));
+        self.create_system_service_account("kube-proxy");
+        let ds: DaemonSet =
+            serde_yaml::from_str(&kube_proxy_daemon_set()).expect("the kube-proxy manifest parses");
+        let _ = self.create_as(Actor::System, Object::DaemonSet(ds));
     }
 }
 
@@ -1163,105 +1152,72 @@ spec:
     }
 }
 
-/// A kube-proxy pod as the DaemonSet controller makes it from kubeadm's DaemonSet:
-/// host network, tolerating every taint, no requests.
-fn kube_proxy_manifest(node: &str, owner_uid: &str) -> String {
+/// kubeadm's kube-proxy DaemonSet (cmd/kubeadm/app/phases/addons/proxy/manifests.go):
+/// host network, tolerating every taint, no requests. Its pods come from the
+/// DaemonSet controller, one per node.
+fn kube_proxy_daemon_set() -> String {
     let version = crate::KUBERNETES_VERSION;
-    let revision =
-        crate::names::pod_template_hash(format!("kube-proxy {version}").as_bytes(), None);
     format!(
-        "apiVersion: v1
-kind: Pod
+        "apiVersion: apps/v1
+kind: DaemonSet
 metadata:
-  generateName: kube-proxy-
+  name: kube-proxy
   namespace: kube-system
   labels:
-    controller-revision-hash: {revision}
     k8s-app: kube-proxy
-    pod-template-generation: \"1\"
-  ownerReferences:
-  - apiVersion: apps/v1
-    blockOwnerDeletion: true
-    controller: true
-    kind: DaemonSet
-    name: kube-proxy
-    uid: {owner_uid}
 spec:
-  affinity:
-    nodeAffinity:
-      requiredDuringSchedulingIgnoredDuringExecution:
-        nodeSelectorTerms:
-        - matchFields:
-          - key: metadata.name
-            operator: In
-            values:
-            - {node}
-  containers:
-  - name: kube-proxy
-    image: registry.k8s.io/kube-proxy:{version}
-    imagePullPolicy: IfNotPresent
-    command:
-    - /usr/local/bin/kube-proxy
-    - --config=/var/lib/kube-proxy/config.conf
-    - --hostname-override=$(NODE_NAME)
-    env:
-    - name: NODE_NAME
-      valueFrom:
-        fieldRef:
-          apiVersion: v1
-          fieldPath: spec.nodeName
-    securityContext:
-      privileged: true
-    volumeMounts:
-    - mountPath: /var/lib/kube-proxy
-      name: kube-proxy
-    - mountPath: /run/xtables.lock
-      name: xtables-lock
-    - mountPath: /lib/modules
-      name: lib-modules
-      readOnly: true
-  hostNetwork: true
-  nodeName: {node}
-  nodeSelector:
-    kubernetes.io/os: linux
-  priority: {SYSTEM_NODE_CRITICAL}
-  priorityClassName: system-node-critical
-  serviceAccount: kube-proxy
-  serviceAccountName: kube-proxy
-  tolerations:
-  - operator: Exists
-  - effect: NoExecute
-    key: node.kubernetes.io/not-ready
-    operator: Exists
-  - effect: NoExecute
-    key: node.kubernetes.io/unreachable
-    operator: Exists
-  - effect: NoSchedule
-    key: node.kubernetes.io/disk-pressure
-    operator: Exists
-  - effect: NoSchedule
-    key: node.kubernetes.io/memory-pressure
-    operator: Exists
-  - effect: NoSchedule
-    key: node.kubernetes.io/pid-pressure
-    operator: Exists
-  - effect: NoSchedule
-    key: node.kubernetes.io/unschedulable
-    operator: Exists
-  - effect: NoSchedule
-    key: node.kubernetes.io/network-unavailable
-    operator: Exists
-  volumes:
-  - configMap:
-      name: kube-proxy
-    name: kube-proxy
-  - hostPath:
-      path: /run/xtables.lock
-      type: FileOrCreate
-    name: xtables-lock
-  - hostPath:
-      path: /lib/modules
-    name: lib-modules
+  selector:
+    matchLabels:
+      k8s-app: kube-proxy
+  updateStrategy:
+    type: RollingUpdate
+  template:
+    metadata:
+      labels:
+        k8s-app: kube-proxy
+    spec:
+      priorityClassName: system-node-critical
+      containers:
+      - name: kube-proxy
+        image: registry.k8s.io/kube-proxy:{version}
+        imagePullPolicy: IfNotPresent
+        command:
+        - /usr/local/bin/kube-proxy
+        - --config=/var/lib/kube-proxy/config.conf
+        - --hostname-override=$(NODE_NAME)
+        securityContext:
+          privileged: true
+        volumeMounts:
+        - mountPath: /var/lib/kube-proxy
+          name: kube-proxy
+        - mountPath: /run/xtables.lock
+          name: xtables-lock
+          readOnly: false
+        - mountPath: /lib/modules
+          name: lib-modules
+          readOnly: true
+        env:
+        - name: NODE_NAME
+          valueFrom:
+            fieldRef:
+              fieldPath: spec.nodeName
+      hostNetwork: true
+      serviceAccountName: kube-proxy
+      volumes:
+      - name: kube-proxy
+        configMap:
+          name: kube-proxy
+      - name: xtables-lock
+        hostPath:
+          path: /run/xtables.lock
+          type: FileOrCreate
+      - name: lib-modules
+        hostPath:
+          path: /lib/modules
+      tolerations:
+      - operator: Exists
+      nodeSelector:
+        kubernetes.io/os: linux
 "
     )
 }
@@ -1385,7 +1341,7 @@ mod tests {
                 assert_eq!(pod.spec.unwrap().containers[0].name, c.name());
             }
         }
-        let _: Pod = serde_yaml::from_str(&kube_proxy_manifest("zone-a", "u")).unwrap();
+        let _: DaemonSet = serde_yaml::from_str(&kube_proxy_daemon_set()).unwrap();
         let _: Deployment = serde_yaml::from_str(COREDNS_DEPLOYMENT).unwrap();
     }
 

@@ -227,11 +227,10 @@ impl Cluster {
             Timer::LeaseRenew(spec.name.clone()),
         );
         // Pods the kubelet runs from the start: the control plane's static pods
-        // (kubeadm's manifests) and kube-proxy.
+        // (kubeadm's manifests). kube-proxy comes from its DaemonSet.
         if spec.control_plane {
             self.host_control_plane(&spec.name);
         }
-        self.create_kube_proxy_pod(&spec.name);
     }
 
     /// The pods whose containers the runtime on `node` has (starting, running or
@@ -476,7 +475,7 @@ impl Cluster {
             ("Initialized", "True"),
             ("Ready", "False"),
             ("ContainersReady", "False"),
-            // Pods created already bound (kube-proxy) never met the scheduler.
+            // Pods created already bound (with spec.nodeName) never met the scheduler.
             ("PodScheduled", "True"),
         ] {
             let reason = (s == "False").then(|| "ContainersNotReady".to_string());

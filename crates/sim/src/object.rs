@@ -165,7 +165,7 @@ impl Kind {
                 group: "apps",
                 versions: &["v1"],
                 namespaced: true,
-                simulated: false,
+                simulated: true,
             },
             Kind::Job => &KindInfo {
                 kind: "Job",

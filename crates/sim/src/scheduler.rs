@@ -225,6 +225,21 @@ impl Cluster {
     }
 
     /// Informer handler for nodes.
+    /// Whether a node's labels, taints or unschedulable flag differ from what the
+    /// scheduler's cache last saw (a new node counts as changed): what makes a
+    /// DaemonSet look at the node again (upstream `shouldIgnoreNodeUpdate`).
+    pub(crate) fn node_placement_changed(&self, node: &k8s_openapi::api::core::v1::Node) -> bool {
+        let name = node.metadata.name.as_deref().unwrap_or_default();
+        let Some(old) = self.scheduler.nodes.get(name) else {
+            return true;
+        };
+        let mut new = NodeInfo::default();
+        node_info_from(&mut new, node);
+        old.labels != new.labels
+            || old.taints != new.taints
+            || old.unschedulable != new.unschedulable
+    }
+
     pub(crate) fn scheduler_observe_node(&mut self, ev: &WatchEvent) {
         let Object::Node(node) = &ev.object else {
             return;
@@ -397,10 +412,6 @@ impl Cluster {
         let tolerations = spec
             .and_then(|s| s.tolerations.as_ref())
             .unwrap_or(&no_tolerations);
-        let no_selector = BTreeMap::new();
-        let selector = spec
-            .and_then(|s| s.node_selector.as_ref())
-            .unwrap_or(&no_selector);
         let req = pod_requests(pod);
         let nz = nonzero(req);
         let unschedulable_taint = Taint {
@@ -427,7 +438,8 @@ impl Cluster {
                     t.key,
                     t.value.as_deref().unwrap_or("")
                 ));
-            } else if !selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)) {
+            } else if !spec.is_none_or(|s| crate::controllers::pod_matches_node(s, name, &n.labels))
+            {
                 reasons.push("node(s) didn't match Pod's node affinity/selector".to_string());
             } else {
                 resolvable = true;

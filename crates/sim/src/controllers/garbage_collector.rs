@@ -216,7 +216,7 @@ impl Cluster {
 }
 
 /// Whether the garbage collector can judge an owner reference. Owners of kinds no
-/// controller here runs yet (kube-proxy's DaemonSet) are taken as alive, never as
+/// controller here runs yet (a StatefulSet, say) are taken as alive, never as
 /// gone: upstream's collector retries an owner it cannot resolve rather than delete
 /// its dependents.
 pub(crate) fn owner_is_simulated(owner: &OwnerReference) -> bool {

@@ -2,6 +2,7 @@
 //! controller, each level-triggered. A controller is told which object to look at,
 //! never why; it reads the current state and sends its writes through the apiserver.
 
+pub mod daemonset;
 pub mod deployment;
 pub mod garbage_collector;
 pub mod namespace;
@@ -13,7 +14,7 @@ pub mod serviceaccount;
 use crate::cluster::{Cluster, Component, Timer};
 use crate::object::ObjectKey;
 use crate::time::SimDuration;
-use k8s_openapi::api::core::v1::{Pod, PodCondition};
+use k8s_openapi::api::core::v1::{NodeSelectorRequirement, Pod, PodCondition, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use std::collections::BTreeMap;
 
@@ -65,6 +66,67 @@ pub fn selector_matches(selector: &LabelSelector, labels: &BTreeMap<String, Stri
         }
     });
     labels_ok && exprs_ok
+}
+
+/// Whether a node passes the pod's nodeSelector and its required node affinity
+/// (component-helpers `nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)`): every
+/// nodeSelector label, and at least one nodeSelectorTerm whose matchExpressions (on
+/// labels) and matchFields (only `metadata.name` is supported, as upstream) all hold.
+pub fn pod_matches_node(
+    spec: &PodSpec,
+    node_name: &str,
+    labels: &BTreeMap<String, String>,
+) -> bool {
+    let selector_ok = spec
+        .node_selector
+        .iter()
+        .flatten()
+        .all(|(k, v)| labels.get(k) == Some(v));
+    let required = spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|na| {
+            na.required_during_scheduling_ignored_during_execution
+                .as_ref()
+        });
+    let affinity_ok = required.is_none_or(|sel| {
+        sel.node_selector_terms.iter().any(|term| {
+            let exprs = term.match_expressions.as_deref().unwrap_or(&[]);
+            let fields = term.match_fields.as_deref().unwrap_or(&[]);
+            // An empty term matches no node.
+            (!exprs.is_empty() || !fields.is_empty())
+                && exprs
+                    .iter()
+                    .all(|r| requirement_matches(r, labels.get(&r.key).map(String::as_str)))
+                && fields
+                    .iter()
+                    .all(|r| r.key == "metadata.name" && requirement_matches(r, Some(node_name)))
+        })
+    });
+    selector_ok && affinity_ok
+}
+
+fn requirement_matches(r: &NodeSelectorRequirement, value: Option<&str>) -> bool {
+    let values = r.values.as_deref().unwrap_or(&[]);
+    let int = |s: &str| s.parse::<i64>().ok();
+    match r.operator.as_str() {
+        "In" => value.is_some_and(|v| values.iter().any(|x| x == v)),
+        "NotIn" => value.is_none_or(|v| !values.iter().any(|x| x == v)),
+        "Exists" => value.is_some(),
+        "DoesNotExist" => value.is_none(),
+        "Gt" | "Lt" => match (value.and_then(int), values.first().and_then(|x| int(x))) {
+            (Some(v), Some(bound)) => {
+                if r.operator == "Gt" {
+                    v > bound
+                } else {
+                    v < bound
+                }
+            }
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// A pod's condition of the given type.

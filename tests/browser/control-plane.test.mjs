@@ -11,32 +11,22 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { openApp, screenshot, SCREENSHOT_DIR, waitForText, WAIT_MS } from './harness.mjs';
+import {
+  applyYaml,
+  openApp,
+  pollRobots,
+  robots,
+  runningIn,
+  screenshot,
+  SCREENSHOT_DIR,
+  waitForText,
+  WAIT_MS,
+  webDeployment,
+} from './harness.mjs';
 
 const REPLICAS = 3;
 
-const DEPLOYMENT = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: ${REPLICAS}
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          resources:
-            requests:
-              cpu: 100m
-              memory: 64Mi
-`;
+const DEPLOYMENT = webDeployment(REPLICAS);
 
 /** Real time to wait for the app to settle after an action. */
 const SETTLE_MS = 3_000;
@@ -64,8 +54,7 @@ test('control plane: a stopped scheduler leaves robots waiting until it starts',
     await waitForText(page, '#zone-notice', 'kube-scheduler stopped');
     await waitForText(page, '#kubectl-output', 'sim stop scheduler');
 
-    await page.fill('#yaml-editor', DEPLOYMENT);
-    await page.click('#apply-btn');
+    await applyYaml(page, DEPLOYMENT);
     await waitForText(page, '#apply-result', 'deployment.apps/web created');
 
     // A minute later the ReplicaSet has made its pods, but nobody placed them.
@@ -96,21 +85,5 @@ test('control plane: a stopped scheduler leaves robots waiting until it starts',
   assert.deepEqual(problems, [], 'console errors or page errors during the run');
 });
 
-async function robots(page) {
-  return JSON.parse(await page.evaluate(() => window.__warehouse.robots()));
-}
 
-/** Sum of Running robots over every zone. */
-function runningIn(counts) {
-  return Object.values(counts).reduce((sum, states) => sum + (states.Running ?? 0), 0);
-}
 
-async function pollRobots(page, done, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const snapshot = await robots(page);
-    if (done(snapshot)) return snapshot;
-    if (Date.now() >= deadline) return null;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -185,3 +185,56 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: file, fullPage: true, timeout: WAIT_MS });
   return file;
 }
+
+/** A Deployment `web` of nginx:1.27 robots requesting 100m CPU and 64Mi each. */
+export function webDeployment(replicas) {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          resources:
+            requests:
+              cpu: 100m
+              memory: 64Mi
+`;
+}
+
+/** Puts `yaml` in the editor and presses Apply. */
+export async function applyYaml(page, yaml) {
+  await page.fill('#yaml-editor', yaml);
+  await page.click('#apply-btn');
+}
+
+/** The test hook's robot counts: zone -> state -> count. */
+export async function robots(page) {
+  return JSON.parse(await page.evaluate(() => window.__warehouse.robots()));
+}
+
+/** Sum of Running robots over `zones` (all zones by default). */
+export function runningIn(counts, zones = Object.keys(counts)) {
+  return zones.reduce((sum, zone) => sum + (counts[zone]?.Running ?? 0), 0);
+}
+
+/** Polls the robot counts until `done(counts)` holds (resolves to them) or time runs out (null). */
+export async function pollRobots(page, done, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const snapshot = await robots(page);
+    if (done(snapshot)) return snapshot;
+    if (Date.now() >= deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

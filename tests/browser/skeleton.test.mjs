@@ -9,33 +9,23 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { openApp, screenshot, SCREENSHOT_DIR, waitForText, WAIT_MS } from './harness.mjs';
+import {
+  applyYaml,
+  openApp,
+  pollRobots,
+  robots,
+  runningIn,
+  screenshot,
+  SCREENSHOT_DIR,
+  waitForText,
+  WAIT_MS,
+  webDeployment,
+} from './harness.mjs';
 
 const WORKER_ZONES = ['zone-a', 'zone-b', 'zone-c'];
 const REPLICAS = 5;
 
-const DEPLOYMENT = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: ${REPLICAS}
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          resources:
-            requests:
-              cpu: 100m
-              memory: 64Mi
-`;
+const DEPLOYMENT = webDeployment(REPLICAS);
 
 const MALFORMED = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: [x\n';
 
@@ -125,19 +115,8 @@ test('skeleton: deploy, lose a zone, recover', { timeout: 180_000 }, async () =>
   assert.deepEqual(problems, [], 'console errors or page errors during the run');
 });
 
-async function applyYaml(page, yaml) {
-  await page.fill('#yaml-editor', yaml);
-  await page.click('#apply-btn');
-}
 
-async function robots(page) {
-  return JSON.parse(await page.evaluate(() => window.__warehouse.robots()));
-}
 
-/** Sum of Running robots over `zones` (all zones by default). */
-function runningIn(counts, zones = Object.keys(counts)) {
-  return zones.reduce((sum, zone) => sum + (counts[zone]?.Running ?? 0), 0);
-}
 
 /**
  * Clicks the `stepMs` advance button `minSteps` times, then keeps polling
@@ -158,12 +137,3 @@ async function advanceUntil(page, { stepMs, minSteps, maxSteps, what, done }) {
   assert.fail(`expected ${what} by t=${timeMs} ms; robots: ${JSON.stringify(last)}`);
 }
 
-async function pollRobots(page, done, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const snapshot = await robots(page);
-    if (done(snapshot)) return snapshot;
-    if (Date.now() >= deadline) return null;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -54,6 +54,8 @@ pub enum Action {
     Advance(SimDuration),
     /// `sim node kill NAME`, `sim node restart NAME`.
     Fault(Fault),
+    /// `sim node add NAME [--cpu N] [--memory Q] [--labels k=v,...] [--taint k=v:Effect]...`.
+    AddNode(warehouse_sim::NodeSpec),
     /// `sim user add NAME [--group GROUP]...`: a user in the simulated kubeconfig.
     AddUser { name: String, groups: Vec<String> },
     /// `sim why KIND/NAME [-n NAMESPACE]`.
@@ -257,7 +259,7 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -288,6 +290,7 @@ fn parse_sim(rest: &str) -> Action {
         }
         ["node", "kill", name] => Action::Fault(Fault::KillNode(name.to_string())),
         ["node", "restart", name] => Action::Fault(Fault::RestartNode(name.to_string())),
+        ["node", "add", name, options @ ..] => parse_node_add(name, options),
         [verb @ ("stop" | "start"), component] => match ControlPlaneComponent::parse(component) {
             Some(c) if *verb == "stop" => Action::Fault(Fault::StopComponent(c)),
             Some(c) => Action::Fault(Fault::StartComponent(c)),
@@ -353,6 +356,61 @@ fn parse_sim(rest: &str) -> Action {
     }
 }
 
+const NODE_ADD_USAGE: &str = "error: sim node add NAME [--cpu CORES] [--memory QUANTITY] [--labels k=v,...] [--taint key=value:Effect]...";
+
+/// `sim node add`: a worker with 4 CPUs and 8Gi unless told otherwise.
+fn parse_node_add(name: &str, options: &[&str]) -> Action {
+    let mut spec = warehouse_sim::NodeSpec::worker(name);
+    let mut it = options.iter();
+    while let Some(flag) = it.next() {
+        let Some(value) = it.next() else {
+            return Action::Invalid(NODE_ADD_USAGE.into());
+        };
+        match *flag {
+            "--cpu" => match warehouse_sim::quantity::cpu_millis(value) {
+                Some(m) if m > 0 && m <= 1_024_000 => spec.cpu_milli = m,
+                _ => return Action::Invalid(format!("error: invalid --cpu \"{value}\"")),
+            },
+            "--memory" => match warehouse_sim::quantity::bytes(value) {
+                Some(b) if b > 0 && b <= 64 << 40 => spec.memory_bytes = b,
+                _ => return Action::Invalid(format!("error: invalid --memory \"{value}\"")),
+            },
+            "--labels" => {
+                for pair in value.split(',') {
+                    match pair.split_once('=') {
+                        Some((k, v)) if !k.is_empty() => {
+                            spec.labels.insert(k.to_string(), v.to_string());
+                        }
+                        _ => {
+                            return Action::Invalid(format!(
+                                "error: invalid label \"{pair}\"; use key=value"
+                            ))
+                        }
+                    }
+                }
+            }
+            "--taint" => {
+                let parsed = value
+                    .rsplit_once(':')
+                    .map(|(kv, effect)| match kv.split_once('=') {
+                        Some((k, v)) => (k.to_string(), v.to_string(), effect.to_string()),
+                        None => (kv.to_string(), String::new(), effect.to_string()),
+                    });
+                match parsed {
+                    Some(t) if !t.0.is_empty() => spec.taints.push(t),
+                    _ => {
+                        return Action::Invalid(format!(
+                            "error: invalid taint \"{value}\"; use key=value:Effect"
+                        ))
+                    }
+                }
+            }
+            _ => return Action::Invalid(NODE_ADD_USAGE.into()),
+        }
+    }
+    Action::AddNode(spec)
+}
+
 /// Shell operators scripts do not have. A kubectl line holding one as a word gets
 /// an error instead of a confusing kubectl message.
 const SHELL_OPERATORS: &[&str] = &["|", "||", "&&", ";", ">", ">>", "<", "2>&1", "&"];
@@ -396,6 +454,14 @@ pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> Co
         Action::EtcdSnapshotRestore(name) => {
             sim_result(session.cluster.etcd_snapshot_restore(name))
         }
+        Action::AddNode(spec) => match session.cluster.add_node(spec.clone()) {
+            Ok(msg) => {
+                let mut out = CommandOutput::new();
+                out.out_line(msg);
+                out
+            }
+            Err(e) => CommandOutput::error(format!("error: {e}")),
+        },
         Action::AddUser { name, groups } => {
             let token = session.cluster.add_user(name, groups);
             let mut out = CommandOutput::new();

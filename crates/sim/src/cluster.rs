@@ -32,6 +32,9 @@ pub struct NodeSpec {
     pub memory_bytes: u64,
     pub max_pods: u32,
     pub labels: BTreeMap<String, String>,
+    /// Extra taints as (key, value, effect), besides the control-plane one.
+    #[serde(default)]
+    pub taints: Vec<(String, String, String)>,
 }
 
 impl NodeSpec {
@@ -43,6 +46,7 @@ impl NodeSpec {
             memory_bytes: 8 * 1024 * 1024 * 1024,
             max_pods: 110,
             labels: BTreeMap::new(),
+            taints: Vec::new(),
         }
     }
     pub fn control_plane(name: &str) -> NodeSpec {

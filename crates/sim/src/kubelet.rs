@@ -30,6 +30,16 @@ pub const LEASE_DURATION_SECONDS: i32 = 40;
 /// Time to set up a pod sandbox (network namespace, pause container).
 pub const SANDBOX_MS: u64 = 400;
 
+/// The most nodes a cluster holds: one /24 pod range each in 10.244.0.0/14.
+pub const MAX_NODES: usize = 1024;
+
+/// The first three octets of node `index`'s /24 pod range. The first 256 nodes get
+/// 10.244.0.0/16 (kubeadm's usual `--pod-network-cidr`), larger clusters continue
+/// into 10.245–10.247.
+pub fn pod_subnet(index: u32) -> String {
+    format!("10.{}.{}", 244 + index / 256, index % 256)
+}
+
 /// What the runtime on one node is doing with one pod.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RuntimePod {
@@ -141,6 +151,14 @@ impl Cluster {
             });
         }
         labels.extend(spec.labels.clone());
+        for (key, value, effect) in &spec.taints {
+            taints.push(Taint {
+                key: key.clone(),
+                value: (!value.is_empty()).then(|| value.clone()),
+                effect: effect.clone(),
+                ..Default::default()
+            });
+        }
         let now = self.now.to_k8s();
         let resources: BTreeMap<String, Quantity> = [
             ("cpu", format!("{}", spec.cpu_milli as f64 / 1000.0)),
@@ -163,8 +181,8 @@ impl Cluster {
                 ..Default::default()
             },
             spec: Some(CoreNodeSpec {
-                pod_cidr: Some(format!("10.244.{index}.0/24")),
-                pod_cidrs: Some(vec![format!("10.244.{index}.0/24")]),
+                pod_cidr: Some(format!("{}.0/24", pod_subnet(index))),
+                pod_cidrs: Some(vec![format!("{}.0/24", pod_subnet(index))]),
                 taints: (!taints.is_empty()).then_some(taints),
                 ..Default::default()
             }),
@@ -240,6 +258,45 @@ impl Cluster {
             .get(node)
             .map(|k| k.pods.keys().cloned().collect())
             .unwrap_or_default()
+    }
+
+    /// Joins a new node to the cluster, as `kubeadm join` and its kubelet's
+    /// registration do: a Node, its Lease, a pod CIDR, and a running kubelet.
+    pub fn add_node(&mut self, spec: NodeSpec) -> Result<String, SimError> {
+        if !crate::apiserver::is_dns1123_subdomain(&spec.name) {
+            return Err(SimError(format!(
+                "invalid node name \"{}\": a lowercase RFC 1123 subdomain is required",
+                spec.name
+            )));
+        }
+        if self.kubelets.contains_key(&spec.name) {
+            return Err(SimError(format!("node \"{}\" already exists", spec.name)));
+        }
+        if self.node_cidrs.len() >= MAX_NODES {
+            return Err(SimError(format!(
+                "this simulated cluster holds at most {MAX_NODES} nodes"
+            )));
+        }
+        for (_, _, effect) in &spec.taints {
+            if !matches!(
+                effect.as_str(),
+                "NoSchedule" | "PreferNoSchedule" | "NoExecute"
+            ) {
+                return Err(SimError(format!(
+                    "invalid taint effect \"{effect}\": must be NoSchedule, PreferNoSchedule or NoExecute"
+                )));
+            }
+        }
+        if self.connect().is_err() {
+            return Err(SimError(
+                "the node cannot register: the apiserver is not running".into(),
+            ));
+        }
+        self.current_cause = crate::trace::Cause::User;
+        let index = self.node_cidrs.values().max().map_or(0, |m| m + 1);
+        self.node_cidrs.insert(spec.name.clone(), index);
+        self.register_node(&spec);
+        Ok(format!("node \"{}\" added", spec.name))
     }
 
     pub(crate) fn kubelet_renew_lease(&mut self, node: &str) {
@@ -560,7 +617,7 @@ impl Cluster {
         // Host addresses .2 to .254 of the node's /24, then wrap around.
         let host = *next;
         *next = if host >= 254 { 2 } else { host + 1 };
-        format!("10.244.{index}.{host}")
+        format!("{}.{host}", pod_subnet(index))
     }
 
     pub(crate) fn kubelet_containers_started(&mut self, node: &str, key: &ObjectKey, uid: &str) {

@@ -534,3 +534,40 @@ fn each_request_records_the_stages_it_passed() {
     assert_eq!(refused.stages.last(), Some(&(Stage::Validation, false)));
     assert_eq!(refused.stages.len(), 4);
 }
+
+#[test]
+fn pod_ranges_stay_valid_past_256_nodes_and_nodes_can_join() {
+    let mut c = Cluster::new(1, Topology::with_workers(300));
+    let cidr = |c: &Cluster, n: &str| {
+        c.get(Kind::Node, "", n)
+            .unwrap()
+            .as_node()
+            .unwrap()
+            .spec
+            .as_ref()
+            .unwrap()
+            .pod_cidr
+            .clone()
+            .unwrap()
+    };
+    assert_eq!(cidr(&c, "zone-1"), "10.244.1.0/24");
+    assert_eq!(cidr(&c, "zone-300"), "10.245.44.0/24");
+    let mut spec = warehouse_sim::NodeSpec::worker("late");
+    spec.taints
+        .push(("dedicated".into(), "gpu".into(), "NoSchedule".into()));
+    c.add_node(spec.clone()).unwrap();
+    assert!(c.add_node(spec).is_err(), "names are unique");
+    assert_eq!(cidr(&c, "late"), "10.245.45.0/24");
+    let late = c.get(Kind::Node, "", "late").unwrap();
+    let taints = late
+        .as_node()
+        .unwrap()
+        .spec
+        .as_ref()
+        .unwrap()
+        .taints
+        .clone()
+        .unwrap();
+    assert_eq!(taints[0].key, "dedicated");
+    assert_eq!(taints[0].effect, "NoSchedule");
+}

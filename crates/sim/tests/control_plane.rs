@@ -19,24 +19,6 @@ fn web_pods(c: &Cluster, state: RobotState) -> usize {
         .count()
 }
 
-fn node_ready(c: &Cluster, name: &str) -> String {
-    let node = c.list(Kind::Node, None);
-    let n = node.iter().find(|o| o.name() == name).unwrap();
-    n.as_node()
-        .unwrap()
-        .status
-        .as_ref()
-        .unwrap()
-        .conditions
-        .as_ref()
-        .unwrap()
-        .iter()
-        .find(|c| c.type_ == "Ready")
-        .unwrap()
-        .status
-        .clone()
-}
-
 fn pod(c: &Cluster, name: &str) -> k8s_openapi::api::core::v1::Pod {
     c.list(Kind::Pod, Some("kube-system"))
         .into_iter()

@@ -91,37 +91,12 @@ fn killed_zone_goes_not_ready_after_grace_period_and_pods_are_replaced_after_evi
 
     // Within the 50 s grace period the control plane still believes the node is fine.
     c.advance(SimDuration::secs(30));
-    let node = c.get(Kind::Node, "", &victim).unwrap();
-    let ready = |o: &Object| {
-        o.as_node()
-            .unwrap()
-            .status
-            .as_ref()
-            .unwrap()
-            .conditions
-            .as_ref()
-            .unwrap()
-            .iter()
-            .find(|c| c.type_ == "Ready")
-            .unwrap()
-            .status
-            .clone()
-    };
-    assert_eq!(ready(&node), "True");
+    assert_eq!(node_ready(&c, &victim), "True");
 
     // After it: Ready=Unknown, unreachable taints, pods not ready.
     c.advance(SimDuration::secs(40));
-    let node = c.get(Kind::Node, "", &victim).unwrap();
-    assert_eq!(ready(&node), "Unknown");
-    let taints = node
-        .as_node()
-        .unwrap()
-        .spec
-        .as_ref()
-        .unwrap()
-        .taints
-        .clone()
-        .unwrap();
+    assert_eq!(node_ready(&c, &victim), "Unknown");
+    let taints = node_taints(&c, &victim);
     assert!(taints
         .iter()
         .any(|t| t.key == "node.kubernetes.io/unreachable" && t.effect == "NoExecute"));
@@ -147,16 +122,8 @@ fn killed_zone_goes_not_ready_after_grace_period_and_pods_are_replaced_after_evi
     c.advance(SimDuration::secs(20));
     assert_eq!(count(&c, &victim, RobotState::Terminating), 0);
     assert_eq!(c.list(Kind::Pod, Some("default")).len(), 5);
-    let node = c.get(Kind::Node, "", &victim).unwrap();
-    assert_eq!(ready(&node), "True");
-    assert!(node
-        .as_node()
-        .unwrap()
-        .spec
-        .as_ref()
-        .unwrap()
-        .taints
-        .is_none());
+    assert_eq!(node_ready(&c, &victim), "True");
+    assert!(node_taints(&c, &victim).is_empty());
 }
 
 #[test]
@@ -558,16 +525,7 @@ fn pod_ranges_stay_valid_past_256_nodes_and_nodes_can_join() {
     c.add_node(spec.clone()).unwrap();
     assert!(c.add_node(spec).is_err(), "names are unique");
     assert_eq!(cidr(&c, "late"), "10.245.45.0/24");
-    let late = c.get(Kind::Node, "", "late").unwrap();
-    let taints = late
-        .as_node()
-        .unwrap()
-        .spec
-        .as_ref()
-        .unwrap()
-        .taints
-        .clone()
-        .unwrap();
+    let taints = node_taints(&c, "late");
     assert_eq!(taints[0].key, "dedicated");
     assert_eq!(taints[0].effect, "NoSchedule");
 }

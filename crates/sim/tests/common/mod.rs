@@ -36,3 +36,21 @@ pub fn cluster_with(manifest: &str) -> Cluster {
     create(&mut c, manifest);
     c
 }
+
+/// The status of node `name`'s Ready condition ("True", "False", "Unknown").
+pub fn node_ready(c: &Cluster, name: &str) -> String {
+    let node = c.get(warehouse_sim::Kind::Node, "", name).unwrap();
+    warehouse_sim::controllers::node_lifecycle::node_ready_status(node.as_node().unwrap())
+        .to_string()
+}
+
+/// Node `name`'s taints (empty when it has none).
+pub fn node_taints(c: &Cluster, name: &str) -> Vec<k8s_openapi::api::core::v1::Taint> {
+    let node = c.get(warehouse_sim::Kind::Node, "", name).unwrap();
+    node.as_node()
+        .unwrap()
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.clone())
+        .unwrap_or_default()
+}

@@ -11,6 +11,7 @@ const SUPPORTED: &[&str] = &[
     "auth",
     "create",
     "delete",
+    "describe",
     "get",
     "replace",
 ];
@@ -283,6 +284,8 @@ pub enum Command {
     ApiResources(Vec<String>),
     /// `kubectl auth can-i|whoami`, with the whole command line (auth.rs parses it).
     Auth(Vec<String>),
+    /// `kubectl describe`, with the whole command line (describe.rs parses it).
+    Describe(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -296,6 +299,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         }
         Some("api-resources") => return Ok(Command::ApiResources(args.to_vec())),
         Some("auth") => return Ok(Command::Auth(args.to_vec())),
+        Some("describe") => return Ok(Command::Describe(args.to_vec())),
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(
@@ -558,6 +562,6 @@ mod tests {
 
     #[test]
     fn real_commands_not_simulated_yet_say_so() {
-        assert!(err("describe pod x").contains("not available in this simulated cluster"));
+        assert!(err("top pods").contains("not available in this simulated cluster"));
     }
 }

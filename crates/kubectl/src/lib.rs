@@ -15,6 +15,7 @@ mod cli;
 mod componentstatus;
 mod create;
 mod delete;
+mod describe;
 mod errors;
 mod get;
 pub mod humanize;
@@ -25,6 +26,7 @@ mod raw;
 pub mod script;
 pub mod selector;
 pub mod table;
+mod tabwriter;
 pub mod yaml;
 
 use warehouse_sim::{ApiError, Caller, Cluster, Kind};
@@ -214,6 +216,7 @@ impl Session {
             cli::Command::Delete(d) => delete::run(&mut self.cluster, &ctx, d),
             cli::Command::ApiResources(a) => api_resources::run(&a),
             cli::Command::Auth(a) => auth::run(&self.cluster, &ctx, &a),
+            cli::Command::Describe(a) => describe::run(&self.cluster, &ctx, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
         }

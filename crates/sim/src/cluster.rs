@@ -485,6 +485,15 @@ impl Cluster {
             .ok_or_else(|| ApiError::not_found(&kind.qualified_plural(), name))
     }
 
+    /// The pods bound to `node` (the store's node index, as a `spec.nodeName` field
+    /// selector reads it), ordered by namespace and name.
+    pub fn pods_on_node(&self, node: &str) -> Vec<Object> {
+        self.store
+            .pods_on_node(node)
+            .filter_map(|k| self.store.get(k).cloned())
+            .collect()
+    }
+
     /// Lists objects of a kind, in one namespace or (None) all, ordered by namespace
     /// and name.
     pub fn list(&self, kind: Kind, namespace: Option<&str>) -> Vec<Object> {

@@ -6,6 +6,7 @@ use crate::control_plane::ComponentList;
 use crate::editor::Editor;
 use crate::i18n::{Key, Names, Tr};
 use crate::legend::Legend;
+use crate::requests::RequestLog;
 use crate::state::{Action, AppState};
 use crate::terminal::TerminalBox;
 use crate::test_hook;
@@ -74,6 +75,7 @@ pub fn App() -> Html {
                     <ZoneList view={state.view.clone()} notice={state.notice.clone()} {tr}
                               dispatch={dispatch.clone()} />
                     <ComponentList view={state.view.clone()} {tr} dispatch={dispatch.clone()} />
+                    <RequestLog view={state.view.clone()} {tr} />
                 </div>
                 <div class="side">
                     <Editor yaml={state.yaml.clone()} result={state.apply_result.clone()} {tr}

@@ -75,6 +75,8 @@ pub enum Key {
     Scheduler,
     ControllerManager,
     ComponentsHeading,
+    RequestsHeading,
+    RequestsHint,
     ComponentRunning,
     ComponentStopped,
     StopComponent,
@@ -116,6 +118,48 @@ impl Tr {
     /// A label that reads the same in both vocabularies.
     fn both(self, en: &'static str, ru: &'static str) -> &'static str {
         self.pick([en, en, ru, ru])
+    }
+
+    /// A request pipeline stage's name (`Stage::as_str` in, label out).
+    pub fn stage(self, stage: &str) -> &'static str {
+        match stage {
+            "authentication" => self.pick([
+                "who are you? (authentication)",
+                "authentication",
+                "кто вы? (аутентификация)",
+                "аутентификация",
+            ]),
+            "authorization" => self.pick([
+                "may you? (authorization)",
+                "authorization",
+                "можно ли вам? (авторизация)",
+                "авторизация",
+            ]),
+            "mutating admission" => self.pick([
+                "defaults filled in (mutating admission)",
+                "mutating admission",
+                "заполнение по умолчанию (изменяющий контроль допуска)",
+                "изменяющий контроль допуска",
+            ]),
+            "validation" => self.pick([
+                "is it valid? (validation)",
+                "validation",
+                "всё ли верно? (валидация)",
+                "валидация",
+            ]),
+            "validating admission" => self.pick([
+                "policy checks (validating admission)",
+                "validating admission",
+                "правила склада (проверяющий контроль допуска)",
+                "проверяющий контроль допуска",
+            ]),
+            _ => self.pick([
+                "written to the ledger vault (etcd)",
+                "etcd",
+                "запись в хранилище книги учёта (etcd)",
+                "etcd",
+            ]),
+        }
     }
 
     pub fn t(self, key: Key) -> &'static str {
@@ -212,6 +256,29 @@ impl Tr {
                 "Control-plane components",
                 "Персонал конторы",
                 "Компоненты плоскости управления",
+            ]),
+            Key::RequestsHeading => self.pick([
+                "Reception desk log",
+                "API server requests",
+                "Журнал стойки приёма",
+                "Запросы к API-серверу",
+            ]),
+            Key::RequestsHint => self.pick([
+                "Every change passes reception's checks in order: who are you, may you, \
+                 fill in defaults, is it valid, policy checks, then the ledger vault. \
+                 Times are a model of a small healthy cluster; the simulation itself \
+                 answers at once.",
+                "Each write passes authentication, authorization, mutating admission, \
+                 validation, validating admission, then etcd. Latencies are a model of a \
+                 small healthy cluster; the simulated apiserver answers at once.",
+                "Каждое изменение проходит проверки стойки по порядку: кто вы, можно ли \
+                 вам, заполнение значений по умолчанию, правильность, правила, затем \
+                 хранилище книги учёта. Время — модель небольшого исправного кластера; \
+                 сама симуляция отвечает сразу.",
+                "Каждая запись проходит аутентификацию, авторизацию, изменяющий контроль \
+                 допуска, валидацию, проверяющий контроль допуска, затем etcd. Задержки — \
+                 модель небольшого исправного кластера; симулированный API-сервер \
+                 отвечает сразу.",
             ]),
             Key::ComponentRunning => self.pick(["at work", "running", "на месте", "работает"]),
             Key::ComponentStopped => self.pick(["stopped", "stopped", "остановлен", "остановлен"]),

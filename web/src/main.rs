@@ -7,6 +7,7 @@ mod control_plane;
 mod editor;
 mod i18n;
 mod legend;
+mod requests;
 mod state;
 mod terminal;
 mod test_hook;

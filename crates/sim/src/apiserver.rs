@@ -58,6 +58,19 @@ pub struct RequestRecord {
     /// The stages the request went through, in upstream order, each with its verdict.
     /// A refused request ends at the stage that refused it.
     pub stages: Vec<(Stage, bool)>,
+    /// Modelled time each stage took, in microseconds, parallel to `stages`
+    /// ([`Stage::model_micros`]). The simulated apiserver itself answers within the
+    /// same simulated instant: this is what the request would have cost, for the
+    /// reception desk's animation and its latency column.
+    #[serde(default)]
+    pub micros: Vec<u32>,
+}
+
+impl RequestRecord {
+    /// The modelled latency of the whole request, in microseconds.
+    pub fn latency_micros(&self) -> u32 {
+        self.micros.iter().sum()
+    }
 }
 
 /// The stages of the apiserver's request pipeline, in order (the reception desk's
@@ -115,6 +128,27 @@ impl Stage {
     }
 
     /// The verdicts of a request that passed every stage up to `failed` (or all).
+    /// The latency model: how long this stage takes for one write, in microseconds.
+    ///
+    /// The figures are orders of magnitude from a healthy small cluster, not
+    /// measurements: an authentication cache hit and an RBAC check cost tens of
+    /// microseconds, admission and validation of one object under a tenth of a
+    /// millisecond, and the etcd write dominates: a WAL fsync on an SSD (about 1.5 ms)
+    /// plus, with more than one member, one round trip to the followers for the Raft
+    /// commit (about 0.5 ms). A refused request still spends the time of the stage
+    /// that refused it.
+    pub fn model_micros(self, etcd_members: usize) -> u32 {
+        match self {
+            Stage::Authentication => 30,
+            Stage::Authorization => 20,
+            Stage::MutatingAdmission => 80,
+            Stage::Validation => 60,
+            Stage::ValidatingAdmission => 40,
+            Stage::Storage if etcd_members > 1 => 2_000,
+            Stage::Storage => 1_500,
+        }
+    }
+
     pub fn verdicts(failed: Option<Stage>) -> Vec<(Stage, bool)> {
         Stage::ALL
             .into_iter()
@@ -204,13 +238,15 @@ impl Cluster {
     pub(crate) fn create_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
         self.connect_as()?;
         self.current_actor = actor.username();
+        // What was asked for, for the record of a refused request.
+        let attempted = obj.key();
         let result = self.admit_create(&mut obj).and_then(|()| {
             self.check_storage()?;
             let ev = self.store.create(obj)?;
             self.dispatch(&ev);
             Ok(ev.object)
         });
-        self.record_request(&actor, "create", &result, None);
+        self.record_request(&actor, "create", &result, Some(&attempted));
         result
     }
 
@@ -248,6 +284,7 @@ impl Cluster {
     pub(crate) fn update_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
         self.connect_as()?;
         self.current_actor = actor.username();
+        let attempted = obj.key();
         let result = self.admit_update(&mut obj).and_then(|()| {
             self.check_storage()?;
             let key = obj.key();
@@ -263,7 +300,7 @@ impl Cluster {
             self.dispatch(&ev);
             Ok(ev.object)
         });
-        self.record_request(&actor, "update", &result, None);
+        self.record_request(&actor, "update", &result, Some(&attempted));
         result
     }
 
@@ -432,6 +469,12 @@ impl Cluster {
             ),
             (Err(_), None) => (String::new(), String::new(), String::new()),
         };
+        let stages = Stage::verdicts(result.as_ref().err().map(Stage::of_error));
+        let members = self.etcd.members();
+        let micros = stages
+            .iter()
+            .map(|(stage, _)| stage.model_micros(members))
+            .collect();
         let record = RequestRecord {
             at: self.now,
             user: actor.username(),
@@ -444,7 +487,8 @@ impl Cluster {
                 Ok(_) => 200,
                 Err(e) => e.code(),
             },
-            stages: Stage::verdicts(result.as_ref().err().map(Stage::of_error)),
+            stages,
+            micros,
         };
         self.record(record);
     }

@@ -507,7 +507,7 @@ impl Cluster {
     }
 
     /// Recent apiserver requests, oldest first.
-    pub fn requests(&self) -> impl Iterator<Item = &RequestRecord> {
+    pub fn requests(&self) -> impl DoubleEndedIterator<Item = &RequestRecord> {
         self.requests.iter()
     }
 

@@ -42,7 +42,9 @@ pub use manifest::{decode_manifests, ManifestError, ManifestErrorKind};
 pub use object::{Kind, Object, ObjectKey};
 pub use snapshot::SnapshotError;
 pub use time::{parse_duration, SimDuration, SimTime};
-pub use view::{ClusterView, ComponentView, NodeView, PodView, RobotState, ZoneHealth};
+pub use view::{
+    ClusterView, ComponentView, NodeView, PodView, RequestView, RobotState, ZoneHealth,
+};
 
 /// The Kubernetes version the simulated cluster reports (`kubectl get nodes` VERSION).
 pub const KUBERNETES_VERSION: &str = "v1.37.0";

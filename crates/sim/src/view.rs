@@ -113,6 +113,29 @@ pub struct ClusterView {
     pub unscheduled: Vec<PodView>,
     /// The store's current revision (etcd's global revision).
     pub revision: u64,
+    /// The latest writes the apiserver answered, newest first (at most
+    /// [`REQUESTS_IN_VIEW`]): the reception desk's log.
+    pub requests: Vec<RequestView>,
+}
+
+/// How many recent requests a [`ClusterView`] carries.
+pub const REQUESTS_IN_VIEW: usize = 8;
+
+/// One apiserver request as the reception desk shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestView {
+    pub at_ms: u64,
+    pub user: String,
+    pub verb: &'static str,
+    /// `deployments/web`; empty when a create was refused before it had a name.
+    pub target: String,
+    pub namespace: String,
+    /// The HTTP status code of the answer.
+    pub code: u16,
+    /// Each stage passed through: its name, its verdict and its modelled time in µs.
+    pub stages: Vec<(&'static str, bool, u32)>,
+    /// The modelled latency of the whole request, in µs.
+    pub latency_micros: u32,
 }
 
 impl ClusterView {
@@ -255,6 +278,30 @@ impl Cluster {
             nodes,
             unscheduled,
             revision: self.store.revision(),
+            requests: self
+                .requests()
+                .rev()
+                .take(REQUESTS_IN_VIEW)
+                .map(|r| RequestView {
+                    at_ms: r.at.0,
+                    user: r.user.clone(),
+                    verb: r.verb,
+                    target: if r.name.is_empty() {
+                        r.resource.clone()
+                    } else {
+                        format!("{}/{}", r.resource, r.name)
+                    },
+                    namespace: r.namespace.clone(),
+                    code: r.code,
+                    stages: r
+                        .stages
+                        .iter()
+                        .zip(r.micros.iter().chain(std::iter::repeat(&0)))
+                        .map(|((stage, ok), us)| (stage.as_str(), *ok, *us))
+                        .collect(),
+                    latency_micros: r.latency_micros(),
+                })
+                .collect(),
         }
     }
 }

@@ -500,6 +500,31 @@ fn each_request_records_the_stages_it_passed() {
     assert_eq!(refused.code, 422);
     assert_eq!(refused.stages.last(), Some(&(Stage::Validation, false)));
     assert_eq!(refused.stages.len(), 4);
+    // A refused create still names what it asked for.
+    assert_eq!(
+        (refused.resource.as_str(), refused.name.as_str()),
+        ("deployments", "web")
+    );
+    // The latency model: one figure per stage passed, the etcd write dominating, and
+    // a replicated etcd commit costing a round trip more than a single member.
+    assert_eq!(ok.micros.len(), ok.stages.len());
+    assert_eq!(refused.micros.len(), 4);
+    assert!(refused.latency_micros() < ok.latency_micros());
+    let single = ok.latency_micros();
+    let mut three = Cluster::new(1, Topology::default().with_etcd_members(3));
+    three
+        .create(decode_manifests(WEB).unwrap().remove(0))
+        .unwrap();
+    let replicated = three.requests().last().unwrap().latency_micros();
+    assert!(replicated > single, "{replicated} > {single}");
+    // The view carries the newest requests first, with their stages and times.
+    let view = c.view();
+    assert_eq!(view.requests[0].code, 422);
+    assert_eq!(view.requests[0].target, "deployments/web");
+    assert_eq!(
+        view.requests[0].stages.last().map(|s| (s.0, s.1)),
+        Some(("validation", false))
+    );
 }
 
 #[test]

@@ -290,6 +290,21 @@ pub struct Cluster {
     pub(crate) control_plane: ControlPlane,
     /// etcd's members beyond the first, its leader, and its saved snapshots.
     pub(crate) etcd: crate::etcd::EtcdCluster,
+    /// What the simulation has done so far (see [`Work`]).
+    #[serde(default)]
+    pub(crate) work: Work,
+}
+
+/// Counts of the simulation's units of work, for tests and benchmarks that check the
+/// cost follows what happens rather than how many objects exist.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Work {
+    /// Timers that fired (heartbeats, monitors, back-offs, component wake-ups).
+    pub timers_fired: u64,
+    /// Keys put on a component's work queue (each is one reconcile).
+    pub keys_enqueued: u64,
+    /// Writes to the store (etcd's revision).
+    pub writes: u64,
 }
 
 /// How many apiserver requests the cluster remembers for the UI.
@@ -306,6 +321,7 @@ impl Cluster {
         let mut c = Cluster {
             seed,
             etcd: crate::etcd::EtcdCluster::new(members),
+            work: Work::default(),
             topology: topology.clone().with_etcd_members(members),
             now: SimTime(0),
             rng: SimRng::new(seed),
@@ -374,6 +390,7 @@ impl Cluster {
             }
             self.timers.pop();
             fired += 1;
+            self.work.timers_fired += 1;
             self.now = at;
             if let Some((timer, cause)) = self.timer_payloads.remove(&seq) {
                 self.current_cause = match (&timer, cause) {
@@ -506,6 +523,14 @@ impl Cluster {
         Ok(self.store.events_since(revision)?.cloned().collect())
     }
 
+    /// The work done so far: timers fired, reconciles queued, writes.
+    pub fn work(&self) -> Work {
+        Work {
+            writes: self.store.revision(),
+            ..self.work
+        }
+    }
+
     /// Recent apiserver requests, oldest first.
     pub fn requests(&self) -> impl DoubleEndedIterator<Item = &RequestRecord> {
         self.requests.iter()
@@ -561,6 +586,7 @@ impl Cluster {
             },
             None => self.current_cause.clone(),
         };
+        self.work.keys_enqueued += 1;
         let q = self.queues.entry(component.clone()).or_default();
         q.causes.insert(key.clone(), cause);
         q.keys.insert(key);

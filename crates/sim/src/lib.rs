@@ -33,7 +33,7 @@ pub mod watch;
 
 pub use apiserver::{DeleteOptions, Propagation};
 pub use auth::{Attributes, Caller};
-pub use cluster::{Cluster, Fault, NodeSpec, Topology};
+pub use cluster::{Cluster, Fault, NodeSpec, Topology, Work};
 pub use control_plane::{ConnectionRefused, ControlPlaneComponent};
 pub use error::{ApiError, SimError, StatusReason};
 pub use etcd::EtcdMemberStatus;

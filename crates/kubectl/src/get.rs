@@ -9,6 +9,10 @@ use crate::{table, yaml, CommandOutput, Context};
 use std::collections::BTreeMap;
 use warehouse_sim::{Cluster, Kind, Object, StatusReason};
 
+/// The warning the apiserver sends with every core/v1 Endpoints request (v1.33+).
+pub(crate) const ENDPOINTS_DEPRECATED: &str =
+    "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice";
+
 /// What one resource argument asks for: a kind and names (none: the whole list).
 pub(crate) struct ResourceArg {
     pub kind: Kind,
@@ -219,6 +223,10 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
         && !args.args.iter().any(|a| a.contains(','));
 
     let mut out = CommandOutput::new();
+    // The apiserver's deprecation warning for core/v1 Endpoints, on every request.
+    if requests.iter().any(|r| r.kind == Kind::Endpoints) {
+        out.err_line(ENDPOINTS_DEPRECATED);
+    }
     match output {
         Output::Table { wide } => {
             let kinds: Vec<Kind> = objects.iter().map(Object::kind).collect();

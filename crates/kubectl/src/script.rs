@@ -65,6 +65,9 @@ pub enum Action {
     },
     /// `sim config etcd-members N`: etcd with N members (before anything else).
     ConfigureEtcdMembers(usize),
+    /// `sim config max-endpoints-per-slice N`: the controller manager's
+    /// `--max-endpoints-per-slice`.
+    ConfigureMaxEndpointsPerSlice(usize),
     /// `sim etcd status`: the members, the leader and the quorum.
     EtcdStatus,
     /// `sim etcd snapshot save NAME` (`etcdctl snapshot save`).
@@ -259,7 +262,7 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -345,8 +348,14 @@ fn parse_sim(rest: &str) -> Action {
                 "error: sim config etcd-members needs a number of members, e.g. 3 (got \"{n}\")"
             )),
         },
+        ["config", "max-endpoints-per-slice", n] => match n.parse::<usize>() {
+            Ok(n) => Action::ConfigureMaxEndpointsPerSlice(n),
+            Err(_) => Action::Invalid(format!(
+                "error: sim config max-endpoints-per-slice needs a number, e.g. 5 (got \"{n}\")"
+            )),
+        },
         ["config", ..] => Action::Invalid(
-            "error: the only sim config setting is etcd-members, e.g. sim config etcd-members 3"
+            "error: the sim config settings are etcd-members N and max-endpoints-per-slice N, e.g. sim config etcd-members 3"
                 .into(),
         ),
         [] => Action::Invalid(format!("error: sim needs a command: {SIM_USAGE}")),
@@ -443,6 +452,16 @@ pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> Co
         },
         Action::Why { target, namespace } => why(session, target, namespace.as_deref()),
         Action::ConfigureEtcdMembers(n) => sim_result(session.cluster.configure_etcd_members(*n)),
+        Action::ConfigureMaxEndpointsPerSlice(n) => {
+            match session.cluster.set_max_endpoints_per_slice(*n) {
+                Ok(msg) => {
+                    let mut out = CommandOutput::new();
+                    out.out_line(msg);
+                    out
+                }
+                Err(e) => CommandOutput::error(format!("error: {e}")),
+            }
+        }
         Action::EtcdStatus => {
             let mut out = CommandOutput::new();
             for line in session.cluster.etcd_status().lines() {

@@ -565,6 +565,7 @@ impl Cluster {
         self.admission_mutate(obj)?;
         validate(obj)?;
         self.admission_validate(obj, None)?;
+        self.allocate_service_addresses(obj, None)?;
         let uid = self.rng.uid();
         let now = self.now.to_k8s();
         let meta = obj.meta_mut();
@@ -618,6 +619,7 @@ impl Cluster {
         validate(obj)?;
         check_immutable(&old, obj)?;
         self.admission_validate(obj, Some(&old))?;
+        self.allocate_service_addresses(obj, Some(&old))?;
         let old_meta = old.meta();
         let spec_changed = !same_spec(&old, obj);
         let meta = obj.meta_mut();
@@ -1013,9 +1015,9 @@ fn qos_class(spec: Option<&PodSpec>) -> String {
 }
 
 /// A validation failure: the field path and the message, as upstream's field.Error.
-struct FieldError(String);
+pub(crate) struct FieldError(pub(crate) String);
 
-fn invalid(obj: &Object, errors: Vec<FieldError>) -> ApiError {
+pub(crate) fn invalid(obj: &Object, errors: Vec<FieldError>) -> ApiError {
     let kind = obj.kind();
     let qualified = if kind.group().is_empty() {
         kind.as_str().to_string()

@@ -124,6 +124,8 @@ pub enum Component {
     DeploymentController,
     ReplicaSetController,
     DaemonSetController,
+    EndpointSliceController,
+    EndpointsController,
     GarbageCollector,
     NamespaceController,
     ServiceAccountController,
@@ -141,6 +143,8 @@ impl Component {
             Component::DeploymentController => Actor::Controller("deployment-controller"),
             Component::ReplicaSetController => Actor::Controller("replicaset-controller"),
             Component::DaemonSetController => Actor::Controller("daemonset-controller"),
+            Component::EndpointSliceController => Actor::Controller("endpointslice-controller"),
+            Component::EndpointsController => Actor::Controller("endpoint-controller"),
             Component::GarbageCollector => Actor::Controller("garbage-collector"),
             Component::NamespaceController => Actor::Controller("namespace-controller"),
             Component::ServiceAccountController => Actor::Controller("service-account-controller"),
@@ -290,6 +294,9 @@ pub struct Cluster {
     pub(crate) control_plane: ControlPlane,
     /// etcd's members beyond the first, its leader, and its saved snapshots.
     pub(crate) etcd: crate::etcd::EtcdCluster,
+    /// The endpoint controllers' memory (pod memberships, slice size).
+    #[serde(default)]
+    pub(crate) endpoints: crate::controllers::endpointslice::EndpointsState,
     /// What the simulation has done so far (see [`Work`]).
     #[serde(default)]
     pub(crate) work: Work,
@@ -322,6 +329,7 @@ impl Cluster {
             seed,
             etcd: crate::etcd::EtcdCluster::new(members),
             work: Work::default(),
+            endpoints: Default::default(),
             topology: topology.clone().with_etcd_members(members),
             now: SimTime(0),
             rng: SimRng::new(seed),
@@ -630,6 +638,18 @@ impl Cluster {
                     self.sync_daemon_set(&k);
                 }
             }
+            Component::EndpointSliceController => {
+                for k in keys {
+                    self.begin_key(&k);
+                    self.sync_endpoint_slices(&k);
+                }
+            }
+            Component::EndpointsController => {
+                for k in keys {
+                    self.begin_key(&k);
+                    self.sync_endpoints(&k);
+                }
+            }
             Component::GarbageCollector => {
                 for k in keys {
                     self.begin_key(&k);
@@ -695,7 +715,38 @@ impl Cluster {
                 }
             }
             Object::DaemonSet(_) => self.enqueue(Component::DaemonSetController, key),
+            Object::Service(_) => {
+                self.enqueue(Component::EndpointSliceController, key.clone());
+                self.enqueue(Component::EndpointsController, key);
+            }
+            Object::EndpointSlice(slice) => {
+                // A managed slice changed or went by someone else's hand: its
+                // Service is reconciled again.
+                let labels = slice.metadata.labels.as_ref();
+                let managed = labels
+                    .and_then(|l| l.get(crate::controllers::endpointslice::LABEL_MANAGED_BY))
+                    .is_some_and(|m| m == crate::controllers::endpointslice::MANAGED_BY);
+                let service = labels
+                    .and_then(|l| l.get(crate::controllers::endpointslice::LABEL_SERVICE_NAME));
+                if let (true, Some(service), EventType::Deleted) =
+                    (managed, service, &ev.event_type)
+                {
+                    let svc = ObjectKey::new(Kind::Service, &key.namespace, service);
+                    self.enqueue(Component::EndpointSliceController, svc);
+                }
+            }
+            Object::Endpoints(_) if ev.event_type == EventType::Deleted => {
+                let svc = ObjectKey::new(Kind::Service, &key.namespace, &key.name);
+                if self.store.get(&svc).is_some() {
+                    self.enqueue(Component::EndpointsController, svc);
+                }
+            }
             Object::Pod(pod) => {
+                let current = (ev.event_type != EventType::Deleted).then_some(pod);
+                for svc in self.services_for_pod_event(&key, current) {
+                    self.enqueue(Component::EndpointSliceController, svc.clone());
+                    self.enqueue(Component::EndpointsController, svc);
+                }
                 if let Some(owner) = controller_of(obj, Kind::ReplicaSet) {
                     self.enqueue(Component::ReplicaSetController, owner);
                 }

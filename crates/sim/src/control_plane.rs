@@ -450,6 +450,8 @@ impl Cluster {
                     (Kind::Deployment, Component::DeploymentController),
                     (Kind::ReplicaSet, Component::ReplicaSetController),
                     (Kind::DaemonSet, Component::DaemonSetController),
+                    (Kind::Service, Component::EndpointSliceController),
+                    (Kind::Service, Component::EndpointsController),
                     (Kind::Node, Component::TaintEvictionController),
                 ] {
                     let keys: Vec<ObjectKey> =
@@ -879,6 +881,7 @@ impl Cluster {
     /// Deployment and the kube-proxy DaemonSet (their pods come from the
     /// controllers).
     pub(crate) fn bootstrap_addons(&mut self) {
+        self.bootstrap_services();
         self.create_system_service_account("coredns");
         let d: Deployment =
             serde_yaml::from_str(COREDNS_DEPLOYMENT).expect("the CoreDNS manifest parses");

@@ -24,6 +24,7 @@ pub mod podstatus;
 pub mod quantity;
 pub mod quota;
 pub mod scheduler;
+pub mod services;
 pub mod snapshot;
 pub mod store;
 pub mod time;

@@ -185,7 +185,7 @@ impl Kind {
                 group: "",
                 versions: &["v1"],
                 namespaced: true,
-                simulated: false,
+                simulated: true,
             },
             Kind::Endpoints => &KindInfo {
                 kind: "Endpoints",
@@ -195,7 +195,7 @@ impl Kind {
                 group: "",
                 versions: &["v1"],
                 namespaced: true,
-                simulated: false,
+                simulated: true,
             },
             Kind::EndpointSlice => &KindInfo {
                 kind: "EndpointSlice",
@@ -205,7 +205,7 @@ impl Kind {
                 group: "discovery.k8s.io",
                 versions: &["v1"],
                 namespaced: true,
-                simulated: false,
+                simulated: true,
             },
             Kind::Ingress => &KindInfo {
                 kind: "Ingress",

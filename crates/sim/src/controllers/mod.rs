@@ -4,6 +4,8 @@
 
 pub mod daemonset;
 pub mod deployment;
+pub mod endpoints;
+pub mod endpointslice;
 pub mod garbage_collector;
 pub mod namespace;
 pub mod node_lifecycle;

@@ -1,0 +1,534 @@
+//! The order desks' sheets: the EndpointSlice controller (pkg/controller/endpointslice
+//! with the reconciler of staging/src/k8s.io/endpointslice/reconciler.go).
+//!
+//! For every Service with a selector (and not of type ExternalName) it keeps
+//! EndpointSlices listing the pods the selector matches: each pod with an IP and not
+//! finished is an endpoint with its conditions (`serving` = the pod is Ready,
+//! `terminating` = it is being deleted, `ready` = serving and not terminating, or
+//! always with `publishNotReadyAddresses`). Slices are grouped by the ports the pods
+//! resolve the Service's target ports to, hold at most `maxEndpointsPerSlice` (100,
+//! `sim config max-endpoints-per-slice N`), are named by the apiserver from the
+//! `<service>-` generateName, carry the `kubernetes.io/service-name` and
+//! `endpointslice.kubernetes.io/managed-by` labels and an ownerReference to the
+//! Service. The reconciler keeps churn low as upstream's does: an existing slice is
+//! only rewritten when one of its endpoints changed, new endpoints go first into
+//! slices already being rewritten (fullest first), then into the unchanged slice
+//! they fit best, and only then into new slices; a Service without endpoints keeps
+//! one empty placeholder slice. So one pod's change rewrites one slice.
+//!
+//! Simplified: IPv4 only; endpoints are placed in pod-name order where upstream pops
+//! them from a set; no `endpoints.kubernetes.io/last-change-trigger-time` annotation;
+//! no topology hints; the mirroring controller for selector-less Services with
+//! hand-written Endpoints is not simulated.
+
+use crate::apiserver::Actor;
+use crate::cluster::Cluster;
+use crate::controllers::pod_is_ready;
+use crate::object::{Kind, Object, ObjectKey};
+use k8s_openapi::api::core::v1::{ObjectReference, Pod, Service};
+use k8s_openapi::api::discovery::v1::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use std::collections::{BTreeMap, BTreeSet};
+
+const ACTOR: Actor = Actor::Controller("endpointslice-controller");
+/// The value of `endpointslice.kubernetes.io/managed-by` this controller writes.
+pub const MANAGED_BY: &str = "endpointslice-controller.k8s.io";
+pub const LABEL_MANAGED_BY: &str = "endpointslice.kubernetes.io/managed-by";
+pub const LABEL_SERVICE_NAME: &str = "kubernetes.io/service-name";
+pub const LABEL_HEADLESS: &str = "service.kubernetes.io/headless";
+/// `--max-endpoints-per-slice`'s default.
+pub const DEFAULT_MAX_ENDPOINTS_PER_SLICE: usize = 100;
+/// The most a slice may hold (the API's validation limit).
+pub const MAX_ENDPOINTS_PER_SLICE_LIMIT: usize = 1000;
+
+/// A slice's ports: name, port, protocol (what groups endpoints into slices).
+type PortKey = Vec<(String, i32, String)>;
+
+/// `endpointsliceutil.ShouldPodBeInEndpoints`: a pod with an IP that has not finished;
+/// terminating pods only when `include_terminating`.
+pub fn pod_in_endpoints(pod: &Pod, include_terminating: bool) -> bool {
+    let status = pod.status.as_ref();
+    let phase = status.and_then(|s| s.phase.as_deref());
+    if matches!(phase, Some("Succeeded") | Some("Failed")) {
+        return false;
+    }
+    let has_ip = status
+        .and_then(|s| s.pod_ip.as_deref())
+        .is_some_and(|ip| !ip.is_empty());
+    has_ip && (include_terminating || pod.metadata.deletion_timestamp.is_none())
+}
+
+/// `podutil.FindPort`: the container port a Service port's targetPort names (by
+/// number, or by a container port's name).
+pub fn find_port(pod: &Pod, target: Option<&IntOrString>, port: i32) -> Option<i32> {
+    match target {
+        None => Some(port),
+        Some(IntOrString::Int(n)) => Some(*n),
+        Some(IntOrString::String(name)) => pod
+            .spec
+            .as_ref()?
+            .containers
+            .iter()
+            .flat_map(|c| c.ports.iter().flatten())
+            .find(|p| p.name.as_deref() == Some(name.as_str()))
+            .map(|p| p.container_port),
+    }
+}
+
+/// Whether the Service selects this pod (its map selector, as `labels.Set` matches).
+pub fn selects(svc: &Service, pod: &Pod) -> bool {
+    let Some(selector) = svc.spec.as_ref().and_then(|s| s.selector.as_ref()) else {
+        return false;
+    };
+    let empty = BTreeMap::new();
+    let labels = pod.metadata.labels.as_ref().unwrap_or(&empty);
+    selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+}
+
+/// Whether the controllers manage this Service's endpoints: it has a selector and is
+/// not ExternalName.
+pub fn has_managed_endpoints(svc: &Service) -> bool {
+    let spec = svc.spec.as_ref();
+    spec.and_then(|s| s.selector.as_ref()).is_some()
+        && spec.and_then(|s| s.type_.as_deref()) != Some("ExternalName")
+}
+
+pub fn is_headless(svc: &Service) -> bool {
+    svc.spec.as_ref().and_then(|s| s.cluster_ip.as_deref()) == Some("None")
+}
+
+fn owner_ref(svc: &Service) -> OwnerReference {
+    OwnerReference {
+        api_version: "v1".into(),
+        kind: "Service".into(),
+        name: svc.metadata.name.clone().unwrap_or_default(),
+        uid: svc.metadata.uid.clone().unwrap_or_default(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }
+}
+
+impl Cluster {
+    /// The largest number of endpoints one slice holds (`--max-endpoints-per-slice`).
+    pub fn max_endpoints_per_slice(&self) -> usize {
+        self.endpoints.max_per_slice
+    }
+
+    /// `sim config max-endpoints-per-slice N`: the controller manager's flag; every
+    /// Service is resynced with the new size.
+    pub fn set_max_endpoints_per_slice(&mut self, n: usize) -> Result<String, String> {
+        if n == 0 || n > MAX_ENDPOINTS_PER_SLICE_LIMIT {
+            return Err(format!(
+                "max-endpoints-per-slice must be between 1 and {MAX_ENDPOINTS_PER_SLICE_LIMIT}"
+            ));
+        }
+        self.endpoints.max_per_slice = n;
+        let services: Vec<ObjectKey> = self
+            .store
+            .list(Kind::Service, None)
+            .map(Object::key)
+            .collect();
+        for k in services {
+            self.enqueue(crate::cluster::Component::EndpointSliceController, k);
+        }
+        Ok(format!("max-endpoints-per-slice set to {n}"))
+    }
+
+    /// The Services a pod belongs to now, and the ones it belonged to at its last
+    /// event: both need a sync when it changes (upstream compares the old and new
+    /// pod; the watch here carries only the new one, so memberships are remembered).
+    pub(crate) fn services_for_pod_event(
+        &mut self,
+        pod_key: &ObjectKey,
+        pod: Option<&Pod>,
+    ) -> BTreeSet<ObjectKey> {
+        let mut now: BTreeSet<ObjectKey> = BTreeSet::new();
+        if let Some(pod) = pod {
+            for o in self.store.list(Kind::Service, Some(&pod_key.namespace)) {
+                if let Object::Service(svc) = o {
+                    if has_managed_endpoints(svc) && selects(svc, pod) {
+                        now.insert(o.key());
+                    }
+                }
+            }
+        }
+        let before = if now.is_empty() {
+            self.endpoints.members.remove(pod_key)
+        } else {
+            self.endpoints.members.insert(pod_key.clone(), now.clone())
+        };
+        now.extend(before.into_iter().flatten());
+        now
+    }
+
+    /// Reconciles one Service's EndpointSlices.
+    pub(crate) fn sync_endpoint_slices(&mut self, svc_key: &ObjectKey) {
+        // A deleted Service's slices go with it (ownerReferences, garbage collector).
+        let Some(Object::Service(svc)) = self.store.get(svc_key).cloned() else {
+            return;
+        };
+        if !has_managed_endpoints(&svc) || svc.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        let max = self.endpoints.max_per_slice;
+        let desired = self.desired_endpoints(&svc);
+        let uid = svc.metadata.uid.clone().unwrap_or_default();
+        let existing: Vec<EndpointSlice> = self
+            .store
+            .dependents(&uid)
+            .filter(|k| k.kind == Kind::EndpointSlice)
+            .filter_map(|k| match self.store.get(k) {
+                Some(Object::EndpointSlice(s)) => Some(s.clone()),
+                _ => None,
+            })
+            .filter(|s| {
+                s.metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get(LABEL_MANAGED_BY))
+                    .map(String::as_str)
+                    == Some(MANAGED_BY)
+            })
+            .collect();
+
+        let mut to_create: Vec<EndpointSlice> = Vec::new();
+        let mut to_update: Vec<EndpointSlice> = Vec::new();
+        let mut to_delete: Vec<EndpointSlice> = Vec::new();
+        let mut by_ports: BTreeMap<PortKey, Vec<EndpointSlice>> = BTreeMap::new();
+        for s in existing.iter().cloned() {
+            by_ports.entry(slice_port_key(&s)).or_default().push(s);
+        }
+        // Slices whose ports nobody resolves to any more go.
+        for (key, slices) in &by_ports {
+            if !desired.contains_key(key) {
+                to_delete.extend(slices.iter().cloned());
+            }
+        }
+        for (key, endpoints) in &desired {
+            let slices = by_ports.remove(key).unwrap_or_default();
+            let (c, u, d) = reconcile_port_group(&svc, key, endpoints, slices, max);
+            to_create.extend(c);
+            to_update.extend(u);
+            to_delete.extend(d);
+        }
+        // A Service without endpoints keeps one empty placeholder slice.
+        if existing.len() == to_delete.len() && to_create.is_empty() {
+            let placeholder = new_slice(&svc, &Vec::new());
+            let is_placeholder = |s: &EndpointSlice| {
+                s.endpoints.as_ref().is_none_or(Vec::is_empty)
+                    && s.ports.as_ref().is_none_or(Vec::is_empty)
+            };
+            if to_delete.len() == 1 && is_placeholder(&to_delete[0]) {
+                to_delete.clear();
+            } else {
+                to_create.push(placeholder);
+            }
+        }
+        // Labels follow the Service's (headless marker included) on every slice kept.
+        for s in existing.iter() {
+            let name = s.metadata.name.clone().unwrap_or_default();
+            let wanted = slice_labels(&svc);
+            let deleting = to_delete
+                .iter()
+                .any(|d| d.metadata.name.as_deref() == Some(&name));
+            let updating = to_update
+                .iter_mut()
+                .find(|u| u.metadata.name.as_deref() == Some(&name));
+            match updating {
+                Some(u) => u.metadata.labels = Some(wanted),
+                None if !deleting && s.metadata.labels.as_ref() != Some(&wanted) => {
+                    let mut u = s.clone();
+                    u.metadata.labels = Some(wanted);
+                    to_update.push(u);
+                }
+                None => {}
+            }
+        }
+        for s in to_delete {
+            let key = ObjectKey::new(
+                Kind::EndpointSlice,
+                &svc_key.namespace,
+                s.metadata.name.as_deref().unwrap_or(""),
+            );
+            let _ = self.delete_as(ACTOR, &key, None);
+        }
+        for s in to_update {
+            let _ = self.update_as(ACTOR, Object::EndpointSlice(s));
+        }
+        for s in to_create {
+            let _ = self.create_as(ACTOR, Object::EndpointSlice(s));
+        }
+    }
+
+    /// The endpoints the Service should have, grouped by the ports they resolve to.
+    fn desired_endpoints(&self, svc: &Service) -> BTreeMap<PortKey, Vec<Endpoint>> {
+        let ns = svc.metadata.namespace.clone().unwrap_or_default();
+        let publish_not_ready = svc
+            .spec
+            .as_ref()
+            .and_then(|s| s.publish_not_ready_addresses)
+            .unwrap_or(false);
+        let mut out: BTreeMap<PortKey, Vec<Endpoint>> = BTreeMap::new();
+        for o in self.store.list(Kind::Pod, Some(&ns)) {
+            let Object::Pod(pod) = o else { continue };
+            if !selects(svc, pod) || !pod_in_endpoints(pod, true) {
+                continue;
+            }
+            let ports: PortKey = svc
+                .spec
+                .as_ref()
+                .and_then(|s| s.ports.as_ref())
+                .into_iter()
+                .flatten()
+                .filter_map(|p| {
+                    find_port(pod, p.target_port.as_ref(), p.port).map(|n| {
+                        (
+                            p.name.clone().unwrap_or_default(),
+                            n,
+                            p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+                        )
+                    })
+                })
+                .collect();
+            let serving = pod_is_ready(pod);
+            let terminating = pod.metadata.deletion_timestamp.is_some();
+            let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+            let zone = node.as_ref().and_then(|n| {
+                self.store
+                    .get(&ObjectKey::new(Kind::Node, "", n))
+                    .and_then(|o| {
+                        o.meta()
+                            .labels
+                            .as_ref()?
+                            .get("topology.kubernetes.io/zone")
+                            .cloned()
+                    })
+            });
+            let hostname = pod.spec.as_ref().and_then(|s| {
+                (s.subdomain.as_deref() == svc.metadata.name.as_deref())
+                    .then(|| s.hostname.clone())
+                    .flatten()
+            });
+            let endpoint = Endpoint {
+                addresses: vec![pod
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.pod_ip.clone())
+                    .unwrap_or_default()],
+                conditions: Some(EndpointConditions {
+                    ready: Some(publish_not_ready || (serving && !terminating)),
+                    serving: Some(serving),
+                    terminating: Some(terminating),
+                }),
+                node_name: node,
+                zone,
+                hostname,
+                target_ref: Some(ObjectReference {
+                    kind: Some("Pod".into()),
+                    namespace: pod.metadata.namespace.clone(),
+                    name: pod.metadata.name.clone(),
+                    uid: pod.metadata.uid.clone(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            };
+            out.entry(ports).or_default().push(endpoint);
+        }
+        out
+    }
+}
+
+fn slice_port_key(s: &EndpointSlice) -> PortKey {
+    s.ports
+        .iter()
+        .flatten()
+        .map(|p| {
+            (
+                p.name.clone().unwrap_or_default(),
+                p.port.unwrap_or(0),
+                p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+            )
+        })
+        .collect()
+}
+
+fn slice_labels(svc: &Service) -> BTreeMap<String, String> {
+    let mut labels: BTreeMap<String, String> = svc
+        .metadata
+        .labels
+        .clone()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(k, _)| k != LABEL_SERVICE_NAME && k != LABEL_MANAGED_BY && k != LABEL_HEADLESS)
+        .collect();
+    labels.insert(
+        LABEL_SERVICE_NAME.into(),
+        svc.metadata.name.clone().unwrap_or_default(),
+    );
+    labels.insert(LABEL_MANAGED_BY.into(), MANAGED_BY.into());
+    if is_headless(svc) {
+        labels.insert(LABEL_HEADLESS.into(), String::new());
+    }
+    labels
+}
+
+/// `newEndpointSlice`: an empty slice for the Service with these ports.
+fn new_slice(svc: &Service, ports: &PortKey) -> EndpointSlice {
+    let name = svc.metadata.name.clone().unwrap_or_default();
+    // Upstream trims the prefix so generated names stay within 63 characters.
+    let prefix: String = name.chars().take(57).collect();
+    EndpointSlice {
+        metadata: ObjectMeta {
+            generate_name: Some(format!("{prefix}-")),
+            namespace: svc.metadata.namespace.clone(),
+            labels: Some(slice_labels(svc)),
+            owner_references: Some(vec![owner_ref(svc)]),
+            ..Default::default()
+        },
+        address_type: "IPv4".into(),
+        ports: Some(
+            ports
+                .iter()
+                .map(|(name, port, protocol)| EndpointPort {
+                    name: Some(name.clone()),
+                    port: Some(*port),
+                    protocol: Some(protocol.clone()),
+                    ..Default::default()
+                })
+                .collect(),
+        ),
+        endpoints: None,
+    }
+}
+
+fn slice_len(s: &EndpointSlice) -> usize {
+    s.endpoints.as_ref().map_or(0, Vec::len)
+}
+
+fn endpoint_key(e: &Endpoint) -> String {
+    e.target_ref
+        .as_ref()
+        .and_then(|r| r.uid.clone())
+        .unwrap_or_else(|| e.addresses.first().cloned().unwrap_or_default())
+}
+
+/// `reconcileByPortMapping`: what to create, update and delete among one port
+/// group's slices so that they hold exactly `desired`.
+fn reconcile_port_group(
+    svc: &Service,
+    ports: &PortKey,
+    desired: &[Endpoint],
+    existing: Vec<EndpointSlice>,
+    max: usize,
+) -> (Vec<EndpointSlice>, Vec<EndpointSlice>, Vec<EndpointSlice>) {
+    let mut want: BTreeMap<String, &Endpoint> =
+        desired.iter().map(|e| (endpoint_key(e), e)).collect();
+    let mut updated: Vec<EndpointSlice> = Vec::new();
+    let mut unchanged: Vec<EndpointSlice> = Vec::new();
+    let mut deleted: Vec<EndpointSlice> = Vec::new();
+    // 1. Keep each existing slice's endpoints that are still wanted (updated if they
+    // changed), drop the rest.
+    for slice in existing {
+        let mut changed = false;
+        let mut kept: Vec<Endpoint> = Vec::new();
+        for e in slice.endpoints.iter().flatten() {
+            match want.remove(&endpoint_key(e)) {
+                Some(new) => {
+                    if new != e {
+                        changed = true;
+                    }
+                    // Endpoints past the current limit move out (the limit shrank).
+                    if kept.len() < max {
+                        kept.push(new.clone());
+                    } else {
+                        want.insert(endpoint_key(new), new);
+                        changed = true;
+                    }
+                }
+                None => changed = true,
+            }
+        }
+        if !changed {
+            unchanged.push(slice);
+        } else if kept.is_empty() {
+            deleted.push(slice);
+        } else {
+            let mut s = slice;
+            s.endpoints = Some(kept);
+            updated.push(s);
+        }
+    }
+    let mut remaining: Vec<&Endpoint> = want.into_values().collect();
+    remaining.sort_by(|a, b| {
+        let name = |e: &Endpoint| {
+            e.target_ref
+                .as_ref()
+                .and_then(|r| r.name.clone())
+                .unwrap_or_default()
+        };
+        name(a).cmp(&name(b))
+    });
+    let mut remaining = remaining.into_iter().peekable();
+    // 2. Fill the slices being rewritten anyway, fullest first.
+    updated.sort_by_key(|s| std::cmp::Reverse(slice_len(s)));
+    for s in updated.iter_mut() {
+        let list = s.endpoints.get_or_insert_with(Vec::new);
+        while list.len() < max {
+            match remaining.next() {
+                Some(e) => list.push(e.clone()),
+                None => break,
+            }
+        }
+    }
+    // 3. The rest: into the unchanged slice they fit best, else into new slices.
+    let mut rest: Vec<Endpoint> = remaining.cloned().collect();
+    let mut created: Vec<EndpointSlice> = Vec::new();
+    while !rest.is_empty() {
+        let fit = if rest.len() < max {
+            // `getSliceToFill`: the unchanged slice with the least room that still fits.
+            unchanged
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| max - slice_len(s).min(max) >= rest.len())
+                .min_by_key(|(_, s)| max - slice_len(s).min(max))
+                .map(|(i, _)| i)
+        } else {
+            None
+        };
+        let mut slice = match fit {
+            Some(i) => unchanged.remove(i),
+            None => new_slice(svc, ports),
+        };
+        let room = max.saturating_sub(slice_len(&slice));
+        let take = room.min(rest.len());
+        slice
+            .endpoints
+            .get_or_insert_with(Vec::new)
+            .extend(rest.drain(..take));
+        if slice.metadata.name.is_some() {
+            updated.push(slice);
+        } else {
+            created.push(slice);
+        }
+    }
+    (created, updated, deleted)
+}
+
+/// The EndpointSlice controller's memory: the Services each pod was a member of, and
+/// the slice size.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct EndpointsState {
+    pub max_per_slice: usize,
+    #[serde(with = "crate::snapshot::pairs")]
+    pub members: BTreeMap<ObjectKey, BTreeSet<ObjectKey>>,
+}
+
+impl Default for EndpointsState {
+    fn default() -> Self {
+        EndpointsState {
+            max_per_slice: DEFAULT_MAX_ENDPOINTS_PER_SLICE,
+            members: BTreeMap::new(),
+        }
+    }
+}

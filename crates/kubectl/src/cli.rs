@@ -9,10 +9,14 @@ const SUPPORTED: &[&str] = &[
     "api-resources",
     "apply",
     "auth",
+    "cordon",
     "create",
     "delete",
+    "drain",
     "get",
     "replace",
+    "taint",
+    "uncordon",
 ];
 
 /// Every top-level command of the real kubectl (1.33), in the order kubectl
@@ -283,6 +287,12 @@ pub enum Command {
     ApiResources(Vec<String>),
     /// `kubectl auth can-i|whoami`, with the whole command line (auth.rs parses it).
     Auth(Vec<String>),
+    /// `kubectl cordon|uncordon NODE...` (cordon.rs); true to cordon.
+    Cordon(Vec<String>, bool),
+    /// `kubectl drain NODE...` (drain.rs).
+    Drain(Vec<String>),
+    /// `kubectl taint nodes NODE TAINT...` (taint.rs).
+    Taint(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -296,6 +306,10 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         }
         Some("api-resources") => return Ok(Command::ApiResources(args.to_vec())),
         Some("auth") => return Ok(Command::Auth(args.to_vec())),
+        Some("cordon") => return Ok(Command::Cordon(args.to_vec(), true)),
+        Some("uncordon") => return Ok(Command::Cordon(args.to_vec(), false)),
+        Some("drain") => return Ok(Command::Drain(args.to_vec())),
+        Some("taint") => return Ok(Command::Taint(args.to_vec())),
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(

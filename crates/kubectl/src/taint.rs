@@ -1,0 +1,263 @@
+//! `kubectl taint nodes NAME key=value:Effect | key:Effect- | key-`
+//! (staging/src/k8s.io/kubectl/pkg/cmd/taint): adds or removes taints, with kubectl's
+//! parsing and messages. Only nodes can be tainted; `--all` and `-l` are not offered.
+
+use crate::cordon::split_args;
+use crate::{errors, CommandOutput, Context};
+use k8s_openapi::api::core::v1::Taint;
+use warehouse_sim::{Cluster, Kind, Object};
+
+const USAGE: &str = "error: at least one taint update is required";
+
+/// kubectl's `Taint.ToString`: `key=value:Effect`, `key:Effect` or `key`.
+fn taint_string(t: &Taint) -> String {
+    let mut s = t.key.clone();
+    if let Some(v) = t.value.as_deref().filter(|v| !v.is_empty()) {
+        s.push('=');
+        s.push_str(v);
+    }
+    if !t.effect.is_empty() {
+        s.push(':');
+        s.push_str(&t.effect);
+    }
+    s
+}
+
+fn parse_taint(spec: &str) -> Result<Taint, String> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let (kv, effect) = match parts.as_slice() {
+        [k] => (*k, ""),
+        [kv, effect] => {
+            if !matches!(*effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+                return Err(format!(
+                    "invalid taint effect: {effect}, unsupported taint effect"
+                ));
+            }
+            (*kv, *effect)
+        }
+        _ => return Err(format!("invalid taint spec: {spec}")),
+    };
+    let kvs: Vec<&str> = kv.split('=').collect();
+    let (key, value) = match kvs.as_slice() {
+        [k] => (*k, None),
+        [k, v] => (*k, Some(v.to_string())),
+        _ => return Err(format!("invalid taint spec: {spec}")),
+    };
+    if let Some(v) = &value {
+        if !is_valid_label_value(v) {
+            return Err(format!(
+                "invalid taint spec: {spec}, a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+            ));
+        }
+    }
+    if !is_qualified_name(key) {
+        return Err(format!(
+            "invalid taint spec: {spec}, name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+        ));
+    }
+    Ok(Taint {
+        key: key.to_string(),
+        value: value.filter(|v| !v.is_empty()),
+        effect: effect.to_string(),
+        time_added: None,
+    })
+}
+
+fn is_name_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+fn is_valid_label_value(s: &str) -> bool {
+    s.is_empty() || is_name_part(s)
+}
+
+/// apimachinery's `IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then
+/// a name part.
+fn is_qualified_name(s: &str) -> bool {
+    match s.split_once('/') {
+        Some((prefix, name)) => {
+            !prefix.is_empty()
+                && warehouse_sim::apiserver::is_dns1123_subdomain(prefix)
+                && is_name_part(name)
+        }
+        None => is_name_part(s),
+    }
+}
+
+pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
+    let (words, flags) = match split_args("taint", args, &[("--overwrite", false)]) {
+        Ok(x) => x,
+        Err(out) => return out,
+    };
+    let overwrite = flags
+        .iter()
+        .any(|(f, v)| f == "--overwrite" && v != "false");
+    // NODE names: `nodes NAME...` or `node/NAME`; every word with ':' '=' or a
+    // trailing '-' is a taint.
+    let mut nodes = Vec::new();
+    let mut specs = Vec::new();
+    let mut resource_seen = false;
+    for w in &words {
+        if w.contains(':') || w.contains('=') || w.ends_with('-') {
+            specs.push(w.clone());
+        } else if let Some((res, name)) = w.split_once('/') {
+            if !matches!(res, "node" | "nodes" | "no") {
+                return CommandOutput::error(format!(
+                    "error: invalid resource type {res}, only node types are supported"
+                ));
+            }
+            nodes.push(name.to_string());
+        } else if !resource_seen && nodes.is_empty() {
+            if !matches!(w.as_str(), "node" | "nodes" | "no") {
+                return CommandOutput::error(format!(
+                    "error: invalid resource type {w}, only node types are supported"
+                ));
+            }
+            resource_seen = true;
+        } else {
+            nodes.push(w.clone());
+        }
+    }
+    if nodes.is_empty() && specs.is_empty() {
+        return CommandOutput::error(
+            "error: must provide resource and taint\nSee 'kubectl taint -h' for help and examples",
+        );
+    }
+    if specs.is_empty() {
+        return CommandOutput::error(USAGE);
+    }
+    let mut add: Vec<Taint> = Vec::new();
+    let mut remove: Vec<Taint> = Vec::new();
+    for spec in &specs {
+        if let Some(s) = spec.strip_suffix('-') {
+            match parse_taint(s) {
+                Ok(t) => remove.push(t),
+                Err(e) => return CommandOutput::error(format!("error: {e}")),
+            }
+        } else {
+            match parse_taint(spec) {
+                Ok(t) if t.effect.is_empty() => {
+                    return CommandOutput::error(format!("error: invalid taint spec: {spec}"))
+                }
+                Ok(t) => {
+                    if add.iter().any(|a| a.key == t.key && a.effect == t.effect) {
+                        return CommandOutput::error(format!(
+                            "error: duplicated taints with the same key and effect: {}",
+                            taint_string(&t)
+                        ));
+                    }
+                    add.push(t)
+                }
+                Err(e) => return CommandOutput::error(format!("error: {e}")),
+            }
+        }
+    }
+    if let Some(t) = remove.iter().find(|r| {
+        add.iter()
+            .any(|a| a.key == r.key && (r.effect.is_empty() || r.effect == a.effect))
+    }) {
+        return CommandOutput::error(format!(
+            "error: can not both modify and remove the following taint(s) in the same command: {}",
+            taint_string(t)
+        ));
+    }
+    if nodes.is_empty() {
+        return CommandOutput::error(
+            "error: must provide resource and taint\nSee 'kubectl taint -h' for help and examples",
+        );
+    }
+    let mut out = CommandOutput::new();
+    for name in &nodes {
+        let node = match cluster.get_by(&ctx.caller, Kind::Node, "", name) {
+            Ok(Object::Node(n)) => n,
+            Ok(_) => continue,
+            Err(e) => {
+                out.fail(errors::render(&e, None));
+                continue;
+            }
+        };
+        let mut taints = node
+            .spec
+            .as_ref()
+            .and_then(|s| s.taints.clone())
+            .unwrap_or_default();
+        if !overwrite {
+            let exists: Vec<String> = add
+                .iter()
+                .filter(|a| {
+                    taints
+                        .iter()
+                        .any(|t| t.key == a.key && t.effect == a.effect)
+                })
+                .map(|a| a.key.clone())
+                .collect();
+            if !exists.is_empty() {
+                out.fail(format!(
+                    "error: node {name} already has {} taint(s) with same effect(s) and --overwrite is false",
+                    exists.join(",")
+                ));
+                continue;
+            }
+        }
+        let mut errs = Vec::new();
+        for r in &remove {
+            let before = taints.len();
+            taints.retain(|t| !(t.key == r.key && (r.effect.is_empty() || t.effect == r.effect)));
+            if taints.len() == before {
+                errs.push(format!("taint \"{}\" not found", taint_string(r)));
+            }
+        }
+        if !errs.is_empty() {
+            out.fail(format!("error: {}", errs.join(", ")));
+            continue;
+        }
+        for a in &add {
+            match taints
+                .iter_mut()
+                .find(|t| t.key == a.key && t.effect == a.effect)
+            {
+                Some(t) => *t = a.clone(),
+                None => taints.push(a.clone()),
+            }
+        }
+        let mut updated = node;
+        updated.spec.get_or_insert_with(Default::default).taints =
+            (!taints.is_empty()).then_some(taints);
+        let op = match (add.is_empty(), remove.is_empty()) {
+            (false, true) => "tainted",
+            (true, false) => "untainted",
+            _ => "modified",
+        };
+        match cluster.update_by(&ctx.caller, Object::Node(updated)) {
+            Ok(_) => out.out_line(format!("node/{name} {op}")),
+            Err(e) => out.fail(errors::render(&e, None)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taints_parse_like_kubectl() {
+        let t = parse_taint("dedicated=gpu:NoSchedule").unwrap();
+        assert_eq!(taint_string(&t), "dedicated=gpu:NoSchedule");
+        assert_eq!(
+            parse_taint("k:Nope").unwrap_err(),
+            "invalid taint effect: Nope, unsupported taint effect"
+        );
+        assert_eq!(
+            parse_taint("a=b=c:NoSchedule").unwrap_err(),
+            "invalid taint spec: a=b=c:NoSchedule"
+        );
+        assert_eq!(taint_string(&parse_taint("k").unwrap()), "k");
+    }
+}

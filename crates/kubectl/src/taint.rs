@@ -107,16 +107,16 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         if w.contains(':') || w.contains('=') || w.ends_with('-') {
             specs.push(w.clone());
         } else if let Some((res, name)) = w.split_once('/') {
-            if !matches!(res, "node" | "nodes" | "no") {
+            if !matches!(res, "node" | "nodes") {
                 return CommandOutput::error(format!(
-                    "error: invalid resource type {res}, only node types are supported"
+                    "error: invalid resource type {res}, only [\"node\" \"nodes\"] are supported"
                 ));
             }
             nodes.push(name.to_string());
         } else if !resource_seen && nodes.is_empty() {
-            if !matches!(w.as_str(), "node" | "nodes" | "no") {
+            if !matches!(w.as_str(), "node" | "nodes") {
                 return CommandOutput::error(format!(
-                    "error: invalid resource type {w}, only node types are supported"
+                    "error: invalid resource type {w}, only [\"node\" \"nodes\"] are supported"
                 ));
             }
             resource_seen = true;

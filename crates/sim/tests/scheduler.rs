@@ -6,6 +6,9 @@ mod common;
 use common::{cluster_with, create};
 use warehouse_sim::{Cluster, Kind, NodeSpec, Object, ObjectKey, SimDuration, Topology};
 
+/// (plugin, raw, normalised, weight).
+type Score = (&'static str, i64, i64, i64);
+
 fn pod_key(name: &str) -> ObjectKey {
     ObjectKey::new(Kind::Pod, "default", name)
 }
@@ -102,7 +105,7 @@ spec:
     // (plugin, raw, normalised, weight) per node, worked out by hand: node-1 has
     // kube-proxy (counted as 100m/200Mi for scoring) and 2 CPU/2Gi, node-2 1 CPU/1Gi
     // and disk=ssd, node-3 an untolerated PreferNoSchedule taint.
-    let expect: [(&str, [(&str, i64, i64, i64); 5], i64); 3] = [
+    let expect: [(&str, [Score; 5], i64); 3] = [
         (
             "node-1",
             [

@@ -182,7 +182,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                 continue;
             }
         };
-        let mut taints = node
+        let taints = node
             .spec
             .as_ref()
             .and_then(|s| s.taints.clone())
@@ -205,11 +205,24 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                 continue;
             }
         }
+        // kubectl's reorganizeTaints: the new taints first, then the old ones they do
+        // not replace; then the removals. "modified" with --overwrite or when adding
+        // and removing.
+        let mut merged = add.clone();
+        for old in &taints {
+            if !merged
+                .iter()
+                .any(|t| t.key == old.key && t.effect == old.effect)
+            {
+                merged.push(old.clone());
+            }
+        }
+        let added = merged.len() != taints.len();
         let mut errs = Vec::new();
         for r in &remove {
-            let before = taints.len();
-            taints.retain(|t| !(t.key == r.key && (r.effect.is_empty() || t.effect == r.effect)));
-            if taints.len() == before {
+            let before = merged.len();
+            merged.retain(|t| !(t.key == r.key && (r.effect.is_empty() || t.effect == r.effect)));
+            if merged.len() == before {
                 errs.push(format!("taint \"{}\" not found", taint_string(r)));
             }
         }
@@ -217,23 +230,17 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             out.fail(format!("error: {}", errs.join(", ")));
             continue;
         }
-        for a in &add {
-            match taints
-                .iter_mut()
-                .find(|t| t.key == a.key && t.effect == a.effect)
-            {
-                Some(t) => *t = a.clone(),
-                None => taints.push(a.clone()),
-            }
-        }
+        let deleted = !remove.is_empty();
+        let op = if (added && deleted) || overwrite {
+            "modified"
+        } else if added {
+            "tainted"
+        } else {
+            "untainted"
+        };
         let mut updated = node;
         updated.spec.get_or_insert_with(Default::default).taints =
-            (!taints.is_empty()).then_some(taints);
-        let op = match (add.is_empty(), remove.is_empty()) {
-            (false, true) => "tainted",
-            (true, false) => "untainted",
-            _ => "modified",
-        };
+            (!merged.is_empty()).then_some(merged);
         match cluster.update_by(&ctx.caller, Object::Node(updated)) {
             Ok(_) => out.out_line(format!("node/{name} {op}")),
             Err(e) => out.fail(errors::render(&e, None)),

@@ -528,12 +528,17 @@ impl Cluster {
                     .collect();
                 table.push(("NodeResourcesBalancedAllocation", raw.clone(), raw));
             }
-            let spread_of = |img: &str| {
-                nodes
-                    .values()
-                    .filter(|n| n.images.contains_key(img))
-                    .count()
-            };
+            // How many nodes have each of the pod's images (upstream's imageStates).
+            let mut have: BTreeMap<&str, usize> =
+                facts.images.iter().map(|i| (i.as_str(), 0)).collect();
+            for n in nodes.values() {
+                for (img, count) in have.iter_mut() {
+                    if n.images.contains_key(*img) {
+                        *count += 1;
+                    }
+                }
+            }
+            let spread_of = |img: &str| have.get(img).copied().unwrap_or(0);
             let raw: Vec<i64> = feasible
                 .iter()
                 .map(|(_, n)| plugins::image_locality(&facts, n, &spread_of, nodes.len()))

@@ -98,80 +98,98 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     let overwrite = flags
         .iter()
         .any(|(f, v)| f == "--overwrite" && v != "false");
-    // NODE names: `nodes NAME...` or `node/NAME`; every word with ':' '=' or a
-    // trailing '-' is a taint.
-    let mut nodes = Vec::new();
-    let mut specs = Vec::new();
-    let mut resource_seen = false;
+    // kubectl's Complete: resources first (`nodes NAME...` or `node/NAME`), then
+    // taints (a word with '=' or ':' or a trailing '-').
+    let mut resources: Vec<String> = Vec::new();
+    let mut specs: Vec<String> = Vec::new();
     for w in &words {
-        if w.contains(':') || w.contains('=') || w.ends_with('-') {
+        let is_taint = w.contains('=') || w.contains(':') || w.ends_with('-');
+        if is_taint {
             specs.push(w.clone());
-        } else if let Some((res, name)) = w.split_once('/') {
-            if !matches!(res, "node" | "nodes") {
-                return CommandOutput::error(format!(
-                    "error: invalid resource type {res}, only [\"node\" \"nodes\"] are supported"
-                ));
-            }
-            nodes.push(name.to_string());
-        } else if !resource_seen && nodes.is_empty() {
-            if !matches!(w.as_str(), "node" | "nodes") {
-                return CommandOutput::error(format!(
-                    "error: invalid resource type {w}, only [\"node\" \"nodes\"] are supported"
-                ));
-            }
-            resource_seen = true;
+        } else if !specs.is_empty() {
+            return CommandOutput::error(format!(
+                "error: all resources must be specified before taint changes: {w}"
+            ));
         } else {
-            nodes.push(w.clone());
+            resources.push(w.clone());
         }
     }
-    if nodes.is_empty() && specs.is_empty() {
+    if resources.is_empty() {
         return CommandOutput::error(
-            "error: must provide resource and taint\nSee 'kubectl taint -h' for help and examples",
+            "error: one or more resources must be specified as <resource> <name>",
         );
     }
     if specs.is_empty() {
         return CommandOutput::error(USAGE);
     }
+    let usage = |e: String| {
+        CommandOutput::error(format!(
+            "error: {e}\nSee 'kubectl taint -h' for help and examples"
+        ))
+    };
     let mut add: Vec<Taint> = Vec::new();
     let mut remove: Vec<Taint> = Vec::new();
     for spec in &specs {
         if let Some(s) = spec.strip_suffix('-') {
             match parse_taint(s) {
                 Ok(t) => remove.push(t),
-                Err(e) => return CommandOutput::error(format!("error: {e}")),
+                Err(e) => return usage(e),
             }
         } else {
             match parse_taint(spec) {
                 Ok(t) if t.effect.is_empty() => {
-                    return CommandOutput::error(format!("error: invalid taint spec: {spec}"))
+                    return usage(format!("invalid taint spec: {spec}"))
                 }
                 Ok(t) => {
                     if add.iter().any(|a| a.key == t.key && a.effect == t.effect) {
-                        return CommandOutput::error(format!(
-                            "error: duplicated taints with the same key and effect: {}",
-                            taint_string(&t)
+                        // Go's %v of a Taint value.
+                        return usage(format!(
+                            "duplicated taints with the same key and effect: {{{} {} {} <nil>}}",
+                            t.key,
+                            t.value.as_deref().unwrap_or(""),
+                            t.effect
                         ));
                     }
                     add.push(t)
                 }
-                Err(e) => return CommandOutput::error(format!("error: {e}")),
+                Err(e) => return usage(e),
             }
         }
     }
-    if let Some(t) = remove.iter().find(|r| {
-        add.iter()
-            .any(|a| a.key == r.key && (r.effect.is_empty() || r.effect == a.effect))
-    }) {
-        return CommandOutput::error(format!(
-            "error: can not both modify and remove the following taint(s) in the same command: {}",
-            taint_string(t)
-        ));
-    }
-    if nodes.is_empty() {
+    if resources.len() < 2 && !resources[0].contains('/') {
         return CommandOutput::error(
-            "error: must provide resource and taint\nSee 'kubectl taint -h' for help and examples",
+            "error: at least one resource name must be specified since 'all' parameter is not set",
         );
     }
+    let kind = resources[0].split('/').next().unwrap_or("");
+    if !matches!(kind.to_ascii_lowercase().as_str(), "node" | "nodes") {
+        return CommandOutput::error(format!(
+            "error: invalid resource type {}, only [\"node\" \"nodes\"] are supported",
+            resources[0]
+        ));
+    }
+    let conflicts: Vec<String> = remove
+        .iter()
+        .filter(|r| {
+            add.iter()
+                .any(|a| a.key == r.key && (r.effect.is_empty() || r.effect == a.effect))
+        })
+        .map(|r| format!("{{\"{}\":\"{}\"}}", r.key, r.effect))
+        .collect();
+    if !conflicts.is_empty() {
+        return CommandOutput::error(format!(
+            "error: can not both modify and remove the following taint(s) in the same command: {}",
+            conflicts.join(", ")
+        ));
+    }
+    let nodes: Vec<String> = if resources[0].contains('/') {
+        resources
+            .iter()
+            .map(|r| r.split_once('/').map_or(r.as_str(), |(_, n)| n).to_string())
+            .collect()
+    } else {
+        resources[1..].to_vec()
+    };
     let mut out = CommandOutput::new();
     for name in &nodes {
         let node = match cluster.get_by(&ctx.caller, Kind::Node, "", name) {
@@ -226,9 +244,19 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                 errs.push(format!("taint \"{}\" not found", taint_string(r)));
             }
         }
-        if !errs.is_empty() {
-            out.fail(format!("error: {}", errs.join(", ")));
-            continue;
+        match errs.len() {
+            0 => {}
+            // cmdutil.CheckErr: one error gets "error: ", an aggregate one line each.
+            1 => {
+                out.fail(format!("error: {}", errs[0]));
+                continue;
+            }
+            _ => {
+                for e in errs {
+                    out.fail(e);
+                }
+                continue;
+            }
         }
         let deleted = !remove.is_empty();
         let op = if (added && deleted) || overwrite {

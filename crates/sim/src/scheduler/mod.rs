@@ -349,7 +349,9 @@ impl Cluster {
     }
 
     /// Pops the active queue: the queued pods one at a time, in PrioritySort order
-    /// (`spec.priority`, higher first, then arrival).
+    /// (`spec.priority`, higher first, then arrival; the simulation takes a pod's
+    /// creation time as its arrival, upstream the moment it entered the queue). Pods
+    /// for another `schedulerName` are left alone, as upstream's profile filter does.
     pub(crate) fn schedule_pending(&mut self, keys: BTreeSet<ObjectKey>) {
         let mut pods: Vec<(i32, i64, ObjectKey)> = keys
             .into_iter()
@@ -360,7 +362,12 @@ impl Cluster {
                     .as_ref()
                     .and_then(|s| s.node_name.as_ref())
                     .is_some();
-                if bound || pod.metadata.deletion_timestamp.is_some() {
+                let ours = pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.scheduler_name.as_deref())
+                    .is_none_or(|n| n == "default-scheduler");
+                if bound || !ours || pod.metadata.deletion_timestamp.is_some() {
                     return None;
                 }
                 let prio = pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);

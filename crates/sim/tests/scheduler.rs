@@ -334,3 +334,37 @@ spec:
         "0/5 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 4 Insufficient nvidia.com/gpu. preemption: 0/5 nodes are available: 1 Preemption is not helpful for scheduling, 4 No preemption victims found for incoming pod."
     );
 }
+
+#[test]
+fn the_eviction_subresource_marks_and_deletes_the_pod() {
+    let mut c = cluster_with(&BIG.replace("cpu: '6'", "cpu: 100m"));
+    c.advance(SimDuration::secs(10));
+    let jane = warehouse_sim::Caller::impersonated("jane", &[]);
+    let denied = c.evict_by(&jane, "default", "big", None).unwrap_err();
+    assert_eq!(denied.reason, warehouse_sim::StatusReason::Forbidden);
+    assert!(
+        denied
+            .message
+            .contains("cannot create resource \"pods/eviction\""),
+        "{}",
+        denied.message
+    );
+    let admin = warehouse_sim::Caller::admin();
+    let missing = c.evict_by(&admin, "default", "nope", None).unwrap_err();
+    assert_eq!(missing.message, "pods \"nope\" not found");
+    c.evict_by(&admin, "default", "big", Some(5)).unwrap();
+    let pod = c.get(Kind::Pod, "default", "big").unwrap();
+    let pod = pod.as_pod().unwrap();
+    assert!(pod.metadata.deletion_timestamp.is_some());
+    let cond = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "DisruptionTarget"))
+        .cloned()
+        .unwrap();
+    assert_eq!(cond.reason.as_deref(), Some("EvictionByEvictionAPI"));
+    assert_eq!(cond.message.as_deref(), Some("Eviction API: evicting"));
+    c.advance(SimDuration::secs(6));
+    assert!(c.get(Kind::Pod, "default", "big").is_err());
+}

@@ -368,3 +368,48 @@ fn the_eviction_subresource_marks_and_deletes_the_pod() {
     c.advance(SimDuration::secs(6));
     assert!(c.get(Kind::Pod, "default", "big").is_err());
 }
+
+#[test]
+fn updating_a_pending_pod_sends_it_back_to_the_queue() {
+    let mut c = Cluster::new(1, Topology::default());
+    for n in ["zone-a", "zone-b", "zone-c"] {
+        let Object::Node(mut node) = c.get(Kind::Node, "", n).unwrap() else {
+            panic!()
+        };
+        node.spec.get_or_insert_with(Default::default).taints =
+            Some(vec![k8s_openapi::api::core::v1::Taint {
+                key: "dedicated".into(),
+                value: Some("db".into()),
+                effect: "NoSchedule".into(),
+                time_added: None,
+            }]);
+        c.update(Object::Node(node)).unwrap();
+    }
+    create(&mut c, &BIG.replace("cpu: '6'", "cpu: 100m"));
+    c.advance(SimDuration::secs(30));
+    assert_eq!(node_of(&c, "big"), None);
+    let attempts = c.scheduling_decision(&pod_key("big")).unwrap().attempt;
+    // Adding a toleration is an update the scheduler reacts to.
+    let Object::Pod(mut pod) = c.get(Kind::Pod, "default", "big").unwrap() else {
+        panic!()
+    };
+    pod.spec
+        .as_mut()
+        .unwrap()
+        .tolerations
+        .get_or_insert_with(Vec::new)
+        .push(k8s_openapi::api::core::v1::Toleration {
+            key: Some("dedicated".into()),
+            operator: Some("Equal".into()),
+            value: Some("db".into()),
+            effect: Some("NoSchedule".into()),
+            toleration_seconds: None,
+        });
+    c.update(Object::Pod(pod)).unwrap();
+    c.advance(SimDuration::millis(100));
+    assert!(node_of(&c, "big").is_some());
+    assert_eq!(
+        c.scheduling_decision(&pod_key("big")).unwrap().attempt,
+        attempts + 1
+    );
+}

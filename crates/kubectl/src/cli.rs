@@ -9,11 +9,15 @@ const SUPPORTED: &[&str] = &[
     "api-resources",
     "apply",
     "auth",
+    "cordon",
     "create",
     "delete",
     "describe",
+    "drain",
     "get",
     "replace",
+    "taint",
+    "uncordon",
 ];
 
 /// Every top-level command of the real kubectl (1.33), in the order kubectl
@@ -286,6 +290,12 @@ pub enum Command {
     Auth(Vec<String>),
     /// `kubectl describe`, with the whole command line (describe.rs parses it).
     Describe(Vec<String>),
+    /// `kubectl cordon|uncordon NODE...` (cordon.rs); true to cordon.
+    Cordon(Vec<String>, bool),
+    /// `kubectl drain NODE...` (drain.rs).
+    Drain(Vec<String>),
+    /// `kubectl taint nodes NODE TAINT...` (taint.rs).
+    Taint(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -300,6 +310,10 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("api-resources") => return Ok(Command::ApiResources(args.to_vec())),
         Some("auth") => return Ok(Command::Auth(args.to_vec())),
         Some("describe") => return Ok(Command::Describe(args.to_vec())),
+        Some("cordon") => return Ok(Command::Cordon(args.to_vec(), true)),
+        Some("uncordon") => return Ok(Command::Cordon(args.to_vec(), false)),
+        Some("drain") => return Ok(Command::Drain(args.to_vec())),
+        Some("taint") => return Ok(Command::Taint(args.to_vec())),
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(

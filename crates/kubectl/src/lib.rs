@@ -13,9 +13,11 @@ mod apply;
 mod auth;
 mod cli;
 mod componentstatus;
+mod cordon;
 mod create;
 mod delete;
 mod describe;
+mod drain;
 mod errors;
 mod get;
 pub mod humanize;
@@ -27,6 +29,7 @@ pub mod script;
 pub mod selector;
 pub mod table;
 mod tabwriter;
+mod taint;
 pub mod yaml;
 
 use warehouse_sim::{ApiError, Caller, Cluster, Kind};
@@ -217,6 +220,9 @@ impl Session {
             cli::Command::ApiResources(a) => api_resources::run(&a),
             cli::Command::Auth(a) => auth::run(&self.cluster, &ctx, &a),
             cli::Command::Describe(a) => describe::run(&self.cluster, &ctx, &a),
+            cli::Command::Cordon(a, on) => cordon::run(&mut self.cluster, &ctx, &a, on),
+            cli::Command::Drain(a) => drain::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Taint(a) => taint::run(&mut self.cluster, &ctx, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
         }

@@ -63,6 +63,11 @@ pub enum Action {
         target: String,
         namespace: Option<String>,
     },
+    /// `sim why-node pod/NAME [-n NAMESPACE]`: the scheduler's latest decision.
+    WhyNode {
+        target: String,
+        namespace: Option<String>,
+    },
     /// `sim config etcd-members N`: etcd with N members (before anything else).
     ConfigureEtcdMembers(usize),
     /// `sim config max-endpoints-per-slice N`: the controller manager's
@@ -262,7 +267,7 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -333,6 +338,18 @@ fn parse_sim(rest: &str) -> Action {
                 namespace: Some(ns.to_string()),
             }
         }
+        ["why-node", target] => Action::WhyNode {
+            target: target.to_string(),
+            namespace: None,
+        },
+        ["why-node", target, "-n" | "--namespace", ns]
+        | ["why-node", "-n" | "--namespace", ns, target] => Action::WhyNode {
+            target: target.to_string(),
+            namespace: Some(ns.to_string()),
+        },
+        ["why-node", ..] => Action::Invalid(
+            "error: sim why-node needs one pod, e.g. sim why-node pod/web-1 [-n NAMESPACE]".into(),
+        ),
         ["why", ..] => Action::Invalid("error: sim why needs one object, e.g. sim why pod/web-1 or sim why deployment/web -n shop".into()),
         ["etcd", "status"] => Action::EtcdStatus,
         ["etcd", "stop", member] => Action::Fault(Fault::StopEtcdMember(member.to_string())),
@@ -365,9 +382,9 @@ fn parse_sim(rest: &str) -> Action {
     }
 }
 
-const NODE_ADD_USAGE: &str = "error: sim node add NAME [--cpu CORES] [--memory QUANTITY] [--labels k=v,...] [--taint key=value:Effect]...";
+const NODE_ADD_USAGE: &str = "error: sim node add NAME [--cpu CORES] [--memory QUANTITY] [--gpu N] [--labels k=v,...] [--taint key=value:Effect]...";
 
-/// `sim node add`: a worker with 4 CPUs and 8Gi unless told otherwise.
+/// `sim node add`: a worker with 4 CPUs, 8Gi and no GPU unless told otherwise.
 fn parse_node_add(name: &str, options: &[&str]) -> Action {
     let mut spec = warehouse_sim::NodeSpec::worker(name);
     let mut it = options.iter();
@@ -383,6 +400,10 @@ fn parse_node_add(name: &str, options: &[&str]) -> Action {
             "--memory" => match warehouse_sim::quantity::bytes(value) {
                 Some(b) if b > 0 && b <= 64 << 40 => spec.memory_bytes = b,
                 _ => return Action::Invalid(format!("error: invalid --memory \"{value}\"")),
+            },
+            "--gpu" => match value.parse::<u32>() {
+                Ok(n) if n <= 64 => spec.gpus = n,
+                _ => return Action::Invalid(format!("error: invalid --gpu \"{value}\"")),
             },
             "--labels" => {
                 for pair in value.split(',') {
@@ -451,6 +472,7 @@ pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> Co
             Err(e) => CommandOutput::error(format!("error: {e}")),
         },
         Action::Why { target, namespace } => why(session, target, namespace.as_deref()),
+        Action::WhyNode { target, namespace } => why_node(session, target, namespace.as_deref()),
         Action::ConfigureEtcdMembers(n) => sim_result(session.cluster.configure_etcd_members(*n)),
         Action::ConfigureMaxEndpointsPerSlice(n) => {
             match session.cluster.set_max_endpoints_per_slice(*n) {
@@ -525,6 +547,79 @@ fn why(session: &Session, target: &str, namespace: Option<&str>) -> CommandOutpu
     for line in session.cluster.why_text(&key).lines() {
         out.out_line(line);
     }
+    out
+}
+
+/// `sim why-node pod/NAME`: the scheduler's latest attempt for the pod, one row per
+/// node: the filter that rejected it, or each score plugin's raw score, normalised
+/// score and weighted score, and the total.
+fn why_node(session: &Session, target: &str, namespace: Option<&str>) -> CommandOutput {
+    let name = match target.split_once('/') {
+        Some(("pod" | "pods" | "po", name)) if !name.is_empty() => name,
+        _ => {
+            return CommandOutput::error(format!(
+                "error: sim why-node needs pod/NAME, e.g. sim why-node pod/web-1 (got \"{target}\")"
+            ))
+        }
+    };
+    let ns = namespace.unwrap_or(&session.namespace);
+    let key = warehouse_sim::ObjectKey::new(warehouse_sim::Kind::Pod, ns, name);
+    let Some(d) = session.cluster.scheduling_decision(&key) else {
+        return CommandOutput::error(format!(
+            "error: the scheduler has no decision for pod \"{name}\" in namespace \"{ns}\" (bound at creation, or not seen yet)"
+        ));
+    };
+    let mut out = CommandOutput::new();
+    out.out_line(format!(
+        "pod {ns}/{name}: attempt {} at {}: {}",
+        d.attempt,
+        warehouse_sim::time::go_duration(SimDuration::millis(d.at.0)),
+        d.message
+    ));
+    if d.verdicts.is_empty() {
+        return out;
+    }
+    let mut plugins: Vec<String> = Vec::new();
+    for v in &d.verdicts {
+        for s in &v.scores {
+            if !plugins.contains(&s.plugin) {
+                plugins.push(s.plugin.clone());
+            }
+        }
+    }
+    let mut header = vec!["NODE".to_string(), "FILTER".to_string()];
+    header.extend(plugins.iter().cloned());
+    header.push("TOTAL".to_string());
+    let mut rows = vec![header];
+    for v in &d.verdicts {
+        let mut row = vec![
+            if d.chosen.as_deref() == Some(v.node.as_str()) {
+                format!("{} *", v.node)
+            } else {
+                v.node.clone()
+            },
+            match &v.failed_plugin {
+                Some(p) => format!("{p}: {}", v.reasons.join(", ")),
+                None => "passed".to_string(),
+            },
+        ];
+        for p in &plugins {
+            row.push(match v.scores.iter().find(|s| &s.plugin == p) {
+                Some(s) => format!("{}->{} x{}={}", s.raw, s.normalized, s.weight, s.weighted),
+                None => String::new(),
+            });
+        }
+        row.push(if v.failed_plugin.is_some() {
+            String::new()
+        } else {
+            v.total.to_string()
+        });
+        rows.push(row);
+    }
+    for line in crate::table::format(&rows).lines() {
+        out.out_line(line.trim_end());
+    }
+    out.out_line("(score cells: raw->normalised xweight=weighted; * the chosen node)");
     out
 }
 

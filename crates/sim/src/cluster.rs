@@ -35,6 +35,9 @@ pub struct NodeSpec {
     /// Extra taints as (key, value, effect), besides the control-plane one.
     #[serde(default)]
     pub taints: Vec<(String, String, String)>,
+    /// `nvidia.com/gpu` capacity (`sim node add --gpu N`).
+    #[serde(default)]
+    pub gpus: u32,
 }
 
 impl NodeSpec {
@@ -47,6 +50,7 @@ impl NodeSpec {
             max_pods: 110,
             labels: BTreeMap::new(),
             taints: Vec::new(),
+            gpus: 0,
         }
     }
     pub fn control_plane(name: &str) -> NodeSpec {
@@ -180,8 +184,11 @@ pub(crate) enum Timer {
     },
     /// The taint eviction controller's deadline for a pod on a NoExecute-tainted node.
     Evict { pod: ObjectKey, uid: String },
-    /// Unschedulable pods go back to the scheduling queue.
-    SchedulerFlush,
+    /// A pod unschedulable since `since` goes back to the scheduling queue
+    /// (`podMaxInUnschedulablePodsDuration`).
+    SchedulerFlush { pod: ObjectKey, since: SimTime },
+    /// A pod's scheduling back-off ends: from the backoffQ to the activeQ.
+    SchedulerBackoff(ObjectKey),
     /// An Event object reaches its time to live.
     EventExpiry(ObjectKey),
     /// A key whose sync failed goes back on its component's queue after a back-off
@@ -199,14 +206,15 @@ pub(crate) enum Timer {
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 11] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 12] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
         "containers started",
         "containers stopped",
         "toleration expired",
-        "unschedulable pods backoff",
+        "unschedulable pods flush",
+        "pod scheduling backoff",
         "event TTL",
         "rate-limited requeue",
         "resource quota resync period",
@@ -227,7 +235,8 @@ impl Timer {
             Timer::ContainersStarted { .. } => "containers started",
             Timer::ContainersStopped { .. } => "containers stopped",
             Timer::Evict { .. } => "toleration expired",
-            Timer::SchedulerFlush => "unschedulable pods backoff",
+            Timer::SchedulerFlush { .. } => "unschedulable pods flush",
+            Timer::SchedulerBackoff(_) => "pod scheduling backoff",
             Timer::EventExpiry(_) => "event TTL",
             Timer::Requeue { .. } => "rate-limited requeue",
             Timer::ResourceQuotaResync => "resource quota resync period",
@@ -577,7 +586,8 @@ impl Cluster {
                 self.kubelet_containers_stopped(&node, &pod, &uid)
             }
             Timer::Evict { pod, uid } => self.evict_pod(&pod, &uid),
-            Timer::SchedulerFlush => self.flush_unschedulable(),
+            Timer::SchedulerFlush { pod, since } => self.scheduler_flush(&pod, since),
+            Timer::SchedulerBackoff(pod) => self.scheduler_backoff_done(&pod),
             Timer::EventExpiry(key) => self.expire_event(&key),
             Timer::Requeue { component, key } => self.enqueue(component, key),
             Timer::ResourceQuotaResync => self.resync_resource_quotas(),
@@ -688,7 +698,12 @@ impl Cluster {
                     self.kubelet_sync_pod(&node, &k);
                 }
             }
-            Component::NodeLifecycleController => {}
+            Component::NodeLifecycleController => {
+                for k in keys {
+                    self.begin_key(&k);
+                    self.sync_unschedulable_taint(&k);
+                }
+            }
         }
     }
 
@@ -774,6 +789,11 @@ impl Cluster {
                     self.daemon_sets_observe_node();
                 }
                 self.scheduler_observe_node(ev);
+                if ev.event_type != EventType::Deleted
+                    && crate::controllers::node_lifecycle::unschedulable_taint_stale(node)
+                {
+                    self.enqueue(Component::NodeLifecycleController, key.clone());
+                }
                 self.enqueue(Component::TaintEvictionController, key);
             }
             Object::Namespace(ns)

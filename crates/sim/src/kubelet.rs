@@ -14,6 +14,7 @@ use crate::images;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::SimDuration;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+use k8s_openapi::api::core::v1::ContainerImage;
 use k8s_openapi::api::core::v1::{
     ContainerState, ContainerStateRunning, ContainerStateWaiting, ContainerStatus, Node,
     NodeAddress, NodeCondition, NodeSpec as CoreNodeSpec, NodeStatus, NodeSystemInfo, Pod,
@@ -160,7 +161,7 @@ impl Cluster {
             });
         }
         let now = self.now.to_k8s();
-        let resources: BTreeMap<String, Quantity> = [
+        let mut resources: BTreeMap<String, Quantity> = [
             ("cpu", format!("{}", spec.cpu_milli as f64 / 1000.0)),
             ("memory", format!("{}Ki", spec.memory_bytes / 1024)),
             ("pods", spec.max_pods.to_string()),
@@ -169,6 +170,10 @@ impl Cluster {
         .into_iter()
         .map(|(k, v)| (k.to_string(), quantity(v)))
         .collect();
+        if spec.gpus > 0 {
+            // What the NVIDIA device plugin advertises once registered.
+            resources.insert("nvidia.com/gpu".into(), quantity(spec.gpus.to_string()));
+        }
         let node = Node {
             metadata: ObjectMeta {
                 name: Some(spec.name.clone()),
@@ -321,10 +326,39 @@ impl Cluster {
                 let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Node(n));
             }
         }
+        self.kubelet_report_images(node);
         self.schedule(
             self.now + LEASE_RENEW_INTERVAL,
             Timer::LeaseRenew(node.to_string()),
         );
+    }
+
+    /// The node status loop's image list (`Node.status.images`, largest first, at
+    /// most 50 as `--node-status-max-images`), posted when it changed.
+    fn kubelet_report_images(&mut self, node: &str) {
+        let Some(k) = self.kubelets.get(node) else {
+            return;
+        };
+        let mut images: Vec<ContainerImage> = k
+            .images
+            .iter()
+            .map(|i| ContainerImage {
+                names: Some(vec![crate::scheduler::plugins::canonical_image(i)]),
+                size_bytes: Some(images::size(i) as i64),
+            })
+            .collect();
+        images.sort_by(|a, b| b.size_bytes.cmp(&a.size_bytes).then(a.names.cmp(&b.names)));
+        images.dedup_by(|a, b| a.names == b.names);
+        images.truncate(50);
+        let node_key = ObjectKey::new(Kind::Node, "", node);
+        if let Some(Object::Node(mut n)) = self.store.get(&node_key).cloned() {
+            let status = n.status.get_or_insert_with(Default::default);
+            let new = (!images.is_empty()).then_some(images);
+            if status.images != new {
+                status.images = new;
+                let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Node(n));
+            }
+        }
     }
 
     /// Powers a node off: the kubelet stops, every container on it dies.

@@ -14,6 +14,7 @@ pub mod controllers;
 pub mod error;
 pub mod etcd;
 pub mod events;
+pub mod eviction;
 pub mod health;
 pub mod images;
 pub mod kubelet;

@@ -255,34 +255,6 @@ interned_str!(
     crate::control_plane::EXIT_REASONS
 );
 
-/// `NodeVerdict::scores`: `(plugin, score, weight)` with the plugin's static name.
-pub(crate) mod plugin_scores {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer>(
-        scores: &[(&'static str, i64, i64)],
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        scores.serialize(serializer)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Vec<(&'static str, i64, i64)>, D::Error> {
-        let scores = Vec::<(String, i64, i64)>::deserialize(deserializer)?;
-        scores
-            .into_iter()
-            .map(|(plugin, score, weight)| {
-                super::intern(&plugin, &crate::scheduler::SCORE_PLUGINS)
-                    .map(|p| (p, score, weight))
-                    .ok_or_else(|| {
-                        serde::de::Error::custom(format!("unknown score plugin {plugin:?}"))
-                    })
-            })
-            .collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,7 +288,11 @@ mod tests {
                 pod: key.clone(),
                 uid: "u".into(),
             },
-            Timer::SchedulerFlush,
+            Timer::SchedulerFlush {
+                pod: key.clone(),
+                since: SimTime(0),
+            },
+            Timer::SchedulerBackoff(key.clone()),
             Timer::EventExpiry(key.clone()),
             Timer::Requeue { component, key },
             Timer::ResourceQuotaResync,

@@ -248,10 +248,10 @@ impl Cluster {
                         .as_ref()
                         .and_then(|s| s.unschedulable)
                         .unwrap_or(false),
-                    cpu_requested_milli: info.requested_cpu,
-                    cpu_allocatable_milli: info.allocatable_cpu,
-                    memory_requested: info.requested_memory,
-                    memory_allocatable: info.allocatable_memory,
+                    cpu_requested_milli: info.requested.cpu,
+                    cpu_allocatable_milli: info.allocatable.cpu,
+                    memory_requested: info.requested.memory,
+                    memory_allocatable: info.allocatable.memory,
                     name,
                     pods,
                 }

@@ -5,6 +5,9 @@
 //! renewed for `--node-monitor-grace-period` gets Ready=Unknown, the
 //! `node.kubernetes.io/unreachable` taints, and its pods are marked not ready.
 //!
+//! Its NoSchedule tainting pass keeps the `node.kubernetes.io/unschedulable` taint in
+//! step with `spec.unschedulable` (a cordon).
+//!
 //! The taint eviction controller (pkg/controller/tainteviction) deletes pods on a
 //! node with a NoExecute taint once their toleration runs out: at once if they do not
 //! tolerate it, after `tolerationSeconds` (300 s from DefaultTolerationSeconds) if they
@@ -22,6 +25,20 @@ pub const MONITOR_PERIOD: SimDuration = SimDuration::secs(5);
 pub const GRACE_PERIOD: SimDuration = SimDuration::secs(50);
 pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 pub const NOT_READY: &str = "node.kubernetes.io/not-ready";
+
+pub const UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
+
+/// Whether a node's `node.kubernetes.io/unschedulable:NoSchedule` taint disagrees
+/// with its `spec.unschedulable`.
+pub fn unschedulable_taint_stale(node: &Node) -> bool {
+    let spec = node.spec.as_ref();
+    let cordoned = spec.and_then(|s| s.unschedulable).unwrap_or(false);
+    let tainted = spec.and_then(|s| s.taints.as_ref()).is_some_and(|ts| {
+        ts.iter()
+            .any(|t| t.key == UNSCHEDULABLE && t.effect == "NoSchedule")
+    });
+    cordoned != tainted
+}
 
 const NODE_ACTOR: Actor = Actor::Controller("node-controller");
 const EVICTION_ACTOR: Actor = Actor::Controller("taint-eviction-controller");
@@ -204,6 +221,38 @@ impl Cluster {
                 );
             }
         }
+    }
+
+    /// `doNoScheduleTaintingPass` for cordons: a node with `spec.unschedulable` gets
+    /// the `node.kubernetes.io/unschedulable:NoSchedule` taint, an uncordoned one
+    /// loses it.
+    pub(crate) fn sync_unschedulable_taint(&mut self, node_key: &ObjectKey) {
+        let Some(Object::Node(mut node)) = self.store.get(node_key).cloned() else {
+            return;
+        };
+        if !unschedulable_taint_stale(&node) {
+            return;
+        }
+        let cordoned = node
+            .spec
+            .as_ref()
+            .and_then(|s| s.unschedulable)
+            .unwrap_or(false);
+        let now = self.now.to_k8s();
+        let spec = node.spec.get_or_insert_with(Default::default);
+        let mut taints = spec.taints.take().unwrap_or_default();
+        if cordoned {
+            taints.push(Taint {
+                key: UNSCHEDULABLE.into(),
+                effect: "NoSchedule".into(),
+                time_added: Some(now),
+                value: None,
+            });
+        } else {
+            taints.retain(|t| !(t.key == UNSCHEDULABLE && t.effect == "NoSchedule"));
+        }
+        spec.taints = (!taints.is_empty()).then_some(taints);
+        let _ = self.update_as(NODE_ACTOR, Object::Node(node));
     }
 
     fn remove_unreachable_taints(&mut self, mut node: Node) {

@@ -1,0 +1,706 @@
+//! The zone dispatcher (kube-scheduler, pkg/scheduler): a scheduling queue
+//! ([`queue`], internal/queue/scheduling_queue.go), the default profile's filter and
+//! score plugins ([`plugins`], framework/plugins), `selectHost`, and binding through
+//! the apiserver. A per-pod [`Decision`] records the latest attempt for "why this
+//! zone?" (`sim why-node`).
+//!
+//! Simplifications: every node is evaluated (upstream's percentageOfNodesToScore only
+//! trims clusters of hundreds of nodes), and preemption is not simulated: when no
+//! node fits, the message says what upstream's DefaultPreemption says when it finds no
+//! victims.
+
+pub mod plugins;
+pub mod queue;
+
+use crate::apiserver::Actor;
+use crate::cluster::Cluster;
+use crate::controllers::set_pod_condition;
+use crate::object::{Kind, Object, ObjectKey};
+use crate::store::{EventType, WatchEvent};
+use crate::time::SimTime;
+use k8s_openapi::api::core::v1::{Pod, PodCondition, Taint};
+use plugins::{HostPort, PodFacts, Resources, SpreadConstraint, SCORE_WEIGHTS};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+pub use plugins::pod_requests;
+pub use queue::{INITIAL_BACKOFF, MAX_BACKOFF, MAX_IN_UNSCHEDULABLE};
+
+/// Scheduling decisions kept for the "why this zone?" view (the latest per pod).
+pub const DECISIONS_KEPT: usize = 256;
+/// Clusters up to this size keep every node's verdict in a decision; larger ones keep
+/// the outcome and the message only.
+pub const DETAILED_DECISION_NODES: usize = 100;
+
+/// What the scheduler's cache knows of a pod on a node.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PodEntry {
+    pub namespace: String,
+    pub labels: BTreeMap<String, String>,
+    pub terminating: bool,
+}
+
+/// What the scheduler's cache knows of a node (upstream `framework.NodeInfo`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct NodeInfo {
+    pub allocatable: Resources,
+    pub allocatable_pods: u64,
+    /// The sum of the requests of the pods on the node.
+    pub requested: Resources,
+    /// Non-zero requests, for scoring.
+    pub nonzero_cpu: u64,
+    pub nonzero_memory: u64,
+    pub pod_count: u64,
+    pub taints: Vec<Taint>,
+    pub labels: BTreeMap<String, String>,
+    pub unschedulable: bool,
+    /// Host ports in use.
+    pub ports: Vec<HostPort>,
+    #[serde(with = "crate::snapshot::pairs")]
+    pub pods: BTreeMap<ObjectKey, PodEntry>,
+    /// `status.images`: canonical name → size in bytes.
+    pub images: BTreeMap<String, u64>,
+}
+
+impl NodeInfo {
+    /// The fields a filter reads from the Node object (a change may let a pending pod
+    /// fit).
+    fn placement(
+        &self,
+    ) -> (
+        &Resources,
+        u64,
+        &Vec<Taint>,
+        &BTreeMap<String, String>,
+        bool,
+    ) {
+        (
+            &self.allocatable,
+            self.allocatable_pods,
+            &self.taints,
+            &self.labels,
+            self.unschedulable,
+        )
+    }
+}
+
+/// A pod counted in a node's totals.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Accounted {
+    node: String,
+    requests: Resources,
+    nonzero: (u64, u64),
+    ports: Vec<HostPort>,
+    entry: PodEntry,
+}
+
+/// One score plugin's result for a node.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PluginScore {
+    pub plugin: String,
+    /// The plugin's `Score`.
+    pub raw: i64,
+    /// After its `NormalizeScore` (0-100).
+    pub normalized: i64,
+    pub weight: i64,
+    /// `normalized × weight`.
+    pub weighted: i64,
+}
+
+/// One node's verdict in a scheduling attempt.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NodeVerdict {
+    pub node: String,
+    /// The filter plugin that rejected the node; `None` if it passed every filter.
+    pub failed_plugin: Option<String>,
+    /// That plugin's reasons (`Insufficient cpu`, ...).
+    pub reasons: Vec<String>,
+    /// Each score plugin that ran, for feasible nodes.
+    pub scores: Vec<PluginScore>,
+    /// The sum of the weighted scores.
+    pub total: i64,
+}
+
+/// The record of a pod's latest scheduling attempt, for "why this zone?".
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Decision {
+    pub pod: ObjectKey,
+    /// When the attempt ran, and how many attempts the pod has had.
+    pub at: SimTime,
+    pub attempt: u32,
+    pub chosen: Option<String>,
+    /// Every node, sorted by name (empty above [`DETAILED_DECISION_NODES`] nodes).
+    pub verdicts: Vec<NodeVerdict>,
+    /// `Successfully assigned ...` or the FailedScheduling message.
+    pub message: String,
+}
+
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+pub struct SchedulerState {
+    pub nodes: BTreeMap<String, NodeInfo>,
+    #[serde(with = "crate::snapshot::pairs")]
+    accounted: BTreeMap<ObjectKey, Accounted>,
+    /// The scheduling queue's unschedulablePods and backoffQ (the activeQ is the
+    /// scheduler's work queue).
+    pub(crate) queue: queue::SchedulingQueue,
+    pub decisions: VecDeque<Decision>,
+}
+
+impl SchedulerState {
+    fn account(&mut self, key: &ObjectKey, entry: Option<Accounted>) {
+        if let Some(old) = self.accounted.remove(key) {
+            if let Some(n) = self.nodes.get_mut(&old.node) {
+                n.requested.sub(&old.requests);
+                n.nonzero_cpu = n.nonzero_cpu.saturating_sub(old.nonzero.0);
+                n.nonzero_memory = n.nonzero_memory.saturating_sub(old.nonzero.1);
+                n.pod_count = n.pod_count.saturating_sub(1);
+                for p in &old.ports {
+                    if let Some(i) = n.ports.iter().position(|x| x == p) {
+                        n.ports.remove(i);
+                    }
+                }
+                n.pods.remove(key);
+            }
+        }
+        if let Some(a) = entry {
+            let n = self.nodes.entry(a.node.clone()).or_default();
+            n.requested.add(&a.requests);
+            n.nonzero_cpu += a.nonzero.0;
+            n.nonzero_memory += a.nonzero.1;
+            n.pod_count += 1;
+            n.ports.extend(a.ports.iter().cloned());
+            n.pods.insert(key.clone(), a.entry.clone());
+            self.accounted.insert(key.clone(), a);
+        }
+    }
+
+    /// A restarted scheduler has an empty queue: the pods it had parked come back
+    /// through its relist.
+    pub(crate) fn forget_unschedulable(&mut self) {
+        self.queue = queue::SchedulingQueue::default();
+    }
+
+    /// The decision recorded for a pod's latest attempt.
+    pub fn decision(&self, pod: &ObjectKey) -> Option<&Decision> {
+        self.decisions.iter().rev().find(|d| &d.pod == pod)
+    }
+
+    fn record_decision(&mut self, d: Decision) {
+        if let Some(i) = self.decisions.iter().position(|x| x.pod == d.pod) {
+            self.decisions.remove(i);
+        }
+        if self.decisions.len() >= DECISIONS_KEPT {
+            self.decisions.pop_front();
+        }
+        self.decisions.push_back(d);
+    }
+}
+
+fn accounted_for(pod: &Pod, node: String) -> Accounted {
+    Accounted {
+        node,
+        requests: plugins::pod_requests(pod),
+        nonzero: plugins::nonzero_requests(pod),
+        ports: plugins::pod_host_ports(pod),
+        entry: PodEntry {
+            namespace: pod.metadata.namespace.clone().unwrap_or_default(),
+            labels: pod.metadata.labels.clone().unwrap_or_default(),
+            terminating: pod.metadata.deletion_timestamp.is_some(),
+        },
+    }
+}
+
+/// Fills a node's cache entry from the Node object (its pod totals stay).
+fn node_info_from(info: &mut NodeInfo, node: &k8s_openapi::api::core::v1::Node) {
+    let alloc = node
+        .status
+        .as_ref()
+        .and_then(|s| s.allocatable.clone())
+        .unwrap_or_default();
+    info.allocatable = Resources::from_list(&alloc);
+    info.allocatable_pods = alloc
+        .get("pods")
+        .and_then(|q| q.0.parse().ok())
+        .unwrap_or(0);
+    info.taints = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.clone())
+        .unwrap_or_default();
+    info.labels = node.metadata.labels.clone().unwrap_or_default();
+    info.unschedulable = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.unschedulable)
+        .unwrap_or(false);
+    info.images = node
+        .status
+        .as_ref()
+        .and_then(|s| s.images.as_ref())
+        .into_iter()
+        .flatten()
+        .flat_map(|img| {
+            let size = img.size_bytes.unwrap_or(0).max(0) as u64;
+            img.names.iter().flatten().map(move |n| (n.clone(), size))
+        })
+        .collect();
+}
+
+impl Cluster {
+    /// Informer handler: keeps the node totals in step with assigned pods, and moves
+    /// parked pods on the events that may help them (AssignedPodDelete, a pod turning
+    /// terminal, an update to the parked pod itself).
+    pub(crate) fn scheduler_observe_pod(&mut self, ev: &WatchEvent) {
+        let Object::Pod(pod) = &ev.object else { return };
+        let key = ev.object.key();
+        let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
+        let terminal = matches!(phase, Some("Succeeded") | Some("Failed"));
+        let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+        let entry = match (ev.event_type, node, terminal) {
+            (EventType::Deleted, _, _) | (_, None, _) | (_, _, true) => None,
+            (_, Some(n), false) => Some(accounted_for(pod, n)),
+        };
+        let freed = entry.is_none() && self.scheduler.accounted.contains_key(&key);
+        self.scheduler.account(&key, entry);
+        if ev.event_type == EventType::Deleted {
+            self.scheduler.queue.forget(&key);
+        } else if ev.event_type == EventType::Modified
+            && self.current_actor != Actor::Scheduler.username()
+            && self.scheduler.queue.is_unschedulable(&key)
+        {
+            // UnschedulablePodUpdate: the pod changed; it may fit now.
+            self.scheduler_move_one(&key);
+        }
+        if freed {
+            // AssignedPodDelete: room may have opened up.
+            self.scheduler_move_all();
+        }
+    }
+
+    /// Whether a node's labels, taints or unschedulable flag differ from what the
+    /// scheduler's cache last saw (a new node counts as changed): what makes a
+    /// DaemonSet look at the node again (upstream `shouldIgnoreNodeUpdate`).
+    pub(crate) fn node_placement_changed(&self, node: &k8s_openapi::api::core::v1::Node) -> bool {
+        let name = node.metadata.name.as_deref().unwrap_or_default();
+        let Some(old) = self.scheduler.nodes.get(name) else {
+            return true;
+        };
+        let mut new = NodeInfo::default();
+        node_info_from(&mut new, node);
+        old.labels != new.labels
+            || old.taints != new.taints
+            || old.unschedulable != new.unschedulable
+    }
+
+    /// Informer handler for nodes: NodeAdd, and a NodeUpdate that changes what the
+    /// filters read, move the parked pods.
+    pub(crate) fn scheduler_observe_node(&mut self, ev: &WatchEvent) {
+        let Object::Node(node) = &ev.object else {
+            return;
+        };
+        let name = node.metadata.name.clone().unwrap_or_default();
+        if ev.event_type == EventType::Deleted {
+            self.scheduler.nodes.remove(&name);
+            return;
+        }
+        let existed = self.scheduler.nodes.contains_key(&name);
+        let info = self.scheduler.nodes.entry(name).or_default();
+        let before = info.clone();
+        node_info_from(info, node);
+        if !existed || before.placement() != info.placement() {
+            self.scheduler_move_all();
+        }
+    }
+
+    /// The scheduler's informers listing again (after an etcd restore): the node
+    /// totals are rebuilt from the nodes and the assigned pods in the store.
+    pub(crate) fn scheduler_rebuild_cache(&mut self) {
+        self.scheduler.nodes.clear();
+        self.scheduler.accounted.clear();
+        for node in self
+            .store
+            .list(Kind::Node, None)
+            .filter_map(Object::as_node)
+        {
+            let name = node.metadata.name.clone().unwrap_or_default();
+            node_info_from(self.scheduler.nodes.entry(name).or_default(), node);
+        }
+        let assigned: Vec<(ObjectKey, Accounted)> = self
+            .store
+            .list(Kind::Pod, None)
+            .filter_map(|o| {
+                let pod = o.as_pod()?;
+                let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
+                if matches!(phase, Some("Succeeded") | Some("Failed")) {
+                    return None;
+                }
+                let node = pod.spec.as_ref()?.node_name.clone()?;
+                Some((o.key(), accounted_for(pod, node)))
+            })
+            .collect();
+        for (key, a) in assigned {
+            self.scheduler.account(&key, Some(a));
+        }
+    }
+
+    /// Whether a pod waits in the unschedulable pods or the backoff queue (its own
+    /// status updates must not send it to the active queue).
+    pub(crate) fn is_parked_unschedulable(&self, key: &ObjectKey) -> bool {
+        self.scheduler.queue.is_parked(key)
+    }
+
+    /// Pops the active queue: the queued pods one at a time, in PrioritySort order
+    /// (`spec.priority`, higher first, then arrival; the simulation takes a pod's
+    /// creation time as its arrival, upstream the moment it entered the queue). Pods
+    /// for another `schedulerName` are left alone, as upstream's profile filter does.
+    pub(crate) fn schedule_pending(&mut self, keys: BTreeSet<ObjectKey>) {
+        let mut pods: Vec<(i32, i64, ObjectKey)> = keys
+            .into_iter()
+            .filter_map(|k| {
+                let pod = self.store.get(&k)?.as_pod()?;
+                let bound = pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.node_name.as_ref())
+                    .is_some();
+                let ours = pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.scheduler_name.as_deref())
+                    .is_none_or(|n| n == "default-scheduler");
+                if bound || !ours || pod.metadata.deletion_timestamp.is_some() {
+                    return None;
+                }
+                let prio = pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);
+                let arrived = pod
+                    .metadata
+                    .creation_timestamp
+                    .as_ref()
+                    .map(|t| t.0.as_millisecond())
+                    .unwrap_or(0);
+                Some((-prio, arrived, k))
+            })
+            .collect();
+        pods.sort();
+        for (_, _, key) in pods {
+            self.begin_key(&key);
+            self.schedule_one(&key);
+        }
+    }
+
+    fn schedule_one(&mut self, key: &ObjectKey) {
+        let Some(Object::Pod(pod)) = self.store.get(key).cloned() else {
+            return;
+        };
+        let attempt = self.scheduler.queue.attempts(key) + 1;
+        let mut decision = self.decide(key, &pod);
+        decision.attempt = attempt;
+        let chosen = decision.chosen.clone();
+        let message = decision.message.clone();
+        self.scheduler.record_decision(decision);
+        match chosen {
+            Some(node) => self.bind(pod, &node),
+            None => {
+                self.scheduler_park(key);
+                let unchanged = crate::controllers::pod_condition(&pod, "PodScheduled")
+                    .is_some_and(|c| {
+                        c.status == "False" && c.message.as_deref() == Some(message.as_str())
+                    });
+                if unchanged {
+                    // Same verdict as last time: upstream records the event again but
+                    // the status write is a no-op.
+                    let obj = Object::Pod(pod);
+                    self.record_event(
+                        &obj,
+                        "default-scheduler",
+                        None,
+                        "Warning",
+                        "FailedScheduling",
+                        message,
+                    );
+                    return;
+                }
+                let mut updated = pod;
+                set_pod_condition(
+                    &mut updated,
+                    PodCondition {
+                        type_: "PodScheduled".into(),
+                        status: "False".into(),
+                        reason: Some("Unschedulable".into()),
+                        message: Some(message.clone()),
+                        last_transition_time: Some(self.now.to_k8s()),
+                        ..Default::default()
+                    },
+                );
+                if let Ok(obj) = self.update_as(Actor::Scheduler, Object::Pod(updated)) {
+                    self.record_event(
+                        &obj,
+                        "default-scheduler",
+                        None,
+                        "Warning",
+                        "FailedScheduling",
+                        message,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Filters every node, scores the feasible ones, and picks the best, breaking ties
+    /// at random with the cluster's seeded rng (upstream `selectHost` samples
+    /// uniformly among the top scores).
+    fn decide(&mut self, key: &ObjectKey, pod: &Pod) -> Decision {
+        let facts = PodFacts::new(pod, &key.namespace);
+        let nodes = &self.scheduler.nodes;
+        let detailed = nodes.len() <= DETAILED_DECISION_NODES;
+        let hard: Vec<&SpreadConstraint> = facts.spread.iter().filter(|c| c.hard).collect();
+        let spread = if hard.is_empty() {
+            plugins::SpreadState::default()
+        } else {
+            plugins::spread_counts(&facts, nodes.iter(), &hard)
+        };
+        let mut verdicts = Vec::new();
+        let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
+        let mut preemption: BTreeMap<&'static str, usize> = BTreeMap::new();
+        let mut feasible: Vec<(&String, &NodeInfo)> = Vec::new();
+        for (name, n) in nodes {
+            match plugins::filter(&facts, name, n, &spread) {
+                Ok(()) => feasible.push((name, n)),
+                Err(f) => {
+                    for r in &f.reasons {
+                        *histogram.entry(r.clone()).or_default() += 1;
+                    }
+                    // Resource and port failures could be resolved by evicting
+                    // lower-priority pods; preemption is not simulated, so it finds
+                    // none.
+                    let p = if f.resolvable {
+                        "No preemption victims found for incoming pod"
+                    } else {
+                        "Preemption is not helpful for scheduling"
+                    };
+                    *preemption.entry(p).or_default() += 1;
+                    if detailed {
+                        verdicts.push(NodeVerdict {
+                            node: name.clone(),
+                            failed_plugin: Some(f.plugin.to_string()),
+                            reasons: f.reasons,
+                            scores: vec![],
+                            total: 0,
+                        });
+                    }
+                }
+            }
+        }
+        // Score: (plugin, raw, normalised) per feasible node, for the plugins that run.
+        let mut table: Vec<(&str, Vec<i64>, Vec<i64>)> = Vec::new();
+        if feasible.len() > 1 || detailed {
+            let raw: Vec<i64> = feasible
+                .iter()
+                .map(|(_, n)| plugins::taint_raw(&facts, n))
+                .collect();
+            let norm = plugins::default_normalize(&raw, true);
+            table.push(("TaintToleration", raw, norm));
+            let has_preferred = facts
+                .spec
+                .and_then(|s| s.affinity.as_ref())
+                .and_then(|a| a.node_affinity.as_ref())
+                .and_then(|a| {
+                    a.preferred_during_scheduling_ignored_during_execution
+                        .as_ref()
+                })
+                .is_some_and(|p| !p.is_empty());
+            if has_preferred {
+                let raw: Vec<i64> = feasible
+                    .iter()
+                    .map(|(name, n)| plugins::affinity_raw(&facts, name, n))
+                    .collect();
+                let norm = plugins::default_normalize(&raw, false);
+                table.push(("NodeAffinity", raw, norm));
+            }
+            if facts.spread.iter().any(|c| !c.hard) {
+                let raw = plugins::spread_raw(&facts, &feasible, nodes);
+                let norm = plugins::spread_normalize(&raw);
+                let raw = raw.into_iter().map(|r| r.unwrap_or(0)).collect();
+                table.push(("PodTopologySpread", raw, norm));
+            }
+            let raw: Vec<i64> = feasible
+                .iter()
+                .map(|(_, n)| plugins::least_allocated(&facts, n))
+                .collect();
+            table.push(("NodeResourcesFit", raw.clone(), raw));
+            let best_effort = facts.requests.cpu == 0 && facts.requests.memory == 0;
+            if !best_effort {
+                let raw: Vec<i64> = feasible
+                    .iter()
+                    .map(|(_, n)| plugins::balanced_allocation(&facts, n))
+                    .collect();
+                table.push(("NodeResourcesBalancedAllocation", raw.clone(), raw));
+            }
+            // How many nodes have each of the pod's images (upstream's imageStates).
+            let mut have: BTreeMap<&str, usize> =
+                facts.images.iter().map(|i| (i.as_str(), 0)).collect();
+            for n in nodes.values() {
+                for (img, count) in have.iter_mut() {
+                    if n.images.contains_key(*img) {
+                        *count += 1;
+                    }
+                }
+            }
+            let spread_of = |img: &str| have.get(img).copied().unwrap_or(0);
+            let raw: Vec<i64> = feasible
+                .iter()
+                .map(|(_, n)| plugins::image_locality(&facts, n, &spread_of, nodes.len()))
+                .collect();
+            table.push(("ImageLocality", raw.clone(), raw));
+        }
+        let weight = |plugin: &str| {
+            SCORE_WEIGHTS
+                .iter()
+                .find(|(p, _)| *p == plugin)
+                .map_or(1, |(_, w)| *w)
+        };
+        let mut best: Option<(i64, &str)> = None;
+        let mut ties = 0u64;
+        for (i, (name, _)) in feasible.iter().enumerate() {
+            let total: i64 = table.iter().map(|(p, _, norm)| norm[i] * weight(p)).sum();
+            match best {
+                Some((b, _)) if total < b => {}
+                Some((b, _)) if total == b => {
+                    // Reservoir sampling over equal scores, as upstream's selectHost.
+                    ties += 1;
+                    if self.rng.below(ties) == 0 {
+                        best = Some((total, name));
+                    }
+                }
+                _ => {
+                    ties = 1;
+                    best = Some((total, name));
+                }
+            }
+            if detailed {
+                verdicts.push(NodeVerdict {
+                    node: name.to_string(),
+                    failed_plugin: None,
+                    reasons: vec![],
+                    scores: table
+                        .iter()
+                        .map(|(p, raw, norm)| PluginScore {
+                            plugin: p.to_string(),
+                            raw: raw[i],
+                            normalized: norm[i],
+                            weight: weight(p),
+                            weighted: norm[i] * weight(p),
+                        })
+                        .collect(),
+                    total,
+                });
+            }
+        }
+        let chosen = best.map(|(_, n)| n.to_string());
+        verdicts.sort_by(|a, b| a.node.cmp(&b.node));
+        let message = match &chosen {
+            Some(n) => format!(
+                "Successfully assigned {}/{} to {}",
+                key.namespace, key.name, n
+            ),
+            None => fit_error(nodes.len(), &histogram, &preemption),
+        };
+        Decision {
+            pod: key.clone(),
+            at: self.now,
+            attempt: 0,
+            chosen,
+            verdicts,
+            message,
+        }
+    }
+
+    /// Binds through the apiserver (`pods/binding`), then records `Scheduled`.
+    fn bind(&mut self, pod: Pod, node: &str) {
+        let mut updated = pod;
+        updated.spec.get_or_insert_with(Default::default).node_name = Some(node.to_string());
+        set_pod_condition(
+            &mut updated,
+            PodCondition {
+                type_: "PodScheduled".into(),
+                status: "True".into(),
+                last_transition_time: Some(self.now.to_k8s()),
+                ..Default::default()
+            },
+        );
+        let key = Object::Pod(updated.clone()).key();
+        if let Ok(obj) = self.update_as(Actor::Scheduler, Object::Pod(updated)) {
+            self.scheduler.queue.forget(&key);
+            self.record_event(
+                &obj,
+                "default-scheduler",
+                None,
+                "Normal",
+                "Scheduled",
+                format!(
+                    "Successfully assigned {}/{} to {}",
+                    key.namespace, key.name, node
+                ),
+            );
+        }
+    }
+
+    /// The latest scheduling decision for a pod.
+    pub fn scheduling_decision(&self, kind_ns_name: &ObjectKey) -> Option<&Decision> {
+        debug_assert_eq!(kind_ns_name.kind, Kind::Pod);
+        self.scheduler.decision(kind_ns_name)
+    }
+}
+
+/// The FailedScheduling message, as upstream's `FitError.Error()` builds it: a sorted
+/// histogram of filter reasons, then what preemption concluded.
+fn fit_error(
+    nodes: usize,
+    reasons: &BTreeMap<String, usize>,
+    preemption: &BTreeMap<&'static str, usize>,
+) -> String {
+    if nodes == 0 {
+        return "no nodes available to schedule pods".to_string();
+    }
+    fn hist<K: AsRef<str>>(m: &BTreeMap<K, usize>) -> String {
+        let mut v: Vec<String> = m
+            .iter()
+            .map(|(r, c)| format!("{c} {}", r.as_ref()))
+            .collect();
+        v.sort();
+        v.join(", ")
+    }
+    format!(
+        "0/{nodes} nodes are available: {}. preemption: 0/{nodes} nodes are available: {}.",
+        hist(reasons),
+        hist(preemption)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_error_sorts_reasons_like_upstream() {
+        let reasons: BTreeMap<String, usize> = [
+            (
+                "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
+                    .to_string(),
+                1,
+            ),
+            ("Insufficient cpu".to_string(), 3),
+        ]
+        .into_iter()
+        .collect();
+        let preemption: BTreeMap<&'static str, usize> = [
+            ("Preemption is not helpful for scheduling", 1),
+            ("No preemption victims found for incoming pod", 3),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(
+            fit_error(4, &reasons, &preemption),
+            "0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 3 Insufficient cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod."
+        );
+    }
+}

@@ -26,6 +26,8 @@ pub mod quota;
 pub mod scheduler;
 pub mod snapshot;
 pub mod store;
+#[doc(hidden)]
+pub mod testing;
 pub mod time;
 pub mod trace;
 pub mod view;

@@ -283,6 +283,8 @@ pub enum Command {
     ApiResources(Vec<String>),
     /// `kubectl auth can-i|whoami`, with the whole command line (auth.rs parses it).
     Auth(Vec<String>),
+    /// `kubectl create job`, with the whole command line (create_job.rs parses it).
+    CreateJob(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -296,6 +298,9 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         }
         Some("api-resources") => return Ok(Command::ApiResources(args.to_vec())),
         Some("auth") => return Ok(Command::Auth(args.to_vec())),
+        Some("create") if crate::create_job::is_create_job(args) => {
+            return Ok(Command::CreateJob(args.to_vec()))
+        }
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(

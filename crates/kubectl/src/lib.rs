@@ -14,6 +14,7 @@ mod auth;
 mod cli;
 mod componentstatus;
 mod create;
+mod create_job;
 mod delete;
 mod errors;
 mod get;
@@ -216,6 +217,7 @@ impl Session {
             cli::Command::Auth(a) => auth::run(&self.cluster, &ctx, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
+            cli::Command::CreateJob(a) => create_job::run(&mut self.cluster, &ctx, &a),
         }
     }
 

@@ -319,6 +319,9 @@ pub struct Cluster {
     /// upstream too: `podBackoffStore`).
     #[serde(default)]
     pub(crate) job_backoff: BTreeMap<String, crate::controllers::job::BackoffRecord>,
+    /// The Job controller's pending `AddAfter` requeues, by Job.
+    #[serde(default, with = "crate::snapshot::pairs")]
+    pub(crate) job_requeue: BTreeMap<ObjectKey, SimTime>,
     /// The pod garbage collector's state (quarantined nodes, threshold).
     #[serde(default)]
     pub(crate) pod_gc: crate::controllers::podgc::PodGcState,
@@ -365,6 +368,7 @@ impl Cluster {
             node_cidrs: BTreeMap::new(),
             control_plane: ControlPlane::default(),
             job_backoff: BTreeMap::new(),
+            job_requeue: BTreeMap::new(),
             pod_gc: Default::default(),
         };
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
@@ -574,7 +578,7 @@ impl Cluster {
             Timer::Requeue { component, key } => self.enqueue(component, key),
             Timer::ResourceQuotaResync => self.resync_resource_quotas(),
             Timer::LeaderElection { since } => self.leader_election_deadline(since),
-            Timer::JobRequeue(key) => self.enqueue(Component::JobController, key),
+            Timer::JobRequeue(key) => self.job_requeue_fired(key),
             Timer::TtlAfterFinished(key) => {
                 self.enqueue(Component::TtlAfterFinishedController, key)
             }

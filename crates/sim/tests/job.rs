@@ -585,3 +585,47 @@ fn job_controller_is_deterministic_and_snapshots_round_trip() {
     let restored = Cluster::restore(&a.snapshot()).unwrap();
     assert_eq!(restored.snapshot(), a.snapshot());
 }
+
+#[test]
+fn orphaned_job_pods_lose_the_tracking_finalizer_and_stay() {
+    let mut c = cluster_with(&job_yaml(
+        "left",
+        "  parallelism: 2\n  completions: 2\n",
+        "Never",
+    ));
+    until(&mut c, 60, |c| running(c, "left").len() == 2);
+    let options = warehouse_sim::DeleteOptions {
+        grace_period_seconds: None,
+        propagation: warehouse_sim::Propagation::Orphan,
+    };
+    c.delete_with(Kind::Job, "default", "left", options)
+        .unwrap();
+    step(&mut c, 5);
+    assert!(c.get(Kind::Job, "default", "left").is_err());
+    let pods = job_pods(&c, "left");
+    assert_eq!(pods.len(), 2);
+    assert!(pods
+        .iter()
+        .all(|p| p.metadata.finalizers.is_none() && p.metadata.owner_references.is_none()));
+}
+
+#[test]
+fn job_controller_restart_relists_and_finishes_the_job() {
+    let mut c = cluster_with(&job_yaml("resume", "", "Never"));
+    until(&mut c, 60, |c| running(c, "resume").len() == 1);
+    c.stop(warehouse_sim::ControlPlaneComponent::ControllerManager)
+        .unwrap();
+    let p = running(&c, "resume")[0].clone();
+    c.kubelet_report_container_exit("default", &p, 0).unwrap();
+    step(&mut c, 30);
+    assert!(
+        conditions(&job(&c, "resume")).is_empty(),
+        "nobody counts it"
+    );
+    c.start(warehouse_sim::ControlPlaneComponent::ControllerManager)
+        .unwrap();
+    step(&mut c, 5);
+    let j = job(&c, "resume");
+    assert!(conditions(&j).iter().any(|x| x.0 == "Complete"));
+    assert_eq!(j.status.unwrap().succeeded, Some(1));
+}

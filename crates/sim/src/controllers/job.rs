@@ -325,19 +325,43 @@ impl Cluster {
             .iter()
             .flatten()
             .find(|r| r.controller == Some(true) && r.kind == "Job");
-        let Some(owner) = owner else {
-            return;
+        let job_key = owner.map(|o| ObjectKey::new(Kind::Job, ev.object.namespace(), &o.name));
+        let owner_alive = match (owner, &job_key) {
+            (Some(o), Some(k)) => self
+                .store
+                .get(k)
+                .is_some_and(|j| j.meta().uid.as_deref() == Some(o.uid.as_str())),
+            _ => false,
         };
-        let job_key = ObjectKey::new(Kind::Job, ev.object.namespace(), &owner.name);
-        let owner_alive = self
-            .store
-            .get(&job_key)
-            .is_some_and(|j| j.meta().uid.as_deref() == Some(owner.uid.as_str()));
-        if owner_alive {
-            self.enqueue(Component::JobController, job_key);
+        if let (true, Some(k)) = (owner_alive, job_key) {
+            self.enqueue(Component::JobController, k);
         } else if ev.event_type != EventType::Deleted && has_finalizer(pod) {
+            // An orphan (its Job deleted, or orphaned by `--cascade=orphan`) still
+            // holding the finalizer.
             self.enqueue(Component::JobController, ev.object.key());
         }
+    }
+
+    /// `queue.AddAfter` for a Job: a pending requeue at the same time or earlier makes
+    /// another unnecessary (the delaying queue keeps the earliest).
+    fn job_requeue_after(&mut self, key: &ObjectKey, at: SimTime) {
+        if self
+            .job_requeue
+            .get(key)
+            .is_some_and(|t| *t <= at && *t >= self.now)
+        {
+            return;
+        }
+        self.job_requeue.insert(key.clone(), at);
+        self.schedule(at, Timer::JobRequeue(key.clone()));
+    }
+
+    /// A Job's requeue timer fired.
+    pub(crate) fn job_requeue_fired(&mut self, key: ObjectKey) {
+        if self.job_requeue.get(&key).is_some_and(|t| *t <= self.now) {
+            self.job_requeue.remove(&key);
+        }
+        self.enqueue(Component::JobController, key);
     }
 
     /// Removes the tracking finalizer from a pod whose Job no longer exists.
@@ -518,7 +542,7 @@ impl Cluster {
                     interim: Some("FailureTarget"),
                 });
             } else {
-                self.schedule(deadline, Timer::JobRequeue(key.clone()));
+                self.job_requeue_after(key, deadline);
             }
         }
 
@@ -855,7 +879,7 @@ impl Cluster {
             .unwrap_or_default();
         let remaining = record.remaining(self.now);
         if remaining.as_millis() > 0 {
-            self.schedule(self.now + remaining, Timer::JobRequeue(key.clone()));
+            self.job_requeue_after(key, self.now + remaining);
             return (active, 0, 0);
         }
         let diff = ((want - active) as usize).min(MAX_POD_CREATE_DELETE_PER_SYNC);

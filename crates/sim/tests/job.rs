@@ -629,3 +629,20 @@ fn job_controller_restart_relists_and_finishes_the_job() {
     assert!(conditions(&j).iter().any(|x| x.0 == "Complete"));
     assert_eq!(j.status.unwrap().succeeded, Some(1));
 }
+
+#[test]
+fn a_large_job_counts_at_most_500_pods_per_sync_and_completes_with_all_of_them() {
+    let mut c = Cluster::new(1, warehouse_sim::Topology::with_workers(8));
+    create(
+        &mut c,
+        &job_yaml("big", "  completions: 600\n  parallelism: 600\n", "Never"),
+    );
+    until(&mut c, 120, |c| running(c, "big").len() == 600);
+    for p in running(&c, "big") {
+        c.kubelet_report_container_exit("default", &p, 0).unwrap();
+    }
+    step(&mut c, 2);
+    let j = job(&c, "big");
+    assert!(conditions(&j).iter().any(|x| x.0 == "Complete"));
+    assert_eq!(j.status.unwrap().succeeded, Some(600));
+}

@@ -643,6 +643,7 @@ impl Cluster {
         let job_deleting = job.metadata.deletion_timestamp.is_some();
         let failing = finished.as_ref().is_some_and(|f| f.terminal == "Failed");
         let mut to_release: Vec<&Pod> = Vec::new();
+        let mut reached_max_uncounted = false;
         let mut unc_succeeded: Vec<String> = uncounted.succeeded.clone().unwrap_or_default();
         let mut unc_failed: Vec<String> = uncounted.failed.clone().unwrap_or_default();
         for p in &pods {
@@ -670,6 +671,8 @@ impl Cluster {
                 }
             }
             if unc_succeeded.len() + unc_failed.len() >= MAX_UNCOUNTED_PODS {
+                // The rest are counted in the next sync (this status update wakes it).
+                reached_max_uncounted = true;
                 break;
             }
         }
@@ -738,7 +741,8 @@ impl Cluster {
         // is still terminating.
         let mut finished_now: Option<(String, String, &'static str)> = None;
         if let Some(f) = finished {
-            if uncounted_left == 0 && status.terminating.unwrap_or(0) == 0 {
+            if !reached_max_uncounted && uncounted_left == 0 && status.terminating.unwrap_or(0) == 0
+            {
                 let conditions = status.conditions.get_or_insert_with(Vec::new);
                 ensure_condition(conditions, f.terminal, "True", &f.reason, &f.message, now);
                 if f.terminal == "Complete" {

@@ -48,6 +48,7 @@ struct Options {
     from: Option<String>,
     namespace: Option<String>,
     output: Option<String>,
+    dry_run: Option<String>,
     command: Vec<String>,
 }
 
@@ -89,6 +90,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 o.namespace = Some(a["--namespace=".len()..].into())
             }
             _ if a.starts_with("--output=") => o.output = Some(a["--output=".len()..].into()),
+            "--dry-run" => o.dry_run = Some("client".into()),
+            _ if a.starts_with("--dry-run=") => o.dry_run = Some(a["--dry-run=".len()..].into()),
             _ if a.starts_with("-o") && a.len() > 2 => o.output = Some(a[2..].into()),
             _ if a.starts_with('-') && a != "-" => {
                 return Err(format!("error: unknown flag: {a}\n{USAGE_HINT}"));
@@ -124,6 +127,14 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                 "error: -o {other} is not available for create job in this simulated cluster; use -o name"
             ))
         }
+    };
+    let suffix = match o.dry_run.as_deref() {
+        None | Some("none") => "",
+        Some("client") => " (dry run)",
+        Some("server") => " (server dry run)",
+        Some(other) => return CommandOutput::error(format!(
+            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
+        )),
     };
     if o.image.is_some() == o.from.is_some() {
         return CommandOutput::error("error: either --image or --from must be specified");
@@ -163,7 +174,11 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     };
     let result = crate::authorize(cluster, ctx, "create", Kind::Job, &ns, "")
         .and_then(|()| cluster.check_storage())
-        .and_then(|()| cluster.create(obj));
+        .and_then(|()| match suffix {
+            "" => cluster.create(obj),
+            " (dry run)" => Ok(obj),
+            _ => cluster.create_dry_run(obj),
+        });
     let mut out = CommandOutput::new();
     match result {
         Ok(created) => {
@@ -171,7 +186,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             out.out_line(if name_only {
                 display
             } else {
-                format!("{display} created")
+                format!("{display} created{suffix}")
             });
         }
         Err(e) => out.fail(errors::render(&e, None)),

@@ -132,9 +132,11 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         None | Some("none") => "",
         Some("client") => " (dry run)",
         Some("server") => " (server dry run)",
-        Some(other) => return CommandOutput::error(format!(
+        Some(other) => {
+            return CommandOutput::error(format!(
             "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        )),
+        ))
+        }
     };
     if o.image.is_some() == o.from.is_some() {
         return CommandOutput::error("error: either --image or --from must be specified");

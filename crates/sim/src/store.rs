@@ -46,9 +46,10 @@ pub struct Store {
     pods_by_node: BTreeMap<String, BTreeSet<ObjectKey>>,
     /// Keys by uid.
     by_uid: BTreeMap<String, ObjectKey>,
-    /// Terminated pods (phase Succeeded or Failed) by creation time, oldest first
-    /// (the pod garbage collector's `--terminated-pod-gc-threshold` count).
-    terminated_pods: BTreeSet<(i64, ObjectKey)>,
+    /// Terminated pods (phase Succeeded or Failed), evicted ones first, then by
+    /// creation time, oldest first (the pod garbage collector's
+    /// `--terminated-pod-gc-threshold` order, `byEvictionAndCreationTimestamp`).
+    terminated_pods: BTreeSet<(bool, i64, ObjectKey)>,
     log: VecDeque<WatchEvent>,
     /// Revisions up to this one are compacted: a watch from before it gets 410 Gone
     /// even when the log is empty (set by a restore with `--mark-compacted`).
@@ -162,9 +163,10 @@ impl Store {
         self.by_owner.get(owner_uid).into_iter().flatten()
     }
 
-    /// Terminated pods (phase Succeeded or Failed), oldest first.
+    /// Terminated pods (phase Succeeded or Failed), evicted ones first, then oldest
+    /// first.
     pub fn terminated_pods(&self) -> impl Iterator<Item = &ObjectKey> {
-        self.terminated_pods.iter().map(|(_, k)| k)
+        self.terminated_pods.iter().map(|(_, _, k)| k)
     }
 
     /// How many pods are terminated (phase Succeeded or Failed).
@@ -316,10 +318,13 @@ impl Store {
                     .as_ref()
                     .map(|t| t.0.as_millisecond())
                     .unwrap_or(0);
+                let evicted = phase == Some("Failed")
+                    && p.status.as_ref().and_then(|s| s.reason.as_deref()) == Some("Evicted");
+                let entry = (!evicted, created, key.clone());
                 if add {
-                    self.terminated_pods.insert((created, key.clone()));
+                    self.terminated_pods.insert(entry);
                 } else {
-                    self.terminated_pods.remove(&(created, key.clone()));
+                    self.terminated_pods.remove(&entry);
                 }
             }
             if let Some(node) = p.spec.as_ref().and_then(|s| s.node_name.as_deref()) {

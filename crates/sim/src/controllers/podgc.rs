@@ -6,7 +6,8 @@
 //! - `gcTerminating`: terminating pods on a node that is not Ready and carries the
 //!   `node.kubernetes.io/out-of-service` taint are marked Failed and force-deleted;
 //! - `gcTerminated`: above `--terminated-pod-gc-threshold` (12500) terminated pods,
-//!   the oldest are deleted, at the controller's 20 s check period;
+//!   the excess is deleted, evicted pods first, then the oldest, at the controller's
+//!   20 s check period;
 //! - `gcUnscheduledTerminating`: terminating pods that were never scheduled are
 //!   force-deleted.
 //!

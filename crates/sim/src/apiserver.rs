@@ -797,7 +797,11 @@ fn default_job(job: &mut k8s_openapi::api::batch::v1::Job) {
         return;
     };
     let indexed = spec.completion_mode.as_deref() == Some("Indexed");
-    spec.completions.get_or_insert(1);
+    // completions is defaulted only when parallelism is unset too: a Job with only
+    // parallelism is a work queue, complete when any pod succeeds.
+    if spec.completions.is_none() && spec.parallelism.is_none() {
+        spec.completions = Some(1);
+    }
     spec.parallelism.get_or_insert(1);
     spec.backoff_limit
         .get_or_insert(if indexed && spec.backoff_limit_per_index.is_some() {

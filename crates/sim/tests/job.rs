@@ -646,3 +646,60 @@ fn a_large_job_counts_at_most_500_pods_per_sync_and_completes_with_all_of_them()
     assert!(conditions(&j).iter().any(|x| x.0 == "Complete"));
     assert_eq!(j.status.unwrap().succeeded, Some(600));
 }
+
+fn create_err(yaml: &str) -> String {
+    let mut c = Cluster::new(1, warehouse_sim::Topology::default());
+    let obj = warehouse_sim::decode_manifests(yaml).unwrap().remove(0);
+    c.create(obj).unwrap_err().message
+}
+
+#[test]
+fn job_validation_errors_read_like_upstream() {
+    assert_eq!(
+        create_err(&job_yaml("neg", "  parallelism: -1\n", "Never")),
+        "Job.batch \"neg\" is invalid: spec.parallelism: Invalid value: -1: must be greater than or equal to 0"
+    );
+    let own = job_yaml(
+        "own",
+        "  selector:\n    matchLabels: {app: mine}\n",
+        "Never",
+    );
+    assert!(
+        create_err(&own).contains("`selector` not auto-generated"),
+        "{}",
+        create_err(&own)
+    );
+    let manual = job_yaml(
+        "manual",
+        "  manualSelector: true\n  selector:\n    matchLabels: {app: mine}\n",
+        "Never",
+    );
+    assert!(create_err(&manual).contains("`selector` does not match template `labels`"));
+    let indexed = job_yaml(
+        "ix",
+        "  completionMode: Indexed\n  parallelism: 2\n",
+        "Never",
+    );
+    assert!(create_err(&indexed).contains("spec.completions: Required value"));
+}
+
+#[test]
+fn work_queue_job_without_completions_completes_when_one_pod_succeeds_and_the_rest_end() {
+    let mut c = cluster_with(&job_yaml("queue", "  parallelism: 3\n", "Never"));
+    assert_eq!(job(&c, "queue").spec.unwrap().completions, None);
+    until(&mut c, 60, |c| running(c, "queue").len() == 3);
+    let pods = running(&c, "queue");
+    c.kubelet_report_container_exit("default", &pods[0], 0)
+        .unwrap();
+    step(&mut c, 1);
+    // One success: no new pods, the others keep running until they end.
+    assert_eq!(running(&c, "queue").len(), 2);
+    assert!(conditions(&job(&c, "queue")).is_empty());
+    for p in &pods[1..] {
+        c.kubelet_report_container_exit("default", p, 0).unwrap();
+    }
+    step(&mut c, 1);
+    let j = job(&c, "queue");
+    assert!(conditions(&j).iter().any(|x| x.0 == "Complete"));
+    assert_eq!(j.status.unwrap().succeeded, Some(3));
+}

@@ -526,6 +526,9 @@ impl Cluster {
                 let uid = self.rng.uid();
                 job.metadata.uid = Some(uid.clone());
                 crate::controllers::job::generate_selector(job, &uid);
+                // Defaulting runs again when the Job is read back from storage: a Job
+                // still without labels takes the generated template labels.
+                default_job(job);
                 Some(uid)
             }
             _ => None,
@@ -796,6 +799,15 @@ fn default_job(job: &mut k8s_openapi::api::batch::v1::Job) {
     let Some(spec) = job.spec.as_mut() else {
         return;
     };
+    // A Job without labels takes its pod template's.
+    let template_labels = spec
+        .template
+        .metadata
+        .as_ref()
+        .and_then(|m| m.labels.clone());
+    if template_labels.is_some() && job.metadata.labels.as_ref().is_none_or(|l| l.is_empty()) {
+        job.metadata.labels = template_labels;
+    }
     let indexed = spec.completion_mode.as_deref() == Some("Indexed");
     // completions is defaulted only when parallelism is unset too: a Job with only
     // parallelism is a work queue, complete when any pod succeeds.

@@ -703,3 +703,24 @@ fn work_queue_job_without_completions_completes_when_one_pod_succeeds_and_the_re
     assert!(conditions(&j).iter().any(|x| x.0 == "Complete"));
     assert_eq!(j.status.unwrap().succeeded, Some(3));
 }
+
+#[test]
+fn deleting_a_namespace_with_a_running_job_empties_and_removes_it() {
+    let mut c = Cluster::new(1, warehouse_sim::Topology::default());
+    create(
+        &mut c,
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: batch\n",
+    );
+    let yaml = job_yaml("inns", "  parallelism: 2\n  completions: 2\n", "Never")
+        .replace("  name: inns\n", "  name: inns\n  namespace: batch\n");
+    create(&mut c, &yaml);
+    step(&mut c, 30);
+    assert_eq!(c.list(Kind::Pod, Some("batch")).len(), 2);
+    c.delete(Kind::Namespace, "", "batch").unwrap();
+    step(&mut c, 120);
+    assert!(c.list(Kind::Pod, Some("batch")).is_empty());
+    assert!(
+        c.get(Kind::Namespace, "", "batch").is_err(),
+        "namespace removed"
+    );
+}

@@ -19,8 +19,11 @@
 //!   `<job>-<index>` and the `JOB_COMPLETION_INDEX` variable; `completedIndexes`.
 //!
 //! Simplified: pods are found by their controller reference only (no adoption or
-//! release through the selector); pod failure policies, success policies, per-index
-//! back-off limits, `managedBy` and elastic indexed Jobs are not simulated.
+//! release through the selector); surplus pods are removed not-ready first, then
+//! newest first (upstream ranks them as the ReplicaSet controller does); pod failure
+//! policies, success policies, per-index back-off limits, `managedBy` and elastic
+//! indexed Jobs are not simulated (kubectl warns when a Job sets them). The apiserver
+//! keeps `spec.template` immutable even for a suspended Job that never started.
 
 use super::{pod_is_active, pod_is_ready};
 use crate::apiserver::Actor;
@@ -313,8 +316,8 @@ struct Finished {
 impl Cluster {
     /// The Job controller's pod event handlers: a pod's change wakes the Job that
     /// controls it; a pod that still has the tracking finalizer but whose Job is gone
-    /// is queued itself, so the finalizer is removed (`handleOrphanPod`... upstream
-    /// `cleanupPodFinalizers` / orphan pod handling).
+    /// (or that lost its owner reference) is queued itself, so the finalizer is removed
+    /// (upstream `enqueueOrphanPod` / `handleOrphanPod`).
     pub(crate) fn job_controller_observe_pod(&mut self, ev: &WatchEvent) {
         let Object::Pod(pod) = &ev.object else {
             return;

@@ -1395,12 +1395,40 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
         }
         (Object::Job(o), Object::Job(n)) => {
             let (os, ns) = (o.spec.as_ref(), n.spec.as_ref());
+            // A suspended Job that never started may change where its pods go
+            // (`AllowMutableSchedulingDirectives`).
+            let never_started = os.and_then(|s| s.suspend) == Some(true)
+                && o.status
+                    .as_ref()
+                    .and_then(|s| s.start_time.as_ref())
+                    .is_none();
+            let template = |s: &k8s_openapi::api::batch::v1::JobSpec| {
+                let mut t = serde_json::json!(s.template);
+                if never_started {
+                    if let Some(m) = t.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+                        m.remove("labels");
+                        m.remove("annotations");
+                    }
+                    if let Some(p) = t.get_mut("spec").and_then(|p| p.as_object_mut()) {
+                        for k in ["nodeSelector", "tolerations", "affinity", "schedulingGates"] {
+                            p.remove(k);
+                        }
+                    }
+                }
+                t
+            };
+            if os.map(template) != ns.map(template) {
+                let rendered = ns.map(|s| serde_json::json!(s.template).to_string());
+                errors.push(FieldError(format!(
+                    "spec.template: Invalid value: {}: field is immutable",
+                    rendered.unwrap_or_default()
+                )));
+            }
             let field = |f: fn(&k8s_openapi::api::batch::v1::JobSpec) -> serde_json::Value| {
                 (os.map(f), ns.map(f))
             };
             for (path, (old, new)) in [
                 ("spec.selector", field(|s| serde_json::json!(s.selector))),
-                ("spec.template", field(|s| serde_json::json!(s.template))),
                 (
                     "spec.completions",
                     field(|s| serde_json::json!(s.completions)),

@@ -724,3 +724,32 @@ fn deleting_a_namespace_with_a_running_job_empties_and_removes_it() {
         "namespace removed"
     );
 }
+
+#[test]
+fn a_suspended_job_that_never_started_may_change_where_its_pods_go() {
+    let mut c = cluster_with(&job_yaml("later", "  suspend: true\n", "Never"));
+    step(&mut c, 1);
+    assert!(job_pods(&c, "later").is_empty());
+    let mut j = job(&c, "later");
+    let ps = j.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
+    ps.node_selector = Some([("kubernetes.io/hostname".to_string(), "zone-c".to_string())].into());
+    c.update(Object::Job(j.clone())).unwrap();
+    // The image is not a scheduling directive.
+    let ps = j.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
+    ps.containers[0].image = Some("busybox:1.37".into());
+    let err = c.update(Object::Job(j)).unwrap_err();
+    assert!(
+        err.message.contains("spec.template: Invalid value"),
+        "{}",
+        err.message
+    );
+    let mut j = job(&c, "later");
+    j.spec.as_mut().unwrap().suspend = Some(false);
+    c.update(Object::Job(j)).unwrap();
+    until(&mut c, 60, |c| running(c, "later").len() == 1);
+    let p = &job_pods(&c, "later")[0];
+    assert_eq!(
+        p.spec.as_ref().unwrap().node_name.as_deref(),
+        Some("zone-c")
+    );
+}

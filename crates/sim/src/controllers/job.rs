@@ -22,8 +22,7 @@
 //! release through the selector); surplus pods are removed not-ready first, then
 //! newest first (upstream ranks them as the ReplicaSet controller does); pod failure
 //! policies, success policies, per-index back-off limits, `managedBy` and elastic
-//! indexed Jobs are not simulated (kubectl warns when a Job sets them). The apiserver
-//! keeps `spec.template` immutable even for a suspended Job that never started.
+//! indexed Jobs are not simulated (kubectl warns when a Job sets them).
 
 use super::{pod_is_active, pod_is_ready};
 use crate::apiserver::Actor;

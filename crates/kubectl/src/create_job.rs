@@ -10,6 +10,24 @@ use warehouse_sim::{Cluster, Kind, Object};
 
 const USAGE_HINT: &str = "See 'kubectl create job -h' for help and examples";
 
+/// `kubectl create job -h` (kubectl's long description, examples and usage; the
+/// options list is left out).
+const HELP: &str = "Create a job with the specified name.
+
+Examples:
+  # Create a job
+  kubectl create job my-job --image=busybox
+  
+  # Create a job with a command
+  kubectl create job my-job --image=busybox -- date
+  
+  # Create a job from a cron job named \"a-cronjob\"
+  kubectl create job test-job --from=cronjob/a-cronjob
+
+Usage:
+  kubectl create job NAME --image=image [--from=cronjob/name] -- [COMMAND] [args...] [options]
+";
+
 /// Whether the command line is `kubectl create job ...`.
 pub(crate) fn is_create_job(args: &[String]) -> bool {
     let words = positionals(args);
@@ -106,6 +124,17 @@ fn parse(args: &[String]) -> Result<Options, String> {
 }
 
 pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
+    let before_command = args.iter().take_while(|a| *a != "--");
+    if before_command
+        .into_iter()
+        .any(|a| a == "-h" || a == "--help")
+    {
+        let mut out = CommandOutput::new();
+        for line in HELP.lines() {
+            out.out_line(line);
+        }
+        return out;
+    }
     let o = match parse(args) {
         Ok(o) => o,
         Err(e) => return CommandOutput::error(e),

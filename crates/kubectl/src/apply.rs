@@ -395,6 +395,12 @@ fn apply_one(
 /// before the line that reports the write).
 pub(crate) fn not_simulated_warning(obj: &Object) -> Option<String> {
     let kind = obj.kind();
+    if let Some(field) = unsimulated_job_field(obj) {
+        return Some(format!(
+            "Warning: Kube Warehouse simulates Jobs but not {field} yet: job.batch/{} runs as if it were not set",
+            obj.name()
+        ));
+    }
     (!kind.simulated()).then(|| {
         format!(
             "Warning: Kube Warehouse stores {kind} objects but does not simulate them yet: nothing will act on {}/{}",
@@ -402,6 +408,26 @@ pub(crate) fn not_simulated_warning(obj: &Object) -> Option<String> {
             obj.name()
         )
     })
+}
+
+/// The first Job field the Job controller of this simulation does not act on.
+fn unsimulated_job_field(obj: &Object) -> Option<&'static str> {
+    let Object::Job(job) = obj else {
+        return None;
+    };
+    let spec = job.spec.as_ref()?;
+    [
+        ("spec.podFailurePolicy", spec.pod_failure_policy.is_some()),
+        ("spec.successPolicy", spec.success_policy.is_some()),
+        (
+            "spec.backoffLimitPerIndex",
+            spec.backoff_limit_per_index.is_some(),
+        ),
+        ("spec.managedBy", spec.managed_by.is_some()),
+    ]
+    .into_iter()
+    .find(|(_, set)| *set)
+    .map(|(field, _)| field)
 }
 
 /// The object without `status`: the apiserver ignores status on the main resource.

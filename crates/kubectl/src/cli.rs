@@ -296,6 +296,8 @@ pub enum Command {
     Drain(Vec<String>),
     /// `kubectl taint nodes NODE TAINT...` (taint.rs).
     Taint(Vec<String>),
+    /// `kubectl create job`, with the whole command line (create_job.rs parses it).
+    CreateJob(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -314,6 +316,9 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("uncordon") => return Ok(Command::Cordon(args.to_vec(), false)),
         Some("drain") => return Ok(Command::Drain(args.to_vec())),
         Some("taint") => return Ok(Command::Taint(args.to_vec())),
+        Some("create") if crate::create_job::is_create_job(args) => {
+            return Ok(Command::CreateJob(args.to_vec()))
+        }
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(

@@ -15,6 +15,7 @@ mod cli;
 mod componentstatus;
 mod cordon;
 mod create;
+mod create_job;
 mod delete;
 mod describe;
 mod drain;
@@ -225,6 +226,7 @@ impl Session {
             cli::Command::Taint(a) => taint::run(&mut self.cluster, &ctx, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
+            cli::Command::CreateJob(a) => create_job::run(&mut self.cluster, &ctx, &a),
         }
     }
 

@@ -563,10 +563,24 @@ impl Cluster {
         self.admit_service_account(obj)?;
         self.admit_priority(obj)?;
         self.admission_mutate(obj)?;
+        // The Job strategy generates the selector and its labels from the uid the
+        // apiserver is about to assign, before validation (`generateSelectorIfNeeded`).
+        let early_uid = match obj {
+            Object::Job(job) => {
+                let uid = self.rng.uid();
+                job.metadata.uid = Some(uid.clone());
+                crate::controllers::job::generate_selector(job, &uid);
+                // Defaulting runs again when the Job is read back from storage: a Job
+                // still without labels takes the generated template labels.
+                default_job(job);
+                Some(uid)
+            }
+            _ => None,
+        };
         validate(obj)?;
         self.admission_validate(obj, None)?;
         self.allocate_service_addresses(obj, None)?;
-        let uid = self.rng.uid();
+        let uid = early_uid.unwrap_or_else(|| self.rng.uid());
         let now = self.now.to_k8s();
         let meta = obj.meta_mut();
         meta.uid = Some(uid);
@@ -574,7 +588,7 @@ impl Cluster {
         meta.resource_version = None;
         meta.deletion_timestamp = None;
         meta.generation = match kind {
-            Kind::Deployment | Kind::ReplicaSet | Kind::Pod => Some(1),
+            Kind::Deployment | Kind::ReplicaSet | Kind::Pod | Kind::Job => Some(1),
             _ => None,
         };
         if let Object::Pod(p) = obj {
@@ -766,6 +780,7 @@ fn same_spec(a: &Object, b: &Object) -> bool {
         (Object::Node(x), Object::Node(y)) => x.spec == y.spec,
         (Object::Namespace(x), Object::Namespace(y)) => x.spec == y.spec,
         (Object::Lease(x), Object::Lease(y)) => x.spec == y.spec,
+        (Object::Job(x), Object::Job(y)) => x.spec == y.spec,
         _ => true,
     }
 }
@@ -830,8 +845,21 @@ fn default_job(job: &mut k8s_openapi::api::batch::v1::Job) {
     let Some(spec) = job.spec.as_mut() else {
         return;
     };
+    // A Job without labels takes its pod template's.
+    let template_labels = spec
+        .template
+        .metadata
+        .as_ref()
+        .and_then(|m| m.labels.clone());
+    if template_labels.is_some() && job.metadata.labels.as_ref().is_none_or(|l| l.is_empty()) {
+        job.metadata.labels = template_labels;
+    }
     let indexed = spec.completion_mode.as_deref() == Some("Indexed");
-    spec.completions.get_or_insert(1);
+    // completions is defaulted only when parallelism is unset too: a Job with only
+    // parallelism is a work queue, complete when any pod succeeds.
+    if spec.completions.is_none() && spec.parallelism.is_none() {
+        spec.completions = Some(1);
+    }
     spec.parallelism.get_or_insert(1);
     spec.backoff_limit
         .get_or_insert(if indexed && spec.backoff_limit_per_index.is_some() {
@@ -1158,6 +1186,7 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
                 check_template_containers(spec.template.spec.as_ref(), &mut errors);
             }
         }
+        Object::Job(job) => validate_job(job, &mut errors),
         Object::ReplicaSet(rs) => {
             if let Some(spec) = Some(&rs.spec) {
                 check_replicas(spec.replicas.unwrap_or(1), &mut errors);
@@ -1174,6 +1203,99 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
     } else {
         Err(invalid(obj, errors))
     }
+}
+
+/// pkg/apis/batch/validation `ValidateJobSpec` and `ValidateGeneratedSelector`, for
+/// the fields the simulation reads (pod failure policies, success policies and
+/// per-index back-off limits are stored but not checked).
+fn validate_job(job: &k8s_openapi::api::batch::v1::Job, errors: &mut Vec<FieldError>) {
+    let Some(spec) = job.spec.as_ref() else {
+        errors.push(FieldError(
+            "spec.template.spec.containers: Required value".into(),
+        ));
+        return;
+    };
+    let template_meta = spec.template.metadata.as_ref();
+    check_labels(
+        template_meta.and_then(|m| m.labels.as_ref()),
+        "spec.template.metadata.labels",
+        errors,
+    );
+    for (path, value) in [
+        ("spec.parallelism", spec.parallelism.map(i64::from)),
+        ("spec.completions", spec.completions.map(i64::from)),
+        ("spec.activeDeadlineSeconds", spec.active_deadline_seconds),
+        ("spec.backoffLimit", spec.backoff_limit.map(i64::from)),
+        (
+            "spec.ttlSecondsAfterFinished",
+            spec.ttl_seconds_after_finished.map(i64::from),
+        ),
+    ] {
+        if let Some(v) = value.filter(|v| *v < 0) {
+            errors.push(FieldError(format!(
+                "{path}: Invalid value: {v}: must be greater than or equal to 0"
+            )));
+        }
+    }
+    if let Some(p) = spec.parallelism.filter(|p| *p > MAX_REPLICAS) {
+        errors.push(FieldError(format!(
+            "spec.parallelism: Invalid value: {p}: this simulated cluster runs at most {MAX_REPLICAS} pods per Job at once"
+        )));
+    }
+    let mode = spec.completion_mode.as_deref().unwrap_or("NonIndexed");
+    if !matches!(mode, "NonIndexed" | "Indexed") {
+        errors.push(FieldError(format!(
+            "spec.completionMode: Unsupported value: \"{mode}\": supported values: \"NonIndexed\", \"Indexed\""
+        )));
+    }
+    if mode == "Indexed" && spec.completions.is_none() {
+        errors.push(FieldError(
+            "spec.completions: Required value: when completion mode is Indexed".into(),
+        ));
+    }
+    let manual = spec.manual_selector == Some(true);
+    match spec.selector.as_ref() {
+        None => errors.push(FieldError("spec.selector: Required value".into())),
+        Some(selector) => {
+            let labels = template_meta
+                .and_then(|m| m.labels.clone())
+                .unwrap_or_default();
+            if manual {
+                check_selector(selector, template_meta, errors);
+            } else if let Some(uid) = job.metadata.uid.as_deref() {
+                let label = crate::controllers::job::CONTROLLER_UID_LABEL;
+                match labels.get(label) {
+                    Some(v) if v == uid => {}
+                    Some(v) => errors.push(FieldError(format!(
+                        "spec.template.metadata.labels[{label}]: Invalid value: \"{v}\": must be '{uid}'"
+                    ))),
+                    None => errors.push(FieldError(format!(
+                        "spec.template.metadata.labels[{label}]: Required value: must be '{uid}'"
+                    ))),
+                }
+                let expected: BTreeMap<String, String> =
+                    [(label.to_string(), uid.to_string())].into_iter().collect();
+                if !crate::controllers::selector_matches(selector, &expected) {
+                    let rendered = serde_json::to_string(selector).unwrap_or_default();
+                    errors.push(FieldError(format!(
+                        "spec.selector: Invalid value: {rendered}: `selector` not auto-generated"
+                    )));
+                }
+            }
+        }
+    }
+    let restart = spec
+        .template
+        .spec
+        .as_ref()
+        .and_then(|s| s.restart_policy.as_deref());
+    if !matches!(restart, Some("OnFailure") | Some("Never")) {
+        errors.push(FieldError(
+            "spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\""
+                .into(),
+        ));
+    }
+    check_template_containers(spec.template.spec.as_ref(), errors);
 }
 
 fn check_replicas(replicas: i32, errors: &mut Vec<FieldError>) {
@@ -1315,6 +1437,59 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
                 errors.push(FieldError(format!(
                     "spec.selector: Invalid value: {rendered}: field is immutable"
                 )));
+            }
+        }
+        (Object::Job(o), Object::Job(n)) => {
+            let (os, ns) = (o.spec.as_ref(), n.spec.as_ref());
+            // A suspended Job that never started may change where its pods go
+            // (`AllowMutableSchedulingDirectives`).
+            let never_started = os.and_then(|s| s.suspend) == Some(true)
+                && o.status
+                    .as_ref()
+                    .and_then(|s| s.start_time.as_ref())
+                    .is_none();
+            let template = |s: &k8s_openapi::api::batch::v1::JobSpec| {
+                let mut t = serde_json::json!(s.template);
+                if never_started {
+                    if let Some(m) = t.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+                        m.remove("labels");
+                        m.remove("annotations");
+                    }
+                    if let Some(p) = t.get_mut("spec").and_then(|p| p.as_object_mut()) {
+                        for k in ["nodeSelector", "tolerations", "affinity", "schedulingGates"] {
+                            p.remove(k);
+                        }
+                    }
+                }
+                t
+            };
+            if os.map(template) != ns.map(template) {
+                let rendered = ns.map(|s| serde_json::json!(s.template).to_string());
+                errors.push(FieldError(format!(
+                    "spec.template: Invalid value: {}: field is immutable",
+                    rendered.unwrap_or_default()
+                )));
+            }
+            let field = |f: fn(&k8s_openapi::api::batch::v1::JobSpec) -> serde_json::Value| {
+                (os.map(f), ns.map(f))
+            };
+            for (path, (old, new)) in [
+                ("spec.selector", field(|s| serde_json::json!(s.selector))),
+                (
+                    "spec.completions",
+                    field(|s| serde_json::json!(s.completions)),
+                ),
+                (
+                    "spec.completionMode",
+                    field(|s| serde_json::json!(s.completion_mode)),
+                ),
+            ] {
+                if old != new {
+                    let rendered = new.map(|v| v.to_string()).unwrap_or_default();
+                    errors.push(FieldError(format!(
+                        "{path}: Invalid value: {rendered}: field is immutable"
+                    )));
+                }
             }
         }
         (Object::Pod(o), Object::Pod(n)) => {

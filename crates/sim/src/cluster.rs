@@ -138,6 +138,9 @@ pub enum Component {
     TaintEvictionController,
     Scheduler,
     Kubelet(String),
+    JobController,
+    TtlAfterFinishedController,
+    PodGarbageCollector,
 }
 
 impl Component {
@@ -157,6 +160,11 @@ impl Component {
             Component::TaintEvictionController => Actor::Controller("taint-eviction-controller"),
             Component::Scheduler => Actor::Scheduler,
             Component::Kubelet(n) => Actor::Kubelet(n.clone()),
+            Component::JobController => Actor::Controller("job-controller"),
+            Component::TtlAfterFinishedController => {
+                Actor::Controller("ttl-after-finished-controller")
+            }
+            Component::PodGarbageCollector => Actor::Controller("pod-garbage-collector"),
         }
     }
 }
@@ -202,11 +210,20 @@ pub(crate) enum Timer {
     /// The leader-election renew deadline of an apiserver outage that began at
     /// `since` (see `control_plane.rs`).
     LeaderElection { since: SimTime },
+    /// The Job controller's `queue.AddAfter`: a pod failure back-off or an
+    /// activeDeadlineSeconds deadline ends.
+    JobRequeue(ObjectKey),
+    /// A finished Job's ttlSecondsAfterFinished runs out.
+    TtlAfterFinished(ObjectKey),
+    /// The pod garbage collector's quarantine of a node that no longer exists ends.
+    PodGcQuarantine(String),
+    /// The pod garbage collector's check of terminated pods (`gcCheckPeriod`).
+    PodGcCheck,
 }
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 12] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 16] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -219,6 +236,10 @@ impl Timer {
         "rate-limited requeue",
         "resource quota resync period",
         "leader election renew deadline",
+        "job requeue after",
+        "ttl after finished",
+        "pod gc quarantine",
+        "pod gc check period",
     ];
 
     /// The static description equal to `text`, if a timer has it.
@@ -241,6 +262,10 @@ impl Timer {
             Timer::Requeue { .. } => "rate-limited requeue",
             Timer::ResourceQuotaResync => "resource quota resync period",
             Timer::LeaderElection { .. } => "leader election renew deadline",
+            Timer::JobRequeue(_) => "job requeue after",
+            Timer::TtlAfterFinished(_) => "ttl after finished",
+            Timer::PodGcQuarantine(_) => "pod gc quarantine",
+            Timer::PodGcCheck => "pod gc check period",
         }
     }
 }
@@ -303,6 +328,16 @@ pub struct Cluster {
     pub(crate) control_plane: ControlPlane,
     /// etcd's members beyond the first, its leader, and its saved snapshots.
     pub(crate) etcd: crate::etcd::EtcdCluster,
+    /// The Job controller's pod failure back-off records, by Job uid (in memory
+    /// upstream too: `podBackoffStore`).
+    #[serde(default)]
+    pub(crate) job_backoff: BTreeMap<String, crate::controllers::job::BackoffRecord>,
+    /// The Job controller's pending `AddAfter` requeues, by Job.
+    #[serde(default, with = "crate::snapshot::pairs")]
+    pub(crate) job_requeue: BTreeMap<ObjectKey, SimTime>,
+    /// The pod garbage collector's state (quarantined nodes, threshold).
+    #[serde(default)]
+    pub(crate) pod_gc: crate::controllers::podgc::PodGcState,
     /// The endpoint controllers' memory (pod memberships, slice size).
     #[serde(default)]
     pub(crate) endpoints: crate::controllers::endpointslice::EndpointsState,
@@ -365,6 +400,9 @@ impl Cluster {
             pod_ip_next: BTreeMap::new(),
             node_cidrs: BTreeMap::new(),
             control_plane: ControlPlane::default(),
+            job_backoff: BTreeMap::new(),
+            job_requeue: BTreeMap::new(),
+            pod_gc: Default::default(),
         };
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
             let obj = apiserver::namespace_object(ns);
@@ -592,6 +630,12 @@ impl Cluster {
             Timer::Requeue { component, key } => self.enqueue(component, key),
             Timer::ResourceQuotaResync => self.resync_resource_quotas(),
             Timer::LeaderElection { since } => self.leader_election_deadline(since),
+            Timer::JobRequeue(key) => self.job_requeue_fired(key),
+            Timer::TtlAfterFinished(key) => {
+                self.enqueue(Component::TtlAfterFinishedController, key)
+            }
+            Timer::PodGcQuarantine(node) => self.pod_gc_quarantine_ended(&node),
+            Timer::PodGcCheck => self.pod_gc_check(),
         }
     }
 
@@ -698,6 +742,24 @@ impl Cluster {
                     self.kubelet_sync_pod(&node, &k);
                 }
             }
+            Component::JobController => {
+                for k in keys {
+                    self.begin_key(&k);
+                    self.sync_job(&k);
+                }
+            }
+            Component::TtlAfterFinishedController => {
+                for k in keys {
+                    self.begin_key(&k);
+                    self.sync_ttl_after_finished(&k);
+                }
+            }
+            Component::PodGarbageCollector => {
+                for k in keys {
+                    self.begin_key(&k);
+                    self.pod_gc_sync(&k);
+                }
+            }
             Component::NodeLifecycleController => {
                 for k in keys {
                     self.begin_key(&k);
@@ -730,6 +792,14 @@ impl Cluster {
                 }
             }
             Object::DaemonSet(_) => self.enqueue(Component::DaemonSetController, key),
+            Object::Job(job) => {
+                self.enqueue(Component::JobController, key.clone());
+                if ev.event_type != EventType::Deleted
+                    && crate::controllers::ttl_after_finished::needs_cleanup(job)
+                {
+                    self.enqueue(Component::TtlAfterFinishedController, key);
+                }
+            }
             Object::Service(_) => {
                 self.enqueue(Component::EndpointSliceController, key.clone());
                 self.enqueue(Component::EndpointsController, key);
@@ -757,6 +827,7 @@ impl Cluster {
                 }
             }
             Object::Pod(pod) => {
+                self.job_controller_observe_pod(ev);
                 let current = (ev.event_type != EventType::Deleted).then_some(pod);
                 for svc in self.services_for_pod_event(&key, current) {
                     self.enqueue(Component::EndpointSliceController, svc.clone());
@@ -785,6 +856,7 @@ impl Cluster {
                 }
             }
             Object::Node(node) => {
+                self.pod_gc_observe_node(ev);
                 if ev.event_type != EventType::Deleted && self.node_placement_changed(node) {
                     self.daemon_sets_observe_node();
                 }
@@ -826,6 +898,9 @@ impl Cluster {
         }
         self.garbage_collector_observe(ev);
         self.resource_quota_observe(ev);
+        if matches!(obj, Object::Pod(_)) {
+            self.pod_gc_observe_pod(ev);
+        }
     }
 
     /// Sets the cause of the writes a component is about to make for `key`.
@@ -851,6 +926,7 @@ fn clear_status(obj: &mut Object) {
         Object::DaemonSet(o) => o.status = None,
         Object::Namespace(o) => o.status = None,
         Object::ResourceQuota(o) => o.status = None,
+        Object::Job(o) => o.status = None,
         _ => {}
     }
 }
@@ -864,6 +940,7 @@ fn copy_status(from: &Object, to: &mut Object) {
         (Object::Node(a), Object::Node(b)) => b.status = a.status.clone(),
         (Object::Namespace(a), Object::Namespace(b)) => b.status = a.status.clone(),
         (Object::ResourceQuota(a), Object::ResourceQuota(b)) => b.status = a.status.clone(),
+        (Object::Job(a), Object::Job(b)) => b.status = a.status.clone(),
         _ => {}
     }
 }

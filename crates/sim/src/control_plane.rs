@@ -434,6 +434,7 @@ impl Cluster {
             ControlPlaneComponent::ControllerManager => {
                 self.control_plane.node_health.clear();
                 self.evictions.clear();
+                self.job_backoff.clear();
             }
             ControlPlaneComponent::Scheduler => self.scheduler.forget_unschedulable(),
             ControlPlaneComponent::ApiServer | ControlPlaneComponent::Etcd => {}
@@ -453,6 +454,8 @@ impl Cluster {
                     (Kind::Service, Component::EndpointSliceController),
                     (Kind::Service, Component::EndpointsController),
                     (Kind::Node, Component::TaintEvictionController),
+                    (Kind::Job, Component::JobController),
+                    (Kind::Job, Component::TtlAfterFinishedController),
                 ] {
                     let keys: Vec<ObjectKey> =
                         self.store.list(kind, None).map(Object::key).collect();

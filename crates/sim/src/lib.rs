@@ -28,6 +28,8 @@ pub mod scheduler;
 pub mod services;
 pub mod snapshot;
 pub mod store;
+#[doc(hidden)]
+pub mod testing;
 pub mod time;
 pub mod trace;
 pub mod view;

@@ -175,7 +175,7 @@ impl Kind {
                 group: "batch",
                 versions: &["v1"],
                 namespaced: true,
-                simulated: false,
+                simulated: true,
             },
             Kind::Service => &KindInfo {
                 kind: "Service",

@@ -46,6 +46,10 @@ pub struct Store {
     pods_by_node: BTreeMap<String, BTreeSet<ObjectKey>>,
     /// Keys by uid.
     by_uid: BTreeMap<String, ObjectKey>,
+    /// Terminated pods (phase Succeeded or Failed), evicted ones first, then by
+    /// creation time, oldest first (the pod garbage collector's
+    /// `--terminated-pod-gc-threshold` order, `byEvictionAndCreationTimestamp`).
+    terminated_pods: BTreeSet<(bool, i64, ObjectKey)>,
     log: VecDeque<WatchEvent>,
     /// Revisions up to this one are compacted: a watch from before it gets 410 Gone
     /// even when the log is empty (set by a restore with `--mark-compacted`).
@@ -157,6 +161,17 @@ impl Store {
     /// Keys of objects that name `owner_uid` among their ownerReferences.
     pub fn dependents(&self, owner_uid: &str) -> impl Iterator<Item = &ObjectKey> {
         self.by_owner.get(owner_uid).into_iter().flatten()
+    }
+
+    /// Terminated pods (phase Succeeded or Failed), evicted ones first, then oldest
+    /// first.
+    pub fn terminated_pods(&self) -> impl Iterator<Item = &ObjectKey> {
+        self.terminated_pods.iter().map(|(_, _, k)| k)
+    }
+
+    /// How many pods are terminated (phase Succeeded or Failed).
+    pub fn terminated_pod_count(&self) -> usize {
+        self.terminated_pods.len()
     }
 
     /// Keys of the pods bound to `node`.
@@ -296,6 +311,22 @@ impl Store {
             }
         }
         if let Object::Pod(p) = obj {
+            let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
+            if matches!(phase, Some("Succeeded") | Some("Failed")) {
+                let created = meta
+                    .creation_timestamp
+                    .as_ref()
+                    .map(|t| t.0.as_millisecond())
+                    .unwrap_or(0);
+                let evicted = phase == Some("Failed")
+                    && p.status.as_ref().and_then(|s| s.reason.as_deref()) == Some("Evicted");
+                let entry = (!evicted, created, key.clone());
+                if add {
+                    self.terminated_pods.insert(entry);
+                } else {
+                    self.terminated_pods.remove(&entry);
+                }
+            }
             if let Some(node) = p.spec.as_ref().and_then(|s| s.node_name.as_deref()) {
                 if add {
                     self.pods_by_node

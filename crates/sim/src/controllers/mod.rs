@@ -7,11 +7,14 @@ pub mod deployment;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod garbage_collector;
+pub mod job;
 pub mod namespace;
 pub mod node_lifecycle;
+pub mod podgc;
 pub mod replicaset;
 pub mod resource_quota;
 pub mod serviceaccount;
+pub mod ttl_after_finished;
 
 use crate::cluster::{Cluster, Component, Timer};
 use crate::object::ObjectKey;

@@ -13,6 +13,9 @@ const SUPPORTED: &[&str] = &[
     "delete",
     "get",
     "replace",
+    "rollout",
+    "scale",
+    "set",
 ];
 
 /// Every top-level command of the real kubectl (1.33), in the order kubectl
@@ -283,6 +286,12 @@ pub enum Command {
     ApiResources(Vec<String>),
     /// `kubectl auth can-i|whoami`, with the whole command line (auth.rs parses it).
     Auth(Vec<String>),
+    /// `kubectl rollout ...`, with the whole command line (rollout.rs parses it).
+    Rollout(Vec<String>),
+    /// `kubectl scale ...`, with the whole command line (scale.rs parses it).
+    Scale(Vec<String>),
+    /// `kubectl set image ...`, with the whole command line (set.rs parses it).
+    Set(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -296,6 +305,9 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         }
         Some("api-resources") => return Ok(Command::ApiResources(args.to_vec())),
         Some("auth") => return Ok(Command::Auth(args.to_vec())),
+        Some("rollout") => return Ok(Command::Rollout(args.to_vec())),
+        Some("scale") => return Ok(Command::Scale(args.to_vec())),
+        Some("set") => return Ok(Command::Set(args.to_vec())),
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(

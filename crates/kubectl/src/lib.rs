@@ -22,8 +22,11 @@ pub mod json;
 mod merge;
 pub mod printers;
 mod raw;
+mod rollout;
+mod scale;
 pub mod script;
 pub mod selector;
+mod set;
 pub mod table;
 pub mod yaml;
 
@@ -214,6 +217,9 @@ impl Session {
             cli::Command::Delete(d) => delete::run(&mut self.cluster, &ctx, d),
             cli::Command::ApiResources(a) => api_resources::run(&a),
             cli::Command::Auth(a) => auth::run(&self.cluster, &ctx, &a),
+            cli::Command::Rollout(a) => rollout::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Scale(a) => scale::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Set(a) => set::run(&mut self.cluster, &ctx, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
         }

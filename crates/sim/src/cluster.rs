@@ -191,11 +191,17 @@ pub(crate) enum Timer {
     /// The leader-election renew deadline of an apiserver outage that began at
     /// `since` (see `control_plane.rs`).
     LeaderElection { since: SimTime },
+    /// The work queue's `AddAfter`: a controller asked to look at a key again at a
+    /// known moment (a pod reaching minReadySeconds, a progress deadline).
+    EnqueueAfter {
+        component: Component,
+        key: ObjectKey,
+    },
 }
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 11] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 12] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -207,6 +213,7 @@ impl Timer {
         "rate-limited requeue",
         "resource quota resync period",
         "leader election renew deadline",
+        "delayed requeue",
     ];
 
     /// The static description equal to `text`, if a timer has it.
@@ -228,6 +235,7 @@ impl Timer {
             Timer::Requeue { .. } => "rate-limited requeue",
             Timer::ResourceQuotaResync => "resource quota resync period",
             Timer::LeaderElection { .. } => "leader election renew deadline",
+            Timer::EnqueueAfter { .. } => "delayed requeue",
         }
     }
 }
@@ -540,6 +548,7 @@ impl Cluster {
             Timer::Requeue { component, key } => self.enqueue(component, key),
             Timer::ResourceQuotaResync => self.resync_resource_quotas(),
             Timer::LeaderElection { since } => self.leader_election_deadline(since),
+            Timer::EnqueueAfter { component, key } => self.enqueue(component, key),
         }
     }
 
@@ -662,6 +671,11 @@ impl Cluster {
             Object::DaemonSet(_) => self.enqueue(Component::DaemonSetController, key),
             Object::Pod(pod) => {
                 if let Some(owner) = controller_of(obj, Kind::ReplicaSet) {
+                    if ev.event_type == EventType::Deleted {
+                        if let Some(d) = self.recreate_deployment_of_pod(&owner) {
+                            self.enqueue(Component::DeploymentController, d);
+                        }
+                    }
                     self.enqueue(Component::ReplicaSetController, owner);
                 }
                 if let Some(owner) = controller_of(obj, Kind::DaemonSet) {

@@ -318,9 +318,13 @@ mod tests {
             },
             Timer::SchedulerFlush,
             Timer::EventExpiry(key.clone()),
-            Timer::Requeue { component, key },
+            Timer::Requeue {
+                component: component.clone(),
+                key: key.clone(),
+            },
             Timer::ResourceQuotaResync,
             Timer::LeaderElection { since: SimTime(0) },
+            Timer::EnqueueAfter { component, key },
         ];
         for t in &timers {
             assert_eq!(Timer::intern_description(t.describe()), Some(t.describe()));

@@ -4,7 +4,7 @@
 
 use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready};
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Component};
+use crate::cluster::{Cluster, Component, Timer};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::SimTime;
 use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
@@ -140,6 +140,8 @@ impl Cluster {
             .and_then(|m| m.labels.as_ref())
             .unwrap_or(&no_labels);
         let (mut replicas, mut ready, mut available, mut fully_labeled) = (0, 0, 0, 0);
+        // The first moment a ready pod reaches minReadySeconds, if one has yet to.
+        let mut next_available: Option<SimTime> = None;
         for p in self.owned_pods(&uid) {
             if !pod_is_active(p) {
                 continue;
@@ -150,6 +152,8 @@ impl Cluster {
             }
             if pod_is_available(p, min_ready, self.now) {
                 available += 1;
+            } else if let Some(at) = available_at(p, min_ready) {
+                next_available = Some(next_available.map_or(at, |n| n.min(at)));
             }
             let labels = p.metadata.labels.as_ref();
             if template_labels
@@ -173,6 +177,18 @@ impl Cluster {
             let mut updated = rs;
             updated.status = Some(status);
             let _ = self.update_as(ACTOR, Object::ReplicaSet(updated));
+            // Upstream re-queues the ReplicaSet after minReadySeconds (`AddAfter`):
+            // a pod becomes available with no event of its own. Armed when the status
+            // changes, so each ready pod gets one look rather than one per sync.
+            if let Some(at) = next_available {
+                self.schedule(
+                    at,
+                    Timer::EnqueueAfter {
+                        component: Component::ReplicaSetController,
+                        key: key.clone(),
+                    },
+                );
+            }
         }
     }
 }
@@ -200,6 +216,13 @@ pub fn pod_is_available(pod: &Pod, min_ready_seconds: u64, now: SimTime) -> bool
         }
         _ => false,
     }
+}
+
+/// When a ready pod becomes available: minReadySeconds after its Ready transition.
+fn available_at(pod: &Pod, min_ready_seconds: u64) -> Option<SimTime> {
+    let c = pod_condition(pod, "Ready").filter(|c| c.status == "True")?;
+    let since = SimTime::from_k8s(c.last_transition_time.as_ref()?);
+    Some(since + crate::time::SimDuration::secs(min_ready_seconds))
 }
 
 /// A new pod from the ReplicaSet's template (upstream `GetPodFromTemplate`).

@@ -28,9 +28,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Err(e) => return clap_error(e, Some("scale"), args),
     };
     let Some(replicas) = parsed.replicas else {
-        return CommandOutput::error(
-            "error: required flag(s) \"replicas\" not set\nSee 'kubectl scale -h' for help and examples",
-        );
+        return CommandOutput::error("error: required flag(s) \"replicas\" not set");
     };
     if replicas < 0 {
         return CommandOutput::error(

@@ -662,7 +662,12 @@ impl Cluster {
         let key = obj.key();
         match obj {
             Object::Deployment(_) => self.enqueue(Component::DeploymentController, key),
-            Object::ReplicaSet(_) => {
+            Object::ReplicaSet(rs) => {
+                if ev.event_type == EventType::Added {
+                    for pod in self.orphans_for(rs) {
+                        self.enqueue(Component::ReplicaSetController, pod);
+                    }
+                }
                 self.enqueue(Component::ReplicaSetController, key.clone());
                 if let Some(owner) = controller_of(obj, Kind::Deployment) {
                     self.enqueue(Component::DeploymentController, owner);
@@ -680,6 +685,15 @@ impl Cluster {
                 }
                 if let Some(owner) = controller_of(obj, Kind::DaemonSet) {
                     self.enqueue(Component::DaemonSetController, owner);
+                }
+                // An orphan may be adopted by a ReplicaSet whose selector matches it
+                // (upstream `addPod`/`updatePod` enqueue `getPodReplicaSets`).
+                if ev.event_type != EventType::Deleted
+                    && crate::controllers::replicaset::is_orphan(pod)
+                    && crate::controllers::pod_is_active(pod)
+                    && pod.metadata.labels.as_ref().is_some_and(|l| !l.is_empty())
+                {
+                    self.enqueue(Component::ReplicaSetController, key.clone());
                 }
                 self.scheduler_observe_pod(ev);
                 let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());

@@ -379,3 +379,82 @@ fn revision_history_limit_deletes_the_oldest_empty_replica_sets() {
     revisions.sort();
     assert_eq!(revisions, ["4", "5", "6"]);
 }
+
+const FRONTEND_RS: &str = "apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: frontend
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {tier: frontend}
+  template:
+    metadata:
+      labels: {tier: frontend}
+    spec:
+      containers:
+      - name: php
+        image: nginx:1.27
+";
+
+const BARE_POD: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: stray
+  labels: {tier: frontend}
+spec:
+  containers:
+  - name: php
+    image: nginx:1.27
+";
+
+fn controller_name(c: &Cluster, pod: &str) -> Option<String> {
+    let p = c.get(Kind::Pod, "default", pod).unwrap();
+    p.as_pod()
+        .unwrap()
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true))
+        .map(|r| r.name.clone())
+}
+
+#[test]
+fn a_replica_set_adopts_a_matching_orphan_pod_and_creates_fewer() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, BARE_POD);
+    c.advance(SimDuration::secs(10));
+    create(&mut c, FRONTEND_RS);
+    c.advance(SimDuration::secs(10));
+    assert_eq!(controller_name(&c, "stray").as_deref(), Some("frontend"));
+    assert_eq!(pod_counts(&c).0, 3, "two created, one adopted");
+    // A bare pod created later is adopted too, and the surplus pod deleted.
+    create(&mut c, &BARE_POD.replace("stray", "late"));
+    c.advance(SimDuration::secs(10));
+    assert_eq!(pod_counts(&c).0, 3);
+}
+
+#[test]
+fn a_pod_relabelled_out_of_the_selector_is_released_and_replaced() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, FRONTEND_RS);
+    c.advance(SimDuration::secs(10));
+    let name = c.list(Kind::Pod, Some("default"))[0].name().to_string();
+    let mut pod = c.get(Kind::Pod, "default", &name).unwrap();
+    if let Object::Pod(p) = &mut pod {
+        p.metadata
+            .labels
+            .as_mut()
+            .unwrap()
+            .insert("tier".into(), "debug".into());
+    }
+    c.update(pod).unwrap();
+    c.advance(SimDuration::secs(10));
+    assert_eq!(controller_name(&c, &name), None, "released");
+    assert_eq!(
+        pod_counts(&c).0,
+        4,
+        "three for the ReplicaSet and the released one"
+    );
+}

@@ -2,7 +2,7 @@
 //! pkg/controller/replicaset: count the active pods it owns, create or delete the
 //! difference, then write status.
 
-use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready};
+use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready, selector_matches};
 use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Component, Timer};
 use crate::object::{Kind, Object, ObjectKey};
@@ -18,12 +18,18 @@ pub const BURST_REPLICAS: usize = 500;
 
 impl Cluster {
     pub(crate) fn sync_replica_set(&mut self, key: &ObjectKey) {
+        if key.kind == Kind::Pod {
+            // An orphan pod the watch saw (see `Cluster::dispatch`).
+            self.adopt_orphan_pod(key);
+            return;
+        }
         let Some(Object::ReplicaSet(rs)) = self.store.get(key).cloned() else {
             self.forget_failures(&Component::ReplicaSetController, key);
             return;
         };
         let uid = rs.metadata.uid.clone().unwrap_or_default();
         let want = rs.spec.replicas.unwrap_or(1).max(0) as usize;
+        self.release_unmatched_pods(&rs);
         // Decide with borrowed pods; write afterwards.
         let (active, victims) = {
             let active: Vec<&Pod> = self.owned_pods(&uid).filter(|p| pod_is_active(p)).collect();
@@ -63,6 +69,110 @@ impl Cluster {
             }
         }
         self.update_replica_set_status(key);
+    }
+
+    /// Release half of `PodControllerRefManager.ClaimPods`
+    /// (pkg/controller/controller_ref_manager.go): a pod this ReplicaSet controls
+    /// whose labels no longer match its selector loses its controller reference and
+    /// becomes an orphan (the ReplicaSet then makes a replacement). A ReplicaSet
+    /// being deleted releases nothing.
+    fn release_unmatched_pods(&mut self, rs: &ReplicaSet) {
+        if rs.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        let uid = rs.metadata.uid.clone().unwrap_or_default();
+        let no_labels = BTreeMap::new();
+        let unmatched: Vec<Pod> = self
+            .owned_pods(&uid)
+            .filter(|p| {
+                !selector_matches(
+                    &rs.spec.selector,
+                    p.metadata.labels.as_ref().unwrap_or(&no_labels),
+                )
+            })
+            .cloned()
+            .collect();
+        for mut pod in unmatched {
+            if let Some(refs) = pod.metadata.owner_references.as_mut() {
+                refs.retain(|r| r.uid != uid);
+                if refs.is_empty() {
+                    pod.metadata.owner_references = None;
+                }
+            }
+            let _ = self.update_as(ACTOR, Object::Pod(pod));
+        }
+    }
+
+    /// Adoption half of `ClaimPods`: an active pod without a controller whose labels
+    /// match a ReplicaSet's selector gets that ReplicaSet as its controller. Upstream
+    /// every matching ReplicaSet races to adopt it; here the oldest one (then by name)
+    /// does, so the outcome is deterministic. A ReplicaSet being deleted adopts
+    /// nothing; a pod being deleted or finished is not adopted.
+    fn adopt_orphan_pod(&mut self, key: &ObjectKey) {
+        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+            return;
+        };
+        if !is_orphan(&pod) || !pod_is_active(&pod) {
+            return;
+        }
+        let Some(rs) = self.adopter_of(&pod) else {
+            return;
+        };
+        pod.metadata
+            .owner_references
+            .get_or_insert_with(Vec::new)
+            .push(controller_ref(&rs));
+        let _ = self.update_as(ACTOR, Object::Pod(pod));
+    }
+
+    /// The ReplicaSet that adopts an orphan pod: the oldest live one in its namespace
+    /// whose selector matches its labels.
+    fn adopter_of(&self, pod: &Pod) -> Option<ReplicaSet> {
+        let labels = pod.metadata.labels.as_ref()?;
+        let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
+        self.store
+            .list(Kind::ReplicaSet, Some(ns))
+            .filter_map(|o| o.as_replica_set())
+            .filter(|rs| rs.metadata.deletion_timestamp.is_none())
+            .filter(|rs| {
+                let sel = &rs.spec.selector;
+                // An empty selector selects nothing here (apps/v1 refuses it anyway).
+                (sel.match_labels.as_ref().is_some_and(|m| !m.is_empty())
+                    || sel
+                        .match_expressions
+                        .as_ref()
+                        .is_some_and(|e| !e.is_empty()))
+                    && selector_matches(sel, labels)
+            })
+            .min_by_key(|rs| {
+                (
+                    rs.metadata
+                        .creation_timestamp
+                        .as_ref()
+                        .map(|t| t.0.as_millisecond()),
+                    rs.metadata.name.clone(),
+                )
+            })
+            .cloned()
+    }
+
+    /// Orphan pods in `rs`'s namespace that it may adopt, for a ReplicaSet just
+    /// created (its first sync claims them upstream). Scans the namespace's pods once
+    /// per ReplicaSet creation.
+    pub(crate) fn orphans_for(&self, rs: &ReplicaSet) -> Vec<ObjectKey> {
+        let ns = rs.metadata.namespace.as_deref().unwrap_or("default");
+        self.store
+            .list(Kind::Pod, Some(ns))
+            .filter_map(|o| o.as_pod())
+            .filter(|p| is_orphan(p) && pod_is_active(p))
+            .filter(|p| {
+                p.metadata
+                    .labels
+                    .as_ref()
+                    .is_some_and(|l| selector_matches(&rs.spec.selector, l))
+            })
+            .map(|p| Object::Pod(p.clone()).key())
+            .collect()
     }
 
     /// The pods whose controller reference points at `owner_uid`.
@@ -223,6 +333,29 @@ fn available_at(pod: &Pod, min_ready_seconds: u64) -> Option<SimTime> {
     let c = pod_condition(pod, "Ready").filter(|c| c.status == "True")?;
     let since = SimTime::from_k8s(c.last_transition_time.as_ref()?);
     Some(since + crate::time::SimDuration::secs(min_ready_seconds))
+}
+
+/// No controller reference and not being deleted: a pod a ReplicaSet may adopt.
+pub(crate) fn is_orphan(pod: &Pod) -> bool {
+    pod.metadata.deletion_timestamp.is_none()
+        && !pod
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|r| r.controller == Some(true))
+}
+
+/// The controller reference a ReplicaSet puts on its pods.
+fn controller_ref(rs: &ReplicaSet) -> OwnerReference {
+    OwnerReference {
+        api_version: "apps/v1".into(),
+        kind: "ReplicaSet".into(),
+        name: rs.metadata.name.clone().unwrap_or_default(),
+        uid: rs.metadata.uid.clone().unwrap_or_default(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }
 }
 
 /// A new pod from the ReplicaSet's template (upstream `GetPodFromTemplate`).

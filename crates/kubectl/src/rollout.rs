@@ -86,7 +86,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         .namespace
         .clone()
         .unwrap_or_else(|| ctx.default_namespace.clone());
-    let targets = match targets(rest) {
+    let targets = match targets(rest, sub) {
         Ok(t) => t,
         Err(e) => return CommandOutput::error(e),
     };
@@ -117,18 +117,38 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
 }
 
 /// The Deployments named on the command line (`deployment web`, `deploy/web`).
-fn targets(rest: &[String]) -> Result<Vec<String>, String> {
+fn targets(rest: &[String], sub: &str) -> Result<Vec<String>, String> {
     if rest.is_empty() {
         return Err("error: required resource not specified".into());
     }
     let resources = parse_resource_args(rest)?;
     let mut names = Vec::new();
     for r in resources {
-        if r.kind != Kind::Deployment {
+        if matches!(r.kind, Kind::DaemonSet | Kind::StatefulSet) {
             return Err(format!(
                 "error: rollout of {} is not available in this simulated cluster yet; it rolls out deployments",
                 r.kind.qualified_plural()
             ));
+        }
+        if r.kind != Kind::Deployment {
+            // The polymorphic helpers' words for kinds without a rollout.
+            let group_kind = if r.kind.group().is_empty() {
+                r.kind.as_str().to_string()
+            } else {
+                format!("{}.{}", r.kind.as_str(), r.kind.group())
+            };
+            return Err(match sub {
+                "status" => {
+                    format!("error: no status viewer has been implemented for {group_kind}")
+                }
+                "history" => {
+                    format!("error: no history viewer has been implemented for \"{group_kind}\"")
+                }
+                "undo" => format!("error: no rollbacker has been implemented for \"{group_kind}\""),
+                "pause" => "error: pausing is not supported".into(),
+                "resume" => "error: resuming is not supported".into(),
+                _ => "error: restarting is not supported".into(),
+            });
         }
         if r.names.is_empty() {
             return Err("error: required resource not specified".into());
@@ -265,7 +285,7 @@ fn status(
     };
     let limit = timeout.unwrap_or(MAX_WAIT);
     let start = cluster.now();
-    let mut last = String::new();
+    let mut printed = std::collections::BTreeSet::new();
     loop {
         let d = match get_deployment(cluster, ctx, namespace, name) {
             Ok(d) => d,
@@ -274,9 +294,9 @@ fn status(
         match status_line(&d, args.revision.unwrap_or(0)) {
             Err(e) => return out.fail(e),
             Ok((line, done)) => {
-                if line != last {
+                if !printed.contains(&line) {
                     out.out_line(&line);
-                    last = line;
+                    printed.insert(line);
                 }
                 if done || !watch {
                     return;
@@ -334,7 +354,6 @@ fn history(
     if by_revision.is_empty() {
         out.out_line(header);
         out.out_line("No rollout history found.");
-        out.out_line("");
         return;
     }
     if revision > 0 {

@@ -46,10 +46,10 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     let (resources, pairs): (Vec<String>, Vec<String>) =
         words[1..].iter().cloned().partition(|w| !w.contains('='));
     if resources.is_empty() {
-        return CommandOutput::error("error: one or more resources must be specified as <resource> <name> or <resource>/<name>\nSee 'kubectl set image -h' for help and examples");
+        return CommandOutput::error("error: one or more resources must be specified as <resource> <name> or <resource>/<name>");
     }
     if pairs.is_empty() {
-        return CommandOutput::error("error: at least one image update is required\nSee 'kubectl set image -h' for help and examples");
+        return CommandOutput::error("error: at least one image update is required");
     }
     let mut images: Vec<(String, String)> = Vec::new();
     for p in &pairs {

@@ -1110,6 +1110,11 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
             if let Some(spec) = spec {
                 check_selector(&spec.selector, spec.template.metadata.as_ref(), &mut errors);
                 check_template_containers(spec.template.spec.as_ref(), &mut errors);
+                errors.extend(
+                    crate::controllers::deployment::validate_spec(spec)
+                        .into_iter()
+                        .map(FieldError),
+                );
             }
         }
         Object::ReplicaSet(rs) => {

@@ -103,6 +103,108 @@ pub fn resolve_fenceposts(d: &Deployment) -> (i32, i32) {
     }
 }
 
+/// The Deployment-specific checks of `ValidateDeploymentSpec` and
+/// `ValidateRollingUpdateDeployment` (pkg/apis/apps/validation), as field errors:
+/// strategy type, maxSurge/maxUnavailable (non-negative ints or `N%`, unavailable at
+/// most 100%, not both zero), and progressDeadlineSeconds above minReadySeconds.
+pub fn validate_spec(spec: &k8s_openapi::api::apps::v1::DeploymentSpec) -> Vec<String> {
+    let mut errors = strategy_errors(spec);
+    let non_negative = |field: &str, v: i64, errors: &mut Vec<String>| {
+        if v < 0 {
+            errors.push(format!(
+                "{field}: Invalid value: {v}: must be greater than or equal to 0"
+            ));
+        }
+    };
+    non_negative(
+        "spec.minReadySeconds",
+        spec.min_ready_seconds.unwrap_or(0) as i64,
+        &mut errors,
+    );
+    non_negative(
+        "spec.revisionHistoryLimit",
+        spec.revision_history_limit.unwrap_or(0) as i64,
+        &mut errors,
+    );
+    if let Some(p) = spec.progress_deadline_seconds {
+        non_negative("spec.progressDeadlineSeconds", p as i64, &mut errors);
+        if p <= spec.min_ready_seconds.unwrap_or(0) {
+            errors.push(format!(
+                "spec.progressDeadlineSeconds: Invalid value: {p}: must be greater than minReadySeconds"
+            ));
+        }
+    }
+    errors
+}
+
+fn strategy_errors(spec: &k8s_openapi::api::apps::v1::DeploymentSpec) -> Vec<String> {
+    let mut errors = Vec::new();
+    let Some(strategy) = spec.strategy.as_ref() else {
+        return errors;
+    };
+    match strategy.type_.as_deref() {
+        Some("Recreate") => {
+            if strategy.rolling_update.is_some() {
+                errors.push(
+                    "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"
+                        .into(),
+                );
+            }
+        }
+        Some("RollingUpdate") | None => {
+            let Some(ru) = strategy.rolling_update.as_ref() else {
+                return errors;
+            };
+            let mut values = [None, None];
+            for (i, (name, v)) in [("maxUnavailable", &ru.max_unavailable), ("maxSurge", &ru.max_surge)]
+                .into_iter()
+                .enumerate()
+            {
+                let field = format!("spec.strategy.rollingUpdate.{name}");
+                match v {
+                    None => {}
+                    Some(IntOrString::Int(n)) => {
+                        if *n < 0 {
+                            errors.push(format!(
+                                "{field}: Invalid value: {n}: must be greater than or equal to 0"
+                            ));
+                        }
+                        values[i] = Some(*n as i64);
+                    }
+                    Some(IntOrString::String(text)) => {
+                        let digits = text.strip_suffix('%').filter(|d| {
+                            !d.is_empty() && d.chars().all(|c| c.is_ascii_digit())
+                        });
+                        match digits.and_then(|d| d.parse::<i64>().ok()) {
+                            Some(pct) => {
+                                if i == 0 && pct > 100 {
+                                    errors.push(format!(
+                                        "{field}: Invalid value: \"{text}\": must not be greater than 100%"
+                                    ));
+                                }
+                                values[i] = Some(pct);
+                            }
+                            None => errors.push(format!(
+                                "{field}: Invalid value: \"{text}\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
+                            )),
+                        }
+                    }
+                }
+            }
+            if values == [Some(0), Some(0)] {
+                let shown = serde_json::to_string(&ru.max_unavailable).unwrap_or_default();
+                errors.push(format!(
+                    "spec.strategy.rollingUpdate.maxUnavailable: Invalid value: {shown}: may not be 0 when `maxSurge` is 0"
+                ));
+            }
+        }
+        Some(other) => errors.push(format!(
+            "spec.strategy.type: Unsupported value: \"{other}\": supported values: \"Recreate\", \"RollingUpdate\""
+        )),
+    }
+    errors
+}
+
 fn is_rolling(d: &Deployment) -> bool {
     d.spec.strategy.as_ref().and_then(|s| s.type_.as_deref()) != Some("Recreate")
 }

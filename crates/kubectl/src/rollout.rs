@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use warehouse_sim::controllers::deployment::{
     equal_ignore_hash, revision_of, ANNOTATIONS_NOT_COPIED, REVISION,
 };
+use warehouse_sim::controllers::selector_matches;
 use warehouse_sim::{parse_duration, Cluster, Kind, Object, SimDuration};
 
 /// The longest `rollout status` waits without `--timeout` (kubectl would wait forever).
@@ -145,9 +146,18 @@ fn targets(rest: &[String], sub: &str) -> Result<Vec<String>, String> {
                     format!("error: no history viewer has been implemented for \"{group_kind}\"")
                 }
                 "undo" => format!("error: no rollbacker has been implemented for \"{group_kind}\""),
-                "pause" => "error: pausing is not supported".into(),
-                "resume" => "error: resuming is not supported".into(),
-                _ => "error: restarting is not supported".into(),
+                _ => {
+                    let what = match sub {
+                        "pause" => "pausing",
+                        "resume" => "resuming",
+                        _ => "restarting",
+                    };
+                    let name = r.names.first().cloned().unwrap_or_default();
+                    format!(
+                        "error: {} \"{name}\" {what} is not supported",
+                        r.kind.qualified_plural()
+                    )
+                }
             });
         }
         if r.names.is_empty() {
@@ -263,6 +273,60 @@ fn status_line(d: &Deployment, revision: i64) -> Result<(String, bool), String> 
     ))
 }
 
+/// `appendWarning`: the first pod of the Deployment that cannot be scheduled, or whose
+/// container waits on an image or a crash loop, adds its reason to a waiting line.
+fn with_warning(cluster: &Cluster, ctx: &Context<'_>, d: &Deployment, line: String) -> String {
+    let ns = d.metadata.namespace.clone().unwrap_or_default();
+    let Ok(pods) = cluster.list_by(&ctx.caller, Kind::Pod, Some(&ns)) else {
+        return line;
+    };
+    let none = BTreeMap::new();
+    for o in &pods {
+        let Object::Pod(p) = o else {
+            continue;
+        };
+        if !selector_matches(
+            &d.spec.selector,
+            p.metadata.labels.as_ref().unwrap_or(&none),
+        ) {
+            continue;
+        }
+        let status = p.status.clone().unwrap_or_default();
+        for c in status.conditions.iter().flatten() {
+            if c.type_ == "PodScheduled"
+                && c.status == "False"
+                && c.reason.as_deref() == Some("Unschedulable")
+            {
+                return format!(
+                    "{line} (Warning: {})",
+                    c.message.clone().unwrap_or_default()
+                );
+            }
+        }
+        for cs in status.container_statuses.iter().flatten() {
+            let Some(w) = cs.state.as_ref().and_then(|s| s.waiting.as_ref()) else {
+                continue;
+            };
+            let reason = w.reason.clone().unwrap_or_default();
+            if [
+                "ImagePullBackOff",
+                "ErrImagePull",
+                "CrashLoopBackOff",
+                "CreateContainerConfigError",
+                "CreateContainerError",
+            ]
+            .contains(&reason.as_str())
+            {
+                return format!(
+                    "{line} (Warning: {reason} - {})",
+                    w.message.clone().unwrap_or_default()
+                );
+            }
+        }
+    }
+    line
+}
+
 fn status(
     cluster: &mut Cluster,
     ctx: &Context<'_>,
@@ -294,6 +358,11 @@ fn status(
         match status_line(&d, args.revision.unwrap_or(0)) {
             Err(e) => return out.fail(e),
             Ok((line, done)) => {
+                let line = if done {
+                    line
+                } else {
+                    with_warning(cluster, ctx, &d, line)
+                };
                 if !printed.contains(&line) {
                     out.out_line(&line);
                     printed.insert(line);
@@ -567,8 +636,10 @@ fn undo(
         Ok(d) => d,
         Err(e) => return out.fail(e),
     };
-    if d.spec.paused == Some(true) {
-        return out.fail("error: you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again");
+    if to_revision < 0 {
+        return out.fail(format!(
+            "error: unable to find specified revision {to_revision} in history"
+        ));
     }
     let rss = match replica_sets(cluster, ctx, &d) {
         Ok(r) => r,
@@ -601,6 +672,9 @@ fn undo(
     let Some(rs) = target else {
         return;
     };
+    if d.spec.paused == Some(true) {
+        return out.fail(format!("error: you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume deployment/{name}' and try again"));
+    }
     let mut template = rs.spec.template.clone().unwrap_or_default();
     let resource = format!("deployment.apps/{name}");
     if equal_ignore_hash(&template, &d.spec.template) {

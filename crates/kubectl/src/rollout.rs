@@ -117,6 +117,25 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     out
 }
 
+/// A write as kubectl makes it with a PATCH: authorized for the `patch` verb (on a
+/// subresource such as `scale` when given), then applied.
+pub(crate) fn patch(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    obj: Object,
+    subresource: Option<&str>,
+) -> Result<Object, warehouse_sim::ApiError> {
+    let attrs = warehouse_sim::Attributes {
+        verb: "patch".into(),
+        kind: obj.kind(),
+        subresource: subresource.map(str::to_string),
+        namespace: obj.namespace().to_string(),
+        name: obj.name().to_string(),
+    };
+    cluster.authorize(&ctx.caller, &attrs)?;
+    cluster.update(obj)
+}
+
 /// The Deployments named on the command line (`deployment web`, `deploy/web`).
 fn targets(rest: &[String], sub: &str) -> Result<Vec<String>, String> {
     if rest.is_empty() {
@@ -700,9 +719,12 @@ fn undo(
     let mut updated = d.clone();
     updated.spec.template = template;
     updated.metadata.annotations = Some(annotations);
-    match cluster.update_by(&ctx.caller, Object::Deployment(updated)) {
+    match patch(cluster, ctx, Object::Deployment(updated), None) {
         Ok(_) => out.out_line(format!("{resource} rolled back")),
-        Err(e) => out.fail(errors::render(&e, None)),
+        Err(e) => out.fail(format!(
+            "error: failed restoring revision {to_revision}: {}",
+            e.message
+        )),
     }
 }
 
@@ -749,9 +771,9 @@ fn mutate(
     if let Some(p) = problem {
         return out.fail(format!("error: deployments.apps \"{name}\" {p}"));
     }
-    match cluster.update_by(&ctx.caller, Object::Deployment(updated)) {
+    match patch(cluster, ctx, Object::Deployment(updated), None) {
         Ok(_) => out.out_line(format!("deployment.apps/{name} {done}")),
-        Err(e) => out.fail(errors::render(&e, None)),
+        Err(e) => out.fail(format!("error: failed to patch: {}", e.message)),
     }
 }
 

@@ -94,7 +94,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                 }
                 _ => continue,
             };
-            match cluster.update_by(&ctx.caller, updated) {
+            match crate::rollout::patch(cluster, ctx, updated, Some("scale")) {
                 Ok(_) => out.out_line(format!("{}/{name} scaled", r.kind.qualified_singular())),
                 Err(e) => out.fail(errors::render(&e, None)),
             }

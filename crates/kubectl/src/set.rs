@@ -108,12 +108,15 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             if updated == obj {
                 continue; // no change: kubectl sends nothing and prints nothing
             }
-            match cluster.update_by(&ctx.caller, updated) {
+            match crate::rollout::patch(cluster, ctx, updated, None) {
                 Ok(_) => out.out_line(format!(
                     "{}/{name} image updated",
                     t.kind.qualified_singular()
                 )),
-                Err(e) => out.fail(errors::render(&e, None)),
+                Err(e) => out.fail(format!(
+                    "error: failed to patch image update to pod template: {}",
+                    e.message
+                )),
             }
         }
     }

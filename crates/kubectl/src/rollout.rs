@@ -92,9 +92,12 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Err(e) => return CommandOutput::error(e),
     };
     let mut out = CommandOutput::new();
-    for name in targets {
+    for (kind, name) in targets {
         match sub {
-            "status" => status(cluster, ctx, &namespace, &name, &parsed, &mut out),
+            "status" => status(cluster, ctx, kind, &namespace, &name, &parsed, &mut out),
+            "restart" if kind == Kind::DaemonSet => {
+                restart_daemon_set(cluster, ctx, &namespace, &name, &mut out)
+            }
             "history" => history(
                 cluster,
                 ctx,
@@ -137,20 +140,27 @@ pub(crate) fn patch(
 }
 
 /// The Deployments named on the command line (`deployment web`, `deploy/web`).
-fn targets(rest: &[String], sub: &str) -> Result<Vec<String>, String> {
+fn targets(rest: &[String], sub: &str) -> Result<Vec<(Kind, String)>, String> {
     if rest.is_empty() {
         return Err("error: required resource not specified".into());
     }
     let resources = parse_resource_args(rest)?;
     let mut names = Vec::new();
     for r in resources {
-        if matches!(r.kind, Kind::DaemonSet | Kind::StatefulSet) {
+        // DaemonSets: status and restart; their history lives in ControllerRevisions,
+        // which this simulated cluster does not keep.
+        let daemon_set_ok = r.kind == Kind::DaemonSet && matches!(sub, "status" | "restart");
+        let unsupported_everywhere = matches!(sub, "pause" | "resume");
+        if matches!(r.kind, Kind::DaemonSet | Kind::StatefulSet)
+            && !daemon_set_ok
+            && !unsupported_everywhere
+        {
             return Err(format!(
                 "error: rollout of {} is not available in this simulated cluster yet; it rolls out deployments",
                 r.kind.qualified_plural()
             ));
         }
-        if r.kind != Kind::Deployment {
+        if r.kind != Kind::Deployment && !daemon_set_ok {
             // The polymorphic helpers' words for kinds without a rollout.
             let group_kind = if r.kind.group().is_empty() {
                 r.kind.as_str().to_string()
@@ -182,7 +192,7 @@ fn targets(rest: &[String], sub: &str) -> Result<Vec<String>, String> {
         if r.names.is_empty() {
             return Err("error: required resource not specified".into());
         }
-        names.extend(r.names);
+        names.extend(r.names.into_iter().map(|n| (r.kind, n)));
     }
     Ok(names)
 }
@@ -292,6 +302,84 @@ fn status_line(d: &Deployment, revision: i64) -> Result<(String, bool), String> 
     ))
 }
 
+/// `DaemonSetStatusViewer.Status`.
+fn daemon_set_status(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    name: &str,
+) -> Result<(String, bool), String> {
+    let ds = match cluster.get_by(&ctx.caller, Kind::DaemonSet, namespace, name) {
+        Ok(Object::DaemonSet(ds)) => ds,
+        Ok(_) => return Err(format!("error: {name} is not a daemon set")),
+        Err(e) => return Err(errors::render(&e, None)),
+    };
+    let strategy = ds
+        .spec
+        .update_strategy
+        .as_ref()
+        .and_then(|s| s.type_.as_deref())
+        .unwrap_or("RollingUpdate");
+    if strategy != "RollingUpdate" {
+        return Err(
+            "error: rollout status is only available for RollingUpdate strategy type".into(),
+        );
+    }
+    let status = ds.status.clone().unwrap_or_default();
+    if ds.metadata.generation.unwrap_or(0) > status.observed_generation.unwrap_or(0) {
+        return Ok((
+            "Waiting for daemon set spec update to be observed...".into(),
+            false,
+        ));
+    }
+    let desired = status.desired_number_scheduled;
+    let updated = status.updated_number_scheduled.unwrap_or(0);
+    let available = status.number_available.unwrap_or(0);
+    if updated < desired {
+        return Ok((
+            format!("Waiting for daemon set \"{name}\" rollout to finish: {updated} out of {desired} new pods have been updated..."),
+            false,
+        ));
+    }
+    if available < desired {
+        return Ok((
+            format!("Waiting for daemon set \"{name}\" rollout to finish: {available} of {desired} updated pods are available..."),
+            false,
+        ));
+    }
+    Ok((
+        format!("daemon set \"{name}\" successfully rolled out"),
+        true,
+    ))
+}
+
+/// `rollout restart` of a DaemonSet: the restartedAt stamp on its template.
+fn restart_daemon_set(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    name: &str,
+    out: &mut CommandOutput,
+) {
+    let mut ds = match cluster.get_by(&ctx.caller, Kind::DaemonSet, namespace, name) {
+        Ok(Object::DaemonSet(ds)) => ds,
+        Ok(_) => return,
+        Err(e) => return out.fail(errors::render(&e, None)),
+    };
+    let now = cluster.now().to_k8s().0.to_string();
+    ds.spec
+        .template
+        .metadata
+        .get_or_insert_with(Default::default)
+        .annotations
+        .get_or_insert_with(BTreeMap::new)
+        .insert(RESTARTED_AT.into(), now);
+    match patch(cluster, ctx, Object::DaemonSet(ds), None) {
+        Ok(_) => out.out_line(format!("daemonset.apps/{name} restarted")),
+        Err(e) => out.fail(format!("error: failed to patch: {}", e.message)),
+    }
+}
+
 /// `appendWarning`: the first pod of the Deployment that cannot be scheduled, or whose
 /// container waits on an image or a crash loop, adds its reason to a waiting line.
 fn with_warning(cluster: &Cluster, ctx: &Context<'_>, d: &Deployment, line: String) -> String {
@@ -346,9 +434,11 @@ fn with_warning(cluster: &Cluster, ctx: &Context<'_>, d: &Deployment, line: Stri
     line
 }
 
+#[allow(clippy::too_many_arguments)]
 fn status(
     cluster: &mut Cluster,
     ctx: &Context<'_>,
+    kind: Kind,
     namespace: &str,
     name: &str,
     args: &RolloutArgs,
@@ -370,18 +460,22 @@ fn status(
     let start = cluster.now();
     let mut printed = std::collections::BTreeSet::new();
     loop {
-        let d = match get_deployment(cluster, ctx, namespace, name) {
-            Ok(d) => d,
-            Err(e) => return out.fail(e),
-        };
-        match status_line(&d, args.revision.unwrap_or(0)) {
-            Err(e) => return out.fail(e),
-            Ok((line, done)) => {
+        let current = if kind == Kind::DaemonSet {
+            daemon_set_status(cluster, ctx, namespace, name)
+        } else {
+            get_deployment(cluster, ctx, namespace, name).and_then(|d| {
+                let (line, done) = status_line(&d, args.revision.unwrap_or(0))?;
                 let line = if done {
                     line
                 } else {
                     with_warning(cluster, ctx, &d, line)
                 };
+                Ok((line, done))
+            })
+        };
+        match current {
+            Err(e) => return out.fail(e),
+            Ok((line, done)) => {
                 if !printed.contains(&line) {
                     out.out_line(&line);
                     printed.insert(line);

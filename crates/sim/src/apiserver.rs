@@ -529,7 +529,7 @@ impl Cluster {
         meta.resource_version = None;
         meta.deletion_timestamp = None;
         meta.generation = match kind {
-            Kind::Deployment | Kind::ReplicaSet | Kind::Pod => Some(1),
+            Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Pod => Some(1),
             _ => None,
         };
         if let Object::Pod(p) = obj {
@@ -717,6 +717,7 @@ fn same_spec(a: &Object, b: &Object) -> bool {
         }
         (Object::Deployment(x), Object::Deployment(y)) => x.spec == y.spec,
         (Object::ReplicaSet(x), Object::ReplicaSet(y)) => x.spec == y.spec,
+        (Object::DaemonSet(x), Object::DaemonSet(y)) => x.spec == y.spec,
         (Object::Node(x), Object::Node(y)) => x.spec == y.spec,
         (Object::Namespace(x), Object::Namespace(y)) => x.spec == y.spec,
         (Object::Lease(x), Object::Lease(y)) => x.spec == y.spec,

@@ -671,6 +671,10 @@ impl Cluster {
                 self.enqueue(Component::ReplicaSetController, key.clone());
                 if let Some(owner) = controller_of(obj, Kind::Deployment) {
                     self.enqueue(Component::DeploymentController, owner);
+                } else if ev.event_type != EventType::Deleted {
+                    for d in self.deployments_for_orphan(rs) {
+                        self.enqueue(Component::DeploymentController, d);
+                    }
                 }
             }
             Object::DaemonSet(_) => self.enqueue(Component::DaemonSetController, key),

@@ -458,3 +458,46 @@ fn a_pod_relabelled_out_of_the_selector_is_released_and_replaced() {
         "three for the ReplicaSet and the released one"
     );
 }
+
+#[test]
+fn a_deployment_adopts_the_replica_set_an_orphaning_delete_left_behind() {
+    let mut c = Cluster::new(1, Topology::default());
+    let manifest = web(3, "nginx:1.26", "");
+    create(&mut c, &manifest);
+    c.advance(SimDuration::secs(30));
+    let before = replica_sets(&c);
+    let pods_before: Vec<String> = c
+        .list(Kind::Pod, Some("default"))
+        .iter()
+        .map(|o| o.name().to_string())
+        .collect();
+    c.delete_with(
+        Kind::Deployment,
+        "default",
+        "web",
+        warehouse_sim::DeleteOptions {
+            grace_period_seconds: None,
+            propagation: warehouse_sim::Propagation::Orphan,
+        },
+    )
+    .unwrap();
+    c.advance(SimDuration::secs(10));
+    assert!(
+        replica_sets(&c)[0].metadata.owner_references.is_none(),
+        "orphaned"
+    );
+    create(&mut c, &manifest);
+    c.advance(SimDuration::secs(10));
+    let after = replica_sets(&c);
+    assert_eq!(after.len(), 1);
+    assert_eq!(after[0].metadata.name, before[0].metadata.name);
+    let owner = &after[0].metadata.owner_references.as_ref().unwrap()[0];
+    assert_eq!(owner.uid, deployment(&c).metadata.uid.unwrap());
+    let pods_after: Vec<String> = c
+        .list(Kind::Pod, Some("default"))
+        .iter()
+        .map(|o| o.name().to_string())
+        .collect();
+    assert_eq!(pods_after, pods_before, "the same pods keep running");
+    assert_eq!(condition(&deployment(&c), "Available").0, "True");
+}

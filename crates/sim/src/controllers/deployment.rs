@@ -515,6 +515,7 @@ impl Cluster {
             self.sync_deployment_status(&d, new_rs.as_ref(), &olds);
             return;
         }
+        self.claim_replica_sets(&d);
         let Some(d) = self.check_paused_conditions(d) else {
             return;
         };
@@ -549,6 +550,106 @@ impl Cluster {
             .collect();
         rss.sort_by_key(creation_key);
         rss
+    }
+
+    /// `ReplicaSetControllerRefManager.ClaimReplicaSets`
+    /// (pkg/controller/controller_ref_manager.go): adopt the orphan ReplicaSets of the
+    /// namespace whose labels match the Deployment's selector (say, after
+    /// `kubectl delete deployment --cascade=orphan` and a new apply), and release the
+    /// ones it controls whose labels no longer match. ReplicaSets controlled by
+    /// another owner, and any being deleted, are left alone.
+    fn claim_replica_sets(&mut self, d: &Deployment) {
+        let uid = d.metadata.uid.clone().unwrap_or_default();
+        let ns = d.metadata.namespace.clone().unwrap_or_default();
+        let selector = &d.spec.selector;
+        let selects_something = selector
+            .match_labels
+            .as_ref()
+            .is_some_and(|m| !m.is_empty())
+            || selector
+                .match_expressions
+                .as_ref()
+                .is_some_and(|e| !e.is_empty());
+        let none = BTreeMap::new();
+        let mut writes: Vec<ReplicaSet> = Vec::new();
+        for rs in self
+            .store
+            .list(Kind::ReplicaSet, Some(&ns))
+            .filter_map(|o| o.as_replica_set())
+        {
+            if rs.metadata.deletion_timestamp.is_some() {
+                continue;
+            }
+            let matches = selects_something
+                && super::selector_matches(selector, rs.metadata.labels.as_ref().unwrap_or(&none));
+            let controller = rs
+                .metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .find(|r| r.controller == Some(true));
+            match controller {
+                Some(r) if r.uid == uid && !matches => {
+                    let mut released = rs.clone();
+                    if let Some(refs) = released.metadata.owner_references.as_mut() {
+                        refs.retain(|r| r.uid != uid);
+                        if refs.is_empty() {
+                            released.metadata.owner_references = None;
+                        }
+                    }
+                    writes.push(released);
+                }
+                None if matches => {
+                    let mut adopted = rs.clone();
+                    adopted
+                        .metadata
+                        .owner_references
+                        .get_or_insert_with(Vec::new)
+                        .push(OwnerReference {
+                            api_version: "apps/v1".into(),
+                            kind: "Deployment".into(),
+                            name: d.metadata.name.clone().unwrap_or_default(),
+                            uid: uid.clone(),
+                            controller: Some(true),
+                            block_owner_deletion: Some(true),
+                        });
+                    writes.push(adopted);
+                }
+                _ => {}
+            }
+        }
+        for rs in writes {
+            let _ = self.update_as(ACTOR, Object::ReplicaSet(rs));
+        }
+    }
+
+    /// The Deployments that might adopt an orphan ReplicaSet: those of its namespace
+    /// whose selector matches its labels (upstream `getDeploymentsForReplicaSet`).
+    pub(crate) fn deployments_for_orphan(&self, rs: &ReplicaSet) -> Vec<ObjectKey> {
+        let is_orphan = !rs
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|r| r.controller == Some(true));
+        let Some(labels) = rs.metadata.labels.as_ref().filter(|_| is_orphan) else {
+            return Vec::new();
+        };
+        let ns = rs.metadata.namespace.as_deref().unwrap_or("default");
+        self.store
+            .list(Kind::Deployment, Some(ns))
+            .filter_map(|o| o.as_deployment())
+            .filter(|d| {
+                let sel = &d.spec.selector;
+                (sel.match_labels.as_ref().is_some_and(|m| !m.is_empty())
+                    || sel
+                        .match_expressions
+                        .as_ref()
+                        .is_some_and(|e| !e.is_empty()))
+                    && super::selector_matches(sel, labels)
+            })
+            .map(|d| Object::Deployment(d.clone()).key())
+            .collect()
     }
 
     /// `FindNewReplicaSet` / `FindOldReplicaSets`: the oldest ReplicaSet whose template

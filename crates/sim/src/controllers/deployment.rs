@@ -6,12 +6,18 @@
 //! the helpers of pkg/controller/deployment/util/deployment_util.go (revisions,
 //! annotations, fenceposts, proportional scaling, conditions).
 //!
+//! ReplicaSets are claimed as `ReplicaSetControllerRefManager` does
+//! (pkg/controller/controller_ref_manager.go): matching orphans adopted, unmatched
+//! ones released.
+//!
 //! Simplifications: the long-deprecated server-side rollback (`spec.rollbackTo`) is
 //! left out (kubectl rolls back client-side, as it does upstream); the
-//! ReplicaFailure condition is not set; orphan ReplicaSets are not adopted; a
-//! deployment stuck within a second of its deadline is looked at again exactly when
-//! the deadline passes rather than through the rate limiter; `terminatingReplicas`
-//! stays unset (it sits behind the DeploymentReplicaSetTerminatingReplicas gate).
+//! ReplicaFailure condition is not set; a ReplicaSet name taken by a foreign
+//! ReplicaSet (a hash collision) is reported as a failed creation and retried rather
+//! than resolved through `collisionCount`; a deployment stuck within a second of its
+//! deadline is looked at again exactly when the deadline passes rather than through
+//! the rate limiter; `terminatingReplicas` stays unset (it sits behind the
+//! DeploymentReplicaSetTerminatingReplicas gate).
 
 use super::omit_zero;
 use crate::apiserver::Actor;

@@ -1,6 +1,13 @@
 //! The ReplicaSet controller. Mirrors `syncReplicaSet` / `manageReplicas` in
-//! pkg/controller/replicaset: count the active pods it owns, create or delete the
-//! difference, then write status.
+//! pkg/controller/replicaset: claim pods (`PodControllerRefManager.ClaimPods` in
+//! pkg/controller/controller_ref_manager.go: adopt matching orphans, release pods
+//! whose labels no longer match), count the active pods it owns, create or delete
+//! the difference, then write status; a ready pod that will reach minReadySeconds
+//! brings the ReplicaSet back then (`AddAfter`).
+//!
+//! Simplifications: an orphan pod is adopted by the oldest matching ReplicaSet when
+//! its watch event arrives (upstream every matching ReplicaSet races for it); the
+//! ReplicaFailure condition is not set.
 
 use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready, selector_matches};
 use crate::apiserver::Actor;

@@ -16,8 +16,9 @@
 //! ReplicaSet (a hash collision) is reported as a failed creation and retried rather
 //! than resolved through `collisionCount`; a deployment stuck within a second of its
 //! deadline is looked at again exactly when the deadline passes rather than through
-//! the rate limiter; `terminatingReplicas` stays unset (it sits behind the
-//! DeploymentReplicaSetTerminatingReplicas gate).
+//! the rate limiter. `terminatingReplicas` is reported (the
+//! DeploymentReplicaSetTerminatingReplicas gate is on by default since v1.35); the
+//! alpha `podReplacementPolicy` is not simulated.
 
 use super::omit_zero;
 use crate::apiserver::Actor;
@@ -1113,7 +1114,12 @@ impl Cluster {
             ready_replicas: omit_zero(ready),
             available_replicas: omit_zero(available),
             unavailable_replicas: omit_zero((total - available).max(0)),
-            terminating_replicas: None,
+            // `GetTerminatingReplicaCountForReplicaSets`: unknown if any ReplicaSet
+            // has not reported it.
+            terminating_replicas: all
+                .iter()
+                .map(|rs| rs.status.as_ref().and_then(|s| s.terminating_replicas))
+                .sum::<Option<i32>>(),
             collision_count: old.collision_count,
             conditions: old.conditions.clone(),
         };

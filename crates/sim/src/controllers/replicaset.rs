@@ -257,10 +257,18 @@ impl Cluster {
             .and_then(|m| m.labels.as_ref())
             .unwrap_or(&no_labels);
         let (mut replicas, mut ready, mut available, mut fully_labeled) = (0, 0, 0, 0);
+        let mut terminating = 0;
         // The first moment a ready pod reaches minReadySeconds, if one has yet to.
         let mut next_available: Option<SimTime> = None;
         for p in self.owned_pods(&uid) {
             if !pod_is_active(p) {
+                // `controller.IsPodTerminating`: being deleted and not finished.
+                let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
+                if p.metadata.deletion_timestamp.is_some()
+                    && !matches!(phase, Some("Succeeded") | Some("Failed"))
+                {
+                    terminating += 1;
+                }
                 continue;
             }
             replicas += 1;
@@ -285,8 +293,9 @@ impl Cluster {
             fully_labeled_replicas: omit_zero(fully_labeled),
             ready_replicas: omit_zero(ready),
             available_replicas: omit_zero(available),
-            // Filled only behind the alpha gate DeploymentReplicaSetTerminatingReplicas.
-            terminating_replicas: None,
+            // DeploymentReplicaSetTerminatingReplicas: beta and on by default since
+            // v1.35, so the count is always written, zero included.
+            terminating_replicas: Some(terminating),
             observed_generation: rs.metadata.generation,
             conditions: None,
         };

@@ -501,3 +501,57 @@ fn a_deployment_adopts_the_replica_set_an_orphaning_delete_left_behind() {
     assert_eq!(pods_after, pods_before, "the same pods keep running");
     assert_eq!(condition(&deployment(&c), "Available").0, "True");
 }
+
+#[test]
+fn a_refused_pod_creation_shows_as_replica_failure_until_it_succeeds() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(
+        &mut c,
+        "apiVersion: v1
+kind: ResourceQuota
+metadata:
+  name: pods
+spec:
+  hard:
+    pods: \"2\"
+",
+    );
+    c.advance(SimDuration::secs(1));
+    create(&mut c, &web(3, "nginx:1.26", ""));
+    c.advance(SimDuration::secs(20));
+    let rs = replica_sets(&c)[0].clone();
+    let cond = rs.status.as_ref().unwrap().conditions.as_ref().unwrap()[0].clone();
+    assert_eq!(cond.type_.as_deref(), Some("ReplicaFailure"));
+    assert_eq!(cond.reason.as_deref(), Some("FailedCreate"));
+    assert!(
+        cond.message
+            .as_deref()
+            .unwrap()
+            .contains("exceeded quota: pods"),
+        "{cond:?}"
+    );
+    let (status, reason, message) = condition(&deployment(&c), "ReplicaFailure");
+    assert_eq!((status.as_str(), reason.as_str()), ("True", "FailedCreate"));
+    assert_eq!(Some(message), cond.message);
+    // With room again, the next retry succeeds and the condition goes.
+    let mut quota = c.get(Kind::ResourceQuota, "default", "pods").unwrap();
+    if let Object::ResourceQuota(q) = &mut quota {
+        q.spec.as_mut().unwrap().hard.as_mut().unwrap().insert(
+            "pods".into(),
+            k8s_openapi::apimachinery::pkg::api::resource::Quantity("5".into()),
+        );
+    }
+    c.update(quota).unwrap();
+    c.advance(SimDuration::secs(120));
+    let d = deployment(&c);
+    assert!(d
+        .status
+        .as_ref()
+        .unwrap()
+        .conditions
+        .as_ref()
+        .unwrap()
+        .iter()
+        .all(|c| c.type_.as_deref() != Some("ReplicaFailure")));
+    assert_eq!(d.status.unwrap().available_replicas, Some(3));
+}

@@ -11,8 +11,7 @@
 //! ones released.
 //!
 //! Simplifications: the long-deprecated server-side rollback (`spec.rollbackTo`) is
-//! left out (kubectl rolls back client-side, as it does upstream); the
-//! ReplicaFailure condition is not set; a ReplicaSet name taken by a foreign
+//! left out (kubectl rolls back client-side, as it does upstream); a ReplicaSet name taken by a foreign
 //! ReplicaSet (a hash collision) is reported as a failed creation and retried rather
 //! than resolved through `collisionCount`; a deployment stuck within a second of its
 //! deadline is looked at again exactly when the deadline passes rather than through
@@ -1218,6 +1217,28 @@ impl Cluster {
                     new_condition("Progressing", "False", TIMED_OUT_REASON, msg, self.now),
                 );
             }
+        }
+        // getReplicaFailures: the new ReplicaSet's ReplicaFailure first, else an old
+        // one's, becomes the Deployment's.
+        let failure = new_rs
+            .iter()
+            .chain(olds.iter())
+            .flat_map(|rs| rs.status.iter().flat_map(|s| s.conditions.iter().flatten()))
+            .find(|c| c.type_.as_deref() == Some("ReplicaFailure"))
+            .cloned();
+        match failure {
+            Some(c) => set_condition(
+                &mut status,
+                DeploymentCondition {
+                    type_: Some("ReplicaFailure".into()),
+                    status: c.status,
+                    reason: c.reason,
+                    message: c.message,
+                    last_update_time: c.last_transition_time.clone(),
+                    last_transition_time: c.last_transition_time,
+                },
+            ),
+            None => remove_condition(&mut status, "ReplicaFailure"),
         }
         if d.status.as_ref() == Some(&status) {
             self.requeue_stuck_deployment(&d, &status);

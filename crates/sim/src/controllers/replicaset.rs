@@ -5,9 +5,10 @@
 //! the difference, then write status; a ready pod that will reach minReadySeconds
 //! brings the ReplicaSet back then (`AddAfter`).
 //!
-//! Simplifications: an orphan pod is adopted by the oldest matching ReplicaSet when
-//! its watch event arrives (upstream every matching ReplicaSet races for it); the
-//! ReplicaFailure condition is not set.
+//! A failed creation sets the ReplicaFailure condition (FailedCreate).
+//!
+//! Simplification: an orphan pod is adopted by the oldest matching ReplicaSet when
+//! its watch event arrives (upstream every matching ReplicaSet races for it).
 
 use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready, selector_matches};
 use crate::apiserver::Actor;
@@ -48,15 +49,18 @@ impl Cluster {
             };
             (active.len(), victims)
         };
+        let mut manage_error = None;
         if rs.metadata.deletion_timestamp.is_none() {
             if active < want {
                 let n = (want - active).min(BURST_REPLICAS);
                 // A refused creation (a quota, say) is an error of this sync: the key
                 // comes back after a back-off, as upstream's rate-limited queue does.
-                if self.create_pods_slow_start(&rs, n) {
-                    self.forget_failures(&Component::ReplicaSetController, key);
-                } else {
-                    self.requeue_rate_limited(Component::ReplicaSetController, key.clone());
+                match self.create_pods_slow_start(&rs, n) {
+                    Ok(()) => self.forget_failures(&Component::ReplicaSetController, key),
+                    Err(message) => {
+                        manage_error = Some(("FailedCreate", message));
+                        self.requeue_rate_limited(Component::ReplicaSetController, key.clone());
+                    }
                 }
             } else {
                 self.forget_failures(&Component::ReplicaSetController, key);
@@ -75,7 +79,7 @@ impl Cluster {
                 }
             }
         }
-        self.update_replica_set_status(key);
+        self.update_replica_set_status(key, manage_error);
     }
 
     /// Release half of `PodControllerRefManager.ClaimPods`
@@ -203,7 +207,7 @@ impl Cluster {
     /// Creates `n` pods in batches of 1, 2, 4, …, as upstream's `slowStartBatch` does;
     /// a failed batch stops the rest (for example, a quota refusing pods). Returns
     /// whether every creation succeeded.
-    fn create_pods_slow_start(&mut self, rs: &ReplicaSet, n: usize) -> bool {
+    fn create_pods_slow_start(&mut self, rs: &ReplicaSet, n: usize) -> Result<(), String> {
         let mut remaining = n;
         let mut batch = 1;
         while remaining > 0 {
@@ -232,17 +236,19 @@ impl Cluster {
                             "FailedCreate",
                             format!("Error creating: {}", e.message),
                         );
-                        return false;
+                        return Err(e.message);
                     }
                 }
             }
             remaining -= size;
             batch *= 2;
         }
-        true
+        Ok(())
     }
 
-    fn update_replica_set_status(&mut self, key: &ObjectKey) {
+    /// `calculateStatus`; `manage_error` is the failure of this sync's creations, which
+    /// sets the ReplicaFailure condition (removed by the first sync that succeeds).
+    fn update_replica_set_status(&mut self, key: &ObjectKey, manage_error: Option<(&str, String)>) {
         let Some(Object::ReplicaSet(rs)) = self.store.get(key).cloned() else {
             return;
         };
@@ -297,7 +303,7 @@ impl Cluster {
             // v1.35, so the count is always written, zero included.
             terminating_replicas: Some(terminating),
             observed_generation: rs.metadata.generation,
-            conditions: None,
+            conditions: replica_failure_conditions(&rs, manage_error, self.now),
         };
         if rs.status.as_ref() != Some(&status) {
             let mut updated = rs;
@@ -342,6 +348,39 @@ pub fn pod_is_available(pod: &Pod, min_ready_seconds: u64, now: SimTime) -> bool
         }
         _ => false,
     }
+}
+
+/// The ReplicaSet's conditions after a sync: ReplicaFailure (reason FailedCreate,
+/// the creation error as message) added on a failed sync if not already there, and
+/// removed after a successful one.
+fn replica_failure_conditions(
+    rs: &ReplicaSet,
+    manage_error: Option<(&str, String)>,
+    now: SimTime,
+) -> Option<Vec<k8s_openapi::api::apps::v1::ReplicaSetCondition>> {
+    let mut conds = rs
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.clone())
+        .unwrap_or_default();
+    let failure = |c: &k8s_openapi::api::apps::v1::ReplicaSetCondition| {
+        c.type_.as_deref() == Some("ReplicaFailure")
+    };
+    let existing = conds.iter().any(failure);
+    match manage_error {
+        Some((reason, message)) if !existing => {
+            conds.push(k8s_openapi::api::apps::v1::ReplicaSetCondition {
+                type_: Some("ReplicaFailure".into()),
+                status: Some("True".into()),
+                reason: Some(reason.into()),
+                message: Some(message),
+                last_transition_time: Some(now.to_k8s()),
+            })
+        }
+        None if existing => conds.retain(|c| !failure(c)),
+        _ => {}
+    }
+    (!conds.is_empty()).then_some(conds)
 }
 
 /// When a ready pod becomes available: minReadySeconds after its Ready transition.

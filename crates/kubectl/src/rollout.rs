@@ -353,6 +353,12 @@ fn daemon_set_status(
     ))
 }
 
+/// Two restarts within the same second stamp the same time: kubectl finds nothing
+/// to patch and says so.
+fn restart_too_soon(name: &str) -> String {
+    format!("error: failed to create patch for {name}: if restart has already been triggered within the past second, please wait before attempting to trigger another")
+}
+
 /// `rollout restart` of a DaemonSet: the restartedAt stamp on its template.
 fn restart_daemon_set(
     cluster: &mut Cluster,
@@ -366,6 +372,7 @@ fn restart_daemon_set(
         Ok(_) => return,
         Err(e) => return out.fail(errors::render(&e, None)),
     };
+    let before = ds.clone();
     let now = cluster.now().to_k8s().0.to_string();
     ds.spec
         .template
@@ -374,6 +381,9 @@ fn restart_daemon_set(
         .annotations
         .get_or_insert_with(BTreeMap::new)
         .insert(RESTARTED_AT.into(), now);
+    if ds == before {
+        return out.fail(restart_too_soon(name));
+    }
     match patch(cluster, ctx, Object::DaemonSet(ds), None) {
         Ok(_) => out.out_line(format!("daemonset.apps/{name} restarted")),
         Err(e) => out.fail(format!("error: failed to patch: {}", e.message)),
@@ -864,6 +874,9 @@ fn mutate(
     };
     if let Some(p) = problem {
         return out.fail(format!("error: deployments.apps \"{name}\" {p}"));
+    }
+    if sub == "restart" && updated == d {
+        return out.fail(restart_too_soon(name));
     }
     match patch(cluster, ctx, Object::Deployment(updated), None) {
         Ok(_) => out.out_line(format!("deployment.apps/{name} {done}")),

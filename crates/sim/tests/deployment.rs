@@ -555,3 +555,46 @@ spec:
         .all(|c| c.type_.as_deref() != Some("ReplicaFailure")));
     assert_eq!(d.status.unwrap().available_replicas, Some(3));
 }
+
+#[test]
+fn a_foreign_replica_set_holding_the_name_bumps_the_collision_count() {
+    let mut c = Cluster::new(1, Topology::default());
+    let manifest = web(1, "nginx:1.26", "");
+    create(&mut c, &manifest);
+    c.advance(SimDuration::secs(10));
+    let taken = replica_sets(&c)[0].metadata.name.clone().unwrap();
+    c.delete(Kind::Deployment, "default", "web").unwrap();
+    c.advance(SimDuration::secs(40));
+    assert!(replica_sets(&c).is_empty());
+    // Someone else's ReplicaSet (other labels) takes the name.
+    create(
+        &mut c,
+        &format!(
+            "apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: {taken}
+spec:
+  replicas: 0
+  selector:
+    matchLabels: {{app: other}}
+  template:
+    metadata:
+      labels: {{app: other}}
+    spec:
+      containers:
+      - name: c
+        image: busybox:1.36
+"
+        ),
+    );
+    create(&mut c, &manifest);
+    c.advance(SimDuration::secs(20));
+    let d = deployment(&c);
+    assert_eq!(d.status.as_ref().unwrap().collision_count, Some(1));
+    let rss = replica_sets(&c);
+    assert_eq!(rss.len(), 2);
+    let ours = rs_with_image(&rss, "nginx:1.26");
+    assert_ne!(ours.metadata.name.clone().unwrap(), taken);
+    assert_eq!(d.status.unwrap().available_replicas, Some(1));
+}

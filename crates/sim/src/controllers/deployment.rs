@@ -11,11 +11,10 @@
 //! ones released.
 //!
 //! Simplifications: the long-deprecated server-side rollback (`spec.rollbackTo`) is
-//! left out (kubectl rolls back client-side, as it does upstream); a ReplicaSet name taken by a foreign
-//! ReplicaSet (a hash collision) is reported as a failed creation and retried rather
-//! than resolved through `collisionCount`; a deployment stuck within a second of its
-//! deadline is looked at again exactly when the deadline passes rather than through
-//! the rate limiter. `terminatingReplicas` is reported (the
+//! left out (kubectl rolls back client-side, as it does upstream); a deployment stuck
+//! within a second of its deadline is looked at again exactly when the deadline
+//! passes rather than through the rate limiter. A hash collision (a foreign
+//! ReplicaSet holding the name) bumps `status.collisionCount`, as upstream. `terminatingReplicas` is reported (the
 //! DeploymentReplicaSetTerminatingReplicas gate is on by default since v1.35); the
 //! alpha `podReplacementPolicy` is not simulated.
 
@@ -862,6 +861,40 @@ impl Cluster {
                 Some(created)
             }
             Ok(_) => None,
+            Err(e) if e.reason == crate::error::StatusReason::AlreadyExists => {
+                // A hash collision: a ReplicaSet this Deployment does not control holds
+                // the name. Bump collisionCount so the next sync hashes differently.
+                let rs_key = ObjectKey::new(
+                    Kind::ReplicaSet,
+                    d.metadata.namespace.as_deref().unwrap_or("default"),
+                    &format!("{name}-{hash}"),
+                );
+                let ours = self
+                    .store
+                    .get(&rs_key)
+                    .and_then(|o| o.as_replica_set())
+                    .is_some_and(|rs| {
+                        rs.metadata.owner_references.iter().flatten().any(|r| {
+                            r.controller == Some(true) && Some(&r.uid) == d.metadata.uid.as_ref()
+                        }) && rs
+                            .spec
+                            .template
+                            .as_ref()
+                            .is_some_and(|t| equal_ignore_hash(t, &d.spec.template))
+                    });
+                if ours {
+                    return self
+                        .store
+                        .get(&rs_key)
+                        .and_then(|o| o.as_replica_set())
+                        .cloned();
+                }
+                let mut bumped = d.clone();
+                let status = bumped.status.get_or_insert_with(Default::default);
+                status.collision_count = Some(status.collision_count.unwrap_or(0) + 1);
+                self.write_deployment(bumped);
+                None
+            }
             Err(e) => {
                 let msg = format!(
                     "Failed to create new replica set \"{name}-{hash}\": {}",

@@ -16,6 +16,9 @@ const SUPPORTED: &[&str] = &[
     "drain",
     "get",
     "replace",
+    "rollout",
+    "scale",
+    "set",
     "taint",
     "uncordon",
 ];
@@ -298,6 +301,12 @@ pub enum Command {
     Taint(Vec<String>),
     /// `kubectl create job`, with the whole command line (create_job.rs parses it).
     CreateJob(Vec<String>),
+    /// `kubectl rollout ...`, with the whole command line (rollout.rs parses it).
+    Rollout(Vec<String>),
+    /// `kubectl scale ...`, with the whole command line (scale.rs parses it).
+    Scale(Vec<String>),
+    /// `kubectl set image ...`, with the whole command line (set.rs parses it).
+    Set(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -319,6 +328,9 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("create") if crate::create_job::is_create_job(args) => {
             return Ok(Command::CreateJob(args.to_vec()))
         }
+        Some("rollout") => return Ok(Command::Rollout(args.to_vec())),
+        Some("scale") => return Ok(Command::Scale(args.to_vec())),
+        Some("set") => return Ok(Command::Set(args.to_vec())),
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(

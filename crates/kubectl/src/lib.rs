@@ -26,8 +26,11 @@ pub mod json;
 mod merge;
 pub mod printers;
 mod raw;
+mod rollout;
+mod scale;
 pub mod script;
 pub mod selector;
+mod set;
 pub mod table;
 mod tabwriter;
 mod taint;
@@ -224,6 +227,9 @@ impl Session {
             cli::Command::Cordon(a, on) => cordon::run(&mut self.cluster, &ctx, &a, on),
             cli::Command::Drain(a) => drain::run(&mut self.cluster, &ctx, &a),
             cli::Command::Taint(a) => taint::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Rollout(a) => rollout::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Scale(a) => scale::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Set(a) => set::run(&mut self.cluster, &ctx, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
             cli::Command::CreateJob(a) => create_job::run(&mut self.cluster, &ctx, &a),

@@ -588,7 +588,9 @@ impl Cluster {
         meta.resource_version = None;
         meta.deletion_timestamp = None;
         meta.generation = match kind {
-            Kind::Deployment | Kind::ReplicaSet | Kind::Pod | Kind::Job => Some(1),
+            Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Pod | Kind::Job => {
+                Some(1)
+            }
             _ => None,
         };
         if let Object::Pod(p) = obj {
@@ -777,6 +779,7 @@ fn same_spec(a: &Object, b: &Object) -> bool {
         }
         (Object::Deployment(x), Object::Deployment(y)) => x.spec == y.spec,
         (Object::ReplicaSet(x), Object::ReplicaSet(y)) => x.spec == y.spec,
+        (Object::DaemonSet(x), Object::DaemonSet(y)) => x.spec == y.spec,
         (Object::Node(x), Object::Node(y)) => x.spec == y.spec,
         (Object::Namespace(x), Object::Namespace(y)) => x.spec == y.spec,
         (Object::Lease(x), Object::Lease(y)) => x.spec == y.spec,
@@ -1184,6 +1187,11 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
             if let Some(spec) = spec {
                 check_selector(&spec.selector, spec.template.metadata.as_ref(), &mut errors);
                 check_template_containers(spec.template.spec.as_ref(), &mut errors);
+                errors.extend(
+                    crate::controllers::deployment::validate_spec(spec)
+                        .into_iter()
+                        .map(FieldError),
+                );
             }
         }
         Object::Job(job) => validate_job(job, &mut errors),

@@ -421,10 +421,9 @@ impl Cluster {
             a.kind.group(),
             scope
         );
-        let qualified = match &a.subresource {
-            Some(sub) => format!("{}/{}", a.kind.qualified_plural(), sub),
-            None => a.kind.qualified_plural(),
-        };
+        // The Forbidden status names the resource without its subresource
+        // (`deployments.apps "web" is forbidden: ... resource "deployments/scale"`).
+        let qualified = a.kind.qualified_plural();
         let message = if a.name.is_empty() {
             format!("{qualified} is forbidden: {reason}")
         } else {

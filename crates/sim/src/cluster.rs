@@ -219,11 +219,17 @@ pub(crate) enum Timer {
     PodGcQuarantine(String),
     /// The pod garbage collector's check of terminated pods (`gcCheckPeriod`).
     PodGcCheck,
+    /// The work queue's `AddAfter`: a controller asked to look at a key again at a
+    /// known moment (a pod reaching minReadySeconds, a progress deadline).
+    EnqueueAfter {
+        component: Component,
+        key: ObjectKey,
+    },
 }
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 16] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 17] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -240,6 +246,7 @@ impl Timer {
         "ttl after finished",
         "pod gc quarantine",
         "pod gc check period",
+        "delayed requeue",
     ];
 
     /// The static description equal to `text`, if a timer has it.
@@ -266,6 +273,7 @@ impl Timer {
             Timer::TtlAfterFinished(_) => "ttl after finished",
             Timer::PodGcQuarantine(_) => "pod gc quarantine",
             Timer::PodGcCheck => "pod gc check period",
+            Timer::EnqueueAfter { .. } => "delayed requeue",
         }
     }
 }
@@ -636,6 +644,7 @@ impl Cluster {
             }
             Timer::PodGcQuarantine(node) => self.pod_gc_quarantine_ended(&node),
             Timer::PodGcCheck => self.pod_gc_check(),
+            Timer::EnqueueAfter { component, key } => self.enqueue(component, key),
         }
     }
 
@@ -785,10 +794,19 @@ impl Cluster {
         let key = obj.key();
         match obj {
             Object::Deployment(_) => self.enqueue(Component::DeploymentController, key),
-            Object::ReplicaSet(_) => {
+            Object::ReplicaSet(rs) => {
+                if ev.event_type == EventType::Added {
+                    for pod in self.orphans_for(rs) {
+                        self.enqueue(Component::ReplicaSetController, pod);
+                    }
+                }
                 self.enqueue(Component::ReplicaSetController, key.clone());
                 if let Some(owner) = controller_of(obj, Kind::Deployment) {
                     self.enqueue(Component::DeploymentController, owner);
+                } else if ev.event_type != EventType::Deleted {
+                    for d in self.deployments_for_orphan(rs) {
+                        self.enqueue(Component::DeploymentController, d);
+                    }
                 }
             }
             Object::DaemonSet(_) => self.enqueue(Component::DaemonSetController, key),
@@ -834,10 +852,24 @@ impl Cluster {
                     self.enqueue(Component::EndpointsController, svc);
                 }
                 if let Some(owner) = controller_of(obj, Kind::ReplicaSet) {
+                    if ev.event_type == EventType::Deleted {
+                        if let Some(d) = self.recreate_deployment_of_pod(&owner) {
+                            self.enqueue(Component::DeploymentController, d);
+                        }
+                    }
                     self.enqueue(Component::ReplicaSetController, owner);
                 }
                 if let Some(owner) = controller_of(obj, Kind::DaemonSet) {
                     self.enqueue(Component::DaemonSetController, owner);
+                }
+                // An orphan may be adopted by a ReplicaSet whose selector matches it
+                // (upstream `addPod`/`updatePod` enqueue `getPodReplicaSets`).
+                if ev.event_type != EventType::Deleted
+                    && crate::controllers::replicaset::is_orphan(pod)
+                    && crate::controllers::pod_is_active(pod)
+                    && pod.metadata.labels.as_ref().is_some_and(|l| !l.is_empty())
+                {
+                    self.enqueue(Component::ReplicaSetController, key.clone());
                 }
                 self.scheduler_observe_pod(ev);
                 let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());

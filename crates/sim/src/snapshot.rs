@@ -298,9 +298,13 @@ mod tests {
             Timer::TtlAfterFinished(key.clone()),
             Timer::PodGcQuarantine("n".into()),
             Timer::PodGcCheck,
-            Timer::Requeue { component, key },
+            Timer::Requeue {
+                component: component.clone(),
+                key: key.clone(),
+            },
             Timer::ResourceQuotaResync,
             Timer::LeaderElection { since: SimTime(0) },
+            Timer::EnqueueAfter { component, key },
         ];
         for t in &timers {
             assert_eq!(Timer::intern_description(t.describe()), Some(t.describe()));

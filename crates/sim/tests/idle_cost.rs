@@ -35,7 +35,9 @@ spec:
 fn idle_minute(replicas: usize) -> Work {
     let mut c = Cluster::new(7, Topology::with_workers(NODES));
     create(&mut c, &deployment(replicas));
-    c.advance(SimDuration::secs(600));
+    // Converge, and let one-off timers (the rollout's progress-deadline check) pass;
+    // stay well before events expire (1 h), which is work proportional to events.
+    c.advance(SimDuration::secs(1500));
     let running = c
         .list(warehouse_sim::Kind::Pod, Some("default"))
         .iter()

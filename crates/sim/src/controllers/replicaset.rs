@@ -1,10 +1,18 @@
 //! The ReplicaSet controller. Mirrors `syncReplicaSet` / `manageReplicas` in
-//! pkg/controller/replicaset: count the active pods it owns, create or delete the
-//! difference, then write status.
+//! pkg/controller/replicaset: claim pods (`PodControllerRefManager.ClaimPods` in
+//! pkg/controller/controller_ref_manager.go: adopt matching orphans, release pods
+//! whose labels no longer match), count the active pods it owns, create or delete
+//! the difference, then write status; a ready pod that will reach minReadySeconds
+//! brings the ReplicaSet back then (`AddAfter`).
+//!
+//! A failed creation sets the ReplicaFailure condition (FailedCreate).
+//!
+//! Simplification: an orphan pod is adopted by the oldest matching ReplicaSet when
+//! its watch event arrives (upstream every matching ReplicaSet races for it).
 
-use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready};
+use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready, selector_matches};
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Component};
+use crate::cluster::{Cluster, Component, Timer};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::SimTime;
 use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
@@ -18,12 +26,18 @@ pub const BURST_REPLICAS: usize = 500;
 
 impl Cluster {
     pub(crate) fn sync_replica_set(&mut self, key: &ObjectKey) {
+        if key.kind == Kind::Pod {
+            // An orphan pod the watch saw (see `Cluster::dispatch`).
+            self.adopt_orphan_pod(key);
+            return;
+        }
         let Some(Object::ReplicaSet(rs)) = self.store.get(key).cloned() else {
             self.forget_failures(&Component::ReplicaSetController, key);
             return;
         };
         let uid = rs.metadata.uid.clone().unwrap_or_default();
         let want = rs.spec.replicas.unwrap_or(1).max(0) as usize;
+        self.release_unmatched_pods(&rs);
         // Decide with borrowed pods; write afterwards.
         let (active, victims) = {
             let active: Vec<&Pod> = self.owned_pods(&uid).filter(|p| pod_is_active(p)).collect();
@@ -35,15 +49,18 @@ impl Cluster {
             };
             (active.len(), victims)
         };
+        let mut manage_error = None;
         if rs.metadata.deletion_timestamp.is_none() {
             if active < want {
                 let n = (want - active).min(BURST_REPLICAS);
                 // A refused creation (a quota, say) is an error of this sync: the key
                 // comes back after a back-off, as upstream's rate-limited queue does.
-                if self.create_pods_slow_start(&rs, n) {
-                    self.forget_failures(&Component::ReplicaSetController, key);
-                } else {
-                    self.requeue_rate_limited(Component::ReplicaSetController, key.clone());
+                match self.create_pods_slow_start(&rs, n) {
+                    Ok(()) => self.forget_failures(&Component::ReplicaSetController, key),
+                    Err(message) => {
+                        manage_error = Some(("FailedCreate", message));
+                        self.requeue_rate_limited(Component::ReplicaSetController, key.clone());
+                    }
                 }
             } else {
                 self.forget_failures(&Component::ReplicaSetController, key);
@@ -62,7 +79,111 @@ impl Cluster {
                 }
             }
         }
-        self.update_replica_set_status(key);
+        self.update_replica_set_status(key, manage_error);
+    }
+
+    /// Release half of `PodControllerRefManager.ClaimPods`
+    /// (pkg/controller/controller_ref_manager.go): a pod this ReplicaSet controls
+    /// whose labels no longer match its selector loses its controller reference and
+    /// becomes an orphan (the ReplicaSet then makes a replacement). A ReplicaSet
+    /// being deleted releases nothing.
+    fn release_unmatched_pods(&mut self, rs: &ReplicaSet) {
+        if rs.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        let uid = rs.metadata.uid.clone().unwrap_or_default();
+        let no_labels = BTreeMap::new();
+        let unmatched: Vec<Pod> = self
+            .owned_pods(&uid)
+            .filter(|p| {
+                !selector_matches(
+                    &rs.spec.selector,
+                    p.metadata.labels.as_ref().unwrap_or(&no_labels),
+                )
+            })
+            .cloned()
+            .collect();
+        for mut pod in unmatched {
+            if let Some(refs) = pod.metadata.owner_references.as_mut() {
+                refs.retain(|r| r.uid != uid);
+                if refs.is_empty() {
+                    pod.metadata.owner_references = None;
+                }
+            }
+            let _ = self.update_as(ACTOR, Object::Pod(pod));
+        }
+    }
+
+    /// Adoption half of `ClaimPods`: an active pod without a controller whose labels
+    /// match a ReplicaSet's selector gets that ReplicaSet as its controller. Upstream
+    /// every matching ReplicaSet races to adopt it; here the oldest one (then by name)
+    /// does, so the outcome is deterministic. A ReplicaSet being deleted adopts
+    /// nothing; a pod being deleted or finished is not adopted.
+    fn adopt_orphan_pod(&mut self, key: &ObjectKey) {
+        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+            return;
+        };
+        if !is_orphan(&pod) || !pod_is_active(&pod) {
+            return;
+        }
+        let Some(rs) = self.adopter_of(&pod) else {
+            return;
+        };
+        pod.metadata
+            .owner_references
+            .get_or_insert_with(Vec::new)
+            .push(controller_ref(&rs));
+        let _ = self.update_as(ACTOR, Object::Pod(pod));
+    }
+
+    /// The ReplicaSet that adopts an orphan pod: the oldest live one in its namespace
+    /// whose selector matches its labels.
+    fn adopter_of(&self, pod: &Pod) -> Option<ReplicaSet> {
+        let labels = pod.metadata.labels.as_ref()?;
+        let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
+        self.store
+            .list(Kind::ReplicaSet, Some(ns))
+            .filter_map(|o| o.as_replica_set())
+            .filter(|rs| rs.metadata.deletion_timestamp.is_none())
+            .filter(|rs| {
+                let sel = &rs.spec.selector;
+                // An empty selector selects nothing here (apps/v1 refuses it anyway).
+                (sel.match_labels.as_ref().is_some_and(|m| !m.is_empty())
+                    || sel
+                        .match_expressions
+                        .as_ref()
+                        .is_some_and(|e| !e.is_empty()))
+                    && selector_matches(sel, labels)
+            })
+            .min_by_key(|rs| {
+                (
+                    rs.metadata
+                        .creation_timestamp
+                        .as_ref()
+                        .map(|t| t.0.as_millisecond()),
+                    rs.metadata.name.clone(),
+                )
+            })
+            .cloned()
+    }
+
+    /// Orphan pods in `rs`'s namespace that it may adopt, for a ReplicaSet just
+    /// created (its first sync claims them upstream). Scans the namespace's pods once
+    /// per ReplicaSet creation.
+    pub(crate) fn orphans_for(&self, rs: &ReplicaSet) -> Vec<ObjectKey> {
+        let ns = rs.metadata.namespace.as_deref().unwrap_or("default");
+        self.store
+            .list(Kind::Pod, Some(ns))
+            .filter_map(|o| o.as_pod())
+            .filter(|p| is_orphan(p) && pod_is_active(p))
+            .filter(|p| {
+                p.metadata
+                    .labels
+                    .as_ref()
+                    .is_some_and(|l| selector_matches(&rs.spec.selector, l))
+            })
+            .map(|p| Object::Pod(p.clone()).key())
+            .collect()
     }
 
     /// The pods whose controller reference points at `owner_uid`.
@@ -86,7 +207,7 @@ impl Cluster {
     /// Creates `n` pods in batches of 1, 2, 4, …, as upstream's `slowStartBatch` does;
     /// a failed batch stops the rest (for example, a quota refusing pods). Returns
     /// whether every creation succeeded.
-    fn create_pods_slow_start(&mut self, rs: &ReplicaSet, n: usize) -> bool {
+    fn create_pods_slow_start(&mut self, rs: &ReplicaSet, n: usize) -> Result<(), String> {
         let mut remaining = n;
         let mut batch = 1;
         while remaining > 0 {
@@ -115,17 +236,19 @@ impl Cluster {
                             "FailedCreate",
                             format!("Error creating: {}", e.message),
                         );
-                        return false;
+                        return Err(e.message);
                     }
                 }
             }
             remaining -= size;
             batch *= 2;
         }
-        true
+        Ok(())
     }
 
-    fn update_replica_set_status(&mut self, key: &ObjectKey) {
+    /// `calculateStatus`; `manage_error` is the failure of this sync's creations, which
+    /// sets the ReplicaFailure condition (removed by the first sync that succeeds).
+    fn update_replica_set_status(&mut self, key: &ObjectKey, manage_error: Option<(&str, String)>) {
         let Some(Object::ReplicaSet(rs)) = self.store.get(key).cloned() else {
             return;
         };
@@ -140,8 +263,18 @@ impl Cluster {
             .and_then(|m| m.labels.as_ref())
             .unwrap_or(&no_labels);
         let (mut replicas, mut ready, mut available, mut fully_labeled) = (0, 0, 0, 0);
+        let mut terminating = 0;
+        // The first moment a ready pod reaches minReadySeconds, if one has yet to.
+        let mut next_available: Option<SimTime> = None;
         for p in self.owned_pods(&uid) {
             if !pod_is_active(p) {
+                // `controller.IsPodTerminating`: being deleted and not finished.
+                let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
+                if p.metadata.deletion_timestamp.is_some()
+                    && !matches!(phase, Some("Succeeded") | Some("Failed"))
+                {
+                    terminating += 1;
+                }
                 continue;
             }
             replicas += 1;
@@ -150,6 +283,8 @@ impl Cluster {
             }
             if pod_is_available(p, min_ready, self.now) {
                 available += 1;
+            } else if let Some(at) = available_at(p, min_ready) {
+                next_available = Some(next_available.map_or(at, |n| n.min(at)));
             }
             let labels = p.metadata.labels.as_ref();
             if template_labels
@@ -164,15 +299,28 @@ impl Cluster {
             fully_labeled_replicas: omit_zero(fully_labeled),
             ready_replicas: omit_zero(ready),
             available_replicas: omit_zero(available),
-            // Filled only behind the alpha gate DeploymentReplicaSetTerminatingReplicas.
-            terminating_replicas: None,
+            // DeploymentReplicaSetTerminatingReplicas: beta and on by default since
+            // v1.35, so the count is always written, zero included.
+            terminating_replicas: Some(terminating),
             observed_generation: rs.metadata.generation,
-            conditions: None,
+            conditions: replica_failure_conditions(&rs, manage_error, self.now),
         };
         if rs.status.as_ref() != Some(&status) {
             let mut updated = rs;
             updated.status = Some(status);
             let _ = self.update_as(ACTOR, Object::ReplicaSet(updated));
+            // Upstream re-queues the ReplicaSet after minReadySeconds (`AddAfter`):
+            // a pod becomes available with no event of its own. Armed when the status
+            // changes, so each ready pod gets one look rather than one per sync.
+            if let Some(at) = next_available {
+                self.schedule(
+                    at,
+                    Timer::EnqueueAfter {
+                        component: Component::ReplicaSetController,
+                        key: key.clone(),
+                    },
+                );
+            }
         }
     }
 }
@@ -199,6 +347,69 @@ pub fn pod_is_available(pod: &Pod, min_ready_seconds: u64, now: SimTime) -> bool
                 .is_some_and(|t| now.since(SimTime::from_k8s(t)).as_secs() >= min_ready_seconds)
         }
         _ => false,
+    }
+}
+
+/// The ReplicaSet's conditions after a sync: ReplicaFailure (reason FailedCreate,
+/// the creation error as message) added on a failed sync if not already there, and
+/// removed after a successful one.
+fn replica_failure_conditions(
+    rs: &ReplicaSet,
+    manage_error: Option<(&str, String)>,
+    now: SimTime,
+) -> Option<Vec<k8s_openapi::api::apps::v1::ReplicaSetCondition>> {
+    let mut conds = rs
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.clone())
+        .unwrap_or_default();
+    let failure = |c: &k8s_openapi::api::apps::v1::ReplicaSetCondition| {
+        c.type_.as_deref() == Some("ReplicaFailure")
+    };
+    let existing = conds.iter().any(failure);
+    match manage_error {
+        Some((reason, message)) if !existing => {
+            conds.push(k8s_openapi::api::apps::v1::ReplicaSetCondition {
+                type_: Some("ReplicaFailure".into()),
+                status: Some("True".into()),
+                reason: Some(reason.into()),
+                message: Some(message),
+                last_transition_time: Some(now.to_k8s()),
+            })
+        }
+        None if existing => conds.retain(|c| !failure(c)),
+        _ => {}
+    }
+    (!conds.is_empty()).then_some(conds)
+}
+
+/// When a ready pod becomes available: minReadySeconds after its Ready transition.
+fn available_at(pod: &Pod, min_ready_seconds: u64) -> Option<SimTime> {
+    let c = pod_condition(pod, "Ready").filter(|c| c.status == "True")?;
+    let since = SimTime::from_k8s(c.last_transition_time.as_ref()?);
+    Some(since + crate::time::SimDuration::secs(min_ready_seconds))
+}
+
+/// No controller reference and not being deleted: a pod a ReplicaSet may adopt.
+pub(crate) fn is_orphan(pod: &Pod) -> bool {
+    pod.metadata.deletion_timestamp.is_none()
+        && !pod
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|r| r.controller == Some(true))
+}
+
+/// The controller reference a ReplicaSet puts on its pods.
+fn controller_ref(rs: &ReplicaSet) -> OwnerReference {
+    OwnerReference {
+        api_version: "apps/v1".into(),
+        kind: "ReplicaSet".into(),
+        name: rs.metadata.name.clone().unwrap_or_default(),
+        uid: rs.metadata.uid.clone().unwrap_or_default(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::canvas::WarehouseCanvas;
 use crate::control_plane::ComponentList;
+use crate::decision::DecisionPanel;
 use crate::editor::Editor;
 use crate::i18n::{Key, Names, Tr};
 use crate::legend::Legend;
@@ -75,6 +76,8 @@ pub fn App() -> Html {
                     <ZoneList view={state.view.clone()} notice={state.notice.clone()} {tr}
                               dispatch={dispatch.clone()} />
                     <ComponentList view={state.view.clone()} {tr} dispatch={dispatch.clone()} />
+                    <DecisionPanel view={state.view.clone()} selected={state.selected_pod.clone()}
+                                   decision={state.decision.clone()} {tr} dispatch={dispatch.clone()} />
                     <RequestLog view={state.view.clone()} {tr} />
                 </div>
                 <div class="side">

@@ -76,6 +76,11 @@ pub enum Key {
     ControllerManager,
     ComponentsHeading,
     RequestsHeading,
+    DecisionHeading,
+    DecisionPick,
+    DecisionNone,
+    DecisionZone,
+    DecisionTotal,
     RequestsHint,
     ComponentRunning,
     ComponentStopped,
@@ -257,6 +262,28 @@ impl Tr {
                 "Персонал конторы",
                 "Компоненты плоскости управления",
             ]),
+            Key::DecisionHeading => self.pick([
+                "Why this zone? The dispatcher's decision",
+                "Scheduling decision (kube-scheduler)",
+                "Почему эта зона? Решение диспетчера",
+                "Решение планировщика (kube-scheduler)",
+            ]),
+            Key::DecisionPick => self.pick([
+                "Pick a robot to see how each zone was judged: the checks that ruled zones \
+                 out, then the scores of the rest.",
+                "Pick a pod to see each node's filter verdict and plugin scores.",
+                "Выберите робота: какие проверки отсеяли зоны и сколько баллов получили \
+                 остальные.",
+                "Выберите под: вердикт фильтров и баллы плагинов для каждого узла.",
+            ]),
+            Key::DecisionNone => self.pick([
+                "The dispatcher has not judged this robot (it was placed before, or by hand).",
+                "No scheduling attempt recorded for this pod.",
+                "Диспетчер ещё не оценивал этого робота.",
+                "Для этого пода нет записи о планировании.",
+            ]),
+            Key::DecisionZone => self.pick(["Zone", "Node", "Зона", "Узел"]),
+            Key::DecisionTotal => self.both("Total", "Итого"),
             Key::RequestsHeading => self.pick([
                 "Reception desk log",
                 "API server requests",

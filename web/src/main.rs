@@ -4,6 +4,7 @@
 mod app;
 mod canvas;
 mod control_plane;
+mod decision;
 mod editor;
 mod i18n;
 mod legend;

@@ -78,6 +78,8 @@ pub enum Action {
     ToggleLang,
     ToggleNames,
     DismissNotice,
+    /// Ask "why this zone?" about a robot (`namespace/name`), or stop asking.
+    SelectPod(Option<String>),
 }
 
 /// What the last Apply printed.
@@ -137,6 +139,10 @@ pub struct AppState {
     pub terminal: Rc<Terminal>,
     /// The result of the last zone action, shown under the zone list.
     pub notice: Option<Outcome>,
+    /// The robot "why this zone?" is about (`namespace/name`) and the scheduler's
+    /// latest decision for it.
+    pub selected_pod: Option<String>,
+    pub decision: Option<Rc<warehouse_sim::scheduler::Decision>>,
 }
 
 impl Default for AppState {
@@ -159,6 +165,8 @@ impl AppState {
             apply_result: None,
             terminal: Rc::new(Terminal::default()),
             notice: None,
+            selected_pod: None,
+            decision: None,
         }
     }
 
@@ -167,7 +175,16 @@ impl AppState {
     }
 
     fn refresh_view(&mut self) {
-        self.view = Rc::new(self.session.borrow().cluster.view());
+        let session = self.session.borrow();
+        self.view = Rc::new(session.cluster.view());
+        let decision = self.selected_pod.as_deref().and_then(|p| {
+            let (ns, name) = p.split_once('/')?;
+            let key = warehouse_sim::ObjectKey::new(warehouse_sim::Kind::Pod, ns, name);
+            session.cluster.scheduling_decision(&key).cloned()
+        });
+        if decision.as_ref() != self.decision.as_deref() {
+            self.decision = decision.map(Rc::new);
+        }
     }
 
     fn advance(&mut self, ms: u64) {
@@ -323,6 +340,10 @@ impl Reducible for AppState {
             Action::ToggleLang => next.lang = next.lang.other(),
             Action::ToggleNames => next.names = next.names.other(),
             Action::DismissNotice => next.notice = None,
+            Action::SelectPod(pod) => {
+                next.selected_pod = pod;
+                next.refresh_view();
+            }
         }
         Rc::new(next)
     }

@@ -191,11 +191,29 @@ pub(crate) enum Timer {
     /// The leader-election renew deadline of an apiserver outage that began at
     /// `since` (see `control_plane.rs`).
     LeaderElection { since: SimTime },
+    /// A container's process exits, or is looked at again when its exit was not yet
+    /// known (see `runtime.rs`). `restarts` names the container instance.
+    ContainerExited {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+    },
+    /// A container's restart back-off ends (or the kubelet's next sync after a first
+    /// exit): it starts again.
+    ContainerRestart {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+    },
 }
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 11] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 13] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -207,6 +225,8 @@ impl Timer {
         "rate-limited requeue",
         "resource quota resync period",
         "leader election renew deadline",
+        "container exited",
+        "container back-off ended",
     ];
 
     /// The static description equal to `text`, if a timer has it.
@@ -228,6 +248,8 @@ impl Timer {
             Timer::Requeue { .. } => "rate-limited requeue",
             Timer::ResourceQuotaResync => "resource quota resync period",
             Timer::LeaderElection { .. } => "leader election renew deadline",
+            Timer::ContainerExited { .. } => "container exited",
+            Timer::ContainerRestart { .. } => "container back-off ended",
         }
     }
 }
@@ -549,6 +571,20 @@ impl Cluster {
             Timer::Requeue { component, key } => self.enqueue(component, key),
             Timer::ResourceQuotaResync => self.resync_resource_quotas(),
             Timer::LeaderElection { since } => self.leader_election_deadline(since),
+            Timer::ContainerExited {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+            } => self.kubelet_container_exited(&node, &pod, &uid, &container, restarts),
+            Timer::ContainerRestart {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+            } => self.kubelet_restart_container(&node, &pod, &uid, &container, restarts),
         }
     }
 

@@ -15,9 +15,8 @@ use crate::object::{Kind, Object, ObjectKey};
 use crate::time::SimDuration;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::api::core::v1::{
-    ContainerState, ContainerStateRunning, ContainerStateWaiting, ContainerStatus, Node,
-    NodeAddress, NodeCondition, NodeSpec as CoreNodeSpec, NodeStatus, NodeSystemInfo, Pod,
-    PodCondition, PodIP, Taint,
+    ContainerState, ContainerStateWaiting, ContainerStatus, Node, NodeAddress, NodeCondition,
+    NodeSpec as CoreNodeSpec, NodeStatus, NodeSystemInfo, Pod, PodCondition, PodIP, Taint,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
@@ -75,6 +74,9 @@ pub struct KubeletState {
     /// older ones). The pod's next sync posts them again.
     #[serde(with = "crate::snapshot::pairs")]
     pub(crate) reported: BTreeMap<ObjectKey, k8s_openapi::api::core::v1::PodStatus>,
+    /// The runtime's containers and their processes, per pod (`kubelet_containers.rs`).
+    #[serde(with = "crate::snapshot::pairs")]
+    pub containers: BTreeMap<ObjectKey, crate::kubelet_containers::PodRuntime>,
 }
 
 fn quantity(s: impl Into<String>) -> Quantity {
@@ -338,6 +340,7 @@ impl Cluster {
         k.running = false;
         let lost = k.pods.len();
         k.pods.clear();
+        k.containers.clear();
         if let Some(q) = self
             .queues
             .get_mut(&crate::cluster::Component::Kubelet(name.to_string()))
@@ -402,6 +405,7 @@ impl Cluster {
                 if let Some(k) = self.kubelets.get_mut(node) {
                     k.pods.remove(key);
                     k.pulled_events.remove(key);
+                    k.containers.remove(key);
                 }
                 // A static pod runs on regardless: post its mirror pod again.
                 if let Some(c) = self.static_pod_on(node, key) {
@@ -651,25 +655,9 @@ impl Cluster {
         }
         k.containers_started += spec.containers.len() as u64;
         let pulled = k.pulled_events.remove(key).unwrap_or_default();
-        let now = self.now.to_k8s();
-        // Container IDs are 64 hex digits, unique across the cluster.
-        let container_ids: Vec<String> = spec
-            .containers
-            .iter()
-            .map(|_| {
-                format!(
-                    "{:016x}{:016x}{:016x}{:016x}",
-                    self.rng.next_u64(),
-                    self.rng.next_u64(),
-                    self.rng.next_u64(),
-                    self.rng.next_u64()
-                )
-            })
-            .collect();
         {
             let status = pod.status.get_or_insert_with(Default::default);
-            status.phase = Some("Running".into());
-            for (i, cs) in status.container_statuses.iter_mut().flatten().enumerate() {
+            for cs in status.container_statuses.iter_mut().flatten() {
                 let image = cs.image.clone();
                 let repo = images::repository(&image).to_string();
                 let image_ref = if repo.contains('/') {
@@ -681,78 +669,49 @@ impl Cluster {
                     "{image_ref}@sha256:{:064x}",
                     crate::names::fnv32a(image.as_bytes()) as u128 * 0x9e37_79b9_7f4a_7c15
                 );
-                cs.container_id = Some(format!("containerd://{}", container_ids[i]));
-                cs.ready = true;
-                cs.started = Some(true);
-                cs.state = Some(ContainerState {
-                    running: Some(ContainerStateRunning {
-                        started_at: Some(now.clone()),
-                    }),
-                    ..Default::default()
-                });
             }
         }
-        for t in ["ContainersReady", "Ready"] {
-            set_pod_condition(
-                &mut pod,
-                PodCondition {
-                    type_: t.into(),
-                    status: "True".into(),
-                    last_transition_time: Some(now.clone()),
-                    ..Default::default()
-                },
-            );
+        // Each container's process starts (`kubelet_containers.rs`).
+        let mut events = Vec::new();
+        for i in 0..spec.containers.len() {
+            self.start_container(node, key, &mut pod, i, &mut events);
         }
+        crate::kubelet_containers::refresh_pod_status(&mut pod, &self.now.to_k8s());
         let Ok(obj) = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(pod)) else {
             return;
         };
         for message in pulled {
             self.record_event(&obj, "kubelet", Some(node), "Normal", "Pulled", message);
         }
-        for c in &spec.containers {
-            self.record_event(
-                &obj,
-                "kubelet",
-                Some(node),
-                "Normal",
-                "Created",
-                format!("Created container: {}", c.name),
-            );
-            self.record_event(
-                &obj,
-                "kubelet",
-                Some(node),
-                "Normal",
-                "Started",
-                format!("Started container {}", c.name),
-            );
+        for (t, reason, message) in events {
+            self.record_event(&obj, "kubelet", Some(node), t, reason, message);
         }
     }
 
     fn kubelet_stop_pod(&mut self, node: &str, key: &ObjectKey, pod: &Pod, uid: &str) {
-        let spec = pod.spec.clone().unwrap_or_default();
         let grace_ms = pod
             .metadata
             .deletion_grace_period_seconds
             .unwrap_or(30)
             .max(0) as u64
             * 1000;
-        let stop = spec
-            .containers
+        // Only containers still running need stopping.
+        let running = self.running_stop_ms(node, key, pod);
+        let stop = running
             .iter()
-            .map(|c| images::stop_ms(c.image.as_deref().unwrap_or("")))
+            .map(|(_, ms)| *ms)
             .max()
             .unwrap_or(0)
             .min(grace_ms);
         let obj = Object::Pod(pod.clone());
-        for c in &spec.containers {
+        for (name, _) in &running {
             self.record_event(
                 &obj,
                 "kubelet",
                 Some(node),
                 "Normal",
                 "Killing",
-                format!("Stopping container {}", c.name),
+                format!("Stopping container {name}"),
             );
         }
         if let Some(k) = self.kubelets.get_mut(node) {
@@ -786,6 +745,7 @@ impl Cluster {
             return;
         }
         k.pods.remove(key);
+        k.containers.remove(key);
         let (matches, deleting) = match self.store.get(key) {
             Some(o) if o.meta().uid.as_deref() == Some(uid) => {
                 (true, o.meta().deletion_timestamp.is_some())

@@ -318,9 +318,26 @@ mod tests {
             },
             Timer::SchedulerFlush,
             Timer::EventExpiry(key.clone()),
-            Timer::Requeue { component, key },
+            Timer::Requeue {
+                component,
+                key: key.clone(),
+            },
             Timer::ResourceQuotaResync,
             Timer::LeaderElection { since: SimTime(0) },
+            Timer::ContainerExited {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+                container: "c".into(),
+                restarts: 0,
+            },
+            Timer::ContainerRestart {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+                container: "c".into(),
+                restarts: 0,
+            },
         ];
         for t in &timers {
             assert_eq!(Timer::intern_description(t.describe()), Some(t.describe()));

@@ -1,0 +1,723 @@
+//! The kubelet's container lifecycle: process exits, restart policy, CrashLoopBackOff,
+//! container states and the pod phase.
+//!
+//! Mirrors pkg/kubelet/kuberuntime/kuberuntime_manager.go (`computePodActions`,
+//! `doBackOff`: the per-container back-off of 10 s doubling to 300 s, forgotten when
+//! the container last finished more than 2 × 300 s before), client-go's
+//! `flowcontrol.Backoff`, and pkg/kubelet/kubelet_pods.go (`getPhase`,
+//! `convertToAPIContainerStatuses`). Simplified: the kubelet notices an exit at once
+//! (upstream's PLEG relists every second); the first restart of a container, which
+//! upstream does at the next sync, comes 1 s after its exit; while a container waits
+//! out its back-off its status says `CrashLoopBackOff` from the moment it exits, and
+//! it restarts exactly when the back-off ends (upstream retries at its next pod sync,
+//! a few seconds of jitter later). Exited containers are not garbage collected.
+
+use crate::apiserver::Actor;
+use crate::cluster::{Cluster, Timer};
+use crate::controllers::set_pod_condition;
+use crate::images;
+use crate::object::{Object, ObjectKey};
+use crate::runtime::{self, Outcome, Process};
+use crate::time::{SimDuration, SimTime};
+use k8s_openapi::api::core::v1::{
+    Container, ContainerState, ContainerStateRunning, ContainerStateTerminated,
+    ContainerStateWaiting, ContainerStatus, Pod, PodCondition,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The back-off after the first crash (`initialBackOff`… kubelet's `backOffPeriod`).
+pub const BACKOFF_INITIAL_MS: u64 = 10_000;
+/// The longest back-off (`MaxContainerBackOff`).
+pub const BACKOFF_MAX_MS: u64 = 300_000;
+/// The kubelet sees an exit and restarts a container without back-off this much later
+/// (its PLEG relist period).
+pub const RELIST_MS: u64 = 1_000;
+/// The largest exit-search budget before a process is taken to run forever.
+const MAX_BUDGET: u64 = runtime::EXIT_SEARCH_BUDGET * 64;
+
+/// What the runtime knows about one container of a pod.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerRun {
+    /// The current (or last) instance's process.
+    pub process: Process,
+    /// The instance before it, and when it finished (for `kubectl logs --previous`).
+    pub previous: Option<(Process, u64)>,
+    /// Which instance this is: the container's restartCount when it started.
+    pub restarts: i32,
+    /// When the current instance finished, if it has.
+    pub finished_ms: Option<u64>,
+    /// The back-off entry (client-go `flowcontrol.Backoff`): duration and last update;
+    /// zero when there is none.
+    pub backoff_ms: u64,
+    pub backoff_last_ms: u64,
+    /// Whether the pending restart advances the back-off (`backOff.Next`).
+    pub next_on_restart: bool,
+    /// Shell commands to replay while looking for the exit (grows when not enough).
+    pub budget: u64,
+}
+
+/// The runtime's containers of one pod.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PodRuntime {
+    pub uid: String,
+    pub containers: BTreeMap<String, ContainerRun>,
+}
+
+/// An event to record once the pod is written: (type, reason, message).
+type PendingEvent = (&'static str, &'static str, String);
+
+/// `format.Pod`: `name_namespace(uid)`.
+fn format_pod(pod: &Pod) -> String {
+    format!(
+        "{}_{}({})",
+        pod.metadata.name.as_deref().unwrap_or(""),
+        pod.metadata.namespace.as_deref().unwrap_or(""),
+        pod.metadata.uid.as_deref().unwrap_or("")
+    )
+}
+
+fn container_id(cluster: &mut Cluster) -> String {
+    format!(
+        "containerd://{:016x}{:016x}{:016x}{:016x}",
+        cluster.rng.next_u64(),
+        cluster.rng.next_u64(),
+        cluster.rng.next_u64(),
+        cluster.rng.next_u64()
+    )
+}
+
+/// The environment the runtime gives a container: the image's PATH, HOSTNAME, the
+/// container's `env` (literal values and the common `fieldRef`s), the kubernetes
+/// Service's variables, HOME.
+fn environment(pod: &Pod, c: &Container) -> Vec<(String, String)> {
+    let mut env = vec![
+        (
+            "PATH".to_string(),
+            "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".to_string(),
+        ),
+        (
+            "HOSTNAME".to_string(),
+            pod.metadata.name.clone().unwrap_or_default(),
+        ),
+    ];
+    for e in c.env.iter().flatten() {
+        let value = match (&e.value, &e.value_from) {
+            (Some(v), _) => runtime::expand_env_refs(v, &env),
+            (None, Some(from)) => match from.field_ref.as_ref().map(|f| f.field_path.as_str()) {
+                Some("metadata.name") => pod.metadata.name.clone().unwrap_or_default(),
+                Some("metadata.namespace") => pod.metadata.namespace.clone().unwrap_or_default(),
+                Some("metadata.uid") => pod.metadata.uid.clone().unwrap_or_default(),
+                Some("spec.nodeName") => pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.node_name.clone())
+                    .unwrap_or_default(),
+                Some("spec.serviceAccountName") => pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.service_account_name.clone())
+                    .unwrap_or_default(),
+                Some("status.podIP") => pod
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.pod_ip.clone())
+                    .unwrap_or_default(),
+                Some("status.hostIP") => pod
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.host_ip.clone())
+                    .unwrap_or_default(),
+                // Simplified: ConfigMap, Secret and resource references read as empty.
+                _ => String::new(),
+            },
+            (None, None) => String::new(),
+        };
+        env.push((e.name.clone(), value));
+    }
+    for (k, v) in [
+        ("KUBERNETES_SERVICE_HOST", "10.96.0.1"),
+        ("KUBERNETES_SERVICE_PORT", "443"),
+        ("KUBERNETES_SERVICE_PORT_HTTPS", "443"),
+        ("KUBERNETES_PORT", "tcp://10.96.0.1:443"),
+        ("KUBERNETES_PORT_443_TCP", "tcp://10.96.0.1:443"),
+        ("KUBERNETES_PORT_443_TCP_PROTO", "tcp"),
+        ("KUBERNETES_PORT_443_TCP_PORT", "443"),
+        ("KUBERNETES_PORT_443_TCP_ADDR", "10.96.0.1"),
+        ("HOME", "/root"),
+    ] {
+        env.push((k.to_string(), v.to_string()));
+    }
+    env
+}
+
+fn limit(c: &Container, name: &str) -> Option<String> {
+    c.resources
+        .as_ref()?
+        .limits
+        .as_ref()?
+        .get(name)
+        .map(|q| q.0.clone())
+}
+
+/// The process a container runs when it starts now.
+pub(crate) fn process_for(pod: &Pod, c: &Container, now: SimTime) -> Process {
+    let env = environment(pod, c);
+    let image = c.image.clone().unwrap_or_default();
+    let argv = runtime::argv(
+        &image,
+        c.command.as_deref().unwrap_or_default(),
+        c.args.as_deref(),
+        &env,
+    );
+    Process {
+        image,
+        argv,
+        env,
+        started_ms: now.0,
+        memory_limit: limit(c, "memory").and_then(|q| crate::quantity::bytes(&q)),
+        gpus: limit(c, "nvidia.com/gpu")
+            .and_then(|q| q.parse().ok())
+            .unwrap_or(0),
+    }
+}
+
+fn terminated_of(cs: &ContainerStatus) -> Option<ContainerStateTerminated> {
+    cs.state.as_ref().and_then(|s| s.terminated.clone())
+}
+
+/// The pod's phase from its containers, as upstream `getPhase` (no init containers).
+pub(crate) fn pod_phase(pod: &Pod) -> &'static str {
+    let policy = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.restart_policy.as_deref())
+        .unwrap_or("Always");
+    let statuses = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_deref())
+        .unwrap_or_default();
+    let (mut running, mut waiting, mut stopped, mut succeeded) = (0, 0, 0, 0);
+    for cs in statuses {
+        let state = cs.state.as_ref();
+        if state.and_then(|s| s.running.as_ref()).is_some() {
+            running += 1;
+        } else if let Some(t) = state.and_then(|s| s.terminated.as_ref()) {
+            stopped += 1;
+            if t.exit_code == 0 {
+                succeeded += 1;
+            }
+        } else if cs
+            .last_state
+            .as_ref()
+            .and_then(|s| s.terminated.as_ref())
+            .is_some()
+        {
+            stopped += 1;
+        } else {
+            waiting += 1;
+        }
+    }
+    if waiting > 0 {
+        "Pending"
+    } else if running > 0 {
+        "Running"
+    } else if stopped > 0 {
+        match policy {
+            "Always" => "Running",
+            "OnFailure" if stopped == succeeded => "Succeeded",
+            "OnFailure" => "Running",
+            _ if stopped == succeeded => "Succeeded",
+            _ => "Failed",
+        }
+    } else {
+        "Pending"
+    }
+}
+
+/// Sets the phase and the Ready and ContainersReady conditions from the containers.
+pub(crate) fn refresh_pod_status(
+    pod: &mut Pod,
+    now: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+) {
+    let phase = pod_phase(pod);
+    let statuses = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.container_statuses.clone())
+        .unwrap_or_default();
+    let unready: Vec<String> = statuses
+        .iter()
+        .filter(|c| !c.ready)
+        .map(|c| c.name.clone())
+        .collect();
+    let terminal = phase == "Succeeded" || phase == "Failed";
+    let (status, reason, message) = if terminal {
+        ("False", Some("PodCompleted".to_string()), None)
+    } else if unready.is_empty() {
+        ("True", None, None)
+    } else {
+        (
+            "False",
+            Some("ContainersNotReady".to_string()),
+            Some(format!(
+                "containers with unready status: [{}]",
+                unready.join(" ")
+            )),
+        )
+    };
+    for t in ["ContainersReady", "Ready"] {
+        set_pod_condition(
+            pod,
+            PodCondition {
+                type_: t.into(),
+                status: status.into(),
+                reason: reason.clone(),
+                message: message.clone(),
+                last_transition_time: Some(now.clone()),
+                ..Default::default()
+            },
+        );
+    }
+    pod.status.get_or_insert_with(Default::default).phase = Some(phase.into());
+}
+
+impl Cluster {
+    fn pod_runtime_mut(&mut self, node: &str, key: &ObjectKey) -> Option<&mut PodRuntime> {
+        self.kubelets.get_mut(node)?.containers.get_mut(key)
+    }
+
+    /// Starts container `index` of `pod` (its status is updated in `pod`): a new
+    /// process, its exit timer, or a start error.
+    pub(crate) fn start_container(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        pod: &mut Pod,
+        index: usize,
+        events: &mut Vec<PendingEvent>,
+    ) {
+        let Some(c) = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.containers.get(index))
+            .cloned()
+        else {
+            return;
+        };
+        let uid = pod.metadata.uid.clone().unwrap_or_default();
+        let process = process_for(pod, &c, self.now);
+        let id = container_id(self);
+        let now = self.now.to_k8s();
+        let Some(cs) = pod
+            .status
+            .as_mut()
+            .and_then(|s| s.container_statuses.as_mut())
+            .and_then(|v| v.iter_mut().find(|s| s.name == c.name))
+        else {
+            return;
+        };
+        if let Some(t) = terminated_of(cs) {
+            cs.last_state = Some(ContainerState {
+                terminated: Some(t),
+                ..Default::default()
+            });
+        }
+        let restarts = cs.restart_count;
+        cs.container_id = Some(id.clone());
+        events.push((
+            "Normal",
+            "Created",
+            format!("Created container: {}", c.name),
+        ));
+        let start_error = runtime::start_error(&process);
+        let entry = self
+            .kubelets
+            .get_mut(node)
+            .map(|k| k.containers.entry(key.clone()).or_default());
+        let Some(rt) = entry else {
+            return;
+        };
+        rt.uid = uid.clone();
+        let run = rt.containers.entry(c.name.clone()).or_insert(ContainerRun {
+            process: process.clone(),
+            previous: None,
+            restarts,
+            finished_ms: None,
+            backoff_ms: 0,
+            backoff_last_ms: 0,
+            next_on_restart: false,
+            budget: runtime::EXIT_SEARCH_BUDGET,
+        });
+        if run.finished_ms.is_some() || run.process != process {
+            let old = std::mem::replace(&mut run.process, process.clone());
+            if let Some(f) = run.finished_ms {
+                run.previous = Some((old, f));
+            }
+        }
+        run.restarts = restarts;
+        run.finished_ms = None;
+        run.budget = runtime::EXIT_SEARCH_BUDGET;
+        if let Some(message) = start_error {
+            events.push(("Warning", "Failed", format!("Error: {message}")));
+            self.container_exited_in(
+                node,
+                key,
+                pod,
+                &c.name,
+                128,
+                "StartError",
+                Some(message),
+                self.now.0,
+                events,
+            );
+            return;
+        }
+        cs.state = Some(ContainerState {
+            running: Some(ContainerStateRunning {
+                started_at: Some(now),
+            }),
+            ..Default::default()
+        });
+        cs.ready = true;
+        cs.started = Some(true);
+        events.push(("Normal", "Started", format!("Started container {}", c.name)));
+        self.schedule_exit(
+            node,
+            key,
+            &uid,
+            &c.name,
+            restarts,
+            &process,
+            runtime::EXIT_SEARCH_BUDGET,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn schedule_exit(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        uid: &str,
+        name: &str,
+        restarts: i32,
+        process: &Process,
+        budget: u64,
+    ) {
+        let at = match runtime::outcome(process, budget) {
+            Outcome::Exits { after_ms, .. } | Outcome::Unknown { after_ms } => {
+                SimTime(process.started_ms) + SimDuration::millis(after_ms)
+            }
+            Outcome::RunsForever => return,
+        };
+        self.schedule(
+            at,
+            Timer::ContainerExited {
+                node: node.to_string(),
+                pod: key.clone(),
+                uid: uid.to_string(),
+                container: name.to_string(),
+                restarts,
+            },
+        );
+    }
+
+    /// The current run of a container, if the runtime on `node` runs pod `uid`.
+    fn current_run(
+        &self,
+        node: &str,
+        key: &ObjectKey,
+        uid: &str,
+        name: &str,
+    ) -> Option<&ContainerRun> {
+        let k = self.kubelets.get(node).filter(|k| k.running)?;
+        match k.pods.get(key) {
+            Some(crate::kubelet::RuntimePod::Running { uid: u }) if u == uid => {}
+            _ => return None,
+        }
+        k.containers
+            .get(key)
+            .filter(|r| r.uid == uid)?
+            .containers
+            .get(name)
+    }
+
+    pub(crate) fn kubelet_container_exited(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        uid: &str,
+        name: &str,
+        restarts: i32,
+    ) {
+        let Some(run) = self
+            .current_run(node, key, uid, name)
+            .filter(|r| r.restarts == restarts && r.finished_ms.is_none())
+            .cloned()
+        else {
+            return;
+        };
+        let (after_ms, code, oom) = match runtime::outcome(&run.process, run.budget) {
+            Outcome::Exits {
+                after_ms,
+                code,
+                oom,
+            } => (after_ms, code, oom),
+            Outcome::RunsForever => return,
+            Outcome::Unknown { after_ms } => {
+                // Still running where the search stopped: look further, later.
+                let budget = run.budget * 4;
+                if budget > MAX_BUDGET {
+                    return;
+                }
+                if let Some(r) = self
+                    .pod_runtime_mut(node, key)
+                    .and_then(|p| p.containers.get_mut(name))
+                {
+                    r.budget = budget;
+                }
+                let _ = after_ms;
+                self.schedule_exit(node, key, uid, name, restarts, &run.process, budget);
+                return;
+            }
+        };
+        let finished = run.process.started_ms + after_ms;
+        if finished > self.now.0 {
+            self.schedule_exit(node, key, uid, name, restarts, &run.process, run.budget);
+            return;
+        }
+        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+            return;
+        };
+        if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        let reason = if oom {
+            "OOMKilled"
+        } else if code == 0 {
+            "Completed"
+        } else {
+            "Error"
+        };
+        let mut events = Vec::new();
+        self.container_exited_in(
+            node,
+            key,
+            &mut pod,
+            name,
+            code,
+            reason,
+            None,
+            finished,
+            &mut events,
+        );
+        refresh_pod_status(&mut pod, &self.now.to_k8s());
+        self.write_pod_with_events(node, pod, events);
+    }
+
+    fn write_pod_with_events(&mut self, node: &str, pod: Pod, events: Vec<PendingEvent>) {
+        let Ok(obj) = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(pod)) else {
+            return;
+        };
+        for (t, reason, message) in events {
+            self.record_event(&obj, "kubelet", Some(node), t, reason, message);
+        }
+    }
+
+    /// Records container `name`'s exit in `pod`'s status and decides on its restart.
+    #[allow(clippy::too_many_arguments)]
+    fn container_exited_in(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        pod: &mut Pod,
+        name: &str,
+        code: i32,
+        reason: &str,
+        message: Option<String>,
+        finished_ms: u64,
+        events: &mut Vec<PendingEvent>,
+    ) {
+        let uid = pod.metadata.uid.clone().unwrap_or_default();
+        let policy = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.restart_policy.clone())
+            .unwrap_or_else(|| "Always".into());
+        let pod_name = format_pod(pod);
+        let Some(run) = self
+            .pod_runtime_mut(node, key)
+            .and_then(|p| p.containers.get_mut(name))
+        else {
+            return;
+        };
+        run.finished_ms = Some(finished_ms);
+        let started = SimTime(run.process.started_ms).to_k8s();
+        let restart = match policy.as_str() {
+            "Never" => false,
+            "OnFailure" => code != 0,
+            _ => true,
+        };
+        // doBackOff: in back-off while less than the entry's duration has passed since
+        // the finish; an entry last updated more than 2 × max before is forgotten.
+        let expired = run.backoff_ms == 0
+            || finished_ms.saturating_sub(run.backoff_last_ms) > 2 * BACKOFF_MAX_MS;
+        let delay = if expired {
+            run.backoff_ms = BACKOFF_INITIAL_MS;
+            run.backoff_last_ms = finished_ms;
+            run.next_on_restart = false;
+            RELIST_MS
+        } else {
+            run.next_on_restart = true;
+            run.backoff_ms
+        };
+        let restarts = run.restarts;
+        let Some(cs) = pod
+            .status
+            .as_mut()
+            .and_then(|s| s.container_statuses.as_mut())
+            .and_then(|v| v.iter_mut().find(|s| s.name == name))
+        else {
+            return;
+        };
+        let terminated = ContainerStateTerminated {
+            exit_code: code,
+            reason: Some(reason.to_string()),
+            message,
+            started_at: Some(started),
+            finished_at: Some(SimTime(finished_ms).to_k8s()),
+            container_id: cs.container_id.clone(),
+            signal: None,
+        };
+        cs.ready = false;
+        cs.started = Some(false);
+        cs.state = Some(ContainerState {
+            terminated: Some(terminated.clone()),
+            ..Default::default()
+        });
+        if !restart {
+            return;
+        }
+        if !expired {
+            cs.last_state = Some(ContainerState {
+                terminated: Some(terminated),
+                ..Default::default()
+            });
+            cs.state = Some(ContainerState {
+                waiting: Some(ContainerStateWaiting {
+                    reason: Some("CrashLoopBackOff".into()),
+                    message: Some(format!(
+                        "back-off {} restarting failed container={name} pod={pod_name}",
+                        crate::time::go_duration(SimDuration::millis(delay))
+                    )),
+                }),
+                ..Default::default()
+            });
+            events.push((
+                "Warning",
+                "BackOff",
+                format!("Back-off restarting failed container {name} in pod {pod_name}"),
+            ));
+        }
+        self.schedule(
+            SimTime(finished_ms) + SimDuration::millis(delay),
+            Timer::ContainerRestart {
+                node: node.to_string(),
+                pod: key.clone(),
+                uid,
+                container: name.to_string(),
+                restarts,
+            },
+        );
+    }
+
+    pub(crate) fn kubelet_restart_container(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        uid: &str,
+        name: &str,
+        restarts: i32,
+    ) {
+        let Some(run) = self
+            .current_run(node, key, uid, name)
+            .filter(|r| r.restarts == restarts && r.finished_ms.is_some())
+            .cloned()
+        else {
+            return;
+        };
+        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+            return;
+        };
+        if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        if run.next_on_restart {
+            if let Some(r) = self
+                .pod_runtime_mut(node, key)
+                .and_then(|p| p.containers.get_mut(name))
+            {
+                r.backoff_ms = (r.backoff_ms * 2).min(BACKOFF_MAX_MS);
+                r.backoff_last_ms = r.finished_ms.unwrap_or(r.backoff_last_ms);
+                r.next_on_restart = false;
+            }
+        }
+        let Some(index) = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.containers.iter().position(|c| c.name == name))
+        else {
+            return;
+        };
+        let image = run.process.image.clone();
+        let mut events = vec![(
+            "Normal",
+            "Pulled",
+            format!("Container image \"{image}\" already present on machine"),
+        )];
+        if let Some(cs) = pod
+            .status
+            .as_mut()
+            .and_then(|s| s.container_statuses.as_mut())
+            .and_then(|v| v.iter_mut().find(|s| s.name == name))
+        {
+            // The dead instance becomes lastState; the count goes up.
+            if let Some(t) = terminated_of(cs) {
+                cs.last_state = Some(ContainerState {
+                    terminated: Some(t),
+                    ..Default::default()
+                });
+                cs.state = None;
+            }
+            cs.restart_count += 1;
+        }
+        self.start_container(node, key, &mut pod, index, &mut events);
+        refresh_pod_status(&mut pod, &self.now.to_k8s());
+        self.write_pod_with_events(node, pod, events);
+    }
+
+    /// The stop time of a pod's containers that are still running.
+    pub(crate) fn running_stop_ms(
+        &self,
+        node: &str,
+        key: &ObjectKey,
+        pod: &Pod,
+    ) -> Vec<(String, u64)> {
+        let runs = self.kubelets.get(node).and_then(|k| k.containers.get(key));
+        pod.spec
+            .iter()
+            .flat_map(|s| s.containers.iter())
+            .filter(|c| {
+                runs.and_then(|r| r.containers.get(&c.name))
+                    .is_none_or(|r| r.finished_ms.is_none())
+            })
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    images::stop_ms(c.image.as_deref().unwrap_or("")),
+                )
+            })
+            .collect()
+    }
+}

@@ -13,6 +13,7 @@ const SUPPORTED: &[&str] = &[
     "delete",
     "describe",
     "get",
+    "logs",
     "replace",
 ];
 
@@ -286,6 +287,8 @@ pub enum Command {
     Auth(Vec<String>),
     /// `kubectl describe`, with the whole command line (describe.rs parses it).
     Describe(Vec<String>),
+    /// `kubectl logs`, with the whole command line (logs.rs parses it).
+    Logs(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -300,6 +303,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("api-resources") => return Ok(Command::ApiResources(args.to_vec())),
         Some("auth") => return Ok(Command::Auth(args.to_vec())),
         Some("describe") => return Ok(Command::Describe(args.to_vec())),
+        Some("logs") => return Ok(Command::Logs(args.to_vec())),
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(

@@ -20,6 +20,7 @@ mod errors;
 mod get;
 pub mod humanize;
 pub mod json;
+mod logs;
 mod merge;
 pub mod printers;
 mod raw;
@@ -217,6 +218,7 @@ impl Session {
             cli::Command::ApiResources(a) => api_resources::run(&a),
             cli::Command::Auth(a) => auth::run(&self.cluster, &ctx, &a),
             cli::Command::Describe(a) => describe::run(&self.cluster, &ctx, &a),
+            cli::Command::Logs(a) => logs::run(&self.cluster, &ctx, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
         }

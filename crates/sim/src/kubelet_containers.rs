@@ -41,8 +41,10 @@ const MAX_BUDGET: u64 = runtime::EXIT_SEARCH_BUDGET * 64;
 pub struct ContainerRun {
     /// The current (or last) instance's process.
     pub process: Process,
-    /// The instance before it, and when it finished (for `kubectl logs --previous`).
-    pub previous: Option<(Process, u64)>,
+    /// The current instance's container ID.
+    pub id: String,
+    /// The instance before it (for `kubectl logs --previous`).
+    pub previous: Option<PastRun>,
     /// Which instance this is: the container's restartCount when it started.
     pub restarts: i32,
     /// When the current instance finished, if it has.
@@ -55,6 +57,15 @@ pub struct ContainerRun {
     pub next_on_restart: bool,
     /// Shell commands to replay while looking for the exit (grows when not enough).
     pub budget: u64,
+}
+
+/// A dead container instance the runtime still keeps (upstream keeps one per
+/// container, `MaxPerPodContainer`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PastRun {
+    pub process: Process,
+    pub finished_ms: u64,
+    pub id: String,
 }
 
 /// The runtime's containers of one pod.
@@ -342,6 +353,7 @@ impl Cluster {
         rt.uid = uid.clone();
         let run = rt.containers.entry(c.name.clone()).or_insert(ContainerRun {
             process: process.clone(),
+            id: id.clone(),
             previous: None,
             restarts,
             finished_ms: None,
@@ -350,10 +362,15 @@ impl Cluster {
             next_on_restart: false,
             budget: runtime::EXIT_SEARCH_BUDGET,
         });
-        if run.finished_ms.is_some() || run.process != process {
+        if run.finished_ms.is_some() || run.id != id {
             let old = std::mem::replace(&mut run.process, process.clone());
-            if let Some(f) = run.finished_ms {
-                run.previous = Some((old, f));
+            let old_id = std::mem::replace(&mut run.id, id.clone());
+            if let Some(finished_ms) = run.finished_ms {
+                run.previous = Some(PastRun {
+                    process: old,
+                    finished_ms,
+                    id: old_id,
+                });
             }
         }
         run.restarts = restarts;
@@ -719,5 +736,158 @@ impl Cluster {
                 )
             })
             .collect()
+    }
+}
+
+/// A log line: when it was written, and its text.
+pub type LogLine = (SimTime, String);
+
+impl Cluster {
+    /// A container's log, as the apiserver's `pods/log` subresource serves it from the
+    /// kubelet (pkg/kubelet/kubelet_pods.go `validateContainerLogStatus`, and the
+    /// registry's container-name checks in pkg/registry/core/pod). `container` may be
+    /// left out only for a pod with a single container.
+    pub fn container_log(
+        &self,
+        namespace: &str,
+        pod_name: &str,
+        container: Option<&str>,
+        previous: bool,
+    ) -> Result<Vec<LogLine>, crate::error::ApiError> {
+        use crate::error::{ApiError, StatusReason};
+        let key = ObjectKey::new(crate::object::Kind::Pod, namespace, pod_name);
+        let Some(Object::Pod(pod)) = self.store.get(&key) else {
+            return Err(ApiError::not_found("pods", pod_name));
+        };
+        let spec = pod.spec.clone().unwrap_or_default();
+        let names: Vec<String> = spec.containers.iter().map(|c| c.name.clone()).collect();
+        let init: Vec<String> = spec
+            .init_containers
+            .iter()
+            .flatten()
+            .map(|c| c.name.clone())
+            .collect();
+        let name = match container {
+            Some(n) => n.to_string(),
+            None if names.len() == 1 && init.is_empty() => names[0].clone(),
+            None => {
+                let mut message = format!(
+                    "a container name must be specified for pod {pod_name}, choose one of: [{}]",
+                    names.join(" ")
+                );
+                if !init.is_empty() {
+                    message.push_str(&format!(
+                        " or one of the init containers: [{}]",
+                        init.join(" ")
+                    ));
+                }
+                return Err(ApiError::new(StatusReason::BadRequest, message));
+            }
+        };
+        if !names.contains(&name) && !init.contains(&name) {
+            return Err(ApiError::new(
+                StatusReason::BadRequest,
+                format!("container {name} is not valid for pod {pod_name}"),
+            ));
+        }
+        let waiting = |reason: &str| {
+            ApiError::new(
+                StatusReason::BadRequest,
+                format!("container \"{name}\" in pod \"{pod_name}\" is waiting to start: {reason}"),
+            )
+        };
+        let status = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.container_statuses.as_ref())
+            .and_then(|v| v.iter().find(|c| c.name == name));
+        let Some(status) = status else {
+            return Err(waiting("ContainerCreating"));
+        };
+        let state = status.state.clone().unwrap_or_default();
+        let last = status
+            .last_state
+            .as_ref()
+            .and_then(|s| s.terminated.as_ref());
+        let terminated_error = || {
+            ApiError::new(
+                StatusReason::BadRequest,
+                format!("container \"{name}\" in pod \"{pod_name}\" is terminated"),
+            )
+        };
+        let id = if previous {
+            match last.and_then(|t| t.container_id.clone()) {
+                Some(id) if !id.is_empty() => id,
+                _ => return Err(ApiError::new(
+                    StatusReason::BadRequest,
+                    format!(
+                        "previous terminated container \"{name}\" in pod \"{pod_name}\" not found"
+                    ),
+                )),
+            }
+        } else if let Some(r) = &state.running {
+            let _ = r;
+            status.container_id.clone().unwrap_or_default()
+        } else if let Some(t) = &state.terminated {
+            match t.container_id.clone().filter(|i| !i.is_empty()) {
+                Some(id) => id,
+                None => match last.and_then(|t| t.container_id.clone()) {
+                    Some(id) if !id.is_empty() => id,
+                    _ => return Err(terminated_error()),
+                },
+            }
+        } else if let Some(t) = last {
+            match t.container_id.clone().filter(|i| !i.is_empty()) {
+                Some(id) => id,
+                None => return Err(terminated_error()),
+            }
+        } else {
+            let reason = state
+                .waiting
+                .as_ref()
+                .and_then(|w| w.reason.clone())
+                .unwrap_or_else(|| "ContainerCreating".into());
+            return Err(waiting(match reason.as_str() {
+                "ErrImagePull" => "image can't be pulled",
+                "ImagePullBackOff" => "trying and failing to pull image",
+                other => other,
+            }));
+        };
+        // The apiserver asks the node's kubelet; a powered-off node does not answer.
+        let node = spec.node_name.clone().unwrap_or_default();
+        if !self.kubelets.get(&node).is_some_and(|k| k.running) {
+            let ip = pod
+                .status
+                .as_ref()
+                .and_then(|s| s.host_ip.clone())
+                .unwrap_or_default();
+            return Err(ApiError::new(
+                StatusReason::Unknown,
+                format!(
+                    "Get \"https://{ip}:10250/containerLogs/{namespace}/{pod_name}/{name}\": dial tcp {ip}:10250: connect: no route to host"
+                ),
+            ));
+        }
+        let run = self
+            .kubelets
+            .get(&node)
+            .and_then(|k| k.containers.get(&key))
+            .and_then(|p| p.containers.get(&name));
+        let Some(run) = run else {
+            return Ok(Vec::new());
+        };
+        let (process, end) = if run.id == id {
+            (&run.process, run.finished_ms.unwrap_or(self.now.0))
+        } else {
+            match &run.previous {
+                Some(p) if p.id == id => (&p.process, p.finished_ms),
+                _ => return Ok(Vec::new()),
+            }
+        };
+        let upto = end.saturating_sub(process.started_ms);
+        Ok(runtime::log(process, upto)
+            .into_iter()
+            .map(|(t, line)| (SimTime(process.started_ms + t), line))
+            .collect())
     }
 }

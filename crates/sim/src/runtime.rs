@@ -374,10 +374,14 @@ fn server_lines(p: &Process) -> Vec<(u64, String)> {
         .filter(|(_, t)| !t.contains('/'))
         .map_or("latest", |(_, t)| t);
     if repo == "nginx" || repo.ends_with("nginx-slim") {
-        let version = if tag.starts_with(|c: char| c.is_ascii_digit()) {
-            tag.to_string()
-        } else {
-            "1.29.3".to_string()
+        // A tag names a release (`1.27` is the latest 1.27.x); others run the latest.
+        let version = match tag.split('-').next().unwrap_or(tag) {
+            t if t.matches('.').count() == 2 => t.to_string(),
+            "1.27" => "1.27.5".to_string(),
+            "1.28" => "1.28.0".to_string(),
+            "1.26" => "1.26.3".to_string(),
+            "1.25" => "1.25.5".to_string(),
+            _ => "1.29.3".to_string(),
         };
         let at = clock(p, 100, "%Y/%m/%d %H:%M:%S");
         let mut lines: Vec<String> = Vec::new();

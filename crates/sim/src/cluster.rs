@@ -209,11 +209,36 @@ pub(crate) enum Timer {
         container: String,
         restarts: i32,
     },
+    /// The kubelet's next sync after a failed pull: ErrImagePull becomes
+    /// ImagePullBackOff (`attempt` names the failed pull).
+    ImagePullBackOff {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        attempt: u32,
+    },
+    /// A container's image pull back-off ends: the kubelet pulls again.
+    ImagePullRetry {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        attempt: u32,
+    },
+    /// A retried pull finished: the container starts.
+    ImagePulled {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        attempt: u32,
+    },
 }
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 13] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 16] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -227,6 +252,9 @@ impl Timer {
         "leader election renew deadline",
         "container exited",
         "container back-off ended",
+        "kubelet sync after a failed pull",
+        "image pull back-off ended",
+        "image pulled",
     ];
 
     /// The static description equal to `text`, if a timer has it.
@@ -250,6 +278,9 @@ impl Timer {
             Timer::LeaderElection { .. } => "leader election renew deadline",
             Timer::ContainerExited { .. } => "container exited",
             Timer::ContainerRestart { .. } => "container back-off ended",
+            Timer::ImagePullBackOff { .. } => "kubelet sync after a failed pull",
+            Timer::ImagePullRetry { .. } => "image pull back-off ended",
+            Timer::ImagePulled { .. } => "image pulled",
         }
     }
 }
@@ -585,6 +616,27 @@ impl Cluster {
                 container,
                 restarts,
             } => self.kubelet_restart_container(&node, &pod, &uid, &container, restarts),
+            Timer::ImagePullBackOff {
+                node,
+                pod,
+                uid,
+                container,
+                attempt,
+            } => self.kubelet_image_pull_backoff(&node, &pod, &uid, &container, attempt),
+            Timer::ImagePullRetry {
+                node,
+                pod,
+                uid,
+                container,
+                attempt,
+            } => self.kubelet_image_pull_retry(&node, &pod, &uid, &container, attempt),
+            Timer::ImagePulled {
+                node,
+                pod,
+                uid,
+                container,
+                attempt,
+            } => self.kubelet_image_pulled(&node, &pod, &uid, &container, attempt),
         }
     }
 

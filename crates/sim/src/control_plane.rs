@@ -289,7 +289,10 @@ impl Cluster {
             Timer::ContainersStarted { .. }
             | Timer::ContainersStopped { .. }
             | Timer::ContainerExited { .. }
-            | Timer::ContainerRestart { .. } => !self.api_writable(),
+            | Timer::ContainerRestart { .. }
+            | Timer::ImagePullBackOff { .. }
+            | Timer::ImagePullRetry { .. }
+            | Timer::ImagePulled { .. } => !self.api_writable(),
             // A stopped controller manager forgets its eviction deadlines (its relist
             // sets them again); one cut off from the apiserver keeps them.
             Timer::Evict { .. }

@@ -45,6 +45,8 @@ pub struct ImageInfo {
     pub shell: bool,
     /// Executables (besides the shell and its applets) that run the image's behaviour.
     pub programs: &'static [&'static str],
+    /// The tags the registry has: exact, or a prefix ending in `*` (`1.2*`).
+    pub tags: &'static [&'static str],
 }
 
 const SERVER: ImageInfo = ImageInfo {
@@ -56,6 +58,7 @@ const SERVER: ImageInfo = ImageInfo {
     cmd: &[],
     shell: true,
     programs: &[],
+    tags: &["latest"],
 };
 
 /// A distroless server: no shell in the image.
@@ -78,34 +81,58 @@ pub const CATALOGUE: &[ImageInfo] = &[
         entrypoint: &["/docker-entrypoint.sh"],
         cmd: &["nginx", "-g", "daemon off;"],
         programs: &["nginx", "/docker-entrypoint.sh"],
+        tags: &[
+            "latest",
+            "stable*",
+            "mainline*",
+            "alpine*",
+            "perl",
+            "1.1*",
+            "1.2*",
+            "1",
+        ],
         ..SERVER
     },
     ImageInfo {
         repository: "busybox",
         size: 4_261_550,
+        tags: &[
+            "latest", "stable", "musl", "glibc", "uclibc", "1.2*", "1.3*", "1",
+        ],
         ..SHELL
     },
     ImageInfo {
         repository: "registry.k8s.io/busybox",
         size: 1_144_547,
+        tags: &["latest", "1.24", "1.27", "1.27.2", "1.28"],
         ..SHELL
     },
     ImageInfo {
         repository: "alpine",
         size: 3_653_000,
         cmd: &["/bin/sh"],
+        tags: &["latest", "edge", "3*"],
         ..SHELL
     },
     ImageInfo {
         repository: "debian",
         size: 48_490_000,
         cmd: &["bash"],
+        tags: &[
+            "latest",
+            "stable*",
+            "bookworm*",
+            "bullseye*",
+            "trixie*",
+            "1*",
+        ],
         ..SHELL
     },
     ImageInfo {
         repository: "ubuntu",
         size: 29_750_000,
         cmd: &["/bin/bash"],
+        tags: &["latest", "rolling", "noble", "jammy", "focal", "2*"],
         ..SHELL
     },
     ImageInfo {
@@ -113,6 +140,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 6_330_000,
         entrypoint: &["docker-entrypoint.sh"],
         cmd: &["bash"],
+        tags: &["latest", "4*", "5*"],
         ..SHELL
     },
     ImageInfo {
@@ -120,6 +148,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 9_860_000,
         entrypoint: &["/entrypoint.sh"],
         cmd: &["curl", "--help"],
+        tags: &["latest", "7.*", "8.*"],
         ..SHELL
     },
     ImageInfo {
@@ -129,6 +158,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         behaviour: Behaviour::Perl,
         cmd: &["perl", "-de0"],
         programs: &["perl"],
+        tags: &["latest", "slim", "5*"],
         ..SERVER
     },
     ImageInfo {
@@ -138,6 +168,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         behaviour: Behaviour::Python,
         cmd: &["python3"],
         programs: &["python", "python3"],
+        tags: &["latest", "slim*", "alpine*", "3*"],
         ..SERVER
     },
     ImageInfo {
@@ -147,6 +178,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         entrypoint: &["docker-entrypoint.sh"],
         cmd: &["redis-server"],
         programs: &["redis-server", "docker-entrypoint.sh"],
+        tags: &["latest", "alpine*", "6*", "7*", "8*"],
         ..SERVER
     },
     ImageInfo {
@@ -154,6 +186,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 58_400_000,
         cmd: &["httpd-foreground"],
         programs: &["httpd-foreground", "httpd"],
+        tags: &["latest", "alpine*", "2*"],
         ..SERVER
     },
     ImageInfo {
@@ -161,6 +194,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 51_800_000,
         cmd: &["nginx", "-g", "daemon off;"],
         programs: &["nginx"],
+        tags: &["0.7", "0.8", "0.2*"],
         ..SERVER
     },
     ImageInfo {
@@ -168,6 +202,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 83_000_000,
         cmd: &["/home/auto-reload-nginx.sh"],
         programs: &["nginx", "/home/auto-reload-nginx.sh"],
+        tags: &["1.0"],
         ..SERVER
     },
     ImageInfo {
@@ -175,6 +210,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 75_900_000,
         cmd: &["/bin/sh", "-c", "node server.js"],
         programs: &["node"],
+        tags: &["v1", "v2"],
         ..SERVER
     },
     ImageInfo {
@@ -182,6 +218,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 11_500_000,
         cmd: &["./hello-app"],
         programs: &["hello-app", "./hello-app"],
+        tags: &["1.0", "2.0"],
         ..DISTROLESS
     },
     ImageInfo {
@@ -189,6 +226,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 4_300_000,
         cmd: &["/hello"],
         programs: &["/hello", "hello"],
+        tags: &["1.0"],
         ..DISTROLESS
     },
     ImageInfo {
@@ -196,6 +234,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 53_900_000,
         cmd: &["nginx", "-g", "daemon off;"],
         programs: &["nginx"],
+        tags: &["1.0"],
         ..SERVER
     },
     ImageInfo {
@@ -204,6 +243,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         stop_ms: 500,
         cmd: &["apache2-foreground"],
         programs: &["apache2-foreground"],
+        tags: &["v4", "v5"],
         ..SERVER
     },
     ImageInfo {
@@ -212,6 +252,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         stop_ms: 500,
         cmd: &["apache2-foreground"],
         programs: &["apache2-foreground"],
+        tags: &["v5"],
         ..SERVER
     },
     ImageInfo {
@@ -219,6 +260,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 39_600_000,
         cmd: &["/run.sh"],
         programs: &["/run.sh", "redis-server"],
+        tags: &["v2"],
         ..SERVER
     },
     ImageInfo {
@@ -227,6 +269,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         entrypoint: &["/agnhost"],
         cmd: &["pause"],
         programs: &["/agnhost", "agnhost"],
+        tags: &["2.*"],
         ..SERVER
     },
     ImageInfo {
@@ -234,6 +277,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 2_500_000,
         cmd: &["/goproxy"],
         programs: &["/goproxy"],
+        tags: &["0.1"],
         ..DISTROLESS
     },
     ImageInfo {
@@ -241,6 +285,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 140_000_000,
         cmd: &["/run.sh"],
         programs: &["/run.sh", "td-agent"],
+        tags: &["1.20"],
         ..SERVER
     },
     ImageInfo {
@@ -248,6 +293,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 160_000_000,
         cmd: &["/run.sh"],
         programs: &["/run.sh", "fluentd"],
+        tags: &["v2.5.2", "v5.0.1", "v4*", "v3*"],
         ..SERVER
     },
     ImageInfo {
@@ -257,6 +303,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         behaviour: Behaviour::Stress,
         cmd: &["stress", "--help"],
         programs: &["stress"],
+        tags: &["latest", "1.0.4"],
         ..SHELL
     },
     ImageInfo {
@@ -265,6 +312,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         stop_ms: 100,
         entrypoint: &["/stress", "-logtostderr"],
         programs: &["/stress"],
+        tags: &["latest"],
         ..DISTROLESS
     },
     ImageInfo {
@@ -274,6 +322,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         behaviour: Behaviour::Pause,
         cmd: &["/pause"],
         programs: &["/pause"],
+        tags: &["3.*"],
         ..DISTROLESS
     },
     ImageInfo {
@@ -283,6 +332,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         behaviour: Behaviour::Pause,
         cmd: &["/pause"],
         programs: &["/pause"],
+        tags: &["2.0", "3.*"],
         ..DISTROLESS
     },
     // The cluster's own images (compressed sizes of the amd64 images).
@@ -292,6 +342,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         stop_ms: 200,
         entrypoint: &["/usr/local/bin/kube-proxy"],
         programs: &["/usr/local/bin/kube-proxy", "kube-proxy"],
+        tags: &["v1.*"],
         ..DISTROLESS
     },
     ImageInfo {
@@ -300,6 +351,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         stop_ms: 200,
         entrypoint: &["/coredns"],
         programs: &["/coredns"],
+        tags: &["v1.*"],
         ..DISTROLESS
     },
     ImageInfo {
@@ -307,18 +359,21 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 28_900_000,
         stop_ms: 1000,
         programs: &["kube-apiserver"],
+        tags: &["v1.*"],
         ..DISTROLESS
     },
     ImageInfo {
         repository: "registry.k8s.io/kube-controller-manager",
         size: 26_400_000,
         programs: &["kube-controller-manager"],
+        tags: &["v1.*"],
         ..DISTROLESS
     },
     ImageInfo {
         repository: "registry.k8s.io/kube-scheduler",
         size: 20_700_000,
         programs: &["kube-scheduler"],
+        tags: &["v1.*"],
         ..DISTROLESS
     },
     ImageInfo {
@@ -326,6 +381,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 23_200_000,
         stop_ms: 500,
         programs: &["etcd", "/usr/local/bin/etcd"],
+        tags: &["3.*"],
         ..DISTROLESS
     },
     ImageInfo {
@@ -334,6 +390,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         stop_ms: 500,
         cmd: &["apache2-foreground"],
         programs: &["apache2-foreground"],
+        tags: &["latest"],
         ..SERVER
     },
     // The warehouse's teaching images.
@@ -343,6 +400,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         behaviour: Behaviour::Flaky,
         cmd: &["/flaky-app"],
         programs: &["/flaky-app"],
+        tags: &["latest", "1.0"],
         ..DISTROLESS
     },
     ImageInfo {
@@ -351,6 +409,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         behaviour: Behaviour::Leaky,
         cmd: &["/leaky-app"],
         programs: &["/leaky-app"],
+        tags: &["latest", "1.0"],
         ..DISTROLESS
     },
     ImageInfo {
@@ -360,6 +419,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         behaviour: Behaviour::LlmServer,
         entrypoint: &["python3", "-m", "llm_server"],
         programs: &["python3"],
+        tags: &["latest", "1.0"],
         ..SERVER
     },
 ];
@@ -377,6 +437,99 @@ pub fn repository(image: &str) -> &str {
         .or_else(|| repo.strip_prefix("docker.io/"))
         .or_else(|| repo.strip_prefix("library/"))
         .unwrap_or(repo)
+}
+
+/// The tag part of an image reference (`latest` when there is none, `None` for a
+/// reference by digest only).
+pub fn tag(image: &str) -> Option<&str> {
+    let (name, digest) = match image.split_once('@') {
+        Some((n, d)) => (n, Some(d)),
+        None => (image, None),
+    };
+    let last_slash = name.rfind('/').map(|i| i + 1).unwrap_or(0);
+    match name[last_slash..].find(':') {
+        Some(i) => Some(&name[last_slash + i + 1..]),
+        None if digest.is_some() => None,
+        None => Some("latest"),
+    }
+}
+
+/// The fully qualified reference containerd resolves: `nginx` →
+/// `docker.io/library/nginx:latest`.
+pub fn full_reference(image: &str) -> String {
+    let first = image.split('/').next().unwrap_or("");
+    let has_host =
+        image.contains('/') && (first.contains('.') || first.contains(':') || first == "localhost");
+    let mut r = if has_host {
+        image.to_string()
+    } else if image.contains('/') {
+        format!("docker.io/{image}")
+    } else {
+        format!("docker.io/library/{image}")
+    };
+    if !r.contains('@') && tag(image) == Some("latest") && !image.ends_with(":latest") {
+        r.push_str(":latest");
+    }
+    r
+}
+
+/// Registries the simulated nodes can reach.
+const REGISTRIES: &[&str] = &[
+    "docker.io",
+    "registry-1.docker.io",
+    "registry.k8s.io",
+    "k8s.gcr.io",
+    "gcr.io",
+    "us-docker.pkg.dev",
+    "quay.io",
+    "ghcr.io",
+    "mcr.microsoft.com",
+    "public.ecr.aws",
+];
+
+/// Why pulling `image` fails, as containerd reports it to the kubelet; `None` when the
+/// registry has it.
+pub fn pull_error(image: &str) -> Option<String> {
+    let full = full_reference(image);
+    let host = full.split('/').next().unwrap_or("");
+    if image.is_empty()
+        || image.contains(char::is_whitespace)
+        || image.chars().any(|c| c.is_ascii_uppercase())
+    {
+        return Some(format!(
+            "rpc error: code = InvalidArgument desc = failed to pull and unpack image \"{image}\": invalid reference format"
+        ));
+    }
+    if !REGISTRIES.contains(&host) {
+        let bare = host.split(':').next().unwrap_or(host);
+        let path = full[host.len()..].split([':', '@']).next().unwrap_or("");
+        let reference = tag(image).unwrap_or("latest");
+        return Some(format!(
+            "rpc error: code = Unknown desc = failed to pull and unpack image \"{full}\": failed to resolve reference \"{full}\": failed to do request: Head \"https://{host}/v2{path}/manifests/{reference}\": dial tcp: lookup {bare}: no such host"
+        ));
+    }
+    match lookup(image) {
+        None if host == "docker.io" => Some(format!(
+            "rpc error: code = Unknown desc = failed to pull and unpack image \"{full}\": failed to resolve reference \"{full}\": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed"
+        )),
+        None => Some(format!(
+            "rpc error: code = NotFound desc = failed to pull and unpack image \"{full}\": failed to resolve reference \"{full}\": {full}: not found"
+        )),
+        Some(info) => {
+            let ok = match tag(image) {
+                None => true,
+                Some(t) => info.tags.iter().any(|p| match p.strip_suffix('*') {
+                    Some(prefix) => t.starts_with(prefix),
+                    None => *p == t,
+                }),
+            };
+            (!ok).then(|| {
+                format!(
+                    "rpc error: code = NotFound desc = failed to pull and unpack image \"{full}\": failed to resolve reference \"{full}\": {full}: not found"
+                )
+            })
+        }
+    }
 }
 
 pub fn lookup(image: &str) -> Option<&'static ImageInfo> {
@@ -411,5 +564,87 @@ mod tests {
         );
         assert_eq!(repository("localhost:5000/app"), "localhost:5000/app");
         assert_eq!(repository("nginx@sha256:abc"), "nginx");
+    }
+
+    #[test]
+    fn unknown_repositories_and_tags_do_not_pull() {
+        assert_eq!(pull_error("nginx:1.27"), None);
+        assert_eq!(pull_error("docker.io/library/nginx:1.27"), None);
+        assert_eq!(pull_error("busybox"), None);
+        assert_eq!(pull_error("registry.k8s.io/pause:3.10"), None);
+        assert!(pull_error("nginx:1.99").unwrap().contains(
+            "failed to resolve reference \"docker.io/library/nginx:1.99\": docker.io/library/nginx:1.99: not found"
+        ));
+        assert!(pull_error("nginxx").unwrap().contains("pull access denied"));
+        assert!(pull_error("localhost:5000/app")
+            .unwrap()
+            .contains("lookup localhost: no such host"));
+        assert_eq!(full_reference("nginx"), "docker.io/library/nginx:latest");
+    }
+
+    #[test]
+    fn the_images_of_the_docs_examples_and_goldens_pull() {
+        for image in [
+            "bprashanth/nginxhttps:1.0",
+            "busybox",
+            "busybox:1.28",
+            "busybox:1.36",
+            "debian",
+            "docker.io/corelab/gb-frontend:v5",
+            "docker.io/curlimages/curl:8.18.0",
+            "docker.io/library/bash",
+            "docker.io/library/bash:5",
+            "docker.io/library/busybox",
+            "docker.io/redis:6.0.5",
+            "gcr.io/google-samples/hello-app:1.0",
+            "gcr.io/google-samples/hello-app:2.0",
+            "gcr.io/google-samples/hello-frontend:1.0",
+            "gcr.io/google-samples/hello-go-gke:1.0",
+            "k8s.gcr.io/fluentd-elasticsearch:1.20",
+            "k8s.gcr.io/pause:2.0",
+            "nginx",
+            "nginx:1.14.2",
+            "nginx:1.15",
+            "nginx:1.16.1",
+            "nginx:1.27",
+            "nginx:1.28",
+            "perl",
+            "polinux/stress",
+            "python",
+            "quay.io/fluentd_elasticsearch/fluentd:v2.5.2",
+            "quay.io/fluentd_elasticsearch/fluentd:v5.0.1",
+            "redis",
+            "redis:7.4",
+            "registry.k8s.io/busybox:1.27.2",
+            "registry.k8s.io/coredns/coredns:v1.13.1",
+            "registry.k8s.io/e2e-test-images/agnhost:2.40",
+            "registry.k8s.io/etcd:3.5.1-0",
+            "registry.k8s.io/goproxy:0.1",
+            "registry.k8s.io/hpa-example",
+            "registry.k8s.io/nginx-slim:0.24",
+            "registry.k8s.io/nginx-slim:0.7",
+            "registry.k8s.io/pause:3.8",
+            "registry.k8s.io/pause:3.10",
+            "registry.k8s.io/kube-proxy:v1.34.1",
+            "us-docker.pkg.dev/google-samples/containers/gke/gb-redis-follower:v2",
+            "vish/stress",
+            "gcr.io/google-samples/kubernetes-bootcamp:v1",
+        ] {
+            assert_eq!(pull_error(image), None, "{image}");
+        }
+    }
+
+    #[test]
+    fn every_catalogue_image_pulls_with_its_tags() {
+        for info in CATALOGUE {
+            let t = info.tags[0].trim_end_matches('*');
+            let t = if t.ends_with('.') {
+                format!("{t}1")
+            } else {
+                t.to_string()
+            };
+            let image = format!("{}:{t}", info.repository);
+            assert_eq!(pull_error(&image), None, "{image}");
+        }
     }
 }

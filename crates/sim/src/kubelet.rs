@@ -39,6 +39,20 @@ pub fn pod_subnet(index: u32) -> String {
     format!("10.{}.{}", 244 + index / 256, index % 256)
 }
 
+/// The image digest containerd reports for `image` (`imageID`), stable per image.
+pub(crate) fn image_id(image: &str) -> String {
+    let repo = images::repository(image).to_string();
+    let image_ref = if repo.contains('/') {
+        repo
+    } else {
+        format!("docker.io/library/{repo}")
+    };
+    format!(
+        "{image_ref}@sha256:{:064x}",
+        crate::names::fnv32a(image.as_bytes()) as u128 * 0x9e37_79b9_7f4a_7c15
+    )
+}
+
 /// What the runtime on one node is doing with one pod.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RuntimePod {
@@ -446,6 +460,7 @@ impl Cluster {
             return;
         }
         if known.is_some() {
+            self.kubelet_image_changed(node, key, &pod);
             if let Some(status) = reported.filter(|s| pod.status.as_ref() != Some(s)) {
                 let mut updated = pod;
                 updated.status = Some(status);
@@ -571,7 +586,23 @@ impl Cluster {
             let image = c.image.clone().unwrap_or_default();
             let policy = c.image_pull_policy.as_deref().unwrap_or("IfNotPresent");
             let present = k.contains(&image) || pulling.contains(&image);
+            if policy == "Never" && !present {
+                // ErrImageNeverPull, reported when the containers start.
+                continue;
+            }
             if policy == "Always" || !present {
+                if images::pull_error(&image).is_some() {
+                    // The pull fails; the failure is reported when the others start.
+                    self.record_event(
+                        &obj,
+                        "kubelet",
+                        Some(node),
+                        "Normal",
+                        "Pulling",
+                        format!("Pulling image \"{image}\""),
+                    );
+                    continue;
+                }
                 let ms = images::pull_ms(&image);
                 self.record_event(
                     &obj,
@@ -650,30 +681,40 @@ impl Cluster {
             },
         );
         let spec = pod.spec.clone().unwrap_or_default();
+        let before = k.images.clone();
         for c in &spec.containers {
-            k.images.insert(c.image.clone().unwrap_or_default());
+            let image = c.image.clone().unwrap_or_default();
+            if images::pull_error(&image).is_none()
+                && (c.image_pull_policy.as_deref() != Some("Never") || before.contains(&image))
+            {
+                k.images.insert(image);
+            }
         }
         k.containers_started += spec.containers.len() as u64;
         let pulled = k.pulled_events.remove(key).unwrap_or_default();
-        {
-            let status = pod.status.get_or_insert_with(Default::default);
-            for cs in status.container_statuses.iter_mut().flatten() {
-                let image = cs.image.clone();
-                let repo = images::repository(&image).to_string();
-                let image_ref = if repo.contains('/') {
-                    repo.clone()
-                } else {
-                    format!("docker.io/library/{repo}")
-                };
-                cs.image_id = format!(
-                    "{image_ref}@sha256:{:064x}",
-                    crate::names::fnv32a(image.as_bytes()) as u128 * 0x9e37_79b9_7f4a_7c15
-                );
-            }
-        }
-        // Each container's process starts (`kubelet_containers.rs`).
+        // Each container's process starts (`kubelet_containers.rs`), unless its image
+        // could not be pulled (`kubelet_images.rs`).
         let mut events = Vec::new();
-        for i in 0..spec.containers.len() {
+        for (i, c) in spec.containers.iter().enumerate() {
+            let image = c.image.clone().unwrap_or_default();
+            if !self.start_or_fail_pull(
+                node,
+                key,
+                &mut pod,
+                i,
+                before.contains(&image),
+                &mut events,
+            ) {
+                continue;
+            }
+            if let Some(cs) = pod
+                .status
+                .as_mut()
+                .and_then(|s| s.container_statuses.as_mut())
+                .and_then(|v| v.iter_mut().find(|s| s.name == c.name))
+            {
+                cs.image_id = image_id(&cs.image);
+            }
             self.start_container(node, key, &mut pod, i, &mut events);
         }
         crate::kubelet_containers::refresh_pod_status(&mut pod, &self.now.to_k8s());

@@ -73,10 +73,12 @@ pub struct PastRun {
 pub struct PodRuntime {
     pub uid: String,
     pub containers: BTreeMap<String, ContainerRun>,
+    /// Containers whose image could not be pulled (`kubelet_images.rs`).
+    pub pulls: BTreeMap<String, crate::kubelet_images::PullState>,
 }
 
 /// An event to record once the pod is written: (type, reason, message).
-type PendingEvent = (&'static str, &'static str, String);
+pub(crate) type PendingEvent = (&'static str, &'static str, String);
 
 /// `format.Pod`: `name_namespace(uid)`.
 fn format_pod(pod: &Pod) -> String {
@@ -295,7 +297,11 @@ pub(crate) fn refresh_pod_status(
 }
 
 impl Cluster {
-    fn pod_runtime_mut(&mut self, node: &str, key: &ObjectKey) -> Option<&mut PodRuntime> {
+    pub(crate) fn pod_runtime_mut(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+    ) -> Option<&mut PodRuntime> {
         self.kubelets.get_mut(node)?.containers.get_mut(key)
     }
 
@@ -533,7 +539,12 @@ impl Cluster {
         self.write_pod_with_events(node, pod, events);
     }
 
-    fn write_pod_with_events(&mut self, node: &str, pod: Pod, events: Vec<PendingEvent>) {
+    pub(crate) fn write_pod_with_events(
+        &mut self,
+        node: &str,
+        pod: Pod,
+        events: Vec<PendingEvent>,
+    ) {
         let Ok(obj) = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(pod)) else {
             return;
         };
@@ -818,12 +829,14 @@ impl Cluster {
         let id = if previous {
             match last.and_then(|t| t.container_id.clone()) {
                 Some(id) if !id.is_empty() => id,
-                _ => return Err(ApiError::new(
-                    StatusReason::BadRequest,
-                    format!(
+                _ => {
+                    return Err(ApiError::new(
+                        StatusReason::BadRequest,
+                        format!(
                         "previous terminated container \"{name}\" in pod \"{pod_name}\" not found"
                     ),
-                )),
+                    ))
+                }
             }
         } else if let Some(r) = &state.running {
             let _ = r;

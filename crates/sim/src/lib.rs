@@ -18,6 +18,7 @@ pub mod health;
 pub mod images;
 pub mod kubelet;
 pub mod kubelet_containers;
+pub mod kubelet_images;
 pub mod manifest;
 pub mod names;
 pub mod object;

@@ -338,6 +338,27 @@ mod tests {
                 container: "c".into(),
                 restarts: 0,
             },
+            Timer::ImagePullBackOff {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+                container: "c".into(),
+                attempt: 0,
+            },
+            Timer::ImagePullRetry {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+                container: "c".into(),
+                attempt: 0,
+            },
+            Timer::ImagePulled {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+                container: "c".into(),
+                attempt: 0,
+            },
         ];
         for t in &timers {
             assert_eq!(Timer::intern_description(t.describe()), Some(t.describe()));

@@ -234,11 +234,20 @@ pub(crate) enum Timer {
         container: String,
         attempt: u32,
     },
+    /// A container probe's period comes round (`kubelet_probes.rs`).
+    Probe {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+        kind: crate::kubelet_probes::ProbeKind,
+    },
 }
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 16] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 17] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -255,6 +264,7 @@ impl Timer {
         "kubelet sync after a failed pull",
         "image pull back-off ended",
         "image pulled",
+        "probe period",
     ];
 
     /// The static description equal to `text`, if a timer has it.
@@ -281,6 +291,7 @@ impl Timer {
             Timer::ImagePullBackOff { .. } => "kubelet sync after a failed pull",
             Timer::ImagePullRetry { .. } => "image pull back-off ended",
             Timer::ImagePulled { .. } => "image pulled",
+            Timer::Probe { .. } => "probe period",
         }
     }
 }
@@ -637,6 +648,14 @@ impl Cluster {
                 container,
                 attempt,
             } => self.kubelet_image_pulled(&node, &pod, &uid, &container, attempt),
+            Timer::Probe {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+                kind,
+            } => self.kubelet_probe(&node, &pod, &uid, &container, restarts, kind),
         }
     }
 

@@ -292,7 +292,8 @@ impl Cluster {
             | Timer::ContainerRestart { .. }
             | Timer::ImagePullBackOff { .. }
             | Timer::ImagePullRetry { .. }
-            | Timer::ImagePulled { .. } => !self.api_writable(),
+            | Timer::ImagePulled { .. }
+            | Timer::Probe { .. } => !self.api_writable(),
             // A stopped controller manager forgets its eviction deadlines (its relist
             // sets them again); one cut off from the apiserver keeps them.
             Timer::Evict { .. }

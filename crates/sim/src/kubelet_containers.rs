@@ -57,6 +57,9 @@ pub struct ContainerRun {
     pub next_on_restart: bool,
     /// Shell commands to replay while looking for the exit (grows when not enough).
     pub budget: u64,
+    /// Probe results so far, by probe (`kubelet_probes.rs`).
+    #[serde(default)]
+    pub probes: BTreeMap<crate::kubelet_probes::ProbeKind, crate::kubelet_probes::ProbeState>,
 }
 
 /// A dead container instance the runtime still keeps (upstream keeps one per
@@ -367,6 +370,7 @@ impl Cluster {
             backoff_last_ms: 0,
             next_on_restart: false,
             budget: runtime::EXIT_SEARCH_BUDGET,
+            probes: BTreeMap::new(),
         });
         if run.finished_ms.is_some() || run.id != id {
             let old = std::mem::replace(&mut run.process, process.clone());
@@ -381,6 +385,7 @@ impl Cluster {
         }
         run.restarts = restarts;
         run.finished_ms = None;
+        run.probes.clear();
         run.budget = runtime::EXIT_SEARCH_BUDGET;
         if let Some(message) = start_error {
             events.push(("Warning", "Failed", format!("Error: {message}")));
@@ -403,9 +408,12 @@ impl Cluster {
             }),
             ..Default::default()
         });
-        cs.ready = true;
-        cs.started = Some(true);
+        // A startup probe holds `started` (and readiness) back; a readiness probe
+        // holds `ready` back until it succeeds (`kubelet_probes.rs`).
+        cs.ready = c.readiness_probe.is_none() && c.startup_probe.is_none();
+        cs.started = Some(c.startup_probe.is_none());
         events.push(("Normal", "Started", format!("Started container {}", c.name)));
+        self.schedule_probes(node, key, &uid, &c, restarts);
         self.schedule_exit(
             node,
             key,
@@ -447,7 +455,7 @@ impl Cluster {
     }
 
     /// The current run of a container, if the runtime on `node` runs pod `uid`.
-    fn current_run(
+    pub(crate) fn current_run(
         &self,
         node: &str,
         key: &ObjectKey,
@@ -555,7 +563,7 @@ impl Cluster {
 
     /// Records container `name`'s exit in `pod`'s status and decides on its restart.
     #[allow(clippy::too_many_arguments)]
-    fn container_exited_in(
+    pub(crate) fn container_exited_in(
         &mut self,
         node: &str,
         key: &ObjectKey,

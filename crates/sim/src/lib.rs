@@ -19,6 +19,7 @@ pub mod images;
 pub mod kubelet;
 pub mod kubelet_containers;
 pub mod kubelet_images;
+pub mod kubelet_probes;
 pub mod manifest;
 pub mod names;
 pub mod object;

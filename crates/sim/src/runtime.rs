@@ -553,6 +553,83 @@ pub fn pi(n: usize) -> String {
     s
 }
 
+/// Whether the process is the image's own program (a server that may listen), not a
+/// shell or an applet the pod's command ran instead.
+fn runs_image_program(p: &Process) -> Option<Behaviour> {
+    let exe = p.argv.first()?;
+    let base = exe.rsplit('/').next().unwrap_or(exe);
+    let info = images::lookup(&p.image)?;
+    if is_shell(base) && info.shell {
+        return None;
+    }
+    info.programs
+        .iter()
+        .any(|q| q == exe || *q == base)
+        .then_some(info.behaviour)
+}
+
+/// The TCP ports the process listens on `after_ms` after its start.
+pub fn listens(p: &Process, port: i32, after_ms: u64) -> bool {
+    let Some(behaviour) = runs_image_program(p) else {
+        return false;
+    };
+    let ports: &[i32] = match behaviour {
+        Behaviour::Flaky | Behaviour::Leaky => &[8080],
+        Behaviour::LlmServer if p.gpus > 0 && after_ms >= 90_000 => &[8000],
+        Behaviour::Server => match images::repository(&p.image) {
+            "redis" | "us-docker.pkg.dev/google-samples/containers/gke/gb-redis-follower" => {
+                &[6379]
+            }
+            "bprashanth/nginxhttps" => &[80, 443],
+            "gcr.io/google-samples/hello-app"
+            | "gcr.io/google-samples/kubernetes-bootcamp"
+            | "registry.k8s.io/goproxy" => &[8080],
+            "registry.k8s.io/coredns/coredns" => &[53, 8080, 8181, 9153],
+            "registry.k8s.io/e2e-test-images/agnhost" => &[],
+            "registry.k8s.io/kube-proxy" => &[10249, 10256],
+            _ => &[80],
+        },
+        _ => &[],
+    };
+    // Servers take a moment (100 ms) to open their port.
+    after_ms >= 100 && ports.contains(&port)
+}
+
+/// The HTTP status the process answers `GET path` on `port` with, `after_ms` after its
+/// start; `Err` with the client's error when it does not speak HTTP there.
+pub fn http_status(p: &Process, port: i32, path: &str, after_ms: u64) -> Result<u16, String> {
+    let repo = images::repository(&p.image);
+    let path = path.split('?').next().unwrap_or(path);
+    Ok(match runs_image_program(p) {
+        Some(Behaviour::Flaky) => match path {
+            // Healthy for 30 s, then its health check fails until it panics at 45 s.
+            "/healthz" | "/health" if after_ms < 30_000 => 200,
+            "/healthz" | "/health" => 500,
+            "/" => 200,
+            _ => 404,
+        },
+        Some(Behaviour::LlmServer) => match path {
+            "/health" | "/healthz" | "/v1/models" | "/" => 200,
+            _ => 404,
+        },
+        Some(Behaviour::Leaky) => 200,
+        _ if port == 6379 => {
+            return Err("net/http: HTTP/1.x transport connection broken: malformed HTTP response \"-ERR wrong number of arguments for 'get' command\"".into())
+        }
+        _ if repo.contains("nginx") || repo == "gcr.io/google-samples/hello-frontend" => {
+            match path {
+                "/" | "/index.html" => 200,
+                _ => 404,
+            }
+        }
+        _ if repo == "registry.k8s.io/coredns/coredns" => match (port, path) {
+            (8080, "/health") | (8181, "/ready") | (9153, "/metrics") => 200,
+            _ => 404,
+        },
+        _ => 200,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -359,6 +359,14 @@ mod tests {
                 container: "c".into(),
                 attempt: 0,
             },
+            Timer::Probe {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+                container: "c".into(),
+                restarts: 0,
+                kind: crate::kubelet_probes::ProbeKind::Liveness,
+            },
         ];
         for t in &timers {
             assert_eq!(Timer::intern_description(t.describe()), Some(t.describe()));

@@ -521,6 +521,32 @@ impl Cluster {
             if status.start_time.is_none() {
                 status.start_time = Some(now.clone());
             }
+            // With init containers, every container waits for them (PodInitializing).
+            let has_init = spec.init_containers.as_ref().is_some_and(|v| !v.is_empty());
+            let waiting_reason = if has_init {
+                "PodInitializing"
+            } else {
+                "ContainerCreating"
+            };
+            status.init_container_statuses = has_init.then(|| {
+                spec.init_containers
+                    .iter()
+                    .flatten()
+                    .map(|c| ContainerStatus {
+                        name: c.name.clone(),
+                        image: c.image.clone().unwrap_or_default(),
+                        started: Some(false),
+                        state: Some(ContainerState {
+                            waiting: Some(ContainerStateWaiting {
+                                reason: Some("PodInitializing".into()),
+                                message: None,
+                            }),
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    })
+                    .collect()
+            });
             status.container_statuses = Some(
                 spec.containers
                     .iter()
@@ -536,7 +562,7 @@ impl Cluster {
                             .unwrap_or(0),
                         state: Some(ContainerState {
                             waiting: Some(ContainerStateWaiting {
-                                reason: Some("ContainerCreating".into()),
+                                reason: Some(waiting_reason.into()),
                                 message: None,
                             }),
                             ..Default::default()
@@ -546,24 +572,51 @@ impl Cluster {
                     .collect(),
             );
         }
+        let init_names: Vec<String> = spec
+            .init_containers
+            .iter()
+            .flatten()
+            .map(|c| c.name.clone())
+            .collect();
+        let initialized = if init_names.is_empty() {
+            "True"
+        } else {
+            "False"
+        };
         for (t, s) in [
             ("PodReadyToStartContainers", "True"),
-            ("Initialized", "True"),
+            ("Initialized", initialized),
             ("Ready", "False"),
             ("ContainersReady", "False"),
             // Pods created already bound (with spec.nodeName) never met the scheduler.
             ("PodScheduled", "True"),
         ] {
-            let reason = (s == "False").then(|| "ContainersNotReady".to_string());
-            let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
+            let reason = (s == "False").then(|| {
+                if t == "Initialized" {
+                    "ContainersNotInitialized".to_string()
+                } else {
+                    "ContainersNotReady".to_string()
+                }
+            });
+            let names: Vec<&str> = if t == "Initialized" {
+                init_names.iter().map(String::as_str).collect()
+            } else {
+                spec.containers.iter().map(|c| c.name.as_str()).collect()
+            };
             set_pod_condition(
                 &mut pod,
                 PodCondition {
                     type_: t.into(),
                     status: s.into(),
                     reason: reason.clone(),
-                    message: reason
-                        .map(|_| format!("containers with unready status: [{}]", names.join(" "))),
+                    message: reason.as_ref().map(|r| {
+                        let what = if r == "ContainersNotInitialized" {
+                            "incomplete"
+                        } else {
+                            "unready"
+                        };
+                        format!("containers with {what} status: [{}]", names.join(" "))
+                    }),
                     last_transition_time: Some(now.clone()),
                     ..Default::default()
                 },
@@ -582,7 +635,12 @@ impl Cluster {
         let mut pulling: BTreeSet<String> = BTreeSet::new();
         // `Pulled` is reported when the pull ends, just before the containers start.
         let mut pulled: Vec<String> = Vec::new();
-        for c in &spec.containers {
+        for c in spec
+            .init_containers
+            .iter()
+            .flatten()
+            .chain(&spec.containers)
+        {
             let image = c.image.clone().unwrap_or_default();
             let policy = c.image_pull_policy.as_deref().unwrap_or("IfNotPresent");
             let present = k.contains(&image) || pulling.contains(&image);
@@ -620,6 +678,11 @@ impl Cluster {
                     images::size(&image)
                 ));
                 pulling.insert(image);
+            } else if pulling.contains(&image) {
+                // Pulled for an earlier container of this pod: present once that ends.
+                pulled.push(format!(
+                    "Container image \"{image}\" already present on machine"
+                ));
             } else {
                 self.record_event(
                     &obj,
@@ -682,7 +745,12 @@ impl Cluster {
         );
         let spec = pod.spec.clone().unwrap_or_default();
         let before = k.images.clone();
-        for c in &spec.containers {
+        for c in spec
+            .init_containers
+            .iter()
+            .flatten()
+            .chain(&spec.containers)
+        {
             let image = c.image.clone().unwrap_or_default();
             if images::pull_error(&image).is_none()
                 && (c.image_pull_policy.as_deref() != Some("Never") || before.contains(&image))
@@ -695,7 +763,18 @@ impl Cluster {
         // Each container's process starts (`kubelet_containers.rs`), unless its image
         // could not be pulled (`kubelet_images.rs`).
         let mut events = Vec::new();
+        // Init containers run first, one at a time (`kubelet_containers.rs`).
+        if let Some(first) = crate::kubelet_containers::pending_init(&pod) {
+            if let Some(cs) = crate::kubelet_containers::status_mut(&mut pod, &first) {
+                cs.image_id = image_id(&cs.image);
+            }
+            self.start_container_named(node, key, &mut pod, &first, &mut events);
+        }
+        let initializing = crate::kubelet_containers::pending_init(&pod).is_some();
         for (i, c) in spec.containers.iter().enumerate() {
+            if initializing {
+                break;
+            }
             let image = c.image.clone().unwrap_or_default();
             if !self.start_or_fail_pull(
                 node,

@@ -11,6 +11,11 @@
 //! out its back-off its status says `CrashLoopBackOff` from the moment it exits, and
 //! it restarts exactly when the back-off ends (upstream retries at its next pod sync,
 //! a few seconds of jitter later). Exited containers are not garbage collected.
+//! Init containers run one at a time before the app containers (`getPhase` keeps the
+//! pod Pending meanwhile, and Failed when one fails under restartPolicy Never);
+//! simplified: every image of the pod, init containers' included, is pulled before
+//! the first init container starts, and sidecars (restartable init containers) are
+//! run as plain init containers.
 
 use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Timer};
@@ -198,6 +203,60 @@ pub(crate) fn process_for(pod: &Pod, c: &Container, now: SimTime) -> Process {
     }
 }
 
+/// A container of the pod by name, and whether it is an init container.
+pub(crate) fn spec_container(pod: &Pod, name: &str) -> Option<(Container, bool)> {
+    let spec = pod.spec.as_ref()?;
+    if let Some(c) = spec.containers.iter().find(|c| c.name == name) {
+        return Some((c.clone(), false));
+    }
+    spec.init_containers
+        .iter()
+        .flatten()
+        .find(|c| c.name == name)
+        .map(|c| (c.clone(), true))
+}
+
+/// A container's status by name, among the app and the init containers.
+pub(crate) fn status_mut<'a>(pod: &'a mut Pod, name: &str) -> Option<&'a mut ContainerStatus> {
+    let st = pod.status.as_mut()?;
+    if st
+        .container_statuses
+        .iter()
+        .flatten()
+        .any(|c| c.name == name)
+    {
+        return st
+            .container_statuses
+            .as_mut()?
+            .iter_mut()
+            .find(|c| c.name == name);
+    }
+    st.init_container_statuses
+        .as_mut()?
+        .iter_mut()
+        .find(|c| c.name == name)
+}
+
+/// The first init container that has not completed, if any.
+pub(crate) fn pending_init(pod: &Pod) -> Option<String> {
+    let spec = pod.spec.as_ref()?;
+    let statuses = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.init_container_statuses.as_deref())
+        .unwrap_or_default();
+    spec.init_containers.iter().flatten().find_map(|c| {
+        let done = statuses.iter().any(|s| {
+            s.name == c.name
+                && s.state
+                    .as_ref()
+                    .and_then(|st| st.terminated.as_ref())
+                    .is_some_and(|t| t.exit_code == 0)
+        });
+        (!done).then(|| c.name.clone())
+    })
+}
+
 fn terminated_of(cs: &ContainerStatus) -> Option<ContainerStateTerminated> {
     cs.state.as_ref().and_then(|s| s.terminated.clone())
 }
@@ -214,6 +273,29 @@ pub(crate) fn pod_phase(pod: &Pod) -> &'static str {
         .as_ref()
         .and_then(|s| s.container_statuses.as_deref())
         .unwrap_or_default();
+    // Init containers first: the pod is Pending until they have all completed, and
+    // Failed when one failed and will not be retried.
+    let init_statuses = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.init_container_statuses.as_deref())
+        .unwrap_or_default();
+    for c in pod
+        .spec
+        .iter()
+        .flat_map(|s| s.init_containers.iter().flatten())
+    {
+        let t = init_statuses
+            .iter()
+            .find(|s| s.name == c.name)
+            .and_then(|s| s.state.as_ref())
+            .and_then(|s| s.terminated.as_ref());
+        match t {
+            Some(t) if t.exit_code == 0 => continue,
+            Some(_) if policy == "Never" => return "Failed",
+            _ => return "Pending",
+        }
+    }
     let (mut running, mut waiting, mut stopped, mut succeeded) = (0, 0, 0, 0);
     for cs in statuses {
         let state = cs.state.as_ref();
@@ -283,6 +365,57 @@ pub(crate) fn refresh_pod_status(
             )),
         )
     };
+    let incomplete: Vec<String> = {
+        let done = |n: &str| {
+            pod.status
+                .as_ref()
+                .and_then(|s| s.init_container_statuses.as_ref())
+                .into_iter()
+                .flatten()
+                .any(|s| {
+                    s.name == n
+                        && s.state
+                            .as_ref()
+                            .and_then(|st| st.terminated.as_ref())
+                            .is_some_and(|t| t.exit_code == 0)
+                })
+        };
+        pod.spec
+            .iter()
+            .flat_map(|s| s.init_containers.iter().flatten())
+            .filter(|c| !done(&c.name))
+            .map(|c| c.name.clone())
+            .collect()
+    };
+    let has_init = pod
+        .spec
+        .as_ref()
+        .is_some_and(|s| s.init_containers.as_ref().is_some_and(|v| !v.is_empty()));
+    if has_init {
+        let (status, reason, message) = if incomplete.is_empty() || phase == "Succeeded" {
+            ("True", None, None)
+        } else {
+            (
+                "False",
+                Some("ContainersNotInitialized".to_string()),
+                Some(format!(
+                    "containers with incomplete status: [{}]",
+                    incomplete.join(" ")
+                )),
+            )
+        };
+        set_pod_condition(
+            pod,
+            PodCondition {
+                type_: "Initialized".into(),
+                status: status.into(),
+                reason,
+                message,
+                last_transition_time: Some(now.clone()),
+                ..Default::default()
+            },
+        );
+    }
     for t in ["ContainersReady", "Ready"] {
         set_pod_condition(
             pod,
@@ -318,24 +451,35 @@ impl Cluster {
         index: usize,
         events: &mut Vec<PendingEvent>,
     ) {
-        let Some(c) = pod
+        let Some(name) = pod
             .spec
             .as_ref()
             .and_then(|s| s.containers.get(index))
-            .cloned()
+            .map(|c| c.name.clone())
         else {
             return;
         };
+        self.start_container_named(node, key, pod, &name, events);
+    }
+
+    /// Starts the app or init container `name` of `pod`.
+    pub(crate) fn start_container_named(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        pod: &mut Pod,
+        name: &str,
+        events: &mut Vec<PendingEvent>,
+    ) {
+        let Some((c, is_init)) = spec_container(pod, name) else {
+            return;
+        };
+        let is_init_container = is_init;
         let uid = pod.metadata.uid.clone().unwrap_or_default();
         let process = process_for(pod, &c, self.now);
         let id = container_id(self);
         let now = self.now.to_k8s();
-        let Some(cs) = pod
-            .status
-            .as_mut()
-            .and_then(|s| s.container_statuses.as_mut())
-            .and_then(|v| v.iter_mut().find(|s| s.name == c.name))
-        else {
+        let Some(cs) = status_mut(pod, &c.name) else {
             return;
         };
         if let Some(t) = terminated_of(cs) {
@@ -410,7 +554,7 @@ impl Cluster {
         });
         // A startup probe holds `started` (and readiness) back; a readiness probe
         // holds `ready` back until it succeeds (`kubelet_probes.rs`).
-        cs.ready = c.readiness_probe.is_none() && c.startup_probe.is_none();
+        cs.ready = !is_init_container && c.readiness_probe.is_none() && c.startup_probe.is_none();
         cs.started = Some(c.startup_probe.is_none());
         events.push(("Normal", "Started", format!("Started container {}", c.name)));
         self.schedule_probes(node, key, &uid, &c, restarts);
@@ -543,6 +687,9 @@ impl Cluster {
             finished,
             &mut events,
         );
+        if code == 0 && spec_container(&pod, name).is_some_and(|(_, init)| init) {
+            self.continue_after_init(node, key, &mut pod, &mut events);
+        }
         refresh_pod_status(&mut pod, &self.now.to_k8s());
         self.write_pod_with_events(node, pod, events);
     }
@@ -590,7 +737,11 @@ impl Cluster {
         };
         run.finished_ms = Some(finished_ms);
         let started = SimTime(run.process.started_ms).to_k8s();
+        let init = spec_container(pod, name).is_some_and(|(_, init)| init);
         let restart = match policy.as_str() {
+            // A completed init container is done; a failed one is retried unless the
+            // pod never restarts.
+            _ if init && code == 0 => false,
             "Never" => false,
             "OnFailure" => code != 0,
             _ => true,
@@ -609,12 +760,7 @@ impl Cluster {
             run.backoff_ms
         };
         let restarts = run.restarts;
-        let Some(cs) = pod
-            .status
-            .as_mut()
-            .and_then(|s| s.container_statuses.as_mut())
-            .and_then(|v| v.iter_mut().find(|s| s.name == name))
-        else {
+        let Some(cs) = status_mut(pod, name) else {
             return;
         };
         let terminated = ContainerStateTerminated {
@@ -699,25 +845,16 @@ impl Cluster {
                 r.next_on_restart = false;
             }
         }
-        let Some(index) = pod
-            .spec
-            .as_ref()
-            .and_then(|s| s.containers.iter().position(|c| c.name == name))
-        else {
+        if spec_container(&pod, name).is_none() {
             return;
-        };
+        }
         let image = run.process.image.clone();
         let mut events = vec![(
             "Normal",
             "Pulled",
             format!("Container image \"{image}\" already present on machine"),
         )];
-        if let Some(cs) = pod
-            .status
-            .as_mut()
-            .and_then(|s| s.container_statuses.as_mut())
-            .and_then(|v| v.iter_mut().find(|s| s.name == name))
-        {
+        if let Some(cs) = status_mut(&mut pod, name) {
             // The dead instance becomes lastState; the count goes up.
             if let Some(t) = terminated_of(cs) {
                 cs.last_state = Some(ContainerState {
@@ -728,9 +865,42 @@ impl Cluster {
             }
             cs.restart_count += 1;
         }
-        self.start_container(node, key, &mut pod, index, &mut events);
+        self.start_container_named(node, key, &mut pod, name, &mut events);
         refresh_pod_status(&mut pod, &self.now.to_k8s());
         self.write_pod_with_events(node, pod, events);
+    }
+
+    /// After an init container completes: the next one starts, or, when all have,
+    /// the app containers (their images were pulled with the pod's).
+    pub(crate) fn continue_after_init(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        pod: &mut Pod,
+        events: &mut Vec<PendingEvent>,
+    ) {
+        if let Some(next) = pending_init(pod) {
+            if let Some(cs) = status_mut(pod, &next) {
+                cs.image_id = crate::kubelet::image_id(&cs.image);
+            }
+            self.start_container_named(node, key, pod, &next, events);
+            return;
+        }
+        let containers = pod.spec.clone().unwrap_or_default().containers;
+        for (i, c) in containers.iter().enumerate() {
+            let image = c.image.clone().unwrap_or_default();
+            let present = self
+                .kubelets
+                .get(node)
+                .is_some_and(|k| k.images.contains(&image));
+            if !self.start_or_fail_pull(node, key, pod, i, present, events) {
+                continue;
+            }
+            if let Some(cs) = status_mut(pod, &c.name) {
+                cs.image_id = crate::kubelet::image_id(&cs.image);
+            }
+            self.start_container(node, key, pod, i, events);
+        }
     }
 
     /// The stop time of a pod's containers that are still running.
@@ -815,11 +985,13 @@ impl Cluster {
                 format!("container \"{name}\" in pod \"{pod_name}\" is waiting to start: {reason}"),
             )
         };
-        let status = pod
-            .status
-            .as_ref()
-            .and_then(|s| s.container_statuses.as_ref())
-            .and_then(|v| v.iter().find(|c| c.name == name));
+        let status = pod.status.as_ref().and_then(|s| {
+            s.container_statuses
+                .iter()
+                .chain(s.init_container_statuses.iter())
+                .flatten()
+                .find(|c| c.name == name)
+        });
         let Some(status) = status else {
             return Err(waiting("ContainerCreating"));
         };

@@ -1084,3 +1084,31 @@ impl Cluster {
             .collect())
     }
 }
+
+impl Cluster {
+    /// The memory a running container uses now (bytes), as the kubelet's summary API
+    /// would report it for `kubectl top`; `None` when it is not running here.
+    pub fn container_memory_bytes(
+        &self,
+        namespace: &str,
+        pod: &str,
+        container: &str,
+    ) -> Option<u64> {
+        let key = ObjectKey::new(crate::object::Kind::Pod, namespace, pod);
+        let Some(Object::Pod(p)) = self.store.get(&key) else {
+            return None;
+        };
+        let node = p.spec.as_ref()?.node_name.clone()?;
+        let run = self
+            .kubelets
+            .get(&node)
+            .filter(|k| k.running)?
+            .containers
+            .get(&key)?
+            .containers
+            .get(container)
+            .filter(|r| r.finished_ms.is_none())?;
+        let after = self.now.0.saturating_sub(run.process.started_ms);
+        Some(runtime::memory_bytes(&run.process, after))
+    }
+}

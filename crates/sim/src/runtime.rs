@@ -630,6 +630,47 @@ pub fn http_status(p: &Process, port: i32, path: &str, after_ms: u64) -> Result<
     })
 }
 
+/// The process's memory use (working set, bytes) `after_ms` after its start, for a
+/// later `kubectl top`. Simplified: a fixed footprint per behaviour; the leaky app
+/// grows 8 MiB a second, stress holds what it allocated, the LLM server loads its
+/// weights over 90 s.
+pub fn memory_bytes(p: &Process, after_ms: u64) -> u64 {
+    let behaviour = runs_image_program(p);
+    let repo = images::repository(&p.image);
+    match behaviour {
+        None => MIB / 2,
+        Some(Behaviour::Shell) => MIB / 2,
+        Some(Behaviour::Pause) => 300 * 1024,
+        Some(Behaviour::Perl) => 48 * MIB,
+        Some(Behaviour::Python) => 9 * MIB,
+        Some(Behaviour::Flaky) => 12 * MIB,
+        Some(Behaviour::Leaky) => {
+            let used = 20 * MIB + after_ms / 1000 * 8 * MIB;
+            p.memory_limit.map_or(used, |l| used.min(l))
+        }
+        Some(Behaviour::Stress) => {
+            let bytes = p
+                .argv
+                .iter()
+                .position(|a| a == "--vm-bytes")
+                .and_then(|i| p.argv.get(i + 1))
+                .and_then(|v| parse_size(v))
+                .unwrap_or(0);
+            let used = bytes + MIB;
+            p.memory_limit.map_or(used, |l| used.min(l))
+        }
+        Some(Behaviour::LlmServer) => 300 * MIB + 5_700 * MIB * after_ms.min(90_000) / 90_000,
+        Some(Behaviour::Server) => match repo {
+            "nginx" | "registry.k8s.io/nginx-slim" => 3 * MIB,
+            "httpd" => 8 * MIB,
+            "redis" => 4 * MIB,
+            "registry.k8s.io/coredns/coredns" => 15 * MIB,
+            "registry.k8s.io/kube-proxy" => 22 * MIB,
+            _ => 10 * MIB,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,6 +686,23 @@ mod tests {
             memory_limit: None,
             gpus: 0,
         }
+    }
+
+    #[test]
+    fn memory_follows_the_behaviour() {
+        let mut p = process("ghcr.io/kube-warehouse/leaky-app", &[], &[]);
+        assert_eq!(memory_bytes(&p, 10_000), 100 * MIB);
+        p.memory_limit = Some(64 * MIB);
+        assert_eq!(memory_bytes(&p, 60_000), 64 * MIB);
+        assert_eq!(
+            outcome(&p, 1000),
+            Outcome::Exits {
+                after_ms: 5_500,
+                code: 137,
+                oom: true
+            }
+        );
+        assert_eq!(memory_bytes(&process("nginx", &[], &[]), 1000), 3 * MIB);
     }
 
     #[test]

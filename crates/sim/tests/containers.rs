@@ -133,3 +133,32 @@ fn bad_input_in_commands_never_panics() {
         let _ = c.container_log("default", &name, None, false).unwrap();
     }
 }
+
+#[test]
+fn a_leaking_container_is_oom_killed_at_its_limit() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(
+        &mut c,
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: leaky
+spec:
+  containers:
+  - name: app
+    image: ghcr.io/kube-warehouse/leaky-app:1.0
+    resources:
+      limits:
+        memory: 100Mi
+",
+    );
+    c.advance(SimDuration::secs(5));
+    let used = c.container_memory_bytes("default", "leaky", "app").unwrap();
+    assert!(used > 20 << 20 && used < 100 << 20, "{used}");
+    c.advance(SimDuration::secs(7));
+    let st = pod_of(&c, "leaky").status.unwrap().container_statuses.unwrap();
+    let last = st[0].last_state.as_ref().and_then(|s| s.terminated.as_ref());
+    let now = st[0].state.as_ref().and_then(|s| s.terminated.as_ref());
+    let t = last.or(now).expect("terminated once");
+    assert_eq!((t.exit_code, t.reason.as_deref()), (137, Some("OOMKilled")));
+}

@@ -736,7 +736,15 @@ impl Cluster {
             return;
         };
         run.finished_ms = Some(finished_ms);
-        let started = SimTime(run.process.started_ms).to_k8s();
+        // A process that never started reports the zero time, as containerd does
+        // for a StartError.
+        let started = if reason == "StartError" {
+            k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+            )
+        } else {
+            SimTime(run.process.started_ms).to_k8s()
+        };
         let init = spec_container(pod, name).is_some_and(|(_, init)| init);
         let restart = match policy.as_str() {
             // A completed init container is done; a failed one is retried unless the

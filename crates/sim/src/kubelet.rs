@@ -461,6 +461,7 @@ impl Cluster {
         }
         if known.is_some() {
             self.kubelet_image_changed(node, key, &pod);
+            self.kubelet_definition_changed(node, key, &pod);
             if let Some(status) = reported.filter(|s| pod.status.as_ref() != Some(s)) {
                 let mut updated = pod;
                 updated.status = Some(status);

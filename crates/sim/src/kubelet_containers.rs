@@ -853,16 +853,39 @@ impl Cluster {
                 r.next_on_restart = false;
             }
         }
-        if spec_container(&pod, name).is_none() {
+        let mut events = Vec::new();
+        self.restart_in(node, key, &mut pod, name, &mut events);
+        refresh_pod_status(&mut pod, &self.now.to_k8s());
+        self.write_pod_with_events(node, pod, events);
+    }
+
+    /// Starts a dead container again, in `pod`: with the same image (already present),
+    /// or a changed one, which is pulled first (`kubelet_images.rs`).
+    pub(crate) fn restart_in(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        pod: &mut Pod,
+        name: &str,
+        events: &mut Vec<PendingEvent>,
+    ) {
+        let Some((c, _)) = spec_container(pod, name) else {
             return;
-        }
-        let image = run.process.image.clone();
-        let mut events = vec![(
-            "Normal",
-            "Pulled",
-            format!("Container image \"{image}\" already present on machine"),
-        )];
-        if let Some(cs) = status_mut(&mut pod, name) {
+        };
+        let image = c.image.clone().unwrap_or_default();
+        let policy = c
+            .image_pull_policy
+            .clone()
+            .unwrap_or_else(|| "IfNotPresent".into());
+        let present = self
+            .kubelets
+            .get(node)
+            .is_some_and(|k| k.images.contains(&image));
+        let changed = self
+            .pod_runtime_mut(node, key)
+            .and_then(|p| p.containers.get(name))
+            .is_some_and(|r| r.process.image != image);
+        if let Some(cs) = status_mut(pod, name) {
             // The dead instance becomes lastState; the count goes up.
             if let Some(t) = terminated_of(cs) {
                 cs.last_state = Some(ContainerState {
@@ -872,8 +895,126 @@ impl Cluster {
                 cs.state = None;
             }
             cs.restart_count += 1;
+            // Timers of the dead instance (a pending restart) are stale from now on.
+            let count = cs.restart_count;
+            if let Some(r) = self
+                .pod_runtime_mut(node, key)
+                .and_then(|p| p.containers.get_mut(name))
+            {
+                r.restarts = count;
+            }
         }
-        self.start_container_named(node, key, &mut pod, name, &mut events);
+        if changed && (!present || policy == "Always") {
+            // A new image: pull it, then start (ImagePullRetry → ImagePulled).
+            let uid = pod.metadata.uid.clone().unwrap_or_default();
+            let Some(rt) = self.pod_runtime_mut(node, key) else {
+                return;
+            };
+            let st = rt.pulls.entry(name.to_string()).or_default();
+            st.attempt += 1;
+            st.image = image.clone();
+            let attempt = st.attempt;
+            if let Some(cs) = status_mut(pod, name) {
+                cs.image = image.clone();
+                cs.ready = false;
+                cs.started = Some(false);
+                cs.state = Some(ContainerState {
+                    waiting: Some(ContainerStateWaiting {
+                        reason: Some("ContainerCreating".into()),
+                        message: None,
+                    }),
+                    ..Default::default()
+                });
+            }
+            self.schedule(
+                self.now,
+                Timer::ImagePullRetry {
+                    node: node.to_string(),
+                    pod: key.clone(),
+                    uid,
+                    container: name.to_string(),
+                    attempt,
+                },
+            );
+            return;
+        }
+        events.push((
+            "Normal",
+            "Pulled",
+            format!("Container image \"{image}\" already present on machine"),
+        ));
+        if let Some(cs) = status_mut(pod, name) {
+            cs.image = image.clone();
+            cs.image_id = crate::kubelet::image_id(&image);
+        }
+        self.start_container_named(node, key, pod, name, events);
+    }
+
+    /// A pod update the kubelet sees: a running app container whose image the spec
+    /// now names differently is killed and started again with it, whatever the
+    /// restart policy (upstream `computePodActions`: "definition changed").
+    pub(crate) fn kubelet_definition_changed(&mut self, node: &str, key: &ObjectKey, pod: &Pod) {
+        let changed: Vec<(String, Process)> = {
+            let Some(rt) = self.kubelets.get(node).and_then(|k| k.containers.get(key)) else {
+                return;
+            };
+            pod.spec
+                .iter()
+                .flat_map(|s| s.containers.iter())
+                .filter_map(|c| {
+                    let run = rt.containers.get(&c.name)?;
+                    (run.finished_ms.is_none()
+                        && Some(run.process.image.as_str()) != c.image.as_deref())
+                    .then(|| (c.name.clone(), run.process.clone()))
+                })
+                .collect()
+        };
+        if changed.is_empty() {
+            return;
+        }
+        let mut pod = pod.clone();
+        let mut events = Vec::new();
+        for (name, process) in changed {
+            events.push((
+                "Normal",
+                "Killing",
+                format!("Container {name} definition changed, will be restarted"),
+            ));
+            let clean = crate::kubelet_probes::stops_cleanly(&process);
+            let (code, reason) = if clean {
+                (0, "Completed")
+            } else {
+                (137, "Error")
+            };
+            let now = self.now.0;
+            self.container_exited_in(
+                node,
+                key,
+                &mut pod,
+                &name,
+                code,
+                reason,
+                None,
+                now,
+                &mut events,
+            );
+            // Drop what the exit scheduled (a back-off): this restart comes now.
+            if let Some(cs) = status_mut(&mut pod, &name) {
+                if let Some(t) = cs
+                    .last_state
+                    .as_ref()
+                    .and_then(|s| s.terminated.clone())
+                    .filter(|_| cs.state.as_ref().is_some_and(|s| s.waiting.is_some()))
+                {
+                    cs.state = Some(ContainerState {
+                        terminated: Some(t),
+                        ..Default::default()
+                    });
+                }
+            }
+            events.retain(|(_, reason, _)| *reason != "BackOff");
+            self.restart_in(node, key, &mut pod, &name, &mut events);
+        }
         refresh_pod_status(&mut pod, &self.now.to_k8s());
         self.write_pod_with_events(node, pod, events);
     }

@@ -6,8 +6,8 @@
 //! `ErrImageNeverPull` events) and the waiting reasons of pkg/kubelet/images/types.go.
 //! Simplified: a failing pull fails at once (upstream spends a moment resolving the
 //! reference); the ImagePullBackOff status comes 1 s after the failure (the next pod
-//! sync); a changed image in the pod spec is pulled at once, but a running
-//! container whose image is changed is not restarted.
+//! sync); a changed image in the pod spec is pulled at once (a running container
+//! with a changed image is restarted with it, `kubelet_definition_changed`).
 
 use crate::cluster::{Cluster, Timer};
 use crate::images;

@@ -269,7 +269,7 @@ impl Cluster {
                 ),
             ));
             // A server stops cleanly on SIGTERM; anything else is killed.
-            let clean = images_server(&run.process);
+            let clean = stops_cleanly(&run.process);
             let (code, reason) = if clean {
                 (0, "Completed")
             } else {
@@ -325,7 +325,8 @@ impl Cluster {
     }
 }
 
-fn images_server(p: &Process) -> bool {
+/// Whether the process exits cleanly on SIGTERM (a server) rather than being killed.
+pub(crate) fn stops_cleanly(p: &Process) -> bool {
     crate::images::lookup(&p.image).is_some_and(|i| {
         matches!(i.behaviour, crate::images::Behaviour::Server)
             && p.argv

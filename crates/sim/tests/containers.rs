@@ -156,8 +156,15 @@ spec:
     let used = c.container_memory_bytes("default", "leaky", "app").unwrap();
     assert!(used > 20 << 20 && used < 100 << 20, "{used}");
     c.advance(SimDuration::secs(7));
-    let st = pod_of(&c, "leaky").status.unwrap().container_statuses.unwrap();
-    let last = st[0].last_state.as_ref().and_then(|s| s.terminated.as_ref());
+    let st = pod_of(&c, "leaky")
+        .status
+        .unwrap()
+        .container_statuses
+        .unwrap();
+    let last = st[0]
+        .last_state
+        .as_ref()
+        .and_then(|s| s.terminated.as_ref());
     let now = st[0].state.as_ref().and_then(|s| s.terminated.as_ref());
     let t = last.or(now).expect("terminated once");
     assert_eq!((t.exit_code, t.reason.as_deref()), (137, Some("OOMKilled")));

@@ -15,6 +15,7 @@ const SUPPORTED: &[&str] = &[
     "describe",
     "drain",
     "get",
+    "logs",
     "replace",
     "rollout",
     "scale",
@@ -307,6 +308,8 @@ pub enum Command {
     Scale(Vec<String>),
     /// `kubectl set image ...`, with the whole command line (set.rs parses it).
     Set(Vec<String>),
+    /// `kubectl logs`, with the whole command line (logs.rs parses it).
+    Logs(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -331,6 +334,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("rollout") => return Ok(Command::Rollout(args.to_vec())),
         Some("scale") => return Ok(Command::Scale(args.to_vec())),
         Some("set") => return Ok(Command::Set(args.to_vec())),
+        Some("logs") => return Ok(Command::Logs(args.to_vec())),
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(

@@ -272,11 +272,18 @@ fn none_if_empty(s: Option<&str>) -> String {
 fn pod_row(pod: &Pod, now: SimTime, wide: bool) -> Vec<String> {
     let mut restarts = 0i64;
     let mut last_restart: Option<&Timestamp> = None;
-    if let Some(statuses) = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.container_statuses.as_ref())
-    {
+    // While the pod initializes, RESTARTS counts its init containers' restarts.
+    let st = pod.status.as_ref();
+    let initialized = st
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "Initialized"))
+        .is_none_or(|c| c.status == "True");
+    let counted = if initialized {
+        st.and_then(|s| s.container_statuses.as_ref())
+    } else {
+        st.and_then(|s| s.init_container_statuses.as_ref())
+    };
+    if let Some(statuses) = counted {
         for c in statuses.iter().rev() {
             restarts += c.restart_count as i64;
             if let Some(finished) = c

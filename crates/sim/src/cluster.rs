@@ -225,11 +225,63 @@ pub(crate) enum Timer {
         component: Component,
         key: ObjectKey,
     },
+    /// A container's process exits, or is looked at again when its exit was not yet
+    /// known (see `runtime.rs`). `restarts` names the container instance.
+    ContainerExited {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+    },
+    /// A container's restart back-off ends (or the kubelet's next sync after a first
+    /// exit): it starts again.
+    ContainerRestart {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+    },
+    /// The kubelet's next sync after a failed pull: ErrImagePull becomes
+    /// ImagePullBackOff (`attempt` names the failed pull).
+    ImagePullBackOff {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        attempt: u32,
+    },
+    /// A container's image pull back-off ends: the kubelet pulls again.
+    ImagePullRetry {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        attempt: u32,
+    },
+    /// A retried pull finished: the container starts.
+    ImagePulled {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        attempt: u32,
+    },
+    /// A container probe's period comes round (`kubelet_probes.rs`).
+    Probe {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+        kind: crate::kubelet_probes::ProbeKind,
+    },
 }
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 17] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 23] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -247,6 +299,12 @@ impl Timer {
         "pod gc quarantine",
         "pod gc check period",
         "delayed requeue",
+        "container exited",
+        "container back-off ended",
+        "kubelet sync after a failed pull",
+        "image pull back-off ended",
+        "image pulled",
+        "probe period",
     ];
 
     /// The static description equal to `text`, if a timer has it.
@@ -274,6 +332,12 @@ impl Timer {
             Timer::PodGcQuarantine(_) => "pod gc quarantine",
             Timer::PodGcCheck => "pod gc check period",
             Timer::EnqueueAfter { .. } => "delayed requeue",
+            Timer::ContainerExited { .. } => "container exited",
+            Timer::ContainerRestart { .. } => "container back-off ended",
+            Timer::ImagePullBackOff { .. } => "kubelet sync after a failed pull",
+            Timer::ImagePullRetry { .. } => "image pull back-off ended",
+            Timer::ImagePulled { .. } => "image pulled",
+            Timer::Probe { .. } => "probe period",
         }
     }
 }
@@ -645,6 +709,49 @@ impl Cluster {
             Timer::PodGcQuarantine(node) => self.pod_gc_quarantine_ended(&node),
             Timer::PodGcCheck => self.pod_gc_check(),
             Timer::EnqueueAfter { component, key } => self.enqueue(component, key),
+            Timer::ContainerExited {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+            } => self.kubelet_container_exited(&node, &pod, &uid, &container, restarts),
+            Timer::ContainerRestart {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+            } => self.kubelet_restart_container(&node, &pod, &uid, &container, restarts),
+            Timer::ImagePullBackOff {
+                node,
+                pod,
+                uid,
+                container,
+                attempt,
+            } => self.kubelet_image_pull_backoff(&node, &pod, &uid, &container, attempt),
+            Timer::ImagePullRetry {
+                node,
+                pod,
+                uid,
+                container,
+                attempt,
+            } => self.kubelet_image_pull_retry(&node, &pod, &uid, &container, attempt),
+            Timer::ImagePulled {
+                node,
+                pod,
+                uid,
+                container,
+                attempt,
+            } => self.kubelet_image_pulled(&node, &pod, &uid, &container, attempt),
+            Timer::Probe {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+                kind,
+            } => self.kubelet_probe(&node, &pod, &uid, &container, restarts, kind),
         }
     }
 

@@ -286,9 +286,14 @@ impl Cluster {
     /// the timer fires again when it can. Returns the timer if it may fire now.
     pub(crate) fn hold_until_reachable(&mut self, timer: Timer) -> Option<Timer> {
         let needs = match &timer {
-            Timer::ContainersStarted { .. } | Timer::ContainersStopped { .. } => {
-                !self.api_writable()
-            }
+            Timer::ContainersStarted { .. }
+            | Timer::ContainersStopped { .. }
+            | Timer::ContainerExited { .. }
+            | Timer::ContainerRestart { .. }
+            | Timer::ImagePullBackOff { .. }
+            | Timer::ImagePullRetry { .. }
+            | Timer::ImagePulled { .. }
+            | Timer::Probe { .. } => !self.api_writable(),
             // A stopped controller manager forgets its eviction deadlines (its relist
             // sets them again); one cut off from the apiserver keeps them.
             Timer::Evict { .. }

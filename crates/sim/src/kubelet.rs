@@ -16,9 +16,8 @@ use crate::time::SimDuration;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::api::core::v1::ContainerImage;
 use k8s_openapi::api::core::v1::{
-    ContainerState, ContainerStateRunning, ContainerStateWaiting, ContainerStatus, Node,
-    NodeAddress, NodeCondition, NodeSpec as CoreNodeSpec, NodeStatus, NodeSystemInfo, Pod,
-    PodCondition, PodIP, Taint,
+    ContainerState, ContainerStateWaiting, ContainerStatus, Node, NodeAddress, NodeCondition,
+    NodeSpec as CoreNodeSpec, NodeStatus, NodeSystemInfo, Pod, PodCondition, PodIP, Taint,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
@@ -39,6 +38,20 @@ pub const MAX_NODES: usize = 1024;
 /// into 10.245–10.247.
 pub fn pod_subnet(index: u32) -> String {
     format!("10.{}.{}", 244 + index / 256, index % 256)
+}
+
+/// The image digest containerd reports for `image` (`imageID`), stable per image.
+pub(crate) fn image_id(image: &str) -> String {
+    let repo = images::repository(image).to_string();
+    let image_ref = if repo.contains('/') {
+        repo
+    } else {
+        format!("docker.io/library/{repo}")
+    };
+    format!(
+        "{image_ref}@sha256:{:064x}",
+        crate::names::fnv32a(image.as_bytes()) as u128 * 0x9e37_79b9_7f4a_7c15
+    )
 }
 
 /// What the runtime on one node is doing with one pod.
@@ -76,6 +89,9 @@ pub struct KubeletState {
     /// older ones). The pod's next sync posts them again.
     #[serde(with = "crate::snapshot::pairs")]
     pub(crate) reported: BTreeMap<ObjectKey, k8s_openapi::api::core::v1::PodStatus>,
+    /// The runtime's containers and their processes, per pod (`kubelet_containers.rs`).
+    #[serde(with = "crate::snapshot::pairs")]
+    pub containers: BTreeMap<ObjectKey, crate::kubelet_containers::PodRuntime>,
 }
 
 fn quantity(s: impl Into<String>) -> Quantity {
@@ -372,6 +388,7 @@ impl Cluster {
         k.running = false;
         let lost = k.pods.len();
         k.pods.clear();
+        k.containers.clear();
         if let Some(q) = self
             .queues
             .get_mut(&crate::cluster::Component::Kubelet(name.to_string()))
@@ -436,6 +453,7 @@ impl Cluster {
                 if let Some(k) = self.kubelets.get_mut(node) {
                     k.pods.remove(key);
                     k.pulled_events.remove(key);
+                    k.containers.remove(key);
                 }
                 // A static pod runs on regardless: post its mirror pod again.
                 if let Some(c) = self.static_pod_on(node, key) {
@@ -476,6 +494,8 @@ impl Cluster {
             return;
         }
         if known.is_some() {
+            self.kubelet_image_changed(node, key, &pod);
+            self.kubelet_definition_changed(node, key, &pod);
             if let Some(status) = reported.filter(|s| pod.status.as_ref() != Some(s)) {
                 let mut updated = pod;
                 updated.status = Some(status);
@@ -536,6 +556,32 @@ impl Cluster {
             if status.start_time.is_none() {
                 status.start_time = Some(now.clone());
             }
+            // With init containers, every container waits for them (PodInitializing).
+            let has_init = spec.init_containers.as_ref().is_some_and(|v| !v.is_empty());
+            let waiting_reason = if has_init {
+                "PodInitializing"
+            } else {
+                "ContainerCreating"
+            };
+            status.init_container_statuses = has_init.then(|| {
+                spec.init_containers
+                    .iter()
+                    .flatten()
+                    .map(|c| ContainerStatus {
+                        name: c.name.clone(),
+                        image: c.image.clone().unwrap_or_default(),
+                        started: Some(false),
+                        state: Some(ContainerState {
+                            waiting: Some(ContainerStateWaiting {
+                                reason: Some("PodInitializing".into()),
+                                message: None,
+                            }),
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    })
+                    .collect()
+            });
             status.container_statuses = Some(
                 spec.containers
                     .iter()
@@ -551,7 +597,7 @@ impl Cluster {
                             .unwrap_or(0),
                         state: Some(ContainerState {
                             waiting: Some(ContainerStateWaiting {
-                                reason: Some("ContainerCreating".into()),
+                                reason: Some(waiting_reason.into()),
                                 message: None,
                             }),
                             ..Default::default()
@@ -561,24 +607,51 @@ impl Cluster {
                     .collect(),
             );
         }
+        let init_names: Vec<String> = spec
+            .init_containers
+            .iter()
+            .flatten()
+            .map(|c| c.name.clone())
+            .collect();
+        let initialized = if init_names.is_empty() {
+            "True"
+        } else {
+            "False"
+        };
         for (t, s) in [
             ("PodReadyToStartContainers", "True"),
-            ("Initialized", "True"),
+            ("Initialized", initialized),
             ("Ready", "False"),
             ("ContainersReady", "False"),
             // Pods created already bound (with spec.nodeName) never met the scheduler.
             ("PodScheduled", "True"),
         ] {
-            let reason = (s == "False").then(|| "ContainersNotReady".to_string());
-            let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
+            let reason = (s == "False").then(|| {
+                if t == "Initialized" {
+                    "ContainersNotInitialized".to_string()
+                } else {
+                    "ContainersNotReady".to_string()
+                }
+            });
+            let names: Vec<&str> = if t == "Initialized" {
+                init_names.iter().map(String::as_str).collect()
+            } else {
+                spec.containers.iter().map(|c| c.name.as_str()).collect()
+            };
             set_pod_condition(
                 &mut pod,
                 PodCondition {
                     type_: t.into(),
                     status: s.into(),
                     reason: reason.clone(),
-                    message: reason
-                        .map(|_| format!("containers with unready status: [{}]", names.join(" "))),
+                    message: reason.as_ref().map(|r| {
+                        let what = if r == "ContainersNotInitialized" {
+                            "incomplete"
+                        } else {
+                            "unready"
+                        };
+                        format!("containers with {what} status: [{}]", names.join(" "))
+                    }),
                     last_transition_time: Some(now.clone()),
                     ..Default::default()
                 },
@@ -597,11 +670,32 @@ impl Cluster {
         let mut pulling: BTreeSet<String> = BTreeSet::new();
         // `Pulled` is reported when the pull ends, just before the containers start.
         let mut pulled: Vec<String> = Vec::new();
-        for c in &spec.containers {
+        for c in spec
+            .init_containers
+            .iter()
+            .flatten()
+            .chain(&spec.containers)
+        {
             let image = c.image.clone().unwrap_or_default();
             let policy = c.image_pull_policy.as_deref().unwrap_or("IfNotPresent");
             let present = k.contains(&image) || pulling.contains(&image);
+            if policy == "Never" && !present {
+                // ErrImageNeverPull, reported when the containers start.
+                continue;
+            }
             if policy == "Always" || !present {
+                if images::pull_error(&image).is_some() {
+                    // The pull fails; the failure is reported when the others start.
+                    self.record_event(
+                        &obj,
+                        "kubelet",
+                        Some(node),
+                        "Normal",
+                        "Pulling",
+                        format!("Pulling image \"{image}\""),
+                    );
+                    continue;
+                }
                 let ms = images::pull_ms(&image);
                 self.record_event(
                     &obj,
@@ -619,6 +713,11 @@ impl Cluster {
                     images::size(&image)
                 ));
                 pulling.insert(image);
+            } else if pulling.contains(&image) {
+                // Pulled for an earlier container of this pod: present once that ends.
+                pulled.push(format!(
+                    "Container image \"{image}\" already present on machine"
+                ));
             } else {
                 self.record_event(
                     &obj,
@@ -680,113 +779,94 @@ impl Cluster {
             },
         );
         let spec = pod.spec.clone().unwrap_or_default();
-        for c in &spec.containers {
-            k.images.insert(c.image.clone().unwrap_or_default());
+        let before = k.images.clone();
+        for c in spec
+            .init_containers
+            .iter()
+            .flatten()
+            .chain(&spec.containers)
+        {
+            let image = c.image.clone().unwrap_or_default();
+            if images::pull_error(&image).is_none()
+                && (c.image_pull_policy.as_deref() != Some("Never") || before.contains(&image))
+            {
+                k.images.insert(image);
+            }
         }
         k.containers_started += spec.containers.len() as u64;
         let pulled = k.pulled_events.remove(key).unwrap_or_default();
-        let now = self.now.to_k8s();
-        // Container IDs are 64 hex digits, unique across the cluster.
-        let container_ids: Vec<String> = spec
-            .containers
-            .iter()
-            .map(|_| {
-                format!(
-                    "{:016x}{:016x}{:016x}{:016x}",
-                    self.rng.next_u64(),
-                    self.rng.next_u64(),
-                    self.rng.next_u64(),
-                    self.rng.next_u64()
-                )
-            })
-            .collect();
-        {
-            let status = pod.status.get_or_insert_with(Default::default);
-            status.phase = Some("Running".into());
-            for (i, cs) in status.container_statuses.iter_mut().flatten().enumerate() {
-                let image = cs.image.clone();
-                let repo = images::repository(&image).to_string();
-                let image_ref = if repo.contains('/') {
-                    repo.clone()
-                } else {
-                    format!("docker.io/library/{repo}")
-                };
-                cs.image_id = format!(
-                    "{image_ref}@sha256:{:064x}",
-                    crate::names::fnv32a(image.as_bytes()) as u128 * 0x9e37_79b9_7f4a_7c15
-                );
-                cs.container_id = Some(format!("containerd://{}", container_ids[i]));
-                cs.ready = true;
-                cs.started = Some(true);
-                cs.state = Some(ContainerState {
-                    running: Some(ContainerStateRunning {
-                        started_at: Some(now.clone()),
-                    }),
-                    ..Default::default()
-                });
+        // Each container's process starts (`kubelet_containers.rs`), unless its image
+        // could not be pulled (`kubelet_images.rs`).
+        let mut events = Vec::new();
+        // Init containers run first, one at a time (`kubelet_containers.rs`).
+        if let Some(first) = crate::kubelet_containers::pending_init(&pod) {
+            if let Some(cs) = crate::kubelet_containers::status_mut(&mut pod, &first) {
+                cs.image_id = image_id(&cs.image);
             }
+            self.start_container_named(node, key, &mut pod, &first, &mut events);
         }
-        for t in ["ContainersReady", "Ready"] {
-            set_pod_condition(
+        let initializing = crate::kubelet_containers::pending_init(&pod).is_some();
+        for (i, c) in spec.containers.iter().enumerate() {
+            if initializing {
+                break;
+            }
+            let image = c.image.clone().unwrap_or_default();
+            if !self.start_or_fail_pull(
+                node,
+                key,
                 &mut pod,
-                PodCondition {
-                    type_: t.into(),
-                    status: "True".into(),
-                    last_transition_time: Some(now.clone()),
-                    ..Default::default()
-                },
-            );
+                i,
+                before.contains(&image),
+                &mut events,
+            ) {
+                continue;
+            }
+            if let Some(cs) = pod
+                .status
+                .as_mut()
+                .and_then(|s| s.container_statuses.as_mut())
+                .and_then(|v| v.iter_mut().find(|s| s.name == c.name))
+            {
+                cs.image_id = image_id(&cs.image);
+            }
+            self.start_container(node, key, &mut pod, i, &mut events);
         }
+        crate::kubelet_containers::refresh_pod_status(&mut pod, &self.now.to_k8s());
         let Ok(obj) = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(pod)) else {
             return;
         };
         for message in pulled {
             self.record_event(&obj, "kubelet", Some(node), "Normal", "Pulled", message);
         }
-        for c in &spec.containers {
-            self.record_event(
-                &obj,
-                "kubelet",
-                Some(node),
-                "Normal",
-                "Created",
-                format!("Created container: {}", c.name),
-            );
-            self.record_event(
-                &obj,
-                "kubelet",
-                Some(node),
-                "Normal",
-                "Started",
-                format!("Started container {}", c.name),
-            );
+        for (t, reason, message) in events {
+            self.record_event(&obj, "kubelet", Some(node), t, reason, message);
         }
     }
 
     fn kubelet_stop_pod(&mut self, node: &str, key: &ObjectKey, pod: &Pod, uid: &str) {
-        let spec = pod.spec.clone().unwrap_or_default();
         let grace_ms = pod
             .metadata
             .deletion_grace_period_seconds
             .unwrap_or(30)
             .max(0) as u64
             * 1000;
-        let stop = spec
-            .containers
+        // Only containers still running need stopping.
+        let running = self.running_stop_ms(node, key, pod);
+        let stop = running
             .iter()
-            .map(|c| images::stop_ms(c.image.as_deref().unwrap_or("")))
+            .map(|(_, ms)| *ms)
             .max()
             .unwrap_or(0)
             .min(grace_ms);
         let obj = Object::Pod(pod.clone());
-        for c in &spec.containers {
+        for (name, _) in &running {
             self.record_event(
                 &obj,
                 "kubelet",
                 Some(node),
                 "Normal",
                 "Killing",
-                format!("Stopping container {}", c.name),
+                format!("Stopping container {name}"),
             );
         }
         if let Some(k) = self.kubelets.get_mut(node) {
@@ -820,6 +900,7 @@ impl Cluster {
             return;
         }
         k.pods.remove(key);
+        k.containers.remove(key);
         let (matches, deleting) = match self.store.get(key) {
             Some(o) if o.meta().uid.as_deref() == Some(uid) => {
                 (true, o.meta().deletion_timestamp.is_some())

@@ -185,12 +185,15 @@ fn robot_state(pod: &Pod, status: &str) -> RobotState {
         .as_ref()
         .and_then(|s| s.phase.as_deref())
         .unwrap_or("Pending");
+    // A crash-looping or image-less robot waits, whatever its phase says.
+    if status.contains("BackOff") || status.starts_with("ErrImage") {
+        return RobotState::BackOff;
+    }
     match phase {
         "Succeeded" => RobotState::Completed,
         "Failed" => RobotState::Failed,
         "Running" if crate::controllers::pod_is_ready(pod) => RobotState::Running,
         "Running" => RobotState::NotReady,
-        _ if status.contains("BackOff") || status.contains("ErrImagePull") => RobotState::BackOff,
         _ => RobotState::Creating,
     }
 }

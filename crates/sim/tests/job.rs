@@ -1,7 +1,7 @@
-//! The Job controller and the TTL-after-finished controller. Containers do not exit
-//! by themselves yet, so the tests act as the kubelet
-//! (`Cluster::kubelet_report_container_exit`) and the controller reads only what a
-//! real one reads: pod phase, container statuses, deletion timestamps, finalizers.
+//! The Job controller and the TTL-after-finished controller. The tests' containers
+//! sleep, and the tests decide how each one ends by acting as the kubelet
+//! (`Cluster::kubelet_report_container_exit`); the controller reads only what a real
+//! one reads: pod phase, container statuses, deletion timestamps, finalizers.
 
 mod common;
 use common::*;
@@ -23,7 +23,7 @@ spec:
       containers:
       - name: work
         image: busybox:1.36
-        command: [sh, -c, 'echo working']
+        command: [sh, -c, 'sleep 3600']
 "
     )
 }

@@ -19,6 +19,7 @@ spec:
   containers:
   - name: c
     image: busybox:1.36
+    command: [sleep, \"3600\"]
 "
     )
 }
@@ -155,6 +156,7 @@ spec:
   containers:
   - name: c
     image: busybox:1.36
+    command: [sleep, \"3600\"]
 ";
     let mut c = cluster_with(yaml);
     step(&mut c, 5);

@@ -18,11 +18,30 @@ spec:
     pods: \"8\"
 ";
 
+/// A container in CrashLoopBackOff, one that counts, and one whose image cannot be
+/// pulled: process state, back-offs and pull retries in the runtime.
+const TROUBLE: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: trouble
+spec:
+  containers:
+  - name: crash
+    image: busybox
+    command: [sh, -c, 'echo up; sleep 3; exit 1']
+  - name: count
+    image: busybox
+    command: [sh, -c, 'i=0; while true; do echo $i; i=$((i+1)); sleep 2; done']
+  - name: missing
+    image: nginx:0.0.1
+";
+
 /// A cluster in the middle of things: a deployment rolling out under a quota, a node
 /// just killed, events counting, timers pending.
 fn busy_cluster() -> Cluster {
     let mut c = Cluster::new(7, Topology::default());
     create(&mut c, QUOTA);
+    create(&mut c, TROUBLE);
     create(&mut c, WEB);
     c.advance(SimDuration::secs(20));
     c.fault(Fault::KillNode("zone-b".into())).unwrap();
@@ -88,6 +107,8 @@ fn a_restored_cluster_continues_exactly_as_the_original() {
     assert_eq!(original.view(), restored.view());
     let pod = a_pod(&original);
     assert_eq!(original.why_text(&pod), restored.why_text(&pod));
+    let logs = |c: &Cluster| c.container_log("default", "trouble", Some("count"), false);
+    assert_eq!(logs(&original), logs(&restored));
     let requests =
         |c: &Cluster| -> Vec<String> { c.requests().map(|r| format!("{r:?}")).collect() };
     assert_eq!(requests(&original), requests(&restored));

@@ -6,6 +6,7 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 /// Commands the simulator runs.
 const SUPPORTED: &[&str] = &[
+    "annotate",
     "api-resources",
     "apply",
     "auth",
@@ -15,6 +16,7 @@ const SUPPORTED: &[&str] = &[
     "describe",
     "drain",
     "get",
+    "label",
     "replace",
     "rollout",
     "scale",
@@ -307,6 +309,8 @@ pub enum Command {
     Scale(Vec<String>),
     /// `kubectl set image ...`, with the whole command line (set.rs parses it).
     Set(Vec<String>),
+    /// `kubectl label|annotate ...` (label.rs); which map it edits.
+    Label(Vec<String>, crate::label::Target),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -331,6 +335,13 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("rollout") => return Ok(Command::Rollout(args.to_vec())),
         Some("scale") => return Ok(Command::Scale(args.to_vec())),
         Some("set") => return Ok(Command::Set(args.to_vec())),
+        Some("label") => return Ok(Command::Label(args.to_vec(), crate::label::Target::Labels)),
+        Some("annotate") => {
+            return Ok(Command::Label(
+                args.to_vec(),
+                crate::label::Target::Annotations,
+            ))
+        }
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(

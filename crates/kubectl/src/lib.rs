@@ -23,6 +23,7 @@ mod errors;
 mod get;
 pub mod humanize;
 pub mod json;
+mod label;
 mod merge;
 pub mod printers;
 mod raw;
@@ -230,6 +231,7 @@ impl Session {
             cli::Command::Rollout(a) => rollout::run(&mut self.cluster, &ctx, &a),
             cli::Command::Scale(a) => scale::run(&mut self.cluster, &ctx, &a),
             cli::Command::Set(a) => set::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Label(a, t) => label::run(&mut self.cluster, &ctx, &a, t),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
             cli::Command::CreateJob(a) => create_job::run(&mut self.cluster, &ctx, &a),

@@ -15,10 +15,12 @@ const SUPPORTED: &[&str] = &[
     "delete",
     "describe",
     "drain",
+    "expose",
     "get",
     "label",
     "replace",
     "rollout",
+    "run",
     "scale",
     "set",
     "taint",
@@ -311,6 +313,10 @@ pub enum Command {
     Set(Vec<String>),
     /// `kubectl label|annotate ...` (label.rs); which map it edits.
     Label(Vec<String>, crate::label::Target),
+    /// `kubectl expose ...` (expose.rs).
+    Expose(Vec<String>),
+    /// `kubectl run ...` (run.rs).
+    Run(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -336,6 +342,8 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("scale") => return Ok(Command::Scale(args.to_vec())),
         Some("set") => return Ok(Command::Set(args.to_vec())),
         Some("label") => return Ok(Command::Label(args.to_vec(), crate::label::Target::Labels)),
+        Some("expose") => return Ok(Command::Expose(args.to_vec())),
+        Some("run") => return Ok(Command::Run(args.to_vec())),
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),

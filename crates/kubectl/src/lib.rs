@@ -20,6 +20,7 @@ mod delete;
 mod describe;
 mod drain;
 mod errors;
+mod expose;
 mod get;
 pub mod humanize;
 pub mod json;
@@ -28,6 +29,7 @@ mod merge;
 pub mod printers;
 mod raw;
 mod rollout;
+mod run;
 mod scale;
 pub mod script;
 pub mod selector;
@@ -232,6 +234,8 @@ impl Session {
             cli::Command::Scale(a) => scale::run(&mut self.cluster, &ctx, &a),
             cli::Command::Set(a) => set::run(&mut self.cluster, &ctx, &a),
             cli::Command::Label(a, t) => label::run(&mut self.cluster, &ctx, &a, t),
+            cli::Command::Expose(a) => expose::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Run(a) => run::run(&mut self.cluster, &ctx, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
             cli::Command::CreateJob(a) => create_job::run(&mut self.cluster, &ctx, &a),

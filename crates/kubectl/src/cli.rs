@@ -10,6 +10,7 @@ const SUPPORTED: &[&str] = &[
     "api-resources",
     "apply",
     "auth",
+    "cluster-info",
     "cordon",
     "create",
     "delete",
@@ -25,6 +26,7 @@ const SUPPORTED: &[&str] = &[
     "set",
     "taint",
     "uncordon",
+    "version",
 ];
 
 /// Every top-level command of the real kubectl (1.33), in the order kubectl
@@ -317,6 +319,10 @@ pub enum Command {
     Expose(Vec<String>),
     /// `kubectl run ...` (run.rs).
     Run(Vec<String>),
+    /// `kubectl version` (version.rs).
+    Version(Vec<String>),
+    /// `kubectl cluster-info` (cluster_info.rs).
+    ClusterInfo(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -344,6 +350,8 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("label") => return Ok(Command::Label(args.to_vec(), crate::label::Target::Labels)),
         Some("expose") => return Ok(Command::Expose(args.to_vec())),
         Some("run") => return Ok(Command::Run(args.to_vec())),
+        Some("version") => return Ok(Command::Version(args.to_vec())),
+        Some("cluster-info") => return Ok(Command::ClusterInfo(args.to_vec())),
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),

@@ -120,9 +120,11 @@ pub(crate) fn create_service(
         None | Some("none") => "",
         Some("client") => " (dry run)",
         Some("server") => " (server dry run)",
-        Some(other) => return Err(format!(
+        Some(other) => {
+            return Err(format!(
             "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        )),
+        ))
+        }
     };
     let result = crate::authorize(cluster, ctx, "create", Kind::Service, &spec.namespace, "")
         .and_then(|()| cluster.check_storage())

@@ -12,6 +12,7 @@ mod api_resources;
 mod apply;
 mod auth;
 mod cli;
+mod cluster_info;
 mod componentstatus;
 mod cordon;
 mod create;
@@ -37,6 +38,7 @@ mod set;
 pub mod table;
 mod tabwriter;
 mod taint;
+mod version;
 pub mod yaml;
 
 use warehouse_sim::{ApiError, Caller, Cluster, Kind};
@@ -203,7 +205,10 @@ impl Session {
             Err(out) => return out,
         };
         // Everything but help talks to the apiserver, and nothing does when it is down.
-        if !matches!(command, cli::Command::Help(_)) && self.cluster.connect().is_err() {
+        // `version` prints the client's version before it asks the server.
+        if !matches!(command, cli::Command::Help(_) | cli::Command::Version(_))
+            && self.cluster.connect().is_err()
+        {
             return CommandOutput::error(CONNECTION_REFUSED);
         }
         let caller = match self.caller(&identity) {
@@ -236,6 +241,8 @@ impl Session {
             cli::Command::Label(a, t) => label::run(&mut self.cluster, &ctx, &a, t),
             cli::Command::Expose(a) => expose::run(&mut self.cluster, &ctx, &a),
             cli::Command::Run(a) => run::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Version(a) => version::run(&self.cluster, &a),
+            cli::Command::ClusterInfo(a) => cluster_info::run(&self.cluster, &ctx, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
             cli::Command::CreateJob(a) => create_job::run(&mut self.cluster, &ctx, &a),

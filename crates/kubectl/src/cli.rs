@@ -11,6 +11,7 @@ const SUPPORTED: &[&str] = &[
     "apply",
     "auth",
     "cluster-info",
+    "config",
     "cordon",
     "create",
     "delete",
@@ -323,6 +324,8 @@ pub enum Command {
     Version(Vec<String>),
     /// `kubectl cluster-info` (cluster_info.rs).
     ClusterInfo(Vec<String>),
+    /// `kubectl config ...` (config.rs): the session's kubeconfig.
+    Config(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -352,6 +355,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("run") => return Ok(Command::Run(args.to_vec())),
         Some("version") => return Ok(Command::Version(args.to_vec())),
         Some("cluster-info") => return Ok(Command::ClusterInfo(args.to_vec())),
+        Some("config") => return Ok(Command::Config(args.to_vec())),
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),

@@ -14,6 +14,7 @@ mod auth;
 mod cli;
 mod cluster_info;
 mod componentstatus;
+pub mod config;
 mod cordon;
 mod create;
 mod create_job;
@@ -164,6 +165,9 @@ pub const CONNECTION_REFUSED: &str =
 pub struct Session {
     pub cluster: Cluster,
     pub namespace: String,
+    /// The simulated kubeconfig (`kubectl config`); its current context's namespace
+    /// is `namespace`.
+    pub kubeconfig: config::Kubeconfig,
 }
 
 impl Session {
@@ -172,6 +176,7 @@ impl Session {
         Session {
             cluster,
             namespace: "default".to_string(),
+            kubeconfig: config::Kubeconfig::kubeadm(),
         }
     }
 
@@ -206,6 +211,10 @@ impl Session {
         };
         // Everything but help talks to the apiserver, and nothing does when it is down.
         // `version` prints the client's version before it asks the server.
+        // `config` only reads and writes the local kubeconfig.
+        if let cli::Command::Config(a) = &command {
+            return config::run(&mut self.kubeconfig, &mut self.namespace, a);
+        }
         if !matches!(command, cli::Command::Help(_) | cli::Command::Version(_))
             && self.cluster.connect().is_err()
         {
@@ -243,6 +252,7 @@ impl Session {
             cli::Command::Run(a) => run::run(&mut self.cluster, &ctx, &a),
             cli::Command::Version(a) => version::run(&self.cluster, &a),
             cli::Command::ClusterInfo(a) => cluster_info::run(&self.cluster, &ctx, &a),
+            cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
             cli::Command::CreateJob(a) => create_job::run(&mut self.cluster, &ctx, &a),

@@ -17,6 +17,7 @@ const SUPPORTED: &[&str] = &[
     "delete",
     "describe",
     "drain",
+    "events",
     "expose",
     "get",
     "label",
@@ -326,6 +327,8 @@ pub enum Command {
     ClusterInfo(Vec<String>),
     /// `kubectl config ...` (config.rs): the session's kubeconfig.
     Config(Vec<String>),
+    /// `kubectl events` (events.rs).
+    Events(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -356,6 +359,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("version") => return Ok(Command::Version(args.to_vec())),
         Some("cluster-info") => return Ok(Command::ClusterInfo(args.to_vec())),
         Some("config") => return Ok(Command::Config(args.to_vec())),
+        Some("events") => return Ok(Command::Events(args.to_vec())),
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),

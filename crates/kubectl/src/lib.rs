@@ -22,6 +22,7 @@ mod delete;
 mod describe;
 mod drain;
 mod errors;
+mod events;
 mod expose;
 mod get;
 pub mod humanize;
@@ -252,6 +253,7 @@ impl Session {
             cli::Command::Run(a) => run::run(&mut self.cluster, &ctx, &a),
             cli::Command::Version(a) => version::run(&self.cluster, &a),
             cli::Command::ClusterInfo(a) => cluster_info::run(&self.cluster, &ctx, &a),
+            cli::Command::Events(a) => events::run(&self.cluster, &ctx, &a),
             cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),

@@ -29,6 +29,7 @@ const SUPPORTED: &[&str] = &[
     "taint",
     "uncordon",
     "version",
+    "wait",
 ];
 
 /// Every top-level command of the real kubectl (1.33), in the order kubectl
@@ -329,6 +330,8 @@ pub enum Command {
     Config(Vec<String>),
     /// `kubectl events` (events.rs).
     Events(Vec<String>),
+    /// `kubectl wait ...` (wait.rs).
+    Wait(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -360,6 +363,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("cluster-info") => return Ok(Command::ClusterInfo(args.to_vec())),
         Some("config") => return Ok(Command::Config(args.to_vec())),
         Some("events") => return Ok(Command::Events(args.to_vec())),
+        Some("wait") => return Ok(Command::Wait(args.to_vec())),
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),

@@ -41,6 +41,7 @@ pub mod table;
 mod tabwriter;
 mod taint;
 mod version;
+mod wait;
 pub mod yaml;
 
 use warehouse_sim::{ApiError, Caller, Cluster, Kind};
@@ -254,6 +255,7 @@ impl Session {
             cli::Command::Version(a) => version::run(&self.cluster, &a),
             cli::Command::ClusterInfo(a) => cluster_info::run(&self.cluster, &ctx, &a),
             cli::Command::Events(a) => events::run(&self.cluster, &ctx, &a),
+            cli::Command::Wait(a) => wait::run(&mut self.cluster, &ctx, &a),
             cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),

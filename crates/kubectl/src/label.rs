@@ -392,3 +392,46 @@ fn check_no_overwrites(
         ),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn resources_come_before_pairs() {
+        let (r, p) = resources_and_pairs(&strings(&["pod", "x", "a=b", "c-"]), "label").unwrap();
+        assert_eq!(r, strings(&["pod", "x"]));
+        assert_eq!(p, strings(&["a=b", "c-"]));
+        assert_eq!(
+            resources_and_pairs(&strings(&["pod", "a=b", "x"]), "label").unwrap_err(),
+            "error: all resources must be specified before label changes: x"
+        );
+    }
+
+    #[test]
+    fn label_values_are_validated() {
+        assert!(parse_labels(&strings(&["a=ok-value_1.2"])).is_ok());
+        assert!(parse_labels(&strings(&["a="])).is_ok());
+        assert!(parse_labels(&strings(&["a=-bad"])).is_err());
+        assert!(parse_labels(&strings(&["a=b=c"])).is_err());
+        assert!(parse_labels(&strings(&["a=b", "a-"])).is_err());
+    }
+
+    #[test]
+    fn overwrites_are_refused_without_the_flag() {
+        let before = BTreeMap::from([("app".to_string(), "web".to_string())]);
+        let set = BTreeMap::from([("app".to_string(), "api".to_string())]);
+        assert_eq!(
+            check_no_overwrites(&before, &set, Target::Labels).unwrap_err(),
+            "error: 'app' already has a value (web), and --overwrite is false"
+        );
+        assert_eq!(
+            check_no_overwrites(&before, &set, Target::Annotations).unwrap_err(),
+            "error: --overwrite is false but found the following declared annotation(s): 'app' already has a value (web)"
+        );
+    }
+}

@@ -356,3 +356,46 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn jsonpath_input_splits_on_single_equals_only() {
+        assert_eq!(
+            split_jsonpath_input("{.a}=b"),
+            vec!["{.a}".to_string(), "b".to_string()]
+        );
+        assert_eq!(split_jsonpath_input("{.a==b}"), vec!["{.a==b}".to_string()]);
+    }
+
+    #[test]
+    fn conditions_follow_kubectl() {
+        let pod = json!({"metadata": {"generation": 1}, "status": {"phase": "Running",
+            "conditions": [{"type": "Ready", "status": "True"}], "podIPs": [{"ip": "10.0.0.1"}]}});
+        let ready = parse_condition("condition=ready").unwrap();
+        assert!(
+            met(&ready, &pod),
+            "condition names compare case-insensitively"
+        );
+        let not_ready = parse_condition("condition=Ready=False").unwrap();
+        assert!(!met(&not_ready, &pod));
+        let phase = parse_condition("jsonpath={.status.phase}=Running").unwrap();
+        assert!(met(&phase, &pod));
+        let ip = parse_condition("jsonpath=.status.podIPs[0].ip").unwrap();
+        assert!(met(&ip, &pod));
+        let missing = parse_condition("jsonpath={.status.nothing}").unwrap();
+        assert!(!met(&missing, &pod));
+        assert!(parse_condition("ready").is_err());
+        assert!(parse_condition("jsonpath={.a}=").is_err());
+    }
+
+    #[test]
+    fn stale_conditions_are_ignored() {
+        let d = json!({"metadata": {"generation": 2}, "status": {"observedGeneration": 1,
+            "conditions": [{"type": "Available", "status": "True"}]}});
+        assert!(!met(&parse_condition("condition=Available").unwrap(), &d));
+    }
+}

@@ -3,6 +3,7 @@
 //! named after it, labelled `run=NAME` unless `--labels` says otherwise; the words
 //! after the name (or after `--`) are the container's args, or its command with
 //! `--command`. `--expose` also creates a ClusterIP Service selecting the pod.
+//! `--dry-run=client -o yaml` prints the generated manifest.
 //! Simplified: attaching (`-i`, `-t`, `--attach`, `--rm`) needs a terminal into a
 //! container, which the simulation does not have; `--overrides` and `-o` are not
 //! supported.
@@ -40,6 +41,8 @@ struct RunArgs {
     expose: bool,
     #[arg(long = "dry-run", num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     dry_run: Option<String>,
+    #[arg(short = 'o', long = "output")]
+    output: Option<String>,
     #[arg(short = 'i', long = "stdin", action = ArgAction::SetTrue)]
     stdin: bool,
     #[arg(short = 't', long = "tty", action = ArgAction::SetTrue)]
@@ -203,6 +206,27 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         ))
         }
     };
+    let output = match parsed.output.as_deref() {
+        None | Some("") => None,
+        Some(o @ ("yaml" | "json" | "name")) => Some(o),
+        Some(other) => {
+            return CommandOutput::error(format!(
+                "error: -o {other} is not available for run in this simulated cluster; use yaml, json or name"
+            ))
+        }
+    };
+    // kubectl prints a generated (typed) object's JSON in field order, not sorted;
+    // only the YAML of a client-side dry run is printed here.
+    if output == Some("json") && parsed.dry_run.as_deref() == Some("client") {
+        return CommandOutput::error(
+            "error: -o json with --dry-run=client is not available in this simulated cluster yet; use -o yaml",
+        );
+    }
+    if output.is_some() && parsed.expose {
+        return CommandOutput::error(
+            "error: -o with --expose is not available in this simulated cluster yet",
+        );
+    }
     let ns = parsed
         .namespace
         .clone()
@@ -235,6 +259,15 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             "restartPolicy": restart,
         },
     });
+    // What a client-side dry run prints: the generated object, with a namespace only
+    // when one was given on the command line.
+    let mut generated = pod.clone();
+    if parsed.namespace.is_none() {
+        if let Some(m) = generated["metadata"].as_object_mut() {
+            m.remove("namespace");
+        }
+    }
+    generated["status"] = json!({});
     let obj = match Object::from_json(Kind::Pod, pod) {
         Ok(o) => o,
         Err(e) => return CommandOutput::error(format!("error: {e}")),
@@ -271,7 +304,22 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             Err(e) => service_error = Some(e),
         }
     }
-    out.out_line(format!("pod/{} created{suffix}", created.name()));
+    match output {
+        None => out.out_line(format!("pod/{} created{suffix}", created.name())),
+        Some("name") => out.out_line(format!("pod/{}", created.name())),
+        Some(format) => {
+            let v = if suffix == " (dry run)" {
+                generated
+            } else {
+                crate::get::printable_json(&created)
+            };
+            if format == "yaml" {
+                out.stdout.push_str(&crate::yaml::to_yaml(&v));
+            } else {
+                out.out_line(crate::json::to_go_json(&v));
+            }
+        }
+    }
     if let Some(e) = service_error {
         out.fail(e);
     }

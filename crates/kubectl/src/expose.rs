@@ -4,7 +4,9 @@
 //! from the workload (`--selector` overrides it), the ports from `--port` or the
 //! containers' ports (several become `port-1`, `port-2`, ...), the target port is the
 //! port unless `--target-port` says otherwise, the labels are the workload's.
-//! Simplified: no `-f`, `--cluster-ip`, `--external-ip`, `--overrides` or `-o`.
+//! `--dry-run=client -o yaml` prints the generated manifest.
+//! Simplified: no `-f`, `--cluster-ip`, `--external-ip` or `--overrides`; `-o` is
+//! yaml, json or name.
 
 use crate::cli::clap_error;
 use crate::get::parse_resource_args;
@@ -37,6 +39,8 @@ struct ExposeArgs {
     labels: Option<String>,
     #[arg(long = "dry-run", num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     dry_run: Option<String>,
+    #[arg(short = 'o', long = "output")]
+    output: Option<String>,
 }
 
 const SERVICE_TYPES: &[&str] = &["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
@@ -101,8 +105,11 @@ pub(crate) fn create_service(
     spec: &ServiceSpec,
     dry_run: Option<&str>,
     verb: &str,
+    output: Option<&str>,
+    explicit_namespace: bool,
 ) -> Result<String, String> {
-    if let Some(t) = &spec.service_type {
+    let client_dry_run = dry_run == Some("client");
+    if let Some(t) = spec.service_type.as_ref().filter(|_| !client_dry_run) {
         if !SERVICE_TYPES.contains(&t.as_str()) {
             let err = ApiError::new(
                 StatusReason::Invalid,
@@ -133,10 +140,31 @@ pub(crate) fn create_service(
             " (dry run)" => Ok(obj),
             _ => cluster.create_dry_run(obj),
         });
-    match result {
-        Ok(created) => Ok(format!("service/{} {verb}{suffix}", created.name())),
-        Err(e) => Err(errors::render(&e, None)),
-    }
+    let created = result.map_err(|e| errors::render(&e, None))?;
+    Ok(match output {
+        None => format!("service/{} {verb}{suffix}", created.name()),
+        Some("name") => format!("service/{}", created.name()),
+        Some(format) => {
+            let v = if client_dry_run {
+                // The generated object: a namespace only when one was given.
+                let mut v = spec.to_json();
+                if !explicit_namespace {
+                    if let Some(m) = v["metadata"].as_object_mut() {
+                        m.remove("namespace");
+                    }
+                }
+                v["status"] = json!({"loadBalancer": {}});
+                v
+            } else {
+                crate::get::printable_json(&created)
+            };
+            if format == "yaml" {
+                crate::yaml::to_yaml(&v)
+            } else {
+                crate::json::to_go_json(&v)
+            }
+        }
+    })
 }
 
 /// `k=v,k2=v2` (kubectl's generate.ParseLabels).
@@ -268,6 +296,21 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             }
         },
     };
+    let output = match parsed.output.as_deref() {
+        None | Some("") => None,
+        Some("json") if parsed.dry_run.as_deref() == Some("client") => {
+            // kubectl prints a generated object's JSON in field order, not sorted.
+            return CommandOutput::error(
+                "error: -o json with --dry-run=client is not available in this simulated cluster yet; use -o yaml",
+            );
+        }
+        Some(o @ ("yaml" | "json" | "name")) => Some(o),
+        Some(other) => {
+            return CommandOutput::error(format!(
+                "error: -o {other} is not available for expose in this simulated cluster; use yaml, json or name"
+            ))
+        }
+    };
     let mut out = CommandOutput::new();
     for r in resources {
         for name in &r.names {
@@ -335,8 +378,17 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                 target_port: parsed.target_port.clone(),
                 service_type: parsed.service_type.clone(),
             };
-            match create_service(cluster, ctx, &spec, parsed.dry_run.as_deref(), "exposed") {
-                Ok(line) => out.out_line(line),
+            let explicit_namespace = parsed.namespace.is_some();
+            match create_service(
+                cluster,
+                ctx,
+                &spec,
+                parsed.dry_run.as_deref(),
+                "exposed",
+                output,
+                explicit_namespace,
+            ) {
+                Ok(text) => out.out_line(text),
                 Err(e) => out.fail(e),
             }
         }

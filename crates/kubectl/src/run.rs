@@ -299,7 +299,15 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             target_port: None,
             service_type: None,
         };
-        match create_service(cluster, ctx, &spec, parsed.dry_run.as_deref(), "created") {
+        match create_service(
+            cluster,
+            ctx,
+            &spec,
+            parsed.dry_run.as_deref(),
+            "created",
+            None,
+            false,
+        ) {
             Ok(line) => out.out_line(line),
             Err(e) => service_error = Some(e),
         }

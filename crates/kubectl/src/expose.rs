@@ -121,6 +121,22 @@ pub(crate) fn create_service(
             return Err(errors::render(&err, None));
         }
     }
+    // The apiserver's port validation (the simulated apiserver does not check Services'
+    // ports itself).
+    if !client_dry_run {
+        for (i, (port, _)) in spec.ports.iter().enumerate() {
+            if !(1..=65535).contains(port) {
+                let err = ApiError::new(
+                    StatusReason::Invalid,
+                    format!(
+                        "Service \"{}\" is invalid: spec.ports[{i}].port: Invalid value: {port}: must be between 1 and 65535, inclusive",
+                        spec.name
+                    ),
+                );
+                return Err(errors::render(&err, None));
+            }
+        }
+    }
     let obj =
         Object::from_json(Kind::Service, spec.to_json()).map_err(|e| format!("error: {e}"))?;
     let suffix = match dry_run {
@@ -290,9 +306,15 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Some(p) => match p.parse::<i32>() {
             Ok(n) => Some(n),
             Err(_) => {
+                let digits = p.strip_prefix('-').unwrap_or(p);
+                let why = if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+                    "value out of range"
+                } else {
+                    "invalid syntax"
+                };
                 return CommandOutput::error(format!(
-                    "error: strconv.Atoi: parsing \"{p}\": invalid syntax"
-                ))
+                    "error: strconv.Atoi: parsing \"{p}\": {why}"
+                ));
             }
         },
     };

@@ -190,9 +190,15 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Some(p) => match p.parse::<i32>() {
             Ok(n) => Some(n),
             Err(_) => {
+                let digits = p.strip_prefix('-').unwrap_or(p);
+                let why = if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+                    "value out of range"
+                } else {
+                    "invalid syntax"
+                };
                 return CommandOutput::error(format!(
-                    "error: strconv.Atoi: parsing \"{p}\": invalid syntax"
-                ))
+                    "error: strconv.Atoi: parsing \"{p}\": {why}"
+                ));
             }
         },
     };

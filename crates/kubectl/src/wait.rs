@@ -78,23 +78,20 @@ fn parse_timeout(t: &str) -> Result<SimDuration, String> {
 
 /// wait.go's splitJSONPathInput: split on single `=`, keeping `==`.
 fn split_jsonpath_input(input: &str) -> Vec<String> {
-    let b = input.as_bytes();
     let mut out = Vec::new();
     let mut cur = String::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'=' {
-            if i + 1 < b.len() && b[i + 1] == b'=' {
+    let mut chars = input.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '=' {
+            if chars.peek() == Some(&'=') {
+                chars.next();
                 cur.push_str("==");
-                i += 2;
                 continue;
             }
             out.push(std::mem::take(&mut cur));
-            i += 1;
             continue;
         }
-        cur.push(b[i] as char);
-        i += 1;
+        cur.push(c);
     }
     out.push(cur);
     out
@@ -369,6 +366,10 @@ mod tests {
             vec!["{.a}".to_string(), "b".to_string()]
         );
         assert_eq!(split_jsonpath_input("{.a==b}"), vec!["{.a==b}".to_string()]);
+        assert_eq!(
+            split_jsonpath_input("{.ä}=ö"),
+            vec!["{.ä}".to_string(), "ö".to_string()]
+        );
     }
 
     #[test]

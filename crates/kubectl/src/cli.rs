@@ -6,22 +6,31 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 /// Commands the simulator runs.
 const SUPPORTED: &[&str] = &[
+    "annotate",
     "api-resources",
     "apply",
     "auth",
+    "cluster-info",
+    "config",
     "cordon",
     "create",
     "delete",
     "describe",
     "drain",
+    "events",
+    "expose",
     "get",
+    "label",
     "logs",
     "replace",
     "rollout",
+    "run",
     "scale",
     "set",
     "taint",
     "uncordon",
+    "version",
+    "wait",
 ];
 
 /// Every top-level command of the real kubectl (1.33), in the order kubectl
@@ -310,6 +319,22 @@ pub enum Command {
     Set(Vec<String>),
     /// `kubectl logs`, with the whole command line (logs.rs parses it).
     Logs(Vec<String>),
+    /// `kubectl label|annotate ...` (label.rs); which map it edits.
+    Label(Vec<String>, crate::label::Target),
+    /// `kubectl expose ...` (expose.rs).
+    Expose(Vec<String>),
+    /// `kubectl run ...` (run.rs).
+    Run(Vec<String>),
+    /// `kubectl version` (version.rs).
+    Version(Vec<String>),
+    /// `kubectl cluster-info` (cluster_info.rs).
+    ClusterInfo(Vec<String>),
+    /// `kubectl config ...` (config.rs): the session's kubeconfig.
+    Config(Vec<String>),
+    /// `kubectl events` (events.rs).
+    Events(Vec<String>),
+    /// `kubectl wait ...` (wait.rs).
+    Wait(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -335,6 +360,20 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("scale") => return Ok(Command::Scale(args.to_vec())),
         Some("set") => return Ok(Command::Set(args.to_vec())),
         Some("logs") => return Ok(Command::Logs(args.to_vec())),
+        Some("label") => return Ok(Command::Label(args.to_vec(), crate::label::Target::Labels)),
+        Some("expose") => return Ok(Command::Expose(args.to_vec())),
+        Some("run") => return Ok(Command::Run(args.to_vec())),
+        Some("version") => return Ok(Command::Version(args.to_vec())),
+        Some("cluster-info") => return Ok(Command::ClusterInfo(args.to_vec())),
+        Some("config") => return Ok(Command::Config(args.to_vec())),
+        Some("events") => return Ok(Command::Events(args.to_vec())),
+        Some("wait") => return Ok(Command::Wait(args.to_vec())),
+        Some("annotate") => {
+            return Ok(Command::Label(
+                args.to_vec(),
+                crate::label::Target::Annotations,
+            ))
+        }
         Some(c) if SUPPORTED.contains(&c) => {}
         Some(c) if KUBECTL_COMMANDS.contains(&c) => {
             return Err(CommandOutput::error(format!(

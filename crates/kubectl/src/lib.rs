@@ -12,7 +12,9 @@ mod api_resources;
 mod apply;
 mod auth;
 mod cli;
+mod cluster_info;
 mod componentstatus;
+pub mod config;
 mod cordon;
 mod create;
 mod create_job;
@@ -20,14 +22,18 @@ mod delete;
 mod describe;
 mod drain;
 mod errors;
+mod events;
+mod expose;
 mod get;
 pub mod humanize;
 pub mod json;
+mod label;
 mod logs;
 mod merge;
 pub mod printers;
 mod raw;
 mod rollout;
+mod run;
 mod scale;
 pub mod script;
 pub mod selector;
@@ -35,6 +41,8 @@ mod set;
 pub mod table;
 mod tabwriter;
 mod taint;
+mod version;
+mod wait;
 pub mod yaml;
 
 use warehouse_sim::{ApiError, Caller, Cluster, Kind};
@@ -160,6 +168,9 @@ pub const CONNECTION_REFUSED: &str =
 pub struct Session {
     pub cluster: Cluster,
     pub namespace: String,
+    /// The simulated kubeconfig (`kubectl config`); its current context's namespace
+    /// is `namespace`.
+    pub kubeconfig: config::Kubeconfig,
 }
 
 impl Session {
@@ -168,6 +179,7 @@ impl Session {
         Session {
             cluster,
             namespace: "default".to_string(),
+            kubeconfig: config::Kubeconfig::kubeadm(),
         }
     }
 
@@ -201,7 +213,14 @@ impl Session {
             Err(out) => return out,
         };
         // Everything but help talks to the apiserver, and nothing does when it is down.
-        if !matches!(command, cli::Command::Help(_)) && self.cluster.connect().is_err() {
+        // `version` prints the client's version before it asks the server.
+        // `config` only reads and writes the local kubeconfig.
+        if let cli::Command::Config(a) = &command {
+            return config::run(&mut self.kubeconfig, &mut self.namespace, a);
+        }
+        if !matches!(command, cli::Command::Help(_) | cli::Command::Version(_))
+            && self.cluster.connect().is_err()
+        {
             return CommandOutput::error(CONNECTION_REFUSED);
         }
         let caller = match self.caller(&identity) {
@@ -232,6 +251,14 @@ impl Session {
             cli::Command::Scale(a) => scale::run(&mut self.cluster, &ctx, &a),
             cli::Command::Set(a) => set::run(&mut self.cluster, &ctx, &a),
             cli::Command::Logs(a) => logs::run(&self.cluster, &ctx, &a),
+            cli::Command::Label(a, t) => label::run(&mut self.cluster, &ctx, &a, t),
+            cli::Command::Expose(a) => expose::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Run(a) => run::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Version(a) => version::run(&self.cluster, &a),
+            cli::Command::ClusterInfo(a) => cluster_info::run(&self.cluster, &ctx, &a),
+            cli::Command::Events(a) => events::run(&self.cluster, &ctx, &a),
+            cli::Command::Wait(a) => wait::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),
             cli::Command::CreateJob(a) => create_job::run(&mut self.cluster, &ctx, &a),

@@ -267,7 +267,7 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -298,6 +298,8 @@ fn parse_sim(rest: &str) -> Action {
         }
         ["node", "kill", name] => Action::Fault(Fault::KillNode(name.to_string())),
         ["node", "restart", name] => Action::Fault(Fault::RestartNode(name.to_string())),
+        ["node", "partition", name] => Action::Fault(Fault::PartitionNode(name.to_string())),
+        ["node", "heal", name] => Action::Fault(Fault::HealNode(name.to_string())),
         ["node", "add", name, options @ ..] => parse_node_add(name, options),
         [verb @ ("stop" | "start"), component] => match ControlPlaneComponent::parse(component) {
             Some(c) if *verb == "stop" => Action::Fault(Fault::StopComponent(c)),

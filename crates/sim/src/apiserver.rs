@@ -235,8 +235,20 @@ pub(crate) fn namespace_object(name: &str) -> Object {
 }
 
 impl Cluster {
+    /// A partitioned node's kubelet cannot reach the apiserver: its requests time out.
+    fn reachable_from(&self, actor: &Actor) -> Result<(), ApiError> {
+        match actor {
+            Actor::Kubelet(node) if !self.kubelet_reachable(node) => Err(ApiError::new(
+                StatusReason::ServiceUnavailable,
+                "dial tcp 172.18.0.2:6443: i/o timeout (the node is partitioned from the control plane)",
+            )),
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) fn create_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
         self.connect_as()?;
+        self.reachable_from(&actor)?;
         self.current_actor = actor.username();
         // What was asked for, for the record of a refused request.
         let attempted = obj.key();
@@ -283,6 +295,7 @@ impl Cluster {
 
     pub(crate) fn update_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
         self.connect_as()?;
+        self.reachable_from(&actor)?;
         self.current_actor = actor.username();
         let attempted = obj.key();
         let result = self.admit_update(&mut obj).and_then(|()| {
@@ -328,6 +341,7 @@ impl Cluster {
         propagation: Option<Propagation>,
     ) -> Result<Object, ApiError> {
         self.connect_as()?;
+        self.reachable_from(&actor)?;
         self.current_actor = actor.username();
         let result = self.delete_inner(key, grace, propagation);
         self.record_request(&actor, "delete", &result, Some(key));

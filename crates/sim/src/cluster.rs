@@ -112,6 +112,10 @@ pub enum Fault {
     KillNode(String),
     /// Power a killed node back on: its kubelet starts again and reports.
     RestartNode(String),
+    /// Cut a node off from the control plane: its containers run on, unreported.
+    PartitionNode(String),
+    /// End a node's partition.
+    HealNode(String),
     /// Stop a control-plane component (`sim stop scheduler`).
     StopComponent(ControlPlaneComponent),
     /// Start a stopped control-plane component again (`sim start scheduler`).
@@ -545,6 +549,8 @@ impl Cluster {
         let description = match &fault {
             Fault::KillNode(n) => format!("node {n} killed"),
             Fault::RestartNode(n) => format!("node {n} restarted"),
+            Fault::PartitionNode(n) => format!("node {n} partitioned"),
+            Fault::HealNode(n) => format!("node {n} healed"),
             Fault::StopComponent(c) => format!("{c} stopped"),
             Fault::StartComponent(c) => format!("{c} started"),
             Fault::StopEtcdMember(m) => format!("etcd member {m} stopped"),
@@ -554,6 +560,8 @@ impl Cluster {
         match fault {
             Fault::KillNode(name) => self.kill_node(&name),
             Fault::RestartNode(name) => self.restart_node(&name),
+            Fault::PartitionNode(name) => self.partition_node(&name),
+            Fault::HealNode(name) => self.heal_node(&name),
             Fault::StopComponent(c) => self.stop(c),
             Fault::StartComponent(c) => self.start(c),
             Fault::StopEtcdMember(m) => self.stop_etcd_member(&m),

@@ -271,7 +271,7 @@ impl Cluster {
     pub(crate) fn can_work(&self, component: &Component) -> bool {
         let process = match component {
             Component::Scheduler => self.component_running(ControlPlaneComponent::Scheduler),
-            Component::Kubelet(_) => true,
+            Component::Kubelet(node) => self.kubelet_reachable(node),
             _ => self.component_running(ControlPlaneComponent::ControllerManager),
         };
         process && self.api_writable()

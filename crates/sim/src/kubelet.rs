@@ -76,6 +76,10 @@ impl RuntimePod {
 pub struct KubeletState {
     /// False while the node is powered off.
     pub running: bool,
+    /// True while the node is cut off from the control plane (`sim node partition`):
+    /// its containers run on, but the kubelet can neither watch nor write.
+    #[serde(default)]
+    pub partitioned: bool,
     /// Images on this node's disk (they survive a reboot).
     pub images: BTreeSet<String>,
     #[serde(with = "crate::snapshot::pairs")]
@@ -324,6 +328,20 @@ impl Cluster {
         if !self.kubelets.get(node).is_some_and(|k| k.running) {
             return; // a dead kubelet renews nothing, and stops its heartbeat loop
         }
+        self.kubelet_heartbeat(node);
+        self.schedule(
+            self.now + LEASE_RENEW_INTERVAL,
+            Timer::LeaseRenew(node.to_string()),
+        );
+    }
+
+    /// One beat of the kubelet's heartbeat: the Lease renewed, the Node's status
+    /// posted if it does not say Ready, the image list. A partitioned kubelet's
+    /// requests time out.
+    fn kubelet_heartbeat(&mut self, node: &str) {
+        if !self.kubelet_reachable(node) {
+            return;
+        }
         let key = ObjectKey::new(Kind::Lease, "kube-node-lease", node);
         if let Some(Object::Lease(mut lease)) = self.store.get(&key).cloned() {
             lease.spec.get_or_insert_with(Default::default).renew_time =
@@ -343,10 +361,6 @@ impl Cluster {
             }
         }
         self.kubelet_report_images(node);
-        self.schedule(
-            self.now + LEASE_RENEW_INTERVAL,
-            Timer::LeaseRenew(node.to_string()),
-        );
     }
 
     /// The node status loop's image list (`Node.status.images`, largest first, at
@@ -399,6 +413,58 @@ impl Cluster {
         Ok(format!(
             "node \"{name}\" killed: its kubelet stopped and {lost} pod(s) lost their containers"
         ))
+    }
+
+    /// Cuts a node off from the control plane: its containers keep running and its
+    /// kubelet keeps working locally (restarts, probes), but every request it makes
+    /// times out, so no heartbeat, no status and no new pod reaches it. The node
+    /// lifecycle controller sees the silence as it sees a dead node.
+    ///
+    /// Simplified: the network between nodes (pod to pod) is not cut.
+    pub(crate) fn partition_node(&mut self, name: &str) -> Result<String, SimError> {
+        let Some(k) = self.kubelets.get_mut(name) else {
+            return Err(SimError(format!("node \"{name}\" not found")));
+        };
+        if !k.running {
+            return Err(SimError(format!(
+                "node \"{name}\" is down; restart it first"
+            )));
+        }
+        if k.partitioned {
+            return Err(SimError(format!("node \"{name}\" is already partitioned")));
+        }
+        k.partitioned = true;
+        Ok(format!(
+            "node \"{name}\" partitioned: its containers keep running, but its kubelet cannot reach the apiserver"
+        ))
+    }
+
+    /// Ends a partition: the kubelet's next requests get through, so it renews its
+    /// Lease, posts its node and pod statuses, and syncs the pods bound to it
+    /// (stopping the ones deleted meanwhile).
+    pub(crate) fn heal_node(&mut self, name: &str) -> Result<String, SimError> {
+        let Some(k) = self.kubelets.get_mut(name) else {
+            return Err(SimError(format!("node \"{name}\" not found")));
+        };
+        if !k.partitioned {
+            return Err(SimError(format!("node \"{name}\" is not partitioned")));
+        }
+        k.partitioned = false;
+        // Its heartbeat loop never stopped; the next beat simply gets through. The
+        // kubelet retries a failed lease renewal quickly, so it is posted at once.
+        self.kubelet_heartbeat(name);
+        let pods: Vec<ObjectKey> = self.store.pods_on_node(name).cloned().collect();
+        for p in pods {
+            self.enqueue(crate::cluster::Component::Kubelet(name.to_string()), p);
+        }
+        Ok(format!(
+            "node \"{name}\" healed: its kubelet reaches the apiserver again"
+        ))
+    }
+
+    /// Whether this node's kubelet can reach the apiserver.
+    pub(crate) fn kubelet_reachable(&self, node: &str) -> bool {
+        self.kubelets.get(node).is_none_or(|k| !k.partitioned)
     }
 
     /// Powers a killed node back on: the kubelet posts Ready, renews its Lease, and

@@ -554,3 +554,44 @@ fn pod_ranges_stay_valid_past_256_nodes_and_nodes_can_join() {
     assert_eq!(taints[0].key, "dedicated");
     assert_eq!(taints[0].effect, "NoSchedule");
 }
+
+#[test]
+fn a_partitioned_node_keeps_its_containers_but_the_control_plane_sees_it_go_silent() {
+    use warehouse_sim::Fault;
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, WEB);
+    c.advance(SimDuration::secs(30));
+    let on_b = c.runtime_pods("zone-b");
+    assert!(!on_b.is_empty(), "zone-b runs pods");
+    c.fault(Fault::PartitionNode("zone-b".into())).unwrap();
+    c.advance(SimDuration::secs(60));
+    assert_eq!(common::node_ready(&c, "zone-b"), "Unknown");
+    // Unlike a killed node, the containers are still there.
+    assert_eq!(c.runtime_pods("zone-b"), on_b);
+    c.advance(SimDuration::secs(330));
+    assert_eq!(
+        c.runtime_pods("zone-b"),
+        on_b,
+        "evicted, but nobody told the kubelet"
+    );
+    c.fault(Fault::HealNode("zone-b".into())).unwrap();
+    c.advance(SimDuration::secs(10));
+    assert_eq!(common::node_ready(&c, "zone-b"), "True");
+    let workload = |keys: Vec<warehouse_sim::ObjectKey>| -> Vec<warehouse_sim::ObjectKey> {
+        keys.into_iter()
+            .filter(|k| k.namespace == "default")
+            .collect()
+    };
+    assert!(!workload(on_b).is_empty());
+    assert!(
+        workload(c.runtime_pods("zone-b")).is_empty(),
+        "the evicted pods were stopped"
+    );
+    assert!(
+        c.pods_on_node("zone-b")
+            .iter()
+            .all(|p| p.namespace() != "default"),
+        "and their deletion confirmed"
+    );
+    assert!(c.fault(Fault::HealNode("zone-b".into())).is_err());
+}

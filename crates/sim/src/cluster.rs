@@ -225,11 +225,13 @@ pub(crate) enum Timer {
         component: Component,
         key: ObjectKey,
     },
+    /// Watch events reach every kube-proxy and CoreDNS (`proxy.rs`).
+    ProxyDelivery,
 }
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 17] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 18] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -247,6 +249,7 @@ impl Timer {
         "pod gc quarantine",
         "pod gc check period",
         "delayed requeue",
+        "proxy watch delivery",
     ];
 
     /// The static description equal to `text`, if a timer has it.
@@ -274,6 +277,7 @@ impl Timer {
             Timer::PodGcQuarantine(_) => "pod gc quarantine",
             Timer::PodGcCheck => "pod gc check period",
             Timer::EnqueueAfter { .. } => "delayed requeue",
+            Timer::ProxyDelivery => "proxy watch delivery",
         }
     }
 }
@@ -352,6 +356,9 @@ pub struct Cluster {
     /// What the simulation has done so far (see [`Work`]).
     #[serde(default)]
     pub(crate) work: Work,
+    /// Every node's kube-proxy and CoreDNS as watchers (`proxy.rs`).
+    #[serde(default)]
+    pub(crate) proxy: crate::proxy::ProxyState,
 }
 
 /// Counts of the simulation's units of work, for tests and benchmarks that check the
@@ -381,6 +388,7 @@ impl Cluster {
             seed,
             etcd: crate::etcd::EtcdCluster::new(members),
             work: Work::default(),
+            proxy: Default::default(),
             endpoints: Default::default(),
             topology: topology.clone().with_etcd_members(members),
             now: SimTime(0),
@@ -488,8 +496,16 @@ impl Cluster {
         };
         self.current_cause = crate::trace::Cause::Fault(description);
         match fault {
-            Fault::KillNode(name) => self.kill_node(&name),
-            Fault::RestartNode(name) => self.restart_node(&name),
+            Fault::KillNode(name) => {
+                let r = self.kill_node(&name);
+                self.proxy_node_stopped(&name);
+                r
+            }
+            Fault::RestartNode(name) => {
+                let r = self.restart_node(&name);
+                self.proxy_relist_unsynced();
+                r
+            }
             Fault::StopComponent(c) => self.stop(c),
             Fault::StartComponent(c) => self.start(c),
             Fault::StopEtcdMember(m) => self.stop_etcd_member(&m),
@@ -645,6 +661,7 @@ impl Cluster {
             Timer::PodGcQuarantine(node) => self.pod_gc_quarantine_ended(&node),
             Timer::PodGcCheck => self.pod_gc_check(),
             Timer::EnqueueAfter { component, key } => self.enqueue(component, key),
+            Timer::ProxyDelivery => self.proxy_deliver(),
         }
     }
 
@@ -792,6 +809,7 @@ impl Cluster {
     fn dispatch_inner(&mut self, ev: &WatchEvent) {
         let obj = &ev.object;
         let key = obj.key();
+        self.proxy_observe(ev);
         match obj {
             Object::Deployment(_) => self.enqueue(Component::DeploymentController, key),
             Object::ReplicaSet(rs) => {

@@ -22,6 +22,7 @@ pub mod manifest;
 pub mod names;
 pub mod object;
 pub mod podstatus;
+pub mod proxy;
 pub mod quantity;
 pub mod quota;
 pub mod scheduler;
@@ -44,6 +45,7 @@ pub use etcd::EtcdMemberStatus;
 pub use health::RawResponse;
 pub use manifest::{decode_manifests, ManifestError, ManifestErrorKind};
 pub use object::{Kind, Object, ObjectKey};
+pub use proxy::{Backend, ProxyMode, ProxyRule, WatcherLine, WatcherStats};
 pub use snapshot::SnapshotError;
 pub use time::{parse_duration, SimDuration, SimTime};
 pub use view::{

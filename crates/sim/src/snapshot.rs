@@ -305,6 +305,7 @@ mod tests {
             Timer::ResourceQuotaResync,
             Timer::LeaderElection { since: SimTime(0) },
             Timer::EnqueueAfter { component, key },
+            Timer::ProxyDelivery,
         ];
         for t in &timers {
             assert_eq!(Timer::intern_description(t.describe()), Some(t.describe()));

@@ -421,6 +421,7 @@ impl Cluster {
         let just_listed = self.proxy_relist_unsynced();
         let mut touched = BTreeSet::new();
         let mut to_proxies = (0u64, 0u64);
+        let mut to_coredns = false;
         while self.proxy.pending.front().is_some_and(|d| d.at <= self.now) {
             let Some(d) = self.proxy.pending.pop_front() else {
                 break;
@@ -429,6 +430,7 @@ impl Cluster {
             if matches!(d.object, Object::Service(_) | Object::EndpointSlice(_)) {
                 self.proxy.coredns.objects += 1;
                 self.proxy.coredns.bytes += size;
+                to_coredns = true;
             }
             if self.proxy.watches(&d.object) {
                 to_proxies.0 += 1;
@@ -441,8 +443,10 @@ impl Cluster {
         for svc in &touched {
             self.proxy.rebuild(svc);
         }
-        if to_proxies.0 > 0 {
+        if to_coredns {
             self.proxy.coredns.syncs += 1;
+        }
+        if to_proxies.0 > 0 {
             for (node, p) in self.proxy.nodes.iter_mut() {
                 if p.synced && !just_listed.contains(node) {
                     p.stats.objects += to_proxies.0;
@@ -561,7 +565,8 @@ impl Cluster {
         self.proxy.coredns = WatcherStats::default();
     }
 
-    /// `sim stats`: totals per watcher kind, then the watchers that received most.
+    /// `sim stats`: totals per watcher kind, then the five watchers that received
+    /// the most bytes.
     pub fn watcher_stats_table(&self) -> String {
         let lines = self.watcher_stats();
         let mut totals: BTreeMap<&str, (u64, WatcherStats)> = BTreeMap::new();
@@ -598,7 +603,7 @@ impl Cluster {
         top.sort_by(|a, b| b.stats.bytes.cmp(&a.stats.bytes).then(a.name.cmp(&b.name)));
         s.push('\n');
         let mut rows = vec![[
-            "TOP".to_string(),
+            "WATCHER".to_string(),
             "NAME".into(),
             "OBJECTS".into(),
             "BYTES".into(),

@@ -227,11 +227,13 @@ pub(crate) enum Timer {
     },
     /// Watch events reach every kube-proxy and CoreDNS (`proxy.rs`).
     ProxyDelivery,
+    /// The cloud service controller syncs a Service's load balancer (`cloud.rs`).
+    CloudServiceSync(ObjectKey),
 }
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 18] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 19] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -250,6 +252,7 @@ impl Timer {
         "pod gc check period",
         "delayed requeue",
         "proxy watch delivery",
+        "cloud service sync",
     ];
 
     /// The static description equal to `text`, if a timer has it.
@@ -278,6 +281,7 @@ impl Timer {
             Timer::PodGcCheck => "pod gc check period",
             Timer::EnqueueAfter { .. } => "delayed requeue",
             Timer::ProxyDelivery => "proxy watch delivery",
+            Timer::CloudServiceSync(_) => "cloud service sync",
         }
     }
 }
@@ -359,6 +363,9 @@ pub struct Cluster {
     /// Every node's kube-proxy and CoreDNS as watchers (`proxy.rs`).
     #[serde(default)]
     pub(crate) proxy: crate::proxy::ProxyState,
+    /// The simulated cloud's load balancers (`cloud.rs`).
+    #[serde(default)]
+    pub(crate) cloud: crate::cloud::CloudState,
 }
 
 /// Counts of the simulation's units of work, for tests and benchmarks that check the
@@ -389,6 +396,7 @@ impl Cluster {
             etcd: crate::etcd::EtcdCluster::new(members),
             work: Work::default(),
             proxy: Default::default(),
+            cloud: Default::default(),
             endpoints: Default::default(),
             topology: topology.clone().with_etcd_members(members),
             now: SimTime(0),
@@ -662,6 +670,7 @@ impl Cluster {
             Timer::PodGcCheck => self.pod_gc_check(),
             Timer::EnqueueAfter { component, key } => self.enqueue(component, key),
             Timer::ProxyDelivery => self.proxy_deliver(),
+            Timer::CloudServiceSync(key) => self.cloud_sync_service(key),
         }
     }
 
@@ -837,6 +846,7 @@ impl Cluster {
                 }
             }
             Object::Service(_) => {
+                self.cloud_observe_service(ev);
                 self.enqueue(Component::EndpointSliceController, key.clone());
                 self.enqueue(Component::EndpointsController, key);
             }
@@ -977,6 +987,7 @@ fn clear_status(obj: &mut Object) {
         Object::Namespace(o) => o.status = None,
         Object::ResourceQuota(o) => o.status = None,
         Object::Job(o) => o.status = None,
+        Object::Service(o) => o.status = None,
         _ => {}
     }
 }
@@ -991,6 +1002,7 @@ fn copy_status(from: &Object, to: &mut Object) {
         (Object::Namespace(a), Object::Namespace(b)) => b.status = a.status.clone(),
         (Object::ResourceQuota(a), Object::ResourceQuota(b)) => b.status = a.status.clone(),
         (Object::Job(a), Object::Job(b)) => b.status = a.status.clone(),
+        (Object::Service(a), Object::Service(b)) => b.status = a.status.clone(),
         _ => {}
     }
 }

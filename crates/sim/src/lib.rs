@@ -8,6 +8,7 @@
 pub mod admission;
 pub mod apiserver;
 pub mod auth;
+pub mod cloud;
 pub mod cluster;
 pub mod control_plane;
 pub mod controllers;

@@ -304,6 +304,7 @@ mod tests {
             },
             Timer::ResourceQuotaResync,
             Timer::LeaderElection { since: SimTime(0) },
+            Timer::CloudServiceSync(key.clone()),
             Timer::EnqueueAfter { component, key },
             Timer::ProxyDelivery,
         ];

@@ -243,3 +243,87 @@ fn endpoints_mode_sends_several_times_the_bytes_of_endpointslices() {
     eprintln!("one pod change at 100 nodes / 2000 pods: Endpoints {endpoints} B, EndpointSlices {slices} B");
     assert!(endpoints >= 6 * slices, "{endpoints} vs {slices}");
 }
+
+fn lb_ip(c: &Cluster, name: &str) -> Option<String> {
+    let Object::Service(s) = c.get(Kind::Service, "default", name).unwrap() else {
+        panic!()
+    };
+    s.status?.load_balancer?.ingress?.first()?.ip.clone()
+}
+
+#[test]
+fn a_load_balancer_gets_an_address_after_the_cloud_builds_it_and_loses_it_with_the_type() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, &web(2));
+    let Object::Service(mut s) = c.get(Kind::Service, "default", "web").unwrap() else {
+        panic!()
+    };
+    s.spec.as_mut().unwrap().type_ = Some("LoadBalancer".into());
+    c.update(Object::Service(s)).unwrap();
+    c.advance(SimDuration::secs(1));
+    assert_eq!(
+        lb_ip(&c, "web"),
+        None,
+        "<pending> while the cloud builds it"
+    );
+    c.advance(SimDuration::secs(2));
+    let ip = lb_ip(&c, "web").expect("an external IP");
+    assert_eq!(ip, "203.0.113.1");
+    let reasons: Vec<String> = c
+        .list(Kind::Event, Some("default"))
+        .into_iter()
+        .filter_map(|o| match o {
+            Object::Event(e) if e.involved_object.name.as_deref() == Some("web") => e.reason,
+            _ => None,
+        })
+        .collect();
+    assert!(
+        reasons.contains(&"EnsuringLoadBalancer".to_string()),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.contains(&"EnsuredLoadBalancer".to_string()),
+        "{reasons:?}"
+    );
+    c.advance(SimDuration::secs(60));
+    // Every kube-proxy answers on the load balancer's address too.
+    assert_eq!(c.proxy_lookup("zone-b", &ip, 80).len(), 2);
+    assert_eq!(c.load_balancers().len(), 1);
+
+    // A second one gets the next address; back to ClusterIP releases the first.
+    let Object::Service(mut other) = c.get(Kind::Service, "default", "web").unwrap() else {
+        panic!()
+    };
+    other.metadata = Default::default();
+    other.metadata.name = Some("web2".into());
+    let spec = other.spec.as_mut().unwrap();
+    spec.cluster_ip = None;
+    spec.cluster_ips = None;
+    for p in spec.ports.iter_mut().flatten() {
+        p.node_port = None;
+    }
+    other.status = None;
+    c.create(Object::Service(other)).unwrap();
+    c.advance(SimDuration::secs(3));
+    assert_eq!(lb_ip(&c, "web2").as_deref(), Some("203.0.113.2"));
+
+    let Object::Service(mut s) = c.get(Kind::Service, "default", "web").unwrap() else {
+        panic!()
+    };
+    let spec = s.spec.as_mut().unwrap();
+    spec.type_ = Some("ClusterIP".into());
+    for p in spec.ports.iter_mut().flatten() {
+        p.node_port = None;
+    }
+    spec.external_traffic_policy = None;
+    c.update(Object::Service(s)).unwrap();
+    c.advance(SimDuration::secs(1));
+    assert_eq!(lb_ip(&c, "web"), None);
+    assert!(c.proxy_lookup("zone-b", &ip, 80).is_empty());
+    assert_eq!(c.load_balancers().len(), 1);
+
+    // Deleting the other releases its address too.
+    c.delete(Kind::Service, "default", "web2").unwrap();
+    c.advance(SimDuration::secs(1));
+    assert!(c.load_balancers().is_empty());
+}

@@ -239,6 +239,22 @@ impl Cluster {
         );
     }
 
+    /// The controller relists (an etcd restore): every LoadBalancer Service and every
+    /// load balancer the cloud holds is synced again.
+    pub(crate) fn cloud_resync_all(&mut self) {
+        let mut keys: std::collections::BTreeSet<ObjectKey> = self
+            .store
+            .list(crate::object::Kind::Service, None)
+            .filter(|o| matches!(o, Object::Service(s) if is_load_balancer(s)))
+            .map(Object::key)
+            .collect();
+        keys.extend(self.cloud.allocated.values().map(|(k, _)| k.clone()));
+        keys.extend(self.cloud.building.keys().cloned());
+        for k in keys {
+            self.cloud_arm(k, self.now + WATCH_DELAY);
+        }
+    }
+
     /// The external IPs the simulated cloud has handed out, with their Services.
     pub fn load_balancers(&self) -> Vec<(String, ObjectKey)> {
         self.cloud

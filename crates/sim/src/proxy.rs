@@ -483,6 +483,26 @@ impl Cluster {
         format!("kube-proxy now watches {}", mode_kind(mode))
     }
 
+    /// Every watcher's watch broke (an etcd restore): the events in flight are lost,
+    /// the shared cache is rebuilt from a LIST and every running proxy counts it.
+    pub(crate) fn proxy_relist_all(&mut self) {
+        self.proxy.pending.clear();
+        let list: Vec<Object> = self.proxy_list().into_iter().cloned().collect();
+        self.proxy.relist(list.iter());
+        let (count, bytes) = self
+            .store
+            .list(Kind::Service, None)
+            .chain(self.store.list(Kind::EndpointSlice, None))
+            .fold((0u64, 0u64), |(c, b), o| (c + 1, b + json_size(o)));
+        self.proxy.coredns.objects += count;
+        self.proxy.coredns.bytes += bytes;
+        self.proxy.coredns.syncs += 1;
+        for p in self.proxy.nodes.values_mut() {
+            p.synced = false;
+        }
+        self.proxy_relist_unsynced();
+    }
+
     /// What the kube-proxies watch now.
     pub fn proxy_mode(&self) -> ProxyMode {
         self.proxy.mode

@@ -327,3 +327,21 @@ fn a_load_balancer_gets_an_address_after_the_cloud_builds_it_and_loses_it_with_t
     c.advance(SimDuration::secs(1));
     assert!(c.load_balancers().is_empty());
 }
+
+#[test]
+fn an_etcd_restore_makes_every_proxy_relist() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, &web(2));
+    c.advance(SimDuration::secs(60));
+    let ip = cluster_ip(&c);
+    c.etcd_snapshot_save("before").unwrap();
+    c.delete(Kind::Service, "default", "web").unwrap();
+    c.advance(SimDuration::secs(5));
+    assert!(c.proxy_lookup("zone-a", &ip, 80).is_empty());
+    c.reset_watcher_stats();
+    c.etcd_snapshot_restore("before").unwrap();
+    c.advance(SimDuration::secs(60));
+    assert_eq!(c.proxy_lookup("zone-a", &ip, 80).len(), 2);
+    let lines = c.watcher_stats();
+    assert!(lines.iter().all(|l| l.stats.objects > 0), "{lines:?}");
+}

@@ -80,6 +80,12 @@ pub enum Action {
     /// `sim etcd snapshot restore NAME` (`etcdutl snapshot restore` on every member,
     /// then etcd and the apiserver restarted).
     EtcdSnapshotRestore(String),
+    /// `sim proxy-mode endpoints|endpointslices`: what every kube-proxy watches.
+    ProxyMode(warehouse_sim::ProxyMode),
+    /// `sim stats`: what each watcher (kube-proxy, CoreDNS) has received.
+    Stats,
+    /// `sim stats reset`: zero the watchers' counters.
+    StatsReset,
     /// A line that cannot run; its message is printed in the transcript.
     Invalid(String),
 }
@@ -267,7 +273,7 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset]";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -377,6 +383,21 @@ fn parse_sim(rest: &str) -> Action {
             "error: the sim config settings are etcd-members N and max-endpoints-per-slice N, e.g. sim config etcd-members 3"
                 .into(),
         ),
+        ["proxy-mode", mode] => match warehouse_sim::ProxyMode::parse(mode) {
+            Some(m) => Action::ProxyMode(m),
+            None => Action::Invalid(format!(
+                "error: sim proxy-mode takes endpoints or endpointslices (got \"{mode}\")"
+            )),
+        },
+        ["proxy-mode", ..] => Action::Invalid(
+            "error: sim proxy-mode takes endpoints or endpointslices, e.g. sim proxy-mode endpoints"
+                .into(),
+        ),
+        ["stats"] => Action::Stats,
+        ["stats", "reset"] => Action::StatsReset,
+        ["stats", ..] => {
+            Action::Invalid("error: sim stats takes nothing or reset: sim stats [reset]".into())
+        }
         [] => Action::Invalid(format!("error: sim needs a command: {SIM_USAGE}")),
         _ => Action::Invalid(format!(
             "error: unknown sim command \"sim {rest}\"; the sim commands are {SIM_USAGE}"
@@ -511,6 +532,24 @@ pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> Co
             out.out_line(format!(
                 "user \"{name}\" added; kubectl --token={token} authenticates as it"
             ));
+            out
+        }
+        Action::ProxyMode(mode) => {
+            let mut out = CommandOutput::new();
+            out.out_line(session.cluster.set_proxy_mode(*mode));
+            out
+        }
+        Action::Stats => {
+            let mut out = CommandOutput::new();
+            for line in session.cluster.watcher_stats_table().lines() {
+                out.out_line(line);
+            }
+            out
+        }
+        Action::StatsReset => {
+            session.cluster.reset_watcher_stats();
+            let mut out = CommandOutput::new();
+            out.out_line("watcher counters reset");
             out
         }
         Action::Invalid(msg) => CommandOutput::error(msg),

@@ -281,11 +281,15 @@ pub(crate) enum Timer {
         restarts: i32,
         kind: crate::kubelet_probes::ProbeKind,
     },
+    /// Watch events reach every kube-proxy and CoreDNS (`proxy.rs`).
+    ProxyDelivery,
+    /// The cloud service controller syncs a Service's load balancer (`cloud.rs`).
+    CloudServiceSync(ObjectKey),
 }
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 23] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 25] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -309,6 +313,8 @@ impl Timer {
         "image pull back-off ended",
         "image pulled",
         "probe period",
+        "proxy watch delivery",
+        "cloud service sync",
     ];
 
     /// The static description equal to `text`, if a timer has it.
@@ -342,6 +348,8 @@ impl Timer {
             Timer::ImagePullRetry { .. } => "image pull back-off ended",
             Timer::ImagePulled { .. } => "image pulled",
             Timer::Probe { .. } => "probe period",
+            Timer::ProxyDelivery => "proxy watch delivery",
+            Timer::CloudServiceSync(_) => "cloud service sync",
         }
     }
 }
@@ -420,6 +428,12 @@ pub struct Cluster {
     /// What the simulation has done so far (see [`Work`]).
     #[serde(default)]
     pub(crate) work: Work,
+    /// Every node's kube-proxy and CoreDNS as watchers (`proxy.rs`).
+    #[serde(default)]
+    pub(crate) proxy: crate::proxy::ProxyState,
+    /// The simulated cloud's load balancers (`cloud.rs`).
+    #[serde(default)]
+    pub(crate) cloud: crate::cloud::CloudState,
 }
 
 /// Counts of the simulation's units of work, for tests and benchmarks that check the
@@ -449,6 +463,8 @@ impl Cluster {
             seed,
             etcd: crate::etcd::EtcdCluster::new(members),
             work: Work::default(),
+            proxy: Default::default(),
+            cloud: Default::default(),
             endpoints: Default::default(),
             topology: topology.clone().with_etcd_members(members),
             now: SimTime(0),
@@ -558,8 +574,16 @@ impl Cluster {
         };
         self.current_cause = crate::trace::Cause::Fault(description);
         match fault {
-            Fault::KillNode(name) => self.kill_node(&name),
-            Fault::RestartNode(name) => self.restart_node(&name),
+            Fault::KillNode(name) => {
+                let r = self.kill_node(&name);
+                self.proxy_node_stopped(&name);
+                r
+            }
+            Fault::RestartNode(name) => {
+                let r = self.restart_node(&name);
+                self.proxy_relist_unsynced();
+                r
+            }
             Fault::PartitionNode(name) => self.partition_node(&name),
             Fault::HealNode(name) => self.heal_node(&name),
             Fault::StopComponent(c) => self.stop(c),
@@ -760,6 +784,8 @@ impl Cluster {
                 restarts,
                 kind,
             } => self.kubelet_probe(&node, &pod, &uid, &container, restarts, kind),
+            Timer::ProxyDelivery => self.proxy_deliver(),
+            Timer::CloudServiceSync(key) => self.cloud_sync_service(key),
         }
     }
 
@@ -907,6 +933,7 @@ impl Cluster {
     fn dispatch_inner(&mut self, ev: &WatchEvent) {
         let obj = &ev.object;
         let key = obj.key();
+        self.proxy_observe(ev);
         match obj {
             Object::Deployment(_) => self.enqueue(Component::DeploymentController, key),
             Object::ReplicaSet(rs) => {
@@ -934,6 +961,7 @@ impl Cluster {
                 }
             }
             Object::Service(_) => {
+                self.cloud_observe_service(ev);
                 self.enqueue(Component::EndpointSliceController, key.clone());
                 self.enqueue(Component::EndpointsController, key);
             }
@@ -1074,6 +1102,7 @@ fn clear_status(obj: &mut Object) {
         Object::Namespace(o) => o.status = None,
         Object::ResourceQuota(o) => o.status = None,
         Object::Job(o) => o.status = None,
+        Object::Service(o) => o.status = None,
         _ => {}
     }
 }
@@ -1088,6 +1117,7 @@ fn copy_status(from: &Object, to: &mut Object) {
         (Object::Namespace(a), Object::Namespace(b)) => b.status = a.status.clone(),
         (Object::ResourceQuota(a), Object::ResourceQuota(b)) => b.status = a.status.clone(),
         (Object::Job(a), Object::Job(b)) => b.status = a.status.clone(),
+        (Object::Service(a), Object::Service(b)) => b.status = a.status.clone(),
         _ => {}
     }
 }

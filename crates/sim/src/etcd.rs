@@ -463,6 +463,9 @@ impl Cluster {
         self.relist(ControlPlaneComponent::Scheduler);
         // kube-controller-manager: every controller's objects.
         self.relist(ControlPlaneComponent::ControllerManager);
+        // Every kube-proxy, CoreDNS and the cloud service controller (`proxy.rs`, `cloud.rs`).
+        self.proxy_relist_all();
+        self.cloud_resync_all();
         let quotas: Vec<ObjectKey> = self
             .store
             .list(Kind::ResourceQuota, None)

@@ -8,6 +8,7 @@
 pub mod admission;
 pub mod apiserver;
 pub mod auth;
+pub mod cloud;
 pub mod cluster;
 pub mod control_plane;
 pub mod controllers;
@@ -25,6 +26,7 @@ pub mod manifest;
 pub mod names;
 pub mod object;
 pub mod podstatus;
+pub mod proxy;
 pub mod quantity;
 pub mod quota;
 pub mod runtime;
@@ -49,6 +51,7 @@ pub use etcd::EtcdMemberStatus;
 pub use health::RawResponse;
 pub use manifest::{decode_manifests, ManifestError, ManifestErrorKind};
 pub use object::{Kind, Object, ObjectKey};
+pub use proxy::{Backend, ProxyMode, ProxyRule, WatcherLine, WatcherStats};
 pub use snapshot::SnapshotError;
 pub use time::{parse_duration, SimDuration, SimTime};
 pub use view::{

@@ -347,7 +347,9 @@ mod tests {
                 restarts: 0,
                 kind: crate::kubelet_probes::ProbeKind::Liveness,
             },
+            Timer::CloudServiceSync(key.clone()),
             Timer::EnqueueAfter { component, key },
+            Timer::ProxyDelivery,
         ];
         for t in &timers {
             assert_eq!(Timer::intern_description(t.describe()), Some(t.describe()));

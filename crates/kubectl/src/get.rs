@@ -268,7 +268,9 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
                 i = j;
             }
             if out.stdout.is_empty() && errs.is_empty() && !args.ignore_not_found {
-                if args.all_namespaces {
+                // kubectl names the namespace only when a namespaced kind was asked for.
+                let namespaced = requests.iter().any(|r| r.kind.namespaced());
+                if args.all_namespaces || !namespaced {
                     out.err_line("No resources found");
                 } else {
                     out.err_line(format!("No resources found in {namespace} namespace."));

@@ -569,7 +569,155 @@ impl Cluster {
             }
             return;
         }
+        // Admission (pkg/kubelet/lifecycle/predicate.go) for a pod this kubelet has
+        // never run: the node must fit it and match its node affinity.
+        let never_started = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.pod_ip.as_ref())
+            .is_none();
+        if never_started {
+            if let Some((reason, message)) = self.kubelet_admit(node, key, &pod) {
+                self.kubelet_reject_pod(node, pod, &reason, &message);
+                return;
+            }
+        }
         self.kubelet_start_pod(node, key, pod, uid);
+    }
+
+    /// Why the kubelet would refuse a new pod, as `(reason, message)`: a resource the
+    /// node's allocatable cannot cover given the pods it already runs (`OutOfcpu`,
+    /// `OutOfmemory`, `OutOfpods`, extended resources), or node affinity/selector.
+    /// Simplified: no taint, host-port or OS checks.
+    fn kubelet_admit(&self, node: &str, key: &ObjectKey, pod: &Pod) -> Option<(String, String)> {
+        let node_obj = self
+            .store
+            .get(&ObjectKey::new(Kind::Node, "", node))?
+            .as_node()?;
+        let labels = node_obj.metadata.labels.clone().unwrap_or_default();
+        if let Some(spec) = pod.spec.as_ref() {
+            if !crate::controllers::pod_matches_node(spec, node, &labels) {
+                return Some((
+                    "NodeAffinity".into(),
+                    "Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector"
+                        .into(),
+                ));
+            }
+        }
+        let allocatable = node_obj.status.as_ref()?.allocatable.clone()?;
+        let running: Vec<&Pod> = self
+            .kubelets
+            .get(node)
+            .map(|k| {
+                k.pods
+                    .keys()
+                    .filter(|k| *k != key)
+                    .filter_map(|k| self.store.get(k)?.as_pod())
+                    .filter(|p| crate::controllers::pod_is_active(p))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let value = |r: &str, q: &crate::quantity::Quantity| -> i128 {
+            if r == "cpu" {
+                q.milli_value()
+            } else {
+                q.value()
+            }
+        };
+        let requests = |p: &Pod| -> BTreeMap<String, i128> {
+            let mut sum: BTreeMap<String, i128> = BTreeMap::new();
+            let Some(spec) = p.spec.as_ref() else {
+                return sum;
+            };
+            for c in &spec.containers {
+                for (r, q) in c
+                    .resources
+                    .as_ref()
+                    .and_then(|r| r.requests.as_ref())
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(q) = crate::quantity::Quantity::parse(&q.0) {
+                        *sum.entry(r.clone()).or_default() += value(r, &q);
+                    }
+                }
+            }
+            for c in spec.init_containers.iter().flatten() {
+                for (r, q) in c
+                    .resources
+                    .as_ref()
+                    .and_then(|r| r.requests.as_ref())
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(q) = crate::quantity::Quantity::parse(&q.0) {
+                        let e = sum.entry(r.clone()).or_default();
+                        *e = (*e).max(value(r, &q));
+                    }
+                }
+            }
+            sum
+        };
+        let wanted = requests(pod);
+        let mut used: BTreeMap<String, i128> = BTreeMap::new();
+        for p in &running {
+            for (r, v) in requests(p) {
+                *used.entry(r).or_default() += v;
+            }
+        }
+        // Upstream checks the pod count first, then each requested resource.
+        let max_pods = allocatable
+            .get("pods")
+            .and_then(|q| crate::quantity::Quantity::parse(&q.0))
+            .map(|q| q.value())
+            .unwrap_or(110);
+        if running.len() as i128 + 1 > max_pods {
+            return Some((
+                "OutOfpods".into(),
+                format!(
+                    "Node didn't have enough resource: pods, requested: 1, used: {}, capacity: {max_pods}",
+                    running.len()
+                ),
+            ));
+        }
+        for (r, want) in &wanted {
+            if *want == 0 {
+                continue;
+            }
+            let capacity = allocatable
+                .get(r)
+                .and_then(|q| crate::quantity::Quantity::parse(&q.0))
+                .map(|q| value(r, &q))
+                .unwrap_or(0);
+            let in_use = used.get(r).copied().unwrap_or(0);
+            if in_use + want > capacity {
+                return Some((
+                    format!("OutOf{r}"),
+                    format!(
+                        "Node didn't have enough resource: {r}, requested: {want}, used: {in_use}, capacity: {capacity}"
+                    ),
+                ));
+            }
+        }
+        None
+    }
+
+    /// `rejectPod`: a Warning event and the pod Failed with the reason and message.
+    fn kubelet_reject_pod(&mut self, node: &str, mut pod: Pod, reason: &str, message: &str) {
+        let about = Object::Pod(pod.clone());
+        self.record_event(
+            &about,
+            "kubelet",
+            Some(node),
+            "Warning",
+            reason,
+            message.to_string(),
+        );
+        let status = pod.status.get_or_insert_with(Default::default);
+        status.phase = Some("Failed".into());
+        status.reason = Some(reason.to_string());
+        status.message = Some(format!("Pod was rejected: {message}"));
+        let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(pod));
     }
 
     fn kubelet_start_pod(&mut self, node: &str, key: &ObjectKey, mut pod: Pod, uid: String) {

@@ -989,6 +989,35 @@ fn describe_probe(p: &Value) -> String {
     }
 }
 
+/// Volumes that name one source object and one boolean, as upstream prints them:
+/// field, type text, the name's title and field, the flag's title and field.
+const SOURCE_VOLUMES: &[(&str, &str, &str, &str, &str, &str)] = &[
+    (
+        "configMap",
+        "ConfigMap (a volume populated by a ConfigMap)",
+        "Name",
+        "name",
+        "Optional",
+        "optional",
+    ),
+    (
+        "secret",
+        "Secret (a volume populated by a Secret)",
+        "SecretName",
+        "secretName",
+        "Optional",
+        "optional",
+    ),
+    (
+        "persistentVolumeClaim",
+        "PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)",
+        "ClaimName",
+        "claimName",
+        "ReadOnly",
+        "readOnly",
+    ),
+];
+
 fn describe_volumes(w: &mut Writer, volumes: &[Value], space: &str) {
     if volumes.is_empty() {
         w.w(0, &format!("{space}Volumes:\t<none>\n"));
@@ -1022,31 +1051,17 @@ fn describe_volumes(w: &mut Writer, volumes: &[Value], space: &str) {
                     s(vol, "hostPath.path")
                 ),
             );
-        } else if !at(vol, "configMap").is_null() {
+        } else if let Some((field, kind, name_title, name, flag_title, flag)) = SOURCE_VOLUMES
+            .iter()
+            .find(|(field, ..)| !at(vol, field).is_null())
+        {
+            let source = at(vol, field);
             w.w(
                 2,
                 &format!(
-                    "Type:\tConfigMap (a volume populated by a ConfigMap)\n    Name:\t{}\n    Optional:\t{}\n",
-                    s(vol, "configMap.name"),
-                    at(vol, "configMap.optional").as_bool() == Some(true)
-                ),
-            );
-        } else if !at(vol, "secret").is_null() {
-            w.w(
-                2,
-                &format!(
-                    "Type:\tSecret (a volume populated by a Secret)\n    SecretName:\t{}\n    Optional:\t{}\n",
-                    s(vol, "secret.secretName"),
-                    at(vol, "secret.optional").as_bool() == Some(true)
-                ),
-            );
-        } else if !at(vol, "persistentVolumeClaim").is_null() {
-            w.w(
-                2,
-                &format!(
-                    "Type:\tPersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n    ClaimName:\t{}\n    ReadOnly:\t{}\n",
-                    s(vol, "persistentVolumeClaim.claimName"),
-                    at(vol, "persistentVolumeClaim.readOnly").as_bool() == Some(true)
+                    "Type:\t{kind}\n    {name_title}:\t{}\n    {flag_title}:\t{}\n",
+                    s(source, name),
+                    at(source, flag).as_bool() == Some(true)
                 ),
             );
         } else if !at(vol, "projected").is_null() {

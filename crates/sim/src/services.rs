@@ -208,6 +208,20 @@ impl Cluster {
             "LoadBalancer" => spec.allocate_load_balancer_node_ports != Some(false),
             _ => false,
         };
+        // `dropTypeDependentFields`: a change to a type without node ports drops the
+        // ones allocated before, unless the user set different values.
+        if !wants_node_ports {
+            let old_ports = old_spec.and_then(|o| o.ports.as_deref()).unwrap_or(&[]);
+            for p in spec.ports.iter_mut().flatten() {
+                let allocated = old_ports
+                    .iter()
+                    .find(|o| o.port == p.port && o.protocol == p.protocol)
+                    .and_then(|o| o.node_port);
+                if p.node_port.is_some() && p.node_port == allocated {
+                    p.node_port = None;
+                }
+            }
+        }
         let mut used_here: BTreeSet<i32> = BTreeSet::new();
         let old_ports = old_spec.and_then(|o| o.ports.clone()).unwrap_or_default();
         let size = (NODE_PORT_RANGE.1 - NODE_PORT_RANGE.0 + 1) as u32;

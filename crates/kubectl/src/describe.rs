@@ -358,18 +358,25 @@ fn format_labels(m: &BTreeMap<String, String>) -> String {
 
 // --- shared pieces ------------------------------------------------------------
 
-fn labels_multiline(w: &mut Writer, title: &str, labels: &BTreeMap<String, String>) {
+/// `title:` then one value per line, continuation lines under the first, or `<none>`
+/// (the shape of kubectl's `printLabelsMultiline` and its siblings).
+fn multiline(w: &mut Writer, title: &str, lines: impl IntoIterator<Item = String>) {
     w.w(0, &format!("{title}:\t"));
-    if labels.is_empty() {
-        w.w(0, "<none>\n");
-        return;
-    }
-    for (n, (k, v)) in labels.iter().enumerate() {
-        if n > 0 {
+    let mut empty = true;
+    for line in lines {
+        if !empty {
             w.w(0, "\t");
         }
-        w.w(0, &format!("{k}={v}\n"));
+        empty = false;
+        w.w(0, &format!("{line}\n"));
     }
+    if empty {
+        w.w(0, "<none>\n");
+    }
+}
+
+fn labels_multiline(w: &mut Writer, title: &str, labels: &BTreeMap<String, String>) {
+    multiline(w, title, labels.iter().map(|(k, v)| format!("{k}={v}")));
 }
 
 fn annotations_multiline(w: &mut Writer, title: &str, annotations: &BTreeMap<String, String>) {
@@ -408,52 +415,36 @@ fn annotations_multiline(w: &mut Writer, title: &str, annotations: &BTreeMap<Str
 }
 
 fn tolerations_multiline(w: &mut Writer, title: &str, tolerations: &[Value]) {
-    w.w(0, &format!("{title}:\t"));
-    if tolerations.is_empty() {
-        w.w(0, "<none>\n");
-        return;
-    }
     let mut sorted: Vec<&Value> = tolerations.iter().collect();
     sorted.sort_by(|a, b| s(a, "key").cmp(s(b, "key")));
-    for (n, t) in sorted.into_iter().enumerate() {
-        if n > 0 {
-            w.w(0, "\t");
-        }
-        let mut line = s(t, "key").to_string();
-        if !s(t, "value").is_empty() {
-            line.push_str(&format!("={}", s(t, "value")));
-        }
-        if !s(t, "effect").is_empty() {
-            line.push_str(&format!(":{}", s(t, "effect")));
-        }
-        if s(t, "operator") == "Exists" && s(t, "value").is_empty() {
-            if !s(t, "key").is_empty() || !s(t, "effect").is_empty() {
-                line.push_str(" op=Exists");
-            } else {
-                line.push_str("op=Exists");
-            }
-        }
-        if let Some(secs) = at(t, "tolerationSeconds").as_i64() {
-            line.push_str(&format!(" for {secs}s"));
-        }
-        w.w(0, &format!("{line}\n"));
+    multiline(w, title, sorted.into_iter().map(toleration_string));
+}
+
+fn toleration_string(t: &Value) -> String {
+    let mut line = s(t, "key").to_string();
+    if !s(t, "value").is_empty() {
+        line.push_str(&format!("={}", s(t, "value")));
     }
+    if !s(t, "effect").is_empty() {
+        line.push_str(&format!(":{}", s(t, "effect")));
+    }
+    if s(t, "operator") == "Exists" && s(t, "value").is_empty() {
+        if !s(t, "key").is_empty() || !s(t, "effect").is_empty() {
+            line.push_str(" op=Exists");
+        } else {
+            line.push_str("op=Exists");
+        }
+    }
+    if let Some(secs) = at(t, "tolerationSeconds").as_i64() {
+        line.push_str(&format!(" for {secs}s"));
+    }
+    line
 }
 
 fn taints_multiline(w: &mut Writer, title: &str, taints: &[Value]) {
-    w.w(0, &format!("{title}:\t"));
-    if taints.is_empty() {
-        w.w(0, "<none>\n");
-        return;
-    }
     let mut sorted: Vec<&Value> = taints.iter().collect();
     sorted.sort_by_key(|t| format!("{},{}", s(t, "effect"), s(t, "key")));
-    for (n, t) in sorted.into_iter().enumerate() {
-        if n > 0 {
-            w.w(0, "\t");
-        }
-        w.w(0, &format!("{}\n", taint_string(t)));
-    }
+    multiline(w, title, sorted.into_iter().map(taint_string));
 }
 
 fn taint_string(t: &Value) -> String {

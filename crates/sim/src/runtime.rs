@@ -32,6 +32,9 @@ pub struct Process {
     pub started_ms: u64,
     /// The container's memory limit in bytes, if any.
     pub memory_limit: Option<u64>,
+    /// The container's CPU limit in millicores, if any (the CFS quota throttles to it).
+    #[serde(default)]
+    pub cpu_limit_milli: Option<u64>,
     /// GPUs (`nvidia.com/gpu`) allocated to the container.
     pub gpus: u64,
 }
@@ -587,6 +590,7 @@ pub fn listens(p: &Process, port: i32, after_ms: u64) -> bool {
             "registry.k8s.io/coredns/coredns" => &[53, 8080, 8181, 9153],
             "registry.k8s.io/e2e-test-images/agnhost" => &[],
             "registry.k8s.io/kube-proxy" => &[10249, 10256],
+            "registry.k8s.io/metrics-server/metrics-server" => &[10250],
             _ => &[80],
         },
         _ => &[],
@@ -622,12 +626,60 @@ pub fn http_status(p: &Process, port: i32, path: &str, after_ms: u64) -> Result<
                 _ => 404,
             }
         }
+        _ if repo == "registry.k8s.io/metrics-server/metrics-server" => match path {
+            "/readyz" | "/livez" | "/healthz" => 200,
+            _ => 404,
+        },
         _ if repo == "registry.k8s.io/coredns/coredns" => match (port, path) {
             (8080, "/health") | (8181, "/ready") | (9153, "/metrics") => 200,
             _ => 404,
         },
         _ => 200,
     })
+}
+
+/// The CPU the process uses (millicores, averaged over a metrics window) `after_ms`
+/// after its start, for `kubectl top`. Simplified: a fixed rate per behaviour (idle
+/// servers a few millicores, the control plane's own components more); `stress`
+/// workers and perl computing pi burn a whole core each, the LLM server loads its
+/// weights at about a core for 90 s. A CPU limit throttles the rate to the limit (the
+/// CFS quota), it never kills the container; contention between containers on one node
+/// is not modelled.
+pub fn cpu_millis(p: &Process, after_ms: u64) -> u64 {
+    let repo = images::repository(&p.image);
+    let flag_count = |names: &[&str]| -> u64 {
+        p.argv
+            .iter()
+            .position(|a| names.contains(&a.as_str()))
+            .and_then(|i| p.argv.get(i + 1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let raw = match runs_image_program(p) {
+        None | Some(Behaviour::Shell) | Some(Behaviour::Pause) | Some(Behaviour::Python) => 0,
+        Some(Behaviour::Perl) => 1000,
+        Some(Behaviour::Flaky) => 1,
+        Some(Behaviour::Leaky) => 2,
+        // `stress --cpu N --vm M`: every worker spins on a core.
+        Some(Behaviour::Stress) => {
+            1000 * (flag_count(&["--cpu", "-c"]) + flag_count(&["--vm", "-m"]))
+        }
+        Some(Behaviour::LlmServer) if after_ms < 90_000 => 950,
+        Some(Behaviour::LlmServer) => 20,
+        Some(Behaviour::Server) => match repo {
+            // vish/stress: `-cpus N` goroutines spinning.
+            "vish/stress" => 1000 * flag_count(&["-cpus", "--cpus"]),
+            "registry.k8s.io/kube-apiserver" => 40,
+            "registry.k8s.io/etcd" => 20,
+            "registry.k8s.io/kube-controller-manager" => 15,
+            "registry.k8s.io/kube-scheduler" => 3,
+            "registry.k8s.io/metrics-server/metrics-server" => 4,
+            "registry.k8s.io/coredns/coredns" => 2,
+            "nginx" | "registry.k8s.io/nginx-slim" => 0,
+            _ => 1,
+        },
+    };
+    p.cpu_limit_milli.map_or(raw, |l| raw.min(l))
 }
 
 /// The process's memory use (working set, bytes) `after_ms` after its start, for a
@@ -666,6 +718,11 @@ pub fn memory_bytes(p: &Process, after_ms: u64) -> u64 {
             "redis" => 4 * MIB,
             "registry.k8s.io/coredns/coredns" => 15 * MIB,
             "registry.k8s.io/kube-proxy" => 22 * MIB,
+            "registry.k8s.io/kube-apiserver" => 250 * MIB,
+            "registry.k8s.io/etcd" => 45 * MIB,
+            "registry.k8s.io/kube-controller-manager" => 55 * MIB,
+            "registry.k8s.io/kube-scheduler" => 22 * MIB,
+            "registry.k8s.io/metrics-server/metrics-server" => 18 * MIB,
             _ => 10 * MIB,
         },
     }
@@ -684,6 +741,7 @@ mod tests {
             env: vec![("HOSTNAME".into(), "p".into())],
             started_ms: 0,
             memory_limit: None,
+            cpu_limit_milli: None,
             gpus: 0,
         }
     }

@@ -341,6 +341,8 @@ pub enum Command {
     Top(Vec<String>),
     /// `kubectl exec ...` (exec.rs).
     Exec(Vec<String>),
+    /// `kubectl create deployment|service|configmap|secret|serviceaccount` (create_more.rs).
+    CreateMore(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -361,6 +363,9 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("taint") => return Ok(Command::Taint(args.to_vec())),
         Some("create") if crate::create_job::is_create_job(args) => {
             return Ok(Command::CreateJob(args.to_vec()))
+        }
+        Some("create") if crate::create_more::is_generator(args) => {
+            return Ok(Command::CreateMore(args.to_vec()))
         }
         Some("rollout") => return Ok(Command::Rollout(args.to_vec())),
         Some("scale") => return Ok(Command::Scale(args.to_vec())),

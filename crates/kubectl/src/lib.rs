@@ -18,6 +18,7 @@ pub mod config;
 mod cordon;
 mod create;
 mod create_job;
+mod create_more;
 mod delete;
 mod describe;
 mod drain;
@@ -262,6 +263,7 @@ impl Session {
             cli::Command::Wait(a) => wait::run(&mut self.cluster, &ctx, &a),
             cli::Command::Top(a) => top::run(&self.cluster, &ctx, &a),
             cli::Command::Exec(a) => exec::run(&self.cluster, &ctx, &a, false),
+            cli::Command::CreateMore(a) => create_more::run(&mut self.cluster, &ctx, &a),
             cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),

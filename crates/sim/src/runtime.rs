@@ -195,6 +195,9 @@ pub fn replay_in(
         args: Vec::new(),
         files: files.clone(),
     };
+    if let Some(b) = info.filter(|i| is_shell(&base) && i.shell && shell_execs_program(p, i)) {
+        return behave(p, b.behaviour, upto_ms);
+    }
     if is_shell(&base) && info.is_none_or(|i| i.shell) {
         let args = &p.argv[1..];
         return match args.iter().position(|a| a == "-c") {
@@ -616,12 +619,27 @@ fn runs_image_program(p: &Process) -> Option<Behaviour> {
     let base = exe.rsplit('/').next().unwrap_or(exe);
     let info = images::lookup(&p.image)?;
     if is_shell(base) && info.shell {
-        return None;
+        // `sh -c "node server.js"`: the shell execs the image's program.
+        return shell_execs_program(p, info).then_some(info.behaviour);
     }
     info.programs
         .iter()
         .any(|q| q == exe || *q == base)
         .then_some(info.behaviour)
+}
+
+/// Whether the process is `sh -c "PROGRAM ARGS"` with one simple command that runs
+/// one of the image's programs (the shell execs it, as the bootcamp image's CMD does).
+fn shell_execs_program(p: &Process, info: &images::ImageInfo) -> bool {
+    let Some(i) = p.argv.iter().position(|a| a == "-c") else {
+        return false;
+    };
+    let Some(script) = p.argv.get(i + 1) else {
+        return false;
+    };
+    let simple = !script.contains([';', '&', '|', '$', '`', '>', '<', '\n']);
+    let first = script.split_whitespace().next().unwrap_or("");
+    simple && info.programs.contains(&first)
 }
 
 /// The TCP ports the process listens on `after_ms` after its start.

@@ -132,6 +132,15 @@ spec:
     await waitForText(page, '#kubectl-output', 'MEMORY(bytes)');
     await waitForText(page, '#kubectl-output', 'toolbox');
 
+    // Tab completes object names from the cluster.
+    await page.fill('#kubectl-input', 'exec tool');
+    await page.press('#kubectl-input', 'Tab');
+    assert.equal(await page.inputValue('#kubectl-input'), 'exec toolbox ');
+    await page.fill('#kubectl-input', 'get nodes zone-');
+    await page.press('#kubectl-input', 'Tab');
+    await waitForText(page, '#kubectl-completions', 'zone-a  zone-b  zone-c');
+    await page.fill('#kubectl-input', '');
+
     await screenshot(page, 'runtime');
   } catch (err) {
     await screenshot(page, 'runtime-failure').catch(() => {});

@@ -221,9 +221,11 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         None | Some("none") => "",
         Some("client") => " (dry run)",
         Some("server") => " (server dry run)",
-        Some(other) => return CommandOutput::error(format!(
+        Some(other) => {
+            return CommandOutput::error(format!(
             "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        )),
+        ))
+        }
     };
     let obj = match Object::from_json(kind, value) {
         Ok(o) => o,

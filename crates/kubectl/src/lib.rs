@@ -13,6 +13,7 @@ mod apply;
 mod auth;
 mod cli;
 mod cluster_info;
+pub mod complete;
 mod componentstatus;
 pub mod config;
 mod cordon;

@@ -119,6 +119,14 @@ enum Part {
         colon: bool,
         quoted: bool,
     },
+    /// `${NAME#pattern}`, `##`, `%`, `%%`: the value without its shortest or
+    /// longest matching prefix or suffix (`*` and `?` are the only wildcards).
+    Trim {
+        name: String,
+        op: String,
+        pattern: String,
+        quoted: bool,
+    },
     /// `${...}` bash cannot expand; an error when the command runs.
     Bad(String),
     Subst {
@@ -688,6 +696,16 @@ fn braced(inner: &str, quoted: bool) -> Part {
         .unwrap_or(inner.len());
     let (name, rest) = inner.split_at(name_end);
     if is_name(name) {
+        for op in ["##", "#", "%%", "%"] {
+            if let Some(pattern) = rest.strip_prefix(op) {
+                return Part::Trim {
+                    name: name.to_string(),
+                    op: op.to_string(),
+                    pattern: unquote(pattern),
+                    quoted,
+                };
+            }
+        }
         let (colon, word) = match rest.strip_prefix(":-") {
             Some(w) => (true, Some(w)),
             None => (false, rest.strip_prefix('-')),
@@ -915,11 +933,13 @@ impl Exec<'_> {
             }
             return self.subst_status.unwrap_or(0);
         };
-        let mut res = self.command(session, program, args, stdin);
-        if let Err(message) = apply_redirects(&mut res, &redirects) {
+        // A redirection bash could not make stops the command before it runs.
+        if let Err(message) = apply_redirects(&mut CommandOutput::new(), &redirects) {
             out.err_line(message);
             return 1;
         }
+        let mut res = self.command(session, program, args, stdin);
+        let _ = apply_redirects(&mut res, &redirects);
         append(out, &res);
         res.code
     }
@@ -1002,6 +1022,12 @@ impl Exec<'_> {
                     };
                     (value, *quoted)
                 }
+                Part::Trim {
+                    name,
+                    op,
+                    pattern,
+                    quoted,
+                } => (trim(&param(session, name), op, pattern), *quoted),
                 Part::Subst { list, quoted } => (self.substitute(session, list, out), *quoted),
             };
             if quoted || !split {
@@ -1061,6 +1087,64 @@ fn param(session: &Session, name: &str) -> String {
         "$" => "1".to_string(),
         _ => session.shell.get(name).unwrap_or("").to_string(),
     }
+}
+
+/// `${X#p}`, `${X##p}`, `${X%p}`, `${X%%p}`.
+fn trim(value: &str, op: &str, pattern: &str) -> String {
+    let bounds: Vec<usize> = value
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(value.len()))
+        .collect();
+    let found = match op {
+        "#" => bounds
+            .iter()
+            .find(|&&i| glob(pattern, &value[..i]))
+            .map(|&i| value[i..].to_string()),
+        "##" => bounds
+            .iter()
+            .rev()
+            .find(|&&i| glob(pattern, &value[..i]))
+            .map(|&i| value[i..].to_string()),
+        "%" => bounds
+            .iter()
+            .rev()
+            .find(|&&i| glob(pattern, &value[i..]))
+            .map(|&i| value[..i].to_string()),
+        _ => bounds
+            .iter()
+            .find(|&&i| glob(pattern, &value[i..]))
+            .map(|&i| value[..i].to_string()),
+    };
+    found.unwrap_or_else(|| value.to_string())
+}
+
+/// Whether `text` matches a pattern of literal characters, `*` and `?`.
+fn glob(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    // Iterative matching with backtracking to the last `*`.
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
 }
 
 fn status_error(message: impl AsRef<str>, code: i32) -> CommandOutput {
@@ -1565,6 +1649,9 @@ mod tests {
         assert_eq!(text(&mut s, "echo -e 'a\\nb\\nc' | tail -1"), "c\n");
         assert!(text(&mut s, "echo a | sort").contains("pipes are not supported"));
         assert!(text(&mut s, "echo a > out.txt").contains("writing files is not supported"));
+        // The command does not run when its redirection cannot be made.
+        assert!(!text(&mut s, "X=1 kubectl create namespace n1 > f").contains("created"));
+        assert!(text(&mut s, "kubectl get namespace n1").contains("NotFound"));
     }
 
     #[test]

@@ -89,6 +89,18 @@ impl ShellState {
     }
 }
 
+/// The web terminal's convenience: kubectl's commands typed without `kubectl`
+/// (`get pods`) run as `kubectl get pods`; every other line runs as typed.
+pub fn terminal_line(input: &str) -> String {
+    let line = input.trim();
+    let first = line.split_whitespace().next().unwrap_or("");
+    if crate::cli::is_kubectl_command(first) {
+        format!("kubectl {line}")
+    } else {
+        line.to_string()
+    }
+}
+
 /// The deepest nesting of `$(...)` and backquotes a line may have.
 const MAX_DEPTH: usize = 32;
 
@@ -1652,6 +1664,14 @@ mod tests {
         // The command does not run when its redirection cannot be made.
         assert!(!text(&mut s, "X=1 kubectl create namespace n1 > f").contains("created"));
         assert!(text(&mut s, "kubectl get namespace n1").contains("NotFound"));
+    }
+
+    #[test]
+    fn the_terminal_may_leave_out_kubectl() {
+        assert_eq!(terminal_line(" get pods "), "kubectl get pods");
+        assert_eq!(terminal_line("kubectl get pods"), "kubectl get pods");
+        assert_eq!(terminal_line("echo $X"), "echo $X");
+        assert_eq!(terminal_line("sim advance 1m"), "sim advance 1m");
     }
 
     #[test]

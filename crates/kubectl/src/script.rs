@@ -188,7 +188,7 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
         if raw.is_empty() || raw.starts_with('#') {
             continue;
         }
-        let (command_part, heredoc_marker) = split_heredoc(raw);
+        let heredoc_marker = split_heredoc(raw);
         let heredoc = match heredoc_marker {
             None => None,
             Some(marker) => {
@@ -228,7 +228,8 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
             line: line_no,
             command: raw.to_string(),
             heredoc,
-            action: parse_action(command_part),
+            // The shell reads `<<WORD` itself and feeds the body to that command.
+            action: parse_action(raw),
         });
     }
     Ok(steps)
@@ -239,8 +240,9 @@ struct HeredocMarker {
     strip_tabs: bool,
 }
 
-/// Finds `<<WORD`, `<< WORD`, `<<'WORD'`, `<<"WORD"` or `<<-WORD` outside quotes.
-fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
+/// Finds `<<WORD`, `<< WORD`, `<<'WORD'`, `<<"WORD"` or `<<-WORD` outside quotes
+/// (not `<<<`); the line may go on after the word (`cat <<EOF | kubectl apply -f -`).
+fn split_heredoc(line: &str) -> Option<HeredocMarker> {
     let bytes = line.as_bytes();
     let mut quote: Option<u8> = None;
     let mut i = 0;
@@ -251,36 +253,37 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
             Some(_) => {}
             None if b == b'\'' || b == b'"' => quote = Some(b),
             None if b == b'\\' => i += 1,
-            None if b == b'<'
-                && bytes.get(i + 1) == Some(&b'<')
-                && bytes.get(i + 2) != Some(&b'<') =>
-            {
+            None if b == b'<' && bytes.get(i + 1) == Some(&b'<') => {
+                if bytes.get(i + 2) == Some(&b'<') {
+                    i += 3;
+                    continue;
+                }
                 let mut rest = &line[i + 2..];
                 let strip_tabs = rest.starts_with('-');
                 if strip_tabs {
                     rest = &rest[1..];
                 }
-                let rest = rest.trim();
-                let word: String = rest
+                let rest = rest.trim_start();
+                let end = rest
+                    .find(|c: char| c.is_whitespace() || "|;&<>()".contains(c))
+                    .unwrap_or(rest.len());
+                let word: String = rest[..end]
                     .chars()
                     .filter(|c| *c != '\'' && *c != '"' && *c != '\\')
                     .collect();
-                if word.is_empty() || word.contains(char::is_whitespace) {
-                    return (line, None);
+                if word.is_empty() {
+                    return None;
                 }
-                return (
-                    line[..i].trim_end(),
-                    Some(HeredocMarker {
-                        delimiter: word,
-                        strip_tabs,
-                    }),
-                );
+                return Some(HeredocMarker {
+                    delimiter: word,
+                    strip_tabs,
+                });
             }
             None => {}
         }
         i += 1;
     }
-    (line, None)
+    None
 }
 
 const SIM_USAGE: &str =
@@ -704,7 +707,10 @@ mod tests {
         .unwrap();
         assert_eq!(steps.len(), 2);
         assert_eq!(steps[0].line, 3);
-        assert_eq!(steps[0].action, Action::Shell("kubectl apply -f -".into()));
+        assert_eq!(
+            steps[0].action,
+            Action::Shell("kubectl apply -f - <<'EOF'".into())
+        );
         let h = steps[0].heredoc.as_ref().unwrap();
         assert_eq!(h.body, "apiVersion: v1\nkind: Namespace\n");
         assert_eq!(h.delimiter, "EOF");
@@ -719,7 +725,12 @@ mod tests {
     fn any_delimiter_word_works() {
         let steps = parse("kubectl apply -f - << END\na: b\nEND\n").unwrap();
         assert_eq!(steps[0].heredoc.as_ref().unwrap().delimiter, "END");
-        assert_eq!(steps[0].action, Action::Shell("kubectl apply -f -".into()));
+        assert_eq!(
+            steps[0].action,
+            Action::Shell("kubectl apply -f - << END".into())
+        );
+        let steps = parse("cat <<EOF | kubectl apply -f -\na: b\nEOF\n").unwrap();
+        assert_eq!(steps[0].heredoc.as_ref().unwrap().body, "a: b\n");
     }
 
     #[test]

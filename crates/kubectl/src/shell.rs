@@ -207,6 +207,10 @@ enum RedirectOp {
     Dup(u8),
     /// `<`.
     In,
+    /// `<<WORD`: the line's here-document (a script gives its body).
+    HereDoc,
+    /// `<<< word`: the word and a newline.
+    HereString,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -461,11 +465,16 @@ impl Parser {
                 self.pos += 2;
                 RedirectOp::Both
             }
+            (Some('<'), Some('<'), Some('<')) => {
+                self.pos += 3;
+                RedirectOp::HereString
+            }
             (Some('<'), Some('<'), _) => {
-                return Err(Syntax::Unsupported(
-                    "here-documents and here-strings work only in scripts, at the end of a line (<<EOF)"
-                        .into(),
-                ))
+                self.pos += 2;
+                if self.peek() == Some('-') {
+                    self.pos += 1;
+                }
+                RedirectOp::HereDoc
             }
             (Some('<'), _, _) => {
                 self.pos += 1;
@@ -766,8 +775,11 @@ pub fn run_line(
             let mut exec = Exec {
                 files,
                 subst_status: None,
+                heredoc: stdin,
             };
-            exec.list(session, &list, stdin, &mut out)
+            // Without a `<<WORD` in the line, the given stdin goes to its last command.
+            let last_stdin = if has_heredoc(&list) { None } else { stdin };
+            exec.list(session, &list, last_stdin, &mut out)
         }
         Err(e) => {
             out.err_line(e.message());
@@ -779,10 +791,30 @@ pub fn run_line(
     out
 }
 
+/// Whether a command of the list (not of its substitutions) reads a `<<WORD`.
+fn has_heredoc(list: &List) -> bool {
+    list.pipelines.iter().any(|(_, cmds)| {
+        cmds.iter()
+            .any(|c| c.redirects.iter().any(|r| r.op == RedirectOp::HereDoc))
+    })
+}
+
 struct Exec<'a> {
     files: &'a dyn FileSource,
+    /// The body of the line's here-document, if a script gave one.
+    heredoc: Option<&'a str>,
     /// The status of the last command substitution of the current command.
     subst_status: Option<i32>,
+}
+
+/// Sends what a piped command wrote to stderr to the terminal.
+fn pass_stderr(out: &mut CommandOutput, res: &CommandOutput) {
+    if !res.stderr.is_empty() {
+        let start = out.stderr.len();
+        out.stderr.push_str(&res.stderr);
+        out.interleave
+            .push((out.stdout.len(), start, out.stderr.len()));
+    }
 }
 
 /// Appends what one command printed, keeping the order a terminal shows.
@@ -842,6 +874,8 @@ impl Exec<'_> {
         status
     }
 
+    /// `a | b | c`: each command's stdout is the next one's stdin; stderr goes to
+    /// the terminal. The status is the last command's.
     fn pipeline(
         &mut self,
         session: &mut Session,
@@ -849,38 +883,21 @@ impl Exec<'_> {
         stdin: Option<&str>,
         out: &mut CommandOutput,
     ) -> i32 {
-        let Some((first, filters)) = cmds.split_first() else {
+        let Some((first, rest)) = cmds.split_first() else {
             return 0;
         };
-        if filters.is_empty() {
+        if rest.is_empty() {
             return self.simple(session, first, stdin, out);
         }
         let mut res = CommandOutput::new();
-        let mut status = self.simple(session, first, None, &mut res);
-        let mut text = std::mem::take(&mut res.stdout);
-        // The first command's stderr reaches the terminal.
-        let mut errs = CommandOutput::new();
-        if !res.stderr.is_empty() {
-            errs.err_line(&res.stderr);
+        let mut status = self.simple(session, first, stdin, &mut res);
+        for cmd in rest {
+            let text = std::mem::take(&mut res.stdout);
+            pass_stderr(out, &res);
+            res = CommandOutput::new();
+            status = self.simple(session, cmd, Some(&text), &mut res);
         }
-        append(out, &errs);
-        for f in filters {
-            let words = match self.expand_all(session, &f.words, out) {
-                Ok(w) => w,
-                Err(status) => return status,
-            };
-            match filter(&words, &text) {
-                Ok((filtered, s)) => {
-                    text = filtered;
-                    status = s;
-                }
-                Err(message) => {
-                    out.err_line(message);
-                    return 1;
-                }
-            }
-        }
-        out.stdout.push_str(&text);
+        append(out, &res);
         status
     }
 
@@ -950,7 +967,23 @@ impl Exec<'_> {
             out.err_line(message);
             return 1;
         }
-        let mut res = self.command(session, program, args, stdin);
+        let mut input = stdin.map(str::to_string);
+        for (op, target) in &redirects {
+            match op {
+                RedirectOp::HereDoc => match self.heredoc {
+                    Some(body) => input = Some(body.to_string()),
+                    None => {
+                        out.err_line(
+                            "bash: here-documents need the lines that follow them: they work in scripts, not in the terminal",
+                        );
+                        return 1;
+                    }
+                },
+                RedirectOp::HereString => input = Some(format!("{target}\n")),
+                _ => {}
+            }
+        }
+        let mut res = self.command(session, program, args, input.as_deref());
         let _ = apply_redirects(&mut res, &redirects);
         append(out, &res);
         res.code
@@ -977,6 +1010,25 @@ impl Exec<'_> {
             "minikube" => crate::outside::minikube(session, args),
             "curl" => crate::outside::curl(session, args),
             "wget" => crate::outside::wget(session, args),
+            "grep" | "head" | "tail" | "wc" => {
+                let Some(text) = stdin else {
+                    return status_error(
+                        format!("bash: {program}: only text piped into it is simulated (kubectl get pods | {program} ...)"),
+                        2,
+                    );
+                };
+                let mut words = vec![program.to_string()];
+                words.extend(args.iter().cloned());
+                match filter(&words, text) {
+                    Ok((stdout, code)) => CommandOutput {
+                        stdout,
+                        code,
+                        ..CommandOutput::default()
+                    },
+                    Err(message) => status_error(message, 2),
+                }
+            }
+            "cat" => cat(args, stdin, self.files),
             "echo" => echo(args),
             "export" => export(session, args),
             "unset" => unset(session, args),
@@ -1198,6 +1250,7 @@ fn apply_redirects(
                 }
             }
             (RedirectOp::Dup(a), b) if b == a.to_string() => {}
+            (RedirectOp::HereDoc | RedirectOp::HereString, _) => {}
             (RedirectOp::In, t) => {
                 return Err(format!(
                     "bash: {t}: reading files is not supported in this simulated shell"
@@ -1272,18 +1325,30 @@ fn filter(words: &[String], text: &str) -> Result<(String, i32), String> {
                         }
                     }
                     s if pattern.is_none() => pattern = Some(s.to_string()),
-                    _ => return Err("bash: grep: files are not supported in this simulated shell".into()),
+                    _ => {
+                        return Err(
+                            "bash: grep: files are not supported in this simulated shell".into(),
+                        )
+                    }
                 }
             }
             let Some(pattern) = pattern else {
                 return Err("Usage: grep [OPTION]... PATTERNS [FILE]...".into());
             };
-            let needle = if ignore_case { pattern.to_lowercase() } else { pattern };
+            let needle = if ignore_case {
+                pattern.to_lowercase()
+            } else {
+                pattern
+            };
             let picked: Vec<&str> = lines
                 .iter()
                 .copied()
                 .filter(|l| {
-                    let hay = if ignore_case { l.to_lowercase() } else { l.to_string() };
+                    let hay = if ignore_case {
+                        l.to_lowercase()
+                    } else {
+                        l.to_string()
+                    };
                     hay.contains(&needle) != invert
                 })
                 .collect();
@@ -1302,10 +1367,35 @@ fn filter(words: &[String], text: &str) -> Result<(String, i32), String> {
             Ok((join(&lines[lines.len().saturating_sub(n)..]), 0))
         }
         "wc" if args.len() == 1 && args[0] == "-l" => Ok((format!("{}\n", lines.len()), 0)),
-        other => Err(format!(
-            "bash: pipes are not supported here except into grep, head, tail and wc -l (got \"{other}\")"
-        )),
+        "wc" => Err("wc: only wc -l is simulated".to_string()),
+        other => Err(format!("bash: {other}: command not found")),
     }
+}
+
+/// `cat [FILE]...`: files from the [`FileSource`], or stdin (`-` or no file).
+fn cat(args: &[String], stdin: Option<&str>, files: &dyn FileSource) -> CommandOutput {
+    let mut out = CommandOutput::new();
+    let names: Vec<&str> = if args.is_empty() {
+        vec!["-"]
+    } else {
+        args.iter().map(String::as_str).collect()
+    };
+    for name in names {
+        if name == "-" {
+            match stdin {
+                Some(text) => out.stdout.push_str(text),
+                None => {
+                    out.fail("cat: reading the terminal is not simulated; give a file or pipe text into cat");
+                }
+            }
+            continue;
+        }
+        match files.read(name) {
+            Ok(text) => out.stdout.push_str(&text),
+            Err(_) => out.fail(format!("cat: {name}: No such file or directory")),
+        }
+    }
+    out
 }
 
 /// bash's `echo`: `-n` (no newline), `-e` (backslash escapes), `-E`.
@@ -1659,11 +1749,45 @@ mod tests {
             "2\n"
         );
         assert_eq!(text(&mut s, "echo -e 'a\\nb\\nc' | tail -1"), "c\n");
-        assert!(text(&mut s, "echo a | sort").contains("pipes are not supported"));
+        assert_eq!(
+            text(&mut s, "echo a | sort"),
+            "bash: sort: command not found\n"
+        );
+        // Any command reads a pipe: kubectl apply -f - gets the YAML.
+        let yaml = "apiVersion: v1\\nkind: Namespace\\nmetadata:\\n  name: piped";
+        assert_eq!(
+            text(&mut s, &format!("echo -e '{yaml}' | kubectl apply -f -")),
+            "namespace/piped created\n"
+        );
+        assert_eq!(
+            text(
+                &mut s,
+                "kubectl get ns piped -o yaml | kubectl delete -f - | cat"
+            ),
+            "namespace \"piped\" deleted\n"
+        );
+        assert_eq!(text(&mut s, "grep -c a <<< 'a b'"), "1\n");
         assert!(text(&mut s, "echo a > out.txt").contains("writing files is not supported"));
         // The command does not run when its redirection cannot be made.
         assert!(!text(&mut s, "X=1 kubectl create namespace n1 > f").contains("created"));
         assert!(text(&mut s, "kubectl get namespace n1").contains("NotFound"));
+    }
+
+    #[test]
+    fn here_documents_feed_the_command_that_names_them() {
+        let mut s = session();
+        let body = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: here\n";
+        let out = run_line(
+            &mut s,
+            "cat <<EOF | kubectl apply -f -",
+            Some(body),
+            &crate::NoFiles,
+        );
+        assert_eq!(out.combined(), "namespace/here created\n");
+        let out = run_line(&mut s, "cat <<'EOF'", Some("a $X\n"), &crate::NoFiles);
+        assert_eq!(out.combined(), "a $X\n");
+        // In the terminal there are no following lines to read.
+        assert!(text(&mut s, "cat <<EOF").contains("work in scripts"));
     }
 
     #[test]

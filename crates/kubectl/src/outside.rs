@@ -226,6 +226,36 @@ pub enum FetchResult {
     Failed { curl_code: i32, message: String },
 }
 
+impl FetchResult {
+    /// curl's `(6) Could not resolve host: HOST`.
+    pub fn could_not_resolve(host: &str) -> FetchResult {
+        FetchResult::Failed {
+            curl_code: 6,
+            message: format!("Could not resolve host: {host}"),
+        }
+    }
+
+    /// curl's `(7)` for a refused connection, after `after_ms` milliseconds.
+    pub fn refused(host: &str, port: u16, after_ms: u64) -> FetchResult {
+        FetchResult::Failed {
+            curl_code: 7,
+            message: format!(
+                "Failed to connect to {host} port {port} after {after_ms} ms: Couldn't connect to server"
+            ),
+        }
+    }
+
+    /// curl's `(28)` for a connection nothing answered within `after_ms`.
+    pub fn timed_out(host: &str, port: u16, after_ms: u64) -> FetchResult {
+        FetchResult::Failed {
+            curl_code: 28,
+            message: format!(
+                "Failed to connect to {host} port {port} after {after_ms} ms: Timeout was reached"
+            ),
+        }
+    }
+}
+
 /// A request from the laptop that leaves it: to a node, a load balancer, an
 /// Ingress, or through the apiserver's proxy to a pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -244,7 +274,7 @@ pub enum OutsideRequest {
 }
 
 /// One GET from the laptop (curl and wget).
-pub fn fetch(session: &Session, url: &Url) -> FetchResult {
+pub fn fetch(session: &mut Session, url: &Url) -> FetchResult {
     let local = matches!(
         url.host.as_str(),
         "localhost" | "127.0.0.1" | "0.0.0.0" | "[::1]"
@@ -253,13 +283,7 @@ pub fn fetch(session: &Session, url: &Url) -> FetchResult {
         return outside_request(session, &OutsideRequest::Direct { url: url.clone() });
     }
     if !session.shell.proxy_on(url.port) {
-        return FetchResult::Failed {
-            curl_code: 7,
-            message: format!(
-                "Failed to connect to {} port {} after 0 ms: Couldn't connect to server",
-                url.host, url.port
-            ),
-        };
+        return FetchResult::refused(&url.host, url.port, 0);
     }
     through_proxy(session, &url.path)
 }
@@ -268,23 +292,18 @@ pub fn fetch(session: &Session, url: &Url) -> FetchResult {
 ///
 /// Not connected yet: every address fails to connect, as if nothing listened,
 /// and the pod proxy gets the apiserver's 503 for a pod that does not answer.
+/// Wiring it: a direct request is the data plane's request from outside the
+/// cluster; its failures map to [`FetchResult::could_not_resolve`],
+/// [`FetchResult::refused`] and [`FetchResult::timed_out`]; an answer is a
+/// [`FetchResult::Response`] with its status and body.
 // wired to the data plane in the merge
-pub fn outside_request(_session: &Session, request: &OutsideRequest) -> FetchResult {
+pub fn outside_request(_session: &mut Session, request: &OutsideRequest) -> FetchResult {
     match request {
         OutsideRequest::Direct { url } => {
             if url.host.parse::<std::net::Ipv4Addr>().is_err() {
-                return FetchResult::Failed {
-                    curl_code: 6,
-                    message: format!("Could not resolve host: {}", url.host),
-                };
+                return FetchResult::could_not_resolve(&url.host);
             }
-            FetchResult::Failed {
-                curl_code: 7,
-                message: format!(
-                    "Failed to connect to {} port {} after 0 ms: Couldn't connect to server",
-                    url.host, url.port
-                ),
-            }
+            FetchResult::refused(&url.host, url.port, 0)
         }
         OutsideRequest::PodProxy { pod_ip, port, .. } => FetchResult::Response {
             status: 503,
@@ -303,7 +322,7 @@ pub fn outside_request(_session: &Session, request: &OutsideRequest) -> FetchRes
 /// A GET the apiserver answers through `kubectl proxy`, as the administrator the
 /// kubeconfig names. With the apiserver down the proxy answers 502 with no body
 /// (its error goes to the proxy's own terminal).
-fn through_proxy(session: &Session, path_and_query: &str) -> FetchResult {
+fn through_proxy(session: &mut Session, path_and_query: &str) -> FetchResult {
     if session.cluster.connect().is_err() {
         return FetchResult::Response {
             status: 502,
@@ -512,10 +531,26 @@ fn not_found_page() -> FetchResult {
     }
 }
 
+/// The reason phrase of an HTTP status line.
+fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "",
+    }
+}
+
 const CURL_TRY: &str = "curl: try 'curl --help' or 'curl --manual' for more information";
 
 /// `curl [OPTIONS] URL...`.
-pub(crate) fn curl(session: &Session, args: &[String]) -> CommandOutput {
+pub(crate) fn curl(session: &mut Session, args: &[String]) -> CommandOutput {
     let (mut silent, mut show_error, mut fail) = (false, false, false);
     let mut urls = Vec::new();
     let mut it = args.iter();
@@ -615,7 +650,7 @@ pub(crate) fn curl(session: &Session, args: &[String]) -> CommandOutput {
 }
 
 /// `wget -qO- URL` (and `-O -`, `-q -O -`).
-pub(crate) fn wget(session: &Session, args: &[String]) -> CommandOutput {
+pub(crate) fn wget(session: &mut Session, args: &[String]) -> CommandOutput {
     let mut quiet = false;
     let mut to_stdout = false;
     let mut urls = Vec::new();
@@ -665,26 +700,39 @@ pub(crate) fn wget(session: &Session, args: &[String]) -> CommandOutput {
     }
     let mut out = CommandOutput::new();
     for u in &urls {
-        let result = match Url::parse(u) {
-            Ok(url) => fetch(session, &url),
-            Err((_, message)) => FetchResult::Failed {
-                curl_code: 3,
-                message,
-            },
+        let (host, result) = match Url::parse(u) {
+            Ok(url) => (url.host.clone(), fetch(session, &url)),
+            Err((_, message)) => (
+                String::new(),
+                FetchResult::Failed {
+                    curl_code: 3,
+                    message,
+                },
+            ),
         };
         match result {
             FetchResult::Response { status, body } if status < 400 => out.stdout.push_str(&body),
             FetchResult::Response { status, .. } => {
                 if !quiet {
-                    out.err_line(format!("wget: server returned error: HTTP/1.1 {status}"));
+                    out.err_line(format!(
+                        "wget: server returned error: HTTP/1.1 {status} {}",
+                        reason_phrase(status)
+                    ));
                 }
                 out.code = 8;
             }
-            FetchResult::Failed { message, .. } => {
+            FetchResult::Failed { curl_code, message } => {
                 if !quiet {
-                    out.err_line(format!("wget: {message}"));
+                    out.err_line(match curl_code {
+                        6 => format!("wget: bad address '{host}'"),
+                        7 => format!(
+                            "wget: can't connect to remote host ({host}): Connection refused"
+                        ),
+                        28 => "wget: download timed out".to_string(),
+                        _ => format!("wget: {message}"),
+                    });
                 }
-                out.code = 4;
+                out.code = if curl_code == 3 { 1 } else { 4 };
             }
         }
     }

@@ -28,6 +28,7 @@ const SUPPORTED: &[&str] = &[
     "scale",
     "set",
     "taint",
+    "top",
     "uncordon",
     "version",
     "wait",
@@ -340,6 +341,8 @@ pub enum Command {
     Events(Vec<String>),
     /// `kubectl wait ...` (wait.rs).
     Wait(Vec<String>),
+    /// `kubectl top node|pod ...` (top.rs).
+    Top(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -373,6 +376,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("config") => return Ok(Command::Config(args.to_vec())),
         Some("events") => return Ok(Command::Events(args.to_vec())),
         Some("wait") => return Ok(Command::Wait(args.to_vec())),
+        Some("top") => return Ok(Command::Top(args.to_vec())),
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),
@@ -641,6 +645,8 @@ mod tests {
 
     #[test]
     fn real_commands_not_simulated_yet_say_so() {
-        assert!(err("top pods").contains("not available in this simulated cluster"));
+        assert!(
+            err("port-forward svc/web 8080:80").contains("not available in this simulated cluster")
+        );
     }
 }

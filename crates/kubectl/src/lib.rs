@@ -45,6 +45,7 @@ pub mod shell;
 pub mod table;
 mod tabwriter;
 mod taint;
+mod top;
 mod version;
 mod wait;
 pub mod yaml;
@@ -277,6 +278,7 @@ impl Session {
             cli::Command::ClusterInfo(a) => cluster_info::run(&self.cluster, &ctx, &a),
             cli::Command::Events(a) => events::run(&self.cluster, &ctx, &a),
             cli::Command::Wait(a) => wait::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Top(a) => top::run(&self.cluster, &ctx, &a),
             cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),

@@ -2,9 +2,9 @@
 //!
 //! A script is one command a line, run by the small bash of [`crate::shell`]:
 //! `kubectl ...` lines go to kubectl, `sim ...` lines drive the simulation (`sim
-//! advance 90s`, `sim node kill zone-b`, `sim node restart zone-b`, `sim stop
-//! scheduler`, `sim start scheduler`, `sim etcd stop etcd-1`, `sim etcd snapshot
-//! save NAME`, …), and lines copied from tutorials work as written: shell variables
+//! advance 90s`, `sim node kill zone-b`, `sim node restart zone-b`, `sim addon
+//! enable metrics-server`, `sim stop scheduler`, `sim start scheduler`, `sim etcd
+//! stop etcd-1`, `sim etcd snapshot save NAME`, …), and lines copied from tutorials work as written: shell variables
 //! (`export POD_NAME="$(kubectl get pods -o name)"`, `echo "Pod: $POD_NAME"`),
 //! quoting, `$(...)`, `cmd1 && cmd2`, `curl`, `wget`, `kubectl proxy`, `minikube ip`
 //! (see [`crate::shell`] and [`crate::outside`] for what is simulated). Expansion
@@ -14,10 +14,11 @@
 //! `#` comments and blank lines are skipped. `sim config etcd-members 3`, first in
 //! a script, gives etcd three members.
 //!
-//! A line may end in a heredoc (`kubectl apply -f - <<EOF`, any delimiter word,
-//! also quoted) whose body, up to the line holding only the delimiter, is the
-//! stdin of the line's last command. Simplified: the body is taken as written
-//! (as bash does for a quoted delimiter, `<<'EOF'`), never expanded.
+//! A line may hold a heredoc (`kubectl apply -f - <<EOF`, `cat <<EOF | kubectl
+//! apply -f -`, any delimiter word, also quoted) whose body, up to the line holding
+//! only the delimiter, is the stdin of the command that names it. Simplified: the
+//! body is taken as written (as bash does for a quoted delimiter, `<<'EOF'`), never
+//! expanded.
 //!
 //! Running a script prints a transcript: each command after `$ ` (a heredoc with
 //! its body and terminator line, as a terminal shows them), then the command's
@@ -93,6 +94,9 @@ pub enum Action {
     EtcdSnapshotRestore(String),
     /// `sim proxy-mode endpoints|endpointslices`: what every kube-proxy watches.
     ProxyMode(warehouse_sim::ProxyMode),
+    /// `sim addon enable|disable metrics-server`: installs or removes the add-on
+    /// `kubectl top` needs.
+    Addon { name: String, enable: bool },
     /// `sim stats`: what each watcher (kube-proxy, CoreDNS) has received.
     Stats,
     /// `sim stats reset`: zero the watchers' counters.
@@ -287,7 +291,7 @@ fn split_heredoc(line: &str) -> Option<HeredocMarker> {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset]";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addon enable|disable metrics-server";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -403,6 +407,22 @@ pub(crate) fn parse_sim(rest: &str) -> Action {
         },
         ["proxy-mode", ..] => Action::Invalid(
             "error: sim proxy-mode takes endpoints or endpointslices, e.g. sim proxy-mode endpoints"
+                .into(),
+        ),
+        ["addon", verb @ ("enable" | "disable"), name] => {
+            if *name == "metrics-server" {
+                Action::Addon {
+                    name: name.to_string(),
+                    enable: *verb == "enable",
+                }
+            } else {
+                Action::Invalid(format!(
+                    "error: sim addon: unknown add-on \"{name}\" (the simulation has metrics-server)"
+                ))
+            }
+        }
+        ["addon", ..] => Action::Invalid(
+            "error: sim addon takes enable or disable and an add-on: sim addon enable metrics-server"
                 .into(),
         ),
         ["stats"] => Action::Stats,
@@ -547,6 +567,23 @@ pub(crate) fn execute_action(
             let mut out = CommandOutput::new();
             out.out_line(session.cluster.set_proxy_mode(*mode));
             out
+        }
+        Action::Addon { enable, .. } => {
+            let result = if *enable {
+                session.cluster.enable_metrics_server()
+            } else {
+                session.cluster.disable_metrics_server()
+            };
+            match result {
+                Ok(text) => {
+                    let mut out = CommandOutput::new();
+                    for line in text.lines() {
+                        out.out_line(line);
+                    }
+                    out
+                }
+                Err(e) => CommandOutput::error(crate::errors::render(&e, None)),
+            }
         }
         Action::Stats => {
             let mut out = CommandOutput::new();

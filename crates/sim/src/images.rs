@@ -355,6 +355,15 @@ pub const CATALOGUE: &[ImageInfo] = &[
         ..DISTROLESS
     },
     ImageInfo {
+        repository: "registry.k8s.io/metrics-server/metrics-server",
+        size: 19_500_000,
+        stop_ms: 200,
+        entrypoint: &["/metrics-server"],
+        programs: &["/metrics-server"],
+        tags: &["v0.*"],
+        ..DISTROLESS
+    },
+    ImageInfo {
         repository: "registry.k8s.io/kube-apiserver",
         size: 28_900_000,
         stop_ms: 1000,

@@ -23,6 +23,7 @@ pub mod kubelet_containers;
 pub mod kubelet_images;
 pub mod kubelet_probes;
 pub mod manifest;
+pub mod metrics;
 pub mod names;
 pub mod object;
 pub mod podstatus;

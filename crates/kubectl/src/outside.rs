@@ -14,11 +14,12 @@
 //!   works while the apiserver is down. Other `minikube` commands say that only
 //!   `minikube ip` is simulated.
 //! - `curl URL` and `wget -qO- URL` go through [`fetch`]: `localhost:PORT` (or
-//!   127.0.0.1) with a proxy on PORT is served here, from the apiserver (`/version`,
-//!   `/healthz`, `/livez`, `/readyz`, objects and lists under `/api/v1` and
-//!   `/apis/GROUP/VERSION`), pretty-printed as the apiserver does for curl and wget
-//!   (two-space indent; object keys are sorted as `kubectl get -o json` sorts
-//!   them, not in Go's field order). The pod proxy subresource
+//!   127.0.0.1) with a proxy on PORT is served here, from the apiserver:
+//!   `/version`, `/api`, `/healthz`, `/livez`, `/readyz`, and objects and lists
+//!   under `/api/v1` and `/apis/GROUP/VERSION` (not the discovery documents
+//!   `/api/v1` and `/apis`), pretty-printed as the apiserver does for curl and
+//!   wget (two-space indent; object keys are sorted as `kubectl get -o json`
+//!   sorts them, not in Go's field order). The pod proxy subresource
 //!   (`/api/v1/namespaces/NS/pods/NAME:PORT/proxy/PATH`) and every other address
 //!   (node IPs with NodePorts, LoadBalancer IPs, Ingress hosts) go to
 //!   [`outside_request`], the one door to the simulated data plane.
@@ -33,16 +34,25 @@ use warehouse_sim::{Kind, KUBERNETES_VERSION};
 /// The port `kubectl proxy` serves on unless told otherwise.
 pub const DEFAULT_PROXY_PORT: u16 = 8001;
 
-/// Whether kubectl's arguments are `proxy ...`.
+/// Whether kubectl's arguments are `proxy ...` (global `-n NS` may come first).
 pub(crate) fn is_proxy(args: &[String]) -> bool {
-    args.first().is_some_and(|a| a == "proxy")
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        match a.as_str() {
+            "-n" | "--namespace" => i += 2,
+            s if s.starts_with('-') => i += 1,
+            s => return s == "proxy",
+        }
+    }
+    false
 }
 
 /// `kubectl proxy`.
 pub(crate) fn kubectl_proxy(session: &mut Session, args: &[String]) -> CommandOutput {
     let mut port = DEFAULT_PROXY_PORT;
     let mut address = "127.0.0.1".to_string();
-    let mut it = args.iter().skip(1);
+    let start = args.iter().position(|a| a == "proxy").map_or(0, |p| p + 1);
+    let mut it = args.iter().skip(start);
     while let Some(a) = it.next() {
         let (flag, inline) = match a.split_once('=') {
             Some((f, v)) if f.starts_with('-') => (f, Some(v.to_string())),
@@ -334,6 +344,9 @@ fn through_proxy(session: &mut Session, path_and_query: &str) -> FetchResult {
     if trimmed == "/version" {
         return ok(version_json());
     }
+    if trimmed == "/api" {
+        return ok(api_versions_json(session));
+    }
     if let Some(r) = session.cluster.get_raw(path_and_query) {
         return FetchResult::Response {
             status: r.code,
@@ -478,6 +491,35 @@ pub(crate) fn version_json() -> String {
   \"platform\": \"linux/amd64\"
 }}
 "
+    )
+}
+
+/// `GET /api`: the core group's versions and the apiserver's advertised address
+/// (the control-plane node's InternalIP, port 6443, as kubeadm sets it up).
+fn api_versions_json(session: &Session) -> String {
+    let address = session
+        .cluster
+        .list(Kind::Node, None)
+        .iter()
+        .filter_map(|o| o.as_node())
+        .filter(|n| {
+            n.metadata
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.contains_key("node-role.kubernetes.io/control-plane"))
+        })
+        .find_map(|n| {
+            n.status
+                .as_ref()?
+                .addresses
+                .as_ref()?
+                .iter()
+                .find(|a| a.type_ == "InternalIP")
+                .map(|a| a.address.clone())
+        })
+        .unwrap_or_else(|| "127.0.0.1".to_string());
+    format!(
+        "{{\n  \"kind\": \"APIVersions\",\n  \"versions\": [\n    \"v1\"\n  ],\n  \"serverAddressByClientCIDRs\": [\n    {{\n      \"clientCIDR\": \"0.0.0.0/0\",\n      \"serverAddress\": \"{address}:6443\"\n    }}\n  ]\n}}\n"
     )
 }
 
@@ -759,6 +801,63 @@ mod tests {
         assert_eq!(Url::parse("http://:80/").unwrap_err().0, 3);
         assert_eq!(Url::parse("http://a:99999/").unwrap_err().0, 3);
         assert_eq!(Url::parse("ftp://a/").unwrap_err().0, 1);
+    }
+
+    fn session() -> Session {
+        Session::new(warehouse_sim::Cluster::new(
+            1,
+            warehouse_sim::Topology::default(),
+        ))
+    }
+
+    fn words(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn minikube_ip_is_the_first_workers_internal_ip() {
+        let s = session();
+        let ip = minikube_ip(&s).unwrap();
+        let zone_a = s.cluster.get(Kind::Node, "", "zone-a").unwrap();
+        let addresses = zone_a
+            .as_node()
+            .unwrap()
+            .status
+            .clone()
+            .unwrap()
+            .addresses
+            .unwrap();
+        assert_eq!(ip, addresses[0].address);
+    }
+
+    #[test]
+    fn kubectl_proxy_flags_and_ports() {
+        let mut s = session();
+        assert!(is_proxy(&words("-n default proxy --port 8002")));
+        assert!(!is_proxy(&words("get pods proxy")));
+        let out = kubectl_proxy(&mut s, &words("-n default proxy --port 8002"));
+        assert_eq!(out.stdout, "Starting to serve on 127.0.0.1:8002\n");
+        assert!(s.shell.proxy_on(8002));
+        let out = kubectl_proxy(&mut s, &words("proxy -p=8002"));
+        assert!(out.stderr.contains("address already in use"), "{out:?}");
+        let out = kubectl_proxy(&mut s, &words("proxy --port nope"));
+        assert!(out.stderr.contains("invalid argument \"nope\""), "{out:?}");
+        let out = kubectl_proxy(&mut s, &words("proxy --frob"));
+        assert!(
+            out.stderr.starts_with("error: unknown flag: --frob"),
+            "{out:?}"
+        );
+        let url = Url::parse("localhost:8002/api").unwrap();
+        match fetch(&mut s, &url) {
+            FetchResult::Response { status, body } => {
+                assert_eq!(status, 200);
+                assert!(
+                    body.contains("\"serverAddress\": \"172.18.0.2:6443\""),
+                    "{body}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

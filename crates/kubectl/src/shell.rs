@@ -1,15 +1,16 @@
 //! A small bash around kubectl: what the terminal and scripts run, so that lines
 //! copied from tutorials work as written.
 //!
-//! One line is parsed into command lists (`a && b || c; d`), simple commands,
-//! words and redirections, then executed against the [`Session`]. Expansion happens
-//! at execution time, as bash does it:
+//! One line is parsed into command lists (`a && b || c; d`), pipelines, simple
+//! commands, words and redirections, then executed against the [`Session`].
+//! Expansion happens at execution time, as bash does it:
 //!
 //! - `NAME=value` and `export NAME=value` set shell variables, kept in the session
-//!   ([`ShellState`]) so the terminal remembers them between lines; `unset NAME`,
+//!   ([`ShellState`]) so the terminal remembers them between lines; `unset NAME`;
 //!   `export` (or `export -p`) lists the exported ones as `declare -x NAME="value"`.
-//! - `$NAME`, `${NAME}`, `${#NAME}`, `${NAME:-word}`, `${NAME-word}`, `$?`, `$0`,
-//!   `$1`..`$9` (empty), `$#` (0); anything else in braces is a `bad substitution`.
+//! - `$NAME`, `${NAME}`, `${#NAME}`, `${NAME:-word}`, `${NAME-word}`, `${NAME#pattern}`,
+//!   `##`, `%`, `%%` (`*` and `?` wildcards), `$?`, `$0`, `$1`..`$9` (empty), `$#`
+//!   (0); anything else in braces is a `bad substitution`.
 //! - `$(...)` and backquotes run a command list; its stdout, with trailing newlines
 //!   removed, is the value; its stderr goes to the terminal. As in a subshell,
 //!   variables it sets do not survive it.
@@ -20,21 +21,26 @@
 //!   for declaration commands).
 //! - Commands: `kubectl` (its words go to [`Session::run_args`] as they are, never
 //!   split again), `sim`, `echo` (`-n`, `-e`, `-E`), `export`, `unset`, `true`,
-//!   `false`, `:`, `sleep DURATION` (simulated time passes), and the learner's
-//!   laptop tools in [`crate::outside`]: `kubectl proxy`, `minikube ip`, `curl`,
-//!   `wget`. Any other program is `bash: NAME: command not found` (status 127).
-//! - `>/dev/null`, `2>/dev/null`, `&>/dev/null`, `2>&1` and `>&2` redirect or drop
-//!   a command's streams. Pipes into `grep PATTERN` (`-i`, `-v`, `-c`; the pattern
-//!   is a fixed string), `head`/`tail` (`-n N`, `-N`) and `wc -l` work; other pipes
-//!   say they are not supported.
+//!   `false`, `:`, `cat` (files from the [`FileSource`], or stdin), `sleep
+//!   DURATION` (simulated time passes), the pipe readers `grep PATTERN` (`-i`,
+//!   `-v`, `-c`; the pattern is a fixed string), `head`/`tail` (`-n N`, `-N`) and
+//!   `wc -l`, and the learner's laptop tools in [`crate::outside`]: `kubectl
+//!   proxy`, `minikube ip`, `curl`, `wget`. Any other program is `bash: NAME:
+//!   command not found` (status 127).
+//! - `a | b`: b reads a's stdout (`kubectl get pods | grep Running`, `cat <<EOF |
+//!   kubectl apply -f -`); the status is the last command's.
+//! - `<<WORD` gives the command the script's here-document body (the lines after
+//!   the line); `<<< word` gives it the word and a newline. `>/dev/null`,
+//!   `2>/dev/null`, `&>/dev/null`, `2>&1` and `>&2` redirect or drop a command's
+//!   streams; other files cannot be written or read, and the command does not run.
 //!
 //! Simplified, and said so where it shows: every line stands alone (an unterminated
-//! quote is an error, not a continuation prompt); no globbing, tilde expansion,
-//! arithmetic `$((...))`, subshells, functions or control flow; a trailing `&`
-//! runs the command at once (nothing here runs in the background); assignments
-//! before a command (`X=1 cmd`) are dropped; `$$` is 1 and `$!` is empty. Syntax
-//! errors use interactive bash's texts (`bash: syntax error near unexpected token
-//! `&&'`) with status 2.
+//! quote is an error, not a continuation prompt); no globbing, brace or tilde
+//! expansion, arithmetic `$((...))`, subshells, functions or control flow; a
+//! trailing `&` runs the command at once (nothing here runs in the background);
+//! assignments before a command (`X=1 cmd`) are dropped; `$$` is 1 and `$!` is
+//! empty. Syntax errors use interactive bash's texts (`bash: syntax error near
+//! unexpected token `&&'`) with status 2.
 
 use crate::{CommandOutput, FileSource, Session};
 use std::collections::{BTreeMap, BTreeSet};
@@ -367,10 +373,37 @@ impl Parser {
                     pending = Op::Seq;
                 }
                 (Some(')'), _) if in_subst => pending = Op::Seq,
-                (Some(c @ ('(' | ')')), _) => return Err(Syntax::Token(c.to_string())),
+                (Some('('), _) => return Err(self.paren_error(&list)),
+                (Some(')'), _) => return Err(Syntax::Token(")".to_string())),
                 (None, _) => pending = Op::Seq,
                 (Some(c), _) => return Err(Syntax::Token(c.to_string())),
             }
+        }
+    }
+
+    /// A `(` after a command. After a single word bash reads a function
+    /// definition, `name ( )`, and names the token that breaks it.
+    fn paren_error(&mut self, list: &List) -> Syntax {
+        let one_word = list.pipelines.last().is_some_and(|(_, cmds)| {
+            matches!(cmds.as_slice(), [c] if c.words.len() == 1 && c.assigns.is_empty() && c.redirects.is_empty())
+        });
+        if !one_word {
+            return Syntax::Token("(".into());
+        }
+        self.pos += 1;
+        self.skip_blanks();
+        match self.peek() {
+            None => Syntax::Token("newline".into()),
+            Some(')') => {
+                Syntax::Unsupported("functions are not supported in this simulated shell".into())
+            }
+            Some(c) if is_meta(c) => {
+                Syntax::Token(self.operator_token().unwrap_or_else(|| c.to_string()))
+            }
+            Some(_) => match self.word() {
+                Ok(w) => Syntax::Token(w.plain().unwrap_or_default()),
+                Err(e) => e,
+            },
         }
     }
 
@@ -1701,6 +1734,31 @@ mod tests {
             (
                 "echo >",
                 "bash: syntax error near unexpected token `newline'\n",
+            ),
+            (
+                "echo (",
+                "bash: syntax error near unexpected token `newline'\n",
+            ),
+            ("echo (b)", "bash: syntax error near unexpected token `b'\n"),
+            (
+                "echo a (b)",
+                "bash: syntax error near unexpected token `('\n",
+            ),
+            ("| ls", "bash: syntax error near unexpected token `|'\n"),
+            ("ls ; ;", "bash: syntax error near unexpected token `;'\n"),
+            (";", "bash: syntax error near unexpected token `;'\n"),
+            ("&", "bash: syntax error near unexpected token `&'\n"),
+            (
+                "echo a &&& b",
+                "bash: syntax error near unexpected token `&'\n",
+            ),
+            (
+                "echo 2>",
+                "bash: syntax error near unexpected token `newline'\n",
+            ),
+            (
+                "echo a || || b",
+                "bash: syntax error near unexpected token `||'\n",
             ),
         ] {
             let out = sh(&mut s, line);

@@ -23,8 +23,9 @@
 //!   split again), `sim`, `echo` (`-n`, `-e`, `-E`), `export`, `unset`, `true`,
 //!   `false`, `:`, `cat` (files from the [`FileSource`], or stdin), `sleep
 //!   DURATION` (simulated time passes), the pipe readers `grep PATTERN` (`-i`,
-//!   `-v`, `-c`; the pattern is a fixed string), `head`/`tail` (`-n N`, `-N`) and
-//!   `wc -l`, and the learner's laptop tools in [`crate::outside`]: `kubectl
+//!   `-v`, `-c`; the pattern is a fixed string), `head`/`tail` (`-n N`, `-N`,
+//!   `tail -n +N`), `wc -l`, `sort` (`-r`, `-n`, `-u`), `uniq` (`-c`) and `awk
+//!   '{print $N, ...}'` (optionally `NR>1`), and the learner's laptop tools in [`crate::outside`]: `kubectl
 //!   proxy`, `minikube ip`, `curl`, `wget`. Any other program is `bash: NAME:
 //!   command not found` (status 127).
 //! - `a | b`: b reads a's stdout (`kubectl get pods | grep Running`, `cat <<EOF |
@@ -1043,7 +1044,7 @@ impl Exec<'_> {
             "minikube" => crate::outside::minikube(session, args),
             "curl" => crate::outside::curl(session, args),
             "wget" => crate::outside::wget(session, args),
-            "grep" | "head" | "tail" | "wc" => {
+            "grep" | "head" | "tail" | "wc" | "sort" | "uniq" | "awk" => {
                 let Some(text) = stdin else {
                     return status_error(
                         format!("bash: {program}: only text piped into it is simulated (kubectl get pods | {program} ...)"),
@@ -1299,7 +1300,9 @@ fn apply_redirects(
     Ok(())
 }
 
-/// A pipe's reader: `grep`, `head`, `tail` or `wc -l` over the text.
+/// A pipe's reader over the text: `grep`, `head`, `tail` (also `-n +N`), `wc -l`,
+/// `sort` (`-r`, `-n`, `-u`), `uniq` (`-c`), and `awk '{print $N, ...}'`
+/// (optionally `NR>1`).
 fn filter(words: &[String], text: &str) -> Result<(String, i32), String> {
     let Some((program, args)) = words.split_first() else {
         return Ok((text.to_string(), 0));
@@ -1395,9 +1398,130 @@ fn filter(words: &[String], text: &str) -> Result<(String, i32), String> {
             let n = count(args)?;
             Ok((join(&lines[..n.min(lines.len())]), 0))
         }
+        // `tail -n +N`: from line N on (skips a header with +2).
+        "tail"
+            if args
+                .iter()
+                .any(|a| a.starts_with('+') || a.starts_with("-n+")) =>
+        {
+            let from = args
+                .iter()
+                .find_map(|a| a.trim_start_matches("-n").strip_prefix('+'))
+                .and_then(|v| v.parse::<usize>().ok())
+                .ok_or_else(|| "tail: invalid number of lines".to_string())?;
+            Ok((join(&lines[from.saturating_sub(1).min(lines.len())..]), 0))
+        }
         "tail" => {
             let n = count(args)?;
             Ok((join(&lines[lines.len().saturating_sub(n)..]), 0))
+        }
+        "sort" => {
+            let (mut reverse, mut numeric, mut unique) = (false, false, false);
+            for a in args {
+                match a.strip_prefix('-') {
+                    Some(flags) if !flags.is_empty() => {
+                        for c in flags.chars() {
+                            match c {
+                                'r' => reverse = true,
+                                'n' => numeric = true,
+                                'u' => unique = true,
+                                other => return Err(format!("sort: invalid option -- '{other}'")),
+                            }
+                        }
+                    }
+                    _ => {
+                        return Err(
+                            "bash: sort: files are not supported in this simulated shell".into(),
+                        )
+                    }
+                }
+            }
+            let mut sorted = lines.clone();
+            if numeric {
+                let key = |l: &str| -> f64 {
+                    let t = l.trim_start();
+                    let end = t
+                        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+                        .unwrap_or(t.len());
+                    t[..end].parse::<f64>().unwrap_or(0.0)
+                };
+                sorted.sort_by(|a, b| key(a).total_cmp(&key(b)).then_with(|| a.cmp(b)));
+            } else {
+                sorted.sort();
+            }
+            if unique {
+                sorted.dedup();
+            }
+            if reverse {
+                sorted.reverse();
+            }
+            Ok((join(&sorted), 0))
+        }
+        "uniq" => {
+            let counts = match args
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice()
+            {
+                [] => false,
+                ["-c"] => true,
+                _ => return Err("uniq: only uniq and uniq -c are simulated".into()),
+            };
+            let mut groups: Vec<(usize, &str)> = Vec::new();
+            for l in &lines {
+                match groups.last_mut() {
+                    Some((n, prev)) if prev == l => *n += 1,
+                    _ => groups.push((1, l)),
+                }
+            }
+            let text: String = groups
+                .iter()
+                .map(|(n, l)| {
+                    if counts {
+                        format!("{n:>7} {l}\n")
+                    } else {
+                        format!("{l}\n")
+                    }
+                })
+                .collect();
+            Ok((text, 0))
+        }
+        // `awk '{print $1}'` and `awk 'NR>1 {print $1, $3}'`: columns split at blanks.
+        "awk" => {
+            let unsupported = || "awk: only awk '{print $N, ...}' is simulated".to_string();
+            let [program] = args else {
+                return Err(unsupported());
+            };
+            let program = program.trim();
+            let (skip_header, body) = match program.strip_prefix("NR>1") {
+                Some(rest) => (true, rest.trim()),
+                None => (false, program),
+            };
+            let fields: Vec<usize> = body
+                .strip_prefix('{')
+                .and_then(|b| b.strip_suffix('}'))
+                .and_then(|b| b.trim().strip_prefix("print"))
+                .and_then(|b| {
+                    b.split(',')
+                        .map(|f| f.trim().strip_prefix('$').and_then(|n| n.parse().ok()))
+                        .collect::<Option<Vec<usize>>>()
+                })
+                .ok_or_else(unsupported)?;
+            let mut text = String::new();
+            for l in lines.iter().skip(usize::from(skip_header)) {
+                let cols: Vec<&str> = l.split_whitespace().collect();
+                let picked: Vec<&str> = fields
+                    .iter()
+                    .map(|&n| match n {
+                        0 => *l,
+                        n => cols.get(n - 1).copied().unwrap_or(""),
+                    })
+                    .collect();
+                text.push_str(&picked.join(" "));
+                text.push('\n');
+            }
+            Ok((text, 0))
         }
         "wc" if args.len() == 1 && args[0] == "-l" => Ok((format!("{}\n", lines.len()), 0)),
         "wc" => Err("wc: only wc -l is simulated".to_string()),
@@ -1808,8 +1932,24 @@ mod tests {
         );
         assert_eq!(text(&mut s, "echo -e 'a\\nb\\nc' | tail -1"), "c\n");
         assert_eq!(
-            text(&mut s, "echo a | sort"),
-            "bash: sort: command not found\n"
+            text(&mut s, "echo a | tr a b"),
+            "bash: tr: command not found\n"
+        );
+        assert_eq!(
+            text(&mut s, "echo -e 'b 2\\na 10\\nb 2' | sort -n -r | uniq -c"),
+            "      2 b 2\n      1 a 10\n"
+        );
+        assert_eq!(
+            text(
+                &mut s,
+                "echo -e 'NAME AGE\\nweb 1m\\ndb 2m' | awk 'NR>1 {print $2, $1}'"
+            ),
+            "1m web\n2m db\n"
+        );
+        assert_eq!(text(&mut s, "echo -e 'h\\na\\nb' | tail -n +2"), "a\nb\n");
+        assert_eq!(
+            text(&mut s, "echo -e '10\\n9\\n100' | sort -n"),
+            "9\n10\n100\n"
         );
         // Any command reads a pipe: kubectl apply -f - gets the YAML.
         let yaml = "apiVersion: v1\\nkind: Namespace\\nmetadata:\\n  name: piped";

@@ -49,6 +49,13 @@ fn piece() -> impl Strategy<Value = String> {
         Just("grep a".to_string()),
         Just("head -n 1".to_string()),
         Just("wc -l".to_string()),
+        Just("sort -rn".to_string()),
+        Just("uniq -c".to_string()),
+        Just("awk '{print $1}'".to_string()),
+        Just("awk 'NR>1 {print $2, $0}'".to_string()),
+        Just("tail -n +2".to_string()),
+        Just("cat <<EOF".to_string()),
+        Just("<<<".to_string()),
         "[a-z0-9.:/-]{1,6}".prop_map(|s| s),
         any::<char>().prop_map(|c| c.to_string()),
     ]

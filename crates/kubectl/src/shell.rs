@@ -1626,6 +1626,25 @@ fn unescape(s: &str) -> (String, bool) {
                 }
                 out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
             }
+            Some('x') => {
+                let mut v = 0u32;
+                let mut digits = 0;
+                while digits < 2 {
+                    match chars.peek().and_then(|d| d.to_digit(16)) {
+                        Some(d) => {
+                            v = v * 16 + d;
+                            chars.next();
+                            digits += 1;
+                        }
+                        None => break,
+                    }
+                }
+                if digits == 0 {
+                    out.push_str("\\x");
+                } else {
+                    out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
+                }
+            }
             Some(other) => {
                 out.push('\\');
                 out.push(other);
@@ -1822,6 +1841,7 @@ mod tests {
         assert_eq!(text(&mut s, "echo -e 'a\\tb\\c' more"), "a\tb");
         assert_eq!(text(&mut s, "echo 'a\\tb' -n"), "a\\tb -n\n");
         assert_eq!(text(&mut s, "echo -nx"), "-nx\n");
+        assert_eq!(text(&mut s, "echo -e '\\x41\\x' '\\0101'"), "A\\x A\n");
     }
 
     #[test]

@@ -422,7 +422,15 @@ fn through_proxy(session: &mut Session, path_and_query: &str) -> FetchResult {
                 .cluster
                 .list(kind, namespace)
                 .iter()
-                .map(|o| o.to_json())
+                .map(|o| {
+                    // A typed list's items carry no kind and apiVersion of their own.
+                    let mut v = o.to_json();
+                    if let Some(m) = v.as_object_mut() {
+                        m.remove("kind");
+                        m.remove("apiVersion");
+                    }
+                    v
+                })
                 .collect();
             let list = serde_json::json!({
                 "kind": format!("{}List", kind.as_str()),

@@ -18,6 +18,7 @@ const SUPPORTED: &[&str] = &[
     "describe",
     "drain",
     "events",
+    "exec",
     "expose",
     "get",
     "label",
@@ -343,6 +344,8 @@ pub enum Command {
     Wait(Vec<String>),
     /// `kubectl top node|pod ...` (top.rs).
     Top(Vec<String>),
+    /// `kubectl exec ...` (exec.rs).
+    Exec(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -377,6 +380,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("events") => return Ok(Command::Events(args.to_vec())),
         Some("wait") => return Ok(Command::Wait(args.to_vec())),
         Some("top") => return Ok(Command::Top(args.to_vec())),
+        Some("exec") => return Ok(Command::Exec(args.to_vec())),
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),

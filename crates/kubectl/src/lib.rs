@@ -25,6 +25,7 @@ mod describe;
 mod drain;
 mod errors;
 mod events;
+mod exec;
 mod expose;
 mod get;
 pub mod humanize;
@@ -279,6 +280,7 @@ impl Session {
             cli::Command::Events(a) => events::run(&self.cluster, &ctx, &a),
             cli::Command::Wait(a) => wait::run(&mut self.cluster, &ctx, &a),
             cli::Command::Top(a) => top::run(&self.cluster, &ctx, &a),
+            cli::Command::Exec(a) => exec::run(&self.cluster, &ctx, &a, false),
             cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),

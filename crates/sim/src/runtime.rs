@@ -59,8 +59,17 @@ pub fn start_error(p: &Process) -> Option<String> {
     let info = images::lookup(&p.image);
     let shell = info.is_none_or(|i| i.shell);
     let base = exe.rsplit('/').next().unwrap_or(exe);
-    let known = (shell && (is_shell(base) || shell::is_command(base)))
-        || info.is_none_or(|i| i.programs.iter().any(|q| q == exe || *q == base));
+    let repo = images::repository(&p.image);
+    // busybox-based images have `sh` (ash) but no bash.
+    let bash_missing = base == "bash"
+        && matches!(
+            repo,
+            "busybox" | "registry.k8s.io/busybox" | "alpine" | "curlimages/curl"
+        );
+    let known = (shell && !bash_missing && (is_shell(base) || shell::is_command(base)))
+        || info.is_none_or(|i| {
+            i.programs.iter().any(|q| q == exe || *q == base) || i.tools.contains(&base)
+        });
     (!known).then(|| {
         format!(
             "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: \"{exe}\": executable file not found in $PATH: unknown"

@@ -57,10 +57,12 @@ pub(crate) fn run(
             {
                 words.push(a.to_string())
             }
-            _ if a.starts_with('-') => return CommandOutput::error(format!(
+            _ if a.starts_with('-') => {
+                return CommandOutput::error(format!(
                 "error: unknown shorthand flag: '{}' in {a}\nSee 'kubectl exec --help' for usage.",
                 a.trim_start_matches('-').chars().next().unwrap_or('-')
-            )),
+            ))
+            }
             _ => words.push(a.to_string()),
         }
         i += 1;

@@ -20,8 +20,8 @@
 //!   Arguments of `export` that look like assignments are not split (bash's rule
 //!   for declaration commands).
 //! - Commands: `kubectl` (its words go to [`Session::run_args`] as they are, never
-//!   split again), `sim`, `echo` (`-n`, `-e`, `-E`), `export`, `unset`, `true`,
-//!   `false`, `:`, `cat` (files from the [`FileSource`], or stdin), `sleep
+//!   split again), `sim`, `echo` (`-n`, `-e`, `-E`), `export`, `unset`, `alias`
+//!   (`alias k=kubectl`), `unalias`, `true`, `false`, `:`, `cat` (files from the [`FileSource`], or stdin), `sleep
 //!   DURATION` (simulated time passes), the pipe readers `grep PATTERN` (`-i`,
 //!   `-v`, `-c`; the pattern is a fixed string), `head`/`tail` (`-n N`, `-N`,
 //!   `tail -n +N`), `wc -l`, `sort` (`-r`, `-n`, `-u`), `uniq` (`-c`) and `awk
@@ -55,6 +55,8 @@ pub struct ShellState {
     pub last_status: i32,
     /// Ports a `kubectl proxy` serves on (127.0.0.1).
     pub(crate) proxies: BTreeSet<u16>,
+    /// `alias k=kubectl`.
+    aliases: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -974,10 +976,22 @@ impl Exec<'_> {
                 }
             }
         }
-        let fields = match self.expand_all(session, &cmd.words, out) {
+        let mut fields = match self.expand_all(session, &cmd.words, out) {
             Ok(f) => f,
             Err(status) => return status,
         };
+        // An alias replaces a command name written plainly (`k get pods`).
+        if let Some(Part::Lit(first)) = cmd.words.first().and_then(|w| match w.0.as_slice() {
+            [p] => Some(p),
+            _ => None,
+        }) {
+            if let Some(value) = session.shell.aliases.get(first) {
+                let mut replaced: Vec<String> =
+                    shell_words::split(value).unwrap_or_else(|_| vec![value.clone()]);
+                replaced.extend(fields.drain(1..));
+                fields = replaced;
+            }
+        }
         let mut redirects = Vec::new();
         for r in &cmd.redirects {
             let target = match self.expand(session, &r.target, false, out) {
@@ -1066,6 +1080,8 @@ impl Exec<'_> {
             "echo" => echo(args),
             "export" => export(session, args),
             "unset" => unset(session, args),
+            "alias" => alias(session, args),
+            "unalias" => unalias(session, args),
             "true" | ":" => CommandOutput::new(),
             "false" => CommandOutput {
                 code: 1,
@@ -1742,6 +1758,58 @@ fn unset(session: &mut Session, args: &[String]) -> CommandOutput {
     out
 }
 
+/// bash's `alias`: `alias NAME=VALUE` defines, `alias [NAME]` prints `alias
+/// NAME='VALUE'`. Simplified: the value is split into words like a command line
+/// when used, and only the first word of a command is looked up.
+fn alias(session: &mut Session, args: &[String]) -> CommandOutput {
+    let mut out = CommandOutput::new();
+    let print = |out: &mut CommandOutput, name: &str, value: &str| {
+        out.out_line(format!("alias {name}='{}'", value.replace('\'', "'\\''")));
+    };
+    if args.is_empty() || args == ["-p"] {
+        for (name, value) in &session.shell.aliases {
+            print(&mut out, name, value);
+        }
+        return out;
+    }
+    for a in args {
+        match a.split_once('=') {
+            Some((name, value))
+                if !name.is_empty() && !name.contains(['/', '$', '`', '\'', '"']) =>
+            {
+                session
+                    .shell
+                    .aliases
+                    .insert(name.to_string(), value.to_string());
+            }
+            Some(_) => out.fail(format!("bash: alias: `{a}': invalid alias name")),
+            None => match session.shell.aliases.get(a.as_str()) {
+                Some(value) => print(&mut out, a, value),
+                None => out.fail(format!("bash: alias: {a}: not found")),
+            },
+        }
+    }
+    out
+}
+
+/// bash's `unalias NAME...` (`-a`: all).
+fn unalias(session: &mut Session, args: &[String]) -> CommandOutput {
+    let mut out = CommandOutput::new();
+    if args.is_empty() {
+        out.fail("unalias: usage: unalias [-a] name [name ...]");
+        out.code = 2;
+        return out;
+    }
+    for a in args {
+        if a == "-a" {
+            session.shell.aliases.clear();
+        } else if session.shell.aliases.remove(a.as_str()).is_none() {
+            out.fail(format!("bash: unalias: {a}: not found"));
+        }
+    }
+    out
+}
+
 /// `sleep DURATION`: the learner waits, so simulated time passes.
 fn sleep(session: &mut Session, args: &[String]) -> CommandOutput {
     let [d] = args else {
@@ -2006,6 +2074,25 @@ mod tests {
         assert_eq!(out.combined(), "a $X\n");
         // In the terminal there are no following lines to read.
         assert!(text(&mut s, "cat <<EOF").contains("work in scripts"));
+    }
+
+    #[test]
+    fn aliases_replace_a_plain_command_name() {
+        let mut s = session();
+        assert_eq!(text(&mut s, "alias k=kubectl kns='kubectl get ns'"), "");
+        assert_eq!(
+            text(&mut s, "k get ns kube-system -o name"),
+            "namespace/kube-system\n"
+        );
+        assert_eq!(text(&mut s, "kns default -o name"), "namespace/default\n");
+        assert_eq!(
+            text(&mut s, "alias"),
+            "alias k='kubectl'\nalias kns='kubectl get ns'\n"
+        );
+        // A quoted name is not looked up.
+        assert_eq!(text(&mut s, "'k' get ns"), "bash: k: command not found\n");
+        assert_eq!(text(&mut s, "alias nope"), "bash: alias: nope: not found\n");
+        assert_eq!(text(&mut s, "unalias k; k"), "bash: k: command not found\n");
     }
 
     #[test]

@@ -56,6 +56,8 @@ fn piece() -> impl Strategy<Value = String> {
         Just("tail -n +2".to_string()),
         Just("cat <<EOF".to_string()),
         Just("<<<".to_string()),
+        Just("alias k=kubectl".to_string()),
+        Just("k ".to_string()),
         "[a-z0-9.:/-]{1,6}".prop_map(|s| s),
         any::<char>().prop_map(|c| c.to_string()),
     ]

@@ -85,6 +85,11 @@ const KUBECTL_COMMANDS: &[&str] = &[
     "help",
 ];
 
+/// Whether `word` is one of the real kubectl's top-level commands.
+pub(crate) fn is_kubectl_command(word: &str) -> bool {
+    KUBECTL_COMMANDS.contains(&word)
+}
+
 /// cobra's `SuggestFor`: words that suggest a command although they are far from it.
 const SUGGEST_FOR: &[(&str, &str)] = &[("delete", "rm")];
 

@@ -6,7 +6,9 @@
 //! through a [`FileSource`], time only moves when the caller advances the cluster.
 //!
 //! The [`script`] module runs whole scripts (`kubectl ...` and `sim ...` lines) and
-//! produces transcripts.
+//! produces transcripts; each line runs in the small bash of the [`shell`] module
+//! (variables, `$(...)`, quoting, `echo`, `curl` and the other laptop tools of
+//! [`outside`]), which the web terminal uses too ([`Session::run_shell`]).
 
 mod api_resources;
 mod apply;
@@ -33,6 +35,7 @@ pub mod json;
 mod label;
 mod logs;
 mod merge;
+pub mod outside;
 pub mod printers;
 mod raw;
 mod rollout;
@@ -41,6 +44,7 @@ mod scale;
 pub mod script;
 pub mod selector;
 mod set;
+pub mod shell;
 pub mod table;
 mod tabwriter;
 mod taint;
@@ -175,6 +179,8 @@ pub struct Session {
     /// The simulated kubeconfig (`kubectl config`); its current context's namespace
     /// is `namespace`.
     pub kubeconfig: config::Kubeconfig,
+    /// The shell around kubectl: variables, `$?`, running `kubectl proxy`es.
+    pub shell: shell::ShellState,
 }
 
 impl Session {
@@ -184,6 +190,7 @@ impl Session {
             cluster,
             namespace: "default".to_string(),
             kubeconfig: config::Kubeconfig::kubeadm(),
+            shell: shell::ShellState::default(),
         }
     }
 
@@ -202,6 +209,18 @@ impl Session {
             }
         };
         self.run_args(&args, stdin, files)
+    }
+
+    /// Runs one line of the shell around kubectl (`export POD=$(kubectl get pods
+    /// -o name)`, `kubectl get pods`, `curl localhost:8001/version`, ...): what the
+    /// terminal runs. Variables persist in the session between lines.
+    pub fn run_shell(
+        &mut self,
+        line: &str,
+        stdin: Option<&str>,
+        files: &dyn FileSource,
+    ) -> CommandOutput {
+        shell::run_line(self, line, stdin, files)
     }
 
     /// Runs kubectl with already split arguments (without the program name).

@@ -25,6 +25,7 @@ mod errors;
 mod events;
 mod expose;
 mod get;
+mod getfmt;
 pub mod gotemplate;
 pub mod humanize;
 pub mod json;
@@ -241,6 +242,9 @@ impl Session {
                 ..CommandOutput::default()
             },
             cli::Command::Apply(a) => apply::run(&mut self.cluster, &ctx, a),
+            cli::Command::Get(g) if (g.watch || g.watch_only) && g.raw.is_none() => {
+                getfmt::watch(&mut self.cluster, &ctx, &g)
+            }
             cli::Command::Get(g) => get::run(&self.cluster, &ctx, g),
             cli::Command::Delete(d) => delete::run(&mut self.cluster, &ctx, d),
             cli::Command::ApiResources(a) => api_resources::run(&a),

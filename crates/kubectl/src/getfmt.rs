@@ -565,7 +565,8 @@ enum WatchOutput {
     Template(Printer),
 }
 
-/// `--request-timeout`: a Go duration or a number of seconds; zero means none.
+/// `--request-timeout` as client-go's `ParseTimeout` reads it: a number of seconds
+/// or a Go duration; zero means none.
 fn parse_request_timeout(t: &str) -> Result<Option<SimDuration>, String> {
     if let Ok(n) = t.parse::<u64>() {
         return Ok((n > 0).then(|| SimDuration::secs(n)));
@@ -573,9 +574,7 @@ fn parse_request_timeout(t: &str) -> Result<Option<SimDuration>, String> {
     match warehouse_sim::time::parse_duration(t) {
         Ok(d) if d == SimDuration::ZERO => Ok(None),
         Ok(d) => Ok(Some(d)),
-        Err(_) => Err(format!(
-            "error: invalid argument \"{t}\" for \"--request-timeout\" flag: time: invalid duration \"{t}\""
-        )),
+        Err(_) => Err("error: Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)".into()),
     }
 }
 
@@ -869,5 +868,49 @@ mod tests {
         );
         assert_eq!(parse_request_timeout("0").unwrap(), None);
         assert!(parse_request_timeout("x").is_err());
+    }
+}
+
+#[cfg(test)]
+mod fuzz {
+    use crate::gotemplate::Template;
+    use crate::jsonpath::JsonPath;
+    use serde_json::json;
+
+    /// Deterministic random templates built from the characters that matter to the
+    /// parsers: neither parser nor executor may panic on any of them.
+    #[test]
+    fn random_templates_never_panic() {
+        const PIECES: &[&str] = &[
+            "{", "}", "{{", "}}", "{{-", "-}}", ".", "..", "[", "]", "[?(", ")]", "(", ")", "@",
+            "$", "*", ":", ",", "\"", "'", "\\", "`", "-1", "0", "3", "1.5", "==", "!=", "<", "|",
+            " ", "\n", "range", "end", "if", "else", "with", "index", "len", "printf", "eq", "lt",
+            "and", "not", "items", "metadata", "name", "é", "%d", "%-5s", "/*", "*/", ":=", "$x",
+            "=", "slice", "break", "nil", "true",
+        ];
+        let data = json!({"kind": "List", "items": [
+            {"metadata": {"name": "a", "labels": {"x": "1"}}, "n": 3, "s": [1, "b", null]},
+            {"metadata": {"name": "b"}, "n": 1.5}
+        ], "metadata": {"name": "l"}});
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = (seed >> 59) as usize + 1;
+            for _ in 0..len {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(PIECES[(seed >> 33) as usize % PIECES.len()]);
+            }
+            if let Ok(p) = JsonPath::parse(&text) {
+                let _ = p.execute(&data);
+            }
+            if let Ok(t) = Template::parse(&text) {
+                let _ = t.execute(&data);
+            }
+        }
     }
 }

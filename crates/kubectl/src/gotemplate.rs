@@ -198,6 +198,7 @@ fn lex_action(src: &str, start: usize) -> Result<(Vec<Token>, usize, bool), Stri
     let mut tokens = Vec::new();
     let mut i = start;
     let mut spaced = true;
+    let mut parens = 0usize;
     let bytes = src.as_bytes();
     let unclosed = || format!("template: output:{}: unclosed action", line_of(src, start));
     loop {
@@ -225,10 +226,18 @@ fn lex_action(src: &str, start: usize) -> Result<(Vec<Token>, usize, bool), Stri
             }
             '(' => {
                 i += 1;
+                parens += 1;
+                if parens > MAX_NESTING {
+                    return Err(format!(
+                        "template: output:{}: {TOO_DEEP}",
+                        line_of(src, pos)
+                    ));
+                }
                 Tok::LParen
             }
             ')' => {
                 i += 1;
+                parens = parens.saturating_sub(1);
                 Tok::RParen
             }
             ',' => {
@@ -420,7 +429,14 @@ struct TreeParser<'a> {
     src: &'a str,
     pieces: Vec<Piece>,
     i: usize,
+    /// How deep `if`/`range`/`with` nest here (bounded: see [`MAX_NESTING`]).
+    depth: usize,
 }
+
+/// The deepest nesting of controls or parentheses this simulated kubectl parses
+/// (a guard for the browser's stack; real templates stay far below it).
+const MAX_NESTING: usize = 100;
+const TOO_DEEP: &str = "the template nests deeper than this simulated kubectl allows";
 
 /// What ended a list of nodes.
 enum Ending {
@@ -494,6 +510,22 @@ impl TreeParser<'_> {
     }
 
     fn control(
+        &mut self,
+        keyword: &str,
+        tokens: &[Token],
+        pos: usize,
+        in_range: bool,
+    ) -> Result<Node, String> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.err(pos, TOO_DEEP));
+        }
+        self.depth += 1;
+        let node = self.control_body(keyword, tokens, pos, in_range);
+        self.depth -= 1;
+        node
+    }
+
+    fn control_body(
         &mut self,
         keyword: &str,
         tokens: &[Token],
@@ -725,7 +757,12 @@ impl Template {
     /// Parses a template; errors read as Go's (`template: output:1: ...`).
     pub fn parse(src: &str) -> Result<Template, String> {
         let pieces = lex(src)?;
-        let mut p = TreeParser { src, pieces, i: 0 };
+        let mut p = TreeParser {
+            src,
+            pieces,
+            i: 0,
+            depth: 0,
+        };
         let (root, ending) = p.list(false)?;
         match ending {
             Ending::Eof => Ok(Template {
@@ -748,6 +785,7 @@ impl Template {
     pub fn execute(&self, data: &Value) -> Result<String, (String, String)> {
         let root = V::from_json(data);
         let mut st = State {
+            steps: 0,
             out: String::new(),
             vars: vec![("$".to_string(), root.clone())],
             src: &self.src,
@@ -765,7 +803,14 @@ enum Flow {
     Continue,
 }
 
+/// Guards for the browser: a template may not run away (simulator limits, not Go's).
+const MAX_STEPS: usize = 1_000_000;
+const MAX_OUTPUT: usize = 16 << 20;
+const MAX_WIDTH: usize = 4096;
+const LIMIT: &str = "the template does more work than this simulated kubectl allows";
+
 struct State<'a> {
+    steps: usize,
     out: String,
     vars: Vec<(String, V)>,
     src: &'a str,
@@ -796,6 +841,10 @@ impl State<'_> {
     }
 
     fn walk(&mut self, dot: &V, node: &Node) -> Result<Flow, String> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS || self.out.len() > MAX_OUTPUT {
+            return Err(format!("template: output: {LIMIT}"));
+        }
         match node {
             Node::Text(t) => self.out.push_str(t),
             Node::Action(p) => {
@@ -838,6 +887,10 @@ impl State<'_> {
                         .iter()
                         .map(|(k, e)| (V::Str(k.clone()), V::from_json(e)))
                         .collect(),
+                    V::Int(n) if *n > MAX_STEPS as i64 => {
+                        let cmd = &p.cmds[0];
+                        return Err(self.err_at(cmd.pos, &cmd.text, LIMIT));
+                    }
                     V::Int(n) => (0..*n).map(|i| (V::Int(i), V::Int(i))).collect(),
                     V::Invalid | V::Nil => Vec::new(),
                     other => {
@@ -1337,7 +1390,7 @@ fn sprintf(format: &str, args: &[V]) -> String {
         }
         let mut width: Option<usize> = None;
         while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit()) {
-            width = Some(width.unwrap_or(0) * 10 + (d as usize - '0' as usize));
+            width = Some((width.unwrap_or(0) * 10 + (d as usize - '0' as usize)).min(MAX_WIDTH));
             chars.next();
         }
         let mut prec: Option<usize> = None;
@@ -1345,7 +1398,7 @@ fn sprintf(format: &str, args: &[V]) -> String {
             chars.next();
             prec = Some(0);
             while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit()) {
-                prec = Some(prec.unwrap_or(0) * 10 + (d as usize - '0' as usize));
+                prec = Some((prec.unwrap_or(0) * 10 + (d as usize - '0' as usize)).min(MAX_WIDTH));
                 chars.next();
             }
         }
@@ -1639,5 +1692,31 @@ mod tests {
     fn base64decode_reads_secret_data() {
         let s = json!({"data": {"password": "czNjcjN0"}});
         assert_eq!(run("{{.data.password | base64decode}}", &s), "s3cr3t");
+    }
+}
+
+#[cfg(test)]
+mod limits {
+    use super::*;
+
+    #[test]
+    fn runaway_templates_stop_with_an_error() {
+        let deep = "{{if 1}}".repeat(5000);
+        assert!(Template::parse(&deep).unwrap_err().contains("nests deeper"));
+        let parens = format!("{{{{{}1{}}}}}", "(".repeat(5000), ")".repeat(5000));
+        assert!(Template::parse(&parens)
+            .unwrap_err()
+            .contains("nests deeper"));
+        let big = Template::parse("{{range 100000000000}}x{{end}}").unwrap();
+        assert!(big
+            .execute(&serde_json::json!({}))
+            .unwrap_err()
+            .1
+            .contains("more work"));
+        let wide = Template::parse("{{printf \"%99999999999d\" 1}}").unwrap();
+        assert_eq!(
+            wide.execute(&serde_json::json!({})).unwrap().len(),
+            MAX_WIDTH
+        );
     }
 }

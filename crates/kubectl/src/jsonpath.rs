@@ -384,7 +384,7 @@ fn parse_slice(text: &str) -> Option<Result<[Param; 3], String>> {
             None => {
                 if i == 1 {
                     params[1] = Param {
-                        value: params[0].value + 1,
+                        value: params[0].value.saturating_add(1),
                         known: true,
                         derived: true,
                     };
@@ -1033,5 +1033,25 @@ mod tests {
         assert_eq!(go_float(1e21), "1e+21");
         assert_eq!(go_float(1e-5), "1e-05");
         assert_eq!(go_float(123456789.0), "1.23456789e+08");
+    }
+}
+
+#[cfg(test)]
+mod edge_tests {
+    use super::*;
+
+    #[test]
+    fn extreme_indexes_give_errors_not_panics() {
+        let v = serde_json::json!({"a": [1, 2]});
+        for t in [
+            "{.a[9223372036854775807]}",
+            "{.a[-9223372036854775808]}",
+            "{.a[-9223372036854775808:9223372036854775807]}",
+            "{.a[99999999999999999999]}",
+        ] {
+            if let Ok(p) = JsonPath::parse(t) {
+                let _ = p.execute(&v);
+            }
+        }
     }
 }

@@ -125,7 +125,8 @@ pub(crate) fn parse_printer(
         value = read(&value)?;
     }
     let template = Template::parse(&value)
-        .map_err(|e| format!("error: error parsing template {value}, {e}\n"))?;
+        .map_err(|e| format!("error: error parsing template {value}, {e}\n"))?
+        .allow_missing_keys(allow_missing);
     Ok(Some(Printer::GoTemplate {
         template,
         raw: value,

@@ -1,8 +1,7 @@
 //! The Go `text/template` subset kubectl's `-o go-template` runs, over objects
-//! decoded from JSON as kubectl decodes them (`json.Unmarshal` into
-//! `map[string]interface{}`: every JSON number is a float64, so `{{.spec.replicas}}`
-//! prints `3` and `1000000` prints `1e+06`, while `{{printf "%d" .spec.replicas}}`
-//! prints `%!d(float64=3)` exactly as kubectl does).
+//! decoded from JSON as kubectl decodes them (apimachinery's `json.Unmarshal` into
+//! `map[string]interface{}`: integers stay int64, so `{{.spec.replicas}}` prints `3`
+//! and `{{printf "%d" .spec.replicas}}` works; other numbers are float64).
 //!
 //! Supported: text and actions with `{{- -}}` trimming and `{{/* comments */}}`;
 //! fields (`.a.b`), `.`, `$`, variables (`$x := ...`, `$x = ...`), parenthesised
@@ -10,11 +9,14 @@
 //! string, number, bool and nil literals; `if`/`else if`/`else`, `range` (with
 //! `$i, $e :=`, `else`, `break`, `continue`), `with`/`else`; the functions `and`,
 //! `or`, `not`, `eq`, `ne`, `lt`, `le`, `gt`, `ge`, `index`, `len`, `print`,
-//! `printf`, `println`, `slice`, and kubectl's `base64decode` and `exists`.
+//! `printf`, `println`, `slice`, kubectl's `base64decode` and `exists`, and the
+//! deterministic part of the sprig functions kubectl adds (`upper`, `default`,
+//! `join`, `add`, `toJson`, ... see [`SPRIG`]).
 //! Missing map keys print `<no value>` (kubectl's `missingkey=default`).
 //!
 //! Simplified: `define`, `template` and `block`, `call`, `html`, `js` and
-//! `urlquery` are not available; printf knows the common verbs and flags.
+//! `urlquery` are not available, nor sprig's random, date, regex, crypto and semver
+//! functions; printf knows the common verbs and flags.
 
 use crate::jsonpath::{go_float, go_print, unquote};
 use serde_json::Value;
@@ -42,7 +44,11 @@ impl V {
         match v {
             Value::Null => V::Nil,
             Value::Bool(b) => V::Bool(*b),
-            Value::Number(n) => V::Float(n.as_f64().unwrap_or(0.0)),
+            // apimachinery's json.Unmarshal keeps integers as int64.
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => V::Int(i),
+                None => V::Float(n.as_f64().unwrap_or(0.0)),
+            },
             Value::String(s) => V::Str(s.clone()),
             other => V::Json(other.clone()),
         }
@@ -52,7 +58,7 @@ impl V {
         match self {
             V::Invalid | V::Nil => "<nil>",
             V::Bool(_) => "bool",
-            V::Int(_) => "int",
+            V::Int(_) => "int64",
             V::Float(_) => "float64",
             V::Str(_) => "string",
             V::Json(Value::Array(_)) => "[]interface {}",
@@ -423,6 +429,8 @@ enum Node {
 pub struct Template {
     root: Vec<Node>,
     src: String,
+    /// `missingkey=error` (kubectl's `--allow-missing-template-keys=false`).
+    missing_key_error: bool,
 }
 
 struct TreeParser<'a> {
@@ -640,7 +648,7 @@ impl TreeParser<'_> {
                     "true" => Operand::Bool(true),
                     "false" => Operand::Bool(false),
                     "nil" => Operand::Nil,
-                    f if FUNCS.contains(&f) => Operand::Ident(f.to_string()),
+                    f if FUNCS.contains(&f) || SPRIG.contains(&f) => Operand::Ident(f.to_string()),
                     f => return Err(self.err(tk.pos, format!("function {f:?} not defined"))),
                 },
                 Tok::LParen => {
@@ -753,6 +761,68 @@ const FUNCS: &[&str] = &[
     "exists",
 ];
 
+/// The deterministic part of sprig's `TxtFuncMap` that kubectl adds.
+const SPRIG: &[&str] = &[
+    "trim",
+    "trimAll",
+    "trimPrefix",
+    "trimSuffix",
+    "upper",
+    "lower",
+    "title",
+    "repeat",
+    "substr",
+    "trunc",
+    "contains",
+    "hasPrefix",
+    "hasSuffix",
+    "quote",
+    "squote",
+    "cat",
+    "indent",
+    "nindent",
+    "replace",
+    "nospace",
+    "toString",
+    "atoi",
+    "int",
+    "int64",
+    "float64",
+    "default",
+    "empty",
+    "coalesce",
+    "ternary",
+    "toJson",
+    "toPrettyJson",
+    "splitList",
+    "join",
+    "sortAlpha",
+    "list",
+    "first",
+    "last",
+    "rest",
+    "initial",
+    "has",
+    "uniq",
+    "reverse",
+    "dict",
+    "get",
+    "hasKey",
+    "keys",
+    "values",
+    "add",
+    "add1",
+    "sub",
+    "mul",
+    "div",
+    "mod",
+    "max",
+    "min",
+    "b64enc",
+    "b64dec",
+    "plural",
+];
+
 impl Template {
     /// Parses a template; errors read as Go's (`template: output:1: ...`).
     pub fn parse(src: &str) -> Result<Template, String> {
@@ -768,6 +838,7 @@ impl Template {
             Ending::Eof => Ok(Template {
                 root,
                 src: src.to_string(),
+                missing_key_error: false,
             }),
             Ending::End => Err(format!(
                 "template: output:{}: unexpected {{{{end}}}}",
@@ -780,11 +851,19 @@ impl Template {
         }
     }
 
+    /// Whether a missing map key prints `<no value>` (true, kubectl's default) or
+    /// stops the template with an error.
+    pub fn allow_missing_keys(mut self, allow: bool) -> Template {
+        self.missing_key_error = !allow;
+        self
+    }
+
     /// Executes the template on `data`. On failure, returns what was written so far
     /// and Go's error text.
     pub fn execute(&self, data: &Value) -> Result<String, (String, String)> {
         let root = V::from_json(data);
         let mut st = State {
+            missing_key_error: self.missing_key_error,
             steps: 0,
             out: String::new(),
             vars: vec![("$".to_string(), root.clone())],
@@ -810,6 +889,7 @@ const MAX_WIDTH: usize = 4096;
 const LIMIT: &str = "the template does more work than this simulated kubectl allows";
 
 struct State<'a> {
+    missing_key_error: bool,
     steps: usize,
     out: String,
     vars: Vec<(String, V)>,
@@ -1035,8 +1115,22 @@ impl State<'_> {
                     v = match v {
                         V::Json(Value::Object(m)) => match m.get(f) {
                             Some(x) => V::from_json(x),
+                            None if self.missing_key_error => {
+                                return Err(self.err_at(
+                                    cmd.pos,
+                                    &context,
+                                    format!("map has no entry for key {f:?}"),
+                                ))
+                            }
                             None => V::Invalid,
                         },
+                        V::Invalid if self.missing_key_error => {
+                            return Err(self.err_at(
+                                cmd.pos,
+                                &context,
+                                format!("nil data; no entry for key {f:?}"),
+                            ))
+                        }
                         V::Invalid => V::Invalid,
                         V::Nil => {
                             return Err(self.err_at(
@@ -1337,7 +1431,7 @@ fn call(f: &str, args: &[V]) -> Result<V, String> {
             }
             Ok(V::Bool(true))
         }
-        _ => Err(format!("function {f:?} not defined")),
+        _ => sprig(f, args),
     }
 }
 
@@ -1580,15 +1674,18 @@ mod tests {
     }
 
     #[test]
-    fn json_numbers_are_float64_as_in_kubectl() {
-        let p = pods();
+    fn json_integers_are_int64_and_fractions_float64_as_in_kubectl() {
+        let p = json!({"items": [{"n": 3}, {"n": 1000000}, {"n": 2.5}, {"n": 1e21}]});
         assert_eq!(
-            run("{{range .items}}{{.spec.replicas}} {{end}}", &p),
-            "3 1e+06 "
+            run("{{range .items}}{{.n}} {{end}}", &p),
+            "3 1000000 2.5 1e+21 "
         );
         assert_eq!(
-            run("{{printf \"%d\" (index .items 0).spec.replicas}}", &p),
-            "%!d(float64=3)"
+            run(
+                "{{printf \"%d %d\" (index .items 0).n (index .items 2).n}}",
+                &p
+            ),
+            "3 %!d(float64=2.5)"
         );
         assert_eq!(
             run("{{printf \"%.0f|%5s|%-4s|\" 2.0 \"ab\" \"c\"}}", &p),
@@ -1667,7 +1764,7 @@ mod tests {
             err.1,
             "template: output:1:2: executing \"output\" at <index .items 5>: error calling index: index out of range: 5"
         );
-        let err = Template::parse("{{if eq (index .items 0).spec.replicas 3}}y{{end}}")
+        let err = Template::parse("{{if eq (index .items 0).spec.replicas 3.0}}y{{end}}")
             .unwrap()
             .execute(&pods())
             .unwrap_err();
@@ -1717,6 +1814,464 @@ mod limits {
         assert_eq!(
             wide.execute(&serde_json::json!({})).unwrap().len(),
             MAX_WIDTH
+        );
+    }
+}
+
+// ----- sprig -----
+
+fn to_json_value(v: &V) -> Value {
+    match v {
+        V::Invalid | V::Nil => Value::Null,
+        V::Bool(b) => Value::Bool(*b),
+        V::Int(i) => Value::from(*i),
+        V::Float(f) => serde_json::Number::from_f64(*f)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        V::Str(s) => Value::String(s.clone()),
+        V::Json(j) => j.clone(),
+    }
+}
+
+/// sprig's `strval`.
+fn strval(v: &V) -> String {
+    fmt_arg(v)
+}
+
+/// `cast.ToInt64` as sprig uses it.
+fn to_i64(v: &V) -> i64 {
+    match v {
+        V::Int(i) => *i,
+        V::Float(f) => *f as i64,
+        V::Bool(b) => i64::from(*b),
+        V::Str(s) => s.trim().parse().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// sprig's `empty`: nil and zero values.
+fn is_empty(v: &V) -> bool {
+    !v.truth()
+}
+
+fn list_of(v: &V) -> Vec<V> {
+    match v {
+        V::Json(Value::Array(a)) => a.iter().map(V::from_json).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn make_list(items: Vec<V>) -> V {
+    V::Json(Value::Array(items.iter().map(to_json_value).collect()))
+}
+
+fn sprig(f: &str, args: &[V]) -> Result<V, String> {
+    let want = |n: usize| -> Result<(), String> {
+        if args.len() != n {
+            Err(format!(
+                "wrong number of args for {f}: want {n} got {}",
+                args.len()
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let s = |i: usize| args.get(i).map(strval).unwrap_or_default();
+    let last = || args.last().cloned().unwrap_or(V::Invalid);
+    Ok(match f {
+        "trim" => {
+            want(1)?;
+            V::Str(s(0).trim().to_string())
+        }
+        "trimAll" => {
+            want(2)?;
+            let cut: Vec<char> = s(0).chars().collect();
+            V::Str(s(1).trim_matches(|c| cut.contains(&c)).to_string())
+        }
+        "trimPrefix" => {
+            want(2)?;
+            let src = s(1);
+            V::Str(src.strip_prefix(&s(0)).unwrap_or(&src).to_string())
+        }
+        "trimSuffix" => {
+            want(2)?;
+            let src = s(1);
+            V::Str(src.strip_suffix(&s(0)).unwrap_or(&src).to_string())
+        }
+        "upper" => {
+            want(1)?;
+            V::Str(s(0).to_uppercase())
+        }
+        "lower" => {
+            want(1)?;
+            V::Str(s(0).to_lowercase())
+        }
+        "title" => {
+            want(1)?;
+            let mut out = String::new();
+            let mut start = true;
+            for c in s(0).chars() {
+                if start && c.is_alphabetic() {
+                    out.extend(c.to_uppercase());
+                } else {
+                    out.push(c);
+                }
+                start = !c.is_alphanumeric();
+            }
+            V::Str(out)
+        }
+        "repeat" => {
+            want(2)?;
+            let n = to_i64(&args[0]).clamp(0, MAX_WIDTH as i64) as usize;
+            V::Str(s(1).repeat(n))
+        }
+        "substr" | "trunc" => {
+            let src = s(args.len().saturating_sub(1));
+            let len = src.len() as i64;
+            let (a, b) = if f == "substr" {
+                want(3)?;
+                let (a, b) = (to_i64(&args[0]), to_i64(&args[1]));
+                (
+                    if a < 0 { 0 } else { a },
+                    if b < 0 || b > len { len } else { b },
+                )
+            } else {
+                want(2)?;
+                let n = to_i64(&args[0]);
+                if n < 0 {
+                    ((len + n).max(0), len)
+                } else {
+                    (0, n.min(len))
+                }
+            };
+            V::Str(
+                src.get(a as usize..b.max(a) as usize)
+                    .unwrap_or("")
+                    .to_string(),
+            )
+        }
+        "contains" => {
+            want(2)?;
+            V::Bool(s(1).contains(&s(0)))
+        }
+        "hasPrefix" => {
+            want(2)?;
+            V::Bool(s(1).starts_with(&s(0)))
+        }
+        "hasSuffix" => {
+            want(2)?;
+            V::Bool(s(1).ends_with(&s(0)))
+        }
+        "quote" | "squote" => {
+            let parts: Vec<String> = args
+                .iter()
+                .filter(|a| is_valid(a))
+                .map(|a| {
+                    if f == "quote" {
+                        go_quote(&strval(a))
+                    } else {
+                        format!("'{}'", strval(a))
+                    }
+                })
+                .collect();
+            V::Str(parts.join(" "))
+        }
+        "cat" => {
+            let parts: Vec<String> = args.iter().filter(|a| is_valid(a)).map(strval).collect();
+            V::Str(parts.join(" "))
+        }
+        "indent" | "nindent" => {
+            want(2)?;
+            let pad = " ".repeat(to_i64(&args[0]).clamp(0, MAX_WIDTH as i64) as usize);
+            let body = format!("{pad}{}", s(1).replace('\n', &format!("\n{pad}")));
+            V::Str(if f == "nindent" {
+                format!("\n{body}")
+            } else {
+                body
+            })
+        }
+        "replace" => {
+            want(3)?;
+            V::Str(s(2).replace(&s(0), &s(1)))
+        }
+        "nospace" => {
+            want(1)?;
+            V::Str(s(0).chars().filter(|c| !c.is_whitespace()).collect())
+        }
+        "toString" => {
+            want(1)?;
+            V::Str(s(0))
+        }
+        "atoi" => {
+            want(1)?;
+            V::Int(s(0).trim().parse().unwrap_or(0))
+        }
+        "int" | "int64" => {
+            want(1)?;
+            V::Int(to_i64(&args[0]))
+        }
+        "float64" => {
+            want(1)?;
+            V::Float(match &args[0] {
+                V::Int(i) => *i as f64,
+                V::Float(x) => *x,
+                V::Str(t) => t.trim().parse().unwrap_or(0.0),
+                V::Bool(b) => f64::from(u8::from(*b)),
+                _ => 0.0,
+            })
+        }
+        "default" => {
+            if args.is_empty() {
+                return Err("wrong number of args for default: want at least 1 got 0".into());
+            }
+            match args.get(1) {
+                Some(given) if !is_empty(given) => given.clone(),
+                _ => args[0].clone(),
+            }
+        }
+        "empty" => {
+            want(1)?;
+            V::Bool(is_empty(&args[0]))
+        }
+        "coalesce" => args
+            .iter()
+            .find(|a| !is_empty(a))
+            .cloned()
+            .unwrap_or(V::Nil),
+        "ternary" => {
+            want(3)?;
+            if args[2].truth() {
+                args[0].clone()
+            } else {
+                args[1].clone()
+            }
+        }
+        "toJson" | "toPrettyJson" => {
+            want(1)?;
+            let j = to_json_value(&args[0]);
+            V::Str(if f == "toJson" {
+                crate::json::go_escape(&j.to_string())
+            } else {
+                let text = crate::json::to_go_json(&j);
+                // toPrettyJson indents with two spaces.
+                text.lines()
+                    .map(|l| {
+                        let indent = l.len() - l.trim_start().len();
+                        format!("{}{}", " ".repeat(indent / 2), l.trim_start())
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        }
+        "splitList" => {
+            want(2)?;
+            let sep = s(0);
+            let src = s(1);
+            if sep.is_empty() {
+                make_list(src.chars().map(|c| V::Str(c.to_string())).collect())
+            } else {
+                make_list(
+                    src.split(sep.as_str())
+                        .map(|p| V::Str(p.to_string()))
+                        .collect(),
+                )
+            }
+        }
+        "join" => {
+            want(2)?;
+            let items: Vec<String> = match &args[1] {
+                V::Json(Value::Array(a)) => a.iter().map(|x| strval(&V::from_json(x))).collect(),
+                other => vec![strval(other)],
+            };
+            V::Str(items.join(&s(0)))
+        }
+        "sortAlpha" => {
+            want(1)?;
+            let mut items: Vec<String> = list_of(&args[0]).iter().map(strval).collect();
+            items.sort();
+            make_list(items.into_iter().map(V::Str).collect())
+        }
+        "list" => make_list(args.to_vec()),
+        "first" | "last" | "rest" | "initial" | "uniq" | "reverse" => {
+            want(1)?;
+            let items = list_of(&args[0]);
+            match f {
+                "first" => items.first().cloned().unwrap_or(V::Nil),
+                "last" => items.last().cloned().unwrap_or(V::Nil),
+                "rest" => make_list(items.into_iter().skip(1).collect()),
+                "initial" => {
+                    let n = items.len().saturating_sub(1);
+                    make_list(items.into_iter().take(n).collect())
+                }
+                "uniq" => {
+                    let mut out: Vec<V> = Vec::new();
+                    for i in items {
+                        if !out.contains(&i) {
+                            out.push(i);
+                        }
+                    }
+                    make_list(out)
+                }
+                _ => make_list(items.into_iter().rev().collect()),
+            }
+        }
+        "has" => {
+            want(2)?;
+            V::Bool(list_of(&args[1]).contains(&args[0]))
+        }
+        "dict" => {
+            let mut m = serde_json::Map::new();
+            for pair in args.chunks(2) {
+                let v = pair
+                    .get(1)
+                    .map(to_json_value)
+                    .unwrap_or(Value::String(String::new()));
+                m.insert(strval(&pair[0]), v);
+            }
+            V::Json(Value::Object(m))
+        }
+        "get" | "hasKey" => {
+            want(2)?;
+            let found = match &args[0] {
+                V::Json(Value::Object(m)) => m.get(&s(1)).map(V::from_json),
+                _ => None,
+            };
+            if f == "hasKey" {
+                V::Bool(found.is_some())
+            } else {
+                found.unwrap_or(V::Str(String::new()))
+            }
+        }
+        "keys" | "values" => {
+            let mut out = Vec::new();
+            for a in args {
+                if let V::Json(Value::Object(m)) = a {
+                    for (k, v) in m {
+                        out.push(if f == "keys" {
+                            V::Str(k.clone())
+                        } else {
+                            V::from_json(v)
+                        });
+                    }
+                }
+            }
+            make_list(out)
+        }
+        "add" | "mul" | "max" | "min" => {
+            if args.is_empty() && f != "add" && f != "mul" {
+                return Err(format!(
+                    "wrong number of args for {f}: want at least 1 got 0"
+                ));
+            }
+            let nums = args.iter().map(to_i64);
+            V::Int(match f {
+                "add" => nums.fold(0i64, |a, b| a.wrapping_add(b)),
+                "mul" => nums.fold(1i64, |a, b| a.wrapping_mul(b)),
+                "max" => nums.max().unwrap_or(0),
+                _ => nums.min().unwrap_or(0),
+            })
+        }
+        "add1" => {
+            want(1)?;
+            V::Int(to_i64(&args[0]).wrapping_add(1))
+        }
+        "sub" | "div" | "mod" => {
+            want(2)?;
+            let (a, b) = (to_i64(&args[0]), to_i64(&args[1]));
+            if f != "sub" && b == 0 {
+                return Err(format!(
+                    "error calling {f}: runtime error: integer divide by zero"
+                ));
+            }
+            V::Int(match f {
+                "sub" => a.wrapping_sub(b),
+                "div" => a.wrapping_div(b),
+                _ => a.wrapping_rem(b),
+            })
+        }
+        "b64enc" => {
+            want(1)?;
+            V::Str(base64_encode(s(0).as_bytes()))
+        }
+        "b64dec" => {
+            want(1)?;
+            V::Str(
+                base64_decode(&s(0))
+                    .unwrap_or_else(|| "illegal base64 data at input byte 0".into()),
+            )
+        }
+        "plural" => {
+            want(3)?;
+            V::Str(if to_i64(&args[2]) == 1 { s(0) } else { s(1) })
+        }
+        _ => {
+            let _ = last();
+            return Err(format!("function {f:?} not defined"));
+        }
+    })
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod sprig_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(tmpl: &str) -> String {
+        let data = json!({"metadata": {"name": "web", "labels": {"b": "2", "a": "1"}}, "n": 3});
+        Template::parse(tmpl).unwrap().execute(&data).unwrap()
+    }
+
+    #[test]
+    fn sprig_string_list_and_number_functions() {
+        assert_eq!(run("{{.metadata.name | upper}}"), "WEB");
+        assert_eq!(run("{{.missing | default \"none\"}}"), "none");
+        assert_eq!(
+            run("{{keys .metadata.labels | sortAlpha | join \",\"}}"),
+            "a,b"
+        );
+        assert_eq!(run("{{add .n 2}} {{sub .n 1}} {{mul .n .n}}"), "5 2 9");
+        assert_eq!(run("{{\"a-b\" | replace \"-\" \"_\" | quote}}"), "\"a_b\"");
+        assert_eq!(run("{{\"hi\" | b64enc}} {{\"aGk=\" | b64dec}}"), "aGk= hi");
+        assert_eq!(
+            run("{{.metadata.labels | toJson}}"),
+            "{\"a\":\"1\",\"b\":\"2\"}"
+        );
+        assert_eq!(
+            run("{{trunc 2 \"abcdef\"}}{{substr 1 3 \"abcdef\"}}"),
+            "abbc"
+        );
+        assert_eq!(
+            run("{{if hasPrefix \"we\" .metadata.name}}yes{{end}}"),
+            "yes"
+        );
+    }
+
+    #[test]
+    fn json_integers_stay_int64() {
+        assert_eq!(
+            run("{{printf \"%d\" .n}} {{if eq .n 3}}three{{end}}"),
+            "3 three"
         );
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! Watching in a simulated cluster: a script has no background jobs and no Ctrl-C,
 //! so `kubectl get -w` prints what kubectl prints first (the table, or nothing with
-//! `--watch-only`) and then lets simulated time run, a second at a time, printing
+//! `--watch-only`) and then lets simulated time run, a tenth of a second at a time, printing
 //! one row per watch event as kubectl does (no header again; columns keep the widths
 //! they had, as kubectl's tabwriter remembers them). It stops when
 //! `--request-timeout` has passed, or after 60 simulated seconds when no (or a zero)
@@ -579,6 +579,10 @@ fn parse_request_timeout(t: &str) -> Result<Option<SimDuration>, String> {
     }
 }
 
+/// How far simulated time moves between two looks at the watch: rows show the
+/// state (and AGE) of an object within a tenth of a second of its change.
+const WATCH_STEP: SimDuration = SimDuration::millis(100);
+
 /// How long a watch runs when nothing bounds it.
 pub(crate) const DEFAULT_WATCH: SimDuration = SimDuration::secs(60);
 
@@ -704,7 +708,7 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
     let mut revision = cluster.revision();
     let deadline = cluster.now() + duration;
     while cluster.now() < deadline {
-        cluster.advance(SimDuration::secs(1));
+        cluster.advance(WATCH_STEP);
         let events = match cluster.watch(&filter, revision) {
             Ok(e) => e,
             Err(e) => {

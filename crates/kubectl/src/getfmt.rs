@@ -919,3 +919,95 @@ mod fuzz {
         }
     }
 }
+
+#[cfg(test)]
+mod session_tests {
+    use crate::{MemoryFiles, Session};
+    use std::collections::BTreeMap;
+    use warehouse_sim::{Cluster, Topology};
+
+    fn session() -> Session {
+        let mut s = Session::new(Cluster::new(7, Topology::default()));
+        let out = s.run("create namespace shop", None, &crate::NoFiles);
+        assert!(out.success(), "{}", out.combined());
+        s
+    }
+
+    #[test]
+    fn template_and_column_files_are_read_through_the_file_source() {
+        let mut s = session();
+        let files = MemoryFiles(BTreeMap::from([
+            (
+                "cols.txt".to_string(),
+                "NAME   PHASE\n.metadata.name .status.phase\n".to_string(),
+            ),
+            (
+                "names.jsonpath".to_string(),
+                "{.items[*].metadata.name}".to_string(),
+            ),
+            (
+                "names.tmpl".to_string(),
+                "{{range .items}}{{.metadata.name}};{{end}}".to_string(),
+            ),
+        ]));
+        let out = s.run("get ns -o custom-columns-file=cols.txt", None, &files);
+        assert!(
+            out.stdout.starts_with("NAME              PHASE\n"),
+            "{}",
+            out.stdout
+        );
+        assert!(
+            out.stdout.contains("shop              Active\n"),
+            "{}",
+            out.stdout
+        );
+        let out = s.run("get ns -o jsonpath-file=names.jsonpath", None, &files);
+        assert_eq!(
+            out.stdout,
+            "default kube-node-lease kube-public kube-system shop"
+        );
+        let out = s.run("get ns -o go-template-file=names.tmpl", None, &files);
+        assert_eq!(
+            out.stdout,
+            "default;kube-node-lease;kube-public;kube-system;shop;"
+        );
+        let out = s.run("get ns -o templatefile=missing.tmpl", None, &files);
+        assert_eq!(
+            out.stderr,
+            "error: error reading --template missing.tmpl, the path \"missing.tmpl\" does not exist\n"
+        );
+    }
+
+    #[test]
+    fn watch_without_changes_prints_the_table_once_and_moves_time() {
+        let mut s = session();
+        let before = s.cluster.now();
+        let out = s.run("get ns shop -w --request-timeout=5s", None, &crate::NoFiles);
+        assert_eq!(out.stdout, "NAME   STATUS   AGE\nshop   Active   0s\n");
+        assert_eq!(s.cluster.now().since(before).as_secs(), 5);
+        let out = s.run(
+            "get ns -w --watch-only --request-timeout=1",
+            None,
+            &crate::NoFiles,
+        );
+        assert_eq!(out.stdout, "");
+        assert!(out.success());
+    }
+
+    #[test]
+    fn bad_input_changes_nothing() {
+        let mut s = session();
+        let before = s.cluster.now();
+        for line in [
+            "get ns -w --request-timeout=never",
+            "get ns -w -o jsonpath='{.a'",
+            "get ns,pods -w",
+            "get ns --field-selector=nope=1",
+            "get ns --sort-by=.nope",
+        ] {
+            let out = s.run(line, None, &crate::NoFiles);
+            assert!(!out.success(), "{line}: {}", out.combined());
+        }
+        assert_eq!(s.cluster.now(), before);
+    }
+}

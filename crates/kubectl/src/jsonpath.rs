@@ -619,13 +619,18 @@ impl JsonPath {
                             }
                             continue;
                         }
+                        // Items without the field (or value) are skipped.
                         let lefts = lefts?;
-                        if lefts.len() != 1 {
-                            return Err("can only compare one element at a time".into());
+                        match lefts.len() {
+                            0 => continue,
+                            1 => {}
+                            _ => return Err("can only compare one element at a time".into()),
                         }
                         let rights = self.eval_list(vec![item.clone()], right)?;
-                        if rights.len() != 1 {
-                            return Err("can only compare one element at a time".into());
+                        match rights.len() {
+                            0 => continue,
+                            1 => {}
+                            _ => return Err("can only compare one element at a time".into()),
                         }
                         if compare(&lefts[0], &rights[0], op)? {
                             out.push(item.clone());
@@ -699,25 +704,31 @@ fn slice(items: &[Value], params: &[Param; 3]) -> Result<Vec<Value>, String> {
     if end < 0 || (end == 0 && params[1].derived) {
         end += len;
     }
-    if end != start {
-        if start >= len || start < 0 {
-            return Err(format!(
-                "array index out of bounds: index {start}, length {len}"
-            ));
-        }
-        if end > len {
-            return Err(format!(
-                "array index out of bounds: index {}, length {len}",
-                end - 1
-            ));
-        }
-    }
-    if end <= start {
+    if end == start {
         return Ok(Vec::new());
     }
+    if start >= len || start < 0 {
+        return Err(format!(
+            "array index out of bounds: index {start}, length {len}"
+        ));
+    }
+    if end > len || end < 0 {
+        return Err(format!(
+            "array index out of bounds: index {}, length {len}",
+            end.saturating_sub(1)
+        ));
+    }
+    if start > end {
+        return Err(format!(
+            "starting index {start} is greater than ending index {end}"
+        ));
+    }
     let (s, e) = (start as usize, end as usize);
-    let step = if params[2].known && params[2].value > 0 {
-        params[2].value as usize
+    let step = if params[2].known {
+        if params[2].value <= 0 {
+            return Err("step must be > 0".into());
+        }
+        usize::try_from(params[2].value).unwrap_or(usize::MAX)
     } else {
         1
     };
@@ -954,6 +965,10 @@ mod tests {
             "443 8080"
         );
         assert_eq!(run("{.items[?(@.spec)].metadata.name}", &l), "a b");
+        assert_eq!(
+            run("{.items[?(@.spec.ports[0].port==8080)].metadata.name}", &l),
+            "b"
+        );
     }
 
     #[test]

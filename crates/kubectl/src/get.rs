@@ -231,7 +231,11 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
 
     let mut out = CommandOutput::new();
     if let Some(field) = args.sort_by.as_deref().filter(|f| !f.is_empty()) {
-        if let Err(e) = crate::getfmt::sort_objects(&mut objects, field) {
+        let scope = match output {
+            Output::Table { .. } => crate::getfmt::SortScope::Tables,
+            _ => crate::getfmt::SortScope::List,
+        };
+        if let Err(e) = crate::getfmt::sort_objects(&mut objects, field, scope) {
             return CommandOutput::error(e);
         }
     }

@@ -439,51 +439,93 @@ pub(crate) fn check_field_selector(
 
 // ----- sorting -----
 
-/// kubectl's `--sort-by`: objects ordered by the first value the JSONPath finds in
-/// each (objects without one first); numbers numerically, strings that are both
-/// quantities by quantity, other strings in natural order (`pod-2` before
-/// `pod-10`). Simplified: the sort is stable, where kubectl's is not guaranteed to
-/// be for equal keys.
-pub(crate) fn sort_objects(objects: &mut Vec<Object>, field: &str) -> Result<(), String> {
-    let expr = relaxed(field).map_err(|e| format!("error: {e}"))?;
-    let path = JsonPath::parse(&expr).map_err(|e| format!("error: sorting error: {e}"))?;
-    let mut keyed: Vec<(Option<Value>, Object)> = Vec::with_capacity(objects.len());
-    for o in objects.drain(..) {
-        let key = path
-            .find_results(&printable_json(&o))
-            .ok()
-            .and_then(|r| r.into_iter().next())
-            .and_then(|r| r.into_iter().next());
-        keyed.push((key, o));
-    }
-    if !keyed.is_empty() && keyed.iter().all(|(k, _)| k.is_none()) {
-        *objects = keyed.into_iter().map(|(_, o)| o).collect();
-        return Err(format!(
-            "error: couldn't find any field with path \"{expr}\" in the list of objects"
-        ));
-    }
-    let mut err = None;
-    keyed.sort_by(|(a, _), (b, _)| match (a, b) {
-        (None, None) => Ordering::Equal,
-        (None, Some(_)) => Ordering::Less,
-        (Some(_), None) => Ordering::Greater,
-        (Some(a), Some(b)) => match compare_values(a, b) {
-            Ok(o) => o,
-            Err(e) => {
-                err.get_or_insert(e);
-                Ordering::Equal
-            }
-        },
-    });
-    *objects = keyed.into_iter().map(|(_, o)| o).collect();
-    match err {
-        Some(kind) => Err(format!(
-            "error: Field {expr} in *unstructured.Unstructured is an unsortable type: {kind}, err: unsortable type: {kind}"
-        )),
-        None => Ok(()),
-    }
+/// How `--sort-by` sorts: kubectl sorts each kind's server-side table on its own
+/// (tables), or the whole list it prints (every other output).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SortScope {
+    Tables,
+    List,
 }
 
+/// kubectl's `--sort-by`: objects ordered by the first value the JSONPath finds in
+/// each (objects without one first); integers and floats numerically, strings that
+/// are both quantities by quantity, other strings in natural order (`pod-2` before
+/// `pod-10`). Booleans, maps and lists cannot be sorted, as upstream. Simplified:
+/// the sort is stable, where kubectl's is not guaranteed to be for equal keys, and
+/// an unsortable field is an ordinary error (kubectl exits through klog).
+pub(crate) fn sort_objects(
+    objects: &mut Vec<Object>,
+    field: &str,
+    scope: SortScope,
+) -> Result<(), String> {
+    let expr = match (relaxed(field), scope) {
+        (Ok(e), _) => e,
+        // The table sorter falls back to the text as given.
+        (Err(_), SortScope::Tables) => field.to_string(),
+        (Err(e), SortScope::List) => return Err(format!("error: {e}")),
+    };
+    let path = JsonPath::parse(&expr).map_err(|e| match scope {
+        SortScope::Tables => format!("error: sorting error: {e}"),
+        SortScope::List => format!("error: {e}"),
+    })?;
+    let groups: Vec<Vec<Object>> = match scope {
+        SortScope::List => vec![std::mem::take(objects)],
+        SortScope::Tables => {
+            let mut groups: Vec<Vec<Object>> = Vec::new();
+            for o in objects.drain(..) {
+                match groups.last_mut() {
+                    Some(g) if g[0].kind() == o.kind() => g.push(o),
+                    _ => groups.push(vec![o]),
+                }
+            }
+            groups
+        }
+    };
+    let mut result = Ok(());
+    for group in groups {
+        let mut keyed: Vec<(Option<Value>, Object)> = group
+            .into_iter()
+            .map(|o| {
+                let key = path
+                    .find_results(&printable_json(&o))
+                    .ok()
+                    .and_then(|r| r.into_iter().next())
+                    .and_then(|r| r.into_iter().next());
+                (key, o)
+            })
+            .collect();
+        if result.is_ok() && !keyed.is_empty() && keyed.iter().all(|(k, _)| k.is_none()) {
+            result = Err(format!(
+                "error: couldn't find any field with path \"{expr}\" in the list of objects"
+            ));
+        }
+        let mut unsortable = None;
+        if result.is_ok() {
+            keyed.sort_by(|(a, _), (b, _)| match (a, b) {
+                (None, None) => Ordering::Equal,
+                (None, Some(_)) => Ordering::Less,
+                (Some(_), None) => Ordering::Greater,
+                (Some(a), Some(b)) => compare_values(a, b).unwrap_or_else(|t| {
+                    unsortable.get_or_insert(t);
+                    Ordering::Equal
+                }),
+            });
+        }
+        if let (Some(t), Ok(())) = (unsortable, &result) {
+            let holder = match scope {
+                SortScope::Tables => "[][][]reflect.Value",
+                SortScope::List => "*unstructured.Unstructured",
+            };
+            result = Err(format!(
+                "error: Field {expr} in {holder} is an unsortable type: interface, err: unsortable type: {t}"
+            ));
+        }
+        objects.extend(keyed.into_iter().map(|(_, o)| o));
+    }
+    result
+}
+
+/// `isLess` on two decoded JSON values; `Err` names a type kubectl cannot sort.
 fn compare_values(a: &Value, b: &Value) -> Result<Ordering, &'static str> {
     Ok(match (a, b) {
         (Value::String(x), Value::String(y)) => match (Quantity::parse(x), Quantity::parse(y)) {
@@ -498,9 +540,9 @@ fn compare_values(a: &Value, b: &Value) -> Result<Ordering, &'static str> {
                 .partial_cmp(&y.as_f64().unwrap_or(0.0))
                 .unwrap_or(Ordering::Equal),
         },
-        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        (Value::Object(_), _) => return Err("map"),
-        (Value::Array(_), _) => return Err("slice"),
+        (Value::Bool(_), _) => return Err("bool"),
+        (Value::Object(_), _) => return Err("map[string]interface {}"),
+        (Value::Array(_), _) => return Err("[]interface {}"),
         _ => Ordering::Equal,
     })
 }

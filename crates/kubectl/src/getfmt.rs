@@ -149,9 +149,18 @@ fn columns_from_spec(spec: &str) -> Result<Vec<(String, JsonPath)>, String> {
 
 /// A custom-columns file: a line of headers, then a line of paths.
 fn columns_from_file(text: &str) -> Result<Vec<(String, JsonPath)>, String> {
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let headers: Vec<&str> = lines.next().unwrap_or("").split_whitespace().collect();
-    let specs: Vec<&str> = lines.next().unwrap_or("").split_whitespace().collect();
+    const FORMAT: &str = "Expected format is one line of space separated headers, one line of space separated column specs.";
+    let mut lines = text.lines();
+    let headers: Vec<&str> = lines
+        .next()
+        .ok_or_else(|| format!("error: invalid template, missing header line. {FORMAT}"))?
+        .split_whitespace()
+        .collect();
+    let specs: Vec<&str> = lines
+        .next()
+        .ok_or_else(|| format!("error: invalid template, missing spec line. {FORMAT}"))?
+        .split_whitespace()
+        .collect();
     if headers.len() != specs.len() {
         return Err(format!(
             "error: number of headers ({}) and field specifications ({}) don't match",
@@ -870,6 +879,14 @@ mod tests {
         );
         let file = columns_from_file("NAME  NODE\n.metadata.name .spec.nodeName\n").unwrap();
         assert_eq!(file[0].0, "NAME");
+        assert!(columns_from_file("NAME\n")
+            .err()
+            .unwrap()
+            .starts_with("error: invalid template, missing spec line."));
+        assert_eq!(
+            columns_from_file("A B\n.a\n").err().unwrap(),
+            "error: number of headers (2) and field specifications (1) don't match"
+        );
     }
 
     #[test]

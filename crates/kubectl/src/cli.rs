@@ -266,6 +266,9 @@ pub struct GetArgs {
     /// Watch for changes to the requested object(s), without listing/getting first.
     #[arg(long = "watch-only", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
     pub watch_only: bool,
+    /// Output watch event objects when --watch or --watch-only is used. Existing objects are output as initial ADDED events.
+    #[arg(long = "output-watch-events", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub output_watch_events: bool,
     /// How long a watch runs in simulated time (default 60s; 0 also means 60s here).
     #[arg(long = "request-timeout", value_name = "DURATION")]
     pub request_timeout: Option<String>,

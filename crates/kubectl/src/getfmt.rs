@@ -10,7 +10,8 @@
 //! they had, as kubectl's tabwriter remembers them). It stops when
 //! `--request-timeout` has passed, or after 60 simulated seconds when no (or a zero)
 //! timeout is given, where the real command would run until interrupted.
-//! Simplified: `--output-watch-events` is not simulated.
+//! With `--output-watch-events` tables gain an EVENT column and other formats print
+//! `{"type": ..., "object": ...}` watch events.
 
 use crate::cli::GetArgs;
 use crate::get::{parse_resource_args, printable_json};
@@ -742,6 +743,7 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
             show_labels: args.show_labels,
         },
         headers: !args.no_headers,
+        events: args.output_watch_events,
         widths: Vec::new(),
         printed: 0,
     };
@@ -749,7 +751,8 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
         printer.opts.wide = wide;
     }
     if !args.watch_only {
-        printer.print(&initial, cluster, &mut out);
+        let added: Vec<(&str, Object)> = initial.into_iter().map(|o| ("ADDED", o)).collect();
+        printer.print(&added, cluster, &mut out);
     }
     let filter = WatchFilter {
         kind: Some(kind),
@@ -768,10 +771,10 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
             }
         };
         revision = cluster.revision();
-        let objects: Vec<Object> = events
+        let objects: Vec<(&str, Object)> = events
             .into_iter()
-            .map(|e| e.object)
-            .filter(|o| selected(o))
+            .filter(|e| selected(&e.object))
+            .map(|e| (e.event_type.as_str(), e.object))
             .collect();
         printer.print(&objects, cluster, &mut out);
     }
@@ -782,53 +785,77 @@ struct WatchPrinter {
     output: WatchOutput,
     opts: PrintOptions,
     headers: bool,
+    /// `--output-watch-events`: print each event's type.
+    events: bool,
     /// The column widths so far (kubectl's tabwriter remembers them).
     widths: Vec<usize>,
     printed: usize,
 }
 
 impl WatchPrinter {
-    fn print(&mut self, objects: &[Object], cluster: &Cluster, out: &mut CommandOutput) {
-        if objects.is_empty() {
+    /// The object, or with `--output-watch-events` the `WatchEvent` carrying it.
+    fn event_json(&self, event_type: &str, o: &Object) -> Value {
+        if self.events {
+            serde_json::json!({"type": event_type, "object": printable_json(o)})
+        } else {
+            printable_json(o)
+        }
+    }
+
+    /// Prints watch events (type and object); the type shows with
+    /// `--output-watch-events`.
+    fn print(&mut self, events: &[(&str, Object)], cluster: &Cluster, out: &mut CommandOutput) {
+        if events.is_empty() {
             return;
         }
         match &self.output {
             WatchOutput::Table { .. } => {
                 let mut rows = Vec::new();
                 if self.printed == 0 && self.headers {
-                    rows.push(printers::headers(objects[0].kind(), self.opts));
+                    let mut h = printers::headers(events[0].1.kind(), self.opts);
+                    if self.events {
+                        h.insert(0, "EVENT".to_string());
+                    }
+                    rows.push(h);
                 }
                 let now = cluster.now();
-                rows.extend(objects.iter().map(|o| printers::row(o, now, self.opts)));
+                rows.extend(events.iter().map(|(t, o)| {
+                    let mut row = printers::row(o, now, self.opts);
+                    if self.events {
+                        row.insert(0, t.to_string());
+                    }
+                    row
+                }));
                 out.stdout
                     .push_str(&remembered_table(&rows, &mut self.widths));
             }
             WatchOutput::Name => {
-                for o in objects {
+                for (_, o) in events {
                     out.out_line(format!("{}/{}", o.kind().qualified_singular(), o.name()));
                 }
             }
             WatchOutput::Json => {
-                for o in objects {
-                    out.out_line(to_go_json(&printable_json(o)));
+                for (t, o) in events {
+                    out.out_line(to_go_json(&self.event_json(t, o)));
                 }
             }
             WatchOutput::Yaml => {
-                for (i, o) in objects.iter().enumerate() {
+                for (i, (t, o)) in events.iter().enumerate() {
                     if self.printed + i > 0 {
                         out.stdout.push_str("---\n");
                     }
-                    out.stdout.push_str(&yaml::to_yaml(&printable_json(o)));
+                    out.stdout.push_str(&yaml::to_yaml(&self.event_json(t, o)));
                 }
             }
             WatchOutput::Template(p) => {
-                for (i, o) in objects.iter().enumerate() {
+                for (i, (t, o)) in events.iter().enumerate() {
+                    let value = self.event_json(t, o);
                     let headers = self.headers && self.printed + i == 0;
-                    p.print(&printable_json(o), None, headers, out);
+                    p.print(&value, None, headers, out);
                 }
             }
         }
-        self.printed += objects.len();
+        self.printed += events.len();
     }
 }
 

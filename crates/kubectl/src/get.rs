@@ -173,7 +173,13 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
         Some(Ok(s)) => Some(s),
         Some(Err(e)) => return CommandOutput::error(format!("error: {e}")),
     };
-    if (selector.is_some() || args.field_selector.is_some()) && any_names {
+    if (selector.is_some()
+        || args
+            .field_selector
+            .as_deref()
+            .is_some_and(|f| !f.is_empty()))
+        && any_names
+    {
         return CommandOutput::error("error: name cannot be provided when a selector is specified");
     }
     let kinds: Vec<Kind> = requests.iter().map(|r| r.kind).collect();

@@ -425,7 +425,7 @@ pub(crate) fn check_field_selector(
     labels: Option<&str>,
     kinds: &[Kind],
 ) -> Result<Option<FieldSelector>, String> {
-    let Some(text) = text else {
+    let Some(text) = text.filter(|t| !t.is_empty()) else {
         return Ok(None);
     };
     let labels = labels.unwrap_or("");

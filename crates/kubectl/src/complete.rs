@@ -88,6 +88,10 @@ fn command_flags(command: &str) -> &'static [&'static str] {
             "--watch",
             "-w",
             "--watch-only",
+            "--output-watch-events",
+            "--request-timeout",
+            "--template",
+            "--allow-missing-template-keys",
             "--no-headers",
             "--raw",
         ],
@@ -298,8 +302,12 @@ pub fn complete(session: &Session, line: &str) -> Completion {
                         "json",
                         "name",
                         "jsonpath=",
+                        "jsonpath-as-json=",
+                        "jsonpath-file=",
                         "custom-columns=",
+                        "custom-columns-file=",
                         "go-template=",
+                        "go-template-file=",
                     ]
                     .map(String::from),
                 )

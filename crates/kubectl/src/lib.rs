@@ -30,8 +30,11 @@ mod events;
 mod exec;
 mod expose;
 mod get;
+mod getfmt;
+pub mod gotemplate;
 pub mod humanize;
 pub mod json;
+pub mod jsonpath;
 mod label;
 mod logs;
 mod merge;
@@ -262,6 +265,9 @@ impl Session {
                 ..CommandOutput::default()
             },
             cli::Command::Apply(a) => apply::run(&mut self.cluster, &ctx, a),
+            cli::Command::Get(g) if (g.watch || g.watch_only) && g.raw.is_none() => {
+                getfmt::watch(&mut self.cluster, &ctx, &g)
+            }
             cli::Command::Get(g) => get::run(&self.cluster, &ctx, g),
             cli::Command::Delete(d) => delete::run(&mut self.cluster, &ctx, d),
             cli::Command::ApiResources(a) => api_resources::run(&a),

@@ -3,7 +3,9 @@
 //! A script is one command a line: `kubectl ...` lines go to kubectl, `sim ...`
 //! lines drive the simulation (`sim advance 90s`, `sim node kill zone-b`,
 //! `sim node restart zone-b`, `sim stop scheduler`, `sim start scheduler`, `sim etcd
-//! stop etcd-1`, `sim etcd snapshot save NAME`, …). `#` comments and blank lines are
+//! stop etcd-1`, `sim etcd snapshot save NAME`, `sim addons enable ingress`,
+//! `sim traffic start web --to svc/web --from client --rps 50`, `sim traffic stats`,
+//! `sim request http://web --from client`, …). `#` comments and blank lines are
 //! skipped. `sim config etcd-members 3`, first in a script, gives etcd three members.
 //! A kubectl
 //! line may end in a heredoc (`kubectl apply -f - <<EOF`, any delimiter word, also
@@ -86,6 +88,11 @@ pub enum Action {
     Stats,
     /// `sim stats reset`: zero the watchers' counters.
     StatsReset,
+    /// `sim traffic start|stop|stats|reset ...` and `sim request URL ...`: the
+    /// traffic generator and one-off requests through the data plane.
+    Traffic(warehouse_sim::traffic::TrafficCommand),
+    /// `sim addons enable ingress`: the `nginx` IngressClass and ingress-nginx.
+    EnableIngress,
     /// A line that cannot run; its message is printed in the transcript.
     Invalid(String),
 }
@@ -273,7 +280,7 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset]";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -397,6 +404,18 @@ fn parse_sim(rest: &str) -> Action {
         ["stats", "reset"] => Action::StatsReset,
         ["stats", ..] => {
             Action::Invalid("error: sim stats takes nothing or reset: sim stats [reset]".into())
+        }
+        ["traffic", rest @ ..] => match warehouse_sim::traffic::parse_traffic(rest) {
+            Ok(cmd) => Action::Traffic(cmd),
+            Err(e) => Action::Invalid(e),
+        },
+        ["request", rest @ ..] => match warehouse_sim::traffic::parse_request(rest) {
+            Ok(cmd) => Action::Traffic(cmd),
+            Err(e) => Action::Invalid(e),
+        },
+        ["addons", "enable", "ingress"] => Action::EnableIngress,
+        ["addons", ..] => {
+            Action::Invalid("error: the one addon is ingress: sim addons enable ingress".into())
         }
         [] => Action::Invalid(format!("error: sim needs a command: {SIM_USAGE}")),
         _ => Action::Invalid(format!(
@@ -552,6 +571,17 @@ pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> Co
             out.out_line("watcher counters reset");
             out
         }
+        Action::Traffic(cmd) => match session.cluster.traffic_command(cmd) {
+            Ok(text) => {
+                let mut out = CommandOutput::new();
+                for line in text.lines() {
+                    out.out_line(line);
+                }
+                out
+            }
+            Err(e) => CommandOutput::error(e),
+        },
+        Action::EnableIngress => sim_result(session.cluster.enable_ingress_addon()),
         Action::Invalid(msg) => CommandOutput::error(msg),
     }
 }

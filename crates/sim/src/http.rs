@@ -147,6 +147,7 @@ impl HttpOutcome {
 pub fn reason_phrase(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        403 => "Forbidden",
         404 => "Not Found",
         500 => "Internal Server Error",
         502 => "Bad Gateway",
@@ -228,6 +229,9 @@ pub fn response_body(image: &str, pod: &str, status: u16, path: &str) -> String 
         _ => String::new(),
     }
 }
+
+/// kube-apiserver's answer to an anonymous `GET /` (TLS is not modelled).
+pub const FORBIDDEN_BODY: &str = "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"forbidden: User \\\"system:anonymous\\\" cannot get path \\\"/\\\"\",\n  \"reason\": \"Forbidden\",\n  \"details\": {},\n  \"code\": 403\n}\n";
 
 /// The nginx image's `/usr/share/nginx/html/index.html`.
 pub const NGINX_WELCOME: &str = "<!DOCTYPE html>\n<html>\n<head>\n<title>Welcome to nginx!</title>\n<style>\nhtml { color-scheme: light dark; }\nbody { width: 35em; margin: 0 auto;\nfont-family: Tahoma, Verdana, Arial, sans-serif; }\n</style>\n</head>\n<body>\n<h1>Welcome to nginx!</h1>\n<p>If you see this page, the nginx web server is successfully installed and\nworking. Further configuration is required.</p>\n\n<p>For online documentation and support please refer to\n<a href=\"http://nginx.org/\">nginx.org</a>.<br/>\nCommercial support is available at\n<a href=\"http://nginx.com/\">nginx.com</a>.</p>\n\n<p><em>Thank you for using nginx.</em></p>\n</body>\n</html>\n";
@@ -534,6 +538,9 @@ impl Cluster {
         path: &str,
     ) -> Result<HttpResponse, RequestFailure> {
         let address = format!("{ip}:{port}");
+        if let Some(node) = self.node_by_ip(ip) {
+            return self.host_connect(trip, src, &node, ip, port);
+        }
         let Some(node) = self.node_of_pod_ip(ip) else {
             return Err(timeout(format!("no route to {ip}")));
         };
@@ -593,6 +600,37 @@ impl Cluster {
             body,
             pod: Some(key),
             address,
+        })
+    }
+
+    /// An endpoint on a node's own address (a host-network pod): the apiserver on
+    /// 6443 of the control-plane node answers an anonymous request with 403.
+    fn host_connect(
+        &mut self,
+        trip: &mut Trip,
+        src: Option<&str>,
+        node: &str,
+        ip: &str,
+        port: i32,
+    ) -> Result<HttpResponse, RequestFailure> {
+        trip.hop(src, node);
+        if !self.kubelets.get(node).is_some_and(|k| k.running) {
+            return Err(timeout(format!(
+                "{ip}:{port} does not answer: node {node} is down"
+            )));
+        }
+        let apiserver =
+            port == 6443 && self.ingress_node().as_deref() == Some(node) && self.connect().is_ok();
+        if !apiserver {
+            return Err(refused(format!("{ip}:{port}: connection refused")));
+        }
+        trip.latency_us += SERVER_US;
+        trip.via.push(format!("kube-apiserver on {node}"));
+        Ok(HttpResponse {
+            status: 403,
+            body: FORBIDDEN_BODY.into(),
+            pod: None,
+            address: format!("{ip}:{port}"),
         })
     }
 

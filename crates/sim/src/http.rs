@@ -134,6 +134,10 @@ pub struct HttpOutcome {
     pub latency_us: u64,
     /// What the request went through (`kube-proxy on zone-a`, `ingress-nginx`, ...).
     pub via: Vec<String>,
+    /// The address the host name resolved to (None when it did not resolve or the
+    /// source does not run), for messages like wget's `can't connect to remote
+    /// host (10.96.0.12)`.
+    pub resolved: Option<String>,
 }
 
 impl HttpOutcome {
@@ -249,6 +253,7 @@ struct Trip {
     seq: u64,
     latency_us: u64,
     via: Vec<String>,
+    resolved: Option<String>,
 }
 
 impl Trip {
@@ -299,6 +304,7 @@ impl Cluster {
             seq: self.traffic.seq,
             latency_us: CLIENT_US,
             via: Vec::new(),
+            resolved: None,
         };
         let result = self.request_inner(&mut trip, from, &url, host);
         let result = match result {
@@ -320,6 +326,7 @@ impl Cluster {
             result,
             latency_us: trip.latency_us,
             via: trip.via,
+            resolved: trip.resolved,
         })
     }
 
@@ -346,6 +353,7 @@ impl Cluster {
                 reason: FailureReason::CouldNotResolve,
                 message: format!("could not resolve host: {}", url.host),
             })?;
+        trip.resolved = Some(ip.clone());
         let host = host.unwrap_or(&url.host).to_string();
         self.net_connect(trip, src_node.as_deref(), &ip, url.port, &host, &url.path)
     }

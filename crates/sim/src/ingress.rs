@@ -520,13 +520,24 @@ impl Cluster {
         st.stats.objects += count;
         st.stats.bytes += bytes;
         st.stats.syncs += 1;
-        let owned: Vec<ObjectKey> = st
+        let owned: Vec<Object> = st
             .owned()
             .into_iter()
-            .map(|i| Object::Ingress(i.clone()).key())
+            .map(|i| Object::Ingress(i.clone()))
             .collect();
-        for k in owned {
-            self.ingress_status_needed(k);
+        // The informer's initial list adds every Ingress: each gets its Sync event.
+        for obj in owned {
+            if self.ingress_running() && self.api_writable() {
+                self.record_event(
+                    &obj,
+                    SOURCE,
+                    None,
+                    "Normal",
+                    "Sync",
+                    "Scheduled for sync".into(),
+                );
+            }
+            self.ingress_status_needed(obj.key());
         }
     }
 

@@ -679,6 +679,11 @@ impl Cluster {
         out
     }
 
+    /// Every source by name, running or stopped (for the UI).
+    pub fn traffic_sources(&self) -> impl Iterator<Item = (&String, &TrafficSource)> {
+        self.traffic.sources.iter()
+    }
+
     /// A source's counters (for tests and the UI).
     pub fn traffic_stats(&self, name: &str) -> Option<&TrafficStats> {
         self.traffic.sources.get(name).map(|s| &s.stats)

@@ -341,3 +341,87 @@ spec:
         .unwrap();
     assert!(r.result.unwrap().pod.is_some());
 }
+
+#[test]
+fn a_load_balancer_ip_reaches_the_pods_from_outside() {
+    let mut c = ready();
+    let Object::Service(mut s) = c.get(Kind::Service, "default", "web").unwrap() else {
+        panic!()
+    };
+    s.spec.as_mut().unwrap().type_ = Some("LoadBalancer".into());
+    c.update(Object::Service(s)).unwrap();
+    c.advance(SimDuration::secs(5));
+    let (lb, _) = c.load_balancers()[0].clone();
+    let out = c
+        .http_request(&RequestSource::Outside, &format!("http://{lb}/"), None)
+        .unwrap();
+    assert!(
+        out.via.iter().any(|v| v.starts_with("load balancer")),
+        "{:?}",
+        out.via
+    );
+    assert_eq!(out.result.unwrap().status, 200);
+    // The traffic generator from outside uses the load balancer too.
+    let cmd =
+        warehouse_sim::traffic::parse_traffic(&["start", "lb", "--to", "svc/web", "--rps", "3"])
+            .unwrap();
+    c.traffic_command(&cmd).unwrap();
+    c.advance(SimDuration::secs(10));
+    let st = c.traffic_stats("lb").unwrap();
+    assert_eq!((st.sent, st.ok), (30, 30));
+}
+
+#[test]
+fn outside_traffic_to_a_cluster_ip_service_is_refused_at_start() {
+    let mut c = Cluster::new(3, Topology::default());
+    create(
+        &mut c,
+        "apiVersion: v1\nkind: Service\nmetadata: {name: inner}\nspec:\n  selector: {app: x}\n  ports:\n  - {port: 80}\n",
+    );
+    let cmd = warehouse_sim::traffic::parse_traffic(&["start", "t", "--to", "svc/inner"]).unwrap();
+    let err = c.traffic_command(&cmd).unwrap_err();
+    assert!(
+        err.contains("is of type ClusterIP: only pods reach it"),
+        "{err}"
+    );
+    assert_eq!(c.traffic_stats_text(), "no traffic sources");
+}
+
+#[test]
+fn ingress_traffic_fails_while_a_dead_zone_stays_in_its_upstreams() {
+    let mut c = ready();
+    c.enable_ingress_addon().unwrap();
+    create(
+        &mut c,
+        "apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: all}
+spec:
+  defaultBackend: {service: {name: web, port: {number: 80}}}
+",
+    );
+    c.advance(SimDuration::secs(5));
+    let cmd = warehouse_sim::traffic::parse_traffic(&[
+        "start",
+        "t",
+        "--to",
+        "ingress/all",
+        "--rps",
+        "30",
+    ])
+    .unwrap();
+    c.traffic_command(&cmd).unwrap();
+    c.advance(SimDuration::secs(5));
+    assert_eq!(c.traffic_stats("t").unwrap().failed, 0);
+    let zone = web_pods(&c)[0].1.clone();
+    c.fault(Fault::KillNode(zone)).unwrap();
+    c.advance(SimDuration::secs(20));
+    let st = c.traffic_stats("t").unwrap();
+    assert!(st.reasons.contains_key("timeout"), "{st:?}");
+    c.traffic_command(&TrafficCommand::Reset).unwrap();
+    c.advance(SimDuration::secs(60));
+    c.traffic_command(&TrafficCommand::Reset).unwrap();
+    c.advance(SimDuration::secs(10));
+    let st = c.traffic_stats("t").unwrap();
+    assert_eq!((st.sent, st.failed), (300, 0), "{st:?}");
+}

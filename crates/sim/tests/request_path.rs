@@ -275,8 +275,11 @@ fn traffic_sources_survive_a_snapshot() {
     ])
     .unwrap();
     c.traffic_command(&cmd).unwrap();
+    c.enable_ingress_addon().unwrap();
     c.advance(SimDuration::secs(1));
-    let mut restored = Cluster::restore(&c.snapshot()).unwrap();
+    let snap = c.snapshot();
+    let mut restored = Cluster::restore(&snap).unwrap();
+    assert_eq!(restored.snapshot(), snap);
     c.advance(SimDuration::secs(3));
     restored.advance(SimDuration::secs(3));
     assert_eq!(c.traffic_stats_text(), restored.traffic_stats_text());

@@ -179,6 +179,8 @@ pub fn route<'a>(
 ) -> IngressRoute {
     let ingresses: Vec<&Ingress> = ingresses.into_iter().collect();
     let host = host.split(':').next().unwrap_or(host);
+    // nginx matches locations on the URI without its query string.
+    let path = path.split('?').next().unwrap_or(path);
     let rule_host =
         |r: &k8s_openapi::api::networking::v1::IngressRule| r.host.clone().unwrap_or_default();
     let rules = |pick: &dyn Fn(&str) -> bool| {
@@ -810,6 +812,7 @@ mod tests {
         assert_eq!(route([&i], "x", "/api/v2/users"), svc("default", "v2", 80));
         assert_eq!(route([&i], "x", "/api/v1"), svc("default", "api", 80));
         assert_eq!(route([&i], "x", "/api"), svc("default", "exact", 80));
+        assert_eq!(route([&i], "x", "/api?page=2"), svc("default", "exact", 80));
         assert_eq!(route([&i], "x", "/other"), svc("default", "root", 80));
     }
 

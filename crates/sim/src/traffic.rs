@@ -11,7 +11,9 @@
 //! requests through [`Cluster::http_request`] at the tick's moment. Each source keeps
 //! its counters, failures by reason, and a latency histogram in 0.1 ms buckets
 //! (the latencies are the request path's model, see `http.rs`). Sources are part of
-//! the snapshot.
+//! the snapshot. A stopped source keeps its counters; starting it again adds to them.
+//! Each tick's requests all leave at the tick's moment; the 1 s a timed-out request
+//! waits holds up nothing else (every request is its own client).
 
 use crate::cluster::{Cluster, Timer};
 use crate::http::RequestSource;

@@ -31,7 +31,7 @@ pub const MAX_RPS: u32 = 10_000;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TrafficTarget {
     /// `svc/NAME[:PORT]`: from a pod by its DNS name; from outside through its
-    /// load balancer IP or, failing that, a node's NodePort.
+    /// load balancer IP or, failing that, its NodePort on the first node.
     Service {
         namespace: String,
         name: String,

@@ -17,10 +17,10 @@
 //!   endpoint. A client outside resolves only Ingress hosts that have an address (as
 //!   if its `/etc/hosts` named them).
 //! - A connection to a pod IP whose pod is gone, or whose containers do not listen on
-//!   the port, is refused; one to a pod on a powered-off node times out. A partitioned
-//!   node is cut off from the control plane only: its pods still answer.
-//! - A cloud load balancer sends each connection to a running node (its health check
-//!   is instant); that node's kube-proxy picks the backend.
+//!   the port, is refused; one to a pod on a powered-off node times out, and so does
+//!   one between a partitioned node and any other (traffic inside it still flows).
+//! - A cloud load balancer sends each connection to a running, reachable node (its
+//!   health check is instant); that node's kube-proxy picks the backend.
 //! - kube-proxy's random backend choice is a hash of the request's sequence number,
 //!   so runs are deterministic; ingress-nginx round-robins per upstream.
 //! - Latency is a model, not a measurement: [`CLIENT_US`] for the client, a hop per
@@ -471,6 +471,7 @@ impl Cluster {
                     "node {node} ({ip}) does not answer: it is down"
                 )));
             }
+            self.check_partition(src, &node)?;
             if (port == 80 || port == 443)
                 && self.ingress_running()
                 && self.ingress_node().as_deref() == Some(node.as_str())
@@ -487,7 +488,7 @@ impl Cluster {
             let nodes: Vec<String> = self
                 .kubelets
                 .iter()
-                .filter(|(_, k)| k.running)
+                .filter(|(_, k)| k.running && !k.partitioned)
                 .map(|(n, _)| n.clone())
                 .collect();
             if nodes.is_empty() {
@@ -511,6 +512,20 @@ impl Cluster {
         match self.proxy_route(src, ip, port) {
             Some(b) => self.via_proxy(trip, src, ip, port, b, path),
             None => Err(timeout(format!("no route to {ip}:{port}"))),
+        }
+    }
+
+    /// A partitioned node is cut off from the network: only traffic that stays
+    /// inside it gets through.
+    fn check_partition(&self, src: Option<&str>, dst: &str) -> Result<(), RequestFailure> {
+        if src == Some(dst) {
+            return Ok(());
+        }
+        let cut = |n: &str| self.kubelets.get(n).is_some_and(|k| k.partitioned);
+        match src {
+            _ if cut(dst) => Err(timeout(format!("node {dst} is partitioned: no route"))),
+            Some(s) if cut(s) => Err(timeout(format!("node {s} is partitioned: no route"))),
+            _ => Ok(()),
         }
     }
 
@@ -558,6 +573,7 @@ impl Cluster {
                 "{address} does not answer: node {node} is down"
             )));
         };
+        self.check_partition(src, &node)?;
         let pod = self
             .store
             .pods_on_node(&node)
@@ -627,6 +643,7 @@ impl Cluster {
                 "{ip}:{port} does not answer: node {node} is down"
             )));
         }
+        self.check_partition(src, node)?;
         let apiserver =
             port == 6443 && self.ingress_node().as_deref() == Some(node) && self.connect().is_ok();
         if !apiserver {

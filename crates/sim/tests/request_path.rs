@@ -428,3 +428,29 @@ spec:
     let st = c.traffic_stats("t").unwrap();
     assert_eq!((st.sent, st.failed), (300, 0), "{st:?}");
 }
+
+#[test]
+fn a_partitioned_node_is_unreachable_until_its_endpoints_turn_not_ready() {
+    let mut c = ready();
+    let victim = web_pods(&c)
+        .into_iter()
+        .find(|(_, node, _)| node != "zone-a")
+        .unwrap();
+    c.fault(Fault::PartitionNode(victim.1.clone())).unwrap();
+    c.advance(SimDuration::secs(1));
+    let direct = c
+        .http_request(&client(), &format!("http://{}/", victim.2), None)
+        .unwrap();
+    let failure = direct.result.unwrap_err();
+    assert_eq!(failure.reason, FailureReason::Timeout);
+    assert!(
+        failure.message.contains("partitioned"),
+        "{}",
+        failure.message
+    );
+    c.advance(SimDuration::secs(70));
+    let failures = (0..60)
+        .filter(|_| !c.http_request(&client(), "http://web", None).unwrap().ok())
+        .count();
+    assert_eq!(failures, 0);
+}

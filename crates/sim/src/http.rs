@@ -81,9 +81,11 @@ pub enum FailureReason {
     SourceNotRunning,
     /// The host name did not resolve.
     CouldNotResolve,
-    /// Connection refused: nothing listens, the pod is gone, or kube-proxy rejects
-    /// a Service without endpoints.
+    /// Connection refused: nothing listens or the pod is gone.
     ConnectionRefused,
+    /// kube-proxy rejects a connection to a Service without endpoints (the client
+    /// sees "connection refused").
+    NoEndpoints,
     /// No answer before the client gave up: a node powered off, an address nothing
     /// routes.
     Timeout,
@@ -96,6 +98,7 @@ impl FailureReason {
             FailureReason::SourceNotRunning => "source-not-running",
             FailureReason::CouldNotResolve => "could-not-resolve",
             FailureReason::ConnectionRefused => "connection-refused",
+            FailureReason::NoEndpoints => "no-endpoints",
             FailureReason::Timeout => "timeout",
         }
     }
@@ -542,9 +545,10 @@ impl Cluster {
     ) -> Result<HttpResponse, RequestFailure> {
         trip.via.push(format!("kube-proxy on {node}"));
         if backends.is_empty() {
-            return Err(refused(format!(
-                "{ip}:{port} has no endpoints (kube-proxy rejects)"
-            )));
+            return Err(RequestFailure {
+                reason: FailureReason::NoEndpoints,
+                message: format!("{ip}:{port}: connection refused (the Service has no endpoints)"),
+            });
         }
         let b = &backends[(mix(trip.seq) % backends.len() as u64) as usize];
         let (bip, bport) = (b.ip.clone(), b.port);

@@ -508,9 +508,13 @@ impl Cluster {
             };
         }
         let Some(src) = src else {
-            return Err(timeout(format!(
-                "no route to {ip}: a ClusterIP is reachable only from inside the cluster"
-            )));
+            let in_service_cidr =
+                ipv4(ip).is_some_and(|o| o[0] == 10 && (96..=111).contains(&o[1]));
+            return Err(timeout(if in_service_cidr {
+                format!("no route to {ip}: a ClusterIP is reachable only from inside the cluster")
+            } else {
+                format!("no route to {ip}")
+            }));
         };
         match self.proxy_route(src, ip, port) {
             Some(b) => self.via_proxy(trip, src, ip, port, b, path),

@@ -39,10 +39,13 @@ pub(crate) fn run_inside(
         return out;
     }
     let argv = vec!["sh".to_string(), "-c".to_string(), line.to_string()];
-    match session
-        .cluster
-        .exec(&inside.namespace, &inside.pod, &inside.container, &argv)
-    {
+    match session.cluster.exec(
+        &inside.namespace,
+        &inside.pod,
+        &inside.container,
+        &argv,
+        &crate::outside::ContainerHttp,
+    ) {
         Ok(r) => {
             out.stdout.push_str(&r.text);
             out.code = r.code;
@@ -62,7 +65,7 @@ pub(crate) fn run_inside(
 }
 
 pub(crate) fn run(
-    cluster: &Cluster,
+    cluster: &mut Cluster,
     ctx: &Context<'_>,
     args: &[String],
 ) -> (CommandOutput, Option<Inside>) {
@@ -72,7 +75,7 @@ pub(crate) fn run(
 }
 
 fn run_command(
-    cluster: &Cluster,
+    cluster: &mut Cluster,
     ctx: &Context<'_>,
     args: &[String],
     inside: &mut Option<Inside>,
@@ -236,7 +239,13 @@ fn run_command(
         // Only an interactive shell gets a terminal here.
         out.err_line("Unable to use a TTY - input is not a terminal or the right kind of file");
     }
-    match cluster.exec(&namespace, &pod_name, &container, &argv) {
+    match cluster.exec(
+        &namespace,
+        &pod_name,
+        &container,
+        &argv,
+        &crate::outside::ContainerHttp,
+    ) {
         Ok(result) if stdin && lone_shell => {
             // The shell waits for input: the next lines run in it.
             out.stdout.push_str(&result.text);

@@ -132,6 +132,18 @@ spec:
     await waitForText(page, '#kubectl-output', 'MEMORY(bytes)');
     await waitForText(page, '#kubectl-output', 'toolbox');
 
+    // kubectl edit opens the object in the editor; "Save edit" saves it.
+    await page.fill('#kubectl-input', 'edit pod toolbox');
+    await page.press('#kubectl-input', 'Enter');
+    await waitForText(page, '#kubectl-output', 'Opened in the manifest editor');
+    const opened = await page.inputValue('#yaml-editor');
+    assert.ok(opened.startsWith('# Please edit the object below.'), opened.slice(0, 80));
+    await waitForText(page, '#apply-btn', 'Save edit');
+    await page.fill('#yaml-editor', opened.replace('image: busybox:1.28', 'image: busybox:1.36'));
+    await page.click('#apply-btn');
+    await waitForText(page, '#apply-result', 'pod/toolbox edited');
+    await waitForText(page, '#apply-btn', 'Apply');
+
     // Tab completes object names from the cluster.
     await page.fill('#kubectl-input', 'exec tool');
     await page.press('#kubectl-input', 'Tab');

@@ -17,6 +17,7 @@ const SUPPORTED: &[&str] = &[
     "delete",
     "describe",
     "drain",
+    "edit",
     "events",
     "exec",
     "expose",
@@ -367,6 +368,8 @@ pub enum Command {
     Top(Vec<String>),
     /// `kubectl exec ...` (exec.rs).
     Exec(Vec<String>),
+    /// `kubectl edit ...` (edit.rs).
+    Edit(Vec<String>),
     /// `kubectl create deployment|service|configmap|secret|serviceaccount` (create_more.rs).
     CreateMore(Vec<String>),
 }
@@ -407,6 +410,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("wait") => return Ok(Command::Wait(args.to_vec())),
         Some("top") => return Ok(Command::Top(args.to_vec())),
         Some("exec") => return Ok(Command::Exec(args.to_vec())),
+        Some("edit") => return Ok(Command::Edit(args.to_vec())),
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),

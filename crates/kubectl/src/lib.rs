@@ -25,6 +25,7 @@ mod create_more;
 mod delete;
 mod describe;
 mod drain;
+pub mod edit;
 mod errors;
 mod events;
 mod exec;
@@ -296,6 +297,7 @@ impl Session {
                 out
             }
             cli::Command::CreateMore(a) => create_more::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Edit(a) => edit::run(&mut self.cluster, &ctx, &a),
             cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),

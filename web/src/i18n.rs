@@ -447,6 +447,14 @@ pub fn clock(time_ms: u64) -> String {
     format!("{:02}:{:02}", secs / 60, secs % 60)
 }
 
+/// What the terminal says when `kubectl edit` opens an object in the editor.
+pub fn edit_opened(lang: Lang) -> String {
+    match lang {
+        Lang::En => "Opened in the manifest editor: change it and press “Save edit” (kubectl saves it as the edit).\n".into(),
+        Lang::Ru => "Открыто в редакторе манифеста: измените и нажмите «Сохранить правку» (kubectl сохранит её как правку).\n".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -492,13 +500,5 @@ mod tests {
         );
         assert_eq!(wh.robot_count(1), "1 robot");
         assert_eq!(k8s.robot_count(2), "2 pods");
-    }
-}
-
-/// What the terminal says when `kubectl edit` opens an object in the editor.
-pub fn edit_opened(lang: Lang) -> String {
-    match lang {
-        Lang::En => "Opened in the manifest editor: change it and press “Save edit” (kubectl saves it as the edit).\n".into(),
-        Lang::Ru => "Открыто в редакторе манифеста: измените и нажмите «Сохранить правку» (kubectl сохранит её как правку).\n".into(),
     }
 }

@@ -20,6 +20,7 @@ const SUPPORTED: &[&str] = &[
     "edit",
     "events",
     "exec",
+    "explain",
     "expose",
     "get",
     "label",
@@ -370,6 +371,8 @@ pub enum Command {
     Exec(Vec<String>),
     /// `kubectl edit ...` (edit.rs).
     Edit(Vec<String>),
+    /// `kubectl explain ...` (explain.rs).
+    Explain(Vec<String>),
     /// `kubectl create deployment|service|configmap|secret|serviceaccount` (create_more.rs).
     CreateMore(Vec<String>),
 }
@@ -411,6 +414,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("top") => return Ok(Command::Top(args.to_vec())),
         Some("exec") => return Ok(Command::Exec(args.to_vec())),
         Some("edit") => return Ok(Command::Edit(args.to_vec())),
+        Some("explain") => return Ok(Command::Explain(args.to_vec())),
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),

@@ -29,6 +29,7 @@ pub mod edit;
 mod errors;
 mod events;
 mod exec;
+mod explain;
 mod expose;
 mod get;
 mod getfmt;
@@ -298,6 +299,7 @@ impl Session {
             }
             cli::Command::CreateMore(a) => create_more::run(&mut self.cluster, &ctx, &a),
             cli::Command::Edit(a) => edit::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Explain(a) => explain::run(&a),
             cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),

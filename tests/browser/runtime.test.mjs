@@ -123,7 +123,7 @@ spec:
     await page.fill('#kubectl-input', 'top nodes');
     await page.press('#kubectl-input', 'Enter');
     await waitForText(page, '#kubectl-output', 'error: Metrics API not available');
-    await page.fill('#kubectl-input', 'sim addon enable metrics-server');
+    await page.fill('#kubectl-input', 'sim addons enable metrics-server');
     await page.press('#kubectl-input', 'Enter');
     await waitForText(page, '#kubectl-output', 'deployment.apps/metrics-server created');
     for (let i = 0; i < 2; i++) await page.click('button.advance[data-ms="30000"]');

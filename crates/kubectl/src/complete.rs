@@ -199,15 +199,17 @@ fn subcommands(command: &str) -> &'static [&'static str] {
 }
 
 const SIM_COMMANDS: &[&str] = &[
-    "addon",
+    "addons",
     "advance",
     "config",
     "etcd",
     "node",
     "proxy-mode",
+    "request",
     "start",
     "stats",
     "stop",
+    "traffic",
     "user",
     "why",
     "why-node",
@@ -445,8 +447,12 @@ fn complete_sim(session: &Session, args: &[String], start: usize, word: &str) ->
             word,
             ["endpoints", "endpointslices"].map(String::from),
         ),
-        [c] if c == "addon" => finish(start, word, ["disable", "enable"].map(String::from)),
-        [c, _] if c == "addon" => finish(start, word, ["metrics-server".to_string()]),
+        [c] if c == "addons" || c == "addon" => {
+            finish(start, word, ["disable", "enable"].map(String::from))
+        }
+        [c, _] if c == "addons" || c == "addon" => {
+            finish(start, word, ["ingress", "metrics-server"].map(String::from))
+        }
         [c] if c == "advance" => finish(start, word, ["10s", "30s", "1m", "5m"].map(String::from)),
         [c] if c == "why" || c == "why-node" => {
             let ns = session.namespace.clone();

@@ -173,6 +173,8 @@ pub fn describe(cluster: &Cluster, obj: &Object, show_events: bool) -> Result<St
         Kind::Job => describe_job(&mut w, &v),
         Kind::Service => describe_service(&mut w, cluster, &v),
         Kind::Endpoints => describe_endpoints(&mut w, &v),
+        Kind::Ingress => describe_ingress(&mut w, cluster, &v),
+        Kind::IngressClass => describe_ingress_class(&mut w, &v),
         Kind::EndpointSlice => describe_endpoint_slice(&mut w, &v),
         Kind::Namespace => {
             describe_namespace(&mut w, cluster, &v);
@@ -214,8 +216,6 @@ const HAS_DEDICATED_DESCRIBER: &[&str] = &[
     "StatefulSet",
     "CronJob",
     "Secret",
-    "Ingress",
-    "IngressClass",
     "Role",
     "ClusterRole",
     "ReplicationController",
@@ -1870,6 +1870,133 @@ fn format_endpoint_slices(slices: &[Value], port_name: &str) -> String {
         format!("{joined} + {} more...", count - max)
     } else {
         joined
+    }
+}
+
+/// `describeIngressV1`: address, class, default backend, then each rule's paths
+/// with their Service backends and endpoints.
+fn describe_ingress(w: &mut Writer, cluster: &Cluster, v: &Value) {
+    w.w(0, &format!("Name:\t{}\n", s(v, "metadata.name")));
+    labels_multiline(w, "Labels", &string_map(v, "metadata.labels"));
+    let ns = s(v, "metadata.namespace");
+    w.w(0, &format!("Namespace:\t{ns}\n"));
+    let addresses: Vec<&str> = arr(v, "status.loadBalancer.ingress")
+        .iter()
+        .map(|i| match s(i, "ip") {
+            "" => s(i, "hostname"),
+            ip => ip,
+        })
+        .collect();
+    w.w(0, &format!("Address:\t{}\n", addresses.join(",")));
+    let class = match s(v, "spec.ingressClassName") {
+        "" => "<none>",
+        c => c,
+    };
+    w.w(0, &format!("Ingress Class:\t{class}\n"));
+    let default = match at(v, "spec.defaultBackend") {
+        Value::Null => "<default>".to_string(),
+        b => describe_ingress_backend(cluster, ns, b),
+    };
+    w.w(0, &format!("Default backend:\t{default}\n"));
+    let tls = arr(v, "spec.tls");
+    if !tls.is_empty() {
+        w.w(0, "TLS:\n");
+        for t in tls {
+            let hosts: Vec<String> = arr(t, "hosts").iter().map(scalar).collect();
+            match s(t, "secretName") {
+                "" => w.w(1, &format!("SNI routes {}\n", hosts.join(","))),
+                secret => w.w(1, &format!("{secret} terminates {}\n", hosts.join(","))),
+            }
+        }
+    }
+    w.w(0, "Rules:\n  Host\tPath\tBackends\n");
+    w.w(1, "----\t----\t--------\n");
+    let mut count = 0;
+    for rule in arr(v, "spec.rules") {
+        if at(rule, "http").is_null() {
+            continue;
+        }
+        count += 1;
+        let host = match s(rule, "host") {
+            "" => "*",
+            h => h,
+        };
+        w.w(1, &format!("{host}\t\n"));
+        for p in arr(rule, "http.paths") {
+            let backend = describe_ingress_backend(cluster, ns, at(p, "backend"));
+            w.w(2, &format!("\t{} \t{backend}\n", s(p, "path")));
+        }
+    }
+    if count == 0 {
+        w.w(1, &format!("*\t*\t{default}\n"));
+    }
+    annotations_multiline(w, "Annotations", &string_map(v, "metadata.annotations"));
+}
+
+/// `describeBackendV1`: `svc:port (endpoints)`.
+fn describe_ingress_backend(cluster: &Cluster, ns: &str, backend: &Value) -> String {
+    let svc = at(backend, "service");
+    if svc.is_null() {
+        let r = at(backend, "resource");
+        return format!(
+            "APIGroup: {}, Kind: {}, Name: {}",
+            s(r, "apiGroup"),
+            s(r, "kind"),
+            s(r, "name")
+        );
+    }
+    let name = s(svc, "name");
+    let (port_name, port_number) = (s(svc, "port.name"), i(svc, "port.number"));
+    let sb = if port_name.is_empty() {
+        format!("{name}:{port_number}")
+    } else {
+        format!("{name}:{port_name}")
+    };
+    let Ok(service) = cluster.get(Kind::Service, ns, name) else {
+        return format!("{sb} (<error: services \"{name}\" not found>)");
+    };
+    let service = service.to_json();
+    let mut sp_name = "";
+    for sp in arr(&service, "spec.ports") {
+        if (port_number != 0 && port_number == i(sp, "port"))
+            || (!port_name.is_empty() && port_name == s(sp, "name"))
+        {
+            sp_name = s(sp, "name");
+        }
+    }
+    let slices: Vec<Value> = cluster
+        .list(Kind::EndpointSlice, Some(ns))
+        .iter()
+        .map(Object::to_json)
+        .filter(|e| {
+            string_map(e, "metadata.labels")
+                .get("kubernetes.io/service-name")
+                .map(String::as_str)
+                == Some(name)
+        })
+        .collect();
+    format!("{sb} ({})", format_endpoint_slices(&slices, sp_name))
+}
+
+/// `IngressClassDescriber`.
+fn describe_ingress_class(w: &mut Writer, v: &Value) {
+    w.w(0, &format!("Name:\t{}\n", s(v, "metadata.name")));
+    meta_labels(w, v);
+    w.w(0, &format!("Controller:\t{}\n", s(v, "spec.controller")));
+    let p = at(v, "spec.parameters");
+    if !p.is_null() {
+        w.w(0, "Parameters:\n");
+        if !s(p, "apiGroup").is_empty() {
+            w.w(1, &format!("APIGroup:\t{}\n", s(p, "apiGroup")));
+        }
+        w.w(1, &format!("Kind:\t{}\n", s(p, "kind")));
+        w.w(1, &format!("Name:\t{}\n", s(p, "name")));
+        if !s(p, "namespace").is_empty() {
+            w.w(1, &format!("Namespace:\t{}\n", s(p, "namespace")));
+        }
+        if !s(p, "scope").is_empty() {
+            w.w(1, &format!("Scope:\t{}\n", s(p, "scope")));
+        }
     }
 }
 

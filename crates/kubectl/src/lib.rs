@@ -288,7 +288,13 @@ impl Session {
             cli::Command::Events(a) => events::run(&self.cluster, &ctx, &a),
             cli::Command::Wait(a) => wait::run(&mut self.cluster, &ctx, &a),
             cli::Command::Top(a) => top::run(&self.cluster, &ctx, &a),
-            cli::Command::Exec(a) => exec::run(&self.cluster, &ctx, &a, false),
+            cli::Command::Exec(a) => {
+                let (out, inside) = exec::run(&self.cluster, &ctx, &a);
+                if inside.is_some() {
+                    self.shell.inside = inside;
+                }
+                out
+            }
             cli::Command::CreateMore(a) => create_more::run(&mut self.cluster, &ctx, &a),
             cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),

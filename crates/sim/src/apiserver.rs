@@ -577,6 +577,7 @@ impl Cluster {
         self.admit_service_account(obj)?;
         self.admit_priority(obj)?;
         self.admission_mutate(obj)?;
+        self.admit_default_ingress_class(obj);
         // The Job strategy generates the selector and its labels from the uid the
         // apiserver is about to assign, before validation (`generateSelectorIfNeeded`).
         let early_uid = match obj {

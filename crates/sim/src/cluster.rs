@@ -285,11 +285,17 @@ pub(crate) enum Timer {
     ProxyDelivery,
     /// The cloud service controller syncs a Service's load balancer (`cloud.rs`).
     CloudServiceSync(ObjectKey),
+    /// Watch events reach the ingress controller (`ingress.rs`).
+    IngressDelivery,
+    /// The ingress controller's status syncer writes Ingress addresses.
+    IngressStatusSync,
+    /// A traffic source sends one tick's requests (`traffic.rs`).
+    TrafficTick { name: String, generation: u64 },
 }
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 25] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 28] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -315,6 +321,9 @@ impl Timer {
         "probe period",
         "proxy watch delivery",
         "cloud service sync",
+        "ingress watch delivery",
+        "ingress status sync",
+        "traffic tick",
     ];
 
     /// The static description equal to `text`, if a timer has it.
@@ -350,6 +359,9 @@ impl Timer {
             Timer::Probe { .. } => "probe period",
             Timer::ProxyDelivery => "proxy watch delivery",
             Timer::CloudServiceSync(_) => "cloud service sync",
+            Timer::IngressDelivery => "ingress watch delivery",
+            Timer::IngressStatusSync => "ingress status sync",
+            Timer::TrafficTick { .. } => "traffic tick",
         }
     }
 }
@@ -434,6 +446,12 @@ pub struct Cluster {
     /// The simulated cloud's load balancers (`cloud.rs`).
     #[serde(default)]
     pub(crate) cloud: crate::cloud::CloudState,
+    /// The ingress controller's caches (`ingress.rs`).
+    #[serde(default)]
+    pub(crate) ingress: crate::ingress::IngressState,
+    /// The traffic generator's sources (`traffic.rs`).
+    #[serde(default)]
+    pub(crate) traffic: crate::traffic::TrafficState,
 }
 
 /// Counts of the simulation's units of work, for tests and benchmarks that check the
@@ -465,6 +483,8 @@ impl Cluster {
             work: Work::default(),
             proxy: Default::default(),
             cloud: Default::default(),
+            ingress: Default::default(),
+            traffic: Default::default(),
             endpoints: Default::default(),
             topology: topology.clone().with_etcd_members(members),
             now: SimTime(0),
@@ -786,6 +806,9 @@ impl Cluster {
             } => self.kubelet_probe(&node, &pod, &uid, &container, restarts, kind),
             Timer::ProxyDelivery => self.proxy_deliver(),
             Timer::CloudServiceSync(key) => self.cloud_sync_service(key),
+            Timer::IngressDelivery => self.ingress_deliver(),
+            Timer::IngressStatusSync => self.ingress_status_sync(),
+            Timer::TrafficTick { name, generation } => self.traffic_tick(&name, generation),
         }
     }
 
@@ -934,6 +957,7 @@ impl Cluster {
         let obj = &ev.object;
         let key = obj.key();
         self.proxy_observe(ev);
+        self.ingress_observe(ev);
         match obj {
             Object::Deployment(_) => self.enqueue(Component::DeploymentController, key),
             Object::ReplicaSet(rs) => {
@@ -1103,6 +1127,7 @@ fn clear_status(obj: &mut Object) {
         Object::ResourceQuota(o) => o.status = None,
         Object::Job(o) => o.status = None,
         Object::Service(o) => o.status = None,
+        Object::Ingress(o) => o.status = None,
         _ => {}
     }
 }
@@ -1118,6 +1143,7 @@ fn copy_status(from: &Object, to: &mut Object) {
         (Object::ResourceQuota(a), Object::ResourceQuota(b)) => b.status = a.status.clone(),
         (Object::Job(a), Object::Job(b)) => b.status = a.status.clone(),
         (Object::Service(a), Object::Service(b)) => b.status = a.status.clone(),
+        (Object::Ingress(a), Object::Ingress(b)) => b.status = a.status.clone(),
         _ => {}
     }
 }

@@ -466,6 +466,7 @@ impl Cluster {
         // Every kube-proxy, CoreDNS and the cloud service controller (`proxy.rs`, `cloud.rs`).
         self.proxy_relist_all();
         self.cloud_resync_all();
+        self.ingress_relist();
         let quotas: Vec<ObjectKey> = self
             .store
             .list(Kind::ResourceQuota, None)

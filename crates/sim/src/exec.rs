@@ -70,6 +70,18 @@ impl Cluster {
         let name = pod.metadata.name.clone().unwrap_or_default();
         let spec = pod.spec.clone().unwrap_or_default();
         let mut files = BTreeMap::new();
+        let image = spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .find(|c| c.name == container)
+            .and_then(|c| c.image.clone())
+            .unwrap_or_default();
+        if let Some(info) = crate::images::lookup(&image) {
+            for (path, text) in info.files {
+                files.insert(path.to_string(), text.to_string());
+            }
+        }
         let hostname = spec.hostname.clone().unwrap_or_else(|| name.clone());
         let ip = pod
             .status

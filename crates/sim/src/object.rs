@@ -215,7 +215,7 @@ impl Kind {
                 group: "networking.k8s.io",
                 versions: &["v1"],
                 namespaced: true,
-                simulated: false,
+                simulated: true,
             },
             Kind::IngressClass => &KindInfo {
                 kind: "IngressClass",
@@ -225,7 +225,7 @@ impl Kind {
                 group: "networking.k8s.io",
                 versions: &["v1"],
                 namespaced: false,
-                simulated: false,
+                simulated: true,
             },
             Kind::ConfigMap => &KindInfo {
                 kind: "ConfigMap",

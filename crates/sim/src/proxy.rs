@@ -100,7 +100,7 @@ pub struct WatcherStats {
 /// One line of `sim stats`: a watcher and what it received.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WatcherLine {
-    /// `kube-proxy`, `coredns`.
+    /// `kube-proxy`, `coredns`, `ingress-nginx`.
     pub kind: &'static str,
     /// The node for a kube-proxy, the Deployment for CoreDNS.
     pub name: String,
@@ -521,8 +521,15 @@ impl Cluster {
     /// load balancer IP, or the node's own InternalIP with a NodePort. Empty when no
     /// rule matches or the Service has no endpoint (upstream rejects those).
     pub fn proxy_lookup(&self, node: &str, ip: &str, port: i32) -> Vec<Backend> {
+        self.proxy_route(node, ip, port).unwrap_or_default()
+    }
+
+    /// Like [`Cluster::proxy_lookup`], but tells "no rule matches" (`None`: the
+    /// packet goes on unchanged) from "a rule without endpoints" (`Some` of nothing:
+    /// kube-proxy rejects the connection).
+    pub fn proxy_route(&self, node: &str, ip: &str, port: i32) -> Option<Vec<Backend>> {
         if !self.proxy_running(node) {
-            return Vec::new();
+            return None;
         }
         let node_ip = self.node_internal_ip(node);
         self.proxy
@@ -535,7 +542,6 @@ impl Cluster {
                     || (r.node_port == Some(port) && node_ip.as_deref() == Some(ip))
             })
             .map(|r| r.backends.clone())
-            .unwrap_or_default()
     }
 
     fn proxy_running(&self, node: &str) -> bool {
@@ -543,7 +549,7 @@ impl Cluster {
             && self.proxy.nodes.get(node).is_some_and(|p| p.synced)
     }
 
-    fn node_internal_ip(&self, node: &str) -> Option<String> {
+    pub(crate) fn node_internal_ip(&self, node: &str) -> Option<String> {
         let Some(Object::Node(n)) = self.store.get(&ObjectKey::new(Kind::Node, "", node)) else {
             return None;
         };
@@ -574,6 +580,13 @@ impl Cluster {
             name: "kube-system/coredns".into(),
             stats: self.proxy.coredns,
         });
+        if let Some(stats) = self.ingress_watcher_stats() {
+            out.push(WatcherLine {
+                kind: "ingress-nginx",
+                name: "ingress-nginx/ingress-nginx-controller".into(),
+                stats,
+            });
+        }
         out
     }
 
@@ -583,6 +596,7 @@ impl Cluster {
             p.stats = WatcherStats::default();
         }
         self.proxy.coredns = WatcherStats::default();
+        self.ingress.stats = WatcherStats::default();
     }
 
     /// `sim stats`: totals per watcher kind, then the five watchers that received

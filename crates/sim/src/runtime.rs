@@ -81,6 +81,26 @@ fn is_shell(base: &str) -> bool {
     matches!(base, "sh" | "bash" | "ash")
 }
 
+/// `sh -c "node server.js"` (a Dockerfile's shell-form CMD) whose one simple command
+/// runs the image's program: the shell execs it, so the process is that program.
+fn shell_exec_target(p: &Process) -> Option<Vec<String>> {
+    let [sh, c, script] = p.argv.as_slice() else {
+        return None;
+    };
+    let base = sh.rsplit('/').next().unwrap_or(sh);
+    if !is_shell(base) || c != "-c" || script.contains(|ch: char| ";|&$<>()`'\"\\*?".contains(ch)) {
+        return None;
+    }
+    let words: Vec<String> = script.split_whitespace().map(str::to_string).collect();
+    let exe = words.first()?;
+    let exe_base = exe.rsplit('/').next().unwrap_or(exe);
+    images::lookup(&p.image)?
+        .programs
+        .iter()
+        .any(|q| q == exe || *q == exe_base)
+        .then_some(words)
+}
+
 /// The process's argument vector: `command` or the image's ENTRYPOINT, then `args`
 /// or (only when `command` is not set) the image's CMD; `$(VAR)` expanded.
 pub fn argv(
@@ -179,6 +199,9 @@ pub fn replay_in(
             files: Default::default(),
         };
     }
+    if let Some(argv) = shell_exec_target(p) {
+        return replay(&Process { argv, ..p.clone() }, upto_ms, budget);
+    }
     let Some(exe) = p.argv.first() else {
         return Replay {
             lines: Vec::new(),
@@ -259,13 +282,30 @@ pub fn exec_in(
     programs: &dyn shell::Programs,
     timeout_ms: u64,
 ) -> Replay {
-    let files = replay_in(main, after_ms, EXIT_SEARCH_BUDGET, base, &shell::NoPrograms).files;
+    let files = if in_shell(main) {
+        replay_in(main, after_ms, EXIT_SEARCH_BUDGET, base, &shell::NoPrograms).files
+    } else {
+        base.clone()
+    };
     let p = Process {
         argv: argv.to_vec(),
         started_ms: main.started_ms + after_ms,
         ..main.clone()
     };
     replay_in(&p, timeout_ms, EXIT_SEARCH_BUDGET, &files, programs)
+}
+
+/// Whether the process runs in the simulated shell (so its replay tracks files).
+fn in_shell(p: &Process) -> bool {
+    let Some(exe) = p.argv.first() else {
+        return false;
+    };
+    let base = exe.rsplit('/').next().unwrap_or(exe);
+    let info = images::lookup(&p.image);
+    if is_shell(base) && info.is_none_or(|i| i.shell) {
+        return !info.is_some_and(|i| shell_execs_program(p, i));
+    }
+    !info.is_none_or(|i| i.programs.iter().any(|q| q == exe || *q == base))
 }
 
 /// When the process exits, searching at most `budget` shell commands ahead.
@@ -615,6 +655,9 @@ pub fn pi(n: usize) -> String {
 /// Whether the process is the image's own program (a server that may listen), not a
 /// shell or an applet the pod's command ran instead.
 fn runs_image_program(p: &Process) -> Option<Behaviour> {
+    if let Some(argv) = shell_exec_target(p) {
+        return runs_image_program(&Process { argv, ..p.clone() });
+    }
     let exe = p.argv.first()?;
     let base = exe.rsplit('/').next().unwrap_or(exe);
     let info = images::lookup(&p.image)?;

@@ -350,6 +350,12 @@ mod tests {
             Timer::CloudServiceSync(key.clone()),
             Timer::EnqueueAfter { component, key },
             Timer::ProxyDelivery,
+            Timer::IngressDelivery,
+            Timer::IngressStatusSync,
+            Timer::TrafficTick {
+                name: "t".into(),
+                generation: 1,
+            },
         ];
         for t in &timers {
             assert_eq!(Timer::intern_description(t.describe()), Some(t.describe()));

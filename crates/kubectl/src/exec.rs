@@ -39,10 +39,13 @@ pub(crate) fn run_inside(
         return out;
     }
     let argv = vec!["sh".to_string(), "-c".to_string(), line.to_string()];
-    match session
-        .cluster
-        .exec(&inside.namespace, &inside.pod, &inside.container, &argv)
-    {
+    match session.cluster.exec(
+        &inside.namespace,
+        &inside.pod,
+        &inside.container,
+        &argv,
+        &crate::outside::ContainerHttp,
+    ) {
         Ok(r) => {
             out.stdout.push_str(&r.text);
             out.code = r.code;
@@ -62,7 +65,7 @@ pub(crate) fn run_inside(
 }
 
 pub(crate) fn run(
-    cluster: &Cluster,
+    cluster: &mut Cluster,
     ctx: &Context<'_>,
     args: &[String],
 ) -> (CommandOutput, Option<Inside>) {
@@ -72,7 +75,7 @@ pub(crate) fn run(
 }
 
 fn run_command(
-    cluster: &Cluster,
+    cluster: &mut Cluster,
     ctx: &Context<'_>,
     args: &[String],
     inside: &mut Option<Inside>,
@@ -236,7 +239,13 @@ fn run_command(
         // Only an interactive shell gets a terminal here.
         out.err_line("Unable to use a TTY - input is not a terminal or the right kind of file");
     }
-    match cluster.exec(&namespace, &pod_name, &container, &argv) {
+    match cluster.exec(
+        &namespace,
+        &pod_name,
+        &container,
+        &argv,
+        &crate::outside::ContainerHttp,
+    ) {
         Ok(result) if stdin && lone_shell => {
             // The shell waits for input: the next lines run in it.
             out.stdout.push_str(&result.text);
@@ -271,11 +280,21 @@ fn run_command(
 
 /// The pod a target names: `POD`, `pod/POD`, or a workload's first pod by name.
 fn pod_for(cluster: &Cluster, namespace: &str, target: &str) -> Result<String, String> {
+    pod_for_counted(cluster, namespace, target).map(|(name, _)| name)
+}
+
+/// [`pod_for`], with how many pods the workload had to choose from (`kubectl logs`
+/// says `Found N pods, using pod/NAME`). Like `GetFirstPod`, ready pods come first.
+pub(crate) fn pod_for_counted(
+    cluster: &Cluster,
+    namespace: &str,
+    target: &str,
+) -> Result<(String, usize), String> {
     let Some((kind, name)) = target.split_once('/') else {
-        return Ok(target.to_string());
+        return Ok((target.to_string(), 1));
     };
     match kind {
-        "pod" | "pods" | "po" => Ok(name.to_string()),
+        "pod" | "pods" | "po" => Ok((name.to_string(), 1)),
         "deployment" | "deployments" | "deploy" | "replicaset" | "replicasets" | "rs" | "job"
         | "jobs" | "daemonset" | "daemonsets" | "ds" | "statefulset" | "statefulsets" | "sts"
         | "service" | "services" | "svc" => {
@@ -296,7 +315,7 @@ fn pod_for(cluster: &Cluster, namespace: &str, target: &str) -> Result<String, S
                     "error: cannot attach to {kind}/{name}: selector is empty"
                 ));
             };
-            cluster
+            let mut pods: Vec<(bool, String)> = cluster
                 .list(Kind::Pod, Some(namespace))
                 .into_iter()
                 .filter_map(|o| match o {
@@ -308,9 +327,23 @@ fn pod_for(cluster: &Cluster, namespace: &str, target: &str) -> Result<String, S
                     let labels = p.metadata.labels.clone().unwrap_or_default();
                     sel.iter().all(|(k, v)| labels.get(k) == Some(v))
                 })
-                .filter_map(|p| p.metadata.name.clone())
-                .min()
-                .ok_or_else(|| "error: no pods found".to_string())
+                .map(|p| {
+                    let ready = p
+                        .status
+                        .as_ref()
+                        .and_then(|s| s.conditions.as_ref())
+                        .is_some_and(|c| {
+                            c.iter().any(|c| c.type_ == "Ready" && c.status == "True")
+                        });
+                    (!ready, p.metadata.name.clone().unwrap_or_default())
+                })
+                .collect();
+            pods.sort();
+            let count = pods.len();
+            pods.into_iter()
+                .next()
+                .map(|(_, n)| (n, count))
+                .ok_or_else(|| format!("error: no pods found for {kind}/{name}"))
         }
         _ => Err(format!(
             "error: the server doesn't have a resource type \"{kind}\""

@@ -289,7 +289,7 @@ impl Session {
             cli::Command::Wait(a) => wait::run(&mut self.cluster, &ctx, &a),
             cli::Command::Top(a) => top::run(&self.cluster, &ctx, &a),
             cli::Command::Exec(a) => {
-                let (out, inside) = exec::run(&self.cluster, &ctx, &a);
+                let (out, inside) = exec::run(&mut self.cluster, &ctx, &a);
                 if inside.is_some() {
                     self.shell.inside = inside;
                 }

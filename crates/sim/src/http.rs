@@ -11,11 +11,9 @@
 //! apiserver: user traffic never passes through etcd, the scheduler or the apiserver.
 //!
 //! Simplified:
-//! - Names resolve in [`Cluster::resolve_host`] straight from the Services (a stand-in
-//!   for CoreDNS): `<svc>`, `<svc>.<ns>`, `<svc>.<ns>.svc`,
-//!   `<svc>.<ns>.svc.cluster.local`; a headless Service gives its first ready
-//!   endpoint. A client outside resolves only Ingress hosts that have an address (as
-//!   if its `/etc/hosts` named them).
+//! - A pod resolves names through CoreDNS (`dns.rs`: its search list, a headless
+//!   Service's first ready address); a client outside resolves only Ingress hosts that
+//!   have an address (as if its `/etc/hosts` named them).
 //! - A connection to a pod IP whose pod is gone, or whose containers do not listen on
 //!   the port, is refused; one to a pod on a powered-off node times out, and so does
 //!   one between a partitioned node and any other (traffic inside it still flows).
@@ -390,43 +388,37 @@ impl Cluster {
     /// outside) to the Ingress's address. Kept in one place so CoreDNS can take it
     /// over.
     pub fn resolve_host(&self, from: &RequestSource, host: &str) -> Option<String> {
+        if let (RequestSource::Pod { namespace, name }, Some([127, ..])) = (from, ipv4(host)) {
+            // Loopback inside a pod reaches the pod's own containers.
+            return match self.store.get(&ObjectKey::new(Kind::Pod, namespace, name)) {
+                Some(Object::Pod(p)) => p.status.as_ref().and_then(|s| s.pod_ip.clone()),
+                _ => None,
+            };
+        }
         if ipv4(host).is_some() {
             return Some(host.to_string());
         }
-        let namespace = match from {
+        let (namespace, name) = match from {
             RequestSource::Outside => return self.ingress_host_address(host),
-            RequestSource::Pod { namespace, .. } => namespace,
+            RequestSource::Pod { namespace, name } => (namespace, name),
         };
-        let labels: Vec<&str> = host.trim_end_matches('.').split('.').collect();
-        let (svc, ns) = match labels.as_slice() {
-            [svc] => (*svc, namespace.as_str()),
-            [svc, ns] | [svc, ns, "svc"] | [svc, ns, "svc", "cluster", "local"] => (*svc, *ns),
-            _ => return None,
-        };
-        let Some(Object::Service(s)) = self.store.get(&ObjectKey::new(Kind::Service, ns, svc))
+        // A pod asks CoreDNS (through its node's kube-proxy to 10.96.0.10), with its
+        // search list; a headless Service's first address answers.
+        let Some(Object::Pod(pod)) = self.store.get(&ObjectKey::new(Kind::Pod, namespace, name))
         else {
             return None;
         };
-        let spec = s.spec.as_ref()?;
-        match spec.cluster_ip.as_deref() {
-            Some("None") => self
-                .store
-                .list(Kind::EndpointSlice, Some(ns))
-                .filter_map(|o| match o {
-                    Object::EndpointSlice(sl) => Some(sl),
+        // The pod's own network namespace: localhost is the pod.
+        if host == "localhost" {
+            return pod.status.as_ref().and_then(|s| s.pod_ip.clone());
+        }
+        match self.dns_lookup(pod, host, true, false) {
+            crate::dns::Answer::Found { records, .. } => {
+                records.into_iter().find_map(|r| match r {
+                    crate::dns::Record::A { ip, .. } => Some(ip),
                     _ => None,
                 })
-                .filter(|sl| {
-                    sl.metadata
-                        .labels
-                        .as_ref()
-                        .and_then(|l| l.get(crate::controllers::endpointslice::LABEL_SERVICE_NAME))
-                        .is_some_and(|n| n == svc)
-                })
-                .flat_map(|sl| sl.endpoints.iter().flatten())
-                .find(|e| e.conditions.as_ref().and_then(|c| c.ready).unwrap_or(true))
-                .and_then(|e| e.addresses.first().cloned()),
-            Some(ip) if !ip.is_empty() => Some(ip.to_string()),
+            }
             _ => None,
         }
     }
@@ -443,7 +435,7 @@ impl Cluster {
     }
 
     /// The node whose pod range holds `ip` (10.244.0.0/14, a /24 per node).
-    fn node_of_pod_ip(&self, ip: &str) -> Option<String> {
+    pub(crate) fn node_of_pod_ip(&self, ip: &str) -> Option<String> {
         let o = ipv4(ip)?;
         if o[0] != 10 || !(244..=247).contains(&o[1]) {
             return None;

@@ -182,15 +182,8 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
     {
         return CommandOutput::error("error: name cannot be provided when a selector is specified");
     }
-    let kinds: Vec<Kind> = requests.iter().map(|r| r.kind).collect();
-    let fields = match crate::getfmt::check_field_selector(
-        args.field_selector.as_deref(),
-        args.selector.as_deref(),
-        &kinds,
-    ) {
-        Ok(f) => f,
-        Err(e) => return CommandOutput::error(e),
-    };
+    // Kinds whose list the apiserver refused (they print nothing, not even a header).
+    let mut failed: Vec<Kind> = Vec::new();
     let namespace = args
         .namespace
         .clone()
@@ -212,6 +205,19 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
                 errs.push(errors::render(&e, None));
                 continue;
             }
+            // The field selector is checked by each kind's registry.
+            let fields = match crate::getfmt::check_field_selector(
+                args.field_selector.as_deref(),
+                args.selector.as_deref(),
+                &[req.kind],
+            ) {
+                Ok(f) => f,
+                Err(e) => {
+                    errs.push(e);
+                    failed.push(req.kind);
+                    continue;
+                }
+            };
             objects.extend(cluster.list(req.kind, ns).into_iter().filter(|o| {
                 selector
                     .as_ref()
@@ -257,7 +263,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
             // objects only when found.
             let mut result_kinds: Vec<Kind> = requests
                 .iter()
-                .filter(|r| r.names.is_empty())
+                .filter(|r| r.names.is_empty() && !failed.contains(&r.kind))
                 .map(|r| r.kind)
                 .chain(kinds.iter().copied())
                 .collect();

@@ -754,6 +754,19 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
         let added: Vec<(&str, Object)> = initial.into_iter().map(|o| ("ADDED", o)).collect();
         printer.print(&added, cluster, &mut out);
     }
+    // The watch itself is a request of its own, authorized for the `watch` verb.
+    let watch_allowed = crate::authorize(
+        cluster,
+        ctx,
+        "watch",
+        kind,
+        ns.as_deref().unwrap_or(""),
+        name.as_deref().unwrap_or(""),
+    );
+    if let Err(e) = watch_allowed {
+        out.fail(errors::render(&e, None));
+        return out;
+    }
     let filter = WatchFilter {
         kind: Some(kind),
         namespace: ns.clone(),

@@ -1069,7 +1069,11 @@ impl State<'_> {
             if let Some(v) = fin {
                 args.push(v);
             }
-            return call(f, &args).map_err(|e| self.err_at(cmd.pos, &cmd.text, e));
+            let v = call(f, &args).map_err(|e| self.err_at(cmd.pos, &cmd.text, e))?;
+            if let V::Str(text) = &v {
+                guard(text.len()).map_err(|e| self.err_at(cmd.pos, &cmd.text, e))?;
+            }
+            return Ok(v);
         }
         if cmd.args.len() > 1 || fin.is_some() {
             return Err(self.err_at(
@@ -1810,6 +1814,15 @@ mod limits {
             .unwrap_err()
             .1
             .contains("more work"));
+        let bomb = Template::parse(
+            "{{repeat 4096 (repeat 4096 (repeat 4096 \"x\"))}}{{replace \"\" \"yy\" (repeat 4096 (repeat 4096 \"x\"))}}",
+        )
+        .unwrap();
+        assert!(bomb
+            .execute(&serde_json::json!({}))
+            .unwrap_err()
+            .1
+            .contains("more work"));
         let wide = Template::parse("{{printf \"%99999999999d\" 1}}").unwrap();
         assert_eq!(
             wide.execute(&serde_json::json!({})).unwrap().len(),
@@ -1923,7 +1936,9 @@ fn sprig(f: &str, args: &[V]) -> Result<V, String> {
         "repeat" => {
             want(2)?;
             let n = to_i64(&args[0]).clamp(0, MAX_WIDTH as i64) as usize;
-            V::Str(s(1).repeat(n))
+            let text = s(1);
+            guard(text.len().saturating_mul(n))?;
+            V::Str(text.repeat(n))
         }
         "substr" | "trunc" => {
             let src = s(args.len().saturating_sub(1));
@@ -1983,6 +1998,8 @@ fn sprig(f: &str, args: &[V]) -> Result<V, String> {
         "indent" | "nindent" => {
             want(2)?;
             let pad = " ".repeat(to_i64(&args[0]).clamp(0, MAX_WIDTH as i64) as usize);
+            let lines = s(1).matches('\n').count() + 1;
+            guard(s(1).len().saturating_add(lines.saturating_mul(pad.len())))?;
             let body = format!("{pad}{}", s(1).replace('\n', &format!("\n{pad}")));
             V::Str(if f == "nindent" {
                 format!("\n{body}")
@@ -1992,7 +2009,14 @@ fn sprig(f: &str, args: &[V]) -> Result<V, String> {
         }
         "replace" => {
             want(3)?;
-            V::Str(s(2).replace(&s(0), &s(1)))
+            let (old, new, src) = (s(0), s(1), s(2));
+            let hits = if old.is_empty() {
+                src.chars().count() + 1
+            } else {
+                src.matches(old.as_str()).count()
+            };
+            guard(src.len().saturating_add(hits.saturating_mul(new.len())))?;
+            V::Str(src.replace(&old, &new))
         }
         "nospace" => {
             want(1)?;
@@ -2209,6 +2233,15 @@ fn sprig(f: &str, args: &[V]) -> Result<V, String> {
             return Err(format!("function {f:?} not defined"));
         }
     })
+}
+
+/// Refuses a result larger than the output a template may write at all.
+fn guard(len: usize) -> Result<(), String> {
+    if len > MAX_OUTPUT {
+        Err(LIMIT.to_string())
+    } else {
+        Ok(())
+    }
 }
 
 fn base64_encode(bytes: &[u8]) -> String {

@@ -53,6 +53,11 @@ enum Segment {
     Action(Vec<Node>),
 }
 
+/// Guards against runaway templates in the browser (simulator limits).
+const MAX_RANGE_NESTING: usize = 100;
+const MAX_RESULTS: usize = 1_000_000;
+const LIMIT: &str = "the template does more work than this simulated kubectl allows";
+
 /// A parsed JSONPath template.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JsonPath {
@@ -474,6 +479,20 @@ impl JsonPath {
             start: 0,
         }
         .parse_template()?;
+        // A guard for the browser's stack (not an upstream limit).
+        let mut depth = 0usize;
+        for seg in &segments {
+            if let Segment::Action(nodes) = seg {
+                match nodes.first() {
+                    Some(Node::Identifier(id)) if id == "range" => depth += 1,
+                    Some(Node::Identifier(id)) if id == "end" => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            if depth > MAX_RANGE_NESTING {
+                return Err(LIMIT.into());
+            }
+        }
         Ok(JsonPath {
             segments,
             allow_missing_keys: true,
@@ -489,8 +508,7 @@ impl JsonPath {
     /// The results of every action, in order (upstream's `FindResults`).
     pub fn find_results(&self, data: &Value) -> Result<Vec<Vec<Value>>, String> {
         let mut out = Vec::new();
-        let mut depth_stack = Vec::new();
-        self.run(&self.segments, data, &mut out, &mut depth_stack)?;
+        self.run(&self.segments, data, &mut out)?;
         Ok(out)
     }
 
@@ -499,10 +517,12 @@ impl JsonPath {
         segments: &[Segment],
         data: &Value,
         out: &mut Vec<Vec<Value>>,
-        _stack: &mut Vec<()>,
     ) -> Result<(), String> {
         let mut i = 0;
         while i < segments.len() {
+            if out.len() > MAX_RESULTS {
+                return Err(LIMIT.into());
+            }
             match &segments[i] {
                 Segment::Text(t) => out.push(vec![Value::String(t.clone())]),
                 Segment::Action(nodes) => match nodes.first() {
@@ -511,7 +531,7 @@ impl JsonPath {
                         let body_end = matching_end(segments, i + 1);
                         let body = &segments[i + 1..body_end];
                         for r in &results {
-                            self.run(body, r, out, _stack)?;
+                            self.run(body, r, out)?;
                         }
                         if body_end >= segments.len() {
                             return Ok(());
@@ -1068,5 +1088,16 @@ mod edge_tests {
                 let _ = p.execute(&v);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn runaway_ranges_stop_with_an_error() {
+        let deep = "{range}".repeat(5000);
+        assert!(JsonPath::parse(&deep).unwrap_err().contains("more work"));
     }
 }

@@ -1,7 +1,8 @@
 // Robots run their programs: a command that exits 1 leaves its robot broken and
 // retrying (CrashLoopBackOff), an image that does not exist does the same
 // (ImagePullBackOff), a Job's robots finish their task (Completed), and the terminal
-// shows a container's log.
+// shows a container's log; `kubectl exec` runs nslookup in a container and
+// `kubectl top` works once the metrics-server add-on is enabled.
 //
 // App contract: `window.__warehouse.robots()` counts workload robots per zone and
 // state (`BackOff`, `Completed`, `Running`, ...); the kubectl box is `#kubectl-input`
@@ -100,6 +101,45 @@ test('runtime: crash loops, bad images, finished jobs and logs', { timeout: 120_
     await page.fill('#kubectl-input', 'describe pod typo');
     await page.press('#kubectl-input', 'Enter');
     await waitForText(page, '#kubectl-output', 'Failed to pull image "ngnix:1.27"');
+
+    // A command inside a running container, and CoreDNS answering it.
+    await applyYaml(page, `apiVersion: v1
+kind: Pod
+metadata:
+  name: toolbox
+spec:
+  containers:
+  - name: box
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+`);
+    await waitForText(page, '#apply-result', 'pod/toolbox created');
+    await page.click('button.advance[data-ms="30000"]');
+    await page.fill('#kubectl-input', 'exec toolbox -- nslookup kubernetes.default');
+    await page.press('#kubectl-input', 'Enter');
+    await waitForText(page, '#kubectl-output', 'Address 1: 10.96.0.1 kubernetes.default.svc.cluster.local');
+
+    // kubectl top needs the metrics-server add-on.
+    await page.fill('#kubectl-input', 'top nodes');
+    await page.press('#kubectl-input', 'Enter');
+    await waitForText(page, '#kubectl-output', 'error: Metrics API not available');
+    await page.fill('#kubectl-input', 'sim addon enable metrics-server');
+    await page.press('#kubectl-input', 'Enter');
+    await waitForText(page, '#kubectl-output', 'deployment.apps/metrics-server created');
+    for (let i = 0; i < 2; i++) await page.click('button.advance[data-ms="30000"]');
+    await page.fill('#kubectl-input', 'top pods');
+    await page.press('#kubectl-input', 'Enter');
+    await waitForText(page, '#kubectl-output', 'MEMORY(bytes)');
+    await waitForText(page, '#kubectl-output', 'toolbox');
+
+    // Tab completes object names from the cluster.
+    await page.fill('#kubectl-input', 'exec tool');
+    await page.press('#kubectl-input', 'Tab');
+    assert.equal(await page.inputValue('#kubectl-input'), 'exec toolbox ');
+    await page.fill('#kubectl-input', 'get nodes zone-');
+    await page.press('#kubectl-input', 'Tab');
+    await waitForText(page, '#kubectl-completions', 'zone-a  zone-b  zone-c');
+    await page.fill('#kubectl-input', '');
 
     await screenshot(page, 'runtime');
   } catch (err) {

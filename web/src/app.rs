@@ -83,7 +83,8 @@ pub fn App() -> Html {
                 <div class="side">
                     <Editor yaml={state.yaml.clone()} result={state.apply_result.clone()} {tr}
                             dispatch={dispatch.clone()} />
-                    <TerminalBox terminal={state.terminal.clone()} {tr} dispatch={dispatch} />
+                    <TerminalBox terminal={state.terminal.clone()} session={state.session.clone()}
+                                 {tr} dispatch={dispatch} />
                 </div>
             </main>
         </div>

@@ -322,8 +322,8 @@ impl Tr {
             Key::Apply => self.both("Apply", "Применить"),
             Key::TerminalHeading => self.both("kubectl", "kubectl"),
             Key::TerminalHint => self.both(
-                "Enter runs the command, ↑/↓ walk the history, “clear” empties the screen. “sim why pod/NAME” explains how an object came to be.",
-                "Enter — выполнить, ↑/↓ — история команд, «clear» очищает экран. «sim why pod/ИМЯ» объясняет, откуда взялся объект.",
+                "Enter runs the command, Tab completes it, ↑/↓ walk the history, “clear” empties the screen. “sim why pod/NAME” explains how an object came to be.",
+                "Enter — выполнить, Tab — дополнить, ↑/↓ — история команд, «clear» очищает экран. «sim why pod/ИМЯ» объясняет, откуда взялся объект.",
             ),
             Key::TerminalPlaceholder => self.both("get pods -o wide", "get pods -o wide"),
             Key::CanvasLabel => self.pick([

@@ -248,22 +248,12 @@ impl AppState {
 }
 
 impl AppState {
-    /// Runs one `sim …` line typed in the terminal, as a script line runs.
-    fn sim(&mut self, line: &str) {
-        let out = match crate::kubectl::script::parse(line) {
-            Ok(steps) => match steps.first() {
-                Some(step) => {
-                    crate::kubectl::script::execute(&mut self.session.borrow_mut(), step, &NoFiles)
-                }
-                None => return,
-            },
-            Err(e) => {
-                let mut out = crate::kubectl::CommandOutput::default();
-                out.stderr = format!("{e}\n");
-                out.code = 1;
-                out
-            }
-        };
+    /// Runs one terminal line in the shell around kubectl (`kubectl …`, `sim …`,
+    /// `export X=$(…)`, `echo`, `curl`, …); shell variables stay in the session
+    /// between lines.
+    fn shell(&mut self, input: &str) {
+        let line = crate::kubectl::shell::terminal_line(input);
+        let out = self.session.borrow_mut().run_shell(&line, None, &NoFiles);
         let entry = Entry {
             prompt: format!("$ {line}"),
             stdout: truncate(out.stdout),
@@ -323,18 +313,15 @@ impl Reducible for AppState {
                 next.apply_result = Some(outcome);
             }
             Action::RunKubectl(input) => {
-                let line = strip_kubectl(&input);
                 if input.trim().is_empty() {
                     return self;
                 }
                 let terminal = Rc::make_mut(&mut next.terminal);
                 terminal.remember(input.trim());
-                if line == "clear" {
+                if input.trim() == "clear" {
                     terminal.entries.clear();
-                } else if line == "sim" || line.starts_with("sim ") {
-                    next.sim(line);
                 } else {
-                    next.kubectl(line, None);
+                    next.shell(&input);
                 }
             }
             Action::ToggleLang => next.lang = next.lang.other(),
@@ -346,16 +333,6 @@ impl Reducible for AppState {
             }
         }
         Rc::new(next)
-    }
-}
-
-/// What follows `kubectl` in a typed line: users type the command either way.
-pub fn strip_kubectl(input: &str) -> &str {
-    let line = input.trim();
-    match line.strip_prefix("kubectl") {
-        Some("") => "",
-        Some(rest) if rest.starts_with(char::is_whitespace) => rest.trim_start(),
-        _ => line,
     }
 }
 
@@ -377,14 +354,6 @@ mod tests {
 
     fn reduce(state: Rc<AppState>, action: Action) -> Rc<AppState> {
         state.reduce(action)
-    }
-
-    #[test]
-    fn leading_kubectl_is_optional() {
-        assert_eq!(strip_kubectl("kubectl get pods"), "get pods");
-        assert_eq!(strip_kubectl("  get pods "), "get pods");
-        assert_eq!(strip_kubectl("kubectl"), "");
-        assert_eq!(strip_kubectl("kubectlx get"), "kubectlx get");
     }
 
     #[test]
@@ -497,11 +466,26 @@ mod tests {
             .unwrap()
             .stdout
             .contains("no recorded write"));
+        // Shell variables live between lines.
+        let s = reduce(
+            s,
+            Action::RunKubectl("export NS=\"$(echo kube-system)\"".into()),
+        );
+        let s = reduce(s, Action::RunKubectl("get ns $NS -o name".into()));
+        let last = s.terminal.entries.back().unwrap();
+        assert_eq!(last.prompt, "$ kubectl get ns $NS -o name");
+        assert_eq!(last.stdout, "namespace/kube-system\n");
         let s = reduce(s, Action::RunKubectl("clear".into()));
         assert!(s.terminal.entries.is_empty());
         assert_eq!(
             s.terminal.history,
-            vec!["kubectl get pods", "sim why deployment/nope", "clear"]
+            vec![
+                "kubectl get pods",
+                "sim why deployment/nope",
+                "export NS=\"$(echo kube-system)\"",
+                "get ns $NS -o name",
+                "clear"
+            ]
         );
     }
 }

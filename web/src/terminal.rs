@@ -1,8 +1,11 @@
-//! The kubectl box: type a command, Enter runs it, ↑/↓ walk the history; output
-//! accumulates below, newest at the bottom.
+//! The kubectl box: type a command, Enter runs it, Tab completes it (commands, flags,
+//! kinds, names from the cluster), ↑/↓ walk the history; output accumulates below,
+//! newest at the bottom.
 
 use crate::i18n::{Key, Tr};
+use crate::kubectl::Session;
 use crate::state::{Action, AppState, Terminal};
+use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{Element, HtmlInputElement};
 use yew::prelude::*;
@@ -10,6 +13,7 @@ use yew::prelude::*;
 #[derive(Properties)]
 pub struct TerminalProps {
     pub terminal: Rc<Terminal>,
+    pub session: Rc<RefCell<Session>>,
     pub tr: Tr,
     pub dispatch: UseReducerDispatcher<AppState>,
 }
@@ -17,6 +21,7 @@ pub struct TerminalProps {
 impl PartialEq for TerminalProps {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.terminal, &other.terminal)
+            && Rc::ptr_eq(&self.session, &other.session)
             && self.tr == other.tr
             && self.dispatch == other.dispatch
     }
@@ -28,6 +33,8 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
     let output = use_node_ref();
     // Position in the history while ↑/↓ browse it; None when editing a new line.
     let cursor = use_mut_ref(|| None::<usize>);
+    // The candidates of the last Tab that had more than one.
+    let choices = use_state(Vec::<String>::new);
 
     // Keep the newest output in sight.
     {
@@ -43,11 +50,38 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
         let dispatch = props.dispatch.clone();
         let history = props.terminal.history.clone();
         let cursor = cursor.clone();
+        let session = props.session.clone();
+        let choices = choices.clone();
         Callback::from(move |e: KeyboardEvent| {
             let Some(input) = e.target_dyn_into::<HtmlInputElement>() else {
                 return;
             };
+            if e.key() != "Tab" && !choices.is_empty() {
+                choices.set(Vec::new());
+            }
             match e.key().as_str() {
+                "Tab" => {
+                    e.prevent_default();
+                    let line = input.value();
+                    let done = crate::kubectl::complete::complete(&session.borrow(), &line);
+                    let head = &line[..done.start.min(line.len())];
+                    match done.candidates.as_slice() {
+                        [] => {}
+                        [only] => {
+                            let space = if only.ends_with('=') || only.ends_with('/') {
+                                ""
+                            } else {
+                                " "
+                            };
+                            input.set_value(&format!("{head}{only}{space}"));
+                            choices.set(Vec::new());
+                        }
+                        many => {
+                            input.set_value(&format!("{head}{}", done.common_prefix()));
+                            choices.set(many.to_vec());
+                        }
+                    }
+                }
                 "Enter" => {
                     e.prevent_default();
                     let line = input.value();
@@ -103,6 +137,9 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
                        autocapitalize="off" aria-labelledby="terminal-heading"
                        placeholder={tr.t(Key::TerminalPlaceholder)} onkeydown={on_keydown} />
             </div>
+            if !choices.is_empty() {
+                <p id="kubectl-completions" class="completions">{ choices.join("  ") }</p>
+            }
             <p class="hint">{ tr.t(Key::TerminalHint) }</p>
         </section>
     }

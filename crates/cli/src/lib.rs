@@ -1,6 +1,8 @@
 //! The pieces of the `warehouse` command that tests reuse: files from disk for
 //! scripts, running a script on a fresh cluster, and a line diff for transcripts.
 
+pub mod repl;
+
 use std::path::{Path, PathBuf};
 use warehouse_kubectl::script::{self, Transcript};
 use warehouse_kubectl::{FileSource, Session};

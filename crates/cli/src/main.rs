@@ -3,6 +3,7 @@
 //! `warehouse run SCRIPT|- [--seed N] [--expect TRANSCRIPT]` runs a script on a
 //! fresh simulated cluster and prints its transcript. With `--expect`, it compares
 //! the transcript with a file, prints a diff and exits 1 when they differ.
+//! `warehouse repl [--seed N]` opens an interactive prompt on a fresh cluster.
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -35,6 +36,12 @@ enum Command {
         #[arg(long, value_name = "TRANSCRIPT")]
         expect: Option<PathBuf>,
     },
+    /// An interactive prompt against a simulated cluster (history, Tab completion)
+    Repl {
+        /// The simulation's random seed
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -55,6 +62,15 @@ fn real_main() -> Result<ExitCode> {
             seed,
             expect,
         } => run(&script, seed, expect.as_deref()),
+        Command::Repl { seed } => {
+            let session = warehouse_kubectl::Session::new(warehouse_sim::Cluster::new(
+                seed,
+                warehouse_sim::Topology::default(),
+            ));
+            let base = std::env::current_dir().context("finding the current folder")?;
+            warehouse_cli::repl::run(session, &DiskFiles::new(base))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

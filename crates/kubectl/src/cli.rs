@@ -18,6 +18,7 @@ const SUPPORTED: &[&str] = &[
     "describe",
     "drain",
     "events",
+    "exec",
     "expose",
     "get",
     "label",
@@ -28,6 +29,7 @@ const SUPPORTED: &[&str] = &[
     "scale",
     "set",
     "taint",
+    "top",
     "uncordon",
     "version",
     "wait",
@@ -82,6 +84,11 @@ const KUBECTL_COMMANDS: &[&str] = &[
     "options",
     "help",
 ];
+
+/// Whether `word` is one of the real kubectl's top-level commands.
+pub(crate) fn is_kubectl_command(word: &str) -> bool {
+    KUBECTL_COMMANDS.contains(&word)
+}
 
 /// cobra's `SuggestFor`: words that suggest a command although they are far from it.
 const SUGGEST_FOR: &[(&str, &str)] = &[("delete", "rm")];
@@ -335,6 +342,12 @@ pub enum Command {
     Events(Vec<String>),
     /// `kubectl wait ...` (wait.rs).
     Wait(Vec<String>),
+    /// `kubectl top node|pod ...` (top.rs).
+    Top(Vec<String>),
+    /// `kubectl exec ...` (exec.rs).
+    Exec(Vec<String>),
+    /// `kubectl create deployment|service|configmap|secret|serviceaccount` (create_more.rs).
+    CreateMore(Vec<String>),
 }
 
 /// Parses kubectl's arguments (without the program name).
@@ -356,6 +369,9 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("create") if crate::create_job::is_create_job(args) => {
             return Ok(Command::CreateJob(args.to_vec()))
         }
+        Some("create") if crate::create_more::is_generator(args) => {
+            return Ok(Command::CreateMore(args.to_vec()))
+        }
         Some("rollout") => return Ok(Command::Rollout(args.to_vec())),
         Some("scale") => return Ok(Command::Scale(args.to_vec())),
         Some("set") => return Ok(Command::Set(args.to_vec())),
@@ -368,6 +384,8 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("config") => return Ok(Command::Config(args.to_vec())),
         Some("events") => return Ok(Command::Events(args.to_vec())),
         Some("wait") => return Ok(Command::Wait(args.to_vec())),
+        Some("top") => return Ok(Command::Top(args.to_vec())),
+        Some("exec") => return Ok(Command::Exec(args.to_vec())),
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),
@@ -636,6 +654,8 @@ mod tests {
 
     #[test]
     fn real_commands_not_simulated_yet_say_so() {
-        assert!(err("top pods").contains("not available in this simulated cluster"));
+        assert!(
+            err("port-forward svc/web 8080:80").contains("not available in this simulated cluster")
+        );
     }
 }

@@ -6,23 +6,28 @@
 //! through a [`FileSource`], time only moves when the caller advances the cluster.
 //!
 //! The [`script`] module runs whole scripts (`kubectl ...` and `sim ...` lines) and
-//! produces transcripts.
+//! produces transcripts; each line runs in the small bash of the [`shell`] module
+//! (variables, `$(...)`, quoting, `echo`, `curl` and the other laptop tools of
+//! [`outside`]), which the web terminal uses too ([`Session::run_shell`]).
 
 mod api_resources;
 mod apply;
 mod auth;
 mod cli;
 mod cluster_info;
+pub mod complete;
 mod componentstatus;
 pub mod config;
 mod cordon;
 mod create;
 mod create_job;
+mod create_more;
 mod delete;
 mod describe;
 mod drain;
 mod errors;
 mod events;
+mod exec;
 mod expose;
 mod get;
 pub mod humanize;
@@ -30,6 +35,7 @@ pub mod json;
 mod label;
 mod logs;
 mod merge;
+pub mod outside;
 pub mod printers;
 mod raw;
 mod rollout;
@@ -38,9 +44,11 @@ mod scale;
 pub mod script;
 pub mod selector;
 mod set;
+pub mod shell;
 pub mod table;
 mod tabwriter;
 mod taint;
+mod top;
 mod version;
 mod wait;
 pub mod yaml;
@@ -171,6 +179,8 @@ pub struct Session {
     /// The simulated kubeconfig (`kubectl config`); its current context's namespace
     /// is `namespace`.
     pub kubeconfig: config::Kubeconfig,
+    /// The shell around kubectl: variables, `$?`, running `kubectl proxy`es.
+    pub shell: shell::ShellState,
 }
 
 impl Session {
@@ -180,6 +190,7 @@ impl Session {
             cluster,
             namespace: "default".to_string(),
             kubeconfig: config::Kubeconfig::kubeadm(),
+            shell: shell::ShellState::default(),
         }
     }
 
@@ -198,6 +209,18 @@ impl Session {
             }
         };
         self.run_args(&args, stdin, files)
+    }
+
+    /// Runs one line of the shell around kubectl (`export POD=$(kubectl get pods
+    /// -o name)`, `kubectl get pods`, `curl localhost:8001/version`, ...): what the
+    /// terminal runs. Variables persist in the session between lines.
+    pub fn run_shell(
+        &mut self,
+        line: &str,
+        stdin: Option<&str>,
+        files: &dyn FileSource,
+    ) -> CommandOutput {
+        shell::run_line(self, line, stdin, files)
     }
 
     /// Runs kubectl with already split arguments (without the program name).
@@ -258,6 +281,9 @@ impl Session {
             cli::Command::ClusterInfo(a) => cluster_info::run(&self.cluster, &ctx, &a),
             cli::Command::Events(a) => events::run(&self.cluster, &ctx, &a),
             cli::Command::Wait(a) => wait::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Top(a) => top::run(&self.cluster, &ctx, &a),
+            cli::Command::Exec(a) => exec::run(&self.cluster, &ctx, &a, false),
+            cli::Command::CreateMore(a) => create_more::run(&mut self.cluster, &ctx, &a),
             cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),

@@ -1,15 +1,26 @@
 //! Scripts and transcripts (DESIGN.md §4).
 //!
-//! A script is one command a line: `kubectl ...` lines go to kubectl, `sim ...`
-//! lines drive the simulation (`sim advance 90s`, `sim node kill zone-b`,
-//! `sim node restart zone-b`, `sim stop scheduler`, `sim start scheduler`, `sim etcd
-//! stop etcd-1`, `sim etcd snapshot save NAME`, `sim addons enable ingress`,
-//! `sim traffic start web --to svc/web --from client --rps 50`, `sim traffic stats`,
-//! `sim request http://web --from client`, …). `#` comments and blank lines are
-//! skipped. `sim config etcd-members 3`, first in a script, gives etcd three members.
-//! A kubectl
-//! line may end in a heredoc (`kubectl apply -f - <<EOF`, any delimiter word, also
-//! quoted) whose body, up to the line holding only the delimiter, is its stdin.
+//! A script is one command a line, run by the small bash of [`crate::shell`]:
+//! `kubectl ...` lines go to kubectl, `sim ...` lines drive the simulation (`sim
+//! advance 90s`, `sim node kill zone-b`, `sim node restart zone-b`, `sim addon
+//! enable metrics-server`, `sim stop scheduler`, `sim start scheduler`, `sim etcd
+//! stop etcd-1`, `sim etcd snapshot save NAME`, `sim addon enable ingress`, `sim
+//! traffic start web --to svc/web --from client --rps 50`, `sim traffic stats`, `sim
+//! request http://web --from client`, …), and lines copied from tutorials work as written: shell variables
+//! (`export POD_NAME="$(kubectl get pods -o name)"`, `echo "Pod: $POD_NAME"`),
+//! quoting, `$(...)`, `cmd1 && cmd2`, `curl`, `wget`, `kubectl proxy`, `minikube ip`
+//! (see [`crate::shell`] and [`crate::outside`] for what is simulated). Expansion
+//! happens when the line runs, so a variable set on one line is seen by the next.
+//! A `sim` line without shell syntax is parsed when the script is read; other lines
+//! are parsed when they run, and a line bash would refuse prints bash's message.
+//! `#` comments and blank lines are skipped. `sim config etcd-members 3`, first in
+//! a script, gives etcd three members.
+//!
+//! A line may hold a heredoc (`kubectl apply -f - <<EOF`, `cat <<EOF | kubectl
+//! apply -f -`, any delimiter word, also quoted) whose body, up to the line holding
+//! only the delimiter, is the stdin of the command that names it. Simplified: the
+//! body is taken as written (as bash does for a quoted delimiter, `<<'EOF'`), never
+//! expanded.
 //!
 //! Running a script prints a transcript: each command after `$ ` (a heredoc with
 //! its body and terminator line, as a terminal shows them), then the command's
@@ -50,8 +61,9 @@ pub struct Heredoc {
 /// What a step does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// kubectl with this command line (without the leading `kubectl`).
-    Kubectl(String),
+    /// A line for the shell (kubectl, echo, export, curl, ...), expanded and run
+    /// when the step executes.
+    Shell(String),
     /// `sim advance DURATION`.
     Advance(SimDuration),
     /// `sim node kill NAME`, `sim node restart NAME`.
@@ -84,6 +96,9 @@ pub enum Action {
     EtcdSnapshotRestore(String),
     /// `sim proxy-mode endpoints|endpointslices`: what every kube-proxy watches.
     ProxyMode(warehouse_sim::ProxyMode),
+    /// `sim addon enable|disable metrics-server`: installs or removes the add-on
+    /// `kubectl top` needs.
+    Addon { name: String, enable: bool },
     /// `sim stats`: what each watcher (kube-proxy, CoreDNS) has received.
     Stats,
     /// `sim stats reset`: zero the watchers' counters.
@@ -91,7 +106,7 @@ pub enum Action {
     /// `sim traffic start|stop|stats|reset ...` and `sim request URL ...`: the
     /// traffic generator and one-off requests through the data plane.
     Traffic(warehouse_sim::traffic::TrafficCommand),
-    /// `sim addons enable ingress`: the `nginx` IngressClass and ingress-nginx.
+    /// `sim addon enable ingress`: the `nginx` IngressClass and ingress-nginx.
     EnableIngress,
     /// A line that cannot run; its message is printed in the transcript.
     Invalid(String),
@@ -184,7 +199,7 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
         if raw.is_empty() || raw.starts_with('#') {
             continue;
         }
-        let (command_part, heredoc_marker) = split_heredoc(raw);
+        let heredoc_marker = split_heredoc(raw);
         let heredoc = match heredoc_marker {
             None => None,
             Some(marker) => {
@@ -224,7 +239,8 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
             line: line_no,
             command: raw.to_string(),
             heredoc,
-            action: parse_action(command_part),
+            // The shell reads `<<WORD` itself and feeds the body to that command.
+            action: parse_action(raw),
         });
     }
     Ok(steps)
@@ -235,8 +251,9 @@ struct HeredocMarker {
     strip_tabs: bool,
 }
 
-/// Finds `<<WORD`, `<< WORD`, `<<'WORD'`, `<<"WORD"` or `<<-WORD` outside quotes.
-fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
+/// Finds `<<WORD`, `<< WORD`, `<<'WORD'`, `<<"WORD"` or `<<-WORD` outside quotes
+/// (not `<<<`); the line may go on after the word (`cat <<EOF | kubectl apply -f -`).
+fn split_heredoc(line: &str) -> Option<HeredocMarker> {
     let bytes = line.as_bytes();
     let mut quote: Option<u8> = None;
     let mut i = 0;
@@ -247,59 +264,58 @@ fn split_heredoc(line: &str) -> (&str, Option<HeredocMarker>) {
             Some(_) => {}
             None if b == b'\'' || b == b'"' => quote = Some(b),
             None if b == b'\\' => i += 1,
-            None if b == b'<'
-                && bytes.get(i + 1) == Some(&b'<')
-                && bytes.get(i + 2) != Some(&b'<') =>
-            {
+            None if b == b'<' && bytes.get(i + 1) == Some(&b'<') => {
+                if bytes.get(i + 2) == Some(&b'<') {
+                    i += 3;
+                    continue;
+                }
                 let mut rest = &line[i + 2..];
                 let strip_tabs = rest.starts_with('-');
                 if strip_tabs {
                     rest = &rest[1..];
                 }
-                let rest = rest.trim();
-                let word: String = rest
+                let rest = rest.trim_start();
+                let end = rest
+                    .find(|c: char| c.is_whitespace() || "|;&<>()".contains(c))
+                    .unwrap_or(rest.len());
+                let word: String = rest[..end]
                     .chars()
                     .filter(|c| *c != '\'' && *c != '"' && *c != '\\')
                     .collect();
-                if word.is_empty() || word.contains(char::is_whitespace) {
-                    return (line, None);
+                if word.is_empty() {
+                    return None;
                 }
-                return (
-                    line[..i].trim_end(),
-                    Some(HeredocMarker {
-                        delimiter: word,
-                        strip_tabs,
-                    }),
-                );
+                return Some(HeredocMarker {
+                    delimiter: word,
+                    strip_tabs,
+                });
             }
             None => {}
         }
         i += 1;
     }
-    (line, None)
+    None
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addon enable|disable metrics-server, sim addon enable ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
 
+/// A `sim` line without shell syntax is parsed now; every other line is the
+/// shell's, when it runs.
 fn parse_action(command: &str) -> Action {
-    let (program, rest) = match command.split_once(char::is_whitespace) {
-        Some((p, r)) => (p, r.trim()),
-        None => (command, ""),
-    };
-    match program {
-        "kubectl" => Action::Kubectl(rest.to_string()),
-        "sim" => parse_sim(rest),
-        other => Action::Invalid(format!(
-            "error: unknown command \"{other}\": a script line starts with kubectl or sim"
-        )),
+    let plain = !command.contains(|c: char| "$`'\"\\;&|<>(){}#*?~".contains(c));
+    match command.split_once(char::is_whitespace) {
+        Some(("sim", rest)) if plain => parse_sim(rest.trim()),
+        None if command == "sim" => parse_sim(""),
+        _ => Action::Shell(command.to_string()),
     }
 }
 
-fn parse_sim(rest: &str) -> Action {
+/// `sim ...` (without the leading `sim`).
+pub(crate) fn parse_sim(rest: &str) -> Action {
     let words: Vec<&str> = rest.split_whitespace().collect();
     match words.as_slice() {
         ["advance", d] => match parse_duration(d) {
@@ -400,6 +416,26 @@ fn parse_sim(rest: &str) -> Action {
             "error: sim proxy-mode takes endpoints or endpointslices, e.g. sim proxy-mode endpoints"
                 .into(),
         ),
+        ["addon", "enable", "ingress"] => Action::EnableIngress,
+        ["addon", "disable", "ingress"] => Action::Invalid(
+            "error: sim addon: disabling the ingress add-on is not simulated".into(),
+        ),
+        ["addon", verb @ ("enable" | "disable"), name] => {
+            if *name == "metrics-server" {
+                Action::Addon {
+                    name: name.to_string(),
+                    enable: *verb == "enable",
+                }
+            } else {
+                Action::Invalid(format!(
+                    "error: sim addon: unknown add-on \"{name}\" (the simulation has metrics-server and ingress)"
+                ))
+            }
+        }
+        ["addon", ..] => Action::Invalid(
+            "error: sim addon takes enable or disable and an add-on: sim addon enable metrics-server"
+                .into(),
+        ),
         ["stats"] => Action::Stats,
         ["stats", "reset"] => Action::StatsReset,
         ["stats", ..] => {
@@ -413,10 +449,6 @@ fn parse_sim(rest: &str) -> Action {
             Ok(cmd) => Action::Traffic(cmd),
             Err(e) => Action::Invalid(e),
         },
-        ["addons", "enable", "ingress"] => Action::EnableIngress,
-        ["addons", ..] => {
-            Action::Invalid("error: the one addon is ingress: sim addons enable ingress".into())
-        }
         [] => Action::Invalid(format!("error: sim needs a command: {SIM_USAGE}")),
         _ => Action::Invalid(format!(
             "error: unknown sim command \"sim {rest}\"; the sim commands are {SIM_USAGE}"
@@ -483,24 +515,21 @@ fn parse_node_add(name: &str, options: &[&str]) -> Action {
     Action::AddNode(spec)
 }
 
-/// Shell operators scripts do not have. A kubectl line holding one as a word gets
-/// an error instead of a confusing kubectl message.
-const SHELL_OPERATORS: &[&str] = &["|", "||", "&&", ";", ">", ">>", "<", "2>&1", "&"];
-
 /// Runs one step against the session.
 pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> CommandOutput {
-    match &step.action {
-        Action::Kubectl(line) => {
-            if let Ok(words) = shell_words::split(line) {
-                if let Some(op) = words.iter().find(|w| SHELL_OPERATORS.contains(&w.as_str())) {
-                    return CommandOutput::error(format!(
-                        "error: scripts have no shell: \"{op}\" (pipes, redirections and command lists) is not supported"
-                    ));
-                }
-            }
-            let stdin = step.heredoc.as_ref().map(|h| h.body.as_str());
-            session.run(line, stdin, files)
-        }
+    let stdin = step.heredoc.as_ref().map(|h| h.body.as_str());
+    execute_action(session, &step.action, stdin, files)
+}
+
+/// Runs one action; `stdin` is a heredoc's body.
+pub(crate) fn execute_action(
+    session: &mut Session,
+    action: &Action,
+    stdin: Option<&str>,
+    files: &dyn FileSource,
+) -> CommandOutput {
+    match action {
+        Action::Shell(line) => crate::shell::run_line(session, line, stdin, files),
         Action::Advance(d) => {
             session.cluster.advance(*d);
             CommandOutput::default()
@@ -557,6 +586,23 @@ pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> Co
             let mut out = CommandOutput::new();
             out.out_line(session.cluster.set_proxy_mode(*mode));
             out
+        }
+        Action::Addon { enable, .. } => {
+            let result = if *enable {
+                session.cluster.enable_metrics_server()
+            } else {
+                session.cluster.disable_metrics_server()
+            };
+            match result {
+                Ok(text) => {
+                    let mut out = CommandOutput::new();
+                    for line in text.lines() {
+                        out.out_line(line);
+                    }
+                    out
+                }
+                Err(e) => CommandOutput::error(crate::errors::render(&e, None)),
+            }
         }
         Action::Stats => {
             let mut out = CommandOutput::new();
@@ -728,7 +774,10 @@ mod tests {
         .unwrap();
         assert_eq!(steps.len(), 2);
         assert_eq!(steps[0].line, 3);
-        assert_eq!(steps[0].action, Action::Kubectl("apply -f -".into()));
+        assert_eq!(
+            steps[0].action,
+            Action::Shell("kubectl apply -f - <<'EOF'".into())
+        );
         let h = steps[0].heredoc.as_ref().unwrap();
         assert_eq!(h.body, "apiVersion: v1\nkind: Namespace\n");
         assert_eq!(h.delimiter, "EOF");
@@ -743,7 +792,12 @@ mod tests {
     fn any_delimiter_word_works() {
         let steps = parse("kubectl apply -f - << END\na: b\nEND\n").unwrap();
         assert_eq!(steps[0].heredoc.as_ref().unwrap().delimiter, "END");
-        assert_eq!(steps[0].action, Action::Kubectl("apply -f -".into()));
+        assert_eq!(
+            steps[0].action,
+            Action::Shell("kubectl apply -f - << END".into())
+        );
+        let steps = parse("cat <<EOF | kubectl apply -f -\na: b\nEOF\n").unwrap();
+        assert_eq!(steps[0].heredoc.as_ref().unwrap().body, "a: b\n");
     }
 
     #[test]
@@ -754,11 +808,9 @@ mod tests {
     }
 
     #[test]
-    fn unknown_programs_and_sim_commands_become_error_steps() {
+    fn other_programs_go_to_the_shell_and_bad_sim_commands_become_error_steps() {
         let steps = parse("foo bar\nsim fly\nsim advance soon\nsim node kill zone-a\n").unwrap();
-        assert!(
-            matches!(&steps[0].action, Action::Invalid(m) if m.contains("unknown command \"foo\""))
-        );
+        assert_eq!(steps[0].action, Action::Shell("foo bar".into()));
         assert!(
             matches!(&steps[1].action, Action::Invalid(m) if m.contains("unknown sim command"))
         );

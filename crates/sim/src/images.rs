@@ -47,6 +47,9 @@ pub struct ImageInfo {
     pub programs: &'static [&'static str],
     /// The tags the registry has: exact, or a prefix ending in `*` (`1.2*`).
     pub tags: &'static [&'static str],
+    /// Network tools the image ships (`nslookup`, `wget`, `curl`), which `kubectl exec`
+    /// runs against the simulated network.
+    pub tools: &'static [&'static str],
 }
 
 const SERVER: ImageInfo = ImageInfo {
@@ -59,6 +62,7 @@ const SERVER: ImageInfo = ImageInfo {
     shell: true,
     programs: &[],
     tags: &["latest"],
+    tools: &[],
 };
 
 /// A distroless server: no shell in the image.
@@ -91,6 +95,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
             "1.2*",
             "1",
         ],
+        tools: &["curl"],
         ..SERVER
     },
     ImageInfo {
@@ -99,12 +104,14 @@ pub const CATALOGUE: &[ImageInfo] = &[
         tags: &[
             "latest", "stable", "musl", "glibc", "uclibc", "1.2*", "1.3*", "1",
         ],
+        tools: &["nslookup", "wget"],
         ..SHELL
     },
     ImageInfo {
         repository: "registry.k8s.io/busybox",
         size: 1_144_547,
         tags: &["latest", "1.24", "1.27", "1.27.2", "1.28"],
+        tools: &["nslookup", "wget"],
         ..SHELL
     },
     ImageInfo {
@@ -112,6 +119,16 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 3_653_000,
         cmd: &["/bin/sh"],
         tags: &["latest", "edge", "3*"],
+        tools: &["nslookup", "wget"],
+        ..SHELL
+    },
+    // The docs' DNS debugging pod (`dnsutils`): Debian with bind's nslookup and dig.
+    ImageInfo {
+        repository: "registry.k8s.io/e2e-test-images/jessie-dnsutils",
+        size: 112_000_000,
+        cmd: &["bash"],
+        tags: &["1.*"],
+        tools: &["nslookup", "dig"],
         ..SHELL
     },
     ImageInfo {
@@ -141,6 +158,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         entrypoint: &["docker-entrypoint.sh"],
         cmd: &["bash"],
         tags: &["latest", "4*", "5*"],
+        tools: &["nslookup", "wget"],
         ..SHELL
     },
     ImageInfo {
@@ -149,6 +167,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         entrypoint: &["/entrypoint.sh"],
         cmd: &["curl", "--help"],
         tags: &["latest", "7.*", "8.*"],
+        tools: &["curl", "nslookup", "wget"],
         ..SHELL
     },
     ImageInfo {
@@ -211,6 +230,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         cmd: &["/bin/sh", "-c", "node server.js"],
         programs: &["node"],
         tags: &["v1", "v2"],
+        tools: &["curl"],
         ..SERVER
     },
     ImageInfo {
@@ -352,6 +372,15 @@ pub const CATALOGUE: &[ImageInfo] = &[
         entrypoint: &["/coredns"],
         programs: &["/coredns"],
         tags: &["v1.*"],
+        ..DISTROLESS
+    },
+    ImageInfo {
+        repository: "registry.k8s.io/metrics-server/metrics-server",
+        size: 19_500_000,
+        stop_ms: 200,
+        entrypoint: &["/metrics-server"],
+        programs: &["/metrics-server"],
+        tags: &["v0.*"],
         ..DISTROLESS
     },
     ImageInfo {

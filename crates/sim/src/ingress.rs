@@ -15,7 +15,7 @@
 //! default IngressClass.
 //!
 //! Simplified:
-//! - The controller is a simulated component, not a pod: `sim addons enable ingress`
+//! - The controller is a simulated component, not a pod: `sim addon enable ingress`
 //!   installs it (the `nginx` IngressClass, marked default, as minikube's ingress
 //!   addon does) and from then on it listens on ports 80 and 443 of the
 //!   control-plane node, whose InternalIP it publishes (a bare-metal install without
@@ -79,7 +79,7 @@ struct Delivery {
 /// The controller's informer caches and counters.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct IngressState {
-    /// Set by `sim addons enable ingress`.
+    /// Set by `sim addon enable ingress`.
     pub(crate) installed: bool,
     pending: VecDeque<Delivery>,
     delivery_scheduled: bool,
@@ -448,7 +448,7 @@ pub(crate) enum IngressDecision {
 }
 
 impl Cluster {
-    /// `sim addons enable ingress`: installs the `nginx` IngressClass (default) and
+    /// `sim addon enable ingress`: installs the `nginx` IngressClass (default) and
     /// starts the simulated ingress-nginx controller, which lists what it watches.
     pub fn enable_ingress_addon(&mut self) -> Result<String, crate::SimError> {
         if self.ingress.installed {

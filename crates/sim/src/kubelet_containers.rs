@@ -197,6 +197,9 @@ pub(crate) fn process_for(pod: &Pod, c: &Container, now: SimTime) -> Process {
         env,
         started_ms: now.0,
         memory_limit: limit(c, "memory").and_then(|q| crate::quantity::bytes(&q)),
+        cpu_limit_milli: limit(c, "cpu")
+            .and_then(|q| crate::quantity::Quantity::parse(&q))
+            .and_then(|q| u64::try_from(q.milli_value()).ok()),
         gpus: limit(c, "nvidia.com/gpu")
             .and_then(|q| q.parse().ok())
             .unwrap_or(0),

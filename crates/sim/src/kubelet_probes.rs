@@ -9,7 +9,8 @@
 //! initialDelaySeconds), then a timer fires on every period (no jitter); a
 //! probe's answer comes from the image's behaviour (`runtime::listens`,
 //! `runtime::http_status`); an exec probe runs its command in the simulated shell,
-//! which has no files, so `cat /tmp/healthy` always fails; a killed container stops at
+//! in the container's files as its main process left them (the docs' `touch
+//! /tmp/healthy; sleep 30; rm -f /tmp/healthy` example works); a killed container stops at
 //! once (servers exit 0, others 137) without waiting out its grace period.
 
 use crate::cluster::{Cluster, Timer};
@@ -94,7 +95,14 @@ fn check(
                 "OCI runtime exec failed: exec failed: unable to start container process: exec: \"{exe}\": executable file not found in $PATH: unknown"
             ));
         }
-        let r = runtime::replay(&p, timeout_ms, runtime::EXIT_SEARCH_BUDGET);
+        let r = runtime::exec_in(
+            process,
+            &command,
+            after,
+            &Default::default(),
+            &crate::shell::NoPrograms,
+            timeout_ms,
+        );
         let output: Vec<String> = r.lines.into_iter().map(|(_, l)| l).collect();
         return match r.end {
             End::Exited { code: 0, .. } => Ok(()),

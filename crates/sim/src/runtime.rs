@@ -13,6 +13,7 @@
 use crate::images::{self, Behaviour};
 use crate::shell::{self, End, Replay};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Commands a replay may run before it gives up looking for the exit.
 pub const EXIT_SEARCH_BUDGET: u64 = 200_000;
@@ -32,6 +33,9 @@ pub struct Process {
     pub started_ms: u64,
     /// The container's memory limit in bytes, if any.
     pub memory_limit: Option<u64>,
+    /// The container's CPU limit in millicores, if any (the CFS quota throttles to it).
+    #[serde(default)]
+    pub cpu_limit_milli: Option<u64>,
     /// GPUs (`nvidia.com/gpu`) allocated to the container.
     pub gpus: u64,
 }
@@ -55,8 +59,17 @@ pub fn start_error(p: &Process) -> Option<String> {
     let info = images::lookup(&p.image);
     let shell = info.is_none_or(|i| i.shell);
     let base = exe.rsplit('/').next().unwrap_or(exe);
-    let known = (shell && (is_shell(base) || shell::is_command(base)))
-        || info.is_none_or(|i| i.programs.iter().any(|q| q == exe || *q == base));
+    let repo = images::repository(&p.image);
+    // busybox-based images have `sh` (ash) but no bash.
+    let bash_missing = base == "bash"
+        && matches!(
+            repo,
+            "busybox" | "registry.k8s.io/busybox" | "alpine" | "curlimages/curl"
+        );
+    let known = (shell && !bash_missing && (is_shell(base) || shell::is_command(base)))
+        || info.is_none_or(|i| {
+            i.programs.iter().any(|q| q == exe || *q == base) || i.tools.contains(&base)
+        });
     (!known).then(|| {
         format!(
             "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: \"{exe}\": executable file not found in $PATH: unknown"
@@ -66,26 +79,6 @@ pub fn start_error(p: &Process) -> Option<String> {
 
 fn is_shell(base: &str) -> bool {
     matches!(base, "sh" | "bash" | "ash")
-}
-
-/// `sh -c "node server.js"` (a Dockerfile's shell-form CMD) whose one simple command
-/// runs the image's program: the shell execs it, so the process is that program.
-fn shell_exec_target(p: &Process) -> Option<Vec<String>> {
-    let [sh, c, script] = p.argv.as_slice() else {
-        return None;
-    };
-    let base = sh.rsplit('/').next().unwrap_or(sh);
-    if !is_shell(base) || c != "-c" || script.contains(|ch: char| ";|&$<>()`'\"\\*?".contains(ch)) {
-        return None;
-    }
-    let words: Vec<String> = script.split_whitespace().map(str::to_string).collect();
-    let exe = words.first()?;
-    let exe_base = exe.rsplit('/').next().unwrap_or(exe);
-    images::lookup(&p.image)?
-        .programs
-        .iter()
-        .any(|q| q == exe || *q == exe_base)
-        .then_some(words)
 }
 
 /// The process's argument vector: `command` or the image's ENTRYPOINT, then `args`
@@ -162,6 +155,18 @@ pub fn expand_env_refs(s: &str, env: &[(String, String)]) -> String {
 /// The process's log from its start up to `upto_ms` after it (timestamps in ms since
 /// the start) and how the replay ended.
 pub fn replay(p: &Process, upto_ms: u64, budget: u64) -> Replay {
+    replay_in(p, upto_ms, budget, &BTreeMap::new(), &shell::NoPrograms)
+}
+
+/// [`replay`] in a container with these files and these programs besides the
+/// shell's applets.
+pub fn replay_in(
+    p: &Process,
+    upto_ms: u64,
+    budget: u64,
+    files: &BTreeMap<String, String>,
+    programs: &dyn shell::Programs,
+) -> Replay {
     if let Some(message) = start_error(p) {
         // The process never ran: no log, the runtime reports the error itself.
         let _ = message;
@@ -171,15 +176,14 @@ pub fn replay(p: &Process, upto_ms: u64, budget: u64) -> Replay {
                 at_ms: 0,
                 code: 128,
             },
+            files: Default::default(),
         };
-    }
-    if let Some(argv) = shell_exec_target(p) {
-        return replay(&Process { argv, ..p.clone() }, upto_ms, budget);
     }
     let Some(exe) = p.argv.first() else {
         return Replay {
             lines: Vec::new(),
             end: End::Blocked,
+            files: Default::default(),
         };
     };
     let base = exe.rsplit('/').next().unwrap_or(exe).to_string();
@@ -189,7 +193,11 @@ pub fn replay(p: &Process, upto_ms: u64, budget: u64) -> Replay {
         started_ms: p.started_ms,
         argv0: base.clone(),
         args: Vec::new(),
+        files: files.clone(),
     };
+    if let Some(b) = info.filter(|i| is_shell(&base) && i.shell && shell_execs_program(p, i)) {
+        return behave(p, b.behaviour, upto_ms);
+    }
     if is_shell(&base) && info.is_none_or(|i| i.shell) {
         let args = &p.argv[1..];
         return match args.iter().position(|a| a == "-c") {
@@ -200,11 +208,12 @@ pub fn replay(p: &Process, upto_ms: u64, budget: u64) -> Replay {
                         args: args.iter().skip(i + 3).cloned().collect(),
                         ..ctx
                     };
-                    shell::run(script, &ctx, upto_ms, budget)
+                    shell::run_with(script, &ctx, upto_ms, budget, programs)
                 }
                 None => Replay {
                     lines: vec![(0, format!("{base}: -c requires an argument"))],
                     end: End::Exited { at_ms: 0, code: 2 },
+                    files: Default::default(),
                 },
             },
             // A script file: none exists in the simulated images.
@@ -219,21 +228,44 @@ pub fn replay(p: &Process, upto_ms: u64, budget: u64) -> Replay {
                         ),
                     )],
                     end: End::Exited { at_ms: 0, code: 2 },
+                    files: Default::default(),
                 }
             }
             // An interactive shell with no terminal reads end-of-file and exits 0.
             None => Replay {
                 lines: Vec::new(),
                 end: End::Exited { at_ms: 0, code: 0 },
+                files: Default::default(),
             },
         };
     }
     let program = info.is_none_or(|i| i.programs.iter().any(|q| q == exe || *q == base));
     if !program {
-        return shell::run_argv(&p.argv, &ctx, upto_ms, budget);
+        return shell::run_argv_with(&p.argv, &ctx, upto_ms, budget, programs);
     }
     let behaviour = info.map_or(Behaviour::Server, |i| i.behaviour);
     behave(p, behaviour, upto_ms)
+}
+
+/// Runs `argv` inside the container whose main process is `main`, `after_ms` after
+/// that process started (an exec probe, `kubectl exec`): the container's environment,
+/// its files (`base` plus what the main process's shell wrote by then) and `programs`.
+/// The command gets `timeout_ms` of simulated time.
+pub fn exec_in(
+    main: &Process,
+    argv: &[String],
+    after_ms: u64,
+    base: &BTreeMap<String, String>,
+    programs: &dyn shell::Programs,
+    timeout_ms: u64,
+) -> Replay {
+    let files = replay_in(main, after_ms, EXIT_SEARCH_BUDGET, base, &shell::NoPrograms).files;
+    let p = Process {
+        argv: argv.to_vec(),
+        started_ms: main.started_ms + after_ms,
+        ..main.clone()
+    };
+    replay_in(&p, timeout_ms, EXIT_SEARCH_BUDGET, &files, programs)
 }
 
 /// When the process exits, searching at most `budget` shell commands ahead.
@@ -276,7 +308,11 @@ fn timeline(lines: Vec<(u64, String)>, exit: Option<(u64, i32)>, upto_ms: u64) -
         Some(_) => End::Horizon,
         None => End::Blocked,
     };
-    Replay { lines, end }
+    Replay {
+        lines,
+        end,
+        files: Default::default(),
+    }
 }
 
 fn behave(p: &Process, behaviour: Behaviour, upto_ms: u64) -> Replay {
@@ -579,19 +615,31 @@ pub fn pi(n: usize) -> String {
 /// Whether the process is the image's own program (a server that may listen), not a
 /// shell or an applet the pod's command ran instead.
 fn runs_image_program(p: &Process) -> Option<Behaviour> {
-    if let Some(argv) = shell_exec_target(p) {
-        return runs_image_program(&Process { argv, ..p.clone() });
-    }
     let exe = p.argv.first()?;
     let base = exe.rsplit('/').next().unwrap_or(exe);
     let info = images::lookup(&p.image)?;
     if is_shell(base) && info.shell {
-        return None;
+        // `sh -c "node server.js"`: the shell execs the image's program.
+        return shell_execs_program(p, info).then_some(info.behaviour);
     }
     info.programs
         .iter()
         .any(|q| q == exe || *q == base)
         .then_some(info.behaviour)
+}
+
+/// Whether the process is `sh -c "PROGRAM ARGS"` with one simple command that runs
+/// one of the image's programs (the shell execs it, as the bootcamp image's CMD does).
+fn shell_execs_program(p: &Process, info: &images::ImageInfo) -> bool {
+    let Some(i) = p.argv.iter().position(|a| a == "-c") else {
+        return false;
+    };
+    let Some(script) = p.argv.get(i + 1) else {
+        return false;
+    };
+    let simple = !script.contains([';', '&', '|', '$', '`', '>', '<', '\n']);
+    let first = script.split_whitespace().next().unwrap_or("");
+    simple && info.programs.contains(&first)
 }
 
 /// The TCP ports the process listens on `after_ms` after its start.
@@ -613,6 +661,7 @@ pub fn listens(p: &Process, port: i32, after_ms: u64) -> bool {
             "registry.k8s.io/coredns/coredns" => &[53, 8080, 8181, 9153],
             "registry.k8s.io/e2e-test-images/agnhost" => &[],
             "registry.k8s.io/kube-proxy" => &[10249, 10256],
+            "registry.k8s.io/metrics-server/metrics-server" => &[10250],
             _ => &[80],
         },
         _ => &[],
@@ -648,12 +697,60 @@ pub fn http_status(p: &Process, port: i32, path: &str, after_ms: u64) -> Result<
                 _ => 404,
             }
         }
+        _ if repo == "registry.k8s.io/metrics-server/metrics-server" => match path {
+            "/readyz" | "/livez" | "/healthz" => 200,
+            _ => 404,
+        },
         _ if repo == "registry.k8s.io/coredns/coredns" => match (port, path) {
             (8080, "/health") | (8181, "/ready") | (9153, "/metrics") => 200,
             _ => 404,
         },
         _ => 200,
     })
+}
+
+/// The CPU the process uses (millicores, averaged over a metrics window) `after_ms`
+/// after its start, for `kubectl top`. Simplified: a fixed rate per behaviour (idle
+/// servers a few millicores, the control plane's own components more); `stress`
+/// workers and perl computing pi burn a whole core each, the LLM server loads its
+/// weights at about a core for 90 s. A CPU limit throttles the rate to the limit (the
+/// CFS quota), it never kills the container; contention between containers on one node
+/// is not modelled.
+pub fn cpu_millis(p: &Process, after_ms: u64) -> u64 {
+    let repo = images::repository(&p.image);
+    let flag_count = |names: &[&str]| -> u64 {
+        p.argv
+            .iter()
+            .position(|a| names.contains(&a.as_str()))
+            .and_then(|i| p.argv.get(i + 1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let raw = match runs_image_program(p) {
+        None | Some(Behaviour::Shell) | Some(Behaviour::Pause) | Some(Behaviour::Python) => 0,
+        Some(Behaviour::Perl) => 1000,
+        Some(Behaviour::Flaky) => 1,
+        Some(Behaviour::Leaky) => 2,
+        // `stress --cpu N --vm M`: every worker spins on a core.
+        Some(Behaviour::Stress) => {
+            1000 * (flag_count(&["--cpu", "-c"]) + flag_count(&["--vm", "-m"]))
+        }
+        Some(Behaviour::LlmServer) if after_ms < 90_000 => 950,
+        Some(Behaviour::LlmServer) => 20,
+        Some(Behaviour::Server) => match repo {
+            // vish/stress: `-cpus N` goroutines spinning.
+            "vish/stress" => 1000 * flag_count(&["-cpus", "--cpus"]),
+            "registry.k8s.io/kube-apiserver" => 40,
+            "registry.k8s.io/etcd" => 20,
+            "registry.k8s.io/kube-controller-manager" => 15,
+            "registry.k8s.io/kube-scheduler" => 3,
+            "registry.k8s.io/metrics-server/metrics-server" => 4,
+            "registry.k8s.io/coredns/coredns" => 2,
+            "nginx" | "registry.k8s.io/nginx-slim" => 0,
+            _ => 1,
+        },
+    };
+    p.cpu_limit_milli.map_or(raw, |l| raw.min(l))
 }
 
 /// The process's memory use (working set, bytes) `after_ms` after its start, for a
@@ -692,6 +789,11 @@ pub fn memory_bytes(p: &Process, after_ms: u64) -> u64 {
             "redis" => 4 * MIB,
             "registry.k8s.io/coredns/coredns" => 15 * MIB,
             "registry.k8s.io/kube-proxy" => 22 * MIB,
+            "registry.k8s.io/kube-apiserver" => 250 * MIB,
+            "registry.k8s.io/etcd" => 45 * MIB,
+            "registry.k8s.io/kube-controller-manager" => 55 * MIB,
+            "registry.k8s.io/kube-scheduler" => 22 * MIB,
+            "registry.k8s.io/metrics-server/metrics-server" => 18 * MIB,
             _ => 10 * MIB,
         },
     }
@@ -710,6 +812,7 @@ mod tests {
             env: vec![("HOSTNAME".into(), "p".into())],
             started_ms: 0,
             memory_limit: None,
+            cpu_limit_milli: None,
             gpus: 0,
         }
     }
@@ -815,5 +918,38 @@ mod tests {
         let log = log(&p, after_ms);
         assert_eq!(log.len(), 1);
         assert!(log[0].1.starts_with("3.14159"));
+    }
+}
+
+#[cfg(test)]
+mod exec_tests {
+    use super::*;
+
+    #[test]
+    fn an_exec_sees_the_files_the_main_process_wrote() {
+        let main = Process {
+            image: "registry.k8s.io/busybox".into(),
+            argv: vec![
+                "/bin/sh".into(),
+                "-c".into(),
+                "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600".into(),
+            ],
+            env: Vec::new(),
+            started_ms: 1_000,
+            memory_limit: None,
+            cpu_limit_milli: None,
+            gpus: 0,
+        };
+        let cat = ["cat".to_string(), "/tmp/healthy".to_string()];
+        let none = BTreeMap::new();
+        let at = |ms| exec_in(&main, &cat, ms, &none, &shell::NoPrograms, 1000);
+        assert_eq!(at(5_000).end, End::Exited { at_ms: 0, code: 0 });
+        assert_eq!(at(29_000).end, End::Exited { at_ms: 0, code: 0 });
+        let late = at(35_000);
+        assert_eq!(late.end, End::Exited { at_ms: 0, code: 1 });
+        assert_eq!(
+            late.lines[0].1,
+            "cat: can't open '/tmp/healthy': No such file or directory"
+        );
     }
 }

@@ -37,6 +37,32 @@ pub enum End {
 pub struct Replay {
     pub lines: Vec<(u64, String)>,
     pub end: End,
+    /// The container's files as the script left them (`touch`, `rm`).
+    pub files: BTreeMap<String, String>,
+}
+
+/// What a program outside the shell printed (stdout and stderr as a terminal shows
+/// them) and its exit status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramOutput {
+    pub text: String,
+    pub status: i32,
+}
+
+/// Programs the container's image has besides the shell's applets, run by the
+/// cluster (`nslookup`, `wget`, `curl`: they need the network). `None`: not here.
+pub trait Programs {
+    fn run(&self, argv: &[String], env: &[(String, String)]) -> Option<ProgramOutput>;
+}
+
+/// No programs besides the applets (a container's own replay: its network calls are
+/// not simulated).
+pub struct NoPrograms;
+
+impl Programs for NoPrograms {
+    fn run(&self, _: &[String], _: &[(String, String)]) -> Option<ProgramOutput> {
+        None
+    }
 }
 
 /// What a shell needs from its container.
@@ -49,6 +75,9 @@ pub struct Context {
     /// `$0` and the positional parameters.
     pub argv0: String,
     pub args: Vec<String>,
+    /// The container's files (path → content): mounted volumes, `/etc/resolv.conf`,
+    /// ... Directories exist implicitly.
+    pub files: BTreeMap<String, String>,
 }
 
 /// The most log lines a replay keeps (the oldest are dropped, as a rotated log).
@@ -662,7 +691,9 @@ enum Flow {
     Stop,
 }
 
-struct Shell {
+struct Shell<'p> {
+    programs: &'p dyn Programs,
+    files: BTreeMap<String, String>,
     vars: BTreeMap<String, String>,
     exported: Vec<String>,
     argv0: String,
@@ -683,25 +714,48 @@ struct Shell {
 /// Replays `script` as `sh -c` does, up to `horizon_ms` after the start or `budget`
 /// commands, whichever comes first.
 pub fn run(script: &str, ctx: &Context, horizon_ms: u64, budget: u64) -> Replay {
+    run_with(script, ctx, horizon_ms, budget, &NoPrograms)
+}
+
+/// [`run`] with programs outside the shell (`kubectl exec` runs `nslookup`, `wget`).
+pub fn run_with(
+    script: &str,
+    ctx: &Context,
+    horizon_ms: u64,
+    budget: u64,
+    programs: &dyn Programs,
+) -> Replay {
     let node = match parse(script) {
         Ok(n) => n,
         Err(message) => {
             return Replay {
                 lines: vec![(0, message)],
                 end: End::Exited { at_ms: 0, code: 2 },
+                files: ctx.files.clone(),
             }
         }
     };
-    run_node(&node, ctx, horizon_ms, budget)
+    run_node(&node, ctx, horizon_ms, budget, programs)
 }
 
 /// Replays one command given as an argument vector (an exec without a shell).
 pub fn run_argv(argv: &[String], ctx: &Context, horizon_ms: u64, budget: u64) -> Replay {
+    run_argv_with(argv, ctx, horizon_ms, budget, &NoPrograms)
+}
+
+/// [`run_argv`] with programs outside the shell.
+pub fn run_argv_with(
+    argv: &[String],
+    ctx: &Context,
+    horizon_ms: u64,
+    budget: u64,
+    programs: &dyn Programs,
+) -> Replay {
     let node = Node::Simple {
         assigns: Vec::new(),
         words: argv.iter().map(|a| vec![Part::Quoted(a.clone())]).collect(),
     };
-    run_node(&node, ctx, horizon_ms, budget)
+    run_node(&node, ctx, horizon_ms, budget, programs)
 }
 
 /// Whether `name` is a command this shell runs (a builtin or a busybox applet).
@@ -713,11 +767,19 @@ pub fn is_command(name: &str) -> bool {
 /// `exit` or `export`, which a container cannot exec).
 const APPLETS: &[&str] = &[
     "echo", "printf", "sleep", "true", "false", "date", "printenv", "env", "test", "[", "seq",
-    "hostname", "cat", "tail", "whoami", "uname", "pwd",
+    "hostname", "cat", "tail", "whoami", "uname", "pwd", "touch", "rm", "mkdir", "ls",
 ];
 
-fn run_node(node: &Node, ctx: &Context, horizon_ms: u64, budget: u64) -> Replay {
+fn run_node(
+    node: &Node,
+    ctx: &Context,
+    horizon_ms: u64,
+    budget: u64,
+    programs: &dyn Programs,
+) -> Replay {
     let mut sh = Shell {
+        programs,
+        files: ctx.files.clone(),
         vars: ctx.env.iter().cloned().collect(),
         exported: ctx.env.iter().map(|(k, _)| k.clone()).collect(),
         argv0: ctx.argv0.clone(),
@@ -752,10 +814,11 @@ fn run_node(node: &Node, ctx: &Context, horizon_ms: u64, budget: u64) -> Replay 
     Replay {
         lines: sh.lines.into_iter().collect(),
         end,
+        files: sh.files,
     }
 }
 
-impl Shell {
+impl Shell<'_> {
     fn push_line(&mut self, text: String) {
         if self.lines.len() >= MAX_LINES {
             self.lines.pop_front();
@@ -1304,11 +1367,60 @@ impl Shell {
             // Without a tty, stdin is empty: `cat` and `read` see end of file at once.
             "cat" if args.is_empty() => {}
             "cat" => {
-                self.error(format!(
-                    "cat: can't open '{}': No such file or directory",
-                    args[0]
-                ));
-                self.status = 1;
+                for a in args {
+                    match self.files.get(a.as_str()).cloned() {
+                        Some(text) => self.write(&text),
+                        None if self.is_dir(a) => {
+                            self.error("cat: read error: Is a directory".to_string());
+                            self.status = 1;
+                        }
+                        None => {
+                            self.error(format!("cat: can't open '{a}': No such file or directory"));
+                            self.status = 1;
+                        }
+                    }
+                }
+            }
+            "touch" => {
+                for a in args.iter().filter(|a| !a.starts_with('-')) {
+                    self.files.entry(a.clone()).or_default();
+                }
+            }
+            "mkdir" => {}
+            "rm" => {
+                let force = args.iter().any(|a| a.starts_with('-') && a.contains('f'));
+                for a in args.iter().filter(|a| !a.starts_with('-')) {
+                    if self.files.remove(a.as_str()).is_none() && !force {
+                        self.error(format!("rm: can't remove '{a}': No such file or directory"));
+                        self.status = 1;
+                    }
+                }
+            }
+            "ls" => {
+                let dirs: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+                let dir = dirs
+                    .first()
+                    .map(|d| d.trim_end_matches('/').to_string())
+                    .unwrap_or_default();
+                if self.files.contains_key(&dir) {
+                    let text = format!("{dir}\n");
+                    self.write(&text);
+                } else if dir.is_empty() || self.is_dir(&dir) {
+                    let prefix = format!("{dir}/");
+                    let mut names = std::collections::BTreeSet::new();
+                    for path in self.files.keys() {
+                        if let Some(rest) = path.strip_prefix(&prefix) {
+                            if let Some(first) = rest.split('/').next() {
+                                names.insert(first.to_string());
+                            }
+                        }
+                    }
+                    let text: String = names.into_iter().map(|n| format!("{n}\n")).collect();
+                    self.write(&text);
+                } else {
+                    self.error(format!("ls: {dir}: No such file or directory"));
+                    self.status = 1;
+                }
             }
             "read" => self.status = 1,
             "tail" if args.iter().any(|a| a == "-f" || a == "-F") => return self.sleep(None),
@@ -1320,11 +1432,29 @@ impl Shell {
                 self.status = 1;
             }
             _ => {
-                self.error(format!("sh: {}: not found", argv[0]));
-                self.status = 127;
+                let env = self.env_pairs();
+                match self.programs.run(argv, &env) {
+                    Some(out) => {
+                        self.write(&out.text);
+                        self.status = out.status;
+                    }
+                    None => {
+                        self.error(format!("sh: {}: not found", argv[0]));
+                        self.status = 127;
+                    }
+                }
             }
         }
         Flow::Normal
+    }
+
+    /// Whether some file lives under `path`.
+    fn is_dir(&self, path: &str) -> bool {
+        let prefix = format!("{}/", path.trim_end_matches('/'));
+        self.files
+            .range(prefix.clone()..)
+            .next()
+            .is_some_and(|(k, _)| k.starts_with(&prefix))
     }
 
     fn env_pairs(&self) -> Vec<(String, String)> {
@@ -1614,6 +1744,7 @@ mod tests {
             started_ms: 0,
             argv0: "sh".into(),
             args: vec![],
+            files: BTreeMap::new(),
         }
     }
 

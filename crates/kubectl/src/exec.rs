@@ -1,0 +1,257 @@
+//! `kubectl exec [-i] [-t] (POD | TYPE/NAME) [-c CONTAINER] -- COMMAND [args...]`.
+//!
+//! Mirrors staging/src/k8s.io/kubectl/pkg/cmd/exec/exec.go: the deprecated form
+//! without `--`, the `Defaulted container` note, the completed-pod refusal, the
+//! `command terminated with exit code N` line and exit status. The command runs in the
+//! simulated container (`warehouse_sim::exec`). Simplified: no stdin is attached, so
+//! `-i`/`-t` only print kubectl's TTY warning when there is no terminal; only pods and
+//! workloads' first pods (`deployment/NAME`) are accepted.
+
+use crate::{errors, CommandOutput, Context};
+use warehouse_sim::exec::ExecError;
+use warehouse_sim::{Cluster, Kind, Object};
+
+const USAGE: &str = "error: expected 'exec POD_NAME COMMAND [ARG1] [ARG2] ... [ARGN]'.\nPOD or TYPE/NAME is a required argument for the exec command\nSee 'kubectl exec -h' for help and examples";
+
+pub(crate) fn run(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    args: &[String],
+    interactive_terminal: bool,
+) -> CommandOutput {
+    let mut namespace: Option<String> = None;
+    let mut container: Option<String> = None;
+    let mut tty = false;
+    let mut words: Vec<String> = Vec::new();
+    let mut command: Option<Vec<String>> = None;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            command = Some(args[i + 1..].to_vec());
+            break;
+        }
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a, None),
+        };
+        let value = |i: &mut usize| -> Option<String> {
+            if inline.is_some() {
+                return inline.clone();
+            }
+            *i += 1;
+            args.get(*i).cloned()
+        };
+        match flag {
+            "-n" | "--namespace" => namespace = value(&mut i),
+            "-c" | "--container" => container = value(&mut i),
+            "-i" | "--stdin" => {}
+            "-t" | "--tty" | "-it" | "-ti" => tty = true,
+            "-q" | "--quiet" => {}
+            _ if a.starts_with("-n") && a.len() > 2 => namespace = Some(a[2..].to_string()),
+            _ if a.starts_with("-c") && a.len() > 2 => container = Some(a[2..].to_string()),
+            _ if a.starts_with('-')
+                && !words.is_empty()
+                && command.is_none()
+                && words.len() > 1 =>
+            {
+                words.push(a.to_string())
+            }
+            _ if a.starts_with('-') => {
+                return CommandOutput::error(format!(
+                "error: unknown shorthand flag: '{}' in {a}\nSee 'kubectl exec --help' for usage.",
+                a.trim_start_matches('-').chars().next().unwrap_or('-')
+            ))
+            }
+            _ => words.push(a.to_string()),
+        }
+        i += 1;
+    }
+    if words.first().map(String::as_str) == Some("exec") {
+        words.remove(0);
+    }
+    let mut out = CommandOutput::new();
+    let Some(target) = words.first().cloned() else {
+        return CommandOutput::error(USAGE);
+    };
+    let argv = match command {
+        Some(c) => c,
+        None => {
+            if words.len() > 1 {
+                out.err_line("kubectl exec [POD] [COMMAND] is DEPRECATED and will be removed in a future version. Use kubectl exec [POD] -- [COMMAND] instead.");
+            }
+            words[1..].to_vec()
+        }
+    };
+    if argv.is_empty() {
+        out.fail("error: you must specify at least one command for the container");
+        return out;
+    }
+    let namespace = namespace.unwrap_or_else(|| ctx.default_namespace.clone());
+    let pod_name = match pod_for(cluster, &namespace, &target) {
+        Ok(n) => n,
+        Err(e) => {
+            out.fail(e);
+            return out;
+        }
+    };
+    if let Err(e) = crate::authorize(cluster, ctx, "get", Kind::Pod, &namespace, &pod_name) {
+        out.fail(errors::render(&e, None));
+        return out;
+    }
+    let pod = match cluster.get(Kind::Pod, &namespace, &pod_name) {
+        Ok(Object::Pod(p)) => p,
+        Ok(_) => return out,
+        Err(e) => {
+            out.fail(errors::render(&e, None));
+            return out;
+        }
+    };
+    let phase = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.phase.clone())
+        .unwrap_or_default();
+    if phase == "Succeeded" || phase == "Failed" {
+        out.fail(format!(
+            "error: cannot exec into a container in a completed pod; current phase is {phase}"
+        ));
+        return out;
+    }
+    let spec = pod.spec.clone().unwrap_or_default();
+    let container = match container {
+        Some(c) => {
+            let known = spec.containers.iter().any(|x| x.name == c)
+                || spec.init_containers.iter().flatten().any(|x| x.name == c)
+                || spec
+                    .ephemeral_containers
+                    .iter()
+                    .flatten()
+                    .any(|x| x.name == c);
+            if !known {
+                out.fail(format!(
+                    "Error from server (BadRequest): container {c} is not valid for pod {pod_name}"
+                ));
+                return out;
+            }
+            c
+        }
+        None => {
+            let annotated = pod
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get("kubectl.kubernetes.io/default-container"))
+                .filter(|d| spec.containers.iter().any(|c| &&c.name == d))
+                .cloned();
+            match annotated {
+                Some(d) => d,
+                None => {
+                    let Some(first) = spec.containers.first() else {
+                        return out;
+                    };
+                    if spec.containers.len() > 1 {
+                        let all: Vec<&str> =
+                            spec.containers.iter().map(|c| c.name.as_str()).collect();
+                        out.err_line(format!(
+                            "Defaulted container \"{}\" out of: {}",
+                            first.name,
+                            all.join(", ")
+                        ));
+                    }
+                    first.name.clone()
+                }
+            }
+        }
+    };
+    if tty && !interactive_terminal {
+        out.err_line("Unable to use a TTY - input is not a terminal or the right kind of file");
+    }
+    match cluster.exec(&namespace, &pod_name, &container, &argv) {
+        Ok(result) => {
+            out.stdout.push_str(&result.text);
+            if result.code != 0 {
+                out.err_line(format!("command terminated with exit code {}", result.code));
+                out.code = result.code;
+            }
+        }
+        Err(ExecError::Api(e)) => {
+            let text = errors::render(&e, None);
+            // kubectl prints stream errors as plain errors.
+            let text = match e.reason {
+                warehouse_sim::StatusReason::InternalError => {
+                    format!("error: {}", e.message)
+                }
+                _ => text,
+            };
+            out.fail(text);
+        }
+        Err(ExecError::Upgrade(m)) => out.fail(format!("error: unable to upgrade connection: {m}")),
+    }
+    out
+}
+
+/// The pod a target names: `POD`, `pod/POD`, or a workload's first pod by name.
+fn pod_for(cluster: &Cluster, namespace: &str, target: &str) -> Result<String, String> {
+    let Some((kind, name)) = target.split_once('/') else {
+        return Ok(target.to_string());
+    };
+    match kind {
+        "pod" | "pods" | "po" => Ok(name.to_string()),
+        "deployment" | "deployments" | "deploy" | "replicaset" | "replicasets" | "rs" | "job"
+        | "jobs" | "daemonset" | "daemonsets" | "ds" | "statefulset" | "statefulsets" | "sts"
+        | "service" | "services" | "svc" => {
+            let kind_enum = match kind {
+                "deployment" | "deployments" | "deploy" => Kind::Deployment,
+                "replicaset" | "replicasets" | "rs" => Kind::ReplicaSet,
+                "job" | "jobs" => Kind::Job,
+                "daemonset" | "daemonsets" | "ds" => Kind::DaemonSet,
+                "service" | "services" | "svc" => Kind::Service,
+                _ => Kind::StatefulSet,
+            };
+            let selector = match cluster.get(kind_enum, namespace, name) {
+                Ok(obj) => selector_of(&obj),
+                Err(e) => return Err(errors::render(&e, None)),
+            };
+            let Some(sel) = selector else {
+                return Err(format!(
+                    "error: cannot attach to {kind}/{name}: selector is empty"
+                ));
+            };
+            cluster
+                .list(Kind::Pod, Some(namespace))
+                .into_iter()
+                .filter_map(|o| match o {
+                    Object::Pod(p) => Some(p),
+                    _ => None,
+                })
+                .filter(|p| p.metadata.deletion_timestamp.is_none())
+                .filter(|p| {
+                    let labels = p.metadata.labels.clone().unwrap_or_default();
+                    sel.iter().all(|(k, v)| labels.get(k) == Some(v))
+                })
+                .filter_map(|p| p.metadata.name.clone())
+                .min()
+                .ok_or_else(|| "error: no pods found".to_string())
+        }
+        _ => Err(format!(
+            "error: the server doesn't have a resource type \"{kind}\""
+        )),
+    }
+}
+
+fn selector_of(obj: &Object) -> Option<std::collections::BTreeMap<String, String>> {
+    let value = serde_json::to_value(obj).ok()?;
+    let labels = value
+        .pointer("/spec/selector/matchLabels")
+        .or_else(|| match obj {
+            Object::Service(_) => value.pointer("/spec/selector"),
+            _ => None,
+        })?
+        .as_object()?;
+    let map: std::collections::BTreeMap<String, String> = labels
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .collect();
+    (!map.is_empty()).then_some(map)
+}

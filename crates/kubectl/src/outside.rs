@@ -29,7 +29,7 @@
 //!   report.
 
 use crate::{json, CommandOutput, Session};
-use warehouse_sim::{Kind, KUBERNETES_VERSION};
+use warehouse_sim::{FailureReason, Kind, RequestSource, KUBERNETES_VERSION};
 
 /// The port `kubectl proxy` serves on unless told otherwise.
 pub const DEFAULT_PROXY_PORT: u16 = 8001;
@@ -298,35 +298,85 @@ pub fn fetch(session: &mut Session, url: &Url) -> FetchResult {
     through_proxy(session, &url.path)
 }
 
-/// The data plane as seen from outside the cluster.
-///
-/// Not connected yet: every address fails to connect, as if nothing listened,
-/// and the pod proxy gets the apiserver's 503 for a pod that does not answer.
-/// Wiring it: a direct request is the data plane's request from outside the
-/// cluster; its failures map to [`FetchResult::could_not_resolve`],
-/// [`FetchResult::refused`] and [`FetchResult::timed_out`]; an answer is a
-/// [`FetchResult::Response`] with its status and body.
-// wired to the data plane in the merge
-pub fn outside_request(_session: &mut Session, request: &OutsideRequest) -> FetchResult {
+/// The data plane as seen from outside the cluster: a direct request is
+/// `Cluster::http_request` from outside (node IPs with NodePorts, LoadBalancer IPs,
+/// Ingress hosts); the pod proxy is the apiserver dialing the pod from the
+/// control-plane node. Simplified: a connection nothing answers fails after the
+/// request path's 1 s client timeout, whatever curl's own timeouts say.
+pub fn outside_request(session: &mut Session, request: &OutsideRequest) -> FetchResult {
     match request {
         OutsideRequest::Direct { url } => {
-            if url.host.parse::<std::net::Ipv4Addr>().is_err() {
+            let text = format!("http://{}:{}{}", url.host, url.port, url.path);
+            let Ok(out) = session
+                .cluster
+                .http_request(&RequestSource::Outside, &text, None)
+            else {
                 return FetchResult::could_not_resolve(&url.host);
+            };
+            let ms = out.latency_us / 1000;
+            match out.result {
+                Ok(r) => FetchResult::Response {
+                    status: r.status,
+                    body: r.body,
+                },
+                Err(f) => match f.reason {
+                    FailureReason::CouldNotResolve => FetchResult::could_not_resolve(&url.host),
+                    FailureReason::ConnectionRefused | FailureReason::NoEndpoints => {
+                        FetchResult::refused(&url.host, url.port, ms)
+                    }
+                    FailureReason::Timeout | FailureReason::SourceNotRunning => {
+                        FetchResult::timed_out(&url.host, url.port, ms)
+                    }
+                },
             }
-            FetchResult::refused(&url.host, url.port, 0)
         }
-        OutsideRequest::PodProxy { pod_ip, port, .. } => FetchResult::Response {
-            status: 503,
-            body: status_json(
-                &format!(
-                    "error trying to reach service: dial tcp {pod_ip}:{port}: connect: connection refused"
+        OutsideRequest::PodProxy {
+            pod_ip, port, path, ..
+        } => {
+            let dial_error = |what: &str| FetchResult::Response {
+                status: 503,
+                body: status_json(
+                    &format!("error trying to reach service: dial tcp {pod_ip}:{port}: {what}"),
+                    "ServiceUnavailable",
+                    503,
+                    None,
                 ),
-                "ServiceUnavailable",
-                503,
-                None,
-            ),
-        },
+            };
+            let Some(node) = control_plane_node(session) else {
+                return dial_error("connect: connection refused");
+            };
+            let text = format!("http://{pod_ip}:{port}{path}");
+            match session
+                .cluster
+                .http_request(&RequestSource::Node(node), &text, None)
+            {
+                Ok(out) => match out.result {
+                    Ok(r) => FetchResult::Response {
+                        status: r.status,
+                        body: r.body,
+                    },
+                    Err(f) if f.reason == FailureReason::Timeout => dial_error("i/o timeout"),
+                    Err(_) => dial_error("connect: connection refused"),
+                },
+                Err(_) => dial_error("connect: connection refused"),
+            }
+        }
     }
+}
+
+/// The node the apiserver runs on (labelled `node-role.kubernetes.io/control-plane`).
+fn control_plane_node(session: &Session) -> Option<String> {
+    let nodes = session.cluster.list(Kind::Node, None);
+    nodes
+        .iter()
+        .find(|n| {
+            n.meta()
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.contains_key("node-role.kubernetes.io/control-plane"))
+        })
+        .or(nodes.first())
+        .map(|n| n.name().to_string())
 }
 
 /// A GET the apiserver answers through `kubectl proxy`, as the administrator the

@@ -62,6 +62,9 @@ pub enum RequestSource {
     Outside,
     /// A pod's network namespace.
     Pod { namespace: String, name: String },
+    /// A node's own network (the apiserver dialing a pod for the pod proxy runs on
+    /// the control-plane node).
+    Node(String),
 }
 
 impl RequestSource {
@@ -70,6 +73,7 @@ impl RequestSource {
         match self {
             RequestSource::Outside => "outside".into(),
             RequestSource::Pod { name, .. } => format!("pod/{name}"),
+            RequestSource::Node(name) => format!("node/{name}"),
         }
     }
 }
@@ -257,6 +261,8 @@ struct Trip {
     latency_us: u64,
     via: Vec<String>,
     resolved: Option<String>,
+    /// The ingress upstream this request took its round-robin turn from.
+    upstream: Option<String>,
 }
 
 impl Trip {
@@ -301,13 +307,42 @@ impl Cluster {
         url: &str,
         host: Option<&str>,
     ) -> Result<HttpOutcome, String> {
-        let url = parse_url(url)?;
         self.traffic.seq += 1;
+        let (out, upstream) = self.request_at(self.traffic.seq, from, url, host)?;
+        if let Some(u) = upstream {
+            *self.ingress.round_robin.entry(u).or_default() += 1;
+        }
+        Ok(out)
+    }
+
+    /// The same request without changing anything, for callers that hold only
+    /// `&Cluster` (`wget` and `curl` in `kubectl exec`): the next request number
+    /// and ingress-nginx's round-robin positions are read, not advanced.
+    pub fn http_request_peek(
+        &self,
+        from: &RequestSource,
+        url: &str,
+        host: Option<&str>,
+    ) -> Result<HttpOutcome, String> {
+        Ok(self.request_at(self.traffic.seq + 1, from, url, host)?.0)
+    }
+
+    /// One request with number `seq`; also the ingress upstream whose round-robin
+    /// position it used.
+    fn request_at(
+        &self,
+        seq: u64,
+        from: &RequestSource,
+        url: &str,
+        host: Option<&str>,
+    ) -> Result<(HttpOutcome, Option<String>), String> {
+        let url = parse_url(url)?;
         let mut trip = Trip {
-            seq: self.traffic.seq,
+            seq,
             latency_us: CLIENT_US,
             via: Vec::new(),
             resolved: None,
+            upstream: None,
         };
         let result = self.request_inner(&mut trip, from, &url, host);
         let result = match result {
@@ -325,16 +360,19 @@ impl Cluster {
             }
             r => r,
         };
-        Ok(HttpOutcome {
-            result,
-            latency_us: trip.latency_us,
-            via: trip.via,
-            resolved: trip.resolved,
-        })
+        Ok((
+            HttpOutcome {
+                result,
+                latency_us: trip.latency_us,
+                via: trip.via,
+                resolved: trip.resolved,
+            },
+            trip.upstream,
+        ))
     }
 
     fn request_inner(
-        &mut self,
+        &self,
         trip: &mut Trip,
         from: &RequestSource,
         url: &Url,
@@ -342,6 +380,15 @@ impl Cluster {
     ) -> Result<HttpResponse, RequestFailure> {
         let src_node = match from {
             RequestSource::Outside => None,
+            RequestSource::Node(node) => {
+                if !self.kubelets.get(node).is_some_and(|k| k.running) {
+                    return Err(RequestFailure {
+                        reason: FailureReason::SourceNotRunning,
+                        message: format!("node {node} is down"),
+                    });
+                }
+                Some(node.clone())
+            }
             RequestSource::Pod { namespace, name } => Some(
                 self.source_node(namespace, name)
                     .map_err(|message| RequestFailure {
@@ -395,11 +442,13 @@ impl Cluster {
         }
         let namespace = match from {
             RequestSource::Outside => return self.ingress_host_address(host),
-            RequestSource::Pod { namespace, .. } => namespace,
+            RequestSource::Pod { namespace, .. } => namespace.as_str(),
+            // A node resolves through its own /etc/resolv.conf, not the cluster DNS.
+            RequestSource::Node(_) => return None,
         };
         let labels: Vec<&str> = host.trim_end_matches('.').split('.').collect();
         let (svc, ns) = match labels.as_slice() {
-            [svc] => (*svc, namespace.as_str()),
+            [svc] => (*svc, namespace),
             [svc, ns] | [svc, ns, "svc"] | [svc, ns, "svc", "cluster", "local"] => (*svc, *ns),
             _ => return None,
         };
@@ -456,7 +505,7 @@ impl Cluster {
     }
 
     fn net_connect(
-        &mut self,
+        &self,
         trip: &mut Trip,
         src: Option<&str>,
         ip: &str,
@@ -539,7 +588,7 @@ impl Cluster {
     /// kube-proxy on `node` DNATs the connection to one of `backends` (none: it
     /// rejects, as for a Service without endpoints).
     fn via_proxy(
-        &mut self,
+        &self,
         trip: &mut Trip,
         node: &str,
         ip: &str,
@@ -561,7 +610,7 @@ impl Cluster {
 
     /// A TCP connection to a pod IP, then `GET path` if a container listens.
     fn pod_connect(
-        &mut self,
+        &self,
         trip: &mut Trip,
         src: Option<&str>,
         ip: &str,
@@ -638,7 +687,7 @@ impl Cluster {
     /// An endpoint on a node's own address (a host-network pod): the apiserver on
     /// 6443 of the control-plane node answers an anonymous request with 403.
     fn host_connect(
-        &mut self,
+        &self,
         trip: &mut Trip,
         src: Option<&str>,
         node: &str,
@@ -670,7 +719,7 @@ impl Cluster {
     /// ingress-nginx on `node` serves `host` and `path`: a location's upstream
     /// (up to [`NGINX_TRIES`] endpoints), or its own 404/502/503/504.
     fn ingress_connect(
-        &mut self,
+        &self,
         trip: &mut Trip,
         node: &str,
         host: &str,
@@ -687,7 +736,8 @@ impl Cluster {
         };
         match self.ingress_decide(host, path) {
             crate::ingress::IngressDecision::Respond(status, body) => Ok(respond(status, body)),
-            crate::ingress::IngressDecision::Upstream(endpoints) => {
+            crate::ingress::IngressDecision::Upstream(upstream, endpoints) => {
+                trip.upstream = Some(upstream);
                 let mut timed_out = false;
                 for (ip, port, _) in endpoints.iter().take(NGINX_TRIES) {
                     match self.pod_connect(trip, Some(node), ip, *port, path) {

@@ -96,7 +96,7 @@ pub struct IngressState {
     status_pending: BTreeSet<ObjectKey>,
     status_scheduled: bool,
     /// The round-robin position of each upstream (`namespace/service:port`).
-    round_robin: BTreeMap<String, u64>,
+    pub(crate) round_robin: BTreeMap<String, u64>,
 }
 
 /// Where a location sends a request.
@@ -443,8 +443,9 @@ impl IngressState {
 pub(crate) enum IngressDecision {
     /// Answer directly with this status and body.
     Respond(u16, &'static str),
-    /// Try these endpoints in order (round robin from the upstream's position).
-    Upstream(Vec<(String, i32, String)>),
+    /// Try these endpoints in order (round robin from the named upstream's
+    /// position; the caller advances it).
+    Upstream(String, Vec<(String, i32, String)>),
 }
 
 impl Cluster {
@@ -703,7 +704,7 @@ impl Cluster {
     }
 
     /// What ingress-nginx does with a request for `host` and `path`, from its cache.
-    pub(crate) fn ingress_decide(&mut self, host: &str, path: &str) -> IngressDecision {
+    pub(crate) fn ingress_decide(&self, host: &str, path: &str) -> IngressDecision {
         let route = route(self.ingress.owned(), host, path);
         let (namespace, service, port) = match route {
             IngressRoute::DefaultBackend => return IngressDecision::Respond(404, NOT_FOUND_BODY),
@@ -721,12 +722,11 @@ impl Cluster {
             return IngressDecision::Respond(503, UNAVAILABLE_BODY);
         }
         let name = format!("{namespace}/{service}:{port:?}");
-        let pos = self.ingress.round_robin.entry(name).or_default();
-        let start = (*pos % eps.len() as u64) as usize;
-        *pos += 1;
+        let pos = self.ingress.round_robin.get(&name).copied().unwrap_or(0);
+        let start = (pos % eps.len() as u64) as usize;
         let mut order = eps[start..].to_vec();
         order.extend_from_slice(&eps[..start]);
-        IngressDecision::Upstream(order)
+        IngressDecision::Upstream(name, order)
     }
 
     /// The Ingresses' hosts that resolve (for a client outside, as if its

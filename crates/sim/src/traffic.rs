@@ -536,6 +536,15 @@ impl Cluster {
                         format!("http://{name}.{namespace}:{}{}", sp.port, s.path),
                         s.host.clone(),
                     )),
+                    RequestSource::Node(_) => Ok((
+                        format!(
+                            "http://{}:{}{}",
+                            spec.cluster_ip.clone().unwrap_or_default(),
+                            sp.port,
+                            s.path
+                        ),
+                        s.host.clone(),
+                    )),
                     RequestSource::Outside => {
                         let lb = svc
                             .status

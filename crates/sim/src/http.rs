@@ -11,11 +11,10 @@
 //! apiserver: user traffic never passes through etcd, the scheduler or the apiserver.
 //!
 //! Simplified:
-//! - Names resolve in [`Cluster::resolve_host`] straight from the Services (a stand-in
-//!   for CoreDNS): `<svc>`, `<svc>.<ns>`, `<svc>.<ns>.svc`,
-//!   `<svc>.<ns>.svc.cluster.local`; a headless Service gives its first ready
-//!   endpoint. A client outside resolves only Ingress hosts that have an address (as
-//!   if its `/etc/hosts` named them).
+//! - Names resolve in [`Cluster::resolve_host`]: from a pod through CoreDNS
+//!   (`dns.rs`: the pod's search list, a headless Service's first address); a
+//!   client outside resolves only Ingress hosts that have an address (as if its
+//!   `/etc/hosts` named them). The traffic generator resolves once per tick.
 //! - A connection to a pod IP whose pod is gone, or whose containers do not listen on
 //!   the port, is refused; one to a pod on a powered-off node times out, and so does
 //!   one between a partitioned node and any other (traffic inside it still flows).
@@ -397,12 +396,7 @@ impl Cluster {
                     })?,
             ),
         };
-        let ip = self
-            .resolve_host(from, &url.host)
-            .ok_or_else(|| RequestFailure {
-                reason: FailureReason::CouldNotResolve,
-                message: format!("could not resolve host: {}", url.host),
-            })?;
+        let ip = self.resolve_host(from, &url.host)?;
         trip.resolved = Some(ip.clone());
         let host = host.unwrap_or(&url.host).to_string();
         self.net_connect(trip, src_node.as_deref(), &ip, url.port, &host, &url.path)
@@ -433,50 +427,51 @@ impl Cluster {
     }
 
     /// Resolves a host name as a client at `from` would: IPv4 literals as they
-    /// are; Service names (from a pod) to their ClusterIP; Ingress hosts (from
-    /// outside) to the Ingress's address. Kept in one place so CoreDNS can take it
-    /// over.
-    pub fn resolve_host(&self, from: &RequestSource, host: &str) -> Option<String> {
+    /// are; from a pod, through CoreDNS (`Cluster::dns_lookup`: the pod's search
+    /// list, the kube-dns Service through its node's proxy rules, a timeout when no
+    /// CoreDNS answers); from outside, the Ingress hosts that have an address.
+    pub fn resolve_host(&self, from: &RequestSource, host: &str) -> Result<String, RequestFailure> {
+        let unresolved = |message: String| RequestFailure {
+            reason: FailureReason::CouldNotResolve,
+            message,
+        };
         if ipv4(host).is_some() {
-            return Some(host.to_string());
+            return Ok(host.to_string());
         }
-        let namespace = match from {
-            RequestSource::Outside => return self.ingress_host_address(host),
-            RequestSource::Pod { namespace, .. } => namespace.as_str(),
+        let (namespace, name) = match from {
+            RequestSource::Outside => {
+                return self
+                    .ingress_host_address(host)
+                    .ok_or_else(|| unresolved(format!("could not resolve host: {host}")))
+            }
             // A node resolves through its own /etc/resolv.conf, not the cluster DNS.
-            RequestSource::Node(_) => return None,
+            RequestSource::Node(_) => {
+                return Err(unresolved(format!("could not resolve host: {host}")))
+            }
+            RequestSource::Pod { namespace, name } => (namespace, name),
         };
-        let labels: Vec<&str> = host.trim_end_matches('.').split('.').collect();
-        let (svc, ns) = match labels.as_slice() {
-            [svc] => (*svc, namespace),
-            [svc, ns] | [svc, ns, "svc"] | [svc, ns, "svc", "cluster", "local"] => (*svc, *ns),
-            _ => return None,
-        };
-        let Some(Object::Service(s)) = self.store.get(&ObjectKey::new(Kind::Service, ns, svc))
+        let Some(Object::Pod(pod)) = self.store.get(&ObjectKey::new(Kind::Pod, namespace, name))
         else {
-            return None;
+            return Err(unresolved(format!("could not resolve host: {host}")));
         };
-        let spec = s.spec.as_ref()?;
-        match spec.cluster_ip.as_deref() {
-            Some("None") => self
-                .store
-                .list(Kind::EndpointSlice, Some(ns))
-                .filter_map(|o| match o {
-                    Object::EndpointSlice(sl) => Some(sl),
+        match self.dns_lookup(pod, host, true, false) {
+            crate::dns::Answer::Found { records, .. } => records
+                .iter()
+                .find_map(|r| match r {
+                    crate::dns::Record::A { ip, .. } => Some(ip.clone()),
                     _ => None,
                 })
-                .filter(|sl| {
-                    sl.metadata
-                        .labels
-                        .as_ref()
-                        .and_then(|l| l.get(crate::controllers::endpointslice::LABEL_SERVICE_NAME))
-                        .is_some_and(|n| n == svc)
-                })
-                .flat_map(|sl| sl.endpoints.iter().flatten())
-                .find(|e| e.conditions.as_ref().and_then(|c| c.ready).unwrap_or(true))
-                .and_then(|e| e.addresses.first().cloned()),
-            Some(ip) if !ip.is_empty() => Some(ip.to_string()),
-            _ => None,
+                .ok_or_else(|| {
+                    unresolved(format!(
+                        "could not resolve host: {host} (an alias outside the cluster)"
+                    ))
+                }),
+            crate::dns::Answer::NxDomain => {
+                Err(unresolved(format!("could not resolve host: {host}")))
+            }
+            crate::dns::Answer::Timeout => Err(unresolved(format!(
+                "could not resolve host: {host} (no DNS server answered)"
+            ))),
         }
     }
 

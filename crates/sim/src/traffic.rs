@@ -618,7 +618,20 @@ impl Cluster {
         let k = s.ticks;
         let n = (u64::from(s.rps) * (k + 1)) / per_sec - (u64::from(s.rps) * k) / per_sec;
         let from = s.from.clone();
-        let target = self.traffic_url(s);
+        // The client resolves the name once per tick (as a client with a DNS cache).
+        let target = self.traffic_url(s).and_then(|(url, host)| {
+            let Ok(u) = crate::http::parse_url(&url) else {
+                return Ok((url, host));
+            };
+            match self.resolve_host(&from, &u.host) {
+                Ok(ip) if ip == u.host => Ok((url, host)),
+                Ok(ip) => Ok((
+                    format!("http://{ip}:{}{}", u.port, u.path),
+                    host.or(Some(u.host)),
+                )),
+                Err(f) => Err((f.reason.name().to_string(), f.message)),
+            }
+        });
         let mut results: Vec<(Option<String>, u64)> = Vec::with_capacity(n as usize);
         for _ in 0..n {
             match &target {
@@ -633,7 +646,14 @@ impl Cluster {
                     }
                     Err(_) => results.push((Some("bad-url".into()), 0)),
                 },
-                Err((reason, _)) => results.push((Some(reason.clone()), crate::http::CLIENT_US)),
+                Err((reason, message)) => {
+                    let us = if message.ends_with("(no DNS server answered)") {
+                        crate::http::CLIENT_TIMEOUT_US
+                    } else {
+                        crate::http::CLIENT_US
+                    };
+                    results.push((Some(reason.clone()), us))
+                }
             }
         }
         let Some(s) = self.traffic.sources.get_mut(name) else {

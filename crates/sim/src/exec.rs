@@ -235,8 +235,10 @@ impl Cluster {
         Ok(ExecOutput { text, code })
     }
 
-    /// `wget`/`curl` in a container: reserved for the data plane's request path.
-    fn http_tool(&self, _pod: &Pod, _tool: &str, _args: &[String]) -> Option<ProgramOutput> {
-        None
+    /// `wget` (busybox) and `curl` in a container: one GET through the data plane's
+    /// request path (`http.rs`) from the pod. Simplified: wget understands `-q` and
+    /// `-O -`, curl `-s`, `-S` and `-f`; other flags are ignored.
+    fn http_tool(&self, pod: &Pod, tool: &str, args: &[String]) -> Option<ProgramOutput> {
+        crate::http::http_tool(self, pod, tool, args)
     }
 }

@@ -755,6 +755,127 @@ impl Cluster {
     }
 }
 
+/// `wget` (busybox) or `curl` run in `pod`: its output and exit status. `None` for
+/// another tool.
+pub(crate) fn http_tool(
+    cluster: &Cluster,
+    pod: &k8s_openapi::api::core::v1::Pod,
+    tool: &str,
+    args: &[String],
+) -> Option<crate::shell::ProgramOutput> {
+    use crate::shell::ProgramOutput;
+    let out = |text: String, status: i32| Some(ProgramOutput { text, status });
+    let from = RequestSource::Pod {
+        namespace: pod.metadata.namespace.clone().unwrap_or_default(),
+        name: pod.metadata.name.clone().unwrap_or_default(),
+    };
+    let mut url = None;
+    let (mut silent, mut show_error, mut fail) = (false, false, false);
+    let mut to_stdout = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match (tool, a.as_str()) {
+            ("wget", "-O") => to_stdout = it.next().is_some_and(|v| v == "-"),
+            ("wget", "-O-" | "-qO-" | "-qO" | "-q") => {
+                to_stdout |= a.ends_with("O-");
+                if a == "-qO" {
+                    to_stdout = it.next().is_some_and(|v| v == "-");
+                }
+            }
+            ("curl", f) if f.starts_with('-') && !f.starts_with("--") => {
+                silent |= f.contains('s');
+                show_error |= f.contains('S');
+                fail |= f.contains('f');
+            }
+            (_, f) if f.starts_with('-') => {}
+            (_, u) => url = Some(u.to_string()),
+        }
+    }
+    let Some(url) = url else {
+        return match tool {
+            "wget" => out("BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: wget [-cqS] [--spider] [-O FILE] [-o LOGFILE] [--header STR]\n\t[--post-data STR | --post-file FILE] [-Y on/off]\n\t[-P DIR] [-U AGENT] [-T SEC] URL...\n".into(), 1),
+            _ => out("curl: try 'curl --help' or 'curl --manual' for more information\n".into(), 2),
+        };
+    };
+    let outcome = match cluster.http_request_peek(&from, &url, None) {
+        Ok(o) => o,
+        Err(e) => {
+            return match tool {
+                "wget" => out(format!("wget: {e}\n"), 1),
+                _ => out(format!("curl: (3) {e}\n"), 3),
+            }
+        }
+    };
+    let host = parse_url(&url)
+        .map(|u| (u.host, u.port))
+        .unwrap_or_default();
+    let ms = outcome.latency_us / 1000;
+    let resolved = outcome.resolved.clone().unwrap_or_else(|| host.0.clone());
+    match (tool, outcome.result) {
+        ("wget", Ok(r)) if r.status < 400 => {
+            if to_stdout {
+                out(r.body, 0)
+            } else {
+                out("saving to 'index.html'\n'index.html' saved\n".into(), 0)
+            }
+        }
+        ("wget", Ok(r)) => out(
+            format!("wget: server returned error: {}\n", r.status_line()),
+            1,
+        ),
+        ("wget", Err(f)) => match f.reason {
+            FailureReason::CouldNotResolve => out(format!("wget: bad address '{}'\n", host.0), 1),
+            FailureReason::ConnectionRefused | FailureReason::NoEndpoints => out(
+                format!("wget: can't connect to remote host ({resolved}): Connection refused\n"),
+                1,
+            ),
+            _ => out("wget: download timed out\n".into(), 1),
+        },
+        (_, Ok(r)) if fail && r.status >= 400 => {
+            let msg = format!(
+                "curl: (22) The requested URL returned error: {}\n",
+                r.status
+            );
+            out(
+                if silent && !show_error {
+                    String::new()
+                } else {
+                    msg
+                },
+                22,
+            )
+        }
+        (_, Ok(r)) => out(r.body, 0),
+        (_, Err(f)) => {
+            let (code, msg) = match f.reason {
+                FailureReason::CouldNotResolve => {
+                    (6, format!("Could not resolve host: {}", host.0))
+                }
+                FailureReason::ConnectionRefused | FailureReason::NoEndpoints => (
+                    7,
+                    format!(
+                        "Failed to connect to {} port {} after {ms} ms: Couldn't connect to server",
+                        host.0, host.1
+                    ),
+                ),
+                _ => (
+                    28,
+                    format!(
+                        "Failed to connect to {} port {} after {ms} ms: Timeout was reached",
+                        host.0, host.1
+                    ),
+                ),
+            };
+            let text = if silent && !show_error {
+                String::new()
+            } else {
+                format!("curl: ({code}) {msg}\n")
+            };
+            out(text, code)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

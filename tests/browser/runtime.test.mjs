@@ -123,7 +123,7 @@ spec:
     await page.fill('#kubectl-input', 'top nodes');
     await page.press('#kubectl-input', 'Enter');
     await waitForText(page, '#kubectl-output', 'error: Metrics API not available');
-    await page.fill('#kubectl-input', 'sim addon enable metrics-server');
+    await page.fill('#kubectl-input', 'sim addons enable metrics-server');
     await page.press('#kubectl-input', 'Enter');
     await waitForText(page, '#kubectl-output', 'deployment.apps/metrics-server created');
     for (let i = 0; i < 2; i++) await page.click('button.advance[data-ms="30000"]');
@@ -131,6 +131,18 @@ spec:
     await page.press('#kubectl-input', 'Enter');
     await waitForText(page, '#kubectl-output', 'MEMORY(bytes)');
     await waitForText(page, '#kubectl-output', 'toolbox');
+
+    // kubectl edit opens the object in the editor; "Save edit" saves it.
+    await page.fill('#kubectl-input', 'edit pod toolbox');
+    await page.press('#kubectl-input', 'Enter');
+    await waitForText(page, '#kubectl-output', 'Opened in the manifest editor');
+    const opened = await page.inputValue('#yaml-editor');
+    assert.ok(opened.startsWith('# Please edit the object below.'), opened.slice(0, 80));
+    await waitForText(page, '#apply-btn', 'Save edit');
+    await page.fill('#yaml-editor', opened.replace('image: busybox:1.28', 'image: busybox:1.36'));
+    await page.click('#apply-btn');
+    await waitForText(page, '#apply-result', 'pod/toolbox edited');
+    await waitForText(page, '#apply-btn', 'Apply');
 
     // Tab completes object names from the cluster.
     await page.fill('#kubectl-input', 'exec tool');

@@ -81,7 +81,8 @@ pub fn App() -> Html {
                     <RequestLog view={state.view.clone()} {tr} />
                 </div>
                 <div class="side">
-                    <Editor yaml={state.yaml.clone()} result={state.apply_result.clone()} {tr}
+                    <Editor yaml={state.yaml.clone()} result={state.apply_result.clone()}
+                            editing={state.editing.clone()} {tr}
                             dispatch={dispatch.clone()} />
                     <TerminalBox terminal={state.terminal.clone()} session={state.session.clone()}
                                  {tr} dispatch={dispatch} />

@@ -1,5 +1,6 @@
 //! The YAML editor: a manifest textarea and Apply, which runs `kubectl apply -f -`
-//! with the text as stdin and shows what kubectl printed.
+//! with the text as stdin and shows what kubectl printed. After `kubectl edit X` in
+//! the terminal it holds that object, and "Save edit" runs the edit with the text.
 
 use crate::i18n::{Key, Tr};
 use crate::state::{Action, AppState, Outcome};
@@ -10,6 +11,8 @@ use yew::prelude::*;
 pub struct EditorProps {
     pub yaml: AttrValue,
     pub result: Option<Outcome>,
+    /// The pending `kubectl edit` target, if the editor holds an object to edit.
+    pub editing: Option<String>,
     pub tr: Tr,
     pub dispatch: UseReducerDispatcher<AppState>,
 }
@@ -32,6 +35,10 @@ pub fn Editor(props: &EditorProps) -> Html {
     let on_click = {
         let apply = apply.clone();
         Callback::from(move |_: MouseEvent| apply())
+    };
+    let on_cancel = {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::CancelEdit))
     };
     let on_keydown = Callback::from(move |e: KeyboardEvent| {
         if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
@@ -64,8 +71,13 @@ pub fn Editor(props: &EditorProps) -> Html {
             <div class="editor-actions">
                 <button id="apply-btn" type="button" class="primary" onclick={on_click}
                         title="Ctrl+Enter">
-                    { tr.t(Key::Apply) }
+                    { if props.editing.is_some() { tr.t(Key::SaveEdit) } else { tr.t(Key::Apply) } }
                 </button>
+                if props.editing.is_some() {
+                    <button id="cancel-edit-btn" type="button" onclick={on_cancel}>
+                        { tr.t(Key::CancelEdit) }
+                    </button>
+                }
             </div>
             <pre id="apply-result" class={result_class} aria-live="polite">{ result_text }</pre>
         </section>

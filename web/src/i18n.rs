@@ -90,6 +90,8 @@ pub enum Key {
     LegendHeading,
     EditorHeading,
     Apply,
+    SaveEdit,
+    CancelEdit,
     TerminalHeading,
     TerminalHint,
     TerminalPlaceholder,
@@ -320,6 +322,8 @@ impl Tr {
             Key::LegendHeading => self.pick(["Robots", "Pods", "Роботы", "Поды"]),
             Key::EditorHeading => self.both("Manifest (YAML)", "Манифест (YAML)"),
             Key::Apply => self.both("Apply", "Применить"),
+            Key::SaveEdit => self.both("Save edit", "Сохранить правку"),
+            Key::CancelEdit => self.both("Cancel edit", "Отменить правку"),
             Key::TerminalHeading => self.both("kubectl", "kubectl"),
             Key::TerminalHint => self.both(
                 "Enter runs the command, Tab completes it, ↑/↓ walk the history, “clear” empties the screen. “sim why pod/NAME” explains how an object came to be.",
@@ -441,6 +445,14 @@ pub fn ru_plural(
 pub fn clock(time_ms: u64) -> String {
     let secs = time_ms / 1000;
     format!("{:02}:{:02}", secs / 60, secs % 60)
+}
+
+/// What the terminal says when `kubectl edit` opens an object in the editor.
+pub fn edit_opened(lang: Lang) -> String {
+    match lang {
+        Lang::En => "Opened in the manifest editor: change it and press “Save edit” (kubectl saves it as the edit).\n".into(),
+        Lang::Ru => "Открыто в редакторе манифеста: измените и нажмите «Сохранить правку» (kubectl сохранит её как правку).\n".into(),
+    }
 }
 
 #[cfg(test)]

@@ -71,8 +71,11 @@ pub enum Action {
     StopComponent(ControlPlaneComponent),
     StartComponent(ControlPlaneComponent),
     EditYaml(AttrValue),
-    /// Apply this manifest text (`kubectl apply -f -`).
+    /// Apply this manifest text (`kubectl apply -f -`), or save it as the pending
+    /// `kubectl edit`.
     Apply(String),
+    /// Leave the pending `kubectl edit` without saving.
+    CancelEdit,
     /// Run what the user typed in the kubectl box.
     RunKubectl(String),
     ToggleLang,
@@ -136,6 +139,9 @@ pub struct AppState {
     pub names: Names,
     pub yaml: AttrValue,
     pub apply_result: Option<Outcome>,
+    /// `kubectl edit ARGS` waiting for the editor's text (the terminal opened an
+    /// object in the editor; Apply saves it as the edit).
+    pub editing: Option<String>,
     pub terminal: Rc<Terminal>,
     /// The result of the last zone action, shown under the zone list.
     pub notice: Option<Outcome>,
@@ -163,6 +169,7 @@ impl AppState {
             names: Names::default(),
             yaml: AttrValue::from(EXAMPLE_DEPLOYMENT),
             apply_result: None,
+            editing: None,
             terminal: Rc::new(Terminal::default()),
             notice: None,
             selected_pod: None,
@@ -247,7 +254,43 @@ impl AppState {
     }
 }
 
+/// `edit ARGS` or `kubectl edit ARGS` typed in the terminal (no shell syntax).
+fn edit_args(input: &str) -> Option<String> {
+    let line = input.trim();
+    let rest = line.strip_prefix("kubectl ").unwrap_or(line).trim_start();
+    let args = rest.strip_prefix("edit ")?.trim();
+    (!args.is_empty() && !args.contains(['|', ';', '&', '<', '>', '$', '`']))
+        .then(|| args.to_string())
+}
+
 impl AppState {
+    /// `kubectl edit ARGS` in the terminal: the object opens in the YAML editor, and
+    /// Apply saves it as the edit (an editor window stands in for `$EDITOR`).
+    fn open_edit(&mut self, args: String, input: &str) {
+        let namespace = self.session.borrow().namespace.clone();
+        let words: Vec<String> = args.split_whitespace().map(String::from).collect();
+        let result =
+            crate::kubectl::edit::buffer(&self.session.borrow().cluster, &namespace, &words);
+        let entry = match result {
+            Ok(text) => {
+                self.yaml = AttrValue::from(text);
+                self.editing = Some(args);
+                Entry {
+                    prompt: format!("$ {}", input.trim()),
+                    stdout: crate::i18n::edit_opened(self.lang),
+                    stderr: String::new(),
+                }
+            }
+            Err(e) => Entry {
+                prompt: format!("$ {}", input.trim()),
+                stdout: String::new(),
+                stderr: format!("{e}\n"),
+            },
+        };
+        Rc::make_mut(&mut self.terminal).push(entry);
+        self.refresh_view();
+    }
+
     /// Runs one terminal line in the shell around kubectl (`kubectl …`, `sim …`,
     /// `export X=$(…)`, `echo`, `curl`, …); shell variables stay in the session
     /// between lines.
@@ -309,9 +352,13 @@ impl Reducible for AppState {
             }
             Action::Apply(text) => {
                 next.yaml = AttrValue::from(text.clone());
-                let outcome = next.kubectl("apply -f -", Some(&text));
+                let outcome = match next.editing.take() {
+                    Some(args) => next.kubectl(&format!("edit {args}"), Some(&text)),
+                    None => next.kubectl("apply -f -", Some(&text)),
+                };
                 next.apply_result = Some(outcome);
             }
+            Action::CancelEdit => next.editing = None,
             Action::RunKubectl(input) => {
                 if input.trim().is_empty() {
                     return self;
@@ -320,6 +367,8 @@ impl Reducible for AppState {
                 terminal.remember(input.trim());
                 if input.trim() == "clear" {
                     terminal.entries.clear();
+                } else if let Some(args) = edit_args(&input) {
+                    next.open_edit(args, &input);
                 } else {
                     next.shell(&input);
                 }
@@ -351,6 +400,26 @@ fn truncate(mut text: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn edit_in_the_terminal_opens_the_editor_and_apply_saves_the_edit() {
+        let s = Rc::new(AppState::default());
+        let s = s.reduce(Action::Apply(EXAMPLE_DEPLOYMENT.to_string()));
+        let s = s.reduce(Action::RunKubectl("kubectl edit deployment nginx".into()));
+        assert_eq!(s.editing.as_deref(), Some("deployment nginx"));
+        assert!(
+            s.yaml.starts_with("# Please edit the object below."),
+            "{}",
+            s.yaml
+        );
+        let edited = s.yaml.replace("replicas: 3", "replicas: 5");
+        let s = s.reduce(Action::Apply(edited));
+        let outcome = s.apply_result.clone().unwrap();
+        assert_eq!(outcome.text, "deployment.apps/nginx edited");
+        assert_eq!(s.editing, None);
+        let s = s.reduce(Action::RunKubectl("edit deployment nope".into()));
+        assert_eq!(s.editing, None);
+    }
 
     fn reduce(state: Rc<AppState>, action: Action) -> Rc<AppState> {
         state.reduce(action)

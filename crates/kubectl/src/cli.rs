@@ -17,6 +17,7 @@ const SUPPORTED: &[&str] = &[
     "delete",
     "describe",
     "drain",
+    "edit",
     "events",
     "exec",
     "expose",
@@ -237,7 +238,7 @@ pub struct GetArgs {
     /// List the requested object(s) across all namespaces
     #[arg(short = 'A', long = "all-namespaces", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
     pub all_namespaces: bool,
-    /// Output format. One of: wide, yaml, json, name
+    /// Output format. One of: (json, yaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, custom-columns, custom-columns-file, wide)
     #[arg(short = 'o', long = "output", value_name = "FORMAT")]
     pub output: Option<String>,
     /// Selector (label query) to filter on, e.g. -l key1=value1,key2=value2
@@ -258,6 +259,27 @@ pub struct GetArgs {
     /// Raw URI to request from the server (e.g. /readyz?verbose)
     #[arg(long = "raw", value_name = "URI")]
     pub raw: Option<String>,
+    /// Template string or path to template file to use when -o=go-template, -o=go-template-file.
+    #[arg(long = "template", value_name = "TEMPLATE")]
+    pub template: Option<String>,
+    /// If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats.
+    #[arg(long = "allow-missing-template-keys", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true")]
+    pub allow_missing_template_keys: bool,
+    /// If non-empty, sort list types using this field specification (a JSONPath expression).
+    #[arg(long = "sort-by", value_name = "FIELD")]
+    pub sort_by: Option<String>,
+    /// Selector (field query) to filter on, supports '=', '==', and '!='.
+    #[arg(long = "field-selector", value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+    /// Watch for changes to the requested object(s), without listing/getting first.
+    #[arg(long = "watch-only", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub watch_only: bool,
+    /// Output watch event objects when --watch or --watch-only is used. Existing objects are output as initial ADDED events.
+    #[arg(long = "output-watch-events", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub output_watch_events: bool,
+    /// How long a watch runs in simulated time (default 60s; 0 also means 60s here).
+    #[arg(long = "request-timeout", value_name = "DURATION")]
+    pub request_timeout: Option<String>,
     #[arg(skip)]
     pub namespace: Option<String>,
 }
@@ -346,6 +368,8 @@ pub enum Command {
     Top(Vec<String>),
     /// `kubectl exec ...` (exec.rs).
     Exec(Vec<String>),
+    /// `kubectl edit ...` (edit.rs).
+    Edit(Vec<String>),
     /// `kubectl create deployment|service|configmap|secret|serviceaccount` (create_more.rs).
     CreateMore(Vec<String>),
 }
@@ -386,6 +410,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("wait") => return Ok(Command::Wait(args.to_vec())),
         Some("top") => return Ok(Command::Top(args.to_vec())),
         Some("exec") => return Ok(Command::Exec(args.to_vec())),
+        Some("edit") => return Ok(Command::Edit(args.to_vec())),
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),

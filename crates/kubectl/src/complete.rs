@@ -88,6 +88,10 @@ fn command_flags(command: &str) -> &'static [&'static str] {
             "--watch",
             "-w",
             "--watch-only",
+            "--output-watch-events",
+            "--request-timeout",
+            "--template",
+            "--allow-missing-template-keys",
             "--no-headers",
             "--raw",
         ],
@@ -195,7 +199,7 @@ fn subcommands(command: &str) -> &'static [&'static str] {
 }
 
 const SIM_COMMANDS: &[&str] = &[
-    "addon",
+    "addons",
     "advance",
     "config",
     "etcd",
@@ -300,8 +304,12 @@ pub fn complete(session: &Session, line: &str) -> Completion {
                         "json",
                         "name",
                         "jsonpath=",
+                        "jsonpath-as-json=",
+                        "jsonpath-file=",
                         "custom-columns=",
+                        "custom-columns-file=",
                         "go-template=",
+                        "go-template-file=",
                     ]
                     .map(String::from),
                 )
@@ -439,16 +447,12 @@ fn complete_sim(session: &Session, args: &[String], start: usize, word: &str) ->
             word,
             ["endpoints", "endpointslices"].map(String::from),
         ),
-        [c] if c == "addon" => finish(start, word, ["disable", "enable"].map(String::from)),
-        [c, v] if c == "addon" && v == "enable" => {
+        [c] if c == "addons" || c == "addon" => {
+            finish(start, word, ["disable", "enable"].map(String::from))
+        }
+        [c, _] if c == "addons" || c == "addon" => {
             finish(start, word, ["ingress", "metrics-server"].map(String::from))
         }
-        [c, _] if c == "addon" => finish(start, word, ["metrics-server".to_string()]),
-        [c] if c == "traffic" => finish(
-            start,
-            word,
-            ["reset", "start", "stats", "stop"].map(String::from),
-        ),
         [c] if c == "advance" => finish(start, word, ["10s", "30s", "1m", "5m"].map(String::from)),
         [c] if c == "why" || c == "why-node" => {
             let ns = session.namespace.clone();

@@ -3,9 +3,11 @@
 //! Mirrors staging/src/k8s.io/kubectl/pkg/cmd/exec/exec.go: the deprecated form
 //! without `--`, the `Defaulted container` note, the completed-pod refusal, the
 //! `command terminated with exit code N` line and exit status. The command runs in the
-//! simulated container (`warehouse_sim::exec`). Simplified: no stdin is attached, so
-//! `-i`/`-t` only print kubectl's TTY warning when there is no terminal; only pods and
-//! workloads' first pods (`deployment/NAME`) are accepted.
+//! simulated container (`warehouse_sim::exec`). `-ti` with a lone shell (`-- bash`,
+//! `-- sh`) opens an interactive session: the next lines of the terminal or script run
+//! in the container (`cat`, `env`, `curl localhost:8080`, ...) until `exit`.
+//! Simplified: without a session there is no stdin; only pods and workloads' first
+//! pods (`deployment/NAME`) are accepted.
 
 use crate::{errors, CommandOutput, Context};
 use warehouse_sim::exec::ExecError;
@@ -13,15 +15,75 @@ use warehouse_sim::{Cluster, Kind, Object};
 
 const USAGE: &str = "error: expected 'exec POD_NAME COMMAND [ARG1] [ARG2] ... [ARGN]'.\nPOD or TYPE/NAME is a required argument for the exec command\nSee 'kubectl exec -h' for help and examples";
 
+/// The container an interactive exec opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inside {
+    pub namespace: String,
+    pub pod: String,
+    pub container: String,
+}
+
+/// Runs one line typed in an interactive exec session.
+pub(crate) fn run_inside(
+    session: &mut crate::Session,
+    inside: &Inside,
+    line: &str,
+) -> CommandOutput {
+    let mut out = CommandOutput::new();
+    let trimmed = line.trim();
+    if trimmed == "exit" || trimmed.starts_with("exit ") || trimmed == "logout" {
+        session.shell.inside = None;
+        return out;
+    }
+    if trimmed.is_empty() {
+        return out;
+    }
+    let argv = vec!["sh".to_string(), "-c".to_string(), line.to_string()];
+    match session.cluster.exec(
+        &inside.namespace,
+        &inside.pod,
+        &inside.container,
+        &argv,
+        &crate::outside::ContainerHttp,
+    ) {
+        Ok(r) => {
+            out.stdout.push_str(&r.text);
+            out.code = r.code;
+        }
+        Err(e) => {
+            // The container is gone: the session ends as kubectl's does.
+            session.shell.inside = None;
+            match e {
+                ExecError::Api(e) => out.fail(errors::render(&e, None)),
+                ExecError::Upgrade(m) => {
+                    out.fail(format!("error: unable to upgrade connection: {m}"))
+                }
+            }
+        }
+    }
+    out
+}
+
 pub(crate) fn run(
-    cluster: &Cluster,
+    cluster: &mut Cluster,
     ctx: &Context<'_>,
     args: &[String],
-    interactive_terminal: bool,
+) -> (CommandOutput, Option<Inside>) {
+    let mut inside = None;
+    let out = run_command(cluster, ctx, args, &mut inside);
+    (out, inside)
+}
+
+fn run_command(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    args: &[String],
+    inside: &mut Option<Inside>,
 ) -> CommandOutput {
     let mut namespace: Option<String> = None;
     let mut container: Option<String> = None;
     let mut tty = false;
+    let mut stdin = false;
     let mut words: Vec<String> = Vec::new();
     let mut command: Option<Vec<String>> = None;
     let mut i = 0;
@@ -45,8 +107,12 @@ pub(crate) fn run(
         match flag {
             "-n" | "--namespace" => namespace = value(&mut i),
             "-c" | "--container" => container = value(&mut i),
-            "-i" | "--stdin" => {}
-            "-t" | "--tty" | "-it" | "-ti" => tty = true,
+            "-i" | "--stdin" => stdin = true,
+            "-t" | "--tty" => tty = true,
+            "-it" | "-ti" => {
+                tty = true;
+                stdin = true;
+            }
             "-q" | "--quiet" => {}
             _ if a.starts_with("-n") && a.len() > 2 => namespace = Some(a[2..].to_string()),
             _ if a.starts_with("-c") && a.len() > 2 => container = Some(a[2..].to_string()),
@@ -164,10 +230,31 @@ pub(crate) fn run(
             }
         }
     };
-    if tty && !interactive_terminal {
+    let lone_shell = argv.len() == 1
+        && matches!(
+            argv[0].rsplit('/').next().unwrap_or(""),
+            "sh" | "bash" | "ash"
+        );
+    if tty && !(stdin && lone_shell) {
+        // Only an interactive shell gets a terminal here.
         out.err_line("Unable to use a TTY - input is not a terminal or the right kind of file");
     }
-    match cluster.exec(&namespace, &pod_name, &container, &argv) {
+    match cluster.exec(
+        &namespace,
+        &pod_name,
+        &container,
+        &argv,
+        &crate::outside::ContainerHttp,
+    ) {
+        Ok(result) if stdin && lone_shell => {
+            // The shell waits for input: the next lines run in it.
+            out.stdout.push_str(&result.text);
+            *inside = Some(Inside {
+                namespace: namespace.clone(),
+                pod: pod_name.clone(),
+                container: container.clone(),
+            });
+        }
         Ok(result) => {
             out.stdout.push_str(&result.text);
             if result.code != 0 {
@@ -193,11 +280,21 @@ pub(crate) fn run(
 
 /// The pod a target names: `POD`, `pod/POD`, or a workload's first pod by name.
 fn pod_for(cluster: &Cluster, namespace: &str, target: &str) -> Result<String, String> {
+    pod_for_counted(cluster, namespace, target).map(|(name, _)| name)
+}
+
+/// [`pod_for`], with how many pods the workload had to choose from (`kubectl logs`
+/// says `Found N pods, using pod/NAME`). Like `GetFirstPod`, ready pods come first.
+pub(crate) fn pod_for_counted(
+    cluster: &Cluster,
+    namespace: &str,
+    target: &str,
+) -> Result<(String, usize), String> {
     let Some((kind, name)) = target.split_once('/') else {
-        return Ok(target.to_string());
+        return Ok((target.to_string(), 1));
     };
     match kind {
-        "pod" | "pods" | "po" => Ok(name.to_string()),
+        "pod" | "pods" | "po" => Ok((name.to_string(), 1)),
         "deployment" | "deployments" | "deploy" | "replicaset" | "replicasets" | "rs" | "job"
         | "jobs" | "daemonset" | "daemonsets" | "ds" | "statefulset" | "statefulsets" | "sts"
         | "service" | "services" | "svc" => {
@@ -218,7 +315,7 @@ fn pod_for(cluster: &Cluster, namespace: &str, target: &str) -> Result<String, S
                     "error: cannot attach to {kind}/{name}: selector is empty"
                 ));
             };
-            cluster
+            let mut pods: Vec<(bool, String)> = cluster
                 .list(Kind::Pod, Some(namespace))
                 .into_iter()
                 .filter_map(|o| match o {
@@ -230,9 +327,23 @@ fn pod_for(cluster: &Cluster, namespace: &str, target: &str) -> Result<String, S
                     let labels = p.metadata.labels.clone().unwrap_or_default();
                     sel.iter().all(|(k, v)| labels.get(k) == Some(v))
                 })
-                .filter_map(|p| p.metadata.name.clone())
-                .min()
-                .ok_or_else(|| "error: no pods found".to_string())
+                .map(|p| {
+                    let ready = p
+                        .status
+                        .as_ref()
+                        .and_then(|s| s.conditions.as_ref())
+                        .is_some_and(|c| {
+                            c.iter().any(|c| c.type_ == "Ready" && c.status == "True")
+                        });
+                    (!ready, p.metadata.name.clone().unwrap_or_default())
+                })
+                .collect();
+            pods.sort();
+            let count = pods.len();
+            pods.into_iter()
+                .next()
+                .map(|(_, n)| (n, count))
+                .ok_or_else(|| format!("error: no pods found for {kind}/{name}"))
         }
         _ => Err(format!(
             "error: the server doesn't have a resource type \"{kind}\""

@@ -92,40 +92,37 @@ pub(crate) fn parse_resource_args(args: &[String]) -> Result<Vec<ResourceArg>, S
 }
 
 enum Output {
-    Table { wide: bool },
+    Table {
+        wide: bool,
+    },
     Yaml,
     Json,
     Name,
+    /// jsonpath, go-template and custom-columns (getfmt.rs).
+    Template(Box<crate::getfmt::Printer>),
 }
 
-fn parse_output(o: Option<&str>) -> Result<Output, String> {
+fn parse_output(args: &GetArgs, ctx: &Context<'_>) -> Result<Output, String> {
+    let o = args.output.as_deref();
+    // A `--template` without `-o` means go-template.
+    let o = match o {
+        None | Some("") if args.template.as_deref().is_some_and(|t| !t.is_empty()) => {
+            Some("go-template")
+        }
+        other => other,
+    };
+    if let Some(format) = o {
+        if let Some(p) = crate::getfmt::parse_printer(format, args, ctx)? {
+            return Ok(Output::Template(Box::new(p)));
+        }
+    }
     match o {
         None | Some("") => Ok(Output::Table { wide: false }),
         Some("wide") => Ok(Output::Table { wide: true }),
         Some("yaml") => Ok(Output::Yaml),
         Some("json") => Ok(Output::Json),
         Some("name") => Ok(Output::Name),
-        Some(other) => {
-            let base = other.split('=').next().unwrap_or(other);
-            const KNOWN: &[&str] = &[
-                "custom-columns",
-                "custom-columns-file",
-                "go-template",
-                "go-template-file",
-                "jsonpath",
-                "jsonpath-as-json",
-                "jsonpath-file",
-                "template",
-                "templatefile",
-            ];
-            if KNOWN.contains(&base) {
-                Err(format!(
-                    "error: -o {base} is not available in this simulated cluster yet; use wide, yaml, json or name"
-                ))
-            } else {
-                Err(format!("error: unable to match a printer suitable for the output format \"{other}\", allowed formats are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml"))
-            }
-        }
+        Some(other) => Err(format!("error: unable to match a printer suitable for the output format \"{other}\", allowed formats are: {}", crate::getfmt::ALLOWED_FORMATS)),
     }
 }
 
@@ -156,7 +153,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
         Ok(r) => r,
         Err(e) => return CommandOutput::error(e),
     };
-    let output = match parse_output(args.output.as_deref()) {
+    let output = match parse_output(&args, ctx) {
         Ok(o) => o,
         Err(e) => return CommandOutput::error(e),
     };
@@ -176,9 +173,24 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
         Some(Ok(s)) => Some(s),
         Some(Err(e)) => return CommandOutput::error(format!("error: {e}")),
     };
-    if selector.is_some() && any_names {
+    if (selector.is_some()
+        || args
+            .field_selector
+            .as_deref()
+            .is_some_and(|f| !f.is_empty()))
+        && any_names
+    {
         return CommandOutput::error("error: name cannot be provided when a selector is specified");
     }
+    let kinds: Vec<Kind> = requests.iter().map(|r| r.kind).collect();
+    let fields = match crate::getfmt::check_field_selector(
+        args.field_selector.as_deref(),
+        args.selector.as_deref(),
+        &kinds,
+    ) {
+        Ok(f) => f,
+        Err(e) => return CommandOutput::error(e),
+    };
     let namespace = args
         .namespace
         .clone()
@@ -204,6 +216,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
                 selector
                     .as_ref()
                     .is_none_or(|s| s.matches(o.meta().labels.as_ref().unwrap_or(&empty)))
+                    && fields.as_ref().is_none_or(|f| f.matches(o))
             }));
         } else {
             for name in &req.names {
@@ -223,6 +236,15 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
         && !args.args.iter().any(|a| a.contains(','));
 
     let mut out = CommandOutput::new();
+    if let Some(field) = args.sort_by.as_deref().filter(|f| !f.is_empty()) {
+        let scope = match output {
+            Output::Table { .. } => crate::getfmt::SortScope::Tables,
+            _ => crate::getfmt::SortScope::List,
+        };
+        if let Err(e) = crate::getfmt::sort_objects(&mut objects, field, scope) {
+            return CommandOutput::error(e);
+        }
+    }
     // The apiserver's deprecation warning for core/v1 Endpoints, on every request.
     if requests.iter().any(|r| r.kind == Kind::Endpoints) {
         out.err_line(ENDPOINTS_DEPRECATED);
@@ -280,6 +302,25 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
         Output::Name => {
             for o in &objects {
                 out.out_line(format!("{}/{}", o.kind().qualified_singular(), o.name()));
+            }
+        }
+        Output::Template(printer) => {
+            if single_item_implied && objects.len() == 1 {
+                printer.print(
+                    &printable_json(&objects[0]),
+                    None,
+                    !args.no_headers,
+                    &mut out,
+                );
+            } else if !single_item_implied || errs.is_empty() {
+                let items: Vec<serde_json::Value> = objects.iter().map(printable_json).collect();
+                let list = serde_json::json!({
+                    "apiVersion": "v1",
+                    "items": items,
+                    "kind": "List",
+                    "metadata": {"resourceVersion": ""},
+                });
+                printer.print(&list, Some(&items), !args.no_headers, &mut out);
             }
         }
         Output::Yaml | Output::Json => {

@@ -25,13 +25,17 @@ mod create_more;
 mod delete;
 mod describe;
 mod drain;
+pub mod edit;
 mod errors;
 mod events;
 mod exec;
 mod expose;
 mod get;
+mod getfmt;
+pub mod gotemplate;
 pub mod humanize;
 pub mod json;
+pub mod jsonpath;
 mod label;
 mod logs;
 mod merge;
@@ -262,6 +266,9 @@ impl Session {
                 ..CommandOutput::default()
             },
             cli::Command::Apply(a) => apply::run(&mut self.cluster, &ctx, a),
+            cli::Command::Get(g) if (g.watch || g.watch_only) && g.raw.is_none() => {
+                getfmt::watch(&mut self.cluster, &ctx, &g)
+            }
             cli::Command::Get(g) => get::run(&self.cluster, &ctx, g),
             cli::Command::Delete(d) => delete::run(&mut self.cluster, &ctx, d),
             cli::Command::ApiResources(a) => api_resources::run(&a),
@@ -282,8 +289,15 @@ impl Session {
             cli::Command::Events(a) => events::run(&self.cluster, &ctx, &a),
             cli::Command::Wait(a) => wait::run(&mut self.cluster, &ctx, &a),
             cli::Command::Top(a) => top::run(&self.cluster, &ctx, &a),
-            cli::Command::Exec(a) => exec::run(&self.cluster, &ctx, &a, false),
+            cli::Command::Exec(a) => {
+                let (out, inside) = exec::run(&mut self.cluster, &ctx, &a);
+                if inside.is_some() {
+                    self.shell.inside = inside;
+                }
+                out
+            }
             cli::Command::CreateMore(a) => create_more::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Edit(a) => edit::run(&mut self.cluster, &ctx, &a),
             cli::Command::Config(a) => config::run(&mut self.kubeconfig, &mut self.namespace, &a),
             cli::Command::Create(c) => create::create(&mut self.cluster, &ctx, c),
             cli::Command::Replace(r) => create::replace(&mut self.cluster, &ctx, r),

@@ -5,7 +5,8 @@
 //! default-container` annotation or else the first container is used, with a
 //! `Defaulted container "a" out of: a, b` note when there are others. Simplified:
 //! `-f` prints the log up to the simulated now and returns (a script cannot wait);
-//! only pods (`POD` or `pod/POD`) are accepted, not deployments or jobs.
+//! a workload (`deployment/web`, `job/pi`) gives its first pod, ready ones first, with
+//! kubectl's `Found N pods, using pod/NAME` when it had several.
 
 use crate::{errors, CommandOutput, Context};
 use warehouse_sim::{Cluster, Kind, Object};
@@ -60,15 +61,20 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
         words.remove(0);
     }
     let namespace = namespace.unwrap_or_else(|| ctx.default_namespace.clone());
+    let mut chosen_note: Option<String> = None;
     let name = match words.as_slice() {
         [target] => match target.split_once('/') {
             None => target.clone(),
             Some(("pod" | "pods" | "po", n)) => n.to_string(),
-            Some((kind, _)) => {
-                return CommandOutput::error(format!(
-                    "error: cannot get the logs from {kind}: only pods are simulated"
-                ))
-            }
+            Some(_) => match crate::exec::pod_for_counted(cluster, &namespace, target) {
+                Ok((pod, count)) => {
+                    if count > 1 {
+                        chosen_note = Some(format!("Found {count} pods, using pod/{pod}"));
+                    }
+                    pod
+                }
+                Err(e) => return CommandOutput::error(e),
+            },
         },
         [pod, c] if container.is_none() => {
             container = Some(c.clone());
@@ -85,6 +91,9 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
         return CommandOutput::error(errors::render(&e, None));
     }
     let mut out = CommandOutput::new();
+    if let Some(note) = chosen_note {
+        out.err_line(note);
+    }
     // kubectl picks the container itself when none is named.
     if container.is_none() {
         if let Ok(Object::Pod(pod)) = cluster.get(Kind::Pod, &namespace, &name) {

@@ -29,7 +29,10 @@
 //!   report.
 
 use crate::{json, CommandOutput, Session};
-use warehouse_sim::{FailureReason, Kind, RequestSource, KUBERNETES_VERSION};
+use warehouse_sim::exec::HttpTools;
+use warehouse_sim::http::{FailureReason, RequestSource};
+use warehouse_sim::shell::ProgramOutput;
+use warehouse_sim::{Cluster, Kind, KUBERNETES_VERSION};
 
 /// The port `kubectl proxy` serves on unless told otherwise.
 pub const DEFAULT_PROXY_PORT: u16 = 8001;
@@ -298,69 +301,101 @@ pub fn fetch(session: &mut Session, url: &Url) -> FetchResult {
     through_proxy(session, &url.path)
 }
 
-/// The data plane as seen from outside the cluster: a direct request is
-/// `Cluster::http_request` from outside (node IPs with NodePorts, LoadBalancer IPs,
-/// Ingress hosts); the pod proxy is the apiserver dialing the pod from the
-/// control-plane node. Simplified: a connection nothing answers fails after the
-/// request path's 1 s client timeout, whatever curl's own timeouts say.
+/// The data plane as seen from outside the cluster.
+///
+/// Not connected yet: every address fails to connect, as if nothing listened,
+/// and the pod proxy gets the apiserver's 503 for a pod that does not answer.
+/// Wiring it: a direct request is the data plane's request from outside the
+/// cluster; its failures map to [`FetchResult::could_not_resolve`],
+/// [`FetchResult::refused`] and [`FetchResult::timed_out`]; an answer is a
+/// [`FetchResult::Response`] with its status and body.
+// wired to the data plane in the merge
 pub fn outside_request(session: &mut Session, request: &OutsideRequest) -> FetchResult {
     match request {
-        OutsideRequest::Direct { url } => {
-            let text = format!("http://{}:{}{}", url.host, url.port, url.path);
-            let Ok(out) = session
-                .cluster
-                .http_request(&RequestSource::Outside, &text, None)
-            else {
-                return FetchResult::could_not_resolve(&url.host);
-            };
-            let ms = out.latency_us / 1000;
-            match out.result {
-                Ok(r) => FetchResult::Response {
-                    status: r.status,
-                    body: r.body,
-                },
-                Err(f) => match f.reason {
-                    FailureReason::CouldNotResolve => FetchResult::could_not_resolve(&url.host),
-                    FailureReason::ConnectionRefused | FailureReason::NoEndpoints => {
-                        FetchResult::refused(&url.host, url.port, ms)
-                    }
-                    FailureReason::Timeout | FailureReason::SourceNotRunning => {
-                        FetchResult::timed_out(&url.host, url.port, ms)
-                    }
-                },
-            }
-        }
+        OutsideRequest::Direct { url } => data_plane(session, &RequestSource::Outside, url),
         OutsideRequest::PodProxy {
             pod_ip, port, path, ..
         } => {
-            let dial_error = |what: &str| FetchResult::Response {
-                status: 503,
-                body: status_json(
-                    &format!("error trying to reach service: dial tcp {pod_ip}:{port}: {what}"),
-                    "ServiceUnavailable",
-                    503,
-                    None,
-                ),
+            // The apiserver dials the pod from the control plane's network.
+            let url = Url {
+                scheme: "http".into(),
+                host: pod_ip.clone(),
+                port: *port,
+                path: path.clone(),
             };
-            let Some(node) = control_plane_node(session) else {
-                return dial_error("connect: connection refused");
-            };
-            let text = format!("http://{pod_ip}:{port}{path}");
-            match session
-                .cluster
-                .http_request(&RequestSource::Node(node), &text, None)
-            {
-                Ok(out) => match out.result {
-                    Ok(r) => FetchResult::Response {
-                        status: r.status,
-                        body: r.body,
-                    },
-                    Err(f) if f.reason == FailureReason::Timeout => dial_error("i/o timeout"),
-                    Err(_) => dial_error("connect: connection refused"),
+            match data_plane(session, &RequestSource::Outside, &url) {
+                FetchResult::Failed { .. } => FetchResult::Response {
+                    status: 503,
+                    body: status_json(
+                        &format!(
+                            "error trying to reach service: dial tcp {pod_ip}:{port}: connect: connection refused"
+                        ),
+                        "ServiceUnavailable",
+                        503,
+                        None,
+                    ),
                 },
-                Err(_) => dial_error("connect: connection refused"),
+                answer => answer,
             }
         }
+    }
+}
+
+/// One GET through the simulated data plane (`Cluster::http_request`), as curl
+/// reports it.
+pub fn data_plane(session: &mut Session, from: &RequestSource, url: &Url) -> FetchResult {
+    request(&mut session.cluster, from, url)
+}
+
+fn request(cluster: &mut Cluster, from: &RequestSource, url: &Url) -> FetchResult {
+    let text = format!("http://{}:{}{}", url.host, url.port, url.path);
+    let outcome = match cluster.http_request(from, &text, None) {
+        Ok(o) => o,
+        Err(_) => return FetchResult::could_not_resolve(&url.host),
+    };
+    let after_ms = outcome.latency_us / 1000;
+    match outcome.result {
+        Ok(r) => FetchResult::Response {
+            status: r.status,
+            body: r.body,
+        },
+        Err(f) => match f.reason {
+            FailureReason::CouldNotResolve => FetchResult::could_not_resolve(&url.host),
+            FailureReason::Timeout => FetchResult::timed_out(&url.host, url.port, after_ms),
+            FailureReason::SourceNotRunning => FetchResult::Failed {
+                curl_code: 7,
+                message: f.message,
+            },
+            FailureReason::ConnectionRefused | FailureReason::NoEndpoints => {
+                FetchResult::refused(&url.host, url.port, after_ms)
+            }
+        },
+    }
+}
+
+/// `curl` and `wget` in a container: the same programs, their requests leaving
+/// from the pod.
+pub struct ContainerHttp;
+
+impl HttpTools for ContainerHttp {
+    fn run(
+        &self,
+        cluster: &mut Cluster,
+        from: &RequestSource,
+        argv: &[String],
+    ) -> Option<ProgramOutput> {
+        let exe = argv.first()?;
+        let base = exe.rsplit('/').next().unwrap_or(exe);
+        let mut fetch = |url: &Url| request(cluster, from, url);
+        let out = match base {
+            "curl" => curl_with(&argv[1..], &mut fetch),
+            "wget" => wget_with(&argv[1..], &mut fetch),
+            _ => return None,
+        };
+        Some(ProgramOutput {
+            text: out.combined(),
+            status: out.code,
+        })
     }
 }
 
@@ -649,8 +684,13 @@ fn reason_phrase(status: u16) -> &'static str {
 
 const CURL_TRY: &str = "curl: try 'curl --help' or 'curl --manual' for more information";
 
-/// `curl [OPTIONS] URL...`.
+/// `curl [OPTIONS] URL...` on the laptop.
 pub(crate) fn curl(session: &mut Session, args: &[String]) -> CommandOutput {
+    curl_with(args, &mut |url: &Url| fetch(session, url))
+}
+
+/// `curl [OPTIONS] URL...` with `fetch` doing the requests.
+pub fn curl_with(args: &[String], fetch: &mut dyn FnMut(&Url) -> FetchResult) -> CommandOutput {
     let (mut silent, mut show_error, mut fail) = (false, false, false);
     let mut urls = Vec::new();
     let mut it = args.iter();
@@ -725,7 +765,7 @@ pub(crate) fn curl(session: &mut Session, args: &[String]) -> CommandOutput {
     let mut out = CommandOutput::new();
     for u in &urls {
         let result = match Url::parse(u) {
-            Ok(url) => fetch(session, &url),
+            Ok(url) => fetch(&url),
             Err((curl_code, message)) => FetchResult::Failed { curl_code, message },
         };
         match result {
@@ -749,8 +789,13 @@ pub(crate) fn curl(session: &mut Session, args: &[String]) -> CommandOutput {
     out
 }
 
-/// `wget -qO- URL` (and `-O -`, `-q -O -`).
+/// `wget -qO- URL` (and `-O -`, `-q -O -`) on the laptop.
 pub(crate) fn wget(session: &mut Session, args: &[String]) -> CommandOutput {
+    wget_with(args, &mut |url: &Url| fetch(session, url))
+}
+
+/// `wget` with `fetch` doing the requests.
+pub fn wget_with(args: &[String], fetch: &mut dyn FnMut(&Url) -> FetchResult) -> CommandOutput {
     let mut quiet = false;
     let mut to_stdout = false;
     let mut urls = Vec::new();
@@ -801,7 +846,7 @@ pub(crate) fn wget(session: &mut Session, args: &[String]) -> CommandOutput {
     let mut out = CommandOutput::new();
     for u in &urls {
         let (host, result) = match Url::parse(u) {
-            Ok(url) => (url.host.clone(), fetch(session, &url)),
+            Ok(url) => (url.host.clone(), fetch(&url)),
             Err((_, message)) => (
                 String::new(),
                 FetchResult::Failed {

@@ -2,11 +2,11 @@
 //!
 //! A script is one command a line, run by the small bash of [`crate::shell`]:
 //! `kubectl ...` lines go to kubectl, `sim ...` lines drive the simulation (`sim
-//! advance 90s`, `sim node kill zone-b`, `sim node restart zone-b`, `sim addon
-//! enable metrics-server`, `sim stop scheduler`, `sim start scheduler`, `sim etcd
-//! stop etcd-1`, `sim etcd snapshot save NAME`, `sim addon enable ingress`, `sim
-//! traffic start web --to svc/web --from client --rps 50`, `sim traffic stats`, `sim
-//! request http://web --from client`, …), and lines copied from tutorials work as written: shell variables
+//! advance 90s`, `sim node kill zone-b`, `sim node restart zone-b`, `sim addons
+//! enable metrics-server`, `sim addons enable ingress`, `sim traffic start web --to
+//! svc/web --from client --rps 50`, `sim traffic stats`, `sim request http://web --from
+//! client`, `sim stop scheduler`, `sim start scheduler`, `sim etcd
+//! stop etcd-1`, `sim etcd snapshot save NAME`, …), and lines copied from tutorials work as written: shell variables
 //! (`export POD_NAME="$(kubectl get pods -o name)"`, `echo "Pod: $POD_NAME"`),
 //! quoting, `$(...)`, `cmd1 && cmd2`, `curl`, `wget`, `kubectl proxy`, `minikube ip`
 //! (see [`crate::shell`] and [`crate::outside`] for what is simulated). Expansion
@@ -298,7 +298,7 @@ fn split_heredoc(line: &str) -> Option<HeredocMarker> {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addon enable|disable metrics-server, sim addon enable ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -416,24 +416,17 @@ pub(crate) fn parse_sim(rest: &str) -> Action {
             "error: sim proxy-mode takes endpoints or endpointslices, e.g. sim proxy-mode endpoints"
                 .into(),
         ),
-        ["addon", "enable", "ingress"] => Action::EnableIngress,
-        ["addon", "disable", "ingress"] => Action::Invalid(
-            "error: sim addon: disabling the ingress add-on is not simulated".into(),
-        ),
-        ["addon", verb @ ("enable" | "disable"), name] => {
-            if *name == "metrics-server" {
-                Action::Addon {
-                    name: name.to_string(),
-                    enable: *verb == "enable",
-                }
-            } else {
-                Action::Invalid(format!(
-                    "error: sim addon: unknown add-on \"{name}\" (the simulation has metrics-server and ingress)"
-                ))
-            }
-        }
-        ["addon", ..] => Action::Invalid(
-            "error: sim addon takes enable or disable and an add-on: sim addon enable metrics-server"
+        // `minikube addons enable NAME`; `addon` is accepted too.
+        ["addons" | "addon", "enable", "ingress"] => Action::EnableIngress,
+        ["addons" | "addon", verb @ ("enable" | "disable"), "metrics-server"] => Action::Addon {
+            name: "metrics-server".to_string(),
+            enable: *verb == "enable",
+        },
+        ["addons" | "addon", "enable" | "disable", name] => Action::Invalid(format!(
+            "error: sim addons: unknown add-on \"{name}\" (the simulation has metrics-server and ingress)"
+        )),
+        ["addons" | "addon", ..] => Action::Invalid(
+            "error: sim addons takes enable or disable and an add-on: sim addons enable metrics-server|ingress"
                 .into(),
         ),
         ["stats"] => Action::Stats,

@@ -57,6 +57,9 @@ pub struct ShellState {
     pub(crate) proxies: BTreeSet<u16>,
     /// `alias k=kubectl`.
     aliases: BTreeMap<String, String>,
+    /// The container an interactive `kubectl exec -ti POD -- bash` opened: lines run
+    /// inside it until `exit`.
+    pub inside: Option<crate::exec::Inside>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -805,6 +808,9 @@ pub fn run_line(
     stdin: Option<&str>,
     files: &dyn FileSource,
 ) -> CommandOutput {
+    if let Some(inside) = session.shell.inside.clone() {
+        return crate::exec::run_inside(session, &inside, line);
+    }
     let mut out = CommandOutput::new();
     let status = match parse_line(line) {
         Ok(list) => {

@@ -4,9 +4,10 @@
 //! (`--for=condition=Ready`, value `True` unless given, ignored while its
 //! observedGeneration lags) or a field value (`--for=jsonpath='{.status.phase}'=Running`).
 //! Time is simulated: the wait advances the cluster a second at a time until every
-//! object is done or `--timeout` (default 30s) has passed. Simplified: the JSONPath
-//! is a plain field path (`.a.b`, `.a[0].b`), without filters or wildcards;
-//! `--for=create` is not simulated.
+//! object is done or `--timeout` (default 30s) has passed. The JSONPath is kubectl's
+//! dialect (jsonpath.rs), relaxed as kubectl relaxes it (`.a.b`, `{.a.b}`); it must
+//! select one value that is not a map or a list. Simplified: `--for=create` is not
+//! simulated.
 
 use crate::cli::clap_error;
 use crate::get::parse_resource_args;
@@ -44,15 +45,9 @@ enum Condition {
         value: String,
     },
     JsonPath {
-        path: Vec<Step>,
+        path: crate::jsonpath::JsonPath,
         value: Option<String>,
     },
-}
-
-/// One step of a field path: a key or a list index.
-enum Step {
-    Key(String),
-    Index(usize),
 }
 
 /// `--timeout` as kubectl reads it (a Go duration; negative means a week).
@@ -97,43 +92,14 @@ fn split_jsonpath_input(input: &str) -> Vec<String> {
     out
 }
 
-/// A relaxed JSONPath (`{.status.phase}`, `.status.phase`, `status.phase`) as steps.
-fn parse_path(expr: &str) -> Result<Vec<Step>, String> {
+/// kubectl's relaxed JSONPath (`{.status.phase}`, `.status.phase`, `status.phase`).
+fn parse_path(expr: &str) -> Result<crate::jsonpath::JsonPath, String> {
     let e = expr.trim().trim_matches(|c| c == '\'' || c == '"');
-    let e = e
-        .strip_prefix('{')
-        .and_then(|x| x.strip_suffix('}'))
-        .unwrap_or(e);
-    let e = e.strip_prefix('.').unwrap_or(e);
     if e.is_empty() {
         return Err("error: jsonpath expression cannot be empty".into());
     }
-    if e.contains(['*', '?', '@', '$']) || e.contains("..") {
-        return Err(format!(
-            "error: --for=jsonpath supports plain field paths such as {{.status.phase}} in this simulated cluster; \"{expr}\" is not one"
-        ));
-    }
-    let mut steps = Vec::new();
-    for part in e.split('.') {
-        let (key, mut rest) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        if !key.is_empty() {
-            steps.push(Step::Key(key.to_string()));
-        }
-        while let Some(r) = rest.strip_prefix('[') {
-            let Some(end) = r.find(']') else {
-                return Err(format!("error: unclosed array expect ]: {expr}"));
-            };
-            let idx = r[..end]
-                .parse::<usize>()
-                .map_err(|_| format!("error: invalid array index {}", &r[..end]))?;
-            steps.push(Step::Index(idx));
-            rest = &r[end + 1..];
-        }
-    }
-    Ok(steps)
+    let relaxed = crate::jsonpath::relaxed(e).map_err(|err| format!("error: {err}"))?;
+    crate::jsonpath::JsonPath::parse(&relaxed).map_err(|err| format!("error: {err}"))
 }
 
 fn parse_condition(text: &str) -> Result<Condition, String> {
@@ -174,20 +140,10 @@ fn parse_condition(text: &str) -> Result<Condition, String> {
     Err(format!("error: unrecognized condition: \"{text}\""))
 }
 
-fn lookup<'a>(v: &'a Value, path: &[Step]) -> Option<&'a Value> {
-    let mut cur = v;
-    for s in path {
-        cur = match s {
-            Step::Key(k) => cur.get(k)?,
-            Step::Index(i) => cur.get(*i)?,
-        };
-    }
-    Some(cur)
-}
-
-/// Whether the object (as JSON) meets a status or field condition.
-fn met(cond: &Condition, v: &Value) -> bool {
-    match cond {
+/// Whether the object (as JSON) meets a status or field condition; `Err` for a
+/// JSONPath that selects several values or a map or list (upstream's errors).
+fn met(cond: &Condition, v: &Value) -> Result<bool, String> {
+    Ok(match cond {
         Condition::Delete => false,
         Condition::Status { name, value } => {
             let generation = v["metadata"]["generation"].as_i64();
@@ -207,24 +163,38 @@ fn met(cond: &Condition, v: &Value) -> bool {
                     .or_else(|| v["status"]["observedGeneration"].as_i64());
                 if let (Some(g), Some(o)) = (generation, observed) {
                     if o < g {
-                        return false;
+                        return Ok(false);
                     }
                 }
-                return status.eq_ignore_ascii_case(value);
+                return Ok(status.eq_ignore_ascii_case(value));
             }
             false
         }
-        Condition::JsonPath { path, value } => match (lookup(v, path), value) {
-            (None, _) | (Some(Value::Null), _) => false,
-            (Some(_), None) => true,
-            (Some(found), Some(want)) => match found {
-                Value::String(s) => s == want,
-                Value::Number(n) => n.to_string() == *want,
-                Value::Bool(b) => b.to_string() == *want,
-                _ => false,
-            },
-        },
-    }
+        Condition::JsonPath { path, value } => {
+            let results = path.find_results(v)?;
+            let Some(first) = results.first().and_then(|r| r.first()) else {
+                return Ok(false);
+            };
+            if results.len() > 1 {
+                return Err("given jsonpath expression matches more than one list".into());
+            }
+            if results[0].len() > 1 {
+                return Err("given jsonpath expression matches more than one value".into());
+            }
+            match value {
+                None => true,
+                Some(want) => match first {
+                    Value::Object(_) | Value::Array(_) => {
+                        return Err(
+                            "jsonpath leads to a nested object or list which is not supported"
+                                .into(),
+                        )
+                    }
+                    other => crate::jsonpath::go_print(other).trim() == want.trim(),
+                },
+            }
+        }
+    })
 }
 
 pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
@@ -328,7 +298,13 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                     out.fail(errors::render(e, None));
                     return out;
                 }
-                Ok(obj) => met(&condition, &obj.to_json()),
+                Ok(obj) => match met(&condition, &obj.to_json()) {
+                    Ok(done) => done,
+                    Err(e) => {
+                        out.fail(format!("error: {e}"));
+                        return out;
+                    }
+                },
             };
             if done {
                 out.out_line(format!("{display} condition met"));
@@ -359,6 +335,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn m(c: &Condition, v: &Value) -> bool {
+        met(c, v).unwrap()
+    }
+
     #[test]
     fn jsonpath_input_splits_on_single_equals_only() {
         assert_eq!(
@@ -378,25 +358,36 @@ mod tests {
             "conditions": [{"type": "Ready", "status": "True"}], "podIPs": [{"ip": "10.0.0.1"}]}});
         let ready = parse_condition("condition=ready").unwrap();
         assert!(
-            met(&ready, &pod),
+            m(&ready, &pod),
             "condition names compare case-insensitively"
         );
         let not_ready = parse_condition("condition=Ready=False").unwrap();
-        assert!(!met(&not_ready, &pod));
+        assert!(!m(&not_ready, &pod));
         let phase = parse_condition("jsonpath={.status.phase}=Running").unwrap();
-        assert!(met(&phase, &pod));
+        assert!(m(&phase, &pod));
         let ip = parse_condition("jsonpath=.status.podIPs[0].ip").unwrap();
-        assert!(met(&ip, &pod));
+        assert!(m(&ip, &pod));
         let missing = parse_condition("jsonpath={.status.nothing}").unwrap();
-        assert!(!met(&missing, &pod));
+        assert!(!m(&missing, &pod));
         assert!(parse_condition("ready").is_err());
         assert!(parse_condition("jsonpath={.a}=").is_err());
+        let filtered =
+            parse_condition("jsonpath={.status.conditions[?(@.type==\"Ready\")].status}=True")
+                .unwrap();
+        assert!(m(&filtered, &pod));
+        let many = parse_condition("jsonpath={.a[*]}=1").unwrap();
+        assert_eq!(
+            met(&many, &json!({"a": [1, 2]})).unwrap_err(),
+            "given jsonpath expression matches more than one value"
+        );
+        let nested = parse_condition("jsonpath={.status}=x").unwrap();
+        assert!(met(&nested, &pod).is_err());
     }
 
     #[test]
     fn stale_conditions_are_ignored() {
         let d = json!({"metadata": {"generation": 2}, "status": {"observedGeneration": 1,
             "conditions": [{"type": "Available", "status": "True"}]}});
-        assert!(!met(&parse_condition("condition=Available").unwrap(), &d));
+        assert!(!m(&parse_condition("condition=Available").unwrap(), &d));
     }
 }

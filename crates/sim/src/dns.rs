@@ -89,18 +89,10 @@ impl Cluster {
         backends.iter().any(|b| self.ip_serves(&b.ip))
     }
 
-    /// Whether a pod with this IP runs on a running zone.
+    /// Whether the zone that holds this pod IP runs.
     fn ip_serves(&self, ip: &str) -> bool {
-        self.store.list(Kind::Pod, None).any(|o| match o {
-            Object::Pod(p) => {
-                p.status.as_ref().and_then(|s| s.pod_ip.as_deref()) == Some(ip)
-                    && p.spec
-                        .as_ref()
-                        .and_then(|s| s.node_name.as_deref())
-                        .is_some_and(|n| self.kubelets.get(n).is_some_and(|k| k.running))
-            }
-            _ => false,
-        })
+        self.node_of_pod_ip(ip)
+            .is_some_and(|n| self.kubelets.get(&n).is_some_and(|k| k.running))
     }
 
     /// The records of one fully qualified name (no trailing dot), as CoreDNS's

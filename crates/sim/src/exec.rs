@@ -38,27 +38,65 @@ pub enum ExecError {
     Upgrade(String),
 }
 
+/// Runs the HTTP clients of an image (`curl`, `wget`) for a request from a pod: the
+/// caller (kubectl) owns their command-line grammar and output, the cluster the
+/// request path ([`Cluster::http_request`]).
+pub trait HttpTools {
+    fn run(
+        &self,
+        cluster: &mut Cluster,
+        from: &crate::http::RequestSource,
+        argv: &[String],
+    ) -> Option<ProgramOutput>;
+}
+
+/// No HTTP clients: `curl` and `wget` are not found.
+pub struct NoHttpTools;
+
+impl HttpTools for NoHttpTools {
+    fn run(
+        &self,
+        _: &mut Cluster,
+        _: &crate::http::RequestSource,
+        _: &[String],
+    ) -> Option<ProgramOutput> {
+        None
+    }
+}
+
 /// The image's network tools, run against the cluster.
 struct NetTools<'a> {
-    cluster: &'a Cluster,
-    pod: &'a Pod,
-    image: &'a str,
+    cluster: std::cell::RefCell<&'a mut Cluster>,
+    pod: Pod,
+    image: String,
+    http: &'a dyn HttpTools,
 }
 
 impl Programs for NetTools<'_> {
     fn run(&self, argv: &[String], _env: &[(String, String)]) -> Option<ProgramOutput> {
         let exe = argv.first()?;
         let base = exe.rsplit('/').next().unwrap_or(exe);
-        let info = crate::images::lookup(self.image)?;
+        let info = crate::images::lookup(&self.image)?;
         if !info.tools.contains(&base) {
             return None;
         }
         match base {
             "nslookup" => {
-                let (text, status) = self.cluster.nslookup(self.pod, self.image, &argv[1..]);
+                let (text, status) =
+                    self.cluster
+                        .borrow()
+                        .nslookup(&self.pod, &self.image, &argv[1..]);
                 Some(ProgramOutput { text, status })
             }
-            _ => self.cluster.http_tool(self.pod, base, &argv[1..]),
+            "curl" | "wget" => {
+                let from = crate::http::RequestSource::Pod {
+                    namespace: self.pod.metadata.namespace.clone().unwrap_or_default(),
+                    name: self.pod.metadata.name.clone().unwrap_or_default(),
+                };
+                let mut cluster = self.cluster.borrow_mut();
+                self.http.run(&mut cluster, &from, argv)
+            }
+            _ => None,
         }
     }
 }
@@ -70,6 +108,18 @@ impl Cluster {
         let name = pod.metadata.name.clone().unwrap_or_default();
         let spec = pod.spec.clone().unwrap_or_default();
         let mut files = BTreeMap::new();
+        let image = spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .find(|c| c.name == container)
+            .and_then(|c| c.image.clone())
+            .unwrap_or_default();
+        if let Some(info) = crate::images::lookup(&image) {
+            for (path, text) in info.files {
+                files.insert(path.to_string(), text.to_string());
+            }
+        }
         let hostname = spec.hostname.clone().unwrap_or_else(|| name.clone());
         let ip = pod
             .status
@@ -151,13 +201,14 @@ impl Cluster {
         files
     }
 
-    /// Runs `argv` in `container` of a pod.
+    /// Runs `argv` in `container` of a pod; `http` runs the image's HTTP clients.
     pub fn exec(
-        &self,
+        &mut self,
         namespace: &str,
         pod_name: &str,
         container: &str,
         argv: &[String],
+        http: &dyn HttpTools,
     ) -> Result<ExecOutput, ExecError> {
         let key = ObjectKey::new(Kind::Pod, namespace, pod_name);
         let Some(Object::Pod(pod)) = self.store.get(&key) else {
@@ -192,7 +243,8 @@ impl Cluster {
                 "container not found (\"{container}\")"
             )));
         };
-        let main = &run.process;
+        let main = run.process.clone();
+        let pod = pod.clone();
         let probe = runtime::Process {
             argv: argv.to_vec(),
             ..main.clone()
@@ -215,14 +267,16 @@ impl Cluster {
                 ),
             )));
         }
-        let files = self.container_files(pod, container);
-        let tools = NetTools {
-            cluster: self,
-            pod,
-            image: &main.image,
-        };
+        let files = self.container_files(&pod, container);
         let after = self.now.0.saturating_sub(main.started_ms);
-        let replay = runtime::exec_in(main, argv, after, &files, &tools, EXEC_TIMEOUT_MS);
+        let image = main.image.clone();
+        let tools = NetTools {
+            cluster: std::cell::RefCell::new(self),
+            pod,
+            image,
+            http,
+        };
+        let replay = runtime::exec_in(&main, argv, after, &files, &tools, EXEC_TIMEOUT_MS);
         let mut text = String::new();
         for (_, line) in replay.lines {
             text.push_str(&line);
@@ -233,12 +287,5 @@ impl Cluster {
             _ => 0,
         };
         Ok(ExecOutput { text, code })
-    }
-
-    /// `wget` (busybox) and `curl` in a container: one GET through the data plane's
-    /// request path (`http.rs`) from the pod. Simplified: wget understands `-q` and
-    /// `-O -`, curl `-s`, `-S` and `-f`; other flags are ignored.
-    fn http_tool(&self, pod: &Pod, tool: &str, args: &[String]) -> Option<ProgramOutput> {
-        crate::http::http_tool(self, pod, tool, args)
     }
 }

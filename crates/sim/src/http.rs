@@ -11,10 +11,9 @@
 //! apiserver: user traffic never passes through etcd, the scheduler or the apiserver.
 //!
 //! Simplified:
-//! - Names resolve in [`Cluster::resolve_host`]: from a pod through CoreDNS
-//!   (`dns.rs`: the pod's search list, a headless Service's first address); a
-//!   client outside resolves only Ingress hosts that have an address (as if its
-//!   `/etc/hosts` named them). The traffic generator resolves once per tick.
+//! - A pod resolves names through CoreDNS (`dns.rs`: its search list, a headless
+//!   Service's first ready address); a client outside resolves only Ingress hosts that
+//!   have an address (as if its `/etc/hosts` named them).
 //! - A connection to a pod IP whose pod is gone, or whose containers do not listen on
 //!   the port, is refused; one to a pod on a powered-off node times out, and so does
 //!   one between a partitioned node and any other (traffic inside it still flows).
@@ -427,51 +426,42 @@ impl Cluster {
     }
 
     /// Resolves a host name as a client at `from` would: IPv4 literals as they
-    /// are; from a pod, through CoreDNS (`Cluster::dns_lookup`: the pod's search
-    /// list, the kube-dns Service through its node's proxy rules, a timeout when no
-    /// CoreDNS answers); from outside, the Ingress hosts that have an address.
-    pub fn resolve_host(&self, from: &RequestSource, host: &str) -> Result<String, RequestFailure> {
-        let unresolved = |message: String| RequestFailure {
-            reason: FailureReason::CouldNotResolve,
-            message,
-        };
+    /// are; Service names (from a pod) to their ClusterIP; Ingress hosts (from
+    /// outside) to the Ingress's address. Kept in one place so CoreDNS can take it
+    /// over.
+    pub fn resolve_host(&self, from: &RequestSource, host: &str) -> Option<String> {
+        if let (RequestSource::Pod { namespace, name }, Some([127, ..])) = (from, ipv4(host)) {
+            // Loopback inside a pod reaches the pod's own containers.
+            return match self.store.get(&ObjectKey::new(Kind::Pod, namespace, name)) {
+                Some(Object::Pod(p)) => p.status.as_ref().and_then(|s| s.pod_ip.clone()),
+                _ => None,
+            };
+        }
         if ipv4(host).is_some() {
             return Ok(host.to_string());
         }
         let (namespace, name) = match from {
-            RequestSource::Outside => {
-                return self
-                    .ingress_host_address(host)
-                    .ok_or_else(|| unresolved(format!("could not resolve host: {host}")))
-            }
-            // A node resolves through its own /etc/resolv.conf, not the cluster DNS.
-            RequestSource::Node(_) => {
-                return Err(unresolved(format!("could not resolve host: {host}")))
-            }
+            RequestSource::Outside => return self.ingress_host_address(host),
             RequestSource::Pod { namespace, name } => (namespace, name),
         };
+        // A pod asks CoreDNS (through its node's kube-proxy to 10.96.0.10), with its
+        // search list; a headless Service's first address answers.
         let Some(Object::Pod(pod)) = self.store.get(&ObjectKey::new(Kind::Pod, namespace, name))
         else {
             return Err(unresolved(format!("could not resolve host: {host}")));
         };
+        // The pod's own network namespace: localhost is the pod.
+        if host == "localhost" {
+            return pod.status.as_ref().and_then(|s| s.pod_ip.clone());
+        }
         match self.dns_lookup(pod, host, true, false) {
-            crate::dns::Answer::Found { records, .. } => records
-                .iter()
-                .find_map(|r| match r {
-                    crate::dns::Record::A { ip, .. } => Some(ip.clone()),
+            crate::dns::Answer::Found { records, .. } => {
+                records.into_iter().find_map(|r| match r {
+                    crate::dns::Record::A { ip, .. } => Some(ip),
                     _ => None,
                 })
-                .ok_or_else(|| {
-                    unresolved(format!(
-                        "could not resolve host: {host} (an alias outside the cluster)"
-                    ))
-                }),
-            crate::dns::Answer::NxDomain => {
-                Err(unresolved(format!("could not resolve host: {host}")))
             }
-            crate::dns::Answer::Timeout => Err(unresolved(format!(
-                "could not resolve host: {host} (no DNS server answered)"
-            ))),
+            _ => None,
         }
     }
 
@@ -487,7 +477,7 @@ impl Cluster {
     }
 
     /// The node whose pod range holds `ip` (10.244.0.0/14, a /24 per node).
-    fn node_of_pod_ip(&self, ip: &str) -> Option<String> {
+    pub(crate) fn node_of_pod_ip(&self, ip: &str) -> Option<String> {
         let o = ipv4(ip)?;
         if o[0] != 10 || !(244..=247).contains(&o[1]) {
             return None;

@@ -50,6 +50,8 @@ pub struct ImageInfo {
     /// Network tools the image ships (`nslookup`, `wget`, `curl`), which `kubectl exec`
     /// runs against the simulated network.
     pub tools: &'static [&'static str],
+    /// Files of the image a learner may look at (`kubectl exec ... -- cat PATH`).
+    pub files: &'static [(&'static str, &'static str)],
 }
 
 const SERVER: ImageInfo = ImageInfo {
@@ -63,6 +65,7 @@ const SERVER: ImageInfo = ImageInfo {
     programs: &[],
     tags: &["latest"],
     tools: &[],
+    files: &[],
 };
 
 /// A distroless server: no shell in the image.
@@ -77,6 +80,26 @@ const SHELL: ImageInfo = ImageInfo {
     cmd: &["sh"],
     ..SERVER
 };
+
+/// The bootcamp image's program (the simulation's own rendering of what it does: a
+/// Node.js server on :8080 answering every request with its pod's name and version).
+const BOOTCAMP_SERVER_JS: &str = r#"const http = require('http');
+
+const host = process.env.HOSTNAME;
+const started = new Date();
+let requests = 0;
+
+http.createServer((req, res) => {
+  requests += 1;
+  res.writeHead(200, { 'Content-Type': 'text/plain' });
+  res.end(`Hello Kubernetes bootcamp! | Running on: ${host} | v=1\n`);
+  console.log('Running On:', host, '| Total Requests:', requests,
+              '| App Uptime:', (new Date() - started) / 1000, 'seconds',
+              '| Log Time:', new Date());
+}).listen(8080, () => {
+  console.log('Kubernetes Bootcamp App Started At:', started, '| Running On: ', host, '\n');
+});
+"#;
 
 pub const CATALOGUE: &[ImageInfo] = &[
     ImageInfo {
@@ -231,6 +254,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         programs: &["node"],
         tags: &["v1", "v2"],
         tools: &["curl"],
+        files: &[("/server.js", BOOTCAMP_SERVER_JS)],
         ..SERVER
     },
     ImageInfo {

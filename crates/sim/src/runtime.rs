@@ -259,13 +259,30 @@ pub fn exec_in(
     programs: &dyn shell::Programs,
     timeout_ms: u64,
 ) -> Replay {
-    let files = replay_in(main, after_ms, EXIT_SEARCH_BUDGET, base, &shell::NoPrograms).files;
+    let files = if in_shell(main) {
+        replay_in(main, after_ms, EXIT_SEARCH_BUDGET, base, &shell::NoPrograms).files
+    } else {
+        base.clone()
+    };
     let p = Process {
         argv: argv.to_vec(),
         started_ms: main.started_ms + after_ms,
         ..main.clone()
     };
     replay_in(&p, timeout_ms, EXIT_SEARCH_BUDGET, &files, programs)
+}
+
+/// Whether the process runs in the simulated shell (so its replay tracks files).
+fn in_shell(p: &Process) -> bool {
+    let Some(exe) = p.argv.first() else {
+        return false;
+    };
+    let base = exe.rsplit('/').next().unwrap_or(exe);
+    let info = images::lookup(&p.image);
+    if is_shell(base) && info.is_none_or(|i| i.shell) {
+        return !info.is_some_and(|i| shell_execs_program(p, i));
+    }
+    !info.is_none_or(|i| i.programs.iter().any(|q| q == exe || *q == base))
 }
 
 /// When the process exits, searching at most `budget` shell commands ahead.

@@ -763,6 +763,16 @@ pub fn is_command(name: &str) -> bool {
     APPLETS.contains(&name.rsplit('/').next().unwrap_or(name))
 }
 
+/// A path as seen from the working directory `/`.
+fn absolute(path: &str) -> String {
+    let p = path.strip_prefix("./").unwrap_or(path);
+    if p.starts_with('/') {
+        p.to_string()
+    } else {
+        format!("/{p}")
+    }
+}
+
 /// The commands that are executables in a shell image (not shell builtins such as
 /// `exit` or `export`, which a container cannot exec).
 const APPLETS: &[&str] = &[
@@ -1368,7 +1378,7 @@ impl Shell<'_> {
             "cat" if args.is_empty() => {}
             "cat" => {
                 for a in args {
-                    match self.files.get(a.as_str()).cloned() {
+                    match self.files.get(&absolute(a)).cloned() {
                         Some(text) => self.write(&text),
                         None if self.is_dir(a) => {
                             self.error("cat: read error: Is a directory".to_string());
@@ -1383,14 +1393,14 @@ impl Shell<'_> {
             }
             "touch" => {
                 for a in args.iter().filter(|a| !a.starts_with('-')) {
-                    self.files.entry(a.clone()).or_default();
+                    self.files.entry(absolute(a)).or_default();
                 }
             }
             "mkdir" => {}
             "rm" => {
                 let force = args.iter().any(|a| a.starts_with('-') && a.contains('f'));
                 for a in args.iter().filter(|a| !a.starts_with('-')) {
-                    if self.files.remove(a.as_str()).is_none() && !force {
+                    if self.files.remove(&absolute(a)).is_none() && !force {
                         self.error(format!("rm: can't remove '{a}': No such file or directory"));
                         self.status = 1;
                     }
@@ -1400,7 +1410,7 @@ impl Shell<'_> {
                 let dirs: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
                 let dir = dirs
                     .first()
-                    .map(|d| d.trim_end_matches('/').to_string())
+                    .map(|d| absolute(d).trim_end_matches('/').to_string())
                     .unwrap_or_default();
                 if self.files.contains_key(&dir) {
                     let text = format!("{dir}\n");
@@ -1450,6 +1460,7 @@ impl Shell<'_> {
 
     /// Whether some file lives under `path`.
     fn is_dir(&self, path: &str) -> bool {
+        let path = &absolute(path);
         let prefix = format!("{}/", path.trim_end_matches('/'));
         self.files
             .range(prefix.clone()..)

@@ -399,21 +399,6 @@ impl HttpTools for ContainerHttp {
     }
 }
 
-/// The node the apiserver runs on (labelled `node-role.kubernetes.io/control-plane`).
-fn control_plane_node(session: &Session) -> Option<String> {
-    let nodes = session.cluster.list(Kind::Node, None);
-    nodes
-        .iter()
-        .find(|n| {
-            n.meta()
-                .labels
-                .as_ref()
-                .is_some_and(|l| l.contains_key("node-role.kubernetes.io/control-plane"))
-        })
-        .or(nodes.first())
-        .map(|n| n.name().to_string())
-}
-
 /// A GET the apiserver answers through `kubectl proxy`, as the administrator the
 /// kubeconfig names. With the apiserver down the proxy answers 502 with no body
 /// (its error goes to the proxy's own terminal).

@@ -106,7 +106,7 @@ pub enum Action {
     /// `sim traffic start|stop|stats|reset ...` and `sim request URL ...`: the
     /// traffic generator and one-off requests through the data plane.
     Traffic(warehouse_sim::traffic::TrafficCommand),
-    /// `sim addon enable ingress`: the `nginx` IngressClass and ingress-nginx.
+    /// `sim addons enable ingress`: the `nginx` IngressClass and ingress-nginx.
     EnableIngress,
     /// A line that cannot run; its message is printed in the transcript.
     Invalid(String),

@@ -60,9 +60,6 @@ pub enum RequestSource {
     Outside,
     /// A pod's network namespace.
     Pod { namespace: String, name: String },
-    /// A node's own network (the apiserver dialing a pod for the pod proxy runs on
-    /// the control-plane node).
-    Node(String),
 }
 
 impl RequestSource {
@@ -71,7 +68,6 @@ impl RequestSource {
         match self {
             RequestSource::Outside => "outside".into(),
             RequestSource::Pod { name, .. } => format!("pod/{name}"),
-            RequestSource::Node(name) => format!("node/{name}"),
         }
     }
 }
@@ -259,8 +255,6 @@ struct Trip {
     latency_us: u64,
     via: Vec<String>,
     resolved: Option<String>,
-    /// The ingress upstream this request took its round-robin turn from.
-    upstream: Option<String>,
 }
 
 impl Trip {
@@ -305,42 +299,13 @@ impl Cluster {
         url: &str,
         host: Option<&str>,
     ) -> Result<HttpOutcome, String> {
-        self.traffic.seq += 1;
-        let (out, upstream) = self.request_at(self.traffic.seq, from, url, host)?;
-        if let Some(u) = upstream {
-            *self.ingress.round_robin.entry(u).or_default() += 1;
-        }
-        Ok(out)
-    }
-
-    /// The same request without changing anything, for callers that hold only
-    /// `&Cluster` (`wget` and `curl` in `kubectl exec`): the next request number
-    /// and ingress-nginx's round-robin positions are read, not advanced.
-    pub fn http_request_peek(
-        &self,
-        from: &RequestSource,
-        url: &str,
-        host: Option<&str>,
-    ) -> Result<HttpOutcome, String> {
-        Ok(self.request_at(self.traffic.seq + 1, from, url, host)?.0)
-    }
-
-    /// One request with number `seq`; also the ingress upstream whose round-robin
-    /// position it used.
-    fn request_at(
-        &self,
-        seq: u64,
-        from: &RequestSource,
-        url: &str,
-        host: Option<&str>,
-    ) -> Result<(HttpOutcome, Option<String>), String> {
         let url = parse_url(url)?;
+        self.traffic.seq += 1;
         let mut trip = Trip {
-            seq,
+            seq: self.traffic.seq,
             latency_us: CLIENT_US,
             via: Vec::new(),
             resolved: None,
-            upstream: None,
         };
         let result = self.request_inner(&mut trip, from, &url, host);
         let result = match result {
@@ -358,19 +323,16 @@ impl Cluster {
             }
             r => r,
         };
-        Ok((
-            HttpOutcome {
-                result,
-                latency_us: trip.latency_us,
-                via: trip.via,
-                resolved: trip.resolved,
-            },
-            trip.upstream,
-        ))
+        Ok(HttpOutcome {
+            result,
+            latency_us: trip.latency_us,
+            via: trip.via,
+            resolved: trip.resolved,
+        })
     }
 
     fn request_inner(
-        &self,
+        &mut self,
         trip: &mut Trip,
         from: &RequestSource,
         url: &Url,
@@ -378,15 +340,6 @@ impl Cluster {
     ) -> Result<HttpResponse, RequestFailure> {
         let src_node = match from {
             RequestSource::Outside => None,
-            RequestSource::Node(node) => {
-                if !self.kubelets.get(node).is_some_and(|k| k.running) {
-                    return Err(RequestFailure {
-                        reason: FailureReason::SourceNotRunning,
-                        message: format!("node {node} is down"),
-                    });
-                }
-                Some(node.clone())
-            }
             RequestSource::Pod { namespace, name } => Some(
                 self.source_node(namespace, name)
                     .map_err(|message| RequestFailure {
@@ -395,7 +348,12 @@ impl Cluster {
                     })?,
             ),
         };
-        let ip = self.resolve_host(from, &url.host)?;
+        let ip = self
+            .resolve_host(from, &url.host)
+            .ok_or_else(|| RequestFailure {
+                reason: FailureReason::CouldNotResolve,
+                message: format!("could not resolve host: {}", url.host),
+            })?;
         trip.resolved = Some(ip.clone());
         let host = host.unwrap_or(&url.host).to_string();
         self.net_connect(trip, src_node.as_deref(), &ip, url.port, &host, &url.path)
@@ -438,7 +396,7 @@ impl Cluster {
             };
         }
         if ipv4(host).is_some() {
-            return Ok(host.to_string());
+            return Some(host.to_string());
         }
         let (namespace, name) = match from {
             RequestSource::Outside => return self.ingress_host_address(host),
@@ -448,7 +406,7 @@ impl Cluster {
         // search list; a headless Service's first address answers.
         let Some(Object::Pod(pod)) = self.store.get(&ObjectKey::new(Kind::Pod, namespace, name))
         else {
-            return Err(unresolved(format!("could not resolve host: {host}")));
+            return None;
         };
         // The pod's own network namespace: localhost is the pod.
         if host == "localhost" {
@@ -490,7 +448,7 @@ impl Cluster {
     }
 
     fn net_connect(
-        &self,
+        &mut self,
         trip: &mut Trip,
         src: Option<&str>,
         ip: &str,
@@ -573,7 +531,7 @@ impl Cluster {
     /// kube-proxy on `node` DNATs the connection to one of `backends` (none: it
     /// rejects, as for a Service without endpoints).
     fn via_proxy(
-        &self,
+        &mut self,
         trip: &mut Trip,
         node: &str,
         ip: &str,
@@ -595,7 +553,7 @@ impl Cluster {
 
     /// A TCP connection to a pod IP, then `GET path` if a container listens.
     fn pod_connect(
-        &self,
+        &mut self,
         trip: &mut Trip,
         src: Option<&str>,
         ip: &str,
@@ -672,7 +630,7 @@ impl Cluster {
     /// An endpoint on a node's own address (a host-network pod): the apiserver on
     /// 6443 of the control-plane node answers an anonymous request with 403.
     fn host_connect(
-        &self,
+        &mut self,
         trip: &mut Trip,
         src: Option<&str>,
         node: &str,
@@ -704,7 +662,7 @@ impl Cluster {
     /// ingress-nginx on `node` serves `host` and `path`: a location's upstream
     /// (up to [`NGINX_TRIES`] endpoints), or its own 404/502/503/504.
     fn ingress_connect(
-        &self,
+        &mut self,
         trip: &mut Trip,
         node: &str,
         host: &str,
@@ -721,8 +679,7 @@ impl Cluster {
         };
         match self.ingress_decide(host, path) {
             crate::ingress::IngressDecision::Respond(status, body) => Ok(respond(status, body)),
-            crate::ingress::IngressDecision::Upstream(upstream, endpoints) => {
-                trip.upstream = Some(upstream);
+            crate::ingress::IngressDecision::Upstream(endpoints) => {
                 let mut timed_out = false;
                 for (ip, port, _) in endpoints.iter().take(NGINX_TRIES) {
                     match self.pod_connect(trip, Some(node), ip, *port, path) {
@@ -741,127 +698,6 @@ impl Cluster {
                     respond(502, crate::ingress::BAD_GATEWAY_BODY)
                 })
             }
-        }
-    }
-}
-
-/// `wget` (busybox) or `curl` run in `pod`: its output and exit status. `None` for
-/// another tool.
-pub(crate) fn http_tool(
-    cluster: &Cluster,
-    pod: &k8s_openapi::api::core::v1::Pod,
-    tool: &str,
-    args: &[String],
-) -> Option<crate::shell::ProgramOutput> {
-    use crate::shell::ProgramOutput;
-    let out = |text: String, status: i32| Some(ProgramOutput { text, status });
-    let from = RequestSource::Pod {
-        namespace: pod.metadata.namespace.clone().unwrap_or_default(),
-        name: pod.metadata.name.clone().unwrap_or_default(),
-    };
-    let mut url = None;
-    let (mut silent, mut show_error, mut fail) = (false, false, false);
-    let mut to_stdout = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match (tool, a.as_str()) {
-            ("wget", "-O") => to_stdout = it.next().is_some_and(|v| v == "-"),
-            ("wget", "-O-" | "-qO-" | "-qO" | "-q") => {
-                to_stdout |= a.ends_with("O-");
-                if a == "-qO" {
-                    to_stdout = it.next().is_some_and(|v| v == "-");
-                }
-            }
-            ("curl", f) if f.starts_with('-') && !f.starts_with("--") => {
-                silent |= f.contains('s');
-                show_error |= f.contains('S');
-                fail |= f.contains('f');
-            }
-            (_, f) if f.starts_with('-') => {}
-            (_, u) => url = Some(u.to_string()),
-        }
-    }
-    let Some(url) = url else {
-        return match tool {
-            "wget" => out("BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: wget [-cqS] [--spider] [-O FILE] [-o LOGFILE] [--header STR]\n\t[--post-data STR | --post-file FILE] [-Y on/off]\n\t[-P DIR] [-U AGENT] [-T SEC] URL...\n".into(), 1),
-            _ => out("curl: try 'curl --help' or 'curl --manual' for more information\n".into(), 2),
-        };
-    };
-    let outcome = match cluster.http_request_peek(&from, &url, None) {
-        Ok(o) => o,
-        Err(e) => {
-            return match tool {
-                "wget" => out(format!("wget: {e}\n"), 1),
-                _ => out(format!("curl: (3) {e}\n"), 3),
-            }
-        }
-    };
-    let host = parse_url(&url)
-        .map(|u| (u.host, u.port))
-        .unwrap_or_default();
-    let ms = outcome.latency_us / 1000;
-    let resolved = outcome.resolved.clone().unwrap_or_else(|| host.0.clone());
-    match (tool, outcome.result) {
-        ("wget", Ok(r)) if r.status < 400 => {
-            if to_stdout {
-                out(r.body, 0)
-            } else {
-                out("saving to 'index.html'\n'index.html' saved\n".into(), 0)
-            }
-        }
-        ("wget", Ok(r)) => out(
-            format!("wget: server returned error: {}\n", r.status_line()),
-            1,
-        ),
-        ("wget", Err(f)) => match f.reason {
-            FailureReason::CouldNotResolve => out(format!("wget: bad address '{}'\n", host.0), 1),
-            FailureReason::ConnectionRefused | FailureReason::NoEndpoints => out(
-                format!("wget: can't connect to remote host ({resolved}): Connection refused\n"),
-                1,
-            ),
-            _ => out("wget: download timed out\n".into(), 1),
-        },
-        (_, Ok(r)) if fail && r.status >= 400 => {
-            let msg = format!(
-                "curl: (22) The requested URL returned error: {}\n",
-                r.status
-            );
-            out(
-                if silent && !show_error {
-                    String::new()
-                } else {
-                    msg
-                },
-                22,
-            )
-        }
-        (_, Ok(r)) => out(r.body, 0),
-        (_, Err(f)) => {
-            let (code, msg) = match f.reason {
-                FailureReason::CouldNotResolve => {
-                    (6, format!("Could not resolve host: {}", host.0))
-                }
-                FailureReason::ConnectionRefused | FailureReason::NoEndpoints => (
-                    7,
-                    format!(
-                        "Failed to connect to {} port {} after {ms} ms: Couldn't connect to server",
-                        host.0, host.1
-                    ),
-                ),
-                _ => (
-                    28,
-                    format!(
-                        "Failed to connect to {} port {} after {ms} ms: Timeout was reached",
-                        host.0, host.1
-                    ),
-                ),
-            };
-            let text = if silent && !show_error {
-                String::new()
-            } else {
-                format!("curl: ({code}) {msg}\n")
-            };
-            out(text, code)
         }
     }
 }

@@ -15,7 +15,7 @@
 //! default IngressClass.
 //!
 //! Simplified:
-//! - The controller is a simulated component, not a pod: `sim addon enable ingress`
+//! - The controller is a simulated component, not a pod: `sim addons enable ingress`
 //!   installs it (the `nginx` IngressClass, marked default, as minikube's ingress
 //!   addon does) and from then on it listens on ports 80 and 443 of the
 //!   control-plane node, whose InternalIP it publishes (a bare-metal install without
@@ -79,7 +79,7 @@ struct Delivery {
 /// The controller's informer caches and counters.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct IngressState {
-    /// Set by `sim addon enable ingress`.
+    /// Set by `sim addons enable ingress`.
     pub(crate) installed: bool,
     pending: VecDeque<Delivery>,
     delivery_scheduled: bool,
@@ -96,7 +96,7 @@ pub struct IngressState {
     status_pending: BTreeSet<ObjectKey>,
     status_scheduled: bool,
     /// The round-robin position of each upstream (`namespace/service:port`).
-    pub(crate) round_robin: BTreeMap<String, u64>,
+    round_robin: BTreeMap<String, u64>,
 }
 
 /// Where a location sends a request.
@@ -443,13 +443,12 @@ impl IngressState {
 pub(crate) enum IngressDecision {
     /// Answer directly with this status and body.
     Respond(u16, &'static str),
-    /// Try these endpoints in order (round robin from the named upstream's
-    /// position; the caller advances it).
-    Upstream(String, Vec<(String, i32, String)>),
+    /// Try these endpoints in order (round robin from the upstream's position).
+    Upstream(Vec<(String, i32, String)>),
 }
 
 impl Cluster {
-    /// `sim addon enable ingress`: installs the `nginx` IngressClass (default) and
+    /// `sim addons enable ingress`: installs the `nginx` IngressClass (default) and
     /// starts the simulated ingress-nginx controller, which lists what it watches.
     pub fn enable_ingress_addon(&mut self) -> Result<String, crate::SimError> {
         if self.ingress.installed {
@@ -704,7 +703,7 @@ impl Cluster {
     }
 
     /// What ingress-nginx does with a request for `host` and `path`, from its cache.
-    pub(crate) fn ingress_decide(&self, host: &str, path: &str) -> IngressDecision {
+    pub(crate) fn ingress_decide(&mut self, host: &str, path: &str) -> IngressDecision {
         let route = route(self.ingress.owned(), host, path);
         let (namespace, service, port) = match route {
             IngressRoute::DefaultBackend => return IngressDecision::Respond(404, NOT_FOUND_BODY),
@@ -722,11 +721,12 @@ impl Cluster {
             return IngressDecision::Respond(503, UNAVAILABLE_BODY);
         }
         let name = format!("{namespace}/{service}:{port:?}");
-        let pos = self.ingress.round_robin.get(&name).copied().unwrap_or(0);
-        let start = (pos % eps.len() as u64) as usize;
+        let pos = self.ingress.round_robin.entry(name).or_default();
+        let start = (*pos % eps.len() as u64) as usize;
+        *pos += 1;
         let mut order = eps[start..].to_vec();
         order.extend_from_slice(&eps[..start]);
-        IngressDecision::Upstream(name, order)
+        IngressDecision::Upstream(order)
     }
 
     /// The Ingresses' hosts that resolve (for a client outside, as if its

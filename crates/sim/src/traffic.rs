@@ -536,15 +536,6 @@ impl Cluster {
                         format!("http://{name}.{namespace}:{}{}", sp.port, s.path),
                         s.host.clone(),
                     )),
-                    RequestSource::Node(_) => Ok((
-                        format!(
-                            "http://{}:{}{}",
-                            spec.cluster_ip.clone().unwrap_or_default(),
-                            sp.port,
-                            s.path
-                        ),
-                        s.host.clone(),
-                    )),
                     RequestSource::Outside => {
                         let lb = svc
                             .status
@@ -624,12 +615,17 @@ impl Cluster {
                 return Ok((url, host));
             };
             match self.resolve_host(&from, &u.host) {
-                Ok(ip) if ip == u.host => Ok((url, host)),
-                Ok(ip) => Ok((
+                Some(ip) if ip == u.host => Ok((url, host)),
+                Some(ip) => Ok((
                     format!("http://{ip}:{}{}", u.port, u.path),
                     host.or(Some(u.host)),
                 )),
-                Err(f) => Err((f.reason.name().to_string(), f.message)),
+                None => Err((
+                    crate::http::FailureReason::CouldNotResolve
+                        .name()
+                        .to_string(),
+                    format!("could not resolve host: {}", u.host),
+                )),
             }
         });
         let mut results: Vec<(Option<String>, u64)> = Vec::with_capacity(n as usize);
@@ -646,14 +642,7 @@ impl Cluster {
                     }
                     Err(_) => results.push((Some("bad-url".into()), 0)),
                 },
-                Err((reason, message)) => {
-                    let us = if message.ends_with("(no DNS server answered)") {
-                        crate::http::CLIENT_TIMEOUT_US
-                    } else {
-                        crate::http::CLIENT_US
-                    };
-                    results.push((Some(reason.clone()), us))
-                }
+                Err((reason, _)) => results.push((Some(reason.clone()), crate::http::CLIENT_US)),
             }
         }
         let Some(s) = self.traffic.sources.get_mut(name) else {

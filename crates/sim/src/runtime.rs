@@ -81,26 +81,6 @@ fn is_shell(base: &str) -> bool {
     matches!(base, "sh" | "bash" | "ash")
 }
 
-/// `sh -c "node server.js"` (a Dockerfile's shell-form CMD) whose one simple command
-/// runs the image's program: the shell execs it, so the process is that program.
-fn shell_exec_target(p: &Process) -> Option<Vec<String>> {
-    let [sh, c, script] = p.argv.as_slice() else {
-        return None;
-    };
-    let base = sh.rsplit('/').next().unwrap_or(sh);
-    if !is_shell(base) || c != "-c" || script.contains(|ch: char| ";|&$<>()`'\"\\*?".contains(ch)) {
-        return None;
-    }
-    let words: Vec<String> = script.split_whitespace().map(str::to_string).collect();
-    let exe = words.first()?;
-    let exe_base = exe.rsplit('/').next().unwrap_or(exe);
-    images::lookup(&p.image)?
-        .programs
-        .iter()
-        .any(|q| q == exe || *q == exe_base)
-        .then_some(words)
-}
-
 /// The process's argument vector: `command` or the image's ENTRYPOINT, then `args`
 /// or (only when `command` is not set) the image's CMD; `$(VAR)` expanded.
 pub fn argv(
@@ -198,9 +178,6 @@ pub fn replay_in(
             },
             files: Default::default(),
         };
-    }
-    if let Some(argv) = shell_exec_target(p) {
-        return replay(&Process { argv, ..p.clone() }, upto_ms, budget);
     }
     let Some(exe) = p.argv.first() else {
         return Replay {
@@ -655,9 +632,6 @@ pub fn pi(n: usize) -> String {
 /// Whether the process is the image's own program (a server that may listen), not a
 /// shell or an applet the pod's command ran instead.
 fn runs_image_program(p: &Process) -> Option<Behaviour> {
-    if let Some(argv) = shell_exec_target(p) {
-        return runs_image_program(&Process { argv, ..p.clone() });
-    }
     let exe = p.argv.first()?;
     let base = exe.rsplit('/').next().unwrap_or(exe);
     let info = images::lookup(&p.image)?;

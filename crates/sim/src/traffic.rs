@@ -609,7 +609,25 @@ impl Cluster {
         let k = s.ticks;
         let n = (u64::from(s.rps) * (k + 1)) / per_sec - (u64::from(s.rps) * k) / per_sec;
         let from = s.from.clone();
-        let target = self.traffic_url(s);
+        // The client resolves the name once per tick (as a client with a DNS cache).
+        let target = self.traffic_url(s).and_then(|(url, host)| {
+            let Ok(u) = crate::http::parse_url(&url) else {
+                return Ok((url, host));
+            };
+            match self.resolve_host(&from, &u.host) {
+                Some(ip) if ip == u.host => Ok((url, host)),
+                Some(ip) => Ok((
+                    format!("http://{ip}:{}{}", u.port, u.path),
+                    host.or(Some(u.host)),
+                )),
+                None => Err((
+                    crate::http::FailureReason::CouldNotResolve
+                        .name()
+                        .to_string(),
+                    format!("could not resolve host: {}", u.host),
+                )),
+            }
+        });
         let mut results: Vec<(Option<String>, u64)> = Vec::with_capacity(n as usize);
         for _ in 0..n {
             match &target {

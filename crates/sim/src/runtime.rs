@@ -539,7 +539,7 @@ fn server_lines(p: &Process) -> Vec<(u64, String)> {
         })
         .collect();
     }
-    if repo == "gcr.io/google-samples/kubernetes-bootcamp" {
+    if images::BOOTCAMP_REPOSITORIES.contains(&repo) {
         return vec![(
             300,
             "Kubernetes Bootcamp App Started At: ".to_string()
@@ -700,6 +700,7 @@ pub fn listens(p: &Process, port: i32, after_ms: u64) -> bool {
             "bprashanth/nginxhttps" => &[80, 443],
             "gcr.io/google-samples/hello-app"
             | "gcr.io/google-samples/kubernetes-bootcamp"
+            | "jocatalin/kubernetes-bootcamp"
             | "registry.k8s.io/goproxy" => &[8080],
             "registry.k8s.io/coredns/coredns" => &[53, 8080, 8181, 9153],
             "registry.k8s.io/e2e-test-images/agnhost" => &[],

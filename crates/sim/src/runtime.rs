@@ -540,14 +540,18 @@ fn server_lines(p: &Process) -> Vec<(u64, String)> {
         .collect();
     }
     if images::BOOTCAMP_REPOSITORIES.contains(&repo) {
-        return vec![(
-            300,
-            "Kubernetes Bootcamp App Started At: ".to_string()
-                + &clock(p, 300, "%Y-%m-%dT%H:%M:%S%.3fZ")
-                + " | Running On:  "
-                + &env(p, "HOSTNAME")
-                + " ",
-        )];
+        // console.log's last argument is "\n": the line is followed by an empty one.
+        return vec![
+            (
+                300,
+                "Kubernetes Bootcamp App Started At: ".to_string()
+                    + &clock(p, 300, "%Y-%m-%dT%H:%M:%S%.3fZ")
+                    + " | Running On:  "
+                    + &env(p, "HOSTNAME")
+                    + " ",
+            ),
+            (300, String::new()),
+        ];
     }
     if repo == "gcr.io/google-samples/hello-app" {
         return vec![(
@@ -876,6 +880,22 @@ mod tests {
             }
         );
         assert_eq!(memory_bytes(&process("nginx", &[], &[]), 1000), 3 * MIB);
+    }
+
+    #[test]
+    fn the_bootcamp_logs_its_start_and_an_empty_line_and_listens_on_8080() {
+        for image in [
+            "gcr.io/google-samples/kubernetes-bootcamp:v1",
+            "docker.io/jocatalin/kubernetes-bootcamp:v2",
+        ] {
+            let p = process(image, &["/bin/sh", "-c", "node server.js"], &[]);
+            let lines: Vec<String> = log(&p, 1000).into_iter().map(|(_, l)| l).collect();
+            assert_eq!(lines.len(), 2, "{image}: {lines:?}");
+            assert!(lines[0].starts_with("Kubernetes Bootcamp App Started At: "));
+            assert!(lines[0].ends_with("| Running On:  p "), "{}", lines[0]);
+            assert_eq!(lines[1], "");
+            assert!(listens(&p, 8080, 1000), "{image}");
+        }
     }
 
     #[test]

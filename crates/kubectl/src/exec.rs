@@ -82,7 +82,6 @@ fn run_command(
 ) -> CommandOutput {
     let mut namespace: Option<String> = None;
     let mut container: Option<String> = None;
-    let mut tty = false;
     let mut stdin = false;
     let mut words: Vec<String> = Vec::new();
     let mut command: Option<Vec<String>> = None;
@@ -108,11 +107,9 @@ fn run_command(
             "-n" | "--namespace" => namespace = value(&mut i),
             "-c" | "--container" => container = value(&mut i),
             "-i" | "--stdin" => stdin = true,
-            "-t" | "--tty" => tty = true,
-            "-it" | "-ti" => {
-                tty = true;
-                stdin = true;
-            }
+            // See below for what a TTY changes (nothing the transcript shows).
+            "-t" | "--tty" => {}
+            "-it" | "-ti" => stdin = true,
             "-q" | "--quiet" => {}
             _ if a.starts_with("-n") && a.len() > 2 => namespace = Some(a[2..].to_string()),
             _ if a.starts_with("-c") && a.len() > 2 => container = Some(a[2..].to_string()),
@@ -235,10 +232,10 @@ fn run_command(
             argv[0].rsplit('/').next().unwrap_or(""),
             "sh" | "bash" | "ash"
         );
-    if tty && !(stdin && lone_shell) {
-        // Only an interactive shell gets a terminal here.
-        out.err_line("Unable to use a TTY - input is not a terminal or the right kind of file");
-    }
+    // The terminal (or script) is the learner's terminal, so `-ti` gets a TTY and says
+    // nothing, and `-t` without `-i` silently gets none (kubectl's SetupTTY). kubectl's
+    // "Unable to use a TTY - input is not a terminal" needs piped input, which the
+    // simulated shell does not feed to kubectl.
     match cluster.exec(
         &namespace,
         &pod_name,

@@ -40,6 +40,7 @@ pub mod jsonpath;
 mod label;
 mod logs;
 mod merge;
+mod minikube_service;
 pub mod outside;
 pub mod printers;
 mod raw;

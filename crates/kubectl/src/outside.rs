@@ -11,7 +11,8 @@
 //!   simulated cluster has several, so it prints the InternalIP of the first worker
 //!   node (by name) that has one, else of the first node that has one (the
 //!   control plane). It reads the cluster's configuration, not the apiserver, so it
-//!   works while the apiserver is down. Other `minikube` commands say that only
+//!   works while the apiserver is down. `minikube service NAME --url` is in
+//!   `minikube_service.rs`. Other `minikube` commands say that only
 //!   `minikube ip` is simulated.
 //! - `curl URL` and `wget -qO- URL` go through [`fetch`]: `localhost:PORT` (or
 //!   127.0.0.1) with a proxy on PORT is served here, from the apiserver:
@@ -135,11 +136,12 @@ pub(crate) fn minikube(session: &Session, args: &[String]) -> CommandOutput {
             }
             None => CommandOutput::error("minikube: no node of the cluster has an InternalIP address"),
         },
+        Some("service") => crate::minikube_service::run(session, &args[1..]),
         Some(other) => CommandOutput::error(format!(
-            "minikube: only `minikube ip` is simulated here (the cluster is already running); \"minikube {other}\" is not"
+            "minikube: only `minikube ip` and `minikube service NAME --url` are simulated here (the cluster is already running); \"minikube {other}\" is not"
         )),
         None => CommandOutput::error(
-            "minikube: only `minikube ip` is simulated here (the cluster is already running)",
+            "minikube: only `minikube ip` and `minikube service NAME --url` are simulated here (the cluster is already running)",
         ),
     }
 }

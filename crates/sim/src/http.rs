@@ -214,7 +214,7 @@ pub fn response_body(image: &str, pod: &str, status: u16, path: &str) -> String 
     let repo = crate::images::repository(image);
     let tag = crate::images::tag(image).unwrap_or("latest");
     match repo {
-        "gcr.io/google-samples/kubernetes-bootcamp" => {
+        r if crate::images::BOOTCAMP_REPOSITORIES.contains(&r) => {
             let v = tag.trim_start_matches('v');
             format!("Hello Kubernetes bootcamp! | Running on: {pod} | v={v}\n")
         }
@@ -750,5 +750,18 @@ mod tests {
             "Hello Kubernetes bootcamp! | Running on: web-1 | v=1\n"
         );
         assert!(response_body("nginx:1.27", "x", 200, "/").contains("Welcome to nginx!"));
+    }
+
+    #[test]
+    fn the_tutorials_v2_bootcamp_image_answers_v2() {
+        assert_eq!(
+            response_body(
+                "docker.io/jocatalin/kubernetes-bootcamp:v2",
+                "web-2",
+                200,
+                "/"
+            ),
+            "Hello Kubernetes bootcamp! | Running on: web-2 | v=2\n"
+        );
     }
 }

@@ -82,8 +82,12 @@ const SHELL: ImageInfo = ImageInfo {
 };
 
 /// The bootcamp image's program (the simulation's own rendering of what it does: a
-/// Node.js server on :8080 answering every request with its pod's name and version).
-const BOOTCAMP_SERVER_JS: &str = r#"const http = require('http');
+/// Node.js server on :8080 answering every request with its pod's name and version),
+/// for the version `$v` the image answers with.
+macro_rules! bootcamp_server_js {
+    ($v:literal) => {
+        concat!(
+            r#"const http = require('http');
 
 const host = process.env.HOSTNAME;
 const started = new Date();
@@ -92,14 +96,26 @@ let requests = 0;
 http.createServer((req, res) => {
   requests += 1;
   res.writeHead(200, { 'Content-Type': 'text/plain' });
-  res.end(`Hello Kubernetes bootcamp! | Running on: ${host} | v=1\n`);
+  res.end(`Hello Kubernetes bootcamp! | Running on: ${host} | v="#,
+            $v,
+            r#"\n`);
   console.log('Running On:', host, '| Total Requests:', requests,
               '| App Uptime:', (new Date() - started) / 1000, 'seconds',
               '| Log Time:', new Date());
 }).listen(8080, () => {
   console.log('Kubernetes Bootcamp App Started At:', started, '| Running On: ', host, '\n');
 });
-"#;
+"#
+        )
+    };
+}
+
+/// The repositories of the "Learn Kubernetes Basics" bootcamp image: Google's (`v1`,
+/// `v2`) and the tutorial's `docker.io/jocatalin/kubernetes-bootcamp:v2`.
+pub const BOOTCAMP_REPOSITORIES: &[&str] = &[
+    "gcr.io/google-samples/kubernetes-bootcamp",
+    "jocatalin/kubernetes-bootcamp",
+];
 
 pub const CATALOGUE: &[ImageInfo] = &[
     ImageInfo {
@@ -254,7 +270,18 @@ pub const CATALOGUE: &[ImageInfo] = &[
         programs: &["node"],
         tags: &["v1", "v2"],
         tools: &["curl"],
-        files: &[("/server.js", BOOTCAMP_SERVER_JS)],
+        files: &[("/server.js", bootcamp_server_js!("1"))],
+        ..SERVER
+    },
+    // The tutorial's v2 image: the same program, answering `v=2`.
+    ImageInfo {
+        repository: "jocatalin/kubernetes-bootcamp",
+        size: 75_900_000,
+        cmd: &["/bin/sh", "-c", "node server.js"],
+        programs: &["node"],
+        tags: &["v2"],
+        tools: &["curl"],
+        files: &[("/server.js", bootcamp_server_js!("2"))],
         ..SERVER
     },
     ImageInfo {
@@ -682,6 +709,7 @@ mod tests {
             "us-docker.pkg.dev/google-samples/containers/gke/gb-redis-follower:v2",
             "vish/stress",
             "gcr.io/google-samples/kubernetes-bootcamp:v1",
+            "docker.io/jocatalin/kubernetes-bootcamp:v2",
         ] {
             assert_eq!(pull_error(image), None, "{image}");
         }
@@ -699,5 +727,27 @@ mod tests {
             let image = format!("{}:{t}", info.repository);
             assert_eq!(pull_error(&image), None, "{image}");
         }
+    }
+
+    #[test]
+    fn the_tutorials_bootcamp_v2_exists_and_v10_does_not() {
+        assert_eq!(
+            pull_error("docker.io/jocatalin/kubernetes-bootcamp:v2"),
+            None
+        );
+        assert_eq!(
+            pull_error("gcr.io/google-samples/kubernetes-bootcamp:v2"),
+            None
+        );
+        let v10 = pull_error("gcr.io/google-samples/kubernetes-bootcamp:v10").unwrap();
+        assert!(v10.contains("code = NotFound"), "{v10}");
+        assert!(v10.contains("kubernetes-bootcamp:v10: not found"), "{v10}");
+    }
+
+    #[test]
+    fn each_bootcamp_server_js_names_its_version() {
+        let js = |image: &str| lookup(image).unwrap().files[0].1;
+        assert!(js("gcr.io/google-samples/kubernetes-bootcamp:v1").contains("| v=1\\n`"));
+        assert!(js("docker.io/jocatalin/kubernetes-bootcamp:v2").contains("| v=2\\n`"));
     }
 }

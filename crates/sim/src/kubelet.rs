@@ -42,9 +42,16 @@ pub fn pod_subnet(index: u32) -> String {
 
 /// The image digest containerd reports for `image` (`imageID`), stable per image.
 pub(crate) fn image_id(image: &str) -> String {
-    let repo = images::repository(image).to_string();
-    let image_ref = if repo.contains('/') {
-        repo
+    let repo = images::repository(image);
+    // containerd names the image with its registry: Docker Hub's `user/app` is
+    // `docker.io/user/app`, its official `nginx` is `docker.io/library/nginx`.
+    let first = repo.split('/').next().unwrap_or("");
+    let has_host =
+        repo.contains('/') && (first.contains('.') || first.contains(':') || first == "localhost");
+    let image_ref = if has_host {
+        repo.to_string()
+    } else if repo.contains('/') {
+        format!("docker.io/{repo}")
     } else {
         format!("docker.io/library/{repo}")
     };
@@ -1132,5 +1139,26 @@ impl Cluster {
                 key.clone(),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod image_id_tests {
+    use super::image_id;
+
+    #[test]
+    fn image_ids_name_the_registry_as_containerd_does() {
+        let repo = |image: &str| image_id(image).split('@').next().unwrap().to_string();
+        assert_eq!(repo("nginx:1.27"), "docker.io/library/nginx");
+        assert_eq!(
+            repo("docker.io/jocatalin/kubernetes-bootcamp:v2"),
+            "docker.io/jocatalin/kubernetes-bootcamp"
+        );
+        assert_eq!(repo("polinux/stress"), "docker.io/polinux/stress");
+        assert_eq!(
+            repo("gcr.io/google-samples/kubernetes-bootcamp:v1"),
+            "gcr.io/google-samples/kubernetes-bootcamp"
+        );
+        assert!(image_id("nginx").contains("@sha256:"));
     }
 }

@@ -516,15 +516,19 @@ fn server_lines(p: &Process) -> Vec<(u64, String)> {
         })
         .collect();
     }
-    if repo == "gcr.io/google-samples/kubernetes-bootcamp" {
-        return vec![(
-            300,
-            "Kubernetes Bootcamp App Started At: ".to_string()
-                + &clock(p, 300, "%Y-%m-%dT%H:%M:%S%.3fZ")
-                + " | Running On:  "
-                + &env(p, "HOSTNAME")
-                + " ",
-        )];
+    if images::BOOTCAMP_REPOSITORIES.contains(&repo) {
+        // console.log's last argument is "\n": the line is followed by an empty one.
+        return vec![
+            (
+                300,
+                "Kubernetes Bootcamp App Started At: ".to_string()
+                    + &clock(p, 300, "%Y-%m-%dT%H:%M:%S%.3fZ")
+                    + " | Running On:  "
+                    + &env(p, "HOSTNAME")
+                    + " ",
+            ),
+            (300, String::new()),
+        ];
     }
     if repo == "gcr.io/google-samples/hello-app" {
         return vec![(
@@ -674,6 +678,7 @@ pub fn listens(p: &Process, port: i32, after_ms: u64) -> bool {
             "bprashanth/nginxhttps" => &[80, 443],
             "gcr.io/google-samples/hello-app"
             | "gcr.io/google-samples/kubernetes-bootcamp"
+            | "jocatalin/kubernetes-bootcamp"
             | "registry.k8s.io/goproxy" => &[8080],
             "registry.k8s.io/coredns/coredns" => &[53, 8080, 8181, 9153],
             "registry.k8s.io/e2e-test-images/agnhost" => &[],
@@ -849,6 +854,22 @@ mod tests {
             }
         );
         assert_eq!(memory_bytes(&process("nginx", &[], &[]), 1000), 3 * MIB);
+    }
+
+    #[test]
+    fn the_bootcamp_logs_its_start_and_an_empty_line_and_listens_on_8080() {
+        for image in [
+            "gcr.io/google-samples/kubernetes-bootcamp:v1",
+            "docker.io/jocatalin/kubernetes-bootcamp:v2",
+        ] {
+            let p = process(image, &["/bin/sh", "-c", "node server.js"], &[]);
+            let lines: Vec<String> = log(&p, 1000).into_iter().map(|(_, l)| l).collect();
+            assert_eq!(lines.len(), 2, "{image}: {lines:?}");
+            assert!(lines[0].starts_with("Kubernetes Bootcamp App Started At: "));
+            assert!(lines[0].ends_with("| Running On:  p "), "{}", lines[0]);
+            assert_eq!(lines[1], "");
+            assert!(listens(&p, 8080, 1000), "{image}");
+        }
     }
 
     #[test]

@@ -68,6 +68,10 @@ const SERVER: ImageInfo = ImageInfo {
     files: &[],
 };
 
+/// The stop time of a process that ignores SIGTERM: only the grace period's SIGKILL
+/// stops it.
+pub const IGNORES_SIGTERM: u64 = 24 * 3600 * 1000;
+
 /// A distroless server: no shell in the image.
 const DISTROLESS: ImageInfo = ImageInfo {
     shell: false,
@@ -271,6 +275,9 @@ pub const CATALOGUE: &[ImageInfo] = &[
         tags: &["v1", "v2"],
         tools: &["curl"],
         files: &[("/server.js", bootcamp_server_js!("1"))],
+        // `/bin/sh -c` stays PID 1 (dash does not exec the last command) and ignores
+        // SIGTERM: the kubelet kills the container when the grace period ends.
+        stop_ms: IGNORES_SIGTERM,
         ..SERVER
     },
     // The tutorial's v2 image: the same program, answering `v=2`.
@@ -282,6 +289,9 @@ pub const CATALOGUE: &[ImageInfo] = &[
         tags: &["v2"],
         tools: &["curl"],
         files: &[("/server.js", bootcamp_server_js!("2"))],
+        // `/bin/sh -c` stays PID 1 (dash does not exec the last command) and ignores
+        // SIGTERM: the kubelet kills the container when the grace period ends.
+        stop_ms: IGNORES_SIGTERM,
         ..SERVER
     },
     ImageInfo {

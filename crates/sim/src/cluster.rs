@@ -238,6 +238,16 @@ pub(crate) enum Timer {
         container: String,
         restarts: i32,
     },
+    /// A container the kubelet is killing (a failed liveness or startup probe) stops:
+    /// it exited after SIGTERM, or the grace period ended and it got SIGKILL.
+    ContainerKilled {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+        code: i32,
+    },
     /// A container's restart back-off ends (or the kubelet's next sync after a first
     /// exit): it starts again.
     ContainerRestart {
@@ -295,7 +305,7 @@ pub(crate) enum Timer {
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 28] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 29] = [
         "watch delivery",
         "node monitor period",
         "lease renewal",
@@ -315,6 +325,7 @@ impl Timer {
         "delayed requeue",
         "container exited",
         "container back-off ended",
+        "container killed",
         "kubelet sync after a failed pull",
         "image pull back-off ended",
         "image pulled",
@@ -353,6 +364,7 @@ impl Timer {
             Timer::EnqueueAfter { .. } => "delayed requeue",
             Timer::ContainerExited { .. } => "container exited",
             Timer::ContainerRestart { .. } => "container back-off ended",
+            Timer::ContainerKilled { .. } => "container killed",
             Timer::ImagePullBackOff { .. } => "kubelet sync after a failed pull",
             Timer::ImagePullRetry { .. } => "image pull back-off ended",
             Timer::ImagePulled { .. } => "image pulled",
@@ -775,6 +787,14 @@ impl Cluster {
                 container,
                 restarts,
             } => self.kubelet_restart_container(&node, &pod, &uid, &container, restarts),
+            Timer::ContainerKilled {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+                code,
+            } => self.kubelet_container_killed(&node, &pod, &uid, &container, restarts, code),
             Timer::ImagePullBackOff {
                 node,
                 pod,

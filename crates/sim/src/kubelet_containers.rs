@@ -65,6 +65,10 @@ pub struct ContainerRun {
     /// Probe results so far, by probe (`kubelet_probes.rs`).
     #[serde(default)]
     pub probes: BTreeMap<crate::kubelet_probes::ProbeKind, crate::kubelet_probes::ProbeState>,
+    /// The kubelet is killing this instance (a failed liveness or startup probe): it
+    /// probes it no more and restarts it when it has stopped.
+    #[serde(default)]
+    pub killing: bool,
 }
 
 /// A dead container instance the runtime still keeps (upstream keeps one per
@@ -518,6 +522,7 @@ impl Cluster {
             next_on_restart: false,
             budget: runtime::EXIT_SEARCH_BUDGET,
             probes: BTreeMap::new(),
+            killing: false,
         });
         if run.finished_ms.is_some() || run.id != id {
             let old = std::mem::replace(&mut run.process, process.clone());
@@ -532,6 +537,7 @@ impl Cluster {
         }
         run.restarts = restarts;
         run.finished_ms = None;
+        run.killing = false;
         run.probes.clear();
         run.budget = runtime::EXIT_SEARCH_BUDGET;
         if let Some(message) = start_error {

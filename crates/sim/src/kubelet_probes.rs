@@ -10,8 +10,10 @@
 //! probe's answer comes from the image's behaviour (`runtime::listens`,
 //! `runtime::http_status`); an exec probe runs its command in the simulated shell,
 //! in the container's files as its main process left them (the docs' `touch
-//! /tmp/healthy; sleep 30; rm -f /tmp/healthy` example works); a killed container stops at
-//! once (servers exit 0, others 137) without waiting out its grace period.
+//! /tmp/healthy; sleep 30; rm -f /tmp/healthy` example works); a container killed for a
+//! failed probe gets SIGTERM: a server stops after its stop time (exit 0), anything else
+//! (a shell as PID 1 ignores SIGTERM) is killed when the grace period ends (exit 137),
+//! the probe's `terminationGracePeriodSeconds` or else the pod's (30 s by default).
 
 use crate::cluster::{Cluster, Timer};
 use crate::kubelet_containers::{refresh_pod_status, PendingEvent};
@@ -139,6 +141,48 @@ fn check(
 }
 
 impl Cluster {
+    /// A container the kubelet was killing has stopped (SIGTERM honoured, or SIGKILL
+    /// at the end of the grace period): it exits with `code`, and the restart policy
+    /// takes over.
+    pub(crate) fn kubelet_container_killed(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        uid: &str,
+        name: &str,
+        restarts: i32,
+        code: i32,
+    ) {
+        let alive = self
+            .current_run(node, key, uid, name)
+            .is_some_and(|r| r.restarts == restarts && r.finished_ms.is_none() && r.killing);
+        if !alive {
+            return;
+        }
+        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+            return;
+        };
+        if pod.metadata.uid.as_deref() != Some(uid) {
+            return;
+        }
+        let reason = if code == 0 { "Completed" } else { "Error" };
+        let now = self.now.0;
+        let mut events = Vec::new();
+        self.container_exited_in(
+            node,
+            key,
+            &mut pod,
+            name,
+            code,
+            reason,
+            None,
+            now,
+            &mut events,
+        );
+        refresh_pod_status(&mut pod, &self.now.to_k8s());
+        self.write_pod_with_events(node, pod, events);
+    }
+
     /// Starts the probe workers of a container that just started.
     pub(crate) fn schedule_probes(
         &mut self,
@@ -183,7 +227,7 @@ impl Cluster {
     ) {
         let Some(run) = self
             .current_run(node, key, uid, name)
-            .filter(|r| r.restarts == restarts && r.finished_ms.is_none())
+            .filter(|r| r.restarts == restarts && r.finished_ms.is_none() && !r.killing)
             .cloned()
         else {
             return;
@@ -276,13 +320,50 @@ impl Cluster {
                     kind.name().to_lowercase()
                 ),
             ));
-            // A server stops cleanly on SIGTERM; anything else is killed.
+            // A server stops cleanly on SIGTERM; anything else is killed when the
+            // grace period (the probe's, else the pod's) ends.
             let clean = stops_cleanly(&run.process);
-            let (code, reason) = if clean {
-                (0, "Completed")
+            let grace_ms = probe
+                .termination_grace_period_seconds
+                .or_else(|| {
+                    pod.spec
+                        .as_ref()
+                        .and_then(|s| s.termination_grace_period_seconds)
+                })
+                .unwrap_or(30)
+                .max(0) as u64
+                * 1000;
+            let stop_ms = crate::images::stop_ms(&run.process.image);
+            let (code, delay) = if clean && stop_ms <= grace_ms {
+                (0, stop_ms)
             } else {
-                (137, "Error")
+                (137, grace_ms)
             };
+            if delay > 0 {
+                if let Some(r) = self
+                    .pod_runtime_mut(node, key)
+                    .and_then(|p| p.containers.get_mut(name))
+                {
+                    r.killing = true;
+                }
+                self.schedule(
+                    self.now + SimDuration::millis(delay),
+                    Timer::ContainerKilled {
+                        node: node.to_string(),
+                        pod: key.clone(),
+                        uid: uid.to_string(),
+                        container: name.to_string(),
+                        restarts,
+                        code,
+                    },
+                );
+                let obj = Object::Pod(pod);
+                for (t, reason, message) in events {
+                    self.record_event(&obj, "kubelet", Some(node), t, reason, message);
+                }
+                return;
+            }
+            let reason = if code == 0 { "Completed" } else { "Error" };
             let now = self.now.0;
             self.container_exited_in(
                 node,

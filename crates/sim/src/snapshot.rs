@@ -318,6 +318,14 @@ mod tests {
                 container: "c".into(),
                 restarts: 0,
             },
+            Timer::ContainerKilled {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+                container: "c".into(),
+                restarts: 0,
+                code: 137,
+            },
             Timer::ImagePullBackOff {
                 node: "n".into(),
                 pod: key.clone(),

@@ -1,13 +1,16 @@
 //! The imperative `kubectl create` generators: `create deployment`, `create service
 //! clusterip|nodeport|loadbalancer|externalname`, `create configmap`, `create secret
-//! generic` and `create serviceaccount`.
+//! generic`, `create serviceaccount`, `create role|clusterrole` and `create
+//! rolebinding|clusterrolebinding`.
 //!
 //! Mirrors staging/src/k8s.io/kubectl/pkg/cmd/create (create_deployment.go,
 //! create_service.go, create_configmap.go, create_secret.go, create_serviceaccount.go):
 //! a Deployment labelled and selected by `app=NAME` whose containers are named after
 //! their images (path and tag dropped, `_` → `-`); a Service with `app=NAME` as its
 //! labels and selector and one port per `--tcp=PORT[:TARGET]` named `PORT-TARGET`;
-//! ConfigMap and Secret keys from `--from-literal=KEY=VALUE`. Simplified: `--from-file`
+//! ConfigMap and Secret keys from `--from-literal=KEY=VALUE`; Roles with one rule per
+//! API group of the `--resource`s; bindings with `--user`, `--group` and
+//! `--serviceaccount` subjects. Simplified: `--from-file`
 //! and `--from-env-file` are not available (the simulated laptop has no files).
 
 use crate::{errors, CommandOutput, Context};
@@ -26,6 +29,10 @@ const GENERATORS: &[&str] = &[
     "secret",
     "serviceaccount",
     "sa",
+    "role",
+    "clusterrole",
+    "rolebinding",
+    "clusterrolebinding",
 ];
 
 /// Whether the command line is `kubectl create <one of ours> ...`.
@@ -53,6 +60,14 @@ fn takes_value(flag: &str) -> bool {
             | "--from-file"
             | "--from-env-file"
             | "--type"
+            | "--verb"
+            | "--resource"
+            | "--resource-name"
+            | "--role"
+            | "--clusterrole"
+            | "--user"
+            | "--group"
+            | "--serviceaccount"
             | "-o"
             | "--output"
     )
@@ -211,6 +226,10 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                    "metadata": {"name": name, "namespace": ns}}),
             "serviceaccount".to_string(),
         )),
+        ("role", _) => role(&f, &name, Some(&ns)),
+        ("clusterrole", _) => role(&f, &name, None),
+        ("rolebinding", _) => binding(&f, &name, Some(&ns)),
+        ("clusterrolebinding", _) => binding(&f, &name, None),
         _ => Err(format!("error: unknown command \"{generator}\" for \"kubectl create\"")),
     };
     let (kind, value, display_kind) = match built {
@@ -375,6 +394,154 @@ fn service(f: &Flags, name: &str, ns: &str, subtype: &str) -> Built {
             "spec": spec,
         }),
         "service".into(),
+    ))
+}
+
+/// kubectl's `validResourceVerbs`.
+const VERBS: &[&str] = &[
+    "*",
+    "get",
+    "list",
+    "watch",
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "deletecollection",
+    "use",
+    "bind",
+    "escalate",
+    "impersonate",
+];
+
+fn split_all(f: &Flags, flag: &str) -> Vec<String> {
+    f.all(flag)
+        .iter()
+        .flat_map(|v| v.split(','))
+        .filter(|v| !v.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// `create role|clusterrole NAME --verb=... --resource=... [--resource-name=...]`
+/// (create_role.go): one rule per API group, resources resolved through discovery.
+fn role(f: &Flags, name: &str, ns: Option<&str>) -> Built {
+    let verbs = split_all(f, "--verb");
+    if verbs.is_empty() {
+        return Err("error: at least one verb must be specified".into());
+    }
+    if let Some(v) = verbs.iter().find(|v| !VERBS.contains(&v.as_str())) {
+        return Err(format!("error: invalid verb: '{v}'"));
+    }
+    let resources = split_all(f, "--resource");
+    if resources.is_empty() {
+        return Err("error: at least one resource must be specified".into());
+    }
+    // group -> resources, in the order first seen.
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for r in &resources {
+        let (word, sub) = match r.split_once('/') {
+            Some((w, s)) => (w, Some(s)),
+            None => (r.as_str(), None),
+        };
+        let (plural, group) = if word == "*" {
+            ("*".to_string(), String::new())
+        } else {
+            let kind = crate::get::lookup_kind(word)?
+                .into_iter()
+                .next()
+                .ok_or_else(|| {
+                    format!("error: the server doesn't have a resource type \"{word}\"")
+                })?;
+            (
+                kind.info().plural.to_string(),
+                kind.info().group.to_string(),
+            )
+        };
+        let full = match sub {
+            Some(s) => format!("{plural}/{s}"),
+            None => plural,
+        };
+        match groups.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, list)) => list.push(full),
+            None => groups.push((group, vec![full])),
+        }
+    }
+    let names = split_all(f, "--resource-name");
+    let rules: Vec<Value> = groups
+        .into_iter()
+        .map(|(group, res)| {
+            let mut rule = json!({"apiGroups": [group], "resources": res, "verbs": verbs});
+            if !names.is_empty() {
+                rule["resourceNames"] = json!(names);
+            }
+            rule
+        })
+        .collect();
+    let (kind, kind_name) = match ns {
+        Some(_) => (Kind::Role, "Role"),
+        None => (Kind::ClusterRole, "ClusterRole"),
+    };
+    let mut metadata = json!({"name": name});
+    if let Some(ns) = ns {
+        metadata["namespace"] = json!(ns);
+    }
+    Ok((
+        kind,
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind_name,
+               "metadata": metadata, "rules": rules}),
+        format!(
+            "{}.rbac.authorization.k8s.io",
+            kind_name.to_ascii_lowercase()
+        ),
+    ))
+}
+
+/// `create rolebinding|clusterrolebinding NAME --role=R|--clusterrole=CR
+/// [--user=U] [--group=G] [--serviceaccount=NS:NAME]` (create_rolebinding.go).
+fn binding(f: &Flags, name: &str, ns: Option<&str>) -> Built {
+    let role = f.one("--role");
+    let cluster_role = f.one("--clusterrole");
+    let role_ref = match (role, cluster_role, ns) {
+        (Some(r), None, Some(_)) => json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": r}),
+        (None, Some(c), _) => json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": c}),
+        (Some(_), None, None) => return Err("error: unknown flag: --role\nSee 'kubectl create clusterrolebinding --help' for usage.".into()),
+        _ if ns.is_some() => return Err("error: exactly one of clusterrole or role must be specified".into()),
+        _ => return Err("error: required flag(s) \"clusterrole\" not set".into()),
+    };
+    let mut subjects = Vec::new();
+    for u in split_all(f, "--user") {
+        subjects.push(json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": u}));
+    }
+    for g in split_all(f, "--group") {
+        subjects.push(json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": g}));
+    }
+    for sa in f.all("--serviceaccount") {
+        let Some((sa_ns, sa_name)) = sa.split_once(':') else {
+            return Err(format!("error: serviceaccount must be <namespace>:<name>"));
+        };
+        subjects.push(json!({"kind": "ServiceAccount", "namespace": sa_ns, "name": sa_name}));
+    }
+    let (kind, kind_name) = match ns {
+        Some(_) => (Kind::RoleBinding, "RoleBinding"),
+        None => (Kind::ClusterRoleBinding, "ClusterRoleBinding"),
+    };
+    let mut metadata = json!({"name": name});
+    if let Some(ns) = ns {
+        metadata["namespace"] = json!(ns);
+    }
+    let mut v = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind_name,
+                       "metadata": metadata, "roleRef": role_ref});
+    if !subjects.is_empty() {
+        v["subjects"] = json!(subjects);
+    }
+    Ok((
+        kind,
+        v,
+        format!(
+            "{}.rbac.authorization.k8s.io",
+            kind_name.to_ascii_lowercase()
+        ),
     ))
 }
 

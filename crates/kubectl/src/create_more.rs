@@ -518,7 +518,7 @@ fn binding(f: &Flags, name: &str, ns: Option<&str>) -> Built {
     }
     for sa in f.all("--serviceaccount") {
         let Some((sa_ns, sa_name)) = sa.split_once(':') else {
-            return Err(format!("error: serviceaccount must be <namespace>:<name>"));
+            return Err("error: serviceaccount must be <namespace>:<name>".to_string());
         };
         subjects.push(json!({"kind": "ServiceAccount", "namespace": sa_ns, "name": sa_name}));
     }

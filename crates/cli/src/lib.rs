@@ -21,6 +21,21 @@ impl DiskFiles {
 }
 
 impl FileSource for DiskFiles {
+    fn list_dir(&self, path: &str, recursive: bool) -> Option<Vec<String>> {
+        let p = Path::new(path);
+        let full = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.base.join(p)
+        };
+        if !full.is_dir() {
+            return None;
+        }
+        let mut out = Vec::new();
+        walk(&full, path, recursive, &mut out);
+        Some(out)
+    }
+
     fn read(&self, path: &str) -> Result<String, String> {
         let p = Path::new(path);
         let full = if p.is_absolute() {
@@ -37,6 +52,31 @@ impl FileSource for DiskFiles {
             std::io::ErrorKind::NotFound => format!("the path \"{path}\" does not exist"),
             _ => format!("the path \"{path}\" cannot be read: {e}"),
         })
+    }
+}
+
+fn walk(dir: &Path, shown: &str, recursive: bool, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let path = dir.join(&name);
+        let shown = format!("{}/{name}", shown.trim_end_matches('/'));
+        if path.is_dir() {
+            if recursive {
+                walk(&path, &shown, recursive, out);
+            }
+        } else if [".json", ".yaml", ".yml"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+        {
+            out.push(shown);
+        }
     }
 }
 

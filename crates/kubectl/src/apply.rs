@@ -37,8 +37,28 @@ pub(crate) struct Sourced {
 /// Reads and decodes every `-f` source. Any failure is returned as kubectl's message
 /// and nothing is returned to apply.
 pub(crate) fn read_all(ctx: &Context, filenames: &[String]) -> Result<Vec<Sourced>, String> {
-    let mut out = Vec::new();
+    read_all_in(ctx, filenames, false)
+}
+
+/// [`read_all`], where a directory holds manifest files (its subdirectories' too with
+/// `recursive`, kubectl's `-R`).
+pub(crate) fn read_all_in(
+    ctx: &Context,
+    filenames: &[String],
+    recursive: bool,
+) -> Result<Vec<Sourced>, String> {
+    let mut paths = Vec::new();
     for f in filenames {
+        match (f != "-")
+            .then(|| ctx.files.list_dir(f, recursive))
+            .flatten()
+        {
+            Some(files) => paths.extend(files),
+            None => paths.push(f.clone()),
+        }
+    }
+    let mut out = Vec::new();
+    for f in &paths {
         let (source, text) = ctx.read_source(f)?;
         let objects = warehouse_sim::decode_manifests(&text)
             .map_err(|e| manifest_error(&source, &text, &e))?;
@@ -164,7 +184,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: ApplyArgs) -> Comm
         ))
         }
     };
-    let mut items = match read_all(ctx, &args.filenames) {
+    let mut items = match read_all_in(ctx, &args.filenames, args.recursive) {
         Ok(items) => items,
         Err(e) => return CommandOutput::error(e),
     };

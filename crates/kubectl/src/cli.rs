@@ -191,6 +191,9 @@ pub struct ApplyArgs {
     #[arg(short = 'f', long = "filename", value_name = "FILENAME")]
     pub filenames: Vec<String>,
     /// Output format. One of: name
+    /// Process the directory used in -f, --filename recursively.
+    #[arg(short = 'R', long = "recursive")]
+    pub recursive: bool,
     #[arg(short = 'o', long = "output", value_name = "FORMAT")]
     pub output: Option<String>,
     /// Must be "none", "server", or "client". If client strategy, only print the object that would be sent, without sending it. If server strategy, submit server-side request without persisting the resource.

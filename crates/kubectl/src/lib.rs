@@ -66,6 +66,13 @@ use warehouse_sim::{ApiError, Caller, Cluster, Kind};
 pub trait FileSource {
     /// The text of the file at `path`, or a message saying why it cannot be read.
     fn read(&self, path: &str) -> Result<String, String>;
+
+    /// When `path` is a directory: the manifest files in it (`.json`, `.yaml`, `.yml`,
+    /// in lexical order, as kubectl's visitor walks them), with subdirectories when
+    /// `recursive` (`-R`). `None` when `path` is not a directory.
+    fn list_dir(&self, _path: &str, _recursive: bool) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// A [`FileSource`] without files: every path is missing.

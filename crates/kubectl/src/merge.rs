@@ -1,8 +1,9 @@
 //! Client-side apply's three-way merge, simplified: the new manifest (`modified`) is
 //! laid over the live object (`current`); fields that the previous manifest
 //! (`original`, the last-applied annotation) set and the new one dropped are
-//! removed. Lists of objects that carry a merge key (`name`, `containerPort`,
-//! `mountPath`, as strategic merge patch keys containers, env, ports and mounts) are
+//! removed. Lists of objects that carry a merge key (`name`, `containerPort`, `port`,
+//! `mountPath`, as strategic merge patch keys containers, env, container and Service
+//! ports, and mounts) are
 //! merged item by item; other lists are replaced.
 
 use serde_json::{Map, Value};
@@ -45,7 +46,7 @@ fn merge_maps(
     out
 }
 
-const MERGE_KEYS: [&str; 4] = ["name", "containerPort", "mountPath", "ip"];
+const MERGE_KEYS: [&str; 5] = ["name", "containerPort", "port", "mountPath", "ip"];
 
 fn merge_key(items: &[Value]) -> Option<&'static str> {
     if items.is_empty() {

@@ -9,6 +9,8 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
     let mut words = Vec::new();
     let mut namespace: Option<String> = None;
     let mut all_namespaces = false;
+    let mut list = false;
+    let mut no_headers = false;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -18,12 +20,11 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
                 i += 1;
             }
             "-A" | "--all-namespaces" => all_namespaces = true,
-            "--list" => {
-                return CommandOutput::error(
-                    "error: \"kubectl auth can-i --list\" is not available in this simulated cluster yet",
-                )
+            "--list" => list = true,
+            "--no-headers" => no_headers = true,
+            _ if a.starts_with("--namespace=") => {
+                namespace = Some(a["--namespace=".len()..].to_string())
             }
-            _ if a.starts_with("--namespace=") => namespace = Some(a["--namespace=".len()..].to_string()),
             _ if a.starts_with('-') => {
                 return CommandOutput::error(format!(
                     "error: unknown flag: {a}\nSee 'kubectl auth --help' for usage."
@@ -35,6 +36,15 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
     }
     match words.get(1).map(String::as_str) {
         Some("whoami") if words.len() == 2 => whoami(ctx),
+        Some("can-i") if list => {
+            if words.len() > 2 {
+                return CommandOutput::error(
+                    "error: list option must be specified only",
+                );
+            }
+            let ns = namespace.unwrap_or_else(|| ctx.default_namespace.clone());
+            can_i_list(cluster, ctx, &ns, no_headers)
+        }
         Some("can-i") => can_i(cluster, ctx, &words[2..], namespace, all_namespaces),
         Some(other) => CommandOutput::error(format!(
             "error: unknown command \"{other}\" for \"kubectl auth\"\nRun 'kubectl auth --help' for usage."
@@ -42,6 +52,121 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
         None => CommandOutput::error(
             "error: kubectl auth needs a subcommand: can-i or whoami",
         ),
+    }
+}
+
+/// One broken-down rule: a single group/resource/name, or a single URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Rule {
+    verbs: Vec<String>,
+    groups: Vec<String>,
+    resources: Vec<String>,
+    names: Vec<String>,
+    urls: Vec<String>,
+}
+
+impl Rule {
+    /// The generated `PolicyRule.String()` the rules are sorted by.
+    fn sort_key(&self) -> String {
+        format!(
+            "&PolicyRule{{Verbs:[{}],APIGroups:[{}],Resources:[{}],ResourceNames:[{}],NonResourceURLs:[{}],}}",
+            self.verbs.join(" "),
+            self.groups.join(" "),
+            self.resources.join(" "),
+            self.names.join(" "),
+            self.urls.join(" ")
+        )
+    }
+}
+
+/// `kubectl auth can-i --list` (cani.go `printStatus`): the caller's rules from a
+/// SelfSubjectRulesReview, broken down per group, resource and name
+/// (`BreakdownRule`), those differing only in verbs merged (`CompactRules`), sorted
+/// by their string form, in a tabwriter table.
+fn can_i_list(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    no_headers: bool,
+) -> CommandOutput {
+    let mut broken: Vec<Rule> = Vec::new();
+    for r in cluster.rules_for(&ctx.caller, namespace) {
+        let verbs = r.verbs.clone();
+        for url in r.non_resource_urls.iter().flatten() {
+            broken.push(Rule {
+                verbs: verbs.clone(),
+                groups: vec![],
+                resources: vec![],
+                names: vec![],
+                urls: vec![url.clone()],
+            });
+        }
+        for g in r.api_groups.iter().flatten() {
+            for res in r.resources.iter().flatten() {
+                let names = r.resource_names.clone().unwrap_or_default();
+                if names.is_empty() {
+                    broken.push(Rule {
+                        verbs: verbs.clone(),
+                        groups: vec![g.clone()],
+                        resources: vec![res.clone()],
+                        names: vec![],
+                        urls: vec![],
+                    });
+                }
+                for n in names {
+                    broken.push(Rule {
+                        verbs: verbs.clone(),
+                        groups: vec![g.clone()],
+                        resources: vec![res.clone()],
+                        names: vec![n],
+                        urls: vec![],
+                    });
+                }
+            }
+        }
+    }
+    // CompactRules: resource rules that differ only in verbs become one.
+    let mut compact: Vec<Rule> = Vec::new();
+    for r in broken {
+        let same = compact.iter_mut().find(|c| {
+            c.urls.is_empty()
+                && r.urls.is_empty()
+                && c.groups == r.groups
+                && c.resources == r.resources
+                && c.names == r.names
+        });
+        match same {
+            Some(c) => {
+                for v in r.verbs {
+                    if !c.verbs.contains(&v) {
+                        c.verbs.push(v);
+                    }
+                }
+            }
+            None => compact.push(r),
+        }
+    }
+    compact.sort_by_key(Rule::sort_key);
+    let mut text = String::new();
+    if !no_headers {
+        text.push_str("Resources\tNon-Resource URLs\tResource Names\tVerbs\n");
+    }
+    for r in &compact {
+        let resource = match (r.resources.first(), r.groups.first()) {
+            (Some(res), Some(g)) if g.is_empty() => res.clone(),
+            (Some(res), Some(g)) => format!("{res}.{g}"),
+            _ => String::new(),
+        };
+        text.push_str(&format!(
+            "{resource}\t[{}]\t[{}]\t[{}]\n",
+            r.urls.join(" "),
+            r.names.join(" "),
+            r.verbs.join(" ")
+        ));
+    }
+    CommandOutput {
+        stdout: crate::tabwriter::align(&text, 0, 3),
+        ..CommandOutput::default()
     }
 }
 

@@ -1158,10 +1158,33 @@ fn check_labels(
 fn validate(obj: &Object) -> Result<(), ApiError> {
     let mut errors = Vec::new();
     let name = obj.name();
-    let name_ok = match obj.kind() {
-        Kind::Namespace => is_dns1123_label(name),
-        _ => is_dns1123_subdomain(name),
-    };
+    // RBAC objects take any path segment name (`system:basic-user`):
+    // ValidateRBACName is path.IsValidPathSegmentName.
+    let rbac = matches!(
+        obj.kind(),
+        Kind::Role | Kind::ClusterRole | Kind::RoleBinding | Kind::ClusterRoleBinding
+    );
+    if rbac {
+        let why = if name == "." || name == ".." {
+            Some(format!("may not be '{name}'"))
+        } else if name.contains('/') {
+            Some("may not contain '/'".to_string())
+        } else if name.contains('%') {
+            Some("may not contain '%'".to_string())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            errors.push(FieldError(format!(
+                "metadata.name: Invalid value: \"{name}\": {why}"
+            )));
+        }
+    }
+    let name_ok = rbac
+        || match obj.kind() {
+            Kind::Namespace => is_dns1123_label(name),
+            _ => is_dns1123_subdomain(name),
+        };
     if !name_ok {
         let rule = if obj.kind() == Kind::Namespace {
             "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"

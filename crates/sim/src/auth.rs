@@ -257,11 +257,57 @@ fn default_roles() -> Vec<(&'static str, Vec<PolicyRule>)> {
             ..Default::default()
         },
     ];
+    let urls = |list: &[&str]| PolicyRule {
+        non_resource_urls: Some(list.iter().map(|u| u.to_string()).collect()),
+        verbs: vec!["get".into()],
+        ..Default::default()
+    };
     vec![
         ("cluster-admin", all),
         ("admin", admin),
         ("edit", edit),
         ("view", view),
+        (
+            "system:basic-user",
+            vec![
+                rule(
+                    &["authentication.k8s.io"],
+                    &["selfsubjectreviews"],
+                    &["create"],
+                ),
+                rule(
+                    &["authorization.k8s.io"],
+                    &["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+                    &["create"],
+                ),
+            ],
+        ),
+        (
+            "system:discovery",
+            vec![urls(&[
+                "/api",
+                "/api/*",
+                "/apis",
+                "/apis/*",
+                "/healthz",
+                "/livez",
+                "/openapi",
+                "/openapi/*",
+                "/readyz",
+                "/version",
+                "/version/",
+            ])],
+        ),
+        (
+            "system:public-info-viewer",
+            vec![urls(&[
+                "/healthz",
+                "/livez",
+                "/readyz",
+                "/version",
+                "/version/",
+            ])],
+        ),
     ]
 }
 
@@ -286,8 +332,10 @@ fn bootstrap_meta(name: &str) -> ObjectMeta {
     }
 }
 
-/// The default ClusterRoles and the binding of cluster-admin to `system:masters`, as
-/// the apiserver's RBAC post-start hook creates them.
+/// The default ClusterRoles and their bindings (cluster-admin to `system:masters`;
+/// basic-user, discovery and public-info-viewer to every authenticated user, the last
+/// also to unauthenticated ones), as the apiserver's RBAC post-start hook creates
+/// them (plugin/pkg/auth/authorizer/rbac/bootstrappolicy).
 pub(crate) fn bootstrap_objects() -> Vec<Object> {
     let mut out: Vec<Object> = default_roles()
         .into_iter()
@@ -299,20 +347,34 @@ pub(crate) fn bootstrap_objects() -> Vec<Object> {
             })
         })
         .collect();
-    out.push(Object::ClusterRoleBinding(ClusterRoleBinding {
-        metadata: bootstrap_meta("cluster-admin"),
-        role_ref: RoleRef {
-            api_group: Some("rbac.authorization.k8s.io".into()),
-            kind: "ClusterRole".into(),
-            name: "cluster-admin".into(),
-        },
-        subjects: Some(vec![Subject {
-            api_group: Some("rbac.authorization.k8s.io".into()),
-            kind: "Group".into(),
-            name: "system:masters".into(),
-            namespace: None,
-        }]),
-    }));
+    let binding = |role: &str, groups: &[&str]| {
+        Object::ClusterRoleBinding(ClusterRoleBinding {
+            metadata: bootstrap_meta(role),
+            role_ref: RoleRef {
+                api_group: Some("rbac.authorization.k8s.io".into()),
+                kind: "ClusterRole".into(),
+                name: role.into(),
+            },
+            subjects: Some(
+                groups
+                    .iter()
+                    .map(|g| Subject {
+                        api_group: Some("rbac.authorization.k8s.io".into()),
+                        kind: "Group".into(),
+                        name: g.to_string(),
+                        namespace: None,
+                    })
+                    .collect(),
+            ),
+        })
+    };
+    out.push(binding("cluster-admin", &["system:masters"]));
+    out.push(binding("system:basic-user", &["system:authenticated"]));
+    out.push(binding("system:discovery", &["system:authenticated"]));
+    out.push(binding(
+        "system:public-info-viewer",
+        &["system:authenticated", "system:unauthenticated"],
+    ));
     out
 }
 
@@ -433,6 +495,51 @@ impl Cluster {
     }
 
     /// Whether RBAC allows the request (`kubectl auth can-i`).
+    /// The RBAC rules that apply to `caller` in `namespace` (a SelfSubjectRulesReview):
+    /// those of the ClusterRoleBindings and of the namespace's RoleBindings that name
+    /// it, in binding order.
+    pub fn rules_for(
+        &self,
+        caller: &Caller,
+        namespace: &str,
+    ) -> Vec<k8s_openapi::api::rbac::v1::PolicyRule> {
+        let role_rules = |kind: &str, name: &str, ns: &str| -> Vec<PolicyRule> {
+            let key = match kind {
+                "ClusterRole" => ObjectKey::new(Kind::ClusterRole, "", name),
+                _ => ObjectKey::new(Kind::Role, ns, name),
+            };
+            match self.store.get(&key) {
+                Some(Object::ClusterRole(r)) => r.rules.clone().unwrap_or_default(),
+                Some(Object::Role(r)) => r.rules.clone().unwrap_or_default(),
+                _ => Vec::new(),
+            }
+        };
+        let mut out = Vec::new();
+        for o in self.store.list(Kind::ClusterRoleBinding, None) {
+            let Object::ClusterRoleBinding(b) = o else {
+                continue;
+            };
+            if b.subjects
+                .iter()
+                .flatten()
+                .any(|s| subject_matches(s, caller, ""))
+            {
+                out.extend(role_rules(&b.role_ref.kind, &b.role_ref.name, ""));
+            }
+        }
+        for o in self.store.list(Kind::RoleBinding, Some(namespace)) {
+            let Object::RoleBinding(b) = o else { continue };
+            if b.subjects
+                .iter()
+                .flatten()
+                .any(|s| subject_matches(s, caller, namespace))
+            {
+                out.extend(role_rules(&b.role_ref.kind, &b.role_ref.name, namespace));
+            }
+        }
+        out
+    }
+
     pub fn rbac_allows(&self, caller: &Caller, a: &Attributes) -> bool {
         let role_rules = |kind: &str, name: &str, ns: &str| -> Vec<PolicyRule> {
             let key = match kind {

@@ -206,6 +206,7 @@ const SIM_COMMANDS: &[&str] = &[
     "node",
     "proxy-mode",
     "request",
+    "seed",
     "start",
     "stats",
     "stop",

@@ -84,6 +84,8 @@ pub enum Action {
     },
     /// `sim config etcd-members N`: etcd with N members (before anything else).
     ConfigureEtcdMembers(usize),
+    /// `sim seed N`: a fresh cluster with this random seed (first in a script).
+    Seed(u64),
     /// `sim config max-endpoints-per-slice N`: the controller manager's
     /// `--max-endpoints-per-slice`.
     ConfigureMaxEndpointsPerSlice(usize),
@@ -298,7 +300,7 @@ fn split_heredoc(line: &str) -> Option<HeredocMarker> {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -394,6 +396,12 @@ pub(crate) fn parse_sim(rest: &str) -> Action {
             Ok(n) => Action::ConfigureEtcdMembers(n),
             Err(_) => Action::Invalid(format!(
                 "error: sim config etcd-members needs a number of members, e.g. 3 (got \"{n}\")"
+            )),
+        },
+        ["seed", n] => match n.parse::<u64>() {
+            Ok(n) => Action::Seed(n),
+            Err(_) => Action::Invalid(format!(
+                "error: sim seed needs a number, e.g. sim seed 42 (got \"{n}\")"
             )),
         },
         ["config", "max-endpoints-per-slice", n] => match n.parse::<usize>() {
@@ -538,6 +546,7 @@ pub(crate) fn execute_action(
         Action::Why { target, namespace } => why(session, target, namespace.as_deref()),
         Action::WhyNode { target, namespace } => why_node(session, target, namespace.as_deref()),
         Action::ConfigureEtcdMembers(n) => sim_result(session.cluster.configure_etcd_members(*n)),
+        Action::Seed(n) => sim_result(session.cluster.reseed(*n)),
         Action::ConfigureMaxEndpointsPerSlice(n) => {
             match session.cluster.set_max_endpoints_per_slice(*n) {
                 Ok(msg) => {

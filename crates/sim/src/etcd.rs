@@ -356,6 +356,20 @@ impl Cluster {
         ))
     }
 
+    /// `sim seed N`: the same cluster with another random seed (names, IPs, tie-breaks),
+    /// before anything else happens.
+    pub fn reseed(&mut self, seed: u64) -> Result<String, SimError> {
+        let fresh = Cluster::new(self.seed, self.topology.clone());
+        if self.snapshot() != fresh.snapshot() {
+            return Err(SimError(
+                "the seed is fixed when the cluster is created: sim seed must come before anything else happens"
+                    .into(),
+            ));
+        }
+        *self = Cluster::new(seed, self.topology.clone());
+        Ok(format!("the simulation's random seed is {seed}"))
+    }
+
     /// `etcdctl snapshot save NAME`: the keyspace and its revision, from any running
     /// member (a member serves a snapshot of its own data without a quorum).
     pub fn etcd_snapshot_save(&mut self, name: &str) -> Result<String, SimError> {

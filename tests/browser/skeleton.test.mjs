@@ -92,9 +92,15 @@ test('skeleton: deploy, lose a zone, recover', { timeout: 180_000 }, async () =>
     await waitForText(page, '#kubectl-output', 'Running');
 
     // The terminal also takes sim commands: "why" explains a robot back to the request.
+    // An original robot (Running since the apply, minutes old), not a replacement:
+    // its chain leads back to the Deployment the learner applied.
     const podName = await page.evaluate(() => {
-      const m = document.querySelector('#kubectl-output').textContent.match(/web-[a-z0-9]+-[a-z0-9]{5}/);
-      return m ? m[0] : null;
+      const rows = document.querySelector('#kubectl-output').textContent.split('\n');
+      for (const row of rows) {
+        const m = row.match(/^(web-[a-z0-9]+-[a-z0-9]{5})\s+1\/1\s+Running\s+\d+\s+(\S+)/);
+        if (m && !m[2].endsWith('s')) return m[1];
+      }
+      return null;
     });
     assert.ok(podName, 'a pod name in the kubectl output');
     await page.fill('#kubectl-input', `sim why pod/${podName}`);

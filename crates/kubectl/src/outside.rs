@@ -843,28 +843,34 @@ pub fn wget_with(args: &[String], fetch: &mut dyn FnMut(&Url) -> FetchResult) ->
             ),
         };
         match result {
-            FetchResult::Response { status, body } if status < 400 => out.stdout.push_str(&body),
-            FetchResult::Response { status, .. } => {
+            FetchResult::Response { status, body } if status < 400 => {
+                // Without -q busybox reports the download on stderr (its
+                // `Connecting to` and progress lines are left out here).
                 if !quiet {
-                    out.err_line(format!(
-                        "wget: server returned error: HTTP/1.1 {status} {}",
-                        reason_phrase(status)
-                    ));
+                    out.err_line("writing to stdout");
                 }
-                out.code = 8;
+                out.stdout.push_str(&body);
+                if !quiet {
+                    out.err_line("written to stdout");
+                }
+            }
+            // busybox wget: `-q` hides the progress, never the error; any failure
+            // exits 1.
+            FetchResult::Response { status, .. } => {
+                out.err_line(format!(
+                    "wget: server returned error: HTTP/1.1 {status} {}",
+                    reason_phrase(status)
+                ));
+                out.code = 1;
             }
             FetchResult::Failed { curl_code, message } => {
-                if !quiet {
-                    out.err_line(match curl_code {
-                        6 => format!("wget: bad address '{host}'"),
-                        7 => format!(
-                            "wget: can't connect to remote host ({host}): Connection refused"
-                        ),
-                        28 => "wget: download timed out".to_string(),
-                        _ => format!("wget: {message}"),
-                    });
-                }
-                out.code = if curl_code == 3 { 1 } else { 4 };
+                out.err_line(match curl_code {
+                    6 => format!("wget: bad address '{host}'"),
+                    7 => format!("wget: can't connect to remote host ({host}): Connection refused"),
+                    28 => "wget: download timed out".to_string(),
+                    _ => format!("wget: {message}"),
+                });
+                out.code = 1;
             }
         }
     }

@@ -5,7 +5,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, Args, Parser, Subcommand};
 
 /// Commands the simulator runs.
-const SUPPORTED: &[&str] = &[
+pub(crate) const SUPPORTED: &[&str] = &[
     "annotate",
     "api-resources",
     "apply",

@@ -41,35 +41,7 @@ impl Completion {
 }
 
 /// The kubectl commands the simulation runs.
-const COMMANDS: &[&str] = &[
-    "annotate",
-    "api-resources",
-    "apply",
-    "auth",
-    "cluster-info",
-    "config",
-    "cordon",
-    "create",
-    "delete",
-    "describe",
-    "drain",
-    "events",
-    "exec",
-    "expose",
-    "get",
-    "label",
-    "logs",
-    "replace",
-    "rollout",
-    "run",
-    "scale",
-    "set",
-    "taint",
-    "top",
-    "uncordon",
-    "version",
-    "wait",
-];
+use crate::cli::SUPPORTED as COMMANDS;
 
 const GLOBAL_FLAGS: &[&str] = &["--namespace", "-n", "--as", "--as-group", "--help", "-h"];
 

@@ -354,15 +354,20 @@ impl Cluster {
         let answer = self.dns_lookup(pod, &name, search, srv);
         let mut out = String::new();
         match flavour {
-            Nslookup::Bind => {
+            // bind's nslookup and busybox's after 1.28 print alike: the server's
+            // port after `#` or `:`, bind's names ending in a dot, busybox's
+            // NXDOMAIN followed by its empty AAAA answer.
+            Nslookup::Bind | Nslookup::Busybox => {
+                let bind = flavour == Nslookup::Bind;
                 if answer == Answer::Timeout {
                     return (
                         ";; connection timed out; no servers could be reached\n\n".into(),
                         1,
                     );
                 }
+                let (sep, dot) = if bind { ('#', ".") } else { (':', "") };
                 out.push_str(&format!(
-                    "Server:\t\t{DNS_SERVER}\nAddress:\t{DNS_SERVER}#53\n\n"
+                    "Server:\t\t{DNS_SERVER}\nAddress:\t{DNS_SERVER}{sep}53\n\n"
                 ));
                 match answer {
                     Answer::Found {
@@ -374,24 +379,30 @@ impl Cluster {
                                 Record::A { ip, .. } => {
                                     out.push_str(&format!("Name:\t{found}\nAddress: {ip}\n"))
                                 }
-                                Record::Cname(target) => {
-                                    out.push_str(&format!("{found}\tcanonical name = {target}.\n"))
-                                }
+                                Record::Cname(target) => out.push_str(&format!(
+                                    "{found}\tcanonical name = {target}{dot}\n"
+                                )),
                                 Record::Srv {
                                     priority,
                                     weight,
                                     port,
                                     target,
                                 } => out.push_str(&format!(
-                                    "{found}\tservice = {priority} {weight} {port} {target}.\n"
+                                    "{found}\tservice = {priority} {weight} {port} {target}{dot}\n"
                                 )),
                             }
                         }
                         out.push('\n');
                         (out, 0)
                     }
-                    _ => {
+                    _ if bind => {
                         out.push_str(&format!("** server can't find {name}: NXDOMAIN\n\n"));
+                        (out, 1)
+                    }
+                    _ => {
+                        out.push_str(&format!(
+                            "** server can't find {name}: NXDOMAIN\n\n*** Can't find {name}: No answer\n\n"
+                        ));
                         (out, 1)
                     }
                 }
@@ -437,50 +448,6 @@ impl Cluster {
                     }
                     _ => {
                         out.push_str(&format!("nslookup: can't resolve '{name}'\n"));
-                        (out, 1)
-                    }
-                }
-            }
-            Nslookup::Busybox => {
-                if answer == Answer::Timeout {
-                    return (
-                        ";; connection timed out; no servers could be reached\n\n".into(),
-                        1,
-                    );
-                }
-                out.push_str(&format!(
-                    "Server:\t\t{DNS_SERVER}\nAddress:\t{DNS_SERVER}:53\n\n"
-                ));
-                match answer {
-                    Answer::Found {
-                        name: found,
-                        records,
-                    } => {
-                        for r in records {
-                            match r {
-                                Record::A { ip, .. } => {
-                                    out.push_str(&format!("Name:\t{found}\nAddress: {ip}\n"))
-                                }
-                                Record::Cname(target) => {
-                                    out.push_str(&format!("{found}\tcanonical name = {target}\n"))
-                                }
-                                Record::Srv {
-                                    priority,
-                                    weight,
-                                    port,
-                                    target,
-                                } => out.push_str(&format!(
-                                    "{found}\tservice = {priority} {weight} {port} {target}\n"
-                                )),
-                            }
-                        }
-                        out.push('\n');
-                        (out, 0)
-                    }
-                    _ => {
-                        out.push_str(&format!(
-                            "** server can't find {name}: NXDOMAIN\n\n*** Can't find {name}: No answer\n\n"
-                        ));
                         (out, 1)
                     }
                 }

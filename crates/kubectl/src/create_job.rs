@@ -37,26 +37,12 @@ pub(crate) fn is_create_job(args: &[String]) -> bool {
 
 /// The words that are not flags nor flag values, up to `--`.
 fn positionals(args: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if a == "--" {
-            break;
-        }
-        if matches!(
+    crate::create_more::positionals_with(args, |a| {
+        matches!(
             a,
             "-n" | "--namespace" | "--image" | "--from" | "-o" | "--output"
-        ) {
-            i += 2;
-            continue;
-        }
-        if !a.starts_with('-') || a == "-" {
-            out.push(a.to_string());
-        }
-        i += 1;
-    }
-    out
+        )
+    })
 }
 
 #[derive(Default)]

@@ -74,6 +74,12 @@ fn takes_value(flag: &str) -> bool {
 }
 
 fn positionals(args: &[String]) -> Vec<String> {
+    positionals_with(args, takes_value)
+}
+
+/// The words of a `kubectl create ...` line that are neither flags nor the values of
+/// the flags `takes_value` names, up to `--`.
+pub(crate) fn positionals_with(args: &[String], takes_value: fn(&str) -> bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -85,7 +91,7 @@ fn positionals(args: &[String]) -> Vec<String> {
             i += 2;
             continue;
         }
-        if !a.starts_with('-') {
+        if !a.starts_with('-') || a == "-" {
             out.push(a.to_string());
         }
         i += 1;

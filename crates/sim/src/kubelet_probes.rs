@@ -339,13 +339,19 @@ impl Cluster {
             } else {
                 (137, grace_ms)
             };
-            if delay > 0 {
-                if let Some(r) = self
-                    .pod_runtime_mut(node, key)
-                    .and_then(|p| p.containers.get_mut(name))
-                {
-                    r.killing = true;
-                }
+            if let Some(r) = self
+                .pod_runtime_mut(node, key)
+                .and_then(|p| p.containers.get_mut(name))
+            {
+                r.killing = true;
+            }
+            let obj = Object::Pod(pod);
+            for (t, reason, message) in events {
+                self.record_event(&obj, "kubelet", Some(node), t, reason, message);
+            }
+            if delay == 0 {
+                self.kubelet_container_killed(node, key, uid, name, restarts, code);
+            } else {
                 self.schedule(
                     self.now + SimDuration::millis(delay),
                     Timer::ContainerKilled {
@@ -357,27 +363,7 @@ impl Cluster {
                         code,
                     },
                 );
-                let obj = Object::Pod(pod);
-                for (t, reason, message) in events {
-                    self.record_event(&obj, "kubelet", Some(node), t, reason, message);
-                }
-                return;
             }
-            let reason = if code == 0 { "Completed" } else { "Error" };
-            let now = self.now.0;
-            self.container_exited_in(
-                node,
-                key,
-                &mut pod,
-                name,
-                code,
-                reason,
-                None,
-                now,
-                &mut events,
-            );
-            refresh_pod_status(&mut pod, &self.now.to_k8s());
-            self.write_pod_with_events(node, pod, events);
             return;
         }
         let readiness = c.readiness_probe.is_some();

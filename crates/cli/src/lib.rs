@@ -1,6 +1,7 @@
 //! The pieces of the `warehouse` command that tests reuse: files from disk for
 //! scripts, running a script on a fresh cluster, and a line diff for transcripts.
 
+pub mod lessons;
 pub mod repl;
 
 use std::path::{Path, PathBuf};

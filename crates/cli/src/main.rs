@@ -4,6 +4,7 @@
 //! fresh simulated cluster and prints its transcript. With `--expect`, it compares
 //! the transcript with a file, prints a diff and exits 1 when they differ.
 //! `warehouse repl [--seed N]` opens an interactive prompt on a fresh cluster.
+//! `warehouse lessons check [PATH]` verifies lessons (see `lessons/README.md`).
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -42,6 +43,22 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Lessons: `lessons check [PATH]` replays every lesson's solutions
+    Lessons {
+        #[command(subcommand)]
+        command: LessonsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum LessonsCommand {
+    /// Verify lessons: both languages parse and agree, every command parses, each
+    /// step's check fails before its solution and passes after it
+    Check {
+        /// The lessons folder (with index.yaml) or one lesson's folder
+        #[arg(default_value = "lessons")]
+        path: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -70,6 +87,18 @@ fn real_main() -> Result<ExitCode> {
             let base = std::env::current_dir().context("finding the current folder")?;
             warehouse_cli::repl::run(session, &DiskFiles::new(base))?;
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Lessons {
+            command: LessonsCommand::Check { path },
+        } => {
+            anyhow::ensure!(path.is_dir(), "{} is not a folder", path.display());
+            let report = warehouse_cli::lessons::check(&path);
+            print!("{}", report.text);
+            Ok(if report.ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
     }
 }

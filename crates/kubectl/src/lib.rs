@@ -118,7 +118,7 @@ impl CommandOutput {
     }
 
     /// Only an error message (a line that ends with a newline is added as is).
-    pub(crate) fn error(message: impl AsRef<str>) -> Self {
+    pub fn error(message: impl AsRef<str>) -> Self {
         let mut out = CommandOutput::new();
         out.err_line(message);
         out.code = 1;
@@ -194,6 +194,52 @@ pub struct Session {
     pub kubeconfig: config::Kubeconfig,
     /// The shell around kubectl: variables, `$?`, running `kubectl proxy`es.
     pub shell: shell::ShellState,
+}
+
+/// What a kubectl command line would do, told without running it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// It only reads, and takes no simulated time: `get`, `describe`, `logs`, ...
+    Reads,
+    /// It writes, waits (moves simulated time) or changes the session.
+    Changes,
+}
+
+/// Parses kubectl's arguments (without the program name) as the command would,
+/// without running them: kubectl's own error text for a line it refuses, else
+/// whether the command only reads.
+pub fn kubectl_access(args: &[String]) -> Result<Access, String> {
+    let (_, args) = cli::take_identity(args);
+    let command = cli::parse(&args).map_err(|out| out.combined().trim_end().to_string())?;
+    let word = |i: usize| {
+        args.iter()
+            .filter(|a| !a.starts_with('-'))
+            .nth(i)
+            .map(String::as_str)
+    };
+    let reads = match &command {
+        cli::Command::Get(g) => !g.watch && !g.watch_only,
+        cli::Command::Describe(_)
+        | cli::Command::ApiResources(_)
+        | cli::Command::Version(_)
+        | cli::Command::ClusterInfo(_)
+        | cli::Command::Top(_)
+        | cli::Command::Explain(_)
+        | cli::Command::Help(_) => true,
+        cli::Command::Logs(a) | cli::Command::Events(a) => !a
+            .iter()
+            .any(|w| matches!(w.as_str(), "-f" | "--follow" | "-w" | "--watch")),
+        cli::Command::Auth(_) => matches!(word(1), Some("can-i" | "whoami")),
+        cli::Command::Config(_) => {
+            matches!(word(1), Some("view" | "get-contexts" | "current-context"))
+        }
+        _ => false,
+    };
+    Ok(if reads {
+        Access::Reads
+    } else {
+        Access::Changes
+    })
 }
 
 impl Session {

@@ -317,7 +317,7 @@ fn parse_action(command: &str) -> Action {
 }
 
 /// `sim ...` (without the leading `sim`).
-pub(crate) fn parse_sim(rest: &str) -> Action {
+pub fn parse_sim(rest: &str) -> Action {
     let words: Vec<&str> = rest.split_whitespace().collect();
     match words.as_slice() {
         ["advance", d] => match parse_duration(d) {

@@ -797,6 +797,43 @@ fn parse_line(line: &str) -> Result<List, Syntax> {
     Parser::new(line, 0).list(false)
 }
 
+/// The programs this shell runs (its builtins, the pipe readers and the simulated
+/// tools); anything else is `command not found`.
+pub const PROGRAMS: &[&str] = &[
+    "kubectl", "sim", "minikube", "curl", "wget", "grep", "head", "tail", "wc", "sort", "uniq",
+    "awk", "cat", "echo", "export", "unset", "alias", "unalias", "true", ":", "false", "sleep",
+];
+
+/// The simple commands of a line, in order, those inside `$(...)` included, without
+/// running anything: each as its words, `None` for a word that only expansion can
+/// tell (`$POD`, `"$(...)"`). A line bash would refuse gives bash's message.
+pub fn simple_commands(line: &str) -> Result<Vec<Vec<Option<String>>>, String> {
+    fn walk(list: &List, out: &mut Vec<Vec<Option<String>>>) {
+        for (_, pipeline) in &list.pipelines {
+            for simple in pipeline {
+                for word in simple
+                    .words
+                    .iter()
+                    .chain(simple.assigns.iter().map(|(_, w)| w))
+                {
+                    for part in &word.0 {
+                        if let Part::Subst { list, .. } = part {
+                            walk(list, out);
+                        }
+                    }
+                }
+                if !simple.words.is_empty() {
+                    out.push(simple.words.iter().map(Word::plain).collect());
+                }
+            }
+        }
+    }
+    let list = parse_line(line).map_err(|e| e.message())?;
+    let mut out = Vec::new();
+    walk(&list, &mut out);
+    Ok(out)
+}
+
 // ---------------------------------------------------------------------------
 // Execution
 

@@ -1,5 +1,24 @@
 //! `warehouse-lessons`: lesson files (Markdown with YAML front matter, English and
-//! Russian), their checks and their replayed solutions.
+//! Russian), their checks, the runner the browser and the verifier share, and the
+//! verifier behind `warehouse lessons check`. The format is documented for authors
+//! in `lessons/README.md`.
 //!
-//! The lesson format is not implemented yet: this crate only reserves its place in
-//! the workspace, and `warehouse` has no `lessons` subcommand until it is.
+//! Everything here is pure: files come from the caller, time from the simulation.
+
+pub mod catalogue;
+pub mod check;
+pub mod error;
+pub mod markdown;
+pub mod model;
+pub mod parse;
+pub mod runner;
+pub mod session;
+pub mod verify;
+
+pub use catalogue::{parse_catalogue, Catalogue};
+pub use check::{CheckResult, ConditionResult};
+pub use error::LessonError;
+pub use model::*;
+pub use parse::parse_lesson;
+pub use runner::Runner;
+pub use verify::{verify, LessonSource, Verified};

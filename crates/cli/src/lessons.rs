@@ -1,0 +1,142 @@
+//! `warehouse lessons check [PATH]`: reads lesson folders from disk and verifies
+//! them (`warehouse_lessons::verify`). PATH is the lessons folder (with its
+//! `index.yaml`) or one lesson's folder; it defaults to `lessons`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use warehouse_lessons::catalogue::valid_folder;
+use warehouse_lessons::session::fmt_duration;
+use warehouse_lessons::{parse_catalogue, verify, LessonError, LessonSource};
+
+/// The report of a check: one line per lesson (and one per problem), and whether
+/// everything passed.
+pub struct Report {
+    pub text: String,
+    pub ok: bool,
+}
+
+/// Reads a lesson folder's `en.md`, `ru.md` and other files.
+pub fn read_lesson(dir: &Path) -> LessonSource {
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+    let mut files = BTreeMap::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "en.md" && n != "ru.md")
+            .collect();
+        names.sort();
+        for n in names {
+            if let Some(text) = read(&n) {
+                files.insert(n, text);
+            }
+        }
+    }
+    LessonSource {
+        dir: dir.display().to_string().trim_end_matches('/').to_string(),
+        en: read("en.md"),
+        ru: read("ru.md"),
+        files,
+    }
+}
+
+/// Checks a lessons folder or one lesson.
+pub fn check(path: &Path) -> Report {
+    let mut text = String::new();
+    let mut ok = true;
+    let mut fail = |text: &mut String, e: &LessonError| {
+        ok = false;
+        let _ = writeln!(text, "{e}");
+    };
+    let index = path.join("index.yaml");
+    let folders: Vec<std::path::PathBuf> = if index.is_file() {
+        let shown = index.display().to_string();
+        let mut folders = Vec::new();
+        match std::fs::read_to_string(&index) {
+            Err(e) => fail(&mut text, &LessonError::new(&shown, 1, 0, e.to_string())),
+            Ok(src) => {
+                match parse_catalogue(&shown, &src) {
+                    Err(e) => fail(&mut text, &e),
+                    Ok(c) => {
+                        let listed: Vec<&str> = c.folders().collect();
+                        for f in &listed {
+                            if !path.join(f).join("en.md").is_file() {
+                                fail(
+                                    &mut text,
+                                    &LessonError::new(
+                                        &shown,
+                                        1,
+                                        0,
+                                        format!(
+                                            "{f} is listed but {}/{f}/en.md does not exist",
+                                            path.display()
+                                        ),
+                                    ),
+                                );
+                            }
+                        }
+                        let mut on_disk: Vec<String> = std::fs::read_dir(path)
+                            .map(|d| {
+                                d.filter_map(|e| e.ok())
+                                    .filter(|e| {
+                                        e.path().is_dir() && e.path().join("en.md").is_file()
+                                    })
+                                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        on_disk.sort();
+                        for f in &on_disk {
+                            if !listed.contains(&f.as_str()) {
+                                fail(
+                                &mut text,
+                                &LessonError::new(&shown, 1, 0, format!("the lesson {f} is in no path: add it to a path's lessons")),
+                            );
+                            }
+                        }
+                        folders.extend(listed.iter().map(|f| path.join(f)).filter(|p| p.is_dir()));
+                    }
+                }
+            }
+        }
+        folders
+    } else {
+        vec![path.to_path_buf()]
+    };
+    for dir in folders {
+        let source = read_lesson(&dir);
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if index.is_file() && !valid_folder(&name) {
+            fail(
+                &mut text,
+                &LessonError::new(&source.dir, 1, 0, "a lesson folder is named NN-name"),
+            );
+            continue;
+        }
+        match verify(&source) {
+            Ok(v) => {
+                let _ = writeln!(
+                    text,
+                    "ok {}: {} ({} steps, {} conditions, en and ru; solution replayed over {} of simulated time)",
+                    source.dir,
+                    v.id,
+                    v.steps,
+                    v.conditions,
+                    fmt_duration(v.sim_time)
+                );
+            }
+            Err(errors) => {
+                let _ = writeln!(text, "FAILED {}:", source.dir);
+                for e in &errors {
+                    fail(&mut text, e);
+                }
+            }
+        }
+    }
+    Report { text, ok }
+}

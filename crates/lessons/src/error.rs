@@ -1,0 +1,69 @@
+//! Errors in a lesson file, each with the file, the line and the column.
+
+use std::fmt;
+
+/// One problem in a lesson, located in its file (1-based line and column; column 0
+/// when only the line is known).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LessonError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl LessonError {
+    pub fn new(file: &str, line: usize, column: usize, message: impl Into<String>) -> Self {
+        LessonError {
+            file: file.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for LessonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.column > 0 {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
+        } else {
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
+        }
+    }
+}
+
+impl std::error::Error for LessonError {}
+
+/// A serde_yaml error moved to the file: `first_line` is the file line of the YAML
+/// text's first line, `indent` the columns the YAML text is indented by in the file.
+pub(crate) fn yaml_error(
+    file: &str,
+    first_line: usize,
+    indent: usize,
+    what: &str,
+    err: &serde_yaml::Error,
+) -> LessonError {
+    let message = strip_location(&err.to_string());
+    match err.location() {
+        Some(loc) => LessonError::new(
+            file,
+            first_line + loc.line() - 1,
+            loc.column() + indent,
+            format!("{what}: {message}"),
+        ),
+        None => LessonError::new(file, first_line, 0, format!("{what}: {message}")),
+    }
+}
+
+/// serde_yaml ends its messages with " at line L column C"; the error carries them.
+fn strip_location(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) if message[i..].contains(" column ") => message[..i].to_string(),
+        _ => message.to_string(),
+    }
+}

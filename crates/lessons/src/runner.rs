@@ -1,0 +1,168 @@
+//! A lesson in progress: which step is open, the snapshot "reset this step" returns
+//! to, the step's incidents, and its check evaluated only when the cluster changed.
+//! The browser and `lessons check` drive lessons through this same type.
+
+use crate::check::{self, CheckResult};
+use crate::model::Lesson;
+use warehouse_kubectl::script::{self, Action};
+use warehouse_kubectl::{CommandOutput, FileSource, Session};
+use warehouse_sim::{Cluster, SimDuration, SimTime};
+
+/// What the cluster and the shell were when a step opened.
+#[derive(Clone)]
+struct StepSnapshot {
+    cluster: Vec<u8>,
+    namespace: String,
+    shell: warehouse_kubectl::shell::ShellState,
+    kubeconfig: warehouse_kubectl::config::Kubeconfig,
+}
+
+/// An incident's command that ran, and what it printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fired {
+    pub command: String,
+    pub output: CommandOutput,
+}
+
+#[derive(Clone, Default)]
+pub struct Runner {
+    step: usize,
+    opened_at: SimTime,
+    /// Incidents of the open step already run.
+    fired: usize,
+    snapshot: Option<StepSnapshot>,
+    /// The last check result and the (revision, time) it was computed at.
+    cache: Option<((u64, u64), CheckResult)>,
+}
+
+impl Runner {
+    /// The open step (0-based).
+    pub fn step(&self) -> usize {
+        self.step
+    }
+
+    /// When the open step opened.
+    pub fn opened_at(&self) -> SimTime {
+        self.opened_at
+    }
+
+    /// Opens a step: remembers the cluster for "reset this step" and arms its
+    /// incidents.
+    pub fn open(&mut self, session: &Session, step: usize) {
+        self.step = step;
+        self.opened_at = session.cluster.now();
+        self.fired = 0;
+        self.cache = None;
+        self.snapshot = Some(StepSnapshot {
+            cluster: session.cluster.snapshot(),
+            namespace: session.namespace.clone(),
+            shell: session.shell.clone(),
+            kubeconfig: session.kubeconfig.clone(),
+        });
+    }
+
+    /// Puts the cluster and the shell back as they were when the step opened, and
+    /// arms its incidents again.
+    pub fn reset(&mut self, session: &mut Session) -> Result<(), String> {
+        let Some(s) = self.snapshot.clone() else {
+            return Err("no step is open".into());
+        };
+        session.cluster = Cluster::restore(&s.cluster).map_err(|e| e.to_string())?;
+        session.namespace = s.namespace;
+        session.shell = s.shell;
+        session.kubeconfig = s.kubeconfig;
+        self.fired = 0;
+        self.cache = None;
+        Ok(())
+    }
+
+    /// When the open step's next incident is due, and its command.
+    pub fn next_incident<'l>(&self, lesson: &'l Lesson) -> Option<(SimTime, &'l str)> {
+        let step = lesson.steps.get(self.step)?;
+        let i = step.incidents.get(self.fired)?;
+        Some((self.opened_at + i.at, i.run.as_str()))
+    }
+
+    /// Runs the incidents that are due by now.
+    pub fn fire_due(
+        &mut self,
+        lesson: &Lesson,
+        session: &mut Session,
+        files: &dyn FileSource,
+    ) -> Vec<Fired> {
+        let mut fired = Vec::new();
+        while let Some((due, command)) = self.next_incident(lesson) {
+            if due > session.cluster.now() {
+                break;
+            }
+            let command = command.to_string();
+            self.fired += 1;
+            let output = run_line(session, &command, files);
+            fired.push(Fired { command, output });
+        }
+        fired
+    }
+
+    /// Moves simulated time forward, stopping at each incident that falls due on the
+    /// way to run it at its time.
+    pub fn advance(
+        &mut self,
+        lesson: &Lesson,
+        session: &mut Session,
+        by: SimDuration,
+        files: &dyn FileSource,
+    ) -> Vec<Fired> {
+        let target = session.cluster.now() + by;
+        let mut fired = self.fire_due(lesson, session, files);
+        while let Some((due, _)) = self.next_incident(lesson) {
+            if due > target {
+                break;
+            }
+            let now = session.cluster.now();
+            session.cluster.advance(due.since(now));
+            fired.extend(self.fire_due(lesson, session, files));
+        }
+        let now = session.cluster.now();
+        if target > now {
+            session.cluster.advance(target.since(now));
+        }
+        fired
+    }
+
+    /// The open step's check, evaluated again only when the store's revision or the
+    /// clock moved since the last time. `None` for a step without a check.
+    pub fn check(
+        &mut self,
+        lesson: &Lesson,
+        session: &mut Session,
+        files: &dyn FileSource,
+    ) -> Option<&CheckResult> {
+        let check = lesson.steps.get(self.step)?.check.as_ref()?;
+        let key = (session.cluster.revision(), session.cluster.now().0);
+        if self.cache.as_ref().map(|(k, _)| *k) != Some(key) {
+            let result = check::evaluate(session, check, files);
+            // Evaluating only reads, so the key still holds.
+            self.cache = Some((key, result));
+        }
+        self.cache.as_ref().map(|(_, r)| r)
+    }
+}
+
+/// Runs one line as the terminal would (`sim ...` lines included).
+pub fn run_line(session: &mut Session, line: &str, files: &dyn FileSource) -> CommandOutput {
+    match script::parse(line) {
+        Ok(steps) => {
+            let mut out = CommandOutput::default();
+            for step in steps {
+                let o = script::execute(session, &step, files);
+                out.stdout.push_str(&o.combined());
+                out.code = o.code;
+                if let Action::Invalid(_) = step.action {
+                    out.code = out.code.max(1);
+                }
+            }
+            out
+        }
+        Err(e) => CommandOutput::error(e.message),
+    }
+}

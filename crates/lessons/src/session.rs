@@ -1,0 +1,127 @@
+//! The cluster a lesson starts on: its seed, zones, settings and setup lines.
+
+use crate::error::LessonError;
+use crate::model::{Boot, Meta, NodeDef};
+use warehouse_kubectl::script::{self, Action};
+use warehouse_kubectl::{FileSource, Session};
+use warehouse_sim::{Cluster, NodeSpec, SimDuration, Topology};
+
+/// A zone of the front matter as the simulation's node spec; its checks are those of
+/// `sim node add`.
+pub(crate) fn node_spec(node: &NodeDef) -> Result<NodeSpec, String> {
+    let mut line = format!("node add {}", node.name);
+    if let Some(cpu) = &node.cpu {
+        line.push_str(&format!(" --cpu {cpu}"));
+    }
+    if let Some(memory) = &node.memory {
+        line.push_str(&format!(" --memory {memory}"));
+    }
+    if let Some(gpu) = node.gpu {
+        line.push_str(&format!(" --gpu {gpu}"));
+    }
+    if !node.labels.is_empty() {
+        let labels: Vec<String> = node
+            .labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        line.push_str(&format!(" --labels {}", labels.join(",")));
+    }
+    for t in &node.taints {
+        line.push_str(&format!(" --taint {t}"));
+    }
+    if node.name.is_empty() || node.name.contains(char::is_whitespace) {
+        return Err(format!("zone name {:?} is not valid", node.name));
+    }
+    match script::parse_sim(&line) {
+        Action::AddNode(spec) => Ok(spec),
+        Action::Invalid(e) => Err(format!(
+            "zone {}: {}",
+            node.name,
+            e.trim_start_matches("error: ")
+        )),
+        _ => Err(format!("zone {:?} is not valid", node.name)),
+    }
+}
+
+/// The topology of a lesson: the control-plane node, then its zones (or the default
+/// three).
+pub fn topology(meta: &Meta) -> Topology {
+    let mut topology = Topology::default();
+    if let Some(nodes) = &meta.topology {
+        topology.nodes.retain(|n| n.control_plane);
+        topology
+            .nodes
+            .extend(nodes.iter().filter_map(|n| node_spec(n).ok()));
+    }
+    if let Some(n) = meta.settings.etcd_members {
+        topology = topology.with_etcd_members(n);
+    }
+    topology
+}
+
+/// A new cluster for the lesson, settled (up for a few minutes) unless it asks for a
+/// cold boot.
+pub fn cluster(meta: &Meta) -> Cluster {
+    let mut cluster = match meta.settings.boot {
+        Boot::Settled => settled(meta.seed, topology(meta)),
+        Boot::Cold => Cluster::new(meta.seed, topology(meta)),
+    };
+    if let Some(n) = meta.settings.max_endpoints_per_slice {
+        // The range was checked when the front matter was read.
+        let _ = cluster.set_max_endpoints_per_slice(n);
+    }
+    cluster
+}
+
+/// A session on the lesson's cluster with its setup lines run. A setup line that
+/// fails is an error at its line: the learner would arrive at a broken cluster.
+pub fn start(file: &str, meta: &Meta, files: &dyn FileSource) -> Result<Session, LessonError> {
+    let mut session = Session::new(cluster(meta));
+    let text: String = meta.setup.iter().map(|(_, l)| format!("{l}\n")).collect();
+    let first = meta.setup.first().map(|(l, _)| *l).unwrap_or(1);
+    let steps = script::parse(&text).map_err(|e| {
+        LessonError::new(file, first + e.line - 1, 0, format!("setup: {}", e.message))
+    })?;
+    for step in steps {
+        let out = script::execute(&mut session, &step, files);
+        if out.code != 0 || matches!(step.action, Action::Invalid(_)) {
+            return Err(LessonError::new(
+                file,
+                first + step.line - 1,
+                0,
+                format!(
+                    "setup: `{}` failed: {}",
+                    step.command,
+                    crate::check::short(&out.combined())
+                ),
+            ));
+        }
+    }
+    Ok(session)
+}
+
+/// `1m30s`-style text for a duration.
+pub fn fmt_duration(d: SimDuration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 != 0 {
+        return format!("{ms}ms");
+    }
+    let s = ms / 1000;
+    let (h, m, sec) = (s / 3600, (s / 60) % 60, s % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 {
+        out.push_str(&format!("{m}m"));
+    }
+    if sec > 0 || out.is_empty() {
+        out.push_str(&format!("{sec}s"));
+    }
+    out
+}
+
+fn settled(seed: u64, topology: Topology) -> Cluster {
+    Cluster::new(seed, topology)
+}

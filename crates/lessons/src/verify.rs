@@ -1,0 +1,438 @@
+//! `warehouse lessons check`: a lesson is a test. Both languages must parse and
+//! agree on everything but their words; every command must parse; setup must run;
+//! then, step by step, the check must fail before the solution runs (a check that
+//! already passes teaches nothing) and pass after it within its time.
+
+use crate::check::{self, lint_line, Use};
+use crate::error::LessonError;
+use crate::model::*;
+use crate::parse::parse_lesson;
+use crate::runner::Runner;
+use crate::session::{self, fmt_duration};
+use std::collections::BTreeMap;
+use warehouse_kubectl::script::{self, Action};
+use warehouse_kubectl::{FileSource, MemoryFiles};
+use warehouse_sim::SimDuration;
+
+/// How often `lessons check` looks at a check while it waits for it to pass.
+pub const POLL: SimDuration = SimDuration::secs(1);
+
+/// A lesson folder's files, read by the caller.
+#[derive(Clone, Debug, Default)]
+pub struct LessonSource {
+    /// The folder as shown in messages (`lessons/01-desired-state`).
+    pub dir: String,
+    pub en: Option<String>,
+    pub ru: Option<String>,
+    /// Other files of the folder by name (the manifests `files:` lists).
+    pub files: BTreeMap<String, String>,
+}
+
+/// What a verified lesson holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    pub id: String,
+    pub steps: usize,
+    pub conditions: usize,
+    /// Simulated time the replay took, setup included.
+    pub sim_time: SimDuration,
+}
+
+/// The files a lesson's commands can read: those its front matter lists.
+pub fn lesson_files(meta: &Meta, source: &BTreeMap<String, String>) -> MemoryFiles {
+    let mut files = BTreeMap::new();
+    for name in &meta.files {
+        if let Some(text) = source.get(name) {
+            files.insert(name.clone(), text.clone());
+        }
+    }
+    MemoryFiles(files)
+}
+
+/// Verifies one lesson folder.
+pub fn verify(source: &LessonSource) -> Result<Verified, Vec<LessonError>> {
+    let en_file = format!("{}/en.md", source.dir);
+    let ru_file = format!("{}/ru.md", source.dir);
+    let mut errors = Vec::new();
+    let mut parsed = |file: &str, text: &Option<String>| match text {
+        None => {
+            errors.push(LessonError::new(
+                file,
+                1,
+                0,
+                "the file is missing: every lesson has en.md and ru.md",
+            ));
+            None
+        }
+        Some(t) => match parse_lesson(file, t) {
+            Ok(l) => Some(l),
+            Err(mut e) => {
+                errors.append(&mut e);
+                None
+            }
+        },
+    };
+    let en = parsed(&en_file, &source.en);
+    let ru = parsed(&ru_file, &source.ru);
+    let (Some(en), Some(ru)) = (en, ru) else {
+        return Err(errors);
+    };
+    compare(&en, &ru, &mut errors);
+    for name in &en.meta.files {
+        if !source.files.contains_key(name) {
+            errors.push(LessonError::new(
+                &en_file,
+                2,
+                0,
+                format!(
+                    "files lists {name}, but {}/{name} does not exist",
+                    source.dir
+                ),
+            ));
+        }
+    }
+    lint(&en, &mut errors);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let files = lesson_files(&en.meta, &source.files);
+    replay(&en, &files).map_err(|e| vec![e])
+}
+
+/// Both languages agree on everything that is not words.
+fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
+    let mut differ = |line: usize, what: String| {
+        errors.push(LessonError::new(
+            &ru.file,
+            line,
+            0,
+            format!("{what} differs from {}", en.file),
+        ))
+    };
+    let (a, b) = (&en.meta, &ru.meta);
+    let same_meta = a.id == b.id
+        && a.level == b.level
+        && a.tags == b.tags
+        && a.minutes == b.minutes
+        && a.seed == b.seed
+        && a.topology == b.topology
+        && a.settings == b.settings
+        && a.setup
+            .iter()
+            .map(|(_, l)| l)
+            .eq(b.setup.iter().map(|(_, l)| l))
+        && a.files == b.files;
+    if !same_meta {
+        differ(
+            1,
+            "the front matter (id, level, tags, minutes, seed, topology, settings, setup or files)"
+                .into(),
+        );
+    }
+    if en.steps.len() != ru.steps.len() {
+        let line = ru
+            .steps
+            .get(en.steps.len())
+            .map(|s| s.line)
+            .unwrap_or_else(|| ru.steps.last().map(|s| s.line).unwrap_or(1));
+        differ(
+            line,
+            format!(
+                "the number of steps ({} here, {} in English; a step missing from one of them?)",
+                ru.steps.len(),
+                en.steps.len()
+            ),
+        );
+        return;
+    }
+    for (i, (s, t)) in en.steps.iter().zip(&ru.steps).enumerate() {
+        let n = i + 1;
+        let check = |st: &Step| {
+            st.check.as_ref().map(|c| {
+                let conditions: Vec<(String, Vec<Expect>)> = c
+                    .conditions
+                    .iter()
+                    .map(|x| (x.run.clone(), x.expect.clone()))
+                    .collect();
+                (c.within, conditions)
+            })
+        };
+        if check(s) != check(t) {
+            differ(
+                t.check.as_ref().map(|c| c.line).unwrap_or(t.line),
+                format!("step {n}'s check"),
+            );
+        }
+        if s.solution.as_ref().map(|x| &x.text) != t.solution.as_ref().map(|x| &x.text) {
+            differ(
+                t.solution.as_ref().map(|c| c.line).unwrap_or(t.line),
+                format!("step {n}'s solution"),
+            );
+        }
+        let incidents = |st: &Step| -> Vec<(SimDuration, String)> {
+            st.incidents.iter().map(|i| (i.at, i.run.clone())).collect()
+        };
+        if incidents(s) != incidents(t) {
+            differ(t.line, format!("step {n}'s incidents"));
+        }
+        if s.hints.len() != t.hints.len() {
+            differ(t.line, format!("step {n}'s number of hints"));
+        }
+        let runs = |st: &Step| -> Vec<String> {
+            st.blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Run(r) => Some(r.text.clone()),
+                    Block::Yaml { text, .. } => Some(text.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        if runs(s) != runs(t) {
+            differ(t.line, format!("step {n}'s command and YAML blocks"));
+        }
+        let quizzes = |st: &Step| -> Vec<(usize, Vec<usize>)> {
+            st.quizzes()
+                .map(|q| (q.options.len(), q.answers.clone()))
+                .collect()
+        };
+        if quizzes(s) != quizzes(t) {
+            differ(
+                t.quizzes().next().map(|q| q.line).unwrap_or(t.line),
+                format!("step {n}'s quiz answers"),
+            );
+        }
+        let predicts = |st: &Step| -> Vec<(usize, usize, SimDuration, String)> {
+            st.predicts()
+                .map(|p| (p.options.len(), p.answer, p.advance, p.show.clone()))
+                .collect()
+        };
+        if predicts(s) != predicts(t) {
+            differ(
+                t.predicts().next().map(|q| q.line).unwrap_or(t.line),
+                format!("step {n}'s predict block"),
+            );
+        }
+    }
+}
+
+/// Every command parses; checks and predicts only read; a step with a check has a
+/// solution and the other way round.
+fn lint(lesson: &Lesson, errors: &mut Vec<LessonError>) {
+    let file = &lesson.file;
+    let mut push = |line: usize, e: String| errors.push(LessonError::new(file, line, 0, e));
+    for (line, l) in &lesson.meta.setup {
+        if let Err(e) = lint_script_line(l) {
+            push(*line, format!("setup: {e}"));
+        }
+    }
+    let run_blocks = lesson
+        .intro
+        .iter()
+        .chain(lesson.steps.iter().flat_map(|s| s.blocks.iter()));
+    for block in run_blocks {
+        if let Block::Run(r) = block {
+            lint_script(r.line, &r.text, &mut push);
+        }
+    }
+    for (i, step) in lesson.steps.iter().enumerate() {
+        let n = i + 1;
+        if let Some(s) = &step.solution {
+            lint_script(s.line, &s.text, &mut push);
+        }
+        if let Some(c) = &step.check {
+            for cond in &c.conditions {
+                if let Err(e) = lint_line(&cond.run, Use::Read) {
+                    push(cond.line, e);
+                }
+            }
+        }
+        for p in step.predicts() {
+            if let Err(e) = lint_line(&p.show, Use::Read) {
+                push(p.line, format!("predict show: {e}"));
+            }
+        }
+        for inc in &step.incidents {
+            if let Err(e) = lint_script_line(&inc.run) {
+                push(inc.line, format!("incident: {e}"));
+            }
+        }
+        match (&step.check, &step.solution) {
+            (Some(c), None) => push(
+                c.line,
+                format!("step {n} has a check but no ```solution block; add a script that makes the check pass"),
+            ),
+            (None, Some(s)) => push(
+                s.line,
+                format!("step {n} has a solution but no ```check block; add the conditions it reaches"),
+            ),
+            _ => {}
+        }
+    }
+}
+
+fn lint_script(fence: usize, text: &str, push: &mut impl FnMut(usize, String)) {
+    match script::parse(text) {
+        Err(e) => push(fence + e.line, e.message),
+        Ok(steps) => {
+            for step in steps {
+                let line = fence + step.line;
+                match &step.action {
+                    Action::Invalid(e) => push(line, e.trim_start_matches("error: ").to_string()),
+                    Action::Shell(l) => {
+                        if let Err(e) = lint_line(l, Use::Run) {
+                            push(line, e);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+fn lint_script_line(line: &str) -> Result<(), String> {
+    let mut err = None;
+    lint_script(0, line, &mut |_, e| err = Some(e));
+    err.map_or(Ok(()), Err)
+}
+
+/// Replays the lesson: setup, then for each step the check fails, the solution runs,
+/// the predicts show what they claim, and the check passes within its time.
+fn replay(lesson: &Lesson, files: &dyn FileSource) -> Result<Verified, LessonError> {
+    let file = &lesson.file;
+    let mut session = session::start(file, &lesson.meta, files)?;
+    let started = session.cluster.now();
+    let mut runner = Runner::default();
+    let mut conditions = 0;
+    for (i, step) in lesson.steps.iter().enumerate() {
+        let n = i + 1;
+        runner.open(&session, i);
+        runner.fire_due(lesson, &mut session, files);
+        if let Some(check) = &step.check {
+            conditions += check.conditions.len();
+            let before = check::evaluate(&mut session, check, files);
+            if before.passed() {
+                return Err(LessonError::new(
+                    file,
+                    check.line,
+                    0,
+                    format!(
+                        "step {n} ({}): the check already passes before its solution runs, so it cannot tell whether the learner did the step",
+                        step.title
+                    ),
+                ));
+            }
+        }
+        if let Some(solution) = &step.solution {
+            let steps = script::parse(&solution.text)
+                .map_err(|e| LessonError::new(file, solution.line + e.line, 0, e.message))?;
+            for s in steps {
+                let out = match &s.action {
+                    Action::Advance(d) => {
+                        let fired = runner.advance(lesson, &mut session, *d, files);
+                        fired_failure(file, solution.line + s.line, &fired)?;
+                        continue;
+                    }
+                    _ => script::execute(&mut session, &s, files),
+                };
+                if out.code != 0 {
+                    return Err(LessonError::new(
+                        file,
+                        solution.line + s.line,
+                        0,
+                        format!(
+                            "step {n}'s solution: `{}` failed (exit {}): {}",
+                            s.command,
+                            out.code,
+                            check::short(&out.combined())
+                        ),
+                    ));
+                }
+                let fired = runner.fire_due(lesson, &mut session, files);
+                fired_failure(file, solution.line + s.line, &fired)?;
+            }
+        }
+        for p in step.predicts() {
+            let fired = runner.advance(lesson, &mut session, p.advance, files);
+            fired_failure(file, p.line, &fired)?;
+            let shown = check::run_quietly(&mut session, &p.show, files);
+            let answer = &p.options[p.answer];
+            if !shown.contains(answer.as_str()) {
+                return Err(LessonError::new(
+                    file,
+                    p.line,
+                    0,
+                    format!(
+                        "step {n}'s predict: the correct answer {answer:?} does not appear in what `{}` shows after {}: {}",
+                        p.show,
+                        fmt_duration(p.advance),
+                        check::short(&shown)
+                    ),
+                ));
+            }
+        }
+        if let Some(check) = &step.check {
+            let deadline = session.cluster.now() + check.within;
+            loop {
+                let result = check::evaluate(&mut session, check, files);
+                if result.passed() {
+                    break;
+                }
+                let now = session.cluster.now();
+                if now >= deadline {
+                    return Err(LessonError::new(
+                        file,
+                        check.line,
+                        0,
+                        format!(
+                            "step {n} ({}): the check does not pass {} after the solution{}:\n{}",
+                            step.title,
+                            if check.within.as_millis() == 0 {
+                                "right".to_string()
+                            } else {
+                                format!("within {}", fmt_duration(check.within))
+                            },
+                            if check.within.as_millis() == 0 {
+                                " (give it time with `within: 2m` if it needs some)"
+                            } else {
+                                ""
+                            },
+                            result.explain_failures().trim_end()
+                        ),
+                    ));
+                }
+                let step_by =
+                    SimDuration::millis(POLL.as_millis().min(deadline.since(now).as_millis()));
+                let fired = runner.advance(lesson, &mut session, step_by, files);
+                fired_failure(file, check.line, &fired)?;
+            }
+        }
+    }
+    Ok(Verified {
+        id: lesson.meta.id.clone(),
+        steps: lesson.steps.len(),
+        conditions,
+        sim_time: session.cluster.now().since(started),
+    })
+}
+
+fn fired_failure(
+    file: &str,
+    line: usize,
+    fired: &[crate::runner::Fired],
+) -> Result<(), LessonError> {
+    match fired.iter().find(|f| f.output.code != 0) {
+        None => Ok(()),
+        Some(f) => Err(LessonError::new(
+            file,
+            line,
+            0,
+            format!(
+                "the incident `{}` failed: {}",
+                f.command,
+                check::short(&f.output.combined())
+            ),
+        )),
+    }
+}

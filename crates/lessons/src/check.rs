@@ -128,7 +128,18 @@ pub fn run_quietly(session: &mut Session, line: &str, files: &dyn FileSource) ->
     let shell = session.shell.clone();
     let out = session.run_shell(line, None, files);
     session.shell = shell;
-    out.combined()
+    answer(&out)
+}
+
+/// What a command answered: its stdout when it succeeded (so `No resources found`,
+/// which kubectl writes to stderr, is not a line of the answer), and everything it
+/// printed when it failed (so an error text can be expected).
+pub fn answer(out: &warehouse_kubectl::CommandOutput) -> String {
+    if out.code == 0 {
+        out.stdout.clone()
+    } else {
+        out.combined()
+    }
 }
 
 /// Evaluates one condition.

@@ -60,10 +60,9 @@ pub(crate) fn yaml_error(
     }
 }
 
-/// serde_yaml ends its messages with " at line L column C"; the error carries them.
+/// serde_yaml writes " at line L column C" into its messages; the error carries the
+/// location, moved to the file, so the text drops it.
 fn strip_location(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) if message[i..].contains(" column ") => message[..i].to_string(),
-        _ => message.to_string(),
-    }
+    let re = regex_lite::Regex::new(r" at line \d+ column \d+").expect("a valid pattern");
+    re.replace_all(message, "").into_owned()
 }

@@ -95,20 +95,18 @@ pub(crate) fn build<'a>(events: impl IntoIterator<Item = Event<'a>>) -> Vec<Md> 
                 };
                 stack.push((element, Vec::new()));
             }
-            Event::End(end) => {
-                if stack.len() > 1 {
-                    let (element, children) = stack.pop().unwrap_or((None, Vec::new()));
-                    let parent = &mut stack.last_mut().expect("the root stays").1;
-                    match element {
-                        Some(e) => parent.push(Md::Element(e, children)),
-                        None => parent.extend(children),
-                    }
-                    if matches!(end, TagEnd::TableHead) {
-                        // pulldown-cmark gives a head its cells without a row.
-                        if let Some(Md::Element(Element::TableHead, cells)) = parent.last_mut() {
-                            let row = std::mem::take(cells);
-                            cells.push(Md::Element(Element::TableRow, row));
-                        }
+            Event::End(end) if stack.len() > 1 => {
+                let (element, children) = stack.pop().unwrap_or((None, Vec::new()));
+                let parent = &mut stack.last_mut().expect("the root stays").1;
+                match element {
+                    Some(e) => parent.push(Md::Element(e, children)),
+                    None => parent.extend(children),
+                }
+                if matches!(end, TagEnd::TableHead) {
+                    // pulldown-cmark gives a head its cells without a row.
+                    if let Some(Md::Element(Element::TableHead, cells)) = parent.last_mut() {
+                        let row = std::mem::take(cells);
+                        cells.push(Md::Element(Element::TableRow, row));
                     }
                 }
             }

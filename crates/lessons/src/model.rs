@@ -151,8 +151,8 @@ pub struct Condition {
     pub expect: Vec<Expect>,
 }
 
-/// One expectation on a command's output (stdout and stderr as the terminal shows
-/// them, trailing blank space removed).
+/// One expectation on a command's answer ([`crate::check::answer`]: its stdout, or
+/// everything it printed when it failed), trailing blank space removed.
 #[derive(Clone, Debug)]
 pub enum Expect {
     Equals(String),

@@ -868,15 +868,17 @@ fn answers_field(
     for v in raw {
         match v.as_u64() {
             Some(n) if n >= 1 && (n as usize) <= options => answers.push(n as usize - 1),
-            _ => return Err(LessonError::new(
-                file,
-                line,
-                0,
-                format!(
+            _ => {
+                return Err(LessonError::new(
+                    file,
+                    line,
+                    0,
+                    format!(
                     "answer: {} is not an option's number; the options are numbered 1 to {options}",
                     scalar(&v).unwrap_or_else(|| "that".into())
                 ),
-            )),
+                ))
+            }
         }
     }
     answers.sort_unstable();
@@ -1011,4 +1013,103 @@ pub(crate) fn parse_incidents(
     }
     out.sort_by_key(|i| i.at);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "---\nid: t\ntitle: T\nsummary: S\nlevel: beginner\nminutes: 3\n---\n";
+
+    fn errors(body: &str) -> Vec<String> {
+        match parse_lesson("l.md", &format!("{HEAD}{body}")) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn steps_blocks_and_their_lines() {
+        let text = format!(
+            "{HEAD}Intro\n\n## One\n\n```kubectl\nkubectl get pods\n```\n\n```check\n- run: kubectl get ns shop -o name\n  equals: namespace/shop\n```\n\n```hint\nTry *this*.\n```\n\n```solution\nkubectl create ns shop\n```\n"
+        );
+        let l = parse_lesson("l.md", &text).unwrap();
+        assert_eq!(l.steps.len(), 1);
+        let s = &l.steps[0];
+        assert_eq!((s.title.as_str(), s.line), ("One", 10));
+        assert!(
+            matches!(&s.blocks[0], Block::Run(r) if r.line == 12 && r.text == "kubectl get pods\n")
+        );
+        let c = s.check.as_ref().unwrap();
+        assert_eq!((c.line, c.conditions[0].line), (16, 17));
+        assert_eq!(
+            c.conditions[0].expect,
+            vec![Expect::Equals("namespace/shop".into())]
+        );
+        assert_eq!(s.hints.len(), 1);
+        assert_eq!(
+            s.solution.as_ref().unwrap().text,
+            "kubectl create ns shop\n"
+        );
+    }
+
+    #[test]
+    fn raw_html_is_an_error_at_its_line() {
+        assert_eq!(
+            errors("## A\n\n<div>x</div>\n"),
+            vec!["l.md:10: raw HTML is not rendered in lessons: write Markdown instead"]
+        );
+    }
+
+    #[test]
+    fn block_mistakes_say_where_and_what() {
+        let e = errors("## A\n\n```check\n- run: kubectl get pods\n  equal: 3\n```\n");
+        assert_eq!(e.len(), 1);
+        assert!(
+            e[0].starts_with("l.md:11: a condition: unknown key \"equal\""),
+            "{e:?}"
+        );
+        let e = errors("## A\n\n```check\n- run: kubectl get pods\n  matches: \"(\"\n```\n");
+        assert!(e[0].contains("is not a regular expression"), "{e:?}");
+        let e = errors("## A\n\n```quiz\nquestion: Q\noptions: [a, b]\nanswer: 3\n```\n");
+        assert!(
+            e[0].starts_with("l.md:13: answer: 3 is not an option's number"),
+            "{e:?}"
+        );
+        let e = errors("```check\n- run: kubectl get pods\n  lines: 1\n```\n");
+        assert!(e[0].contains("belongs to a step"), "{e:?}");
+        let e = errors("## A\n\n```check\n- run: [unclosed\n```\n");
+        assert_eq!(
+            e,
+            vec!["l.md:12:1: ```check block: did not find expected ',' or ']', while parsing a flow sequence"]
+        );
+    }
+
+    #[test]
+    fn front_matter_errors_are_located() {
+        let e = parse_lesson("l.md", "# no front matter\n").unwrap_err();
+        assert_eq!(e[0].line, 1);
+        let e = parse_lesson("l.md", "---\nid: t\ntitle: T\nsummary: S\nlevel: beginner\nminutes: 3\ncolour: red\n---\n## A\n").unwrap_err();
+        assert!(
+            e[0].to_string()
+                .starts_with("l.md:7:1: front matter: unknown field `colour`"),
+            "{}",
+            e[0]
+        );
+        let e = parse_lesson(
+            "l.md",
+            "---\nid: T!\ntitle: T\nsummary: S\nlevel: beginner\nminutes: 3\n---\n## A\n",
+        )
+        .unwrap_err();
+        assert_eq!(e[0].line, 2);
+        let e = parse_lesson("l.md", "---\nid: t\ntitle: T\nsummary: S\nlevel: beginner\nminutes: 3\ntopology:\n  nodes:\n    - name: gpu-1\n      cpu: lots\n---\n## A\n").unwrap_err();
+        assert!(e[0].message.contains("invalid --cpu"), "{}", e[0]);
+    }
+
+    #[test]
+    fn a_huge_file_is_refused_without_parsing() {
+        let big = "a".repeat(MAX_LESSON_BYTES + 1);
+        let e = parse_lesson("l.md", &big).unwrap_err();
+        assert!(e[0].message.contains("at most"));
+    }
 }

@@ -104,7 +104,7 @@ pub fn start(file: &str, meta: &Meta, files: &dyn FileSource) -> Result<Session,
 /// `1m30s`-style text for a duration.
 pub fn fmt_duration(d: SimDuration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 != 0 {
+    if !ms.is_multiple_of(1000) {
         return format!("{ms}ms");
     }
     let s = ms / 1000;

@@ -231,8 +231,15 @@ fn lint(lesson: &Lesson, errors: &mut Vec<LessonError>) {
         .iter()
         .chain(lesson.steps.iter().flat_map(|s| s.blocks.iter()));
     for block in run_blocks {
-        if let Block::Run(r) = block {
-            lint_script(r.line, &r.text, &mut push);
+        match block {
+            Block::Run(r) => lint_script(r.line, &r.text, &mut push),
+            Block::Yaml { line, text } => {
+                if let Err(e) = warehouse_sim::decode_manifests(text) {
+                    let at = line + e.line.unwrap_or(1);
+                    push(at, format!("this YAML would not apply: {}", e.message));
+                }
+            }
+            _ => {}
         }
     }
     for (i, step) in lesson.steps.iter().enumerate() {

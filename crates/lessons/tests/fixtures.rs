@@ -1,0 +1,86 @@
+//! Broken lessons fail with the file, the line and the problem; the valid one passes.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use warehouse_lessons::{verify, LessonSource};
+
+fn source(dir: &str) -> LessonSource {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(dir);
+    let read = |name: &str| std::fs::read_to_string(path.join(name)).ok();
+    LessonSource {
+        dir: dir.to_string(),
+        en: read("en.md"),
+        ru: read("ru.md"),
+        files: BTreeMap::new(),
+    }
+}
+
+/// The verifier's messages for a folder, one a line.
+fn errors(dir: &str) -> String {
+    match verify(&source(dir)) {
+        Ok(v) => panic!("{dir} should fail, but verified: {v:?}"),
+        Err(e) => e.iter().map(|e| format!("{e}\n")).collect(),
+    }
+}
+
+#[test]
+fn the_valid_lesson_verifies() {
+    let v = verify(&source("valid/tiny")).expect("valid/tiny verifies");
+    assert_eq!((v.steps, v.conditions), (2, 2));
+}
+
+#[test]
+fn bad_front_matter_names_the_key_line_and_column() {
+    let e = errors("broken/bad-front-matter");
+    assert!(
+        e.contains("broken/bad-front-matter/en.md:5:8: front matter: level: unknown variant `expert`, expected one of `beginner`, `intermediate`, `advanced`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_unknown_command_in_a_solution_is_found_before_anything_runs() {
+    let e = errors("broken/unknown-command");
+    assert!(
+        e.starts_with("broken/unknown-command/en.md:36: bash: kubctl: command not found"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_check_that_never_passes_shows_expected_and_actual() {
+    let e = errors("broken/never-passes");
+    assert!(e.starts_with("broken/never-passes/en.md:28: step 2 (Run a robot): the check does not pass within 1m after the solution"), "{e}");
+    assert!(
+        e.contains("expected 2 line(s); the cluster shows: one   1/1   Running"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_check_that_passes_before_its_step_is_refused() {
+    let e = errors("broken/passes-before");
+    assert!(e.starts_with("broken/passes-before/en.md:17: step 1 (Make a namespace): the check already passes before its solution runs"), "{e}");
+}
+
+#[test]
+fn a_step_missing_from_ru_md_is_named() {
+    let e = errors("broken/step-missing-from-ru");
+    assert!(e.contains("broken/step-missing-from-ru/ru.md:"), "{e}");
+    assert!(
+        e.contains("the number of steps (1 here, 2 in English"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_quiz_without_a_correct_answer_is_refused_in_both_files() {
+    let e = errors("broken/quiz-without-answer");
+    assert!(
+        e.contains("broken/quiz-without-answer/en.md:41: a ```quiz block needs `answer:`"),
+        "{e}"
+    );
+    assert!(e.contains("broken/quiz-without-answer/ru.md:41:"), "{e}");
+}

@@ -33,6 +33,8 @@ pub struct Runner {
     snapshot: Option<StepSnapshot>,
     /// The last check result and the (revision, time) it was computed at.
     cache: Option<((u64, u64), CheckResult)>,
+    /// How many times a check was evaluated (the cache's misses).
+    evaluations: u64,
 }
 
 impl Runner {
@@ -44,6 +46,11 @@ impl Runner {
     /// When the open step opened.
     pub fn opened_at(&self) -> SimTime {
         self.opened_at
+    }
+
+    /// How many times a check was really evaluated (not served from the cache).
+    pub fn evaluations(&self) -> u64 {
+        self.evaluations
     }
 
     /// Opens a step: remembers the cluster for "reset this step" and arms its
@@ -141,6 +148,7 @@ impl Runner {
         let key = (session.cluster.revision(), session.cluster.now().0);
         if self.cache.as_ref().map(|(k, _)| *k) != Some(key) {
             let result = check::evaluate(session, check, files);
+            self.evaluations += 1;
             // Evaluating only reads, so the key still holds.
             self.cache = Some((key, result));
         }

@@ -899,57 +899,67 @@ fn required_text(
         .ok_or_else(|| LessonError::new(file, line, 0, format!("a ```{what} block needs `{key}:`")))
 }
 
-pub(crate) fn parse_quiz(file: &str, fence: usize, text: &str) -> Result<Quiz, LessonError> {
-    let v = yaml_value(file, fence, "quiz", text)?;
-    let m = mapping(
-        file,
-        fence + 1,
-        "a ```quiz block",
-        &v,
-        &["question", "options", "answer", "explain"],
-    )?;
-    let question = required_text(file, fence + 1, "quiz", m, "question")?;
-    let options = options_field(file, key_line(fence, text, "options"), "quiz", m)?;
+/// What quizzes and predicts share: a question, 2 to 8 options, the correct ones
+/// and an explanation. Returns the block's mapping for its other keys.
+struct Choice {
+    question: String,
+    options: Vec<String>,
+    answers: Vec<usize>,
+    explain: String,
+}
+
+fn parse_choice(
+    file: &str,
+    fence: usize,
+    text: &str,
+    kind: &str,
+    other_keys: &[&str],
+) -> Result<(Value, Choice), LessonError> {
+    let v = yaml_value(file, fence, kind, text)?;
+    let mut keys = vec!["question", "options", "answer", "explain"];
+    keys.extend_from_slice(other_keys);
+    let m = mapping(file, fence + 1, &format!("a ```{kind} block"), &v, &keys)?;
+    let question = required_text(file, fence + 1, kind, m, "question")?;
+    let options = options_field(file, key_line(fence, text, "options"), kind, m)?;
     let answers = answers_field(
         file,
         key_line(fence, text, "answer"),
-        "quiz",
+        kind,
         m,
         options.len(),
     )?;
+    let explain = text_field(m, "explain")
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    Ok((
+        v,
+        Choice {
+            question,
+            options,
+            answers,
+            explain,
+        },
+    ))
+}
+
+pub(crate) fn parse_quiz(file: &str, fence: usize, text: &str) -> Result<Quiz, LessonError> {
+    let (_, c) = parse_choice(file, fence, text, "quiz", &[])?;
     Ok(Quiz {
         line: fence,
-        question,
-        options,
-        answers,
-        explain: text_field(m, "explain")
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
+        question: c.question,
+        options: c.options,
+        answers: c.answers,
+        explain: c.explain,
     })
 }
 
 pub(crate) fn parse_predict(file: &str, fence: usize, text: &str) -> Result<Predict, LessonError> {
-    let v = yaml_value(file, fence, "predict", text)?;
-    let m = mapping(
-        file,
-        fence + 1,
-        "a ```predict block",
-        &v,
-        &[
-            "question", "options", "answer", "advance", "show", "explain",
-        ],
-    )?;
-    let question = required_text(file, fence + 1, "predict", m, "question")?;
-    let options = options_field(file, key_line(fence, text, "options"), "predict", m)?;
-    let answers = answers_field(
-        file,
-        key_line(fence, text, "answer"),
-        "predict",
-        m,
-        options.len(),
-    )?;
-    if answers.len() != 1 {
+    let (v, c) = parse_choice(file, fence, text, "predict", &["advance", "show"])?;
+    let Value::Mapping(m) = &v else {
+        unreachable!("parse_choice checked the mapping")
+    };
+    if c.answers.len() != 1 {
         return Err(LessonError::new(
             file,
             key_line(fence, text, "answer"),
@@ -969,15 +979,12 @@ pub(crate) fn parse_predict(file: &str, fence: usize, text: &str) -> Result<Pred
     let show = required_text(file, fence + 1, "predict", m, "show")?;
     Ok(Predict {
         line: fence,
-        question,
-        options,
-        answer: answers[0],
+        question: c.question,
+        options: c.options,
+        answer: c.answers[0],
         advance,
         show,
-        explain: text_field(m, "explain")
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
+        explain: c.explain,
     })
 }
 

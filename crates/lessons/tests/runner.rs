@@ -43,12 +43,19 @@ fn incidents_fire_at_their_time_and_reset_returns_to_the_step_start() {
     r.open(&s, 0);
     let opened = s.cluster.now();
     let (due, what) = r.next_incident(&lesson).unwrap();
-    assert_eq!((due.since(opened), what), (SimDuration::secs(30), "sim node kill zone-a"));
+    assert_eq!(
+        (due.since(opened), what),
+        (SimDuration::secs(30), "sim node kill zone-a")
+    );
     let fired = r.advance(&lesson, &mut s, SimDuration::secs(29), &NoFiles);
     assert!(fired.is_empty());
     let fired = r.advance(&lesson, &mut s, SimDuration::secs(2), &NoFiles);
     assert_eq!(fired.len(), 1);
-    assert!(fired[0].output.stdout.starts_with("node \"zone-a\" killed"), "{:?}", fired[0]);
+    assert!(
+        fired[0].output.stdout.starts_with("node \"zone-a\" killed"),
+        "{:?}",
+        fired[0]
+    );
     assert!(r.next_incident(&lesson).is_none());
     assert!(!r.check(&lesson, &mut s, &NoFiles).unwrap().passed());
     r.advance(&lesson, &mut s, SimDuration::secs(90), &NoFiles);
@@ -57,7 +64,11 @@ fn incidents_fire_at_their_time_and_reset_returns_to_the_step_start() {
     r.reset(&mut s).unwrap();
     assert_eq!(s.cluster.now(), opened);
     assert!(!r.check(&lesson, &mut s, &NoFiles).unwrap().passed());
-    assert_eq!(r.next_incident(&lesson).unwrap().1, "sim node kill zone-a", "armed again");
+    assert_eq!(
+        r.next_incident(&lesson).unwrap().1,
+        "sim node kill zone-a",
+        "armed again"
+    );
 }
 
 #[test]

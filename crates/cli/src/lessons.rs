@@ -88,15 +88,17 @@ pub fn check(path: &Path) -> Report {
                             })
                             .unwrap_or_default();
                         on_disk.sort();
+                        folders.extend(listed.iter().map(|f| path.join(f)).filter(|p| p.is_dir()));
                         for f in &on_disk {
                             if !listed.contains(&f.as_str()) {
-                                fail(
-                                &mut text,
-                                &LessonError::new(&shown, 1, 0, format!("the lesson {f} is in no path: add it to a path's lessons")),
-                            );
+                                let message = format!(
+                                    "the lesson {f} is in no path: add it to a path's lessons"
+                                );
+                                fail(&mut text, &LessonError::new(&shown, 1, 0, message));
+                                // Still replayed, so its author sees every problem at once.
+                                folders.push(path.join(f));
                             }
                         }
-                        folders.extend(listed.iter().map(|f| path.join(f)).filter(|p| p.is_dir()));
                     }
                 }
             }

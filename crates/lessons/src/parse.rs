@@ -446,8 +446,8 @@ impl BodyParser<'_> {
                                     ),
                                 );
                             }
-                            Event::Html(_) | Event::InlineHtml(_) => {
-                                self.raw_html(self.lines.line_of(base + r.start))
+                            Event::Html(h) | Event::InlineHtml(h) => {
+                                self.raw_html(self.lines.line_of(base + r.start), h)
                             }
                             _ => {}
                         }
@@ -463,7 +463,7 @@ impl BodyParser<'_> {
                     }
                     self.prose(markdown::build(buffer));
                 }
-                Event::Html(_) | Event::InlineHtml(_) => self.raw_html(line),
+                Event::Html(h) | Event::InlineHtml(h) => self.raw_html(line, &h),
                 Event::Rule => self.prose(markdown::build([Event::Rule])),
                 _ => {}
             }
@@ -475,11 +475,20 @@ impl BodyParser<'_> {
             .push(LessonError::new(self.file, line, 0, message.into()));
     }
 
-    fn raw_html(&mut self, line: usize) {
-        self.error(
-            line,
-            "raw HTML is not rendered in lessons: write Markdown instead",
+    fn raw_html(&mut self, line: usize, html: &str) {
+        // A tag split over several events is reported once per line.
+        let message = format!(
+            "raw HTML ({}) is not rendered in lessons: write Markdown instead",
+            html.trim().chars().take(40).collect::<String>()
         );
+        if self
+            .errors
+            .iter()
+            .any(|e| e.line == line && e.message.starts_with("raw HTML"))
+        {
+            return;
+        }
+        self.error(line, message);
     }
 
     fn blocks(&mut self) -> &mut Vec<Block> {
@@ -1064,7 +1073,7 @@ mod tests {
     fn raw_html_is_an_error_at_its_line() {
         assert_eq!(
             errors("## A\n\n<div>x</div>\n"),
-            vec!["l.md:10: raw HTML is not rendered in lessons: write Markdown instead"]
+            vec!["l.md:10: raw HTML (<div>x</div>) is not rendered in lessons: write Markdown instead"]
         );
     }
 

@@ -92,11 +92,60 @@ pub fn verify(source: &LessonSource) -> Result<Verified, Vec<LessonError>> {
         }
     }
     lint(&en, &mut errors);
+    yaml_blocks_match_files(&en, &source.files, &mut errors);
     if !errors.is_empty() {
         return Err(errors);
     }
     let files = lesson_files(&en.meta, &source.files);
     replay(&en, &files).map_err(|e| vec![e])
+}
+
+/// A YAML block that shows the same objects as one of the lesson's files must show
+/// the file as it is: "open in editor" applies the block, `-f FILE` the file.
+fn yaml_blocks_match_files(
+    lesson: &Lesson,
+    files: &BTreeMap<String, String>,
+    errors: &mut Vec<LessonError>,
+) {
+    let keys = |text: &str| -> Option<Vec<String>> {
+        let objects = warehouse_sim::decode_manifests(text).ok()?;
+        let mut k: Vec<String> = objects
+            .iter()
+            .map(|o| {
+                let key = o.key();
+                format!("{:?}/{}/{}", key.kind, key.namespace, key.name)
+            })
+            .collect();
+        k.sort();
+        Some(k)
+    };
+    let blocks = lesson
+        .intro
+        .iter()
+        .chain(lesson.steps.iter().flat_map(|s| s.blocks.iter()));
+    for block in blocks {
+        let Block::Yaml { line, text } = block else {
+            continue;
+        };
+        let Some(block_keys) = keys(text) else {
+            continue;
+        };
+        for name in &lesson.meta.files {
+            let Some(file_text) = files.get(name) else {
+                continue;
+            };
+            if keys(file_text).as_ref() == Some(&block_keys)
+                && file_text.trim_end() != text.trim_end()
+            {
+                errors.push(LessonError::new(
+                    &lesson.file,
+                    *line,
+                    0,
+                    format!("this YAML block shows the objects of {name} but differs from it; keep them the same (the editor applies the block, `-f {name}` the file)"),
+                ));
+            }
+        }
+    }
 }
 
 /// Both languages agree on everything that is not words.
@@ -106,28 +155,73 @@ fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
             &ru.file,
             line,
             0,
-            format!("{what} differs from {}", en.file),
+            format!("{what}: it must be the same as in {}", en.file),
         ))
     };
     let (a, b) = (&en.meta, &ru.meta);
-    let same_meta = a.id == b.id
-        && a.level == b.level
-        && a.tags == b.tags
-        && a.minutes == b.minutes
-        && a.seed == b.seed
-        && a.topology == b.topology
-        && a.settings == b.settings
-        && a.setup
-            .iter()
-            .map(|(_, l)| l)
-            .eq(b.setup.iter().map(|(_, l)| l))
-        && a.files == b.files;
-    if !same_meta {
-        differ(
-            1,
-            "the front matter (id, level, tags, minutes, seed, topology, settings, setup or files)"
-                .into(),
-        );
+    let fields: [(&str, bool, String, String); 9] = [
+        ("id", a.id == b.id, a.id.clone(), b.id.clone()),
+        (
+            "level",
+            a.level == b.level,
+            a.level.name().into(),
+            b.level.name().into(),
+        ),
+        (
+            "tags",
+            a.tags == b.tags,
+            a.tags.join(", "),
+            b.tags.join(", "),
+        ),
+        (
+            "minutes",
+            a.minutes == b.minutes,
+            a.minutes.to_string(),
+            b.minutes.to_string(),
+        ),
+        (
+            "seed",
+            a.seed == b.seed,
+            a.seed.to_string(),
+            b.seed.to_string(),
+        ),
+        (
+            "topology",
+            a.topology == b.topology,
+            String::new(),
+            String::new(),
+        ),
+        (
+            "settings",
+            a.settings == b.settings,
+            String::new(),
+            String::new(),
+        ),
+        (
+            "setup",
+            a.setup
+                .iter()
+                .map(|(_, l)| l)
+                .eq(b.setup.iter().map(|(_, l)| l)),
+            String::new(),
+            String::new(),
+        ),
+        (
+            "files",
+            a.files == b.files,
+            a.files.join(", "),
+            b.files.join(", "),
+        ),
+    ];
+    for (name, same, en_value, ru_value) in fields {
+        if !same {
+            let values = if en_value.is_empty() && ru_value.is_empty() {
+                String::new()
+            } else {
+                format!(" ({ru_value:?} here, {en_value:?} in English)")
+            };
+            differ(1, format!("the front matter's {name}{values}"));
+        }
     }
     if en.steps.len() != ru.steps.len() {
         let line = ru
@@ -178,18 +272,35 @@ fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
         if s.hints.len() != t.hints.len() {
             differ(t.line, format!("step {n}'s number of hints"));
         }
-        let runs = |st: &Step| -> Vec<String> {
+        let runs = |st: &Step| -> Vec<(usize, String)> {
             st.blocks
                 .iter()
                 .filter_map(|b| match b {
-                    Block::Run(r) => Some(r.text.clone()),
-                    Block::Yaml { text, .. } => Some(text.clone()),
+                    Block::Run(r) => Some((r.line, r.text.clone())),
+                    Block::Yaml { line, text } => Some((*line, text.clone())),
                     _ => None,
                 })
                 .collect()
         };
-        if runs(s) != runs(t) {
-            differ(t.line, format!("step {n}'s command and YAML blocks"));
+        let (en_runs, ru_runs) = (runs(s), runs(t));
+        let first_diff = (0..en_runs.len().max(ru_runs.len()))
+            .find(|&k| en_runs.get(k).map(|x| &x.1) != ru_runs.get(k).map(|x| &x.1));
+        if let Some(k) = first_diff {
+            let show = |r: Option<&(usize, String)>| match r {
+                Some((line, text)) => {
+                    format!("line {line}: {:?}", text.lines().next().unwrap_or(""))
+                }
+                None => "no block".to_string(),
+            };
+            differ(
+                ru_runs.get(k).map(|r| r.0).unwrap_or(t.line),
+                format!(
+                    "step {n}'s command or YAML block {} (here {}; in English {})",
+                    k + 1,
+                    show(ru_runs.get(k)),
+                    show(en_runs.get(k))
+                ),
+            );
         }
         let quizzes = |st: &Step| -> Vec<(usize, Vec<usize>)> {
             st.quizzes()
@@ -344,15 +455,23 @@ fn replay(lesson: &Lesson, files: &dyn FileSource) -> Result<Verified, LessonErr
                     _ => script::execute(&mut session, &s, files),
                 };
                 if out.code != 0 {
+                    let printed = out.combined();
+                    let advice = if printed.contains("does not exist")
+                        && printed.contains("the path")
+                    {
+                        " (a file the lesson's commands read must be in its folder and listed under `files:` in the front matter)"
+                    } else {
+                        " (write `COMMAND || true` for a line that may fail)"
+                    };
                     return Err(LessonError::new(
                         file,
                         solution.line + s.line,
                         0,
                         format!(
-                            "step {n}'s solution: `{}` failed (exit {}): {}",
+                            "step {n}'s solution: `{}` failed (exit {}): {}{advice}",
                             s.command,
                             out.code,
-                            check::short(&out.combined())
+                            check::short(&printed)
                         ),
                     ));
                 }
@@ -365,13 +484,13 @@ fn replay(lesson: &Lesson, files: &dyn FileSource) -> Result<Verified, LessonErr
             fired_failure(file, p.line, &fired)?;
             let shown = check::run_quietly(&mut session, &p.show, files);
             let answer = &p.options[p.answer];
-            if !shown.contains(answer.as_str()) {
+            if !contains_token(&shown, answer) {
                 return Err(LessonError::new(
                     file,
                     p.line,
                     0,
                     format!(
-                        "step {n}'s predict: the correct answer {answer:?} does not appear in what `{}` shows after {}: {}",
+                        "step {n}'s predict: the correct answer {answer:?} does not appear (as a whole word) in what `{}` shows after {}: {}",
                         p.show,
                         fmt_duration(p.advance),
                         check::short(&shown)
@@ -441,5 +560,36 @@ fn fired_failure(
                 check::short(&f.output.combined())
             ),
         )),
+    }
+}
+
+/// Whether `needle` appears in `text` as a whole: not glued to letters or digits on
+/// either side (so the option `2` is not found in `25s`).
+pub fn contains_token(text: &str, needle: &str) -> bool {
+    let needle = needle.trim();
+    if needle.is_empty() {
+        return false;
+    }
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+    text.match_indices(needle).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + needle.len()..].chars().next();
+        !(word(before) && word(needle.chars().next()))
+            && !(word(after) && word(needle.chars().next_back()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contains_token;
+
+    #[test]
+    fn a_predicted_answer_must_stand_as_a_whole_word() {
+        assert!(contains_token("packer   5/5     5", "5/5"));
+        assert!(!contains_token("age 25s", "2"));
+        assert!(contains_token("2\n", "2"));
+        assert!(contains_token("STATUS Terminating", "Terminating"));
+        assert!(!contains_token("NotReady", "Ready"));
+        assert!(contains_token("Ready,SchedulingDisabled", "Ready"));
     }
 }

@@ -84,3 +84,27 @@ fn a_quiz_without_a_correct_answer_is_refused_in_both_files() {
     );
     assert!(e.contains("broken/quiz-without-answer/ru.md:41:"), "{e}");
 }
+
+#[test]
+fn a_yaml_block_that_drifted_from_its_file_is_named() {
+    let mut s = source("valid/tiny");
+    let block = "```yaml\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {team: a}\n```\n";
+    for text in [s.en.as_mut().unwrap(), s.ru.as_mut().unwrap()] {
+        *text = text
+            .replacen("minutes: 5\n", "minutes: 5\nfiles: [shop.yaml]\n", 1)
+            .replacen("Intro.\n", &format!("Intro.\n\n{block}"), 1);
+    }
+    s.files.insert(
+        "shop.yaml".into(),
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n".into(),
+    );
+    let e: String = verify(&s)
+        .unwrap_err()
+        .iter()
+        .map(|e| format!("{e}\n"))
+        .collect();
+    assert!(
+        e.contains("valid/tiny/en.md:12: this YAML block shows the objects of shop.yaml but differs from it"),
+        "{e}"
+    );
+}

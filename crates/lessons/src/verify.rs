@@ -574,8 +574,9 @@ pub fn contains_token(text: &str, needle: &str) -> bool {
     text.match_indices(needle).any(|(i, _)| {
         let before = text[..i].chars().next_back();
         let after = text[i + needle.len()..].chars().next();
-        !(word(before) && word(needle.chars().next()))
-            && !(word(after) && word(needle.chars().next_back()))
+        let glued_before = word(before) && word(needle.chars().next());
+        let glued_after = word(after) && word(needle.chars().next_back());
+        !glued_before && !glued_after
     })
 }
 

@@ -152,8 +152,10 @@ pub struct AppState {
 }
 
 impl Default for AppState {
+    /// The learner's cluster: settled, up a few minutes with every node Ready and
+    /// every kube-system pod Running (`warehouse_sim::SETTLE_TIME`).
     fn default() -> Self {
-        AppState::new(Cluster::new(SEED, Topology::default()))
+        AppState::new(Cluster::settled(SEED, Topology::default()))
     }
 }
 
@@ -425,12 +427,37 @@ mod tests {
         state.reduce(action)
     }
 
+    /// Where the clock of a new page starts: the settled cluster's age.
+    fn start_ms() -> u64 {
+        warehouse_sim::SETTLE_TIME.as_millis()
+    }
+
+    #[test]
+    fn the_page_starts_at_a_settled_cluster() {
+        let s = AppState::default();
+        assert_eq!(s.view.time_ms, start_ms());
+        assert!(start_ms() >= 60_000, "up for minutes");
+        let out =
+            s.session
+                .borrow_mut()
+                .run("get pods -n kube-system --no-headers", None, &NoFiles);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let rows: Vec<&str> = out.stdout.lines().collect();
+        assert_eq!(rows.len(), 10, "{}", out.stdout);
+        assert!(
+            rows.iter()
+                .all(|r| r.contains(" 1/1 ") && r.contains(" Running ")),
+            "{}",
+            out.stdout
+        );
+    }
+
     #[test]
     fn ticks_advance_time_only_while_playing_and_scale_with_speed() {
         let s = Rc::new(AppState::default());
         let s = reduce(s, Action::SetSpeed(10));
         let s = reduce(s, Action::Tick { real_ms: 100 });
-        assert_eq!(s.view.time_ms, 1_000);
+        assert_eq!(s.view.time_ms, start_ms() + 1_000);
         let s = reduce(s, Action::TogglePlay);
         let paused = reduce(s.clone(), Action::Tick { real_ms: 100 });
         assert!(Rc::ptr_eq(&s, &paused), "a paused tick changes nothing");
@@ -442,7 +469,7 @@ mod tests {
             Rc::new(AppState::default()),
             Action::Tick { real_ms: 60_000 },
         );
-        assert_eq!(s.view.time_ms, MAX_TICK_MS);
+        assert_eq!(s.view.time_ms, start_ms() + MAX_TICK_MS);
     }
 
     #[test]

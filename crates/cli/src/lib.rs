@@ -1,5 +1,6 @@
 //! The pieces of the `warehouse` command that tests reuse: files from disk for
-//! scripts, running a script on a fresh cluster, and a line diff for transcripts.
+//! scripts, running a script on a fresh settled cluster, and a line diff for
+//! transcripts.
 
 pub mod lessons;
 pub mod repl;
@@ -7,7 +8,6 @@ pub mod repl;
 use std::path::{Path, PathBuf};
 use warehouse_kubectl::script::{self, Transcript};
 use warehouse_kubectl::{FileSource, Session};
-use warehouse_sim::{Cluster, Topology};
 
 /// Reads `-f` files from disk, relative to a base folder (the script's folder).
 #[derive(Clone, Debug)]
@@ -81,9 +81,11 @@ fn walk(dir: &Path, shown: &str, recursive: bool, out: &mut Vec<String>) {
     }
 }
 
-/// Runs a script on a new cluster with the default topology.
+/// Runs a script on a new cluster with the default topology, settled as a learner
+/// gets it ([`Session::settled`]); a script that starts with `sim boot cold` runs
+/// from simulated second 0 instead.
 pub fn run_script(text: &str, seed: u64, files: &dyn FileSource) -> Transcript {
-    let mut session = Session::new(Cluster::new(seed, Topology::default()));
+    let mut session = Session::settled(seed);
     script::run(&mut session, text, files)
 }
 

@@ -1,9 +1,10 @@
 //! `warehouse`: run simulation scripts from the command line.
 //!
 //! `warehouse run SCRIPT|- [--seed N] [--expect TRANSCRIPT]` runs a script on a
-//! fresh simulated cluster and prints its transcript. With `--expect`, it compares
+//! fresh simulated cluster, settled (up a few minutes, kube-system Running; a script
+//! may start with `sim boot cold` for simulated second 0), and prints its transcript. With `--expect`, it compares
 //! the transcript with a file, prints a diff and exits 1 when they differ.
-//! `warehouse repl [--seed N]` opens an interactive prompt on a fresh cluster.
+//! `warehouse repl [--seed N]` opens an interactive prompt on a fresh settled cluster.
 //! `warehouse lessons check [PATH]` verifies lessons (see `lessons/README.md`).
 
 use anyhow::{Context, Result};
@@ -80,10 +81,7 @@ fn real_main() -> Result<ExitCode> {
             expect,
         } => run(&script, seed, expect.as_deref()),
         Command::Repl { seed } => {
-            let session = warehouse_kubectl::Session::new(warehouse_sim::Cluster::new(
-                seed,
-                warehouse_sim::Topology::default(),
-            ));
+            let session = warehouse_kubectl::Session::settled(seed);
             let base = std::env::current_dir().context("finding the current folder")?;
             warehouse_cli::repl::run(session, &DiskFiles::new(base))?;
             Ok(ExitCode::SUCCESS)

@@ -1,5 +1,6 @@
 //! Golden transcripts: every `tests/**/*.script` in the workspace runs (seed 1,
-//! default topology) and must print exactly its sibling `.transcript`. Each script
+//! default topology, settled as a learner gets it unless the script starts with
+//! `sim boot cold`) and must print exactly its sibling `.transcript`. Each script
 //! runs twice and must print the same both times (determinism).
 //!
 //! `UPDATE_EXPECT=1 cargo test -p warehouse-cli --test golden` rewrites the

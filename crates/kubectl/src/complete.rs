@@ -173,6 +173,7 @@ fn subcommands(command: &str) -> &'static [&'static str] {
 const SIM_COMMANDS: &[&str] = &[
     "addons",
     "advance",
+    "boot",
     "config",
     "etcd",
     "node",
@@ -415,6 +416,11 @@ fn complete_sim(session: &Session, args: &[String], start: usize, word: &str) ->
             word,
             ["apiserver", "controller-manager", "etcd", "scheduler"].map(String::from),
         ),
+        [c] if c == "boot" => finish(
+            start,
+            word,
+            warehouse_sim::Boot::ALL.map(|b| b.name().to_string()),
+        ),
         [c] if c == "proxy-mode" => finish(
             start,
             word,
@@ -559,6 +565,8 @@ mod tests {
             vec!["kube-node-lease", "kube-public", "kube-system"]
         );
         assert_eq!(cands(&s, "sim node kill zone-b"), vec!["zone-b"]);
+        assert_eq!(cands(&s, "sim bo"), vec!["boot"]);
+        assert_eq!(cands(&s, "sim boot "), vec!["cold", "settled"]);
         assert_eq!(cands(&s, "rollout st"), vec!["status"]);
     }
 

@@ -253,6 +253,14 @@ impl Session {
         }
     }
 
+    /// A session on a settled cluster of the default topology: nodes Ready and every
+    /// kube-system pod Running, minutes old ([`warehouse_sim::SETTLE_TIME`]). What
+    /// every entry point hands a learner (`warehouse run`, `warehouse repl`, the web
+    /// app); a script's `sim boot cold` goes back to simulated second 0.
+    pub fn settled(seed: u64) -> Session {
+        Session::new(Cluster::settled(seed, warehouse_sim::Topology::default()))
+    }
+
     /// Runs one kubectl command line, written without the leading `kubectl`
     /// (`get pods -o wide`). `stdin` is what `-f -` reads.
     pub fn run(

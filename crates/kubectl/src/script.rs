@@ -14,7 +14,9 @@
 //! A `sim` line without shell syntax is parsed when the script is read; other lines
 //! are parsed when they run, and a line bash would refuse prints bash's message.
 //! `#` comments and blank lines are skipped. `sim config etcd-members 3`, first in
-//! a script, gives etcd three members.
+//! a script, gives etcd three members; `sim boot cold`, first in a script, starts
+//! from simulated second 0 instead of the settled cluster a learner is handed
+//! (`sim boot settled`, see `warehouse_sim::boot`).
 //!
 //! A line may hold a heredoc (`kubectl apply -f - <<EOF`, `cat <<EOF | kubectl
 //! apply -f -`, any delimiter word, also quoted) whose body, up to the line holding
@@ -86,6 +88,8 @@ pub enum Action {
     ConfigureEtcdMembers(usize),
     /// `sim seed N`: a fresh cluster with this random seed (first in a script).
     Seed(u64),
+    /// `sim boot cold|settled`: a fresh cluster booted this way (first in a script).
+    Boot(warehouse_sim::Boot),
     /// `sim config max-endpoints-per-slice N`: the controller manager's
     /// `--max-endpoints-per-slice`.
     ConfigureMaxEndpointsPerSlice(usize),
@@ -300,7 +304,7 @@ fn split_heredoc(line: &str) -> Option<HeredocMarker> {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim boot cold|settled, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -404,6 +408,16 @@ pub fn parse_sim(rest: &str) -> Action {
                 "error: sim seed needs a number, e.g. sim seed 42 (got \"{n}\")"
             )),
         },
+        ["boot", mode] => match warehouse_sim::Boot::parse(mode) {
+            Some(b) => Action::Boot(b),
+            None => Action::Invalid(format!(
+                "error: sim boot takes cold or settled, e.g. sim boot cold (got \"{mode}\")"
+            )),
+        },
+        ["boot", ..] => Action::Invalid(
+            "error: sim boot takes cold or settled: sim boot cold starts at simulated second 0, sim boot settled (the default) a few minutes after"
+                .into(),
+        ),
         ["config", "max-endpoints-per-slice", n] => match n.parse::<usize>() {
             Ok(n) => Action::ConfigureMaxEndpointsPerSlice(n),
             Err(_) => Action::Invalid(format!(
@@ -547,6 +561,7 @@ pub(crate) fn execute_action(
         Action::WhyNode { target, namespace } => why_node(session, target, namespace.as_deref()),
         Action::ConfigureEtcdMembers(n) => sim_result(session.cluster.configure_etcd_members(*n)),
         Action::Seed(n) => sim_result(session.cluster.reseed(*n)),
+        Action::Boot(b) => sim_result(session.cluster.configure_boot(*b)),
         Action::ConfigureMaxEndpointsPerSlice(n) => {
             match session.cluster.set_max_endpoints_per_slice(*n) {
                 Ok(msg) => {
@@ -908,6 +923,48 @@ sim advance 1m
         assert_eq!(steps[4].action, Action::ConfigureEtcdMembers(3));
         assert!(
             matches!(&steps[5].action, Action::Invalid(m) if m.contains("unknown sim etcd command"))
+        );
+    }
+
+    #[test]
+    fn sim_boot_parses_cold_and_settled_and_explains_anything_else() {
+        let steps = parse("sim boot cold\nsim boot settled\nsim boot warm\nsim boot\n").unwrap();
+        assert_eq!(steps[0].action, Action::Boot(warehouse_sim::Boot::Cold));
+        assert_eq!(steps[1].action, Action::Boot(warehouse_sim::Boot::Settled));
+        assert!(
+            matches!(&steps[2].action, Action::Invalid(m) if m.contains("cold or settled") && m.contains("\"warm\""))
+        );
+        assert!(matches!(&steps[3].action, Action::Invalid(m) if m.contains("cold or settled")));
+        assert!(SIM_USAGE.contains("sim boot cold|settled"));
+    }
+
+    #[test]
+    fn sim_boot_rebuilds_first_in_a_script_and_is_refused_later() {
+        let mut session = Session::settled(1);
+        let t = run(
+            &mut session,
+            "sim seed 3\nsim boot cold\nsim config etcd-members 3\n",
+            &crate::NoFiles,
+        );
+        assert_eq!(t.failures(), 0, "{t}");
+        assert_eq!(session.cluster.now(), warehouse_sim::SimTime(0));
+        assert_eq!(session.cluster.seed(), 3);
+        assert_eq!(session.cluster.boot(), warehouse_sim::Boot::Cold);
+
+        let t = run(
+            &mut session,
+            "sim boot settled\nsim advance 1s\nsim boot cold\n",
+            &crate::NoFiles,
+        );
+        assert_eq!(t.failures(), 1, "{t}");
+        assert!(
+            t.text().contains("error: the boot mode is fixed when the cluster is created: sim boot must come first, before anything else happens"),
+            "{t}"
+        );
+        assert_eq!(session.cluster.boot(), warehouse_sim::Boot::Settled);
+        assert_eq!(
+            session.cluster.now(),
+            warehouse_sim::SimTime(0) + warehouse_sim::SETTLE_TIME + SimDuration::secs(1)
         );
     }
 }

@@ -63,10 +63,11 @@ pub fn topology(meta: &Meta) -> Topology {
 /// A new cluster for the lesson, settled (up for a few minutes) unless it asks for a
 /// cold boot.
 pub fn cluster(meta: &Meta) -> Cluster {
-    let mut cluster = match meta.settings.boot {
-        Boot::Settled => settled(meta.seed, topology(meta)),
-        Boot::Cold => Cluster::new(meta.seed, topology(meta)),
+    let boot = match meta.settings.boot {
+        Boot::Settled => warehouse_sim::Boot::Settled,
+        Boot::Cold => warehouse_sim::Boot::Cold,
     };
+    let mut cluster = Cluster::new(meta.seed, topology(meta).with_boot(boot));
     if let Some(n) = meta.settings.max_endpoints_per_slice {
         // The range was checked when the front matter was read.
         let _ = cluster.set_max_endpoints_per_slice(n);
@@ -122,6 +123,3 @@ pub fn fmt_duration(d: SimDuration) -> String {
     out
 }
 
-fn settled(seed: u64, topology: Topology) -> Cluster {
-    Cluster::new(seed, topology)
-}

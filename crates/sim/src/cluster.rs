@@ -61,12 +61,16 @@ impl NodeSpec {
     }
 }
 
-/// The nodes a cluster starts with, and how many members its etcd has.
+/// The nodes a cluster starts with, how many members its etcd has, and how it boots.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Topology {
     pub nodes: Vec<NodeSpec>,
     /// etcd members, 1 to [`crate::etcd::MAX_ETCD_MEMBERS`] (see `etcd.rs`).
     pub etcd_members: usize,
+    /// Cold (time 0, the default) or settled (run for [`crate::boot::SETTLE_TIME`]
+    /// first); see `boot.rs`. Snapshots from before the field decode as cold.
+    #[serde(default)]
+    pub boot: crate::boot::Boot,
 }
 
 impl Default for Topology {
@@ -80,6 +84,7 @@ impl Default for Topology {
                 NodeSpec::worker("zone-c"),
             ],
             etcd_members: 1,
+            boot: crate::boot::Boot::Cold,
         }
     }
 }
@@ -93,6 +98,7 @@ impl Topology {
         Topology {
             nodes,
             etcd_members: 1,
+            boot: crate::boot::Boot::Cold,
         }
     }
 
@@ -483,7 +489,9 @@ pub const REQUEST_LOG_CAPACITY: usize = 512;
 
 impl Cluster {
     /// A new cluster at time zero: default namespaces, one Node and Lease per
-    /// topology entry, kubelets running, the control plane up.
+    /// topology entry, kubelets running, the control plane up. With
+    /// `topology.boot` settled it then runs for [`crate::boot::SETTLE_TIME`]
+    /// (see [`Cluster::settled`]).
     pub fn new(seed: u64, topology: Topology) -> Cluster {
         let members = topology
             .etcd_members
@@ -546,6 +554,9 @@ impl Cluster {
             SimTime(0) + crate::controllers::node_lifecycle::MONITOR_PERIOD,
             Timer::NodeMonitor,
         );
+        if c.topology.boot == crate::boot::Boot::Settled {
+            c.advance(crate::boot::SETTLE_TIME);
+        }
         c
     }
 

@@ -326,15 +326,15 @@ impl Cluster {
 
     /// `sim config etcd-members N`: etcd's membership is fixed when `kubeadm init`
     /// creates the cluster, so this builds the cluster again, from the same seed, with
-    /// `members` members. Only a cluster nothing has happened to yet may be rebuilt.
+    /// `members` members, in the same boot mode. Only a cluster nothing has happened
+    /// to yet ([`Cluster::is_pristine`]) may be rebuilt.
     pub fn configure_etcd_members(&mut self, members: usize) -> Result<String, SimError> {
         if !(1..=MAX_ETCD_MEMBERS).contains(&members) {
             return Err(SimError(format!(
                 "etcd-members must be between 1 and {MAX_ETCD_MEMBERS} (an odd number: 1, 3 or 5 members tolerate 0, 1 or 2 failures)"
             )));
         }
-        let fresh = Cluster::new(self.seed, self.topology.clone());
-        if self.snapshot() != fresh.snapshot() {
+        if !self.is_pristine() {
             return Err(SimError(
                 "etcd's members are fixed when the cluster is created: sim config etcd-members must come before anything else happens"
                     .into(),
@@ -357,10 +357,9 @@ impl Cluster {
     }
 
     /// `sim seed N`: the same cluster with another random seed (names, IPs, tie-breaks),
-    /// before anything else happens.
+    /// in the same boot mode, before anything else happens.
     pub fn reseed(&mut self, seed: u64) -> Result<String, SimError> {
-        let fresh = Cluster::new(self.seed, self.topology.clone());
-        if self.snapshot() != fresh.snapshot() {
+        if !self.is_pristine() {
             return Err(SimError(
                 "the seed is fixed when the cluster is created: sim seed must come before anything else happens"
                     .into(),

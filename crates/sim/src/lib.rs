@@ -8,6 +8,7 @@
 pub mod admission;
 pub mod apiserver;
 pub mod auth;
+pub mod boot;
 pub mod cloud;
 pub mod cluster;
 pub mod control_plane;
@@ -50,6 +51,7 @@ pub mod watch;
 
 pub use apiserver::{DeleteOptions, Propagation};
 pub use auth::{Attributes, Caller};
+pub use boot::{Boot, SETTLE_TIME};
 pub use cluster::{Cluster, Fault, NodeSpec, Topology, Work};
 pub use control_plane::{ConnectionRefused, ControlPlaneComponent};
 pub use error::{ApiError, SimError, StatusReason};

@@ -119,11 +119,42 @@ fn a_restored_cluster_continues_exactly_as_the_original() {
 #[test]
 fn snapshot_restore_snapshot_gives_the_same_bytes() {
     let three = Cluster::new(2, Topology::default().with_etcd_members(3));
-    for c in [Cluster::new(1, Topology::default()), busy_cluster(), three] {
+    let settled = Cluster::settled(3, Topology::default().with_etcd_members(3));
+    for c in [
+        Cluster::new(1, Topology::default()),
+        busy_cluster(),
+        three,
+        settled,
+    ] {
         let first = c.snapshot();
         let second = Cluster::restore(&first).unwrap().snapshot();
         assert!(first == second, "a round trip changed the snapshot");
     }
+}
+
+#[test]
+fn a_restored_settled_cluster_keeps_its_boot_mode_and_is_still_pristine() {
+    let c = Cluster::settled(1, Topology::default());
+    let mut restored = Cluster::restore(&c.snapshot()).unwrap();
+    assert_eq!(restored.boot(), warehouse_sim::Boot::Settled);
+    assert!(restored.is_pristine());
+    // So `sim seed` still works on it, and rebuilds it settled.
+    restored.reseed(4).unwrap();
+    assert_eq!(restored.boot(), warehouse_sim::Boot::Settled);
+    assert_eq!(restored.now(), c.now());
+}
+
+#[test]
+fn a_snapshot_from_before_boot_modes_restores_as_cold() {
+    let c = Cluster::new(1, Topology::default());
+    let bytes = c.snapshot();
+    let text = std::str::from_utf8(&bytes).unwrap();
+    let (_, body) = text.split_once('\n').unwrap();
+    let old = body.replacen(",\"boot\":\"cold\"", "", 1);
+    assert_ne!(old, body, "the topology writes its boot mode");
+    let restored = Cluster::restore(&resealed(&old)).unwrap();
+    assert_eq!(restored.boot(), warehouse_sim::Boot::Cold);
+    assert!(restored.snapshot() == bytes);
 }
 
 #[test]

@@ -122,4 +122,3 @@ pub fn fmt_duration(d: SimDuration) -> String {
     }
     out
 }
-

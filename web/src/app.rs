@@ -1,17 +1,17 @@
 //! The root component: owns the state, runs the animation clock, installs the test
 //! hook, and lays out the floor, the zone list, the editor and the terminal.
 
+use crate::author::AuthorBox;
 use crate::canvas::WarehouseCanvas;
+use crate::catalogue_view::CatalogueView;
 use crate::control_plane::ComponentList;
 use crate::decision::DecisionPanel;
 use crate::editor::Editor;
-use crate::author::AuthorBox;
-use crate::catalogue_view::CatalogueView;
 use crate::fetch;
 use crate::i18n::{Key, Names, Tr, L};
+use crate::legend::Legend;
 use crate::lesson_panel::LessonPanel;
 use crate::progress;
-use crate::legend::Legend;
 use crate::requests::RequestLog;
 use crate::state::{Action, AppState, Panel};
 use crate::terminal::TerminalBox;

@@ -23,7 +23,9 @@ pub fn CatalogueView(props: &CatalogueProps) -> Html {
     let russian = tr.lang == Lang::Ru;
     let open = |folder: String| {
         let dispatch = props.dispatch.clone();
-        Callback::from(move |_: MouseEvent| crate::fetch::open_folder(folder.clone(), dispatch.clone()))
+        Callback::from(move |_: MouseEvent| {
+            crate::fetch::open_folder(folder.clone(), dispatch.clone())
+        })
     };
     let sandbox = {
         let dispatch = props.dispatch.clone();

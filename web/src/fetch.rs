@@ -5,9 +5,9 @@
 use crate::lessons::{CatalogueTexts, LessonTexts, Origin};
 use crate::state::{Action, AppState};
 use std::collections::BTreeMap;
+use warehouse_lessons::{catalogue::valid_folder, parse_lesson};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
-use warehouse_lessons::{catalogue::valid_folder, parse_lesson};
 use web_sys::{File, FileList, RequestCache, RequestInit, Response};
 use yew::UseReducerDispatcher;
 
@@ -53,18 +53,22 @@ pub fn load_catalogue(dispatch: UseReducerDispatcher<AppState>) {
                 return;
             }
         };
-        let folders: Vec<String> = match warehouse_lessons::parse_catalogue("lessons/index.yaml", &index) {
-            Ok(c) => c.folders().map(String::from).collect(),
-            // The reducer parses it again and shows the error.
-            Err(_) => Vec::new(),
-        };
+        let folders: Vec<String> =
+            match warehouse_lessons::parse_catalogue("lessons/index.yaml", &index) {
+                Ok(c) => c.folders().map(String::from).collect(),
+                // The reducer parses it again and shows the error.
+                Err(_) => Vec::new(),
+            };
         let mut lessons = Vec::new();
         for folder in folders {
             let en = text(&format!("lessons/{folder}/en.md")).await;
             let ru = text(&format!("lessons/{folder}/ru.md")).await;
             lessons.push((folder, en, ru));
         }
-        dispatch.dispatch(Action::CatalogueLoaded(Ok(CatalogueTexts { index, lessons })));
+        dispatch.dispatch(Action::CatalogueLoaded(Ok(CatalogueTexts {
+            index,
+            lessons,
+        })));
     });
 }
 
@@ -85,7 +89,9 @@ async fn fetch_folder(base: &str, with_ru: bool) -> Result<LessonTexts, String> 
     if let Ok(lesson) = parse_lesson(&en_url, &en) {
         for name in &lesson.meta.files {
             if name.contains("..") || name.starts_with('/') || name.contains(':') {
-                return Err(format!("{en_url}: file {name:?} must be a name in the lesson folder"));
+                return Err(format!(
+                    "{en_url}: file {name:?} must be a name in the lesson folder"
+                ));
             }
             files.insert(name.clone(), text(&format!("{base}{name}")).await?);
         }
@@ -100,7 +106,9 @@ async fn fetch_folder(base: &str, with_ru: bool) -> Result<LessonTexts, String> 
 /// Opens a catalogue lesson.
 pub fn open_folder(folder: String, dispatch: UseReducerDispatcher<AppState>) {
     if !valid_folder(&folder) {
-        dispatch.dispatch(Action::LessonFailed(format!("{folder}: not a lesson folder")));
+        dispatch.dispatch(Action::LessonFailed(format!(
+            "{folder}: not a lesson folder"
+        )));
         return;
     }
     dispatch.dispatch(Action::LessonLoading(folder.clone()));
@@ -149,7 +157,11 @@ pub fn open_files(list: FileList, dispatch: UseReducerDispatcher<AppState>) {
         return;
     }
     dispatch.dispatch(Action::LessonLoading(
-        files.iter().map(|f| f.name()).collect::<Vec<_>>().join(", "),
+        files
+            .iter()
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", "),
     ));
     spawn_local(async move {
         let mut texts = LessonTexts::default();

@@ -455,7 +455,6 @@ pub fn edit_opened(lang: Lang) -> String {
     }
 }
 
-
 /// Labels of the lessons: the catalogue and the lesson panel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum L {

@@ -208,7 +208,13 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     }
 }
 
-fn quiz(i: usize, q: &Quiz, open: &OpenLesson, tr: Tr, dispatch: &UseReducerDispatcher<AppState>) -> Html {
+fn quiz(
+    i: usize,
+    q: &Quiz,
+    open: &OpenLesson,
+    tr: Tr,
+    dispatch: &UseReducerDispatcher<AppState>,
+) -> Html {
     let state = open.quizzes.get(&i).cloned().unwrap_or_default();
     let multiple = q.answers.len() > 1;
     let right = state.checked && state.chosen.iter().copied().eq(q.answers.iter().copied());
@@ -246,12 +252,20 @@ fn quiz(i: usize, q: &Quiz, open: &OpenLesson, tr: Tr, dispatch: &UseReducerDisp
     }
 }
 
-fn predict(i: usize, p: &Predict, open: &OpenLesson, tr: Tr, dispatch: &UseReducerDispatcher<AppState>) -> Html {
+fn predict(
+    i: usize,
+    p: &Predict,
+    open: &OpenLesson,
+    tr: Tr,
+    dispatch: &UseReducerDispatcher<AppState>,
+) -> Html {
     let state = open.predicts.get(&i).cloned().unwrap_or_default();
     let committed = state.outcome.is_some();
     let choose = |option: usize| {
         let dispatch = dispatch.clone();
-        Callback::from(move |_: Event| dispatch.dispatch(Action::PredictChoose { block: i, option }))
+        Callback::from(move |_: Event| {
+            dispatch.dispatch(Action::PredictChoose { block: i, option })
+        })
     };
     let commit = {
         let dispatch = dispatch.clone();

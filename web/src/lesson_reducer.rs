@@ -6,9 +6,7 @@
 use crate::i18n::{self, Lang};
 use crate::kubectl::script::{self, Action as ScriptAction};
 use crate::kubectl::{CommandOutput, FileSource, NoFiles};
-use crate::lessons::{
-    build_catalogue, parse_texts, LessonProgress, OpenLesson, Origin, CHECK_EVERY_MS,
-};
+use crate::lessons::{build_catalogue, parse_texts, OpenLesson, Origin, CHECK_EVERY_MS};
 use crate::state::{Action, AppState, Panel};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -103,10 +101,7 @@ impl AppState {
 
     fn save_step(&mut self, id: &str, step: usize, done: Option<usize>) {
         let progress = Rc::make_mut(&mut self.progress);
-        let entry = progress
-            .lessons
-            .entry(id.to_string())
-            .or_insert_with(LessonProgress::default);
+        let entry = progress.lessons.entry(id.to_string()).or_default();
         entry.step = step;
         if let Some(d) = done {
             entry.done.insert(d);
@@ -144,7 +139,12 @@ impl AppState {
             .files
             .iter()
             .filter(|f| !texts.files.contains_key(*f))
-            .map(|f| format!("{}: the front matter lists {f}, which was not given", first.file))
+            .map(|f| {
+                format!(
+                    "{}: the front matter lists {f}, which was not given",
+                    first.file
+                )
+            })
             .collect();
         if !missing.is_empty() {
             self.panel = Panel::Errors(Rc::new(missing));
@@ -337,7 +337,11 @@ impl AppState {
                 let Some(chosen) = open.predicts.get(&block).and_then(|p| p.chosen) else {
                     return;
                 };
-                if open.predicts.get(&block).is_some_and(|p| p.outcome.is_some()) {
+                if open
+                    .predicts
+                    .get(&block)
+                    .is_some_and(|p| p.outcome.is_some())
+                {
                     return;
                 }
                 self.lesson_advance(predict.advance);
@@ -353,7 +357,10 @@ impl AppState {
                 let Some((open, _)) = self.shown() else {
                     return;
                 };
-                let result = open.runner.borrow_mut().reset(&mut self.session.borrow_mut());
+                let result = open
+                    .runner
+                    .borrow_mut()
+                    .reset(&mut self.session.borrow_mut());
                 let text = match result {
                     Ok(()) => i18n::step_reset(self.lang).to_string(),
                     Err(e) => e,
@@ -439,20 +446,30 @@ mod tests {
         let s = Rc::new(AppState::default());
         let s = s.reduce(Action::LessonFetched(Origin::Local, lesson_one()));
         assert_eq!(s.panel, Panel::Lesson);
-        let check = |s: &AppState| s.lesson.as_ref().unwrap().check.as_ref().map(|c| c.passed());
+        let check = |s: &AppState| {
+            s.lesson
+                .as_ref()
+                .unwrap()
+                .check
+                .as_ref()
+                .map(|c| c.passed())
+        };
         assert_eq!(check(&s), Some(false));
         let s = s.reduce(Action::RunBlock("kubectl apply -f packer.yaml".into()));
         let s = s.reduce(Action::Advance(30_000));
         assert_eq!(check(&s), Some(true));
         assert!(s.progress.lessons["desired-state"].done.contains(&0));
         let s = s.reduce(Action::GotoStep(1));
-        let s = s.reduce(Action::RunKubectl("kubectl delete deployment packer".into()));
+        let s = s.reduce(Action::RunKubectl(
+            "kubectl delete deployment packer".into(),
+        ));
         let s = s.reduce(Action::Advance(30_000));
         let s = s.reduce(Action::ResetStep);
-        let out = s
-            .session
-            .borrow_mut()
-            .run("get deployment packer --no-headers", None, &crate::kubectl::NoFiles);
+        let out = s.session.borrow_mut().run(
+            "get deployment packer --no-headers",
+            None,
+            &crate::kubectl::NoFiles,
+        );
         assert!(out.stdout.contains("5/5"), "{out:?}");
         let s = s.reduce(Action::RunSolution);
         assert_eq!(check(&s), Some(true));

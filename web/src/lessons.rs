@@ -8,7 +8,9 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use warehouse_kubectl::MemoryFiles;
-use warehouse_lessons::{parse_catalogue, parse_lesson, Catalogue, CheckResult, Lesson, Level, Runner};
+use warehouse_lessons::{
+    parse_catalogue, parse_lesson, Catalogue, CheckResult, Lesson, Level, Runner,
+};
 
 /// The localStorage key of the progress (the version is part of the name and of the
 /// JSON).
@@ -81,8 +83,12 @@ pub enum CatalogueState {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CatalogueTexts {
     pub index: String,
-    pub lessons: Vec<(String, Result<String, String>, Result<String, String>)>,
+    pub lessons: Vec<FetchedLesson>,
 }
+
+/// A folder, and its `en.md` and `ru.md` (or why each could not be fetched).
+pub type FetchedLesson = (String, Fetched, Fetched);
+pub type Fetched = Result<String, String>;
 
 /// Builds the catalogue from what was fetched.
 pub fn build_catalogue(texts: &CatalogueTexts) -> CatalogueState {
@@ -96,15 +102,13 @@ pub fn build_catalogue(texts: &CatalogueTexts) -> CatalogueState {
         .map(|(folder, en, ru)| {
             let mut errors = Vec::new();
             let mut parse = |lang: &str, text: &Result<String, String>| match text {
-                Ok(text) => {
-                    match parse_lesson(&format!("lessons/{folder}/{lang}.md"), text) {
-                        Ok(l) => Some(Summary::of(&l)),
-                        Err(es) => {
-                            errors.extend(es.iter().map(ToString::to_string));
-                            None
-                        }
+                Ok(text) => match parse_lesson(&format!("lessons/{folder}/{lang}.md"), text) {
+                    Ok(l) => Some(Summary::of(&l)),
+                    Err(es) => {
+                        errors.extend(es.iter().map(ToString::to_string));
+                        None
                     }
-                }
+                },
                 Err(e) => {
                     errors.push(e.clone());
                     None
@@ -301,7 +305,10 @@ pub fn decode_progress(text: Option<&str>) -> Loaded {
     };
     match serde_json::from_str::<Progress>(text) {
         Ok(p) if p.version == PROGRESS_VERSION => Loaded::Saved(p),
-        Ok(p) => Loaded::Reset(format!("version {} (expected {PROGRESS_VERSION})", p.version)),
+        Ok(p) => Loaded::Reset(format!(
+            "version {} (expected {PROGRESS_VERSION})",
+            p.version
+        )),
         Err(e) => Loaded::Reset(e.to_string()),
     }
 }

@@ -4,9 +4,11 @@
 //! [`ClusterView`] once per action so components draw from a plain snapshot.
 
 use crate::i18n::{Lang, Names, Tr};
-use crate::lessons::{CatalogueState, CatalogueTexts, LessonTexts, Loaded, OpenLesson, Origin, Progress};
-use crate::test_hook::HookInfo;
 use crate::kubectl::Session;
+use crate::lessons::{
+    CatalogueState, CatalogueTexts, LessonTexts, Loaded, OpenLesson, Origin, Progress,
+};
+use crate::test_hook::HookInfo;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;

@@ -16,8 +16,8 @@
 use crate::kubectl::Session;
 use crate::lessons::CatalogueState;
 use crate::state::{AppState, Panel};
-use serde::Serialize;
 use js_sys::{Function, Object, Reflect, JSON};
+use serde::Serialize;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;

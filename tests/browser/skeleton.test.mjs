@@ -98,7 +98,9 @@ test('skeleton: deploy, lose a zone, recover', { timeout: 180_000 }, async () =>
       const rows = document.querySelector('#kubectl-output').textContent.split('\n');
       for (const row of rows) {
         const m = row.match(/^(web-[a-z0-9]+-[a-z0-9]{5})\s+1\/1\s+Running\s+\d+\s+(\S+)/);
-        if (m && !m[2].endsWith('s')) return m[1];
+        // Minutes old (`9m30s`, `10m`), not seconds (`40s`): kubectl shows
+        // seconds too below ten minutes.
+        if (m && !/^\d+s$/.test(m[2])) return m[1];
       }
       return null;
     });

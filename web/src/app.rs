@@ -1,14 +1,19 @@
 //! The root component: owns the state, runs the animation clock, installs the test
 //! hook, and lays out the floor, the zone list, the editor and the terminal.
 
+use crate::author::AuthorBox;
 use crate::canvas::WarehouseCanvas;
+use crate::catalogue_view::CatalogueView;
 use crate::control_plane::ComponentList;
 use crate::decision::DecisionPanel;
 use crate::editor::Editor;
-use crate::i18n::{Key, Names, Tr};
+use crate::fetch;
+use crate::i18n::{Key, Names, Tr, L};
 use crate::legend::Legend;
+use crate::lesson_panel::LessonPanel;
+use crate::progress;
 use crate::requests::RequestLog;
-use crate::state::{Action, AppState};
+use crate::state::{Action, AppState, Panel};
 use crate::terminal::TerminalBox;
 use crate::test_hook;
 use crate::toolbar::Toolbar;
@@ -22,18 +27,33 @@ pub const FRAME_MS: u32 = 33;
 
 #[function_component]
 pub fn App() -> Html {
-    let state = use_reducer(AppState::default);
+    // Saved progress is read before the first render, so saving it back (below)
+    // never overwrites it with an empty one.
+    let state = use_reducer(|| {
+        let mut s = AppState::default();
+        s.reduce_lesson(Action::ProgressLoaded(progress::load()));
+        s.after_action();
+        s
+    });
     let dispatch = state.dispatcher();
 
-    // The read-only hook for browser tests, once.
+    // The read-only hook for browser tests, the catalogue and `?lesson=URL`, once.
     {
         let session = state.session.clone();
+        let info = state.hook.clone();
+        let dispatch = dispatch.clone();
         use_effect_with((), move |_| {
-            if let Err(e) = test_hook::install(session) {
+            if let Err(e) = test_hook::install(session, info) {
                 web_sys::console::warn_2(&"window.__warehouse:".into(), &e);
+            }
+            fetch::load_catalogue(dispatch.clone());
+            if let Some(url) = fetch::lesson_param() {
+                fetch::open_url(url, dispatch);
             }
         });
     }
+
+    use_effect_with(state.progress.clone(), |p| progress::save(p));
 
     // While playing, tell the reducer how much real time passed, every frame.
     {
@@ -63,11 +83,64 @@ pub fn App() -> Html {
     });
 
     let tr = state.tr();
+    let on_dragover = Callback::from(|e: DragEvent| e.prevent_default());
+    let on_drop = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            if let Some(files) = e.data_transfer().and_then(|d| d.files()) {
+                fetch::open_files(files, dispatch.clone());
+            }
+        })
+    };
+    let panel = match &state.panel {
+        Panel::Sandbox => None,
+        Panel::Catalogue => Some(html! {
+            <CatalogueView catalogue={state.catalogue.clone()} progress={state.progress.clone()}
+                           {tr} dispatch={dispatch.clone()} />
+        }),
+        Panel::Lesson => state.lesson.clone().map(|open| html! {
+            <LessonPanel {open} progress={state.progress.clone()} {tr} dispatch={dispatch.clone()} />
+        }),
+        Panel::Loading(what) => Some(html! {
+            <section class="lesson panel"><p class="muted">{ format!("{}: {what}…", tr.l(L::Loading)) }</p></section>
+        }),
+        Panel::Errors(errors) => Some(html! {
+            <section id="lesson-errors" class="lesson panel" role="alert">
+                <div class="lesson-top">
+                    <button type="button" class="link" onclick={
+                        let d = dispatch.clone();
+                        Callback::from(move |_: MouseEvent| d.dispatch(Action::ShowCatalogue))
+                    }>{ tr.l(L::BackToCatalogue) }</button>
+                </div>
+                <h2>{ tr.l(L::LessonErrors) }</h2>
+                <ul class="lesson-errors">
+                    { for errors.iter().map(|e| html! { <li><pre>{ e }</pre></li> }) }
+                </ul>
+                <AuthorBox {tr} dispatch={dispatch.clone()} />
+            </section>
+        }),
+    };
+    let progress_notice = state.progress_notice.clone().map(|why| {
+        let d = dispatch.clone();
+        html! {
+            <div id="progress-notice" class="notice-bar" role="status">
+                { format!("{} ({why}).", tr.l(L::ProgressReset)) }
+                <button type="button" onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::DismissProgressNotice))}>
+                    { tr.l(L::Dismiss) }
+                </button>
+            </div>
+        }
+    });
     html! {
         <div class="app">
             <Toolbar time_ms={state.view.time_ms} playing={state.playing} speed={state.speed}
                      {tr} dispatch={dispatch.clone()} />
-            <main class="layout">
+            { for progress_notice }
+            <main class={classes!("layout", panel.is_some().then_some("with-lessons"))}>
+                if let Some(panel) = panel {
+                    <aside class="lessons-side" ondragover={on_dragover} ondrop={on_drop}>{ panel }</aside>
+                }
                 <div class="floor">
                     <div class="canvas-wrap">
                         <WarehouseCanvas view={state.view.clone()} {tr} />

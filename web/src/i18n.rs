@@ -455,6 +455,195 @@ pub fn edit_opened(lang: Lang) -> String {
     }
 }
 
+/// Labels of the lessons: the catalogue and the lesson panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum L {
+    LessonsButton,
+    CatalogueHeading,
+    CatalogueIntro,
+    CatalogueLoading,
+    CatalogueFailed,
+    StartHere,
+    Open,
+    Continue,
+    Sandbox,
+    SandboxHint,
+    BackToCatalogue,
+    Minutes,
+    Run,
+    Copy,
+    OpenInEditor,
+    CheckHeading,
+    CheckPassed,
+    CheckWaiting,
+    Expected,
+    Actual,
+    Nothing,
+    Hint,
+    NextHint,
+    ShowSolution,
+    HideSolution,
+    RunSolution,
+    QuizCheck,
+    Correct,
+    Wrong,
+    PredictCommit,
+    PredictRight,
+    PredictWrong,
+    Previous,
+    Next,
+    Finish,
+    Reset,
+    ResetTitle,
+    StepDone,
+    AuthorHeading,
+    AuthorPick,
+    AuthorDrop,
+    LessonErrors,
+    Loading,
+    ProgressReset,
+    Dismiss,
+    ClusterNote,
+    LessonDone,
+}
+
+impl Tr {
+    /// A lesson label; the warehouse words are used in both vocabularies.
+    pub fn l(self, key: L) -> &'static str {
+        match key {
+            L::LessonsButton => self.both("Lessons", "Уроки"),
+            L::CatalogueHeading => self.both("Lessons", "Уроки"),
+            L::CatalogueIntro => self.both(
+                "Short hands-on lessons on this warehouse. Each step checks your work as you go.",
+                "Короткие практические уроки на этом складе. Каждый шаг сам проверяет вашу работу.",
+            ),
+            L::CatalogueLoading => self.both("Loading the lessons…", "Загружаем уроки…"),
+            L::CatalogueFailed => self.both("The lessons could not be loaded:", "Не удалось загрузить уроки:"),
+            L::StartHere => self.both("Start here", "Начать отсюда"),
+            L::Open => self.both("Open", "Открыть"),
+            L::Continue => self.both("Continue", "Продолжить"),
+            L::Sandbox => self.both("Just the sandbox", "Просто песочница"),
+            L::SandboxHint => self.both(
+                "No lesson: the warehouse is yours to try anything.",
+                "Без урока: склад в вашем распоряжении, пробуйте что угодно.",
+            ),
+            L::BackToCatalogue => self.both("← All lessons", "← Все уроки"),
+            L::Minutes => self.both("min", "мин"),
+            L::Run => self.both("▶ Run", "▶ Выполнить"),
+            L::Copy => self.both("Copy", "Копировать"),
+            L::OpenInEditor => self.both("Open in editor", "Открыть в редакторе"),
+            L::CheckHeading => self.both("Check", "Проверка"),
+            L::CheckPassed => self.both("Done: every condition holds.", "Готово: все условия выполнены."),
+            L::CheckWaiting => self.both(
+                "Not yet — the check runs again whenever the warehouse changes.",
+                "Пока нет — проверка повторяется при каждом изменении на складе.",
+            ),
+            L::Expected => self.both("expected", "ожидается"),
+            L::Actual => self.both("the warehouse shows", "склад показывает"),
+            L::Nothing => self.both("(nothing)", "(ничего)"),
+            L::Hint => self.both("Hint", "Подсказка"),
+            L::NextHint => self.both("Show a hint", "Показать подсказку"),
+            L::ShowSolution => self.both("Show solution", "Показать решение"),
+            L::HideSolution => self.both("Hide solution", "Скрыть решение"),
+            L::RunSolution => self.both("Run solution", "Выполнить решение"),
+            L::QuizCheck => self.both("Check answer", "Проверить ответ"),
+            L::Correct => self.both("Right.", "Верно."),
+            L::Wrong => self.both("Not quite.", "Не совсем."),
+            L::PredictCommit => self.both("Commit and let time run", "Зафиксировать и запустить время"),
+            L::PredictRight => self.both("Your prediction was right.", "Ваш прогноз оказался верным."),
+            L::PredictWrong => self.both("Your prediction was not what happened.", "Вышло не так, как вы предсказали."),
+            L::Previous => self.both("← Previous", "← Назад"),
+            L::Next => self.both("Next →", "Дальше →"),
+            L::Finish => self.both("Finish ✓", "Завершить ✓"),
+            L::Reset => self.both("Reset this step", "Сбросить шаг"),
+            L::ResetTitle => self.both(
+                "Put the warehouse back as it was when this step opened",
+                "Вернуть склад в состояние на момент открытия шага",
+            ),
+            L::StepDone => self.both("✓ done", "✓ выполнен"),
+            L::AuthorHeading => self.both("Author mode", "Режим автора"),
+            L::AuthorPick => self.both(
+                "Open a lesson from files (en.md, ru.md and its manifests):",
+                "Открыть урок из файлов (en.md, ru.md и его манифесты):",
+            ),
+            L::AuthorDrop => self.both(
+                "…or drop the files onto this panel.",
+                "…или перетащите файлы на эту панель.",
+            ),
+            L::LessonErrors => self.both("This lesson cannot be opened:", "Этот урок не открывается:"),
+            L::Loading => self.both("Loading", "Загружаем"),
+            L::ProgressReset => self.both(
+                "Saved progress could not be read and was reset",
+                "Сохранённый прогресс не удалось прочитать, он сброшен",
+            ),
+            L::Dismiss => self.both("OK", "Понятно"),
+            L::ClusterNote => self.both(
+                "Progress is saved in this browser; the warehouse itself is not. Reopening a lesson replays the earlier steps' solutions.",
+                "Прогресс хранится в этом браузере, а сам склад — нет. При повторном открытии урока решения прошлых шагов выполняются заново.",
+            ),
+            L::LessonDone => self.both("Lesson complete!", "Урок пройден!"),
+        }
+    }
+
+    pub fn level(self, level: warehouse_lessons::Level) -> &'static str {
+        use warehouse_lessons::Level;
+        match level {
+            Level::Beginner => self.both("beginner", "начальный"),
+            Level::Intermediate => self.both("intermediate", "средний"),
+            Level::Advanced => self.both("advanced", "продвинутый"),
+        }
+    }
+
+    /// `Step 2 of 3`.
+    pub fn step_of(self, i: usize, n: usize) -> String {
+        match self.lang {
+            Lang::En => format!("Step {i} of {n}"),
+            Lang::Ru => format!("Шаг {i} из {n}"),
+        }
+    }
+
+    /// `2/3 steps`.
+    pub fn steps_done(self, done: usize, n: usize) -> String {
+        match self.lang {
+            Lang::En => format!("{done}/{n} steps"),
+            Lang::Ru => format!("{done}/{n} {}", ru_plural(n, "шаг", "шага", "шагов")),
+        }
+    }
+}
+
+/// The terminal's mark for a line a lesson ran by itself.
+pub fn incident_label(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "⚡ incident",
+        Lang::Ru => "⚡ происшествие",
+    }
+}
+
+pub fn lesson_started(lang: Lang, title: &str) -> String {
+    match lang {
+        Lang::En => format!("lesson “{title}”: a new warehouse for it"),
+        Lang::Ru => format!("урок «{title}»: для него новый склад"),
+    }
+}
+
+pub fn replayed(lang: Lang, steps: usize) -> String {
+    match lang {
+        Lang::En => format!(
+            "Welcome back. The warehouse is not saved, so the solutions of the first {steps} step(s) were replayed to bring it here."
+        ),
+        Lang::Ru => format!(
+            "С возвращением. Склад не сохраняется, поэтому решения первых шагов ({steps}) выполнены заново, чтобы вернуть его в нужное состояние."
+        ),
+    }
+}
+
+pub fn step_reset(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "step reset: the warehouse is as it was when the step opened",
+        Lang::Ru => "шаг сброшен: склад такой же, как при открытии шага",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

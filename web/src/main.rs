@@ -2,12 +2,20 @@
 //! kubectl and draws the cluster as a warehouse.
 
 mod app;
+mod author;
 mod canvas;
+mod catalogue_view;
 mod control_plane;
 mod decision;
 mod editor;
+mod fetch;
 mod i18n;
 mod legend;
+mod lesson_panel;
+mod lesson_reducer;
+mod lessons;
+mod progress;
+mod prose;
 mod requests;
 mod state;
 mod terminal;

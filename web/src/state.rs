@@ -4,7 +4,11 @@
 //! [`ClusterView`] once per action so components draw from a plain snapshot.
 
 use crate::i18n::{Lang, Names, Tr};
-use crate::kubectl::{NoFiles, Session};
+use crate::kubectl::Session;
+use crate::lessons::{
+    CatalogueState, CatalogueTexts, LessonTexts, Loaded, OpenLesson, Origin, Progress,
+};
+use crate::test_hook::HookInfo;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -83,6 +87,50 @@ pub enum Action {
     DismissNotice,
     /// Ask "why this zone?" about a robot (`namespace/name`), or stop asking.
     SelectPod(Option<String>),
+    /// What localStorage held at start.
+    ProgressLoaded(Loaded),
+    DismissProgressNotice,
+    /// `lessons/index.yaml` and its lessons' texts, or why the index was not fetched.
+    CatalogueLoaded(Result<CatalogueTexts, String>),
+    ShowCatalogue,
+    /// Close the lesson panel and keep the cluster as a sandbox.
+    UseSandbox,
+    /// A lesson is being fetched (its name, for the panel).
+    LessonLoading(String),
+    LessonFetched(Origin, LessonTexts),
+    LessonFailed(String),
+    GotoStep(usize),
+    /// Run a step's ```kubectl block (or any script text) line by line in the terminal.
+    RunBlock(String),
+    OpenInEditor(String),
+    RevealHint,
+    ToggleSolution,
+    RunSolution,
+    QuizChoose {
+        block: usize,
+        option: usize,
+    },
+    QuizCheck(usize),
+    PredictChoose {
+        block: usize,
+        option: usize,
+    },
+    PredictCommit(usize),
+    /// Put the cluster back as it was when the step opened.
+    ResetStep,
+}
+
+/// What the panel beside the floor shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Panel {
+    #[default]
+    Catalogue,
+    Lesson,
+    /// No panel: the plain sandbox.
+    Sandbox,
+    Loading(String),
+    /// A lesson that could not be opened: `file:line:column: message` each.
+    Errors(Rc<Vec<String>>),
 }
 
 /// What the last Apply printed.
@@ -149,6 +197,14 @@ pub struct AppState {
     /// latest decision for it.
     pub selected_pod: Option<String>,
     pub decision: Option<Rc<warehouse_sim::scheduler::Decision>>,
+    pub panel: Panel,
+    pub catalogue: CatalogueState,
+    pub lesson: Option<Rc<OpenLesson>>,
+    pub progress: Rc<Progress>,
+    /// Shown once when saved progress could not be read and was reset.
+    pub progress_notice: Option<String>,
+    /// What `window.__warehouse` reports about lessons, refreshed after each action.
+    pub hook: Rc<RefCell<HookInfo>>,
 }
 
 impl Default for AppState {
@@ -176,6 +232,12 @@ impl AppState {
             notice: None,
             selected_pod: None,
             decision: None,
+            panel: Panel::default(),
+            catalogue: CatalogueState::default(),
+            lesson: None,
+            progress: Rc::new(Progress::default()),
+            progress_notice: None,
+            hook: Rc::new(RefCell::new(HookInfo::default())),
         }
     }
 
@@ -183,7 +245,7 @@ impl AppState {
         Tr::new(self.lang, self.names)
     }
 
-    fn refresh_view(&mut self) {
+    pub(crate) fn refresh_view(&mut self) {
         let session = self.session.borrow();
         self.view = Rc::new(session.cluster.view());
         let decision = self.selected_pod.as_deref().and_then(|p| {
@@ -196,15 +258,29 @@ impl AppState {
         }
     }
 
-    fn advance(&mut self, ms: u64) {
+    pub(crate) fn advance(&mut self, ms: u64) {
         if ms == 0 {
             return;
         }
-        self.session
-            .borrow_mut()
-            .cluster
-            .advance(SimDuration::millis(ms));
+        if self.lesson.is_some() {
+            // A lesson's incidents fire at their times on the way.
+            self.lesson_advance(SimDuration::millis(ms));
+        } else {
+            self.session
+                .borrow_mut()
+                .cluster
+                .advance(SimDuration::millis(ms));
+        }
         self.refresh_view();
+    }
+
+    /// Records a line and its output in the terminal.
+    pub(crate) fn print(&mut self, prompt: String, out: &crate::kubectl::CommandOutput) {
+        Rc::make_mut(&mut self.terminal).push(Entry {
+            prompt,
+            stdout: truncate(out.stdout.clone()),
+            stderr: truncate(out.stderr.clone()),
+        });
     }
 
     fn fault(&mut self, fault: Fault, script_line: String) {
@@ -239,7 +315,8 @@ impl AppState {
     /// Runs one kubectl command line (without the leading `kubectl`) and records it in
     /// the terminal. Returns the command's output.
     fn kubectl(&mut self, line: &str, stdin: Option<&str>) -> Outcome {
-        let out = self.session.borrow_mut().run(line, stdin, &NoFiles);
+        let files = self.lesson_files();
+        let out = self.session.borrow_mut().run(line, stdin, &*files);
         let error = out.code != 0;
         let entry = Entry {
             prompt: format!("$ kubectl {line}"),
@@ -298,7 +375,8 @@ impl AppState {
     /// between lines.
     fn shell(&mut self, input: &str) {
         let line = crate::kubectl::shell::terminal_line(input);
-        let out = self.session.borrow_mut().run_shell(&line, None, &NoFiles);
+        let files = self.lesson_files();
+        let out = self.session.borrow_mut().run_shell(&line, None, &*files);
         let entry = Entry {
             prompt: format!("$ {line}"),
             stdout: truncate(out.stdout),
@@ -382,12 +460,14 @@ impl Reducible for AppState {
                 next.selected_pod = pod;
                 next.refresh_view();
             }
+            other => next.reduce_lesson(other),
         }
+        next.after_action();
         Rc::new(next)
     }
 }
 
-fn truncate(mut text: String) -> String {
+pub(crate) fn truncate(mut text: String) -> String {
     if text.len() > OUTPUT_MAX_CHARS {
         let mut cut = OUTPUT_MAX_CHARS;
         while !text.is_char_boundary(cut) {

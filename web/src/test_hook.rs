@@ -5,20 +5,99 @@
 //!   workload robots count: kube-system's pods are left out.
 //! - `timeMs()` returns the simulated time in milliseconds.
 //!
-//! Both read the live session, so they reflect every action as soon as it has been
+//! - `lesson()` returns a JSON string of [`HookInfo`]: `panel` ("catalogue",
+//!   "lesson", "sandbox", "loading", "errors"), `catalogueLoaded`, `lessons` (folders
+//!   listed), `lessonId`, `step` (0-based), `steps`, `checkPassed` (null without a
+//!   check), `conditions` (pass flag per condition), `done` (steps done), `errors`.
+//!
+//! `robots` and `timeMs` read the live session, so they reflect every action as soon as it has been
 //! reduced, without waiting for a render.
 
 use crate::kubectl::Session;
+use crate::lessons::CatalogueState;
+use crate::state::{AppState, Panel};
 use js_sys::{Function, Object, Reflect, JSON};
+use serde::Serialize;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 const HOOK_NAME: &str = "__warehouse";
 
+/// What the hook tells about lessons; the reducer refreshes it after each action.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookInfo {
+    pub panel: String,
+    pub catalogue_loaded: bool,
+    pub lessons: Vec<String>,
+    pub lesson_id: Option<String>,
+    pub step: Option<usize>,
+    pub steps: usize,
+    pub check_passed: Option<bool>,
+    pub conditions: Vec<bool>,
+    pub done: Vec<usize>,
+    pub errors: Vec<String>,
+}
+
+impl HookInfo {
+    pub fn update(&mut self, state: &AppState) {
+        self.panel = match &state.panel {
+            Panel::Catalogue => "catalogue",
+            Panel::Lesson => "lesson",
+            Panel::Sandbox => "sandbox",
+            Panel::Loading(_) => "loading",
+            Panel::Errors(_) => "errors",
+        }
+        .to_string();
+        self.errors = match &state.panel {
+            Panel::Errors(e) => e.to_vec(),
+            _ => Vec::new(),
+        };
+        match &state.catalogue {
+            CatalogueState::Ready { lessons, .. } => {
+                self.catalogue_loaded = true;
+                self.lessons = lessons.iter().map(|l| l.folder.clone()).collect();
+            }
+            _ => {
+                self.catalogue_loaded = false;
+                self.lessons.clear();
+            }
+        }
+        match &state.lesson {
+            Some(open) => {
+                let id = open.id().to_string();
+                self.steps = open.lesson(false).steps.len();
+                self.step = Some(open.step);
+                self.check_passed = open.check.as_ref().map(|c| c.passed());
+                self.conditions = open
+                    .check
+                    .as_ref()
+                    .map(|c| c.conditions.iter().map(|c| c.passed).collect())
+                    .unwrap_or_default();
+                self.done = state
+                    .progress
+                    .lessons
+                    .get(&id)
+                    .map(|p| p.done.iter().copied().collect())
+                    .unwrap_or_default();
+                self.lesson_id = Some(id);
+            }
+            None => {
+                self.lesson_id = None;
+                self.step = None;
+                self.steps = 0;
+                self.check_passed = None;
+                self.conditions.clear();
+                self.done.clear();
+            }
+        }
+    }
+}
+
 /// Defines `window.__warehouse`. Safe to call more than once: later calls are
 /// ignored, because the property is not configurable.
-pub fn install(session: Rc<RefCell<Session>>) -> Result<(), JsValue> {
+pub fn install(session: Rc<RefCell<Session>>, info: Rc<RefCell<HookInfo>>) -> Result<(), JsValue> {
     let window = web_sys::window().ok_or_else(|| JsValue::from_str("no window"))?;
     if Reflect::has(&window, &JsValue::from_str(HOOK_NAME))? {
         return Ok(());
@@ -54,6 +133,20 @@ pub fn install(session: Rc<RefCell<Session>>) -> Result<(), JsValue> {
         Ok(JsValue::from_f64(session.cluster.now().0 as f64))
     });
 
+    let lesson = Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(move || {
+        let info = info
+            .try_borrow()
+            .map_err(|_| JsValue::from_str("the app is busy"))?;
+        serde_json::to_string(&*info)
+            .map(|s| JsValue::from_str(&s))
+            .map_err(|e| JsValue::from_str(&e.to_string()))
+    });
+    Reflect::set(
+        &hook,
+        &"lesson".into(),
+        lesson.as_ref().unchecked_ref::<Function>(),
+    )?;
+    lesson.forget();
     Reflect::set(
         &hook,
         &"robots".into(),

@@ -42,6 +42,9 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
         <div class="toolbar">
             <div class="toolbar-row">
                 <h1 class="title">{ tr.t(Key::Title) }</h1>
+                <button id="lessons-btn" type="button" onclick={send(Action::ShowCatalogue)}>
+                    { tr.l(crate::i18n::L::LessonsButton) }
+                </button>
                 <div class="clock-box" title={tr.t(Key::ClockTitle)}>
                     <span class="clock-label">{ tr.t(Key::Clock) }</span>
                     <span id="clock" class="clock">{ clock(props.time_ms) }</span>

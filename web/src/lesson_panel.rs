@@ -1,0 +1,301 @@
+//! The open lesson beside the floor: the step's prose and blocks (run, copy, open in
+//! editor, quiz, predict), its live check with expected vs actual per condition,
+//! hints one at a time, the solution, and previous / reset / next.
+
+use crate::i18n::{Lang, Tr, L};
+use crate::lessons::{OpenLesson, Progress};
+use crate::prose;
+use crate::state::{Action, AppState};
+use std::rc::Rc;
+use warehouse_lessons::{Block, Predict, Quiz};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct LessonPanelProps {
+    pub open: Rc<OpenLesson>,
+    pub progress: Rc<Progress>,
+    pub tr: Tr,
+    pub dispatch: UseReducerDispatcher<AppState>,
+}
+
+#[function_component]
+pub fn LessonPanel(props: &LessonPanelProps) -> Html {
+    let tr = props.tr;
+    let russian = tr.lang == Lang::Ru;
+    let open = &props.open;
+    let lesson = open.lesson(russian).clone();
+    let send = |action: Action| {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |_: MouseEvent| dispatch.dispatch(action.clone()))
+    };
+    let copy = |text: String| Callback::from(move |_: MouseEvent| crate::fetch::copy(text.clone()));
+    let n = lesson.steps.len();
+    let Some(step) = lesson.steps.get(open.step) else {
+        return html! { <section class="lesson panel"><p>{ "—" }</p></section> };
+    };
+    let done = props
+        .progress
+        .lessons
+        .get(&lesson.meta.id)
+        .map(|p| p.done.clone())
+        .unwrap_or_default();
+    let step_done = done.contains(&open.step);
+    let last = open.step + 1 == n;
+
+    let block = |(i, b): (usize, &Block)| -> Html {
+        match b {
+            Block::Prose(md) => html! { <div class="prose">{ prose::md(md) }</div> },
+            Block::Run(run) => html! {
+                <div class="run-block" data-line={run.line.to_string()}>
+                    <pre><code>{ &run.text }</code></pre>
+                    <div class="block-actions">
+                        <button type="button" class="run primary" onclick={send(Action::RunBlock(run.text.clone()))}>
+                            { tr.l(L::Run) }
+                        </button>
+                        <button type="button" class="copy" onclick={copy(run.text.clone())}>{ tr.l(L::Copy) }</button>
+                    </div>
+                </div>
+            },
+            Block::Yaml { line, text } => html! {
+                <div class="yaml-block" data-line={line.to_string()}>
+                    <pre><code>{ text }</code></pre>
+                    <div class="block-actions">
+                        <button type="button" class="open-editor primary"
+                                onclick={send(Action::OpenInEditor(text.clone()))}>
+                            { tr.l(L::OpenInEditor) }
+                        </button>
+                        <button type="button" class="copy" onclick={copy(text.clone())}>{ tr.l(L::Copy) }</button>
+                    </div>
+                </div>
+            },
+            Block::Quiz(q) => quiz(i, q, open, tr, &props.dispatch),
+            Block::Predict(p) => predict(i, p, open, tr, &props.dispatch),
+        }
+    };
+
+    let check = step.check.as_ref().map(|_| {
+        let result = open.check.clone();
+        let passed = result.as_ref().is_some_and(|r| r.passed());
+        html! {
+            <section id="step-check" class={classes!("check", passed.then_some("passed"))}
+                     aria-live="polite">
+                <h3>{ tr.l(L::CheckHeading) }</h3>
+                <p class="check-summary">
+                    { if passed { tr.l(L::CheckPassed) } else { tr.l(L::CheckWaiting) } }
+                </p>
+                <ul class="conditions">
+                { for result.iter().flat_map(|r| r.conditions.iter()).map(|c| html! {
+                    <li class={classes!("condition", if c.passed { "pass" } else { "fail" })}>
+                        <span class="mark" aria-hidden="true">{ if c.passed { "✓" } else { "✗" } }</span>
+                        <code class="run">{ &c.run }</code>
+                        <div class="expected">
+                            <span class="label">{ tr.l(L::Expected) }{ ": " }</span>
+                            { c.expectations.iter().map(|(e, _)| e.describe(russian)).collect::<Vec<_>>().join("; ") }
+                        </div>
+                        if !c.passed {
+                            <div class="actual">
+                                <span class="label">{ tr.l(L::Actual) }{ ":" }</span>
+                                <pre>{ if c.actual.is_empty() { tr.l(L::Nothing).to_string() } else { c.actual.clone() } }</pre>
+                            </div>
+                        }
+                    </li>
+                }) }
+                </ul>
+            </section>
+        }
+    });
+
+    let hints = (!step.hints.is_empty()).then(|| {
+        html! {
+            <section class="hints">
+                { for step.hints.iter().take(open.hints).enumerate().map(|(i, h)| html! {
+                    <div class="hint-box">
+                        <strong>{ format!("{} {}", tr.l(L::Hint), i + 1) }</strong>
+                        { prose::md(&h.body) }
+                    </div>
+                }) }
+                if open.hints < step.hints.len() {
+                    <button id="show-hint" type="button" onclick={send(Action::RevealHint)}>
+                        { format!("{} ({}/{})", tr.l(L::NextHint), open.hints + 1, step.hints.len()) }
+                    </button>
+                }
+            </section>
+        }
+    });
+
+    let solution = step.solution.as_ref().map(|s| {
+        html! {
+            <section class="solution">
+                <div class="block-actions">
+                    <button id="show-solution" type="button" onclick={send(Action::ToggleSolution)}>
+                        { if open.solution { tr.l(L::HideSolution) } else { tr.l(L::ShowSolution) } }
+                    </button>
+                    <button id="run-solution" type="button" onclick={send(Action::RunSolution)}>
+                        { tr.l(L::RunSolution) }
+                    </button>
+                </div>
+                if open.solution {
+                    <pre class="solution-text"><code>{ &s.text }</code></pre>
+                }
+            </section>
+        }
+    });
+
+    html! {
+        <section id="lesson" class="lesson panel" aria-labelledby="lesson-title"
+                 data-lesson={lesson.meta.id.clone()} data-step={open.step.to_string()}>
+            <div class="lesson-top">
+                <button id="back-to-catalogue" type="button" class="link" onclick={send(Action::ShowCatalogue)}>
+                    { tr.l(L::BackToCatalogue) }
+                </button>
+                <span class="step-count">{ tr.step_of(open.step + 1, n) }</span>
+            </div>
+            <h2 id="lesson-title" class="lesson-title">{ &lesson.meta.title }</h2>
+            <ol class="step-dots" aria-label="steps">
+                { for lesson.steps.iter().enumerate().map(|(i, s)| html! {
+                    <li>
+                        <button type="button" title={s.title.clone()}
+                                class={classes!("dot", (i == open.step).then_some("current"), done.contains(&i).then_some("done"))}
+                                aria-current={(i == open.step).then_some("step")}
+                                onclick={send(Action::GotoStep(i))}>
+                            { if done.contains(&i) { "✓".to_string() } else { (i + 1).to_string() } }
+                        </button>
+                    </li>
+                }) }
+            </ol>
+            if let Some(note) = &open.note {
+                <p class="lesson-note">{ note }</p>
+            }
+            if open.step == 0 && !lesson.intro.is_empty() {
+                <div class="intro">{ for lesson.intro.iter().enumerate().map(block) }</div>
+            }
+            <h3 id="step-title" class="step-title">
+                { &step.title }
+                if step_done { <span class="badge ok">{ tr.l(L::StepDone) }</span> }
+            </h3>
+            <div class="step-body">{ for step.blocks.iter().enumerate().map(block) }</div>
+            { check }
+            { hints }
+            { solution }
+            <nav class="step-nav">
+                <button id="prev-step" type="button" disabled={open.step == 0}
+                        onclick={send(Action::GotoStep(open.step.saturating_sub(1)))}>
+                    { tr.l(L::Previous) }
+                </button>
+                <button id="reset-step" type="button" title={tr.l(L::ResetTitle)}
+                        onclick={send(Action::ResetStep)}>
+                    { tr.l(L::Reset) }
+                </button>
+                if last {
+                    <button id="next-step" type="button"
+                            class={classes!((step_done || step.check.is_none()).then_some("primary"))}
+                            onclick={send(Action::ShowCatalogue)}>
+                        { tr.l(L::Finish) }
+                    </button>
+                } else {
+                    <button id="next-step" type="button"
+                            class={classes!((step_done || step.check.is_none()).then_some("primary"))}
+                            onclick={send(Action::GotoStep(open.step + 1))}>
+                        { tr.l(L::Next) }
+                    </button>
+                }
+            </nav>
+            if last && step_done {
+                <p class="lesson-done">{ tr.l(L::LessonDone) }</p>
+            }
+            <p class="hint">{ tr.l(L::ClusterNote) }</p>
+        </section>
+    }
+}
+
+fn quiz(
+    i: usize,
+    q: &Quiz,
+    open: &OpenLesson,
+    tr: Tr,
+    dispatch: &UseReducerDispatcher<AppState>,
+) -> Html {
+    let state = open.quizzes.get(&i).cloned().unwrap_or_default();
+    let multiple = q.answers.len() > 1;
+    let right = state.checked && state.chosen.iter().copied().eq(q.answers.iter().copied());
+    let choose = |option: usize| {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_: Event| dispatch.dispatch(Action::QuizChoose { block: i, option }))
+    };
+    let check = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::QuizCheck(i)))
+    };
+    let name = format!("quiz-{}-{i}", open.step);
+    html! {
+        <fieldset class="quiz" data-block={i.to_string()}>
+            <legend>{ &q.question }</legend>
+            { for q.options.iter().enumerate().map(|(o, text)| html! {
+                <label class={classes!("option",
+                        (state.checked && q.answers.contains(&o)).then_some("right"),
+                        (state.checked && state.chosen.contains(&o) && !q.answers.contains(&o)).then_some("wrong"))}>
+                    <input type={if multiple { "checkbox" } else { "radio" }} name={name.clone()}
+                           checked={state.chosen.contains(&o)} onchange={choose(o)} />
+                    { text }
+                </label>
+            }) }
+            <button type="button" class="quiz-check" disabled={state.chosen.is_empty()} onclick={check}>
+                { tr.l(L::QuizCheck) }
+            </button>
+            if state.checked {
+                <p class={classes!("verdict", if right { "right" } else { "wrong" })}>
+                    <strong>{ if right { tr.l(L::Correct) } else { tr.l(L::Wrong) } }</strong>
+                    { " " }{ &q.explain }
+                </p>
+            }
+        </fieldset>
+    }
+}
+
+fn predict(
+    i: usize,
+    p: &Predict,
+    open: &OpenLesson,
+    tr: Tr,
+    dispatch: &UseReducerDispatcher<AppState>,
+) -> Html {
+    let state = open.predicts.get(&i).cloned().unwrap_or_default();
+    let committed = state.outcome.is_some();
+    let choose = |option: usize| {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_: Event| {
+            dispatch.dispatch(Action::PredictChoose { block: i, option })
+        })
+    };
+    let commit = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::PredictCommit(i)))
+    };
+    let name = format!("predict-{}-{i}", open.step);
+    html! {
+        <fieldset class="predict" data-block={i.to_string()}>
+            <legend>{ &p.question }</legend>
+            { for p.options.iter().enumerate().map(|(o, text)| html! {
+                <label class={classes!("option", (committed && o == p.answer).then_some("right"))}>
+                    <input type="radio" name={name.clone()} disabled={committed}
+                           checked={state.chosen == Some(o)} onchange={choose(o)} />
+                    { text }
+                </label>
+            }) }
+            <button type="button" class="predict-commit primary"
+                    disabled={state.chosen.is_none() || committed} onclick={commit}>
+                { format!("{} (+{})", tr.l(L::PredictCommit), warehouse_lessons::session::fmt_duration(p.advance)) }
+            </button>
+            if let Some((shown, right)) = &state.outcome {
+                <div class="predict-outcome">
+                    <code>{ format!("$ {}", p.show) }</code>
+                    <pre>{ shown }</pre>
+                    <p class={classes!("verdict", if *right { "right" } else { "wrong" })}>
+                        <strong>{ if *right { tr.l(L::PredictRight) } else { tr.l(L::PredictWrong) } }</strong>
+                        { " " }{ &p.explain }
+                    </p>
+                </div>
+            }
+        </fieldset>
+    }
+}

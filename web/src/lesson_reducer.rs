@@ -1,0 +1,505 @@
+//! The lesson half of the reducer: opening a lesson on its own cluster, moving
+//! between steps, running blocks and solutions, quizzes and predictions, resetting
+//! a step, and the live check. Time moves through `Runner::advance`, so a step's
+//! incidents fire at their times.
+
+use crate::i18n::{self, Lang};
+use crate::kubectl::script::{self, Action as ScriptAction};
+use crate::kubectl::{CommandOutput, FileSource, NoFiles};
+use crate::lessons::{build_catalogue, parse_texts, OpenLesson, Origin, CHECK_EVERY_MS};
+use crate::state::{Action, AppState, Panel};
+use std::cell::RefCell;
+use std::rc::Rc;
+use warehouse_lessons::{check, session, verify, Lesson, Runner};
+use warehouse_sim::SimDuration;
+
+impl AppState {
+    fn russian(&self) -> bool {
+        self.lang == Lang::Ru
+    }
+
+    /// The files the terminal can read: the open lesson's, or none.
+    pub(crate) fn lesson_files(&self) -> Rc<dyn FileSource> {
+        match &self.lesson {
+            Some(open) => open.files.clone(),
+            None => Rc::new(NoFiles),
+        }
+    }
+
+    /// The open lesson in the language shown.
+    fn shown(&self) -> Option<(Rc<OpenLesson>, Rc<Lesson>)> {
+        let open = self.lesson.clone()?;
+        let lesson = open.lesson(self.russian()).clone();
+        Some((open, lesson))
+    }
+
+    pub(crate) fn lesson_advance(&mut self, by: SimDuration) {
+        let Some((open, lesson)) = self.shown() else {
+            return;
+        };
+        let fired = open.runner.borrow_mut().advance(
+            &lesson,
+            &mut self.session.borrow_mut(),
+            by,
+            &*open.files,
+        );
+        let label = i18n::incident_label(self.lang);
+        for f in fired {
+            self.print(format!("{label} $ {}", f.command), &f.output);
+        }
+    }
+
+    /// Runs script text line by line as the terminal would, `sim advance` through the
+    /// runner. With `print`, each line and its output go to the terminal.
+    fn run_script(&mut self, text: &str, print: bool) {
+        let Some((open, lesson)) = self.shown() else {
+            return;
+        };
+        let steps = match script::parse(text) {
+            Ok(steps) => steps,
+            Err(e) => {
+                if print {
+                    self.print(
+                        format!("$ {}", text.lines().next().unwrap_or("")),
+                        &CommandOutput::error(format!("line {}: {}\n", e.line, e.message)),
+                    );
+                }
+                return;
+            }
+        };
+        for step in steps {
+            if let ScriptAction::Advance(by) = step.action {
+                self.lesson_advance(by);
+                if print {
+                    self.print(format!("$ {}", step.command), &CommandOutput::default());
+                }
+                continue;
+            }
+            let out = script::execute(&mut self.session.borrow_mut(), &step, &*open.files);
+            if print {
+                self.print(format!("$ {}", step.command), &out);
+            }
+            // Incidents due by now run after each line, as the tick would.
+            let fired = open.runner.borrow_mut().fire_due(
+                &lesson,
+                &mut self.session.borrow_mut(),
+                &*open.files,
+            );
+            if print {
+                let label = i18n::incident_label(self.lang);
+                for f in fired {
+                    self.print(format!("{label} $ {}", f.command), &f.output);
+                }
+            }
+        }
+        self.refresh_view();
+    }
+
+    fn open_mut(&mut self) -> Option<&mut OpenLesson> {
+        self.lesson.as_mut().map(Rc::make_mut)
+    }
+
+    fn save_step(&mut self, id: &str, step: usize, done: Option<usize>) {
+        let progress = Rc::make_mut(&mut self.progress);
+        let entry = progress.lessons.entry(id.to_string()).or_default();
+        entry.step = step;
+        if let Some(d) = done {
+            entry.done.insert(d);
+        }
+    }
+
+    /// Opens step `i` of the open lesson: the runner takes the snapshot "reset this
+    /// step" returns to.
+    fn open_step(&mut self, i: usize) {
+        let Some((open, lesson)) = self.shown() else {
+            return;
+        };
+        let i = i.min(lesson.steps.len().saturating_sub(1));
+        open.runner.borrow_mut().open(&self.session.borrow(), i);
+        let id = open.id().to_string();
+        if let Some(o) = self.open_mut() {
+            o.step = i;
+            o.clear_step();
+        }
+        self.save_step(&id, i, None);
+    }
+
+    fn open_lesson(&mut self, origin: Origin, texts: crate::lessons::LessonTexts) {
+        let (en, ru) = match parse_texts(&texts) {
+            Ok(parsed) => parsed,
+            Err(errors) => {
+                self.panel = Panel::Errors(Rc::new(errors));
+                return;
+            }
+        };
+        let first = en.as_ref().or(ru.as_ref()).expect("parse_texts gave one");
+        let files = verify::lesson_files(&first.meta, &texts.files);
+        let missing: Vec<String> = first
+            .meta
+            .files
+            .iter()
+            .filter(|f| !texts.files.contains_key(*f))
+            .map(|f| {
+                format!(
+                    "{}: the front matter lists {f}, which was not given",
+                    first.file
+                )
+            })
+            .collect();
+        if !missing.is_empty() {
+            self.panel = Panel::Errors(Rc::new(missing));
+            return;
+        }
+        let new_session = match session::start(&first.file, &first.meta, &files) {
+            Ok(s) => s,
+            Err(e) => {
+                self.panel = Panel::Errors(Rc::new(vec![e.to_string()]));
+                return;
+            }
+        };
+        let id = first.meta.id.clone();
+        let steps = first.steps.len();
+        *self.session.borrow_mut() = new_session;
+        self.lesson = Some(Rc::new(OpenLesson {
+            origin,
+            en: en.map(Rc::new),
+            ru: ru.map(Rc::new),
+            files: Rc::new(files),
+            runner: Rc::new(RefCell::new(Runner::default())),
+            step: 0,
+            hints: 0,
+            solution: false,
+            quizzes: Default::default(),
+            predicts: Default::default(),
+            check: None,
+            checked_at: None,
+            note: None,
+        }));
+        self.panel = Panel::Lesson;
+        self.selected_pod = None;
+        self.decision = None;
+        self.editing = None;
+        self.apply_result = None;
+        self.notice = None;
+        let title = self
+            .shown()
+            .map(|(_, l)| l.meta.title.clone())
+            .unwrap_or_default();
+        Rc::make_mut(&mut self.terminal)
+            .entries
+            .push_back(crate::state::Entry {
+                prompt: format!("# {}", i18n::lesson_started(self.lang, &title)),
+                stdout: String::new(),
+                stderr: String::new(),
+            });
+        // The cluster is not saved: a saved step is reached again by replaying the
+        // solutions of the steps before it on the fresh cluster.
+        let saved = self
+            .progress
+            .lessons
+            .get(&id)
+            .map(|p| p.step)
+            .unwrap_or(0)
+            .min(steps.saturating_sub(1));
+        for i in 0..saved {
+            self.open_step(i);
+            let solution = self
+                .shown()
+                .and_then(|(_, l)| l.steps[i].solution.as_ref().map(|s| s.text.clone()));
+            if let Some(text) = solution {
+                self.run_script(&text, false);
+            }
+        }
+        self.open_step(saved);
+        if saved > 0 {
+            let note = i18n::replayed(self.lang, saved);
+            if let Some(o) = self.open_mut() {
+                o.note = Some(note);
+            }
+        }
+        self.refresh_view();
+    }
+
+    pub(crate) fn reduce_lesson(&mut self, action: Action) {
+        match action {
+            Action::ProgressLoaded(loaded) => match loaded {
+                crate::lessons::Loaded::Fresh => {}
+                crate::lessons::Loaded::Saved(p) => self.progress = Rc::new(p),
+                crate::lessons::Loaded::Reset(why) => {
+                    self.progress = Rc::new(Default::default());
+                    self.progress_notice = Some(why);
+                }
+            },
+            Action::DismissProgressNotice => self.progress_notice = None,
+            Action::CatalogueLoaded(result) => {
+                self.catalogue = match result {
+                    Ok(texts) => build_catalogue(&texts),
+                    Err(e) => crate::lessons::CatalogueState::Failed(e),
+                };
+            }
+            Action::ShowCatalogue => {
+                self.lesson = None;
+                self.panel = Panel::Catalogue;
+            }
+            Action::UseSandbox => {
+                self.lesson = None;
+                self.panel = Panel::Sandbox;
+            }
+            Action::LessonLoading(what) => self.panel = Panel::Loading(what),
+            Action::LessonFailed(e) => self.panel = Panel::Errors(Rc::new(vec![e])),
+            Action::LessonFetched(origin, texts) => self.open_lesson(origin, texts),
+            Action::GotoStep(i) => {
+                if let Some((open, lesson)) = self.shown() {
+                    // A step without a check is done when the learner moves on.
+                    let here = open.step;
+                    if i > here && lesson.steps.get(here).is_some_and(|s| s.check.is_none()) {
+                        let id = open.id().to_string();
+                        self.save_step(&id, here, Some(here));
+                    }
+                    self.open_step(i);
+                }
+            }
+            Action::RunBlock(text) => {
+                self.run_script(&text, true);
+            }
+            Action::OpenInEditor(text) => {
+                self.yaml = yew::AttrValue::from(text);
+                self.editing = None;
+                self.apply_result = None;
+            }
+            Action::RevealHint => {
+                let count = self
+                    .shown()
+                    .map(|(o, l)| l.steps.get(o.step).map_or(0, |s| s.hints.len()));
+                if let (Some(count), Some(o)) = (count, self.open_mut()) {
+                    o.hints = (o.hints + 1).min(count);
+                }
+            }
+            Action::ToggleSolution => {
+                if let Some(o) = self.open_mut() {
+                    o.solution = !o.solution;
+                }
+            }
+            Action::RunSolution => {
+                let text = self.shown().and_then(|(o, l)| {
+                    l.steps
+                        .get(o.step)
+                        .and_then(|s| s.solution.as_ref().map(|s| s.text.clone()))
+                });
+                if let Some(text) = text {
+                    self.run_script(&text, true);
+                }
+            }
+            Action::QuizChoose { block, option } => {
+                let multiple = self.shown().and_then(|(o, l)| {
+                    l.steps.get(o.step).and_then(|s| match s.blocks.get(block) {
+                        Some(warehouse_lessons::Block::Quiz(q)) => Some(q.answers.len() > 1),
+                        _ => None,
+                    })
+                });
+                if let (Some(multiple), Some(o)) = (multiple, self.open_mut()) {
+                    let q = o.quizzes.entry(block).or_default();
+                    if multiple {
+                        if !q.chosen.remove(&option) {
+                            q.chosen.insert(option);
+                        }
+                    } else {
+                        q.chosen = [option].into();
+                    }
+                    q.checked = false;
+                }
+            }
+            Action::QuizCheck(block) => {
+                if let Some(o) = self.open_mut() {
+                    let q = o.quizzes.entry(block).or_default();
+                    q.checked = !q.chosen.is_empty();
+                }
+            }
+            Action::PredictChoose { block, option } => {
+                if let Some(o) = self.open_mut() {
+                    let p = o.predicts.entry(block).or_default();
+                    if p.outcome.is_none() {
+                        p.chosen = Some(option);
+                    }
+                }
+            }
+            Action::PredictCommit(block) => {
+                let Some((open, lesson)) = self.shown() else {
+                    return;
+                };
+                let Some(warehouse_lessons::Block::Predict(predict)) = lesson
+                    .steps
+                    .get(open.step)
+                    .and_then(|s| s.blocks.get(block))
+                else {
+                    return;
+                };
+                let Some(chosen) = open.predicts.get(&block).and_then(|p| p.chosen) else {
+                    return;
+                };
+                if open
+                    .predicts
+                    .get(&block)
+                    .is_some_and(|p| p.outcome.is_some())
+                {
+                    return;
+                }
+                self.lesson_advance(predict.advance);
+                let shown =
+                    check::run_quietly(&mut self.session.borrow_mut(), &predict.show, &*open.files);
+                let right = chosen == predict.answer;
+                if let Some(o) = self.open_mut() {
+                    o.predicts.entry(block).or_default().outcome = Some((shown, right));
+                }
+                self.refresh_view();
+            }
+            Action::ResetStep => {
+                let Some((open, _)) = self.shown() else {
+                    return;
+                };
+                let result = open
+                    .runner
+                    .borrow_mut()
+                    .reset(&mut self.session.borrow_mut());
+                let text = match result {
+                    Ok(()) => i18n::step_reset(self.lang).to_string(),
+                    Err(e) => e,
+                };
+                Rc::make_mut(&mut self.terminal)
+                    .entries
+                    .push_back(crate::state::Entry {
+                        prompt: format!("# {text}"),
+                        stdout: String::new(),
+                        stderr: String::new(),
+                    });
+                if let Some(o) = self.open_mut() {
+                    o.predicts.clear();
+                    o.check = None;
+                    o.checked_at = None;
+                }
+                self.refresh_view();
+            }
+            _ => {}
+        }
+    }
+
+    /// After every action: the open step's check (when the store changed, or every
+    /// [`CHECK_EVERY_MS`] of simulated time), the done latch, and the test hook.
+    pub(crate) fn after_action(&mut self) {
+        if let Some((open, lesson)) = self.shown() {
+            let (revision, now) = {
+                let s = self.session.borrow();
+                (s.cluster.revision(), s.cluster.now().0)
+            };
+            let due = match open.checked_at {
+                None => true,
+                Some((r, t)) => r != revision || now < t || now - t >= CHECK_EVERY_MS,
+            };
+            if due {
+                let result = open
+                    .runner
+                    .borrow_mut()
+                    .check(&lesson, &mut self.session.borrow_mut(), &*open.files)
+                    .cloned();
+                let passed = result.as_ref().is_some_and(|r| r.passed());
+                let changed = open.check.as_deref() != result.as_ref();
+                if let Some(o) = self.open_mut() {
+                    o.checked_at = Some((revision, now));
+                    if changed {
+                        o.check = result.map(Rc::new);
+                    }
+                }
+                let id = open.id().to_string();
+                let done = self
+                    .progress
+                    .lessons
+                    .get(&id)
+                    .is_some_and(|p| p.done.contains(&open.step));
+                if passed && !done {
+                    self.save_step(&id, open.step, Some(open.step));
+                }
+            }
+        }
+        self.hook.borrow_mut().update(self);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lessons::{LessonTexts, Origin};
+    use crate::state::{Action, AppState, Panel};
+    use std::rc::Rc;
+    use yew::Reducible;
+
+    fn lesson_one() -> LessonTexts {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../lessons/01-desired-state/");
+        let read = |f: &str| std::fs::read_to_string(format!("{dir}{f}")).unwrap();
+        LessonTexts {
+            en: Some(("en.md".into(), read("en.md"))),
+            ru: Some(("ru.md".into(), read("ru.md"))),
+            files: [("packer.yaml".to_string(), read("packer.yaml"))].into(),
+        }
+    }
+
+    #[test]
+    fn lesson_one_passes_step_by_step_and_reset_restores_the_step() {
+        let s = Rc::new(AppState::default());
+        let s = s.reduce(Action::LessonFetched(Origin::Local, lesson_one()));
+        assert_eq!(s.panel, Panel::Lesson);
+        let check = |s: &AppState| {
+            s.lesson
+                .as_ref()
+                .unwrap()
+                .check
+                .as_ref()
+                .map(|c| c.passed())
+        };
+        assert_eq!(check(&s), Some(false));
+        let s = s.reduce(Action::RunBlock("kubectl apply -f packer.yaml".into()));
+        let s = s.reduce(Action::Advance(30_000));
+        assert_eq!(check(&s), Some(true));
+        assert!(s.progress.lessons["desired-state"].done.contains(&0));
+        let s = s.reduce(Action::GotoStep(1));
+        let s = s.reduce(Action::RunKubectl(
+            "kubectl delete deployment packer".into(),
+        ));
+        let s = s.reduce(Action::Advance(30_000));
+        let s = s.reduce(Action::ResetStep);
+        let out = s.session.borrow_mut().run(
+            "get deployment packer --no-headers",
+            None,
+            &crate::kubectl::NoFiles,
+        );
+        assert!(out.stdout.contains("5/5"), "{out:?}");
+        let s = s.reduce(Action::RunSolution);
+        assert_eq!(check(&s), Some(true));
+    }
+
+    #[test]
+    fn reopening_replays_the_solutions_up_to_the_saved_step() {
+        let s = Rc::new(AppState::default());
+        let s = s.reduce(Action::LessonFetched(Origin::Local, lesson_one()));
+        let s = s.reduce(Action::GotoStep(2));
+        let s = s.reduce(Action::ShowCatalogue);
+        let s = s.reduce(Action::LessonFetched(Origin::Local, lesson_one()));
+        let open = s.lesson.as_ref().unwrap();
+        assert_eq!(open.step, 2);
+        assert!(open.note.is_some());
+    }
+
+    #[test]
+    fn a_broken_lesson_is_an_error_with_its_line() {
+        let texts = LessonTexts {
+            en: Some((
+                "broken.md".into(),
+                "---\nid: broken\ntitle: B\nsummary: S\nlevel: beginner\nminutes: 1\n---\n\n## A step\n\n```check\nwithin: 1m\nconditions: 5\n```\n".into(),
+            )),
+            ..Default::default()
+        };
+        let s = Rc::new(AppState::default()).reduce(Action::LessonFetched(Origin::Local, texts));
+        let Panel::Errors(errors) = &s.panel else {
+            panic!("{:?}", s.panel)
+        };
+        assert!(errors[0].starts_with("broken.md:1"), "{errors:?}");
+    }
+}

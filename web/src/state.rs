@@ -517,10 +517,11 @@ mod tests {
         let s = AppState::default();
         assert_eq!(s.view.time_ms, start_ms());
         assert!(start_ms() >= 60_000, "up for minutes");
-        let out =
-            s.session
-                .borrow_mut()
-                .run("get pods -n kube-system --no-headers", None, &NoFiles);
+        let out = s.session.borrow_mut().run(
+            "get pods -n kube-system --no-headers",
+            None,
+            &crate::kubectl::NoFiles,
+        );
         assert_eq!(out.code, 0, "{}", out.stderr);
         let rows: Vec<&str> = out.stdout.lines().collect();
         assert_eq!(rows.len(), 10, "{}", out.stdout);

@@ -72,7 +72,10 @@ test('lesson 1: catalogue first, checks turn green, reset, reload keeps progress
     // A fresh profile opens the catalogue, with one "Start here".
     const first = await waitLesson(page, (s) => s.catalogueLoaded, 'the catalogue');
     assert.equal(first.panel, 'catalogue');
-    assert.deepEqual(first.lessons, ['01-desired-state']);
+    // Every lesson of lessons/index.yaml, in path order.
+    assert.deepEqual(first.lessons, ['01-desired-state', '02-zone-goes-dark', '03-scroll-and-sheets']);
+    assert.equal(await page.locator('.lesson-card').count(), 3);
+    assert.equal(await page.locator('.lesson-card.start').count(), 1);
     const start = page.locator('.lesson-card.start');
     await waitForText(page, '.lesson-card.start', 'Desired state: five robots');
     await waitForText(page, '.lesson-card.start', 'beginner');

@@ -452,6 +452,9 @@ pub struct Cluster {
     /// The pod garbage collector's state (quarantined nodes, threshold).
     #[serde(default)]
     pub(crate) pod_gc: crate::controllers::podgc::PodGcState,
+    /// What happened, for drawing (`feed.rs`). A view: snapshots leave it out.
+    #[serde(skip)]
+    pub(crate) feed: crate::feed::Feed,
     /// The endpoint controllers' memory (pod memberships, slice size).
     #[serde(default)]
     pub(crate) endpoints: crate::controllers::endpointslice::EndpointsState,
@@ -535,6 +538,7 @@ impl Cluster {
             job_backoff: BTreeMap::new(),
             job_requeue: BTreeMap::new(),
             pod_gc: Default::default(),
+            feed: Default::default(),
         };
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
             let obj = apiserver::namespace_object(ns);
@@ -853,6 +857,7 @@ impl Cluster {
             None => self.current_cause.clone(),
         };
         self.work.keys_enqueued += 1;
+        self.feed_notified(&component);
         let q = self.queues.entry(component.clone()).or_default();
         q.causes.insert(key.clone(), cause);
         q.keys.insert(key);
@@ -980,7 +985,10 @@ impl Cluster {
         self.trace.record(ev, &actor, &self.current_cause);
         self.current_actor = actor;
         let outer = self.dispatching.replace(ev.revision);
+        self.feed_dispatch_begin();
+        let writer = self.current_actor.clone();
         self.dispatch_inner(ev);
+        self.feed_dispatch_end(ev, &writer);
         self.dispatching = outer;
     }
 
@@ -1141,6 +1149,7 @@ impl Cluster {
     }
 
     pub(crate) fn record(&mut self, record: RequestRecord) {
+        self.feed_request(&record);
         if self.requests.len() == REQUEST_LOG_CAPACITY {
             self.requests.pop_front();
         }

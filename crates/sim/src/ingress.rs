@@ -286,7 +286,7 @@ pub fn nginx_ingress_class() -> IngressClass {
 }
 
 impl IngressState {
-    fn watches(obj: &Object) -> bool {
+    pub(crate) fn watches(obj: &Object) -> bool {
         matches!(
             obj,
             Object::Ingress(_)

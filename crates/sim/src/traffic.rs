@@ -638,11 +638,18 @@ impl Cluster {
                             Ok(r) => Some(format!("http-{}", r.status)),
                             Err(f) => Some(f.reason.name().to_string()),
                         };
+                        self.feed_order(name, Some(&out), failure.clone());
                         results.push((failure, out.latency_us));
                     }
-                    Err(_) => results.push((Some("bad-url".into()), 0)),
+                    Err(_) => {
+                        self.feed_order(name, None, Some("bad-url".into()));
+                        results.push((Some("bad-url".into()), 0))
+                    }
                 },
-                Err((reason, _)) => results.push((Some(reason.clone()), crate::http::CLIENT_US)),
+                Err((reason, _)) => {
+                    self.feed_order(name, None, Some(reason.clone()));
+                    results.push((Some(reason.clone()), crate::http::CLIENT_US))
+                }
             }
         }
         let Some(s) = self.traffic.sources.get_mut(name) else {

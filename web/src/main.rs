@@ -18,6 +18,7 @@ mod progress;
 mod prose;
 mod requests;
 mod state;
+mod target;
 mod terminal;
 mod test_hook;
 mod toolbar;

@@ -87,6 +87,9 @@ pub enum Action {
     DismissNotice,
     /// Ask "why this zone?" about a robot (`namespace/name`), or stop asking.
     SelectPod(Option<String>),
+    /// Open the inspector on something of the floor, or close it.
+    #[allow(dead_code)] // dispatched by the floor and the inspector once wired
+    Inspect(Option<crate::target::Target>),
     /// What localStorage held at start.
     ProgressLoaded(Loaded),
     DismissProgressNotice,
@@ -205,6 +208,8 @@ pub struct AppState {
     pub progress_notice: Option<String>,
     /// What `window.__warehouse` reports about lessons, refreshed after each action.
     pub hook: Rc<RefCell<HookInfo>>,
+    /// What the inspector shows (a robot, zone, desk, sheet or staff member).
+    pub inspected: Option<crate::target::Target>,
 }
 
 impl Default for AppState {
@@ -238,6 +243,7 @@ impl AppState {
             progress: Rc::new(Progress::default()),
             progress_notice: None,
             hook: Rc::new(RefCell::new(HookInfo::default())),
+            inspected: None,
         }
     }
 
@@ -459,6 +465,12 @@ impl Reducible for AppState {
             Action::SelectPod(pod) => {
                 next.selected_pod = pod;
                 next.refresh_view();
+            }
+            Action::Inspect(target) => {
+                if target == self.inspected {
+                    return self;
+                }
+                next.inspected = target;
             }
             other => next.reduce_lesson(other),
         }

@@ -4,6 +4,8 @@
 
 use warehouse_sim::ControlPlaneComponent;
 
+// The floor and the inspector are being wired to it.
+#[allow(dead_code)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
     /// A pod.
@@ -19,6 +21,7 @@ pub enum Target {
     Staff(ControlPlaneComponent),
 }
 
+#[allow(dead_code)]
 impl Target {
     /// The object as kubectl names it (`pod/web-abc -n default`), for describe, YAML,
     /// events and `sim why`; `None` for staff, which are not API objects here.

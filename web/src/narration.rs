@@ -270,6 +270,7 @@ pub fn lines(
     now: u64,
     countdowns: &[Countdown],
     notable: &std::collections::VecDeque<Notable>,
+    down: &[(String, bool)],
 ) -> Vec<String> {
     let mut out: Vec<String> = countdowns
         .iter()
@@ -294,6 +295,24 @@ pub fn lines(
         if !out.contains(&line) {
             out.push(line);
         }
+    }
+    // Zones that are down stay said while they are.
+    let wh = tr.names == Names::Warehouse;
+    for (zone, not_ready) in down {
+        // A zone still in its grace period has its countdown line already.
+        if out.len() >= MAX_LINES || !not_ready {
+            continue;
+        }
+        out.push(match (tr.lang, wh) {
+            (Lang::En, true) => format!("Zone {zone} is not ready: no new robots go there."),
+            (Lang::En, false) => {
+                format!("Node {zone} is NotReady: the scheduler places no new pods there.")
+            }
+            (Lang::Ru, true) => format!("Зона {zone} не готова: новых роботов туда не отправляют."),
+            (Lang::Ru, false) => {
+                format!("Узел {zone} в статусе NotReady: планировщик не ставит туда новые поды.")
+            }
+        });
     }
     if out.is_empty() {
         out.push(
@@ -322,7 +341,7 @@ mod tests {
             due_ms: 50_000,
         };
         let tr = Tr::new(Lang::En, Names::Warehouse);
-        let l = lines(tr, 18_000, &[c.clone()], &Default::default());
+        let l = lines(tr, 18_000, &[c.clone()], &Default::default(), &[]);
         assert_eq!(
             l[0],
             "Zone zone-b stopped reporting. The node clerk waits 50 s (32 s left) before marking it not ready."
@@ -334,7 +353,7 @@ mod tests {
             ..c
         };
         let ru = Tr::new(Lang::Ru, Names::Warehouse);
-        let l = lines(ru, 18_000, &[e], &Default::default());
+        let l = lines(ru, 18_000, &[e], &Default::default(), &[]);
         assert!(
             l[0].contains("3 робота") && l[0].contains("через 4:12"),
             "{}",
@@ -350,7 +369,7 @@ mod tests {
             zone: "zone-b".into(),
         });
         let tr = Tr::new(Lang::En, Names::Kubernetes);
-        assert!(lines(tr, 2_000, &[], &n)[0].contains("NotReady"));
-        assert!(lines(tr, 1_000 + NOTABLE_FOR_MS, &[], &n)[0].starts_with("All quiet"));
+        assert!(lines(tr, 2_000, &[], &n, &[])[0].contains("NotReady"));
+        assert!(lines(tr, 1_000 + NOTABLE_FOR_MS, &[], &n, &[])[0].starts_with("All quiet"));
     }
 }

@@ -160,6 +160,14 @@ const SKIP_ENVELOPE: usize = 0;
 const SKIP_WRITE: usize = 1;
 const SKIP_BOX: usize = 2;
 
+/// A write's actor is this controller (`system:serviceaccount:kube-system:NAME`).
+fn actor_is(actor: &str, controller: &str) -> bool {
+    actor == controller
+        || actor
+            .strip_prefix("system:serviceaccount:kube-system:")
+            .is_some_and(|a| a == controller)
+}
+
 /// The zone of an order's `via` (`kube-proxy on zone-a`).
 fn via_zone(via: &[String]) -> Option<String> {
     via.iter()
@@ -233,7 +241,8 @@ impl OfficeModel {
         self.info.missed += missed;
         self.skip(SKIP_ENVELOPE, missed);
         let now = self.now;
-        let mut evicted: BTreeMap<Option<String>, usize> = BTreeMap::new();
+        let mut evicted: BTreeMap<Option<String>, std::collections::BTreeSet<String>> =
+            BTreeMap::new();
         let mut replaced = 0usize;
         for event in events {
             match event {
@@ -308,11 +317,11 @@ impl OfficeModel {
                     }
                     if *kind == "Pod" {
                         let key = format!("{namespace}/{name}");
-                        if actor == "taint-eviction-controller"
+                        if actor_is(actor, "taint-eviction-controller")
                             && *change == warehouse_sim::feed::Change::Modified
                         {
-                            *evicted.entry(pod_zone(&key)).or_default() += 1;
-                        } else if actor == "replicaset-controller"
+                            evicted.entry(pod_zone(&key)).or_default().insert(key);
+                        } else if actor_is(actor, "replicaset-controller")
                             && *change == warehouse_sim::feed::Change::Added
                         {
                             replaced += 1;
@@ -350,7 +359,8 @@ impl OfficeModel {
             }
         }
         let at_ms = 0;
-        for (zone, count) in evicted {
+        for (zone, pods) in evicted {
+            let count = pods.len();
             self.notable
                 .push_back(Notable::Evicted { at_ms, zone, count });
         }
@@ -818,7 +828,13 @@ fn pump(live: &mut Live, session: &Session, view: &ClusterView, tr: Tr, now: f64
     if now - live.narrated_at >= NARRATION_EVERY_MS || live.lines.is_empty() {
         live.narrated_at = now;
         let countdowns = cluster.countdowns();
-        live.lines = narration::lines(tr, view.time_ms, &countdowns, &live.model.notable);
+        let down: Vec<(String, bool)> = view
+            .nodes
+            .iter()
+            .filter(|n| n.killed || n.health != warehouse_sim::ZoneHealth::Ready)
+            .map(|n| (n.name.clone(), n.health != warehouse_sim::ZoneHealth::Ready))
+            .collect();
+        live.lines = narration::lines(tr, view.time_ms, &countdowns, &live.model.notable, &down);
         live.model.info.narration = live.lines.clone();
     }
 }
@@ -938,7 +954,7 @@ mod tests {
             FeedEvent::Write {
                 at_ms: 0,
                 revision: 5,
-                actor: "taint-eviction-controller".into(),
+                actor: "system:serviceaccount:kube-system:taint-eviction-controller".into(),
                 kind: "Pod",
                 namespace: "default".into(),
                 name: "web-1".into(),

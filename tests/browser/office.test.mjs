@@ -11,8 +11,25 @@
 // narration}. `#requests-mine-only` filters the reception log to the learner.
 
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { applyYaml, openApp, pollRobots, runningIn, screenshot, waitForText, WAIT_MS, webDeployment } from './harness.mjs';
+import {
+  applyYaml,
+  openApp,
+  pollRobots,
+  runningIn,
+  screenshot,
+  SCREENSHOT_DIR,
+  waitForText,
+  WAIT_MS,
+  webDeployment,
+} from './harness.mjs';
+
+/** A full-page screenshot and one of the office alone. */
+async function shots(page, name) {
+  await screenshot(page, name);
+  await page.locator('section.office').screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-office.png`), timeout: WAIT_MS });
+}
 
 let app;
 
@@ -48,7 +65,7 @@ test('a refused request stops red at the gate that refused it', { timeout: 60_00
   await waitForText(page, '#narration', 'refused at the policy check', { timeout: 5_000 });
   const title = await page.locator('.office-svg g.envelope.refused title').first().textContent();
   assert.match(title, /422/);
-  await screenshot(page, 'office-refused');
+  await shots(page, 'office-refused');
   assert.deepEqual(problems, []);
 });
 
@@ -67,7 +84,7 @@ test('a killed zone: countdown, NotReady, eviction, replacement', { timeout: 90_
   await waitForText(page, '#narration', `Zone ${zone} stopped reporting`, { timeout: 5_000 });
   const line = await page.locator('#narration li').first().textContent();
   assert.match(line, /waits 50 s \(\d+ s left\)/);
-  await screenshot(page, 'office-grace');
+  await shots(page, 'office-grace');
   await advance(page, 30000);
   await waitForText(page, '#narration', `marked zone ${zone} not ready`, { timeout: 5_000 });
   await waitForText(page, '#narration', 'Eviction of', { timeout: 5_000 });
@@ -78,7 +95,7 @@ test('a killed zone: countdown, NotReady, eviction, replacement', { timeout: 90_
     await pollRobots(page, (c) => runningIn(c) === 3 && !(c[zone]?.Running > 0), 10_000),
     'replacements run elsewhere',
   );
-  await screenshot(page, 'office-evicted');
+  await shots(page, 'office-evicted');
   await page.click(`button.restart-zone[data-zone="${zone}"]`);
   await page.click('#play-pause');
   assert.deepEqual(problems, []);
@@ -103,7 +120,7 @@ test('the desk stopped: envelopes stop, boxes keep arriving, none fail', { timeo
   assert.ok(afterStop.orders > before.orders + 20, `boxes keep flowing: ${before.orders} → ${afterStop.orders}`);
   assert.equal(afterStop.ordersFailed, 0);
   assert.ok((await page.locator('.office-svg g.order').count()) > 0);
-  await screenshot(page, 'office-desk-stopped');
+  await shots(page, 'office-desk-stopped');
   await page.click('button.start-component[data-component="kube-apiserver"]');
   await page.waitForSelector('button.stop-component[data-component="kube-apiserver"]');
   assert.deepEqual(problems, []);

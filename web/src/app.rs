@@ -139,13 +139,13 @@ pub fn App() -> Html {
             <Toolbar time_ms={state.view.time_ms} playing={state.playing} speed={state.speed}
                      {tr} dispatch={dispatch.clone()} />
             { for progress_notice }
+            <Office session={state.session.clone()} view={state.view.clone()} {tr}
+                    info={state.office.clone()} />
             <main class={classes!("layout", panel.is_some().then_some("with-lessons"))}>
                 if let Some(panel) = panel {
                     <aside class="lessons-side" ondragover={on_dragover} ondrop={on_drop}>{ panel }</aside>
                 }
                 <div class="floor">
-                    <Office session={state.session.clone()} view={state.view.clone()} {tr}
-                            info={state.office.clone()} />
                     <div class="canvas-wrap">
                         <WarehouseCanvas view={state.view.clone()} {tr} />
                     </div>

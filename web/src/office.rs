@@ -436,6 +436,13 @@ pub fn station_label(tr: Tr, id: &str) -> String {
     let warehouse = tr.names == Names::Warehouse;
     let ru = tr.lang == Lang::Ru;
     if let Some(node) = id.strip_prefix("kubelet:") {
+        if node == "control-plane" {
+            return match (warehouse, ru) {
+                (true, false) => "supervisor office".into(),
+                (true, true) => "смотритель конторы".into(),
+                (false, _) => "kubelet cp".into(),
+            };
+        }
         return match (warehouse, ru) {
             (true, false) => format!("supervisor {node}"),
             (true, true) => format!("смотритель {node}"),
@@ -492,16 +499,16 @@ fn ease(t: f64) -> f64 {
 fn envelope_shape(x: f64, y: f64, fill: &str, stroke: &str) -> Html {
     let flap = format!(
         "M{:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1}",
-        x - 9.0,
-        y - 6.0,
+        x - 12.0,
+        y - 8.0,
         x,
         y + 1.0,
-        x + 9.0,
-        y - 6.0
+        x + 12.0,
+        y - 8.0
     );
     html! {
         <>
-            <rect x={format!("{:.1}", x - 9.0)} y={format!("{:.1}", y - 6.0)} width="18" height="12"
+            <rect x={format!("{:.1}", x - 12.0)} y={format!("{:.1}", y - 8.0)} width="24" height="16"
                   rx="1" fill={fill.to_string()} stroke={stroke.to_string()} stroke-width="1.2" />
             <path d={flap} fill="none" stroke={stroke.to_string()} stroke-width="1" />
         </>
@@ -574,7 +581,7 @@ pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr) -> Html {
                 let at_gate = t >= stop - 1e-6;
                 let x = DOOR_X + (VAULT_X - DOOR_X) * t;
                 if at_gate {
-                    (x - 26.0, "#fde2e2", "#c0392b", "envelope refused")
+                    (x - 36.0, "#fde2e2", "#c0392b", "envelope refused")
                 } else {
                     (x, "#fffaf0", "#8a6d3b", "envelope")
                 }
@@ -596,7 +603,7 @@ pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr) -> Html {
         };
         let label = e.refused_at.map(|_| {
             html! {
-                <text x={format!("{x:.1}")} y={format!("{:.1}", y + 20.0)} text-anchor="middle"
+                <text x={format!("{x:.1}")} y={format!("{:.1}", y + 22.0)} text-anchor="middle"
                       class="office-refused-label">{ e.code }</text>
             }
         });
@@ -689,7 +696,7 @@ pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr) -> Html {
         let (x, y, fill, class) = match &b.failure {
             Some(_) => {
                 let t = ease(age / (BOX_MS * 0.5));
-                let x = 80.0 + (tx - 80.0) * t * 0.5;
+                let x = 140.0 + (tx - 140.0) * t * 0.5;
                 let drop = ((age - BOX_MS * 0.5) / DROP_MS).clamp(0.0, 1.0);
                 (x, router_y + drop * 55.0, "#e74c3c", "order failed")
             }
@@ -697,7 +704,7 @@ pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr) -> Html {
                 let t = (age / BOX_MS).clamp(0.0, 1.0);
                 if t < 0.65 {
                     let u = t / 0.65;
-                    (80.0 + (tx - 80.0) * u, router_y, "#c8924f", "order")
+                    (140.0 + (tx - 140.0) * u, router_y, "#c8924f", "order")
                 } else {
                     let u = (t - 0.65) / 0.35;
                     (tx, router_y + (robot_y - router_y) * u, "#c8924f", "order")
@@ -795,6 +802,7 @@ struct Live {
     spoken: String,
     spoken_at: f64,
     zones: BTreeMap<String, bool>,
+    started: bool,
 }
 
 /// Reads the feed into the model (and the narration) at the real time `now`.
@@ -809,8 +817,14 @@ fn pump(live: &mut Live, session: &Session, view: &ClusterView, tr: Tr, now: f64
             .map(|n| n.name.clone())
     };
     live.model.step(now);
-    live.model
-        .ingest(feed.missed, feed.next, feed.events, &pod_zone);
+    if !live.started {
+        // What happened before the page opened (the settling) is history, not news.
+        live.started = true;
+        live.model.seq = feed.next;
+    } else {
+        live.model
+            .ingest(feed.missed, feed.next, feed.events, &pod_zone);
+    }
     for n in &view.nodes {
         let ready = n.health == warehouse_sim::ZoneHealth::Ready;
         let before = live.zones.insert(n.name.clone(), ready);
@@ -849,6 +863,7 @@ pub fn Office(props: &OfficeProps) -> Html {
         spoken: String::new(),
         spoken_at: f64::NEG_INFINITY,
         zones: BTreeMap::new(),
+        started: false,
     });
     let redraw = use_force_update();
     // Keep the latest props for the animation clock.

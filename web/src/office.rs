@@ -1063,3 +1063,34 @@ mod feed_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod fixes_tests {
+    use crate::state::{Action, AppState, EXAMPLE_DEPLOYMENT};
+    use std::rc::Rc;
+    use warehouse_sim::ControlPlaneComponent;
+    use yew::Reducible;
+
+    #[test]
+    fn an_apply_refused_while_the_desk_was_down_is_forgotten_when_it_starts() {
+        let s = Rc::new(AppState::default());
+        let s = s.reduce(Action::StopComponent(ControlPlaneComponent::ApiServer));
+        let s = s.reduce(Action::Apply(EXAMPLE_DEPLOYMENT.into()));
+        assert!(s.apply_result.as_ref().unwrap().error);
+        let s = s.reduce(Action::StartComponent(ControlPlaneComponent::ApiServer));
+        assert_eq!(s.apply_result, None);
+        // A real error stays until the next apply.
+        let s = s.reduce(Action::Apply("kind: [".into()));
+        let s = s.reduce(Action::RunKubectl("sim stop scheduler".into()));
+        let s = s.reduce(Action::RunKubectl("get pods".into()));
+        assert!(s.apply_result.as_ref().unwrap().error);
+    }
+
+    #[test]
+    fn only_my_requests_is_the_default_in_a_lesson_and_can_be_toggled() {
+        let s = Rc::new(AppState::default());
+        assert!(!s.mine_only());
+        let s = s.reduce(Action::SetMineOnly(true));
+        assert!(s.mine_only());
+    }
+}

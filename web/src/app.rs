@@ -11,6 +11,7 @@ use crate::fetch;
 use crate::i18n::{Key, Names, Tr, L};
 use crate::legend::Legend;
 use crate::lesson_panel::LessonPanel;
+use crate::office::Office;
 use crate::progress;
 use crate::requests::RequestLog;
 use crate::state::{Action, AppState, Panel};
@@ -41,9 +42,10 @@ pub fn App() -> Html {
     {
         let session = state.session.clone();
         let info = state.hook.clone();
+        let office = state.office.clone();
         let dispatch = dispatch.clone();
         use_effect_with((), move |_| {
-            if let Err(e) = test_hook::install(session, info) {
+            if let Err(e) = test_hook::install(session, info, office) {
                 web_sys::console::warn_2(&"window.__warehouse:".into(), &e);
             }
             fetch::load_catalogue(dispatch.clone());
@@ -137,6 +139,8 @@ pub fn App() -> Html {
             <Toolbar time_ms={state.view.time_ms} playing={state.playing} speed={state.speed}
                      {tr} dispatch={dispatch.clone()} />
             { for progress_notice }
+            <Office session={state.session.clone()} view={state.view.clone()} {tr}
+                    info={state.office.clone()} />
             <main class={classes!("layout", panel.is_some().then_some("with-lessons"))}>
                 if let Some(panel) = panel {
                     <aside class="lessons-side" ondragover={on_dragover} ondrop={on_drop}>{ panel }</aside>
@@ -151,7 +155,8 @@ pub fn App() -> Html {
                     <ComponentList view={state.view.clone()} {tr} dispatch={dispatch.clone()} />
                     <DecisionPanel view={state.view.clone()} selected={state.selected_pod.clone()}
                                    decision={state.decision.clone()} {tr} dispatch={dispatch.clone()} />
-                    <RequestLog view={state.view.clone()} {tr} />
+                    <RequestLog view={state.view.clone()} session={state.session.clone()}
+                                mine_only={state.mine_only()} {tr} dispatch={dispatch.clone()} />
                 </div>
                 <div class="side">
                     <Editor yaml={state.yaml.clone()} result={state.apply_result.clone()}

@@ -52,6 +52,13 @@ pub fn ComponentList(props: &ComponentsProps) -> Html {
                     { tr.t(Key::StartComponent) }
                 </button>
             }
+        } else if !view.running {
+            // Down with its zone: nothing to stop, and it starts when the zone does.
+            html! {
+                <button type="button" class="start-component" data-component={view.name} disabled=true>
+                    { tr.t(Key::StartComponent) }
+                </button>
+            }
         } else {
             let onclick = Callback::from(move |_: MouseEvent| {
                 dispatch.dispatch(Action::StopComponent(component))

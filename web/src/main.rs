@@ -14,6 +14,8 @@ mod legend;
 mod lesson_panel;
 mod lesson_reducer;
 mod lessons;
+mod narration;
+mod office;
 mod progress;
 mod prose;
 mod requests;

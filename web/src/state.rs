@@ -90,6 +90,8 @@ pub enum Action {
     /// Open the inspector on something of the floor, or close it.
     #[allow(dead_code)] // dispatched by the floor and the inspector once wired
     Inspect(Option<crate::target::Target>),
+    /// Show only the learner's own requests in the reception log, or everyone's.
+    SetMineOnly(bool),
     /// What localStorage held at start.
     ProgressLoaded(Loaded),
     DismissProgressNotice,
@@ -210,6 +212,11 @@ pub struct AppState {
     pub hook: Rc<RefCell<HookInfo>>,
     /// What the inspector shows (a robot, zone, desk, sheet or staff member).
     pub inspected: Option<crate::target::Target>,
+    /// What the office (control plane and dock) shows, for the test hook.
+    pub office: Rc<RefCell<crate::office::OfficeInfo>>,
+    /// The reception log shows only the learner's own requests (`None`: the default,
+    /// on while a lesson is open).
+    pub mine_only: Option<bool>,
 }
 
 impl Default for AppState {
@@ -244,7 +251,23 @@ impl AppState {
             progress_notice: None,
             hook: Rc::new(RefCell::new(HookInfo::default())),
             inspected: None,
+            office: Rc::new(RefCell::new(Default::default())),
+            mine_only: None,
         }
+    }
+
+    /// Forgets an Apply error once every control-plane component runs again (it was
+    /// most likely refused because the desk or the vault was down).
+    fn clear_stale_apply(&mut self) {
+        let back = self.view.components.iter().all(|v| v.running);
+        if back && self.apply_result.as_ref().is_some_and(|o| o.error) {
+            self.apply_result = None;
+        }
+    }
+
+    /// The reception log shows only the learner's requests.
+    pub fn mine_only(&self) -> bool {
+        self.mine_only.unwrap_or(self.lesson.is_some())
     }
 
     pub fn tr(&self) -> Tr {
@@ -429,6 +452,9 @@ impl Reducible for AppState {
             Action::StartComponent(c) => {
                 let line = format!("sim start {}", c.short_name());
                 next.fault(Fault::StartComponent(c), line);
+                // An Apply refused while the desk or the vault was down is stale once
+                // they are back: the learner can simply apply again.
+                next.clear_stale_apply();
             }
             Action::EditYaml(text) => {
                 if text == self.yaml {
@@ -457,8 +483,12 @@ impl Reducible for AppState {
                     next.open_edit(args, &input);
                 } else {
                     next.shell(&input);
+                    if input.trim().starts_with("sim start") {
+                        next.clear_stale_apply();
+                    }
                 }
             }
+            Action::SetMineOnly(on) => next.mine_only = Some(on),
             Action::ToggleLang => next.lang = next.lang.other(),
             Action::ToggleNames => next.names = next.names.other(),
             Action::DismissNotice => next.notice = None,

@@ -10,6 +10,10 @@
 //!   listed), `lessonId`, `step` (0-based), `steps`, `checkPassed` (null without a
 //!   check), `conditions` (pass flag per condition), `done` (steps done), `errors`.
 //!
+//! - `office()` returns a JSON string of `office::OfficeInfo`: `envelopes` (requests
+//!   seen), `envelopesInFlight`, `writes`, `orders`, `ordersFailed`, `refused` (each
+//!   `{user, what, code, gate, stage}`), `missed`, `narration` (the lines shown).
+//!
 //! `robots` and `timeMs` read the live session, so they reflect every action as soon as it has been
 //! reduced, without waiting for a render.
 
@@ -97,7 +101,11 @@ impl HookInfo {
 
 /// Defines `window.__warehouse`. Safe to call more than once: later calls are
 /// ignored, because the property is not configurable.
-pub fn install(session: Rc<RefCell<Session>>, info: Rc<RefCell<HookInfo>>) -> Result<(), JsValue> {
+pub fn install(
+    session: Rc<RefCell<Session>>,
+    info: Rc<RefCell<HookInfo>>,
+    office: Rc<RefCell<crate::office::OfficeInfo>>,
+) -> Result<(), JsValue> {
     let window = web_sys::window().ok_or_else(|| JsValue::from_str("no window"))?;
     if Reflect::has(&window, &JsValue::from_str(HOOK_NAME))? {
         return Ok(());
@@ -141,6 +149,20 @@ pub fn install(session: Rc<RefCell<Session>>, info: Rc<RefCell<HookInfo>>) -> Re
             .map(|s| JsValue::from_str(&s))
             .map_err(|e| JsValue::from_str(&e.to_string()))
     });
+    let office = Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(move || {
+        let info = office
+            .try_borrow()
+            .map_err(|_| JsValue::from_str("the office is busy"))?;
+        serde_json::to_string(&*info)
+            .map(|s| JsValue::from_str(&s))
+            .map_err(|e| JsValue::from_str(&e.to_string()))
+    });
+    Reflect::set(
+        &hook,
+        &"office".into(),
+        office.as_ref().unchecked_ref::<Function>(),
+    )?;
+    office.forget();
     Reflect::set(
         &hook,
         &"lesson".into(),

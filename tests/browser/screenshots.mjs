@@ -28,8 +28,10 @@ async function soft(label, fn) {
   }
 }
 
-async function shoot(page, name) {
+async function shoot(page, name, { focus } = {}) {
   await page.evaluate(() => window.scrollTo(0, 0));
+  // Bring the part the picture is about into view (the window and scrolled panels).
+  if (focus) await soft(`show ${focus}`, () => page.locator(focus).first().scrollIntoViewIfNeeded(SHORT));
   // Let the canvas draw the last state (two animation frames).
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const file = path.join(OUT_DIR, `${name}.png`);
@@ -101,7 +103,7 @@ async function main() {
     });
     const info = await lessonInfo(page);
     console.log(`screenshots: lesson ${info.lessonId ?? '-'} step ${info.step ?? '-'} check ${info.checkPassed}`);
-    await shoot(page, 'lesson-step');
+    await shoot(page, 'lesson-step', { focus: '#step-check' });
   }, problems);
 
   // 3-6. The sandbox: a Service and its sheets, a killed zone, the inspector, Russian.

@@ -9,6 +9,7 @@ use crate::decision::DecisionPanel;
 use crate::editor::Editor;
 use crate::fetch;
 use crate::i18n::{Key, Names, Tr, L};
+use crate::inspector::Inspector;
 use crate::legend::Legend;
 use crate::lesson_panel::LessonPanel;
 use crate::office::Office;
@@ -159,6 +160,10 @@ pub fn App() -> Html {
                                 mine_only={state.mine_only()} {tr} dispatch={dispatch.clone()} />
                 </div>
                 <div class="side">
+                    if let Some(target) = state.inspected.clone() {
+                        <Inspector {target} session={state.session.clone()} view={state.view.clone()}
+                                   {tr} dispatch={dispatch.clone()} />
+                    }
                     <Editor yaml={state.yaml.clone()} result={state.apply_result.clone()}
                             editing={state.editing.clone()} {tr}
                             dispatch={dispatch.clone()} />

@@ -38,6 +38,11 @@ pub fn ComponentList(props: &ComponentsProps) -> Html {
     let rows = props.view.components.iter().filter_map(|view| {
         let component = ControlPlaneComponent::parse(view.name)?;
         let dispatch = props.dispatch.clone();
+        let inspect = {
+            let d = dispatch.clone();
+            let target = crate::target::Target::Staff(component);
+            Callback::from(move |_: MouseEvent| d.dispatch(Action::Inspect(Some(target.clone()))))
+        };
         let (status, class) = if view.running {
             (tr.t(Key::ComponentRunning), "zone-status ok")
         } else {
@@ -71,7 +76,8 @@ pub fn ComponentList(props: &ComponentsProps) -> Html {
         };
         Some(html! {
             <li class="zone-row component-row" key={view.name} data-component={view.name}>
-                <span class="zone-name">{ tr.t(component_key(view.name)) }</span>
+                <button type="button" class="zone-name link inspect-component" data-component={view.name}
+                        onclick={inspect}>{ tr.t(component_key(view.name)) }</button>
                 <span class={class}>{ status }</span>
                 { button }
             </li>

@@ -56,65 +56,13 @@ pub fn DecisionPanel(props: &DecisionProps) -> Html {
         let selected = props.selected.as_deref() == Some(p.as_str());
         html! { <option value={p.clone()} {selected}>{ p.clone() }</option> }
     });
-    let table = props.decision.as_ref().map(|d| {
-        let plugins: Vec<String> = {
-            let mut v: Vec<String> = Vec::new();
-            for verdict in &d.verdicts {
-                for s in &verdict.scores {
-                    if !v.contains(&s.plugin) {
-                        v.push(s.plugin.clone());
-                    }
-                }
-            }
-            v
-        };
-        let header = plugins.iter().map(|p| html! { <th scope="col" title={p.clone()}>{ short(p) }</th> });
-        let rows = d.verdicts.iter().map(|v| {
-            let chosen = d.chosen.as_deref() == Some(v.node.as_str());
-            let class = classes!(
-                "verdict",
-                chosen.then_some("chosen"),
-                v.failed_plugin.is_some().then_some("filtered")
-            );
-            let cells: Html = match &v.failed_plugin {
-                Some(plugin) => html! {
-                    <td class="reason" colspan={(plugins.len() + 1).to_string()}>
-                        { format!("✗ {plugin}: {}", v.reasons.join(", ")) }
-                    </td>
-                },
-                None => {
-                    let scores = plugins.iter().map(|p| {
-                        let s = v.scores.iter().find(|s| &s.plugin == p);
-                        match s {
-                            Some(s) => html! {
-                                <td title={format!("raw {} → {} × {}", s.raw, s.normalized, s.weight)}>{ s.weighted }</td>
-                            },
-                            None => html! { <td>{ "–" }</td> },
-                        }
-                    });
-                    html! { <>{ for scores }<td class="total">{ v.total }</td></> }
-                }
-            };
-            html! {
-                <tr {class} data-node={v.node.clone()}>
-                    <th scope="row">{ if chosen { format!("→ {}", v.node) } else { v.node.clone() } }</th>
-                    { cells }
-                </tr>
-            }
-        });
-        html! {
-            <>
-                <p class="decision-message">{ &d.message }</p>
-                <table class="decision-table">
-                    <thead><tr>
-                        <th scope="col">{ tr.t(Key::DecisionZone) }</th>
-                        { for header }
-                        <th scope="col">{ tr.t(Key::DecisionTotal) }</th>
-                    </tr></thead>
-                    <tbody>{ for rows }</tbody>
-                </table>
-            </>
-        }
+    let table = props.decision.as_ref().map(|d| decision_table(d, tr));
+    let inspect_target = props.selected.as_deref().and_then(|p| {
+        let (namespace, name) = p.split_once('/')?;
+        Some(crate::target::Target::Robot {
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+        })
     });
     let empty = props.selected.is_some() && props.decision.is_none();
     html! {
@@ -125,11 +73,82 @@ pub fn DecisionPanel(props: &DecisionProps) -> Html {
                 <option value="" selected={props.selected.is_none()}>{ "—" }</option>
                 { for options }
             </select>
+            if let Some(target) = inspect_target.clone() {
+                <button type="button" id="why-pod-inspect" class="link" onclick={
+                    let d = props.dispatch.clone();
+                    Callback::from(move |_: MouseEvent| d.dispatch(Action::Inspect(Some(target.clone()))))
+                }>{ crate::inspector_i18n::t(tr, crate::inspector_i18n::I::Inspect) }</button>
+            }
             if empty {
                 <p class="hint">{ tr.t(Key::DecisionNone) }</p>
             }
             { for table }
         </section>
+    }
+}
+
+/// The decision's message and its per-zone table (filter verdicts, weighted scores,
+/// totals; the chosen zone marked). Also drawn by the inspector for a robot.
+pub fn decision_table(d: &Decision, tr: Tr) -> Html {
+    let plugins: Vec<String> = {
+        let mut v: Vec<String> = Vec::new();
+        for verdict in &d.verdicts {
+            for s in &verdict.scores {
+                if !v.contains(&s.plugin) {
+                    v.push(s.plugin.clone());
+                }
+            }
+        }
+        v
+    };
+    let header = plugins
+        .iter()
+        .map(|p| html! { <th scope="col" title={p.clone()}>{ short(p) }</th> });
+    let rows = d.verdicts.iter().map(|v| {
+        let chosen = d.chosen.as_deref() == Some(v.node.as_str());
+        let class = classes!(
+            "verdict",
+            chosen.then_some("chosen"),
+            v.failed_plugin.is_some().then_some("filtered")
+        );
+        let cells: Html = match &v.failed_plugin {
+            Some(plugin) => html! {
+                <td class="reason" colspan={(plugins.len() + 1).to_string()}>
+                    { format!("✗ {plugin}: {}", v.reasons.join(", ")) }
+                </td>
+            },
+            None => {
+                let scores = plugins.iter().map(|p| {
+                    let s = v.scores.iter().find(|s| &s.plugin == p);
+                    match s {
+                        Some(s) => html! {
+                            <td title={format!("raw {} → {} × {}", s.raw, s.normalized, s.weight)}>{ s.weighted }</td>
+                        },
+                        None => html! { <td>{ "–" }</td> },
+                    }
+                });
+                html! { <>{ for scores }<td class="total">{ v.total }</td></> }
+            }
+        };
+        html! {
+            <tr {class} data-node={v.node.clone()}>
+                <th scope="row">{ if chosen { format!("→ {}", v.node) } else { v.node.clone() } }</th>
+                { cells }
+            </tr>
+        }
+    });
+    html! {
+        <>
+            <p class="decision-message">{ &d.message }</p>
+            <table class="decision-table">
+                <thead><tr>
+                    <th scope="col">{ tr.t(Key::DecisionZone) }</th>
+                    { for header }
+                    <th scope="col">{ tr.t(Key::DecisionTotal) }</th>
+                </tr></thead>
+                <tbody>{ for rows }</tbody>
+            </table>
+        </>
     }
 }
 

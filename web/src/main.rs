@@ -10,6 +10,8 @@ mod decision;
 mod editor;
 mod fetch;
 mod i18n;
+mod inspector;
+mod inspector_i18n;
 mod legend;
 mod lesson_panel;
 mod lesson_reducer;

@@ -88,7 +88,6 @@ pub enum Action {
     /// Ask "why this zone?" about a robot (`namespace/name`), or stop asking.
     SelectPod(Option<String>),
     /// Open the inspector on something of the floor, or close it.
-    #[allow(dead_code)] // dispatched by the floor and the inspector once wired
     Inspect(Option<crate::target::Target>),
     /// Show only the learner's own requests in the reception log, or everyone's.
     SetMineOnly(bool),

@@ -4,8 +4,6 @@
 
 use warehouse_sim::ControlPlaneComponent;
 
-// The floor and the inspector are being wired to it.
-#[allow(dead_code)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
     /// A pod.
@@ -13,6 +11,7 @@ pub enum Target {
     /// A node.
     Zone(String),
     /// A Service.
+    #[allow(dead_code)] // the floor dispatches it once its desks are clickable
     Desk { namespace: String, name: String },
     /// An EndpointSlice.
     Sheet { namespace: String, name: String },
@@ -21,7 +20,6 @@ pub enum Target {
     Staff(ControlPlaneComponent),
 }
 
-#[allow(dead_code)]
 impl Target {
     /// The object as kubectl names it (`pod/web-abc -n default`), for describe, YAML,
     /// events and `sim why`; `None` for staff, which are not API objects here.

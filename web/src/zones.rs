@@ -29,6 +29,11 @@ pub fn ZoneList(props: &ZonesProps) -> Html {
     let rows = props.view.nodes.iter().map(|node| {
         let name = node.name.clone();
         let dispatch = props.dispatch.clone();
+        let inspect = {
+            let dispatch = dispatch.clone();
+            let target = crate::target::Target::Zone(node.name.clone());
+            Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::Inspect(Some(target.clone()))))
+        };
         let (status, class) = if node.killed {
             (tr.t(Key::PoweredOff), "zone-status off")
         } else if node.health == ZoneHealth::NotReady {
@@ -57,7 +62,9 @@ pub fn ZoneList(props: &ZonesProps) -> Html {
         };
         html! {
             <li class="zone-row" key={node.name.clone()} data-zone={node.name.clone()}>
-                <span class="zone-name">{ &node.name }</span>
+                <button type="button" class="zone-name link inspect-zone" data-zone={node.name.clone()}
+                        title={crate::inspector_i18n::t(tr, crate::inspector_i18n::I::Inspect)}
+                        onclick={inspect}>{ &node.name }</button>
                 if node.control_plane {
                     <span class="zone-tag">{ tr.t(Key::ControlPlaneZone) }</span>
                 }

@@ -4,6 +4,12 @@
 //!   `trunk serve` the app on 127.0.0.1.
 //! * `cargo xtask test` — install everything the checks need, then run every
 //!   check (fmt, tests, clippy, wasm builds, browser tests) and summarise.
+//! * `cargo xtask screenshots` — build the app (release), drive headless Chromium
+//!   through `tests/browser/screenshots.mjs` and write `docs/screenshots/*.png`.
+//! * `cargo xtask bench` — build the app (release) and run the browser benchmark
+//!   `tests/browser/bench.mjs`: wasm size, first render, frame times at 1,000 and
+//!   10,000 robots, simulated time per wall time, memory; writes
+//!   `docs/bench-browser.md`.
 //!
 //! Pinned tools: Trunk 0.21.14 (0.22 needs a newer rustc), a wasm-bindgen CLI
 //! equal to the `wasm-bindgen` crate in Cargo.lock, and wasm-opt from npm
@@ -25,7 +31,9 @@ usage: cargo xtask <command>
 
 commands:
   serve [--port N]   build and serve the web app on http://127.0.0.1:N (default 8080)
-  test               run every check: fmt, tests, clippy, wasm builds, browser tests";
+  test               run every check: fmt, tests, clippy, wasm builds, browser tests
+  screenshots        build (release) and write docs/screenshots/*.png of the key views
+  bench              build (release) and measure the app in Chromium; writes docs/bench-browser.md";
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const TRUNK_VERSION: &str = "0.21.14";
@@ -55,6 +63,8 @@ fn run() -> Result<ExitCode> {
     match args.first().map(String::as_str) {
         Some("serve") => serve(&ws, parse_port(&args[1..])?),
         Some("test") if args.len() == 1 => test(&ws),
+        Some("screenshots") if args.len() == 1 => browser_script(&ws, "screenshots.mjs"),
+        Some("bench") if args.len() == 1 => browser_script(&ws, "bench.mjs"),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
@@ -574,8 +584,14 @@ fn lessons_check_step(ws: &Workspace) -> Step {
 /// `node --test tests/browser/` with Chromium's scratch folders kept inside
 /// `target/browser-tmp` (it writes outside its profile otherwise).
 fn browser_tests_step(ws: &Workspace) -> Result<Step> {
-    let scratch = ws.join("target/browser-tmp");
     let mut cmd = ws.cmd("node", &["--test", &format!("{BROWSER_TESTS}/")]);
+    browser_scratch(ws, &mut cmd)?;
+    Ok(Step::new("browser tests", vec![cmd]))
+}
+
+/// Points Chromium's config, cache and temp folders into `target/browser-tmp`.
+fn browser_scratch(ws: &Workspace, cmd: &mut Command) -> Result<()> {
+    let scratch = ws.join("target/browser-tmp");
     for (var, dir) in [
         ("XDG_CONFIG_HOME", "config"),
         ("XDG_CACHE_HOME", "cache"),
@@ -585,7 +601,29 @@ fn browser_tests_step(ws: &Workspace) -> Result<Step> {
         fs::create_dir_all(&path).with_context(|| format!("cannot create {}", path.display()))?;
         cmd.env(var, path);
     }
-    Ok(Step::new("browser tests", vec![cmd]))
+    Ok(())
+}
+
+/// `cargo xtask screenshots` / `bench`: install what is needed, build the app the
+/// way `test` does (`trunk build --release --offline`), then run a node script from
+/// `tests/browser/` against `dist/`.
+fn browser_script(ws: &Workspace, script: &str) -> Result<ExitCode> {
+    let started = Instant::now();
+    ensure_web_toolchain(ws)?;
+    ensure_browser_toolchain(ws)?;
+    let mut build = ws.cmd("trunk", &["build", "--release", "--offline"]);
+    println!("$ {}", describe(&build));
+    ensure!(run_status(&mut build)?, "`{}` failed", describe(&build));
+    let mut node = ws.cmd("node", &[&format!("{BROWSER_TESTS}/{script}")]);
+    browser_scratch(ws, &mut node)?;
+    println!("$ {}", describe(&node));
+    let ok = run_status(&mut node)?;
+    println!(
+        "xtask: {script} {} ({})",
+        if ok { "done" } else { "FAILED" },
+        seconds(started.elapsed())
+    );
+    Ok(exit_code(ok))
 }
 
 /// Runs every command of the step (even after one fails, so all output is

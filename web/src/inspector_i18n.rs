@@ -1,0 +1,346 @@
+//! The inspector's labels, in English and Russian, in warehouse and Kubernetes words
+//! (the same four-way table as `i18n.rs`, kept beside the inspector).
+
+use crate::i18n::{Lang, Names, Tr};
+use warehouse_sim::ControlPlaneComponent;
+
+/// A label of the inspector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum I {
+    Close,
+    Inspect,
+    Describe,
+    Yaml,
+    Events,
+    Why,
+    WhyZone,
+    Role,
+    RawTrace,
+    WhyHint,
+    YamlHint,
+    DeleteRobot,
+    DeleteDesk,
+    Cordon,
+    Uncordon,
+    Cordoned,
+    RobotsHere,
+    NoRobots,
+    Sheets,
+    ShowZone,
+    KindRobot,
+    KindZone,
+    KindDesk,
+    KindSheet,
+    KindStaff,
+    AtWork,
+    Stopped,
+    Down,
+    StaffPod,
+}
+
+fn pick(tr: Tr, texts: [&'static str; 4]) -> &'static str {
+    match (tr.lang, tr.names) {
+        (Lang::En, Names::Warehouse) => texts[0],
+        (Lang::En, Names::Kubernetes) => texts[1],
+        (Lang::Ru, Names::Warehouse) => texts[2],
+        (Lang::Ru, Names::Kubernetes) => texts[3],
+    }
+}
+
+fn both(tr: Tr, en: &'static str, ru: &'static str) -> &'static str {
+    pick(tr, [en, en, ru, ru])
+}
+
+/// The inspector's label `key`.
+pub fn t(tr: Tr, key: I) -> &'static str {
+    match key {
+        I::Close => both(tr, "Close (Esc)", "Закрыть (Esc)"),
+        I::Inspect => both(tr, "Inspect", "Подробнее"),
+        I::Describe => both(tr, "Describe", "Описание"),
+        I::Yaml => both(tr, "Live YAML", "YAML сейчас"),
+        I::Events => both(tr, "Events", "События"),
+        I::Why => both(tr, "Why?", "Почему?"),
+        I::WhyZone => pick(
+            tr,
+            [
+                "Why this zone?",
+                "Scheduling",
+                "Почему эта зона?",
+                "Планирование",
+            ],
+        ),
+        I::Role => both(tr, "Role", "Роль"),
+        I::RawTrace => both(tr, "The trace as `sim why` prints it", "Запись, как её печатает `sim why`"),
+        I::WhyHint => pick(
+            tr,
+            [
+                "Every change in the ledger remembers who made it and what they were reacting to. Oldest first:",
+                "Each write in the trace records its actor and its cause. Oldest first:",
+                "Каждая запись в журнале помнит, кто её сделал и на что он отвечал. Сначала самые ранние:",
+                "Каждая запись в трассировке хранит исполнителя и причину. Сначала самые ранние:",
+            ],
+        ),
+        I::YamlHint => both(
+            tr,
+            "Refreshed whenever the ledger changes (revision {rev}).",
+            "Обновляется при каждом изменении журнала (ревизия {rev}).",
+        ),
+        I::DeleteRobot => pick(tr, ["Delete robot", "Delete pod", "Удалить робота", "Удалить под"]),
+        I::DeleteDesk => pick(
+            tr,
+            [
+                "Remove order desk",
+                "Delete service",
+                "Убрать стойку заказов",
+                "Удалить сервис",
+            ],
+        ),
+        I::Cordon => pick(
+            tr,
+            [
+                "Close to new robots (cordon)",
+                "Cordon",
+                "Не пускать новых роботов (cordon)",
+                "Cordon",
+            ],
+        ),
+        I::Uncordon => pick(
+            tr,
+            [
+                "Open to new robots (uncordon)",
+                "Uncordon",
+                "Снова пускать роботов (uncordon)",
+                "Uncordon",
+            ],
+        ),
+        I::Cordoned => pick(
+            tr,
+            [
+                "closed to new robots",
+                "SchedulingDisabled",
+                "закрыта для новых роботов",
+                "SchedulingDisabled",
+            ],
+        ),
+        I::RobotsHere => pick(tr, ["Robots here", "Pods", "Роботы в зоне", "Поды"]),
+        I::NoRobots => pick(tr, ["no robots", "no pods", "роботов нет", "подов нет"]),
+        I::Sheets => pick(
+            tr,
+            [
+                "Sheets (EndpointSlices)",
+                "EndpointSlices",
+                "Листы (EndpointSlices)",
+                "EndpointSlices",
+            ],
+        ),
+        I::ShowZone => pick(tr, ["Its zone", "Its node", "Его зона", "Его узел"]),
+        I::KindRobot => pick(tr, ["Robot", "Pod", "Робот", "Под"]),
+        I::KindZone => pick(tr, ["Zone", "Node", "Зона", "Узел"]),
+        I::KindDesk => pick(
+            tr,
+            ["Order desk", "Service", "Стойка заказов", "Сервис"],
+        ),
+        I::KindSheet => pick(tr, ["Sheet", "EndpointSlice", "Лист", "EndpointSlice"]),
+        I::KindStaff => pick(
+            tr,
+            [
+                "Office staff",
+                "Control-plane component",
+                "Персонал конторы",
+                "Компонент плоскости управления",
+            ],
+        ),
+        I::AtWork => pick(tr, ["at work", "running", "на месте", "работает"]),
+        I::Stopped => pick(tr, ["stopped", "stopped", "остановлен", "остановлен"]),
+        I::Down => pick(
+            tr,
+            [
+                "down: its zone is powered off",
+                "down: its node is powered off",
+                "не работает: его зона отключена",
+                "не работает: его узел отключён",
+            ],
+        ),
+        I::StaffPod => pick(
+            tr,
+            [
+                "Its robot on the office zone (static pod)",
+                "Its static pod",
+                "Его робот в зоне конторы (статический под)",
+                "Его статический под",
+            ],
+        ),
+    }
+}
+
+/// What a control-plane component does, in a sentence or two.
+pub fn role(tr: Tr, c: ControlPlaneComponent) -> &'static str {
+    match c {
+        ControlPlaneComponent::ApiServer => pick(
+            tr,
+            [
+                "The reception desk (kube-apiserver) takes every request — yours, the staff's, the zone supervisors' — checks the badge (authentication), the permission (authorization) and the policies (admission), and only then writes it to the ledger vault. Nobody else touches the vault. Stop it and nothing can change; robots already working keep working.",
+                "kube-apiserver serves the Kubernetes API: every read and write, from kubectl, controllers and kubelets, passes authentication, authorization and admission, and only it talks to etcd. While it is down nothing changes; running pods keep running.",
+                "Стойка регистрации (kube-apiserver) принимает каждый запрос — ваш, персонала, смотрителей зон, — проверяет пропуск (аутентификация), права (авторизация) и правила (admission) и только потом записывает его в хранилище журнала. Больше никто к хранилищу не прикасается. Остановите её — и ничего не сможет измениться; работающие роботы продолжат работать.",
+                "kube-apiserver обслуживает API Kubernetes: каждое чтение и запись от kubectl, контроллеров и kubelet проходит аутентификацию, авторизацию и admission, и только он обращается к etcd. Пока он остановлен, ничего не меняется; запущенные поды продолжают работать.",
+            ],
+        ),
+        ControlPlaneComponent::Etcd => pick(
+            tr,
+            [
+                "The ledger vault (etcd) keeps the one true record of the warehouse: every object, its revision, and the log everyone watches for changes. Only the reception desk writes to it. Without it the desk can answer nothing.",
+                "etcd is the cluster's key-value store: every object with its resourceVersion, and the watch log. Only kube-apiserver talks to it; without it the API cannot serve.",
+                "Хранилище журнала (etcd) хранит единственную настоящую запись о складе: каждый объект, его ревизию и журнал, за изменениями в котором все следят. Писать в него может только стойка регистрации. Без него стойка ничего не ответит.",
+                "etcd — хранилище ключ-значение кластера: все объекты с их resourceVersion и журнал watch. К нему обращается только kube-apiserver; без него API не работает.",
+            ],
+        ),
+        ControlPlaneComponent::Scheduler => pick(
+            tr,
+            [
+                "The zone dispatcher (kube-scheduler) watches for robots without a zone, rules out zones that cannot take them (restriction signs, no room, closed), scores the rest and writes its choice back through the reception desk. Stop it and new robots wait in the bay.",
+                "kube-scheduler watches for pods without spec.nodeName, filters nodes (taints, resources, cordon), scores the feasible ones and binds the pod through the API. While it is stopped new pods stay Pending.",
+                "Диспетчер зон (kube-scheduler) ищет роботов без зоны, отсеивает зоны, которые не могут их принять (знаки ограничений, нет места, закрыто), оценивает остальные и записывает выбор через стойку регистрации. Остановите его — и новые роботы будут ждать на площадке.",
+                "kube-scheduler следит за подами без spec.nodeName, отсеивает узлы (taints, ресурсы, cordon), оценивает подходящие и привязывает под через API. Пока он остановлен, новые поды остаются в Pending.",
+            ],
+        ),
+        ControlPlaneComponent::ControllerManager => pick(
+            tr,
+            [
+                "The floor manager (kube-controller-manager) and its clerks compare what is wanted with what is there and put it right: the Deployment clerk makes robot sets, the ReplicaSet clerk makes robots, the zone clerk marks silent zones not ready and evicts their robots, the sheet clerk writes the desks' sheets. Stop it and nothing is replaced.",
+                "kube-controller-manager runs the controllers (Deployment, ReplicaSet, node lifecycle, EndpointSlice, garbage collector, ...): each watches objects and writes what is needed to make the actual state match the desired one. While it is stopped nothing is replaced or cleaned up.",
+                "Начальник смены (kube-controller-manager) и его учётчики сравнивают желаемое с тем, что есть, и исправляют разницу: учётчик Deployment создаёт наборы роботов, учётчик ReplicaSet — роботов, учётчик зон помечает замолчавшие зоны неготовыми и выселяет их роботов, учётчик листов пишет листы стоек. Остановите его — и никого не заменят.",
+                "kube-controller-manager запускает контроллеры (Deployment, ReplicaSet, жизненный цикл узлов, EndpointSlice, сборщик мусора, ...): каждый следит за объектами и делает записи, чтобы фактическое состояние совпало с желаемым. Пока он остановлен, ничего не заменяется и не убирается.",
+            ],
+        ),
+    }
+}
+
+/// Who made a change, from the trace's actor (`system:kube-scheduler`,
+/// `system:node:zone-a`, `system:serviceaccount:kube-system:replicaset-controller`,
+/// `kubernetes-admin`).
+pub fn actor(tr: Tr, actor: &str) -> String {
+    let ru = tr.lang == Lang::Ru;
+    let k8s = tr.names == Names::Kubernetes;
+    if let Some(node) = actor.strip_prefix("system:node:") {
+        return match (ru, k8s) {
+            (false, false) => format!("the zone supervisor of {node}"),
+            (false, true) => format!("the kubelet on {node}"),
+            (true, false) => format!("смотритель зоны {node}"),
+            (true, true) => format!("kubelet на {node}"),
+        };
+    }
+    if let Some(sa) = actor.strip_prefix("system:serviceaccount:kube-system:") {
+        if let Some(controller) = sa.strip_suffix("-controller") {
+            return match (ru, k8s) {
+                (false, false) => format!("the floor manager's {controller} clerk"),
+                (false, true) => format!("the {controller} controller"),
+                (true, false) => format!("учётчик {controller} начальника смены"),
+                (true, true) => format!("контроллер {controller}"),
+            };
+        }
+    }
+    let fixed = match actor {
+        "system:kube-scheduler" => Some(pick(
+            tr,
+            [
+                "the zone dispatcher",
+                "kube-scheduler",
+                "диспетчер зон",
+                "kube-scheduler",
+            ],
+        )),
+        "system:kube-controller-manager" => Some(pick(
+            tr,
+            [
+                "the floor manager",
+                "kube-controller-manager",
+                "начальник смены",
+                "kube-controller-manager",
+            ],
+        )),
+        "kubernetes-admin" => Some(both(tr, "you (kubernetes-admin)", "вы (kubernetes-admin)")),
+        _ => None,
+    };
+    fixed.map_or_else(|| actor.to_string(), str::to_string)
+}
+
+/// `ADDED` / `MODIFIED` / `DELETED` as a verb.
+pub fn verb(tr: Tr, event: &str) -> &'static str {
+    match event {
+        "ADDED" => both(tr, "created", "создал(а)"),
+        "DELETED" => both(tr, "deleted", "удалил(а)"),
+        _ => both(tr, "changed", "изменил(а)"),
+    }
+}
+
+/// The cause part of a trace line, made readable; `revision` numbers stay.
+pub fn cause(tr: Tr, how: &str) -> String {
+    let ru = tr.lang == Lang::Ru;
+    if how == "on request" {
+        return both(tr, "on request", "по запросу").to_string();
+    }
+    if how == "at bootstrap" {
+        return both(tr, "when the warehouse was set up", "при запуске склада").to_string();
+    }
+    if let Some(rev) = how.strip_prefix("reacting to revision ") {
+        return if ru {
+            format!("в ответ на изменение {rev}")
+        } else {
+            format!("reacting to change {rev}")
+        };
+    }
+    if let Some(rest) = how.strip_prefix("when timer \"") {
+        if let Some((timer, origin)) = rest.split_once("\" fired") {
+            let origin = origin.trim().trim_start_matches('(').trim_end_matches(')');
+            let origin = origin
+                .replace(
+                    "set when reacting to revision ",
+                    if ru {
+                        "заведён после изменения "
+                    } else {
+                        "set after change "
+                    },
+                )
+                .replace(
+                    "set on request",
+                    if ru {
+                        "заведён по запросу"
+                    } else {
+                        "set on request"
+                    },
+                )
+                .replace(
+                    "set at bootstrap",
+                    if ru {
+                        "заведён при запуске"
+                    } else {
+                        "set at setup"
+                    },
+                );
+            return if ru {
+                format!("когда сработал таймер «{timer}» ({origin})")
+            } else {
+                format!("when the timer “{timer}” went off ({origin})")
+            };
+        }
+    }
+    if let Some(fault) = how.strip_prefix("after fault: ") {
+        return if ru {
+            format!("после сбоя: {fault}")
+        } else {
+            format!("after a fault: {fault}")
+        };
+    }
+    how.to_string()
+}
+
+/// The state of a staff member.
+pub fn staff_state(tr: Tr, running: bool, stopped: bool) -> &'static str {
+    if stopped {
+        t(tr, I::Stopped)
+    } else if running {
+        t(tr, I::AtWork)
+    } else {
+        t(tr, I::Down)
+    }
+}

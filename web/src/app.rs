@@ -134,7 +134,7 @@ pub fn App() -> Html {
     });
     html! {
         <div class="app">
-            <Toolbar time_ms={state.view.time_ms} playing={state.playing} speed={state.speed}
+            <Toolbar time_ms={state.floor.now_ms} playing={state.playing} speed={state.speed}
                      {tr} dispatch={dispatch.clone()} />
             { for progress_notice }
             <main class={classes!("layout", panel.is_some().then_some("with-lessons"))}>

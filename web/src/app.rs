@@ -143,7 +143,7 @@ pub fn App() -> Html {
                 }
                 <div class="floor">
                     <div class="canvas-wrap">
-                        <WarehouseCanvas view={state.view.clone()} {tr} />
+                        <WarehouseCanvas view={state.view.clone()} floor={state.floor.clone()} {tr} dispatch={dispatch.clone()} />
                     </div>
                     <Legend {tr} />
                     <ZoneList view={state.view.clone()} notice={state.notice.clone()} {tr}

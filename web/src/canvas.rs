@@ -145,7 +145,8 @@ pub fn layout_with(width: f64, zone_count: usize, desks_h: f64) -> Layout {
     let cols = square.min(max_cols).min(n).max(1);
     let rows = n.div_ceil(cols);
     let zone_w = (inner - GAP * (cols as f64 - 1.0)) / cols as f64;
-    let budget = (MAX_HEIGHT - strip.h - desks_h - BAY_H - 2.0 * PAD - 2.0 * GAP) / rows as f64 - GAP;
+    let budget =
+        (MAX_HEIGHT - strip.h - desks_h - BAY_H - 2.0 * PAD - 2.0 * GAP) / rows as f64 - GAP;
     let zone_h = (zone_w * 0.38).clamp(min_h, max_h).min(budget.max(12.0));
     let top = strip.bottom() + GAP + desks_h;
     let zones = (0..zone_count)
@@ -368,7 +369,9 @@ fn line_state(l: &SheetLine) -> &'static str {
 pub fn scale_script() -> String {
     let mut s = String::new();
     for i in 1..=97 {
-        s.push_str(&format!("sim node add big-{i:02} --cpu 64 --memory 256Gi\n"));
+        s.push_str(&format!(
+            "sim node add big-{i:02} --cpu 64 --memory 256Gi\n"
+        ));
     }
     s.push_str("kubectl create deployment crowd --image=nginx:1.27 --replicas=10000\n");
     s
@@ -396,10 +399,8 @@ pub fn WarehouseCanvas(props: &CanvasProps) -> Html {
                 wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || f2.force_update());
             let window = web_sys::window();
             if let Some(w) = &window {
-                let _ = w.add_event_listener_with_callback(
-                    "resize",
-                    listener.as_ref().unchecked_ref(),
-                );
+                let _ =
+                    w.add_event_listener_with_callback("resize", listener.as_ref().unchecked_ref());
             }
             let canvas = canvas_ref.cast::<HtmlCanvasElement>();
             let wheel = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::WheelEvent)>::new(
@@ -496,7 +497,9 @@ pub fn WarehouseCanvas(props: &CanvasProps) -> Html {
             drop(f);
             let (ox, oy) = e
                 .target_dyn_into::<web_sys::HtmlElement>()
-                .map_or((0.0, 0.0), |c| (f64::from(c.offset_left()), f64::from(c.offset_top())));
+                .map_or((0.0, 0.0), |c| {
+                    (f64::from(c.offset_left()), f64::from(c.offset_top()))
+                });
             show_tip(
                 &tip_ref,
                 text,
@@ -605,10 +608,7 @@ fn show_tip(tip: &NodeRef, text: Option<(String, String)>, x: f64, y: f64) {
                     let _ = el.append_child(&s);
                 }
             }
-            let _ = el.set_attribute(
-                "style",
-                &format!("left:{}px;top:{}px", x + 14.0, y + 16.0),
-            );
+            let _ = el.set_attribute("style", &format!("left:{}px;top:{}px", x + 14.0, y + 16.0));
             el.set_hidden(false);
         }
     }
@@ -845,17 +845,20 @@ fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
     if fresh_desks {
         let first = f.anim.seen_desks.is_none();
         for d in data.desks.iter() {
-            let known = d
-                .sheets
-                .iter()
-                .any(|s| f.anim.sheets.contains_key(&format!("{}/{}", d.namespace, s.name)))
-                || f.anim.sheets.keys().any(|k| {
-                    k.strip_prefix(&format!("{}/{}-", d.namespace, d.name))
-                        .is_some_and(|rest| !rest.contains('-'))
-                });
+            let known = d.sheets.iter().any(|s| {
+                f.anim
+                    .sheets
+                    .contains_key(&format!("{}/{}", d.namespace, s.name))
+            }) || f.anim.sheets.keys().any(|k| {
+                k.strip_prefix(&format!("{}/{}-", d.namespace, d.name))
+                    .is_some_and(|rest| !rest.contains('-'))
+            });
             for s in &d.sheets {
                 let key = format!("{}/{}", d.namespace, s.name);
-                let old = f.anim.sheets.insert(key.clone(), s.resource_version.clone());
+                let old = f
+                    .anim
+                    .sheets
+                    .insert(key.clone(), s.resource_version.clone());
                 let moved = old.as_ref() != Some(&s.resource_version);
                 if moved && !first && (old.is_some() || known) {
                     let before = f.anim.lines.get(&key).cloned().unwrap_or_default();
@@ -872,7 +875,9 @@ fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
         }
         f.anim.seen_desks = Some(data.desks.clone());
     }
-    f.anim.flashes.retain(|_, (since, _)| now - *since < FLASH_MS);
+    f.anim
+        .flashes
+        .retain(|_, (since, _)| now - *since < FLASH_MS);
     let flashing = |ns: &str, name: &str| f.anim.flashes.contains_key(&format!("{ns}/{name}"));
 
     let desk_top = PAD + strip_height(css_width) + GAP;
@@ -912,7 +917,8 @@ fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
         dpr * f.pan.1,
     )?;
 
-    let robots: usize = view.nodes.iter().map(|n| n.pods.len()).sum::<usize>() + view.unscheduled.len();
+    let robots: usize =
+        view.nodes.iter().map(|n| n.pods.len()).sum::<usize>() + view.unscheduled.len();
     let fresh_view = !f
         .anim
         .seen_view
@@ -997,9 +1003,10 @@ fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
                             .map(|s| HookSheet {
                                 name: s.name.clone(),
                                 resource_version: s.resource_version.clone(),
-                                expanded: b.sheets.iter().any(|x| {
-                                    x.expanded && d.sheets[x.index].name == s.name
-                                }),
+                                expanded: b
+                                    .sheets
+                                    .iter()
+                                    .any(|x| x.expanded && d.sheets[x.index].name == s.name),
                                 lines: s
                                     .lines
                                     .iter()
@@ -1233,7 +1240,13 @@ fn draw_desks(
         } else {
             tr.f(F::SystemDesks).to_string()
         };
-        text(ctx, &note, r.x + 18.0 + tw, r.y + 16.0, lay.chart.x - r.x - tw - 30.0);
+        text(
+            ctx,
+            &note,
+            r.x + 18.0 + tw,
+            r.y + 16.0,
+            lay.chart.x - r.x - tw - 30.0,
+        );
     }
     if lay.desks.is_empty() {
         ctx.set_fill_style_str(MUTED);
@@ -1301,7 +1314,10 @@ fn draw_desks(
             draw_sheet(p, s, d)?;
         }
         if b.more_sheets > 0 {
-            let y = b.sheets.last().map_or(c.y + DESK_HEAD_H, |s| s.rect.bottom() + 4.0);
+            let y = b
+                .sheets
+                .last()
+                .map_or(c.y + DESK_HEAD_H, |s| s.rect.bottom() + 4.0);
             ctx.set_fill_style_str(MUTED);
             font(ctx, 10.5, false);
             text(
@@ -1354,7 +1370,11 @@ fn draw_sheet(p: &mut Paint, s: &SheetBox, d: &DeskView) -> Result<(), JsValue> 
     ));
     ctx.set_fill_style_str(if flash.is_some() { FLASH_BG } else { SHEET_BG });
     ctx.fill_rect(r.x, r.y, r.w, r.h);
-    ctx.set_stroke_style_str(if flash.is_some() { FLASH_EDGE } else { "#cdbf9f" });
+    ctx.set_stroke_style_str(if flash.is_some() {
+        FLASH_EDGE
+    } else {
+        "#cdbf9f"
+    });
     ctx.set_line_width(if flash.is_some() { 2.0 } else { 1.0 });
     ctx.stroke_rect(r.x + 0.5, r.y + 0.5, r.w - 1.0, r.h - 1.0);
     ctx.set_line_width(1.0);
@@ -1500,7 +1520,10 @@ fn draw_chart(p: &mut Paint, r: Rect, data: &FloorData) -> Result<(), JsValue> {
     ctx.set_stroke_style_str("#e3e7ec");
     ctx.stroke_rect(plot.x, plot.y, plot.w, plot.h);
     if samples.len() >= 2 {
-        let (t0, t1) = (samples[0].at_ms, samples[samples.len() - 1].at_ms.max(samples[0].at_ms + 1));
+        let (t0, t1) = (
+            samples[0].at_ms,
+            samples[samples.len() - 1].at_ms.max(samples[0].at_ms + 1),
+        );
         let base = samples[0];
         let max = samples
             .iter()
@@ -1511,8 +1534,14 @@ fn draw_chart(p: &mut Paint, r: Rect, data: &FloorData) -> Result<(), JsValue> {
         let x_of = |t: u64| plot.x + (t - t0) as f64 / (t1 - t0) as f64 * plot.w;
         let y_of = |b: u64| plot.bottom() - b as f64 / max * plot.h;
         for (color, pick) in [
-            ("#a0522d", (|s: &TrafficSample, b: &TrafficSample| s.scroll_bytes - b.scroll_bytes) as fn(&TrafficSample, &TrafficSample) -> u64),
-            (LINE_READY, |s: &TrafficSample, b: &TrafficSample| s.bytes - b.bytes),
+            (
+                "#a0522d",
+                (|s: &TrafficSample, b: &TrafficSample| s.scroll_bytes - b.scroll_bytes)
+                    as fn(&TrafficSample, &TrafficSample) -> u64,
+            ),
+            (LINE_READY, |s: &TrafficSample, b: &TrafficSample| {
+                s.bytes - b.bytes
+            }),
         ] {
             ctx.begin_path();
             for (i, s) in samples.iter().enumerate() {
@@ -2027,8 +2056,17 @@ fn draw_robots(
                     ctx.set_text_align("center");
                     ctx.set_fill_style_str("#1f2933");
                     let w = ctx.measure_text(&label)?.width();
-                    ctx.fill_rect(x + s / 2.0 - w / 2.0 - 2.0, y + s - s * 0.3 - 2.0, w + 4.0, s * 0.3 + 2.0);
-                    ctx.set_fill_style_str(if c.kind == CountdownKind::PullRetry { "#ffd54a" } else { "#ff8a80" });
+                    ctx.fill_rect(
+                        x + s / 2.0 - w / 2.0 - 2.0,
+                        y + s - s * 0.3 - 2.0,
+                        w + 4.0,
+                        s * 0.3 + 2.0,
+                    );
+                    ctx.set_fill_style_str(if c.kind == CountdownKind::PullRetry {
+                        "#ffd54a"
+                    } else {
+                        "#ff8a80"
+                    });
                     ctx.fill_text(&label, x + s / 2.0, y + s - 2.0)?;
                     ctx.set_text_align("left");
                 }
@@ -2146,7 +2184,12 @@ mod tests {
 
     #[test]
     fn few_sheets_are_drawn_line_by_line_many_are_rows_but_the_changed_one() {
-        let area = Rect { x: 0.0, y: 0.0, w: 900.0, h: 0.0 };
+        let area = Rect {
+            x: 0.0,
+            y: 0.0,
+            w: 900.0,
+            h: 0.0,
+        };
         let small = desk(1, 3);
         let lay = desk_layout(area, &[&small], &|_, _| false, false);
         assert!(lay.desks[0].sheets[0].expanded);

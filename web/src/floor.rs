@@ -73,7 +73,8 @@ impl FloorData {
     /// Whether anything the floor shows may have changed since the last rebuild:
     /// a write other than a lease renewal or an event, a request, or a missed feed.
     pub fn moved(&self, cluster: &Cluster) -> bool {
-        if cluster.revision() == self.revision && cluster.feed_since(self.feed_seq).next == self.feed_seq
+        if cluster.revision() == self.revision
+            && cluster.feed_since(self.feed_seq).next == self.feed_seq
         {
             return false;
         }
@@ -130,9 +131,7 @@ impl FloorData {
                 let lines = self
                     .desks
                     .iter()
-                    .find(|d| {
-                        &d.namespace == namespace && d.sheets.iter().any(|s| &s.name == name)
-                    })
+                    .find(|d| &d.namespace == namespace && d.sheets.iter().any(|s| &s.name == name))
                     .map_or(0, |d| d.scroll_lines);
                 self.scroll.0 += proxies;
                 self.scroll.1 += proxies * scroll_bytes(lines);
@@ -208,7 +207,9 @@ pub fn owner_of(owner: Option<&str>) -> Option<String> {
             Some((deploy, hash))
                 if !deploy.is_empty()
                     && !hash.is_empty()
-                    && hash.chars().all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)) =>
+                    && hash
+                        .chars()
+                        .all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)) =>
             {
                 format!("Deployment/{deploy}")
             }

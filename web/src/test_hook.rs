@@ -159,7 +159,8 @@ pub fn install(session: Rc<RefCell<Session>>, info: Rc<RefCell<HookInfo>>) -> Re
     )?;
     // `floor()`: the floor as drawn (desks, sheets and their lines, the flashing
     // sheets) and how many times the view was rebuilt (see `canvas::FloorHook`).
-    let floor = Closure::<dyn Fn() -> JsValue>::new(|| JsValue::from_str(&crate::canvas::hook_json()));
+    let floor =
+        Closure::<dyn Fn() -> JsValue>::new(|| JsValue::from_str(&crate::canvas::hook_json()));
     Reflect::set(
         &hook,
         &"floor".into(),

@@ -560,7 +560,11 @@ pub fn WarehouseCanvas(props: &CanvasProps) -> Html {
     };
     let scale_demo = {
         let dispatch = props.dispatch.clone();
-        Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::RunBlock(scale_script())))
+        Callback::from(move |_: MouseEvent| {
+            for line in scale_script().lines() {
+                dispatch.dispatch(Action::RunKubectl(line.to_string()));
+            }
+        })
     };
 
     let robots: usize = props
@@ -1390,7 +1394,7 @@ fn draw_sheet(p: &mut Paint, s: &SheetBox, d: &DeskView) -> Result<(), JsValue> 
     ctx.set_fill_style_str(INK);
     font(ctx, 10.5, true);
     let head = format!(
-        "📄 {} · {} {} ({} {})",
+        "{} · {} {} ({} {})",
         sheet.name,
         sheet.lines.len(),
         tr.f(F::Lines),
@@ -1407,7 +1411,8 @@ fn draw_sheet(p: &mut Paint, s: &SheetBox, d: &DeskView) -> Result<(), JsValue> 
         let changed = flash.as_ref().is_some_and(|(_, ips)| ips.contains(&l.ip));
         if changed {
             // The changed line blinks while the sheet is highlighted.
-            let phase = ((p.now - flash.as_ref().map_or(0.0, |f| f.0)) / 250.0) as u64 % 2 == 0;
+            let phase =
+                (((p.now - flash.as_ref().map_or(0.0, |f| f.0)) / 250.0) as u64).is_multiple_of(2);
             ctx.set_fill_style_str(if phase { "#ffd23f" } else { "#ffe98a" });
             ctx.fill_rect(r.x + 2.0, y, r.w - 4.0, LINE_H);
         }

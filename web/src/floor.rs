@@ -30,7 +30,7 @@ pub fn is_system_desk(d: &DeskView) -> bool {
 /// Estimated JSON size of a legacy Endpoints object of `lines` addresses: metadata,
 /// then one address (IP, node name, a targetRef with the pod's name and uid) per line.
 pub fn scroll_bytes(lines: usize) -> u64 {
-    420 + 190 * lines as u64
+    600 + 250 * lines as u64
 }
 
 /// One point of the copying machines' chart.
@@ -67,6 +67,9 @@ pub struct FloorData {
     pub revision: u64,
     /// The scroll estimate so far (cumulative).
     scroll: (u64, u64),
+    /// Sheet changes not yet received by the conveyor routers: (the sheet's lines,
+    /// the whole desk's lines).
+    pending: Vec<(usize, usize)>,
 }
 
 impl FloorData {
@@ -110,12 +113,6 @@ impl FloorData {
         self.now_ms = cluster.now().0;
         let since = cluster.feed_since(self.feed_seq);
         let next = since.next;
-        let proxies = cluster
-            .watcher_stats()
-            .iter()
-            .filter(|l| l.kind == "kube-proxy")
-            .count() as u64;
-        let mut changed = false;
         for e in since.events {
             if let FeedEvent::Write {
                 kind: "EndpointSlice",
@@ -131,20 +128,53 @@ impl FloorData {
                 let lines = self
                     .desks
                     .iter()
-                    .find(|d| &d.namespace == namespace && d.sheets.iter().any(|s| &s.name == name))
-                    .map_or(0, |d| d.scroll_lines);
-                self.scroll.0 += proxies;
-                self.scroll.1 += proxies * scroll_bytes(lines);
-                changed = true;
+                    .filter(|d| &d.namespace == namespace)
+                    .find_map(|d| {
+                        let sheet = d.sheets.iter().find(|s| &s.name == name)?;
+                        Some((sheet.lines.len(), d.scroll_lines))
+                    })
+                    .unwrap_or((0, 0));
+                self.pending.push(lines);
             }
         }
         self.feed_seq = next;
         self.revision = cluster.revision();
-        let (objects, bytes) = cluster
-            .watcher_stats()
-            .iter()
-            .filter(|l| l.kind == "kube-proxy")
-            .fold((0, 0), |(o, b), l| (o + l.stats.objects, b + l.stats.bytes));
+        let stats = cluster.watcher_stats();
+        let proxies = stats.iter().filter(|l| l.kind == "kube-proxy");
+        let count = proxies.clone().count().max(1) as u64;
+        let (objects, bytes) =
+            proxies.fold((0, 0), |(o, b), l| (o + l.stats.objects, b + l.stats.bytes));
+        let last = self.traffic.samples.last().copied();
+        if last.is_some_and(|l| (l.objects, l.bytes) == (objects, bytes)) {
+            return;
+        }
+        let (d_objects, d_bytes) = match last {
+            Some(l) => (
+                objects.saturating_sub(l.objects),
+                bytes.saturating_sub(l.bytes),
+            ),
+            None => (0, 0),
+        };
+        // What the same changes would have cost as the master scroll: a sheet of L
+        // lines out of a desk's N is resent as one scroll of N lines (the object's
+        // size scaled by lines, about two lines' worth of metadata); a Service costs
+        // the same either way.
+        let (mut scroll_objects, mut scroll_bytes) = (d_objects, d_bytes);
+        if d_objects > 0 {
+            let per_object = d_bytes as f64 / d_objects as f64;
+            let per_proxy = (d_objects / count) as usize;
+            let k = self.pending.len().min(per_proxy);
+            let ratio: f64 = self
+                .pending
+                .drain(..k)
+                .map(|(sheet, all)| (all as f64 + 2.0) / (sheet as f64 + 2.0))
+                .sum::<f64>()
+                + (per_proxy - k) as f64;
+            scroll_objects = d_objects;
+            scroll_bytes = (per_object * ratio * count as f64).round() as u64;
+        }
+        self.scroll.0 += scroll_objects;
+        self.scroll.1 += scroll_bytes;
         let sample = TrafficSample {
             at_ms: self.now_ms,
             objects,
@@ -152,34 +182,22 @@ impl FloorData {
             scroll_objects: self.scroll.0,
             scroll_bytes: self.scroll.1,
         };
-        let last = self.traffic.samples.last().copied();
-        let same = last.is_some_and(|l| {
-            (l.objects, l.bytes, l.scroll_objects, l.scroll_bytes)
-                == (objects, bytes, self.scroll.0, self.scroll.1)
-        });
-        if same && !changed {
-            return;
-        }
         let traffic = Rc::make_mut(&mut self.traffic);
-        if let Some(l) = last {
-            if l.bytes != bytes || changed {
-                // What this change cost, against the scroll.
-                let sent = TrafficSample {
+        if d_bytes > 0 {
+            traffic.last_change = Some((
+                TrafficSample {
                     at_ms: self.now_ms,
-                    objects: objects - l.objects.min(objects),
-                    bytes: bytes - l.bytes.min(bytes),
+                    objects: d_objects,
+                    bytes: d_bytes,
                     ..TrafficSample::default()
-                };
-                let scroll = TrafficSample {
+                },
+                TrafficSample {
                     at_ms: self.now_ms,
-                    objects: self.scroll.0 - l.scroll_objects.min(self.scroll.0),
-                    bytes: self.scroll.1 - l.scroll_bytes.min(self.scroll.1),
+                    objects: scroll_objects,
+                    bytes: scroll_bytes,
                     ..TrafficSample::default()
-                };
-                if sent.bytes > 0 || scroll.bytes > 0 {
-                    traffic.last_change = Some((sent, scroll));
-                }
-            }
+                },
+            ));
         }
         if traffic.samples.len() == TRAFFIC_POINTS {
             traffic.samples.remove(0);

@@ -138,7 +138,7 @@ pub fn layout_with(width: f64, zone_count: usize, desks_h: f64) -> Layout {
     let (min_w, min_h, max_h) = match n {
         0..=16 => (160.0, 100.0, 170.0),
         17..=64 => (100.0, 64.0, 160.0),
-        _ => (48.0, 36.0, 120.0),
+        _ => (60.0, 46.0, 120.0),
     };
     let square = (n as f64).sqrt().ceil() as usize;
     let max_cols = (((inner + GAP) / (min_w + GAP)).floor() as usize).max(1);
@@ -315,6 +315,8 @@ struct Anim {
 pub struct FloorHook {
     pub rebuilds: u64,
     pub draws: u64,
+    /// Real milliseconds the last draw took.
+    pub draw_ms: f64,
     pub zoom: f64,
     pub desks: Vec<HookDesk>,
     pub flashing: Vec<String>,
@@ -716,7 +718,24 @@ pub fn describe(t: &Target, view: &ClusterView, data: &FloorData, tr: Tr) -> (St
                     } else {
                         tr.t(Key::NotReady)
                     };
-                    format!("{health} · {}", tr.robot_count(workload_count(&n.pods)))
+                    let mut counts: BTreeMap<RobotState, usize> = BTreeMap::new();
+                    for p in n.pods.iter().filter(|p| !p.system) {
+                        *counts.entry(p.state).or_default() += 1;
+                    }
+                    let states = counts
+                        .iter()
+                        .map(|(s, c)| format!("{c} {}", tr.state(*s).to_lowercase()))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    format!(
+                        "{health} · {}{}",
+                        tr.robot_count(workload_count(&n.pods)),
+                        if states.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {states}")
+                        }
+                    )
                 })
                 .unwrap_or_default();
             (format!("{} {name}", tr.f(F::Zone)), line)
@@ -787,7 +806,10 @@ fn redraw(canvas_ref: &NodeRef, floor: &Rc<RefCell<Floor>>) {
     };
     let busy = {
         let mut f = floor.borrow_mut();
-        match draw(&canvas, &mut f) {
+        let started = js_sys::Date::now();
+        let result = draw(&canvas, &mut f);
+        HOOK.with(|h| h.borrow_mut().draw_ms = js_sys::Date::now() - started);
+        match result {
             Ok(busy) => busy,
             Err(e) => {
                 web_sys::console::warn_2(&"warehouse canvas:".into(), &e);
@@ -2118,11 +2140,21 @@ fn draw_counts(
         ctx.set_fill_style_str(if dark_floor { "#ffffff" } else { INK });
         font(ctx, 9.5, false);
         ctx.set_text_align("left");
-        let text_s = counts
-            .iter()
-            .map(|(s, n)| format!("{n} {}", p.tr.state(*s).to_lowercase()))
-            .collect::<Vec<_>>()
-            .join(" · ");
+        let text_s = if area.w < 140.0 {
+            // A narrow tile: the total, and how many are not working.
+            let working = counts.get(&RobotState::Running).copied().unwrap_or(0);
+            if working == pods.len() {
+                pods.len().to_string()
+            } else {
+                format!("{working}/{}", pods.len())
+            }
+        } else {
+            counts
+                .iter()
+                .map(|(s, n)| format!("{n} {}", p.tr.state(*s).to_lowercase()))
+                .collect::<Vec<_>>()
+                .join(" · ")
+        };
         text(ctx, &text_s, area.x, area.y + bar_h + 10.0, area.w);
     }
     Ok(())

@@ -771,13 +771,11 @@ pub fn describe(t: &Target, view: &ClusterView, data: &FloorData, tr: Tr) -> (St
                     let ready = s.lines.iter().filter(|l| l.ready).count();
                     let term = s.lines.iter().filter(|l| l.terminating).count();
                     format!(
-                        "{} {}: {ready} {}, {} {}, {term} {} · resourceVersion {}",
-                        s.lines.len(),
-                        tr.f(F::Lines),
-                        tr.f(F::Ready),
-                        s.lines.len() - ready - term,
-                        tr.f(F::NotReady),
-                        tr.f(F::Terminating),
+                        "{}: {}, {}, {} · resourceVersion {}",
+                        tr.count(s.lines.len(), F::Lines),
+                        tr.count(ready, F::ReadyMany),
+                        tr.count(s.lines.len() - ready - term, F::NotReadyMany),
+                        tr.count(term, F::Terminating),
                         s.resource_version
                     )
                 })
@@ -1366,10 +1364,9 @@ fn draw_desks(
             text(
                 ctx,
                 &format!(
-                    "{}: {} {} · ~{}",
+                    "{}: {} · ~{}",
                     tr.f(F::Scroll),
-                    d.scroll_lines,
-                    tr.f(F::Lines),
+                    tr.count(d.scroll_lines, F::Lines),
                     human_bytes(scroll_bytes(d.scroll_lines))
                 ),
                 sr.x + 12.0,
@@ -1416,12 +1413,10 @@ fn draw_sheet(p: &mut Paint, s: &SheetBox, d: &DeskView) -> Result<(), JsValue> 
     ctx.set_fill_style_str(INK);
     font(ctx, 10.5, true);
     let head = format!(
-        "{} · {} {} ({} {})",
+        "{} · {} ({})",
         sheet.name,
-        sheet.lines.len(),
-        tr.f(F::Lines),
-        ready,
-        tr.f(F::Ready)
+        tr.count(sheet.lines.len(), F::Lines),
+        tr.count(ready, F::ReadyMany)
     );
     text(ctx, &head, r.x + 6.0, r.y + 13.0, r.w - 18.0);
     if !s.expanded {

@@ -679,9 +679,23 @@ pub enum F {
     Zone,
     Robot,
     Objects,
+    /// "ready" after a count of lines (Russian: the plural).
+    ReadyMany,
+    NotReadyMany,
+    LegendLines,
+    LegendChanged,
 }
 
 impl Tr {
+    /// A count and what it counts: `5 lines` in English, `строк: 5` in Russian
+    /// (which spares the plural forms).
+    pub fn count(self, n: usize, key: F) -> String {
+        match self.lang {
+            Lang::En => format!("{n} {}", self.f(key)),
+            Lang::Ru => format!("{}: {n}", self.f(key)),
+        }
+    }
+
     pub fn f(self, key: F) -> &'static str {
         match key {
             F::Desks => self.pick(["Order desks", "Services", "Стойки приёма заказов", "Сервисы"]),
@@ -758,6 +772,15 @@ impl Tr {
             F::Zone => self.pick(["zone", "node", "зона", "узел"]),
             F::Robot => self.pick(["robot", "pod", "робот", "под"]),
             F::Objects => self.both("objects", "объектов"),
+            F::ReadyMany => self.both("ready", "готовы"),
+            F::LegendLines => self.pick([
+                "Sheet lines",
+                "Endpoints",
+                "Строки листов",
+                "Эндпоинты",
+            ]),
+            F::LegendChanged => self.both("just changed", "только что изменён"),
+            F::NotReadyMany => self.both("not ready", "не готовы"),
         }
     }
 }

@@ -137,7 +137,7 @@ pub fn App() -> Html {
     });
     html! {
         <div class="app">
-            <Toolbar time_ms={state.view.time_ms} playing={state.playing} speed={state.speed}
+            <Toolbar time_ms={state.floor.now_ms} playing={state.playing} speed={state.speed}
                      {tr} dispatch={dispatch.clone()} />
             { for progress_notice }
             <Office session={state.session.clone()} view={state.view.clone()} {tr}
@@ -148,7 +148,7 @@ pub fn App() -> Html {
                 }
                 <div class="floor">
                     <div class="canvas-wrap">
-                        <WarehouseCanvas view={state.view.clone()} {tr} />
+                        <WarehouseCanvas view={state.view.clone()} floor={state.floor.clone()} {tr} dispatch={dispatch.clone()} />
                     </div>
                     <Legend {tr} />
                     <ZoneList view={state.view.clone()} notice={state.notice.clone()} {tr}

@@ -3,9 +3,18 @@
 //! robots without a zone. Layout is pure arithmetic (tested natively); drawing batches
 //! robots by colour so thousands of them cost a handful of canvas calls.
 
-use crate::i18n::{Key, Tr};
+use crate::floor::{
+    human_bytes, is_system_desk, owner_color, scroll_bytes, FloorData, TrafficSample,
+};
+use crate::i18n::{Key, Tr, F};
+use crate::state::{Action, AppState};
+use crate::target::Target;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 use std::f64::consts::TAU;
 use std::rc::Rc;
+use warehouse_sim::countdown::{Countdown, CountdownKind};
+use warehouse_sim::desks::{DeskView, SheetLine};
 use warehouse_sim::{ClusterView, NodeView, PodView, RobotState, ZoneHealth};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -105,6 +114,11 @@ pub struct Layout {
 }
 
 pub fn layout(width: f64, zone_count: usize) -> Layout {
+    layout_with(width, zone_count, 0.0)
+}
+
+/// The layout with room for the order desks (`desks_h` high) under the strip.
+pub fn layout_with(width: f64, zone_count: usize, desks_h: f64) -> Layout {
     let width = width.max(MIN_WIDTH);
     let inner = width - 2.0 * PAD;
     let strip_cols = if inner / COMPONENTS as f64 >= MIN_COMPONENT_W {
@@ -124,16 +138,17 @@ pub fn layout(width: f64, zone_count: usize) -> Layout {
     let (min_w, min_h, max_h) = match n {
         0..=16 => (160.0, 100.0, 170.0),
         17..=64 => (100.0, 64.0, 160.0),
-        _ => (48.0, 36.0, 120.0),
+        _ => (60.0, 46.0, 120.0),
     };
     let square = (n as f64).sqrt().ceil() as usize;
     let max_cols = (((inner + GAP) / (min_w + GAP)).floor() as usize).max(1);
     let cols = square.min(max_cols).min(n).max(1);
     let rows = n.div_ceil(cols);
     let zone_w = (inner - GAP * (cols as f64 - 1.0)) / cols as f64;
-    let budget = (MAX_HEIGHT - strip.h - BAY_H - 2.0 * PAD - 2.0 * GAP) / rows as f64 - GAP;
+    let budget =
+        (MAX_HEIGHT - strip.h - desks_h - BAY_H - 2.0 * PAD - 2.0 * GAP) / rows as f64 - GAP;
     let zone_h = (zone_w * 0.38).clamp(min_h, max_h).min(budget.max(12.0));
-    let top = strip.bottom() + GAP;
+    let top = strip.bottom() + GAP + desks_h;
     let zones = (0..zone_count)
         .map(|i| Rect {
             x: PAD + (i % cols) as f64 * (zone_w + GAP),
@@ -219,53 +234,340 @@ pub fn robot_grid(area: Rect, n: usize) -> Grid {
 
 // ----- the component -----
 
+/// Real milliseconds a changed sheet stays highlighted.
+pub const FLASH_MS: f64 = 1_500.0;
+/// Real milliseconds of a robot's walk from the waiting bay to its zone.
+pub const WALK_MS: f64 = 450.0;
+/// Real milliseconds of a deleted robot's fade.
+pub const FADE_MS: f64 = 700.0;
+/// Above this many robots they are not animated one by one.
+pub const ANIMATE_LIMIT: usize = 1_500;
+
 #[derive(Properties)]
 pub struct CanvasProps {
     pub view: Rc<ClusterView>,
+    pub floor: FloorData,
     pub tr: Tr,
+    pub dispatch: UseReducerDispatcher<AppState>,
 }
 
 impl PartialEq for CanvasProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.view, &other.view) && self.tr == other.tr
+        let (a, b) = (&self.floor, &other.floor);
+        Rc::ptr_eq(&self.view, &other.view)
+            && Rc::ptr_eq(&a.desks, &b.desks)
+            && Rc::ptr_eq(&a.traffic, &b.traffic)
+            && Rc::ptr_eq(&a.countdowns, &b.countdowns)
+            // Time alone redraws only the countdowns' texts.
+            && (a.countdowns.is_empty() || a.now_ms == b.now_ms)
+            && self.tr == other.tr
     }
+}
+
+/// What the floor remembers between frames: zoom and pan, what it drew where (for
+/// hit-testing), the sheets' versions, and the animations under way.
+#[derive(Default)]
+pub struct Floor {
+    pub zoom: f64,
+    pub pan: (f64, f64),
+    drag: Option<(f64, f64, f64, f64)>,
+    dragged: bool,
+    pub show_scroll: bool,
+    hits: Hits,
+    anim: Anim,
+    last: Option<(Rc<ClusterView>, FloorData, Tr)>,
+    raf: Option<wasm_bindgen::closure::Closure<dyn FnMut()>>,
+    raf_pending: bool,
+}
+
+#[derive(Default)]
+struct Hits {
+    items: Vec<(Rect, Target)>,
+    robots: Vec<RobotHit>,
+}
+
+struct RobotHit {
+    grid: Grid,
+    node: Option<usize>,
+    /// Index into the zone's (or bay's) pods, per cell.
+    idx: Vec<usize>,
+}
+
+#[derive(Default)]
+struct Anim {
+    /// Where each robot was drawn: `namespace/name` → (x, y, in the bay).
+    pos: HashMap<String, (f64, f64, bool, &'static str)>,
+    next_pos: HashMap<String, (f64, f64, bool, &'static str)>,
+    walks: HashMap<String, (f64, f64, f64)>,
+    ghosts: Vec<(f64, f64, f64, &'static str, f64)>,
+    sheets: HashMap<String, String>,
+    lines: HashMap<String, Vec<SheetLine>>,
+    /// Sheet (`namespace/name`) → (since, IPs of the lines that changed).
+    flashes: HashMap<String, (f64, Vec<String>)>,
+    seen_view: Option<Rc<ClusterView>>,
+    seen_desks: Option<Rc<Vec<DeskView>>>,
+    cell: f64,
+}
+
+/// What the test hook tells about the floor (`window.__warehouse.floor()`).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FloorHook {
+    pub rebuilds: u64,
+    pub draws: u64,
+    /// Real milliseconds the last draw took.
+    pub draw_ms: f64,
+    pub zoom: f64,
+    pub desks: Vec<HookDesk>,
+    pub flashing: Vec<String>,
+    pub flashing_lines: Vec<String>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookDesk {
+    pub namespace: String,
+    pub name: String,
+    pub cluster_ip: Option<String>,
+    pub selector: Vec<String>,
+    pub scroll_lines: usize,
+    pub sheets: Vec<HookSheet>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookSheet {
+    pub name: String,
+    pub resource_version: String,
+    pub expanded: bool,
+    /// `ip pod state` per line, as drawn (`10.244.1.5 default/web-x ready`).
+    pub lines: Vec<String>,
+}
+
+thread_local! {
+    static HOOK: RefCell<FloorHook> = RefCell::new(FloorHook::default());
+}
+
+/// The floor as last drawn, as JSON, for the test hook.
+pub fn hook_json() -> String {
+    HOOK.with(|h| {
+        let mut h = h.borrow_mut();
+        h.rebuilds = crate::floor::rebuilds();
+        serde_json::to_string(&*h).unwrap_or_default()
+    })
+}
+
+fn line_state(l: &SheetLine) -> &'static str {
+    if l.terminating {
+        "terminating"
+    } else if l.ready {
+        "ready"
+    } else {
+        "not-ready"
+    }
+}
+
+/// A demo of scale for the "Big warehouse" button: 97 more zones, 10,000 robots.
+pub fn scale_script() -> String {
+    let mut s = String::new();
+    for i in 1..=97 {
+        s.push_str(&format!(
+            "sim node add big-{i:02} --cpu 64 --memory 256Gi\n"
+        ));
+    }
+    s.push_str("kubectl create deployment crowd --image=nginx:1.27 --replicas=10000\n");
+    s
 }
 
 #[function_component]
 pub fn WarehouseCanvas(props: &CanvasProps) -> Html {
     let canvas_ref = use_node_ref();
+    let tip_ref = use_node_ref();
+    let floor = use_mut_ref(|| Floor {
+        zoom: 1.0,
+        ..Floor::default()
+    });
     let force = use_force_update();
 
-    // Redraw when the window changes size, even while the clock is paused.
-    use_effect_with((), move |_| {
-        let listener =
-            wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || force.force_update());
-        let window = web_sys::window();
-        if let Some(w) = &window {
-            let _ = w.add_event_listener_with_callback("resize", listener.as_ref().unchecked_ref());
-        }
-        move || {
+    // Redraw when the window changes size, even while the clock is paused; zoom on
+    // the wheel (a listener that may prevent the page from scrolling).
+    {
+        let floor = floor.clone();
+        let canvas_ref = canvas_ref.clone();
+        let force = force.clone();
+        use_effect_with((), move |_| {
+            let f2 = force.clone();
+            let listener =
+                wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || f2.force_update());
+            let window = web_sys::window();
             if let Some(w) = &window {
-                let _ = w.remove_event_listener_with_callback(
-                    "resize",
-                    listener.as_ref().unchecked_ref(),
+                let _ =
+                    w.add_event_listener_with_callback("resize", listener.as_ref().unchecked_ref());
+            }
+            let canvas = canvas_ref.cast::<HtmlCanvasElement>();
+            let wheel = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::WheelEvent)>::new(
+                move |e: web_sys::WheelEvent| {
+                    e.prevent_default();
+                    {
+                        let mut f = floor.borrow_mut();
+                        let (ox, oy) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
+                        let z = (f.zoom * (-e.delta_y() * 0.0015).exp()).clamp(0.25, 8.0);
+                        let k = z / f.zoom;
+                        f.pan = (ox - (ox - f.pan.0) * k, oy - (oy - f.pan.1) * k);
+                        f.zoom = z;
+                    }
+                    force.force_update();
+                },
+            );
+            if let Some(c) = &canvas {
+                let opts = web_sys::AddEventListenerOptions::new();
+                opts.set_passive(false);
+                let _ = c.add_event_listener_with_callback_and_add_event_listener_options(
+                    "wheel",
+                    wheel.as_ref().unchecked_ref(),
+                    &opts,
                 );
             }
-        }
-    });
-
-    {
-        let canvas_ref = canvas_ref.clone();
-        let view = props.view.clone();
-        let tr = props.tr;
-        use_effect(move || {
-            if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
-                if let Err(e) = draw(&canvas, &view, tr) {
-                    web_sys::console::warn_2(&"warehouse canvas:".into(), &e);
+            move || {
+                if let Some(w) = &window {
+                    let _ = w.remove_event_listener_with_callback(
+                        "resize",
+                        listener.as_ref().unchecked_ref(),
+                    );
+                }
+                if let Some(c) = &canvas {
+                    let _ = c.remove_event_listener_with_callback(
+                        "wheel",
+                        wheel.as_ref().unchecked_ref(),
+                    );
                 }
             }
         });
     }
+
+    {
+        let canvas_ref = canvas_ref.clone();
+        let floor = floor.clone();
+        let input = (props.view.clone(), props.floor.clone(), props.tr);
+        use_effect(move || {
+            floor.borrow_mut().last = Some(input);
+            redraw(&canvas_ref, &floor);
+        });
+    }
+
+    let to_content = |f: &Floor, e: &MouseEvent| {
+        (
+            (f64::from(e.offset_x()) - f.pan.0) / f.zoom,
+            (f64::from(e.offset_y()) - f.pan.1) / f.zoom,
+        )
+    };
+    let onmousedown = {
+        let floor = floor.clone();
+        Callback::from(move |e: MouseEvent| {
+            let mut f = floor.borrow_mut();
+            f.drag = Some((
+                f64::from(e.client_x()),
+                f64::from(e.client_y()),
+                f.pan.0,
+                f.pan.1,
+            ));
+            f.dragged = false;
+        })
+    };
+    let onmousemove = {
+        let floor = floor.clone();
+        let tip_ref = tip_ref.clone();
+        let force = force.clone();
+        Callback::from(move |e: MouseEvent| {
+            let mut f = floor.borrow_mut();
+            if let Some((x0, y0, px, py)) = f.drag {
+                let (dx, dy) = (f64::from(e.client_x()) - x0, f64::from(e.client_y()) - y0);
+                if e.buttons() & 1 == 1 && (f.dragged || dx.abs() + dy.abs() > 4.0) {
+                    f.dragged = true;
+                    f.pan = (px + dx, py + dy);
+                    drop(f);
+                    force.force_update();
+                    return;
+                }
+            }
+            let (x, y) = to_content(&f, &e);
+            let target = f.hit(x, y);
+            let text = match (&target, &f.last) {
+                (Some(t), Some((view, data, tr))) => Some(describe(t, view, data, *tr)),
+                _ => None,
+            };
+            drop(f);
+            let (ox, oy) = e
+                .target_dyn_into::<web_sys::HtmlElement>()
+                .map_or((0.0, 0.0), |c| {
+                    (f64::from(c.offset_left()), f64::from(c.offset_top()))
+                });
+            show_tip(
+                &tip_ref,
+                text,
+                f64::from(e.offset_x()) + ox,
+                f64::from(e.offset_y()) + oy,
+            );
+        })
+    };
+    let onmouseup = {
+        let floor = floor.clone();
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |e: MouseEvent| {
+            let mut f = floor.borrow_mut();
+            let dragged = f.dragged;
+            f.drag = None;
+            f.dragged = false;
+            if !dragged {
+                let (x, y) = to_content(&f, &e);
+                let target = f.hit(x, y);
+                drop(f);
+                dispatch.dispatch(Action::Inspect(target));
+            }
+        })
+    };
+    let onmouseleave = {
+        let floor = floor.clone();
+        let tip_ref = tip_ref.clone();
+        Callback::from(move |_: MouseEvent| {
+            floor.borrow_mut().drag = None;
+            show_tip(&tip_ref, None, 0.0, 0.0);
+        })
+    };
+    let zoom_by = |k: f64| {
+        let floor = floor.clone();
+        let force = force.clone();
+        Callback::from(move |_: MouseEvent| {
+            {
+                let mut f = floor.borrow_mut();
+                if k == 0.0 {
+                    f.zoom = 1.0;
+                    f.pan = (0.0, 0.0);
+                } else {
+                    f.zoom = (f.zoom * k).clamp(0.25, 8.0);
+                }
+            }
+            force.force_update();
+        })
+    };
+    let toggle_scroll = {
+        let floor = floor.clone();
+        let force = force.clone();
+        Callback::from(move |_: MouseEvent| {
+            let mut f = floor.borrow_mut();
+            f.show_scroll = !f.show_scroll;
+            drop(f);
+            force.force_update();
+        })
+    };
+    let scale_demo = {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |_: MouseEvent| {
+            for line in scale_script().lines() {
+                dispatch.dispatch(Action::RunKubectl(line.to_string()));
+            }
+        })
+    };
 
     let robots: usize = props
         .view
@@ -274,25 +576,347 @@ pub fn WarehouseCanvas(props: &CanvasProps) -> Html {
         .map(|n| workload_count(&n.pods))
         .sum::<usize>()
         + workload_count(&props.view.unscheduled);
-    let label = format!(
-        "{}: {}",
-        props.tr.t(Key::CanvasLabel),
-        props.tr.robot_count(robots)
-    );
+    let tr = props.tr;
+    let label = format!("{}: {}", tr.t(Key::CanvasLabel), tr.robot_count(robots));
+    let show_scroll = floor.borrow().show_scroll;
     html! {
-        <canvas id="warehouse-canvas" ref={canvas_ref} role="img" aria-label={label}></canvas>
+        <>
+        <div class="floor-controls" title={tr.f(F::ZoomTitle)}>
+            <button type="button" id="zoom-in" onclick={zoom_by(1.25)} aria-label="zoom in">{ tr.f(F::ZoomIn) }</button>
+            <button type="button" id="zoom-out" onclick={zoom_by(0.8)} aria-label="zoom out">{ tr.f(F::ZoomOut) }</button>
+            <button type="button" id="zoom-reset" onclick={zoom_by(0.0)}>{ tr.f(F::ZoomReset) }</button>
+            <label class="scroll-toggle" title={tr.f(F::ScrollToggleTitle)}>
+                <input type="checkbox" id="scroll-toggle" checked={show_scroll} onclick={toggle_scroll} />
+                { tr.f(F::ScrollToggle) }
+            </label>
+            <button type="button" id="scale-demo" title={tr.f(F::ScaleDemoTitle)} onclick={scale_demo}>{ tr.f(F::ScaleDemo) }</button>
+        </div>
+        <canvas id="warehouse-canvas" ref={canvas_ref} role="img" aria-label={label}
+                {onmousedown} {onmousemove} {onmouseup} {onmouseleave}></canvas>
+        <div id="floor-tooltip" class="floor-tooltip" ref={tip_ref} role="tooltip" hidden=true></div>
+        </>
+    }
+}
+
+fn show_tip(tip: &NodeRef, text: Option<(String, String)>, x: f64, y: f64) {
+    let Some(el) = tip.cast::<web_sys::HtmlElement>() else {
+        return;
+    };
+    match text {
+        None => el.set_hidden(true),
+        Some((title, line)) => {
+            el.set_inner_text("");
+            if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+                if let (Ok(b), Ok(s)) = (doc.create_element("strong"), doc.create_element("span")) {
+                    b.set_text_content(Some(&title));
+                    s.set_text_content(Some(&line));
+                    let _ = el.append_child(&b);
+                    let _ = el.append_child(&s);
+                }
+            }
+            let _ = el.set_attribute("style", &format!("left:{}px;top:{}px", x + 14.0, y + 16.0));
+            el.set_hidden(false);
+        }
+    }
+}
+
+impl Floor {
+    fn hit(&self, x: f64, y: f64) -> Option<Target> {
+        let inside = |r: &Rect| x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
+        let (view, _, _) = self.last.as_ref()?;
+        for h in &self.hits.robots {
+            let g = &h.grid;
+            if x < g.origin_x || y < g.origin_y {
+                continue;
+            }
+            let (c, r) = (
+                ((x - g.origin_x) / g.cell) as usize,
+                ((y - g.origin_y) / g.cell) as usize,
+            );
+            if c >= g.cols || r >= g.rows {
+                continue;
+            }
+            let Some(&i) = h.idx.get(r * g.cols + c) else {
+                continue;
+            };
+            let pods = match h.node {
+                Some(n) => &view.nodes.get(n)?.pods,
+                None => &view.unscheduled,
+            };
+            let pod = pods.get(i)?;
+            return Some(Target::Robot {
+                namespace: pod.namespace.clone(),
+                name: pod.name.clone(),
+            });
+        }
+        // Smallest first: a sheet before its desk, a desk before the floor.
+        self.hits
+            .items
+            .iter()
+            .filter(|(r, _)| inside(r))
+            .min_by(|a, b| (a.0.w * a.0.h).total_cmp(&(b.0.w * b.0.h)))
+            .map(|(_, t)| t.clone())
+    }
+}
+
+/// The tooltip's two lines: the object's name and its state.
+pub fn describe(t: &Target, view: &ClusterView, data: &FloorData, tr: Tr) -> (String, String) {
+    match t {
+        Target::Robot { namespace, name } => {
+            let place = view
+                .nodes
+                .iter()
+                .find_map(|n| {
+                    n.pods
+                        .iter()
+                        .find(|p| &p.name == name && &p.namespace == namespace)
+                        .map(|p| (p, Some(n.name.as_str())))
+                })
+                .or_else(|| {
+                    view.unscheduled
+                        .iter()
+                        .find(|p| &p.name == name && &p.namespace == namespace)
+                        .map(|p| (p, None))
+                });
+            let Some((pod, zone)) = place else {
+                return (name.clone(), String::new());
+            };
+            let mut line = format!("{} ({})", tr.state(pod.state), pod.status);
+            if let Some(z) = zone {
+                line.push_str(&format!(" · {} {z}", tr.f(F::Zone)));
+            }
+            if let Some(o) = crate::floor::owner_of(pod.owner.as_deref()) {
+                line.push_str(&format!(" · {o}"));
+            }
+            if pod.restarts > 0 {
+                line.push_str(&format!(" · {} {}", tr.f(F::Restarts), pod.restarts));
+            }
+            if let Some(c) = data.countdown_of(&format!("{namespace}/{name}")) {
+                let key = if c.kind == CountdownKind::PullRetry {
+                    F::PullIn
+                } else {
+                    F::RestartIn
+                };
+                line.push_str(&format!(
+                    " · {} {}s",
+                    tr.f(key),
+                    c.due_ms.saturating_sub(data.now_ms).div_ceil(1000)
+                ));
+            }
+            (format!("{} {name}", tr.f(F::Robot)), line)
+        }
+        Target::Zone(name) => {
+            let line = view
+                .nodes
+                .iter()
+                .find(|n| &n.name == name)
+                .map(|n| {
+                    let health = if n.killed {
+                        tr.t(Key::PoweredOff)
+                    } else if n.health == ZoneHealth::Ready {
+                        tr.t(Key::Ready)
+                    } else {
+                        tr.t(Key::NotReady)
+                    };
+                    let mut counts: BTreeMap<RobotState, usize> = BTreeMap::new();
+                    for p in n.pods.iter().filter(|p| !p.system) {
+                        *counts.entry(p.state).or_default() += 1;
+                    }
+                    let states = counts
+                        .iter()
+                        .map(|(s, c)| format!("{c} {}", tr.state(*s).to_lowercase()))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    format!(
+                        "{health} · {}{}",
+                        tr.robot_count(workload_count(&n.pods)),
+                        if states.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {states}")
+                        }
+                    )
+                })
+                .unwrap_or_default();
+            (format!("{} {name}", tr.f(F::Zone)), line)
+        }
+        Target::Desk { namespace, name } => {
+            let line = data
+                .desks
+                .iter()
+                .find(|d| &d.name == name && &d.namespace == namespace)
+                .map(|d| {
+                    let lines: usize = d.sheets.iter().map(|s| s.lines.len()).sum();
+                    format!(
+                        "{} · {}: {} · {} {} · {lines} {}",
+                        d.cluster_ip.as_deref().unwrap_or("None"),
+                        tr.f(F::BadgeRule),
+                        selector_text(&d.selector),
+                        d.sheets.len(),
+                        tr.f(F::Sheets),
+                        tr.f(F::Lines)
+                    )
+                })
+                .unwrap_or_default();
+            (format!("{} {name}", tr.f(F::Desk)), line)
+        }
+        Target::Sheet { namespace, name } => {
+            let line = data
+                .desks
+                .iter()
+                .filter(|d| &d.namespace == namespace)
+                .flat_map(|d| d.sheets.iter())
+                .find(|s| &s.name == name)
+                .map(|s| {
+                    let ready = s.lines.iter().filter(|l| l.ready).count();
+                    let term = s.lines.iter().filter(|l| l.terminating).count();
+                    format!(
+                        "{}: {}, {}, {} · resourceVersion {}",
+                        tr.count(s.lines.len(), F::Lines),
+                        tr.count(ready, F::ReadyMany),
+                        tr.count(s.lines.len() - ready - term, F::NotReadyMany),
+                        tr.count(term, F::Terminating),
+                        s.resource_version
+                    )
+                })
+                .unwrap_or_default();
+            (format!("{} {name}", tr.f(F::Sheet)), line)
+        }
+        Target::Staff(c) => (tr.t(component_key(c.name())).to_string(), String::new()),
+    }
+}
+
+fn selector_text(sel: &[(String, String)]) -> String {
+    if sel.is_empty() {
+        "—".into()
+    } else {
+        sel.iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// Draws the last input again, and asks for another frame while something moves.
+fn redraw(canvas_ref: &NodeRef, floor: &Rc<RefCell<Floor>>) {
+    let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else {
+        return;
+    };
+    let busy = {
+        let mut f = floor.borrow_mut();
+        let started = js_sys::Date::now();
+        let result = draw(&canvas, &mut f);
+        HOOK.with(|h| h.borrow_mut().draw_ms = js_sys::Date::now() - started);
+        match result {
+            Ok(busy) => busy,
+            Err(e) => {
+                web_sys::console::warn_2(&"warehouse canvas:".into(), &e);
+                false
+            }
+        }
+    };
+    let mut f = floor.borrow_mut();
+    if busy && !f.raf_pending {
+        f.raf_pending = true;
+        let (cr, fl) = (canvas_ref.clone(), Rc::downgrade(floor));
+        let cb = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+            if let Some(fl) = fl.upgrade() {
+                fl.borrow_mut().raf_pending = false;
+                redraw(&cr, &fl);
+            }
+        });
+        if let Some(w) = web_sys::window() {
+            let _ = w.request_animation_frame(cb.as_ref().unchecked_ref());
+        }
+        f.raf = Some(cb);
     }
 }
 
 // ----- drawing -----
 
-fn draw(canvas: &HtmlCanvasElement, view: &ClusterView, tr: Tr) -> Result<(), JsValue> {
+struct Paint<'a> {
+    ctx: &'a CanvasRenderingContext2d,
+    tr: Tr,
+    now: f64,
+    now_ms: u64,
+    countdowns: BTreeMap<&'a str, &'a Countdown>,
+    anim: &'a mut Anim,
+    hits: &'a mut Hits,
+    animate: bool,
+    fresh_view: bool,
+    busy: bool,
+}
+
+fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
+    let Some((view, data, tr)) = f.last.clone() else {
+        return Ok(false);
+    };
     let ctx: CanvasRenderingContext2d = canvas
         .get_context("2d")?
         .ok_or_else(|| JsValue::from_str("no 2d context"))?
         .dyn_into()?;
+    let now = js_sys::Date::now();
     let css_width = f64::from(canvas.client_width());
-    let lay = layout(css_width, view.nodes.len());
+    let shown: Vec<&DeskView> = data.desks.iter().filter(|d| !is_system_desk(d)).collect();
+    let hidden = data.desks.len() - shown.len();
+
+    // Sheets whose version moved since the last look flash, with the changed lines.
+    let fresh_desks = !f
+        .anim
+        .seen_desks
+        .as_ref()
+        .is_some_and(|d| Rc::ptr_eq(d, &data.desks));
+    if fresh_desks {
+        let first = f.anim.seen_desks.is_none();
+        for d in data.desks.iter() {
+            let known = d.sheets.iter().any(|s| {
+                f.anim
+                    .sheets
+                    .contains_key(&format!("{}/{}", d.namespace, s.name))
+            }) || f.anim.sheets.keys().any(|k| {
+                k.strip_prefix(&format!("{}/{}-", d.namespace, d.name))
+                    .is_some_and(|rest| !rest.contains('-'))
+            });
+            for s in &d.sheets {
+                let key = format!("{}/{}", d.namespace, s.name);
+                let old = f
+                    .anim
+                    .sheets
+                    .insert(key.clone(), s.resource_version.clone());
+                let moved = old.as_ref() != Some(&s.resource_version);
+                if moved && !first && (old.is_some() || known) {
+                    let before = f.anim.lines.get(&key).cloned().unwrap_or_default();
+                    let changed = s
+                        .lines
+                        .iter()
+                        .filter(|l| !before.contains(l))
+                        .map(|l| l.ip.clone())
+                        .collect();
+                    f.anim.flashes.insert(key.clone(), (now, changed));
+                }
+                f.anim.lines.insert(key, s.lines.clone());
+            }
+        }
+        f.anim.seen_desks = Some(data.desks.clone());
+    }
+    f.anim
+        .flashes
+        .retain(|_, (since, _)| now - *since < FLASH_MS);
+    let flashing = |ns: &str, name: &str| f.anim.flashes.contains_key(&format!("{ns}/{name}"));
+
+    let desk_top = PAD + strip_height(css_width) + GAP;
+    let desks = desk_layout(
+        Rect {
+            x: PAD,
+            y: desk_top,
+            w: css_width.max(MIN_WIDTH) - 2.0 * PAD,
+            h: 0.0,
+        },
+        &shown,
+        &flashing,
+        f.show_scroll,
+    );
+    let lay = layout_with(css_width, view.nodes.len(), desks.rect.h + GAP);
     let dpr = web_sys::window()
         .map(|w| w.device_pixel_ratio())
         .unwrap_or(1.0)
@@ -306,14 +930,672 @@ fn draw(canvas: &HtmlCanvasElement, view: &ClusterView, tr: Tr) -> Result<(), Js
         canvas.set_height(px_h);
         canvas.set_attribute("style", &format!("height:{}px", lay.height))?;
     }
-    ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0)?;
-    ctx.clear_rect(0.0, 0.0, lay.width, lay.height);
+    ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0)?;
+    ctx.clear_rect(0.0, 0.0, f64::from(px_w), f64::from(px_h));
+    ctx.set_transform(
+        dpr * f.zoom,
+        0.0,
+        0.0,
+        dpr * f.zoom,
+        dpr * f.pan.0,
+        dpr * f.pan.1,
+    )?;
 
-    draw_strip(&ctx, lay.strip, lay.strip_cols, view, tr);
-    for (node, rect) in view.nodes.iter().zip(&lay.zones) {
-        draw_zone(&ctx, *rect, node, tr)?;
+    let robots: usize =
+        view.nodes.iter().map(|n| n.pods.len()).sum::<usize>() + view.unscheduled.len();
+    let fresh_view = !f
+        .anim
+        .seen_view
+        .as_ref()
+        .is_some_and(|v| Rc::ptr_eq(v, &view));
+    f.hits.items.clear();
+    f.hits.robots.clear();
+    let mut p = Paint {
+        ctx: &ctx,
+        tr,
+        now,
+        now_ms: data.now_ms,
+        countdowns: crate::floor::countdowns_by_pod(&data.countdowns),
+        anim: &mut f.anim,
+        hits: &mut f.hits,
+        animate: robots <= ANIMATE_LIMIT,
+        fresh_view,
+        busy: false,
+    };
+    if fresh_view {
+        p.anim.next_pos.clear();
     }
-    draw_bay(&ctx, lay.bay, &view.unscheduled, tr)?;
+    draw_strip(&ctx, lay.strip, lay.strip_cols, &view, tr);
+    draw_desks(&mut p, &desks, &shown, hidden, &data)?;
+    // Zones drawn as counts when robots are too small to see one by one.
+    for (i, (node, rect)) in view.nodes.iter().zip(&lay.zones).enumerate() {
+        draw_zone(&mut p, *rect, i, node)?;
+    }
+    draw_bay(&mut p, lay.bay, &view.unscheduled)?;
+
+    // Robots gone since the last view fade where they stood.
+    if fresh_view {
+        if p.animate {
+            let gone: Vec<_> = p
+                .anim
+                .pos
+                .iter()
+                .filter(|(k, _)| !p.anim.next_pos.contains_key(*k))
+                .map(|(_, &(x, y, _, c))| (x, y, p.anim.cell, c, now))
+                .collect();
+            if p.anim.seen_view.is_some() {
+                p.anim.ghosts.extend(gone);
+            }
+        }
+        p.anim.pos = std::mem::take(&mut p.anim.next_pos);
+        p.anim.seen_view = Some(view.clone());
+    }
+    p.anim.ghosts.retain(|g| now - g.4 < FADE_MS);
+    for &(x, y, s, color, since) in &p.anim.ghosts {
+        ctx.set_global_alpha((1.0 - (now - since) / FADE_MS).clamp(0.0, 1.0) * 0.8);
+        ctx.set_fill_style_str(color);
+        ctx.fill_rect(x + s * 0.16, y + s * 0.2, s * 0.68, s * 0.75);
+        p.busy = true;
+    }
+    ctx.set_global_alpha(1.0);
+    p.anim.walks.retain(|_, w| now - w.2 < WALK_MS);
+    let busy = p.busy || !p.anim.flashes.is_empty() || !p.anim.walks.is_empty();
+
+    // What the test hook reports.
+    HOOK.with(|h| {
+        let mut h = h.borrow_mut();
+        h.draws += 1;
+        h.zoom = f.zoom;
+        if fresh_desks || h.flashing.len() != f.anim.flashes.len() {
+            h.flashing = f.anim.flashes.keys().cloned().collect();
+            h.flashing.sort();
+            h.flashing_lines = f.anim.flashes.values().flat_map(|v| v.1.clone()).collect();
+            h.desks = desks
+                .desks
+                .iter()
+                .map(|b| {
+                    let d = shown[b.index];
+                    HookDesk {
+                        namespace: d.namespace.clone(),
+                        name: d.name.clone(),
+                        cluster_ip: d.cluster_ip.clone(),
+                        selector: d.selector.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+                        scroll_lines: d.scroll_lines,
+                        sheets: d
+                            .sheets
+                            .iter()
+                            .map(|s| HookSheet {
+                                name: s.name.clone(),
+                                resource_version: s.resource_version.clone(),
+                                expanded: b
+                                    .sheets
+                                    .iter()
+                                    .any(|x| x.expanded && d.sheets[x.index].name == s.name),
+                                lines: s
+                                    .lines
+                                    .iter()
+                                    .map(|l| {
+                                        format!(
+                                            "{} {} {}",
+                                            l.ip,
+                                            l.pod.as_deref().unwrap_or("-"),
+                                            line_state(l)
+                                        )
+                                    })
+                                    .collect(),
+                            })
+                            .collect(),
+                    }
+                })
+                .collect();
+        }
+    });
+    Ok(busy)
+}
+
+/// The strip's height on a canvas this wide.
+fn strip_height(width: f64) -> f64 {
+    layout(width, 1).strip.h
+}
+
+// ----- desks -----
+
+pub const DESK_W: f64 = 280.0;
+pub const CHART_W: f64 = 270.0;
+pub const CHART_H: f64 = 150.0;
+pub const DESK_TITLE_H: f64 = 22.0;
+pub const DESK_HEAD_H: f64 = 54.0;
+pub const SHEET_HEAD_H: f64 = 18.0;
+pub const LINE_H: f64 = 14.0;
+pub const ROW_H: f64 = 17.0;
+pub const SCROLL_H: f64 = 24.0;
+/// Lines shown on an expanded sheet; the rest are counted.
+pub const MAX_LINES: usize = 10;
+/// Collapsed sheets listed per desk; the rest are counted.
+pub const MAX_ROWS: usize = 5;
+/// Desks drawn; the rest are counted.
+pub const MAX_DESKS: usize = 12;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SheetBox {
+    pub rect: Rect,
+    pub index: usize,
+    pub expanded: bool,
+    pub shown: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeskBox {
+    pub rect: Rect,
+    pub index: usize,
+    pub sheets: Vec<SheetBox>,
+    /// Sheets neither drawn nor listed.
+    pub more_sheets: usize,
+    pub scroll: Option<Rect>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeskLayout {
+    pub rect: Rect,
+    pub desks: Vec<DeskBox>,
+    pub chart: Rect,
+    pub more: usize,
+}
+
+/// Where the desks, their sheets and the copying machines' chart go. A sheet is
+/// drawn line by line when its desk has few, or when it just changed; the others are
+/// one row each.
+pub fn desk_layout(
+    area: Rect,
+    desks: &[&DeskView],
+    flashing: &dyn Fn(&str, &str) -> bool,
+    show_scroll: bool,
+) -> DeskLayout {
+    let side = area.w >= DESK_W + GAP + CHART_W;
+    let desks_w = if side { area.w - CHART_W - GAP } else { area.w };
+    let cols = (((desks_w + GAP) / (DESK_W + GAP)).floor() as usize).max(1);
+    let card_w = (desks_w - GAP * (cols as f64 - 1.0)) / cols as f64;
+    let top = area.y + DESK_TITLE_H;
+    let mut out = Vec::new();
+    let (mut row_y, mut row_h) = (top, 0.0f64);
+    for (i, d) in desks.iter().take(MAX_DESKS).enumerate() {
+        let col = i % cols;
+        if col == 0 && i > 0 {
+            row_y += row_h + GAP;
+            row_h = 0.0;
+        }
+        let x = area.x + col as f64 * (card_w + GAP);
+        let mut y = row_y + DESK_HEAD_H;
+        let lines: usize = d.sheets.iter().map(|s| s.lines.len()).sum();
+        let roomy = d.sheets.len() <= 3 && lines <= 2 * MAX_LINES;
+        let mut sheets = Vec::new();
+        let mut rows = 0;
+        let mut more_sheets = 0;
+        for (j, s) in d.sheets.iter().enumerate() {
+            let expanded = roomy || flashing(&d.namespace, &s.name);
+            if !expanded && rows >= MAX_ROWS {
+                more_sheets += 1;
+                continue;
+            }
+            let shown = if expanded {
+                s.lines.len().min(MAX_LINES)
+            } else {
+                0
+            };
+            let h = if expanded {
+                SHEET_HEAD_H
+                    + shown as f64 * LINE_H
+                    + if s.lines.len() > shown { LINE_H } else { 0.0 }
+                    + 4.0
+            } else {
+                rows += 1;
+                ROW_H
+            };
+            sheets.push(SheetBox {
+                rect: Rect {
+                    x: x + 8.0,
+                    y,
+                    w: card_w - 16.0,
+                    h,
+                },
+                index: j,
+                expanded,
+                shown,
+            });
+            y += h + 4.0;
+        }
+        if more_sheets > 0 {
+            y += ROW_H;
+        }
+        let scroll = show_scroll.then(|| {
+            let r = Rect {
+                x: x + 8.0,
+                y,
+                w: card_w - 16.0,
+                h: SCROLL_H,
+            };
+            y += SCROLL_H + 4.0;
+            r
+        });
+        let h = (y - row_y + 4.0).max(DESK_HEAD_H + ROW_H);
+        row_h = row_h.max(h);
+        out.push(DeskBox {
+            rect: Rect {
+                x,
+                y: row_y,
+                w: card_w,
+                h,
+            },
+            index: i,
+            sheets,
+            more_sheets,
+            scroll,
+        });
+    }
+    let desks_h = if out.is_empty() {
+        ROW_H + 4.0
+    } else {
+        row_y + row_h - top
+    };
+    let chart = if side {
+        Rect {
+            x: area.x + area.w - CHART_W,
+            y: top,
+            w: CHART_W,
+            h: CHART_H,
+        }
+    } else {
+        Rect {
+            x: area.x,
+            y: top + desks_h + GAP,
+            w: area.w,
+            h: CHART_H,
+        }
+    };
+    let bottom = if side {
+        top + desks_h.max(CHART_H)
+    } else {
+        chart.bottom()
+    };
+    DeskLayout {
+        rect: Rect {
+            x: area.x,
+            y: area.y,
+            w: area.w,
+            h: bottom - area.y + 6.0,
+        },
+        desks: out,
+        chart,
+        more: desks.len().saturating_sub(MAX_DESKS),
+    }
+}
+
+const DESK_BG: &str = "#fffaf0";
+const DESK_EDGE: &str = "#b98a3e";
+const SHEET_BG: &str = "#ffffff";
+const FLASH_BG: &str = "#fff2a8";
+const FLASH_EDGE: &str = "#e0a800";
+pub const LINE_READY: &str = "#2e9e4f";
+pub const LINE_NOT_READY: &str = "#f07a1a";
+pub const LINE_TERMINATING: &str = "#9a9a9a";
+
+fn draw_desks(
+    p: &mut Paint,
+    lay: &DeskLayout,
+    desks: &[&DeskView],
+    hidden: usize,
+    data: &FloorData,
+) -> Result<(), JsValue> {
+    let (ctx, tr) = (p.ctx, p.tr);
+    let r = lay.rect;
+    ctx.set_fill_style_str("#f4efe4");
+    ctx.fill_rect(r.x, r.y, r.w, r.h);
+    ctx.set_text_align("left");
+    ctx.set_text_baseline("alphabetic");
+    ctx.set_fill_style_str(INK);
+    font(ctx, 13.0, true);
+    text(ctx, tr.f(F::Desks), r.x + 8.0, r.y + 16.0, 220.0);
+    let tw = ctx.measure_text(tr.f(F::Desks))?.width();
+    if hidden > 0 {
+        ctx.set_fill_style_str(MUTED);
+        font(ctx, 11.0, false);
+        let note = if lay.more > 0 {
+            format!("{} · +{} {}", tr.f(F::SystemDesks), lay.more, tr.f(F::More))
+        } else {
+            tr.f(F::SystemDesks).to_string()
+        };
+        text(
+            ctx,
+            &note,
+            r.x + 18.0 + tw,
+            r.y + 16.0,
+            lay.chart.x - r.x - tw - 30.0,
+        );
+    }
+    if lay.desks.is_empty() {
+        ctx.set_fill_style_str(MUTED);
+        font(ctx, 11.5, false);
+        text(
+            ctx,
+            "kubectl expose deployment NAME --port=80",
+            r.x + 8.0,
+            r.y + DESK_TITLE_H + 12.0,
+            lay.chart.x - r.x - 16.0,
+        );
+    }
+    for b in &lay.desks {
+        let d = desks[b.index];
+        let c = b.rect;
+        p.hits.items.push((
+            c,
+            Target::Desk {
+                namespace: d.namespace.clone(),
+                name: d.name.clone(),
+            },
+        ));
+        ctx.set_fill_style_str(DESK_BG);
+        ctx.fill_rect(c.x, c.y, c.w, c.h);
+        ctx.set_stroke_style_str(DESK_EDGE);
+        ctx.set_line_width(1.5);
+        ctx.stroke_rect(c.x + 0.5, c.y + 0.5, c.w - 1.0, c.h - 1.0);
+        ctx.set_line_width(1.0);
+        // The desk's top: name and type, the fixed address, the badge rule.
+        ctx.set_fill_style_str(INK);
+        font(ctx, 12.5, true);
+        let name = if d.namespace == "default" {
+            d.name.clone()
+        } else {
+            format!("{}/{}", d.namespace, d.name)
+        };
+        text(ctx, &name, c.x + 8.0, c.y + 16.0, c.w - 90.0);
+        ctx.set_text_align("right");
+        font(ctx, 10.5, false);
+        ctx.set_fill_style_str(MUTED);
+        text(ctx, &d.service_type, c.x + c.w - 8.0, c.y + 16.0, 80.0);
+        ctx.set_text_align("left");
+        font(ctx, 11.5, true);
+        ctx.set_fill_style_str("#6b4a12");
+        let addr = format!(
+            "{}  {}",
+            d.cluster_ip.as_deref().unwrap_or("None"),
+            d.ports.join(" ")
+        );
+        let addr = match &d.external_ip {
+            Some(ip) => format!("{addr}  ↗ {ip}"),
+            None => addr,
+        };
+        text(ctx, &addr, c.x + 8.0, c.y + 31.0, c.w - 16.0);
+        font(ctx, 10.5, false);
+        ctx.set_fill_style_str(MUTED);
+        let rule = if d.selector.is_empty() {
+            tr.f(F::NoBadgeRule).to_string()
+        } else {
+            format!("{}: {}", tr.f(F::BadgeRule), selector_text(&d.selector))
+        };
+        text(ctx, &rule, c.x + 8.0, c.y + 45.0, c.w - 16.0);
+
+        for s in &b.sheets {
+            draw_sheet(p, s, d)?;
+        }
+        if b.more_sheets > 0 {
+            let y = b
+                .sheets
+                .last()
+                .map_or(c.y + DESK_HEAD_H, |s| s.rect.bottom() + 4.0);
+            ctx.set_fill_style_str(MUTED);
+            font(ctx, 10.5, false);
+            text(
+                ctx,
+                &format!("+{} {} {}", b.more_sheets, tr.f(F::More), tr.f(F::Sheets)),
+                c.x + 12.0,
+                y + 12.0,
+                c.w - 24.0,
+            );
+        }
+        if let Some(sr) = b.scroll {
+            // The master scroll: one object with every line, rewritten on any change.
+            ctx.set_fill_style_str("#efe3c8");
+            ctx.fill_rect(sr.x, sr.y, sr.w, sr.h);
+            ctx.set_fill_style_str("#c9b48a");
+            ctx.fill_rect(sr.x, sr.y, 6.0, sr.h);
+            ctx.fill_rect(sr.x + sr.w - 6.0, sr.y, 6.0, sr.h);
+            ctx.set_fill_style_str("#5a4210");
+            font(ctx, 11.0, true);
+            text(
+                ctx,
+                &format!(
+                    "{}: {} · ~{}",
+                    tr.f(F::Scroll),
+                    tr.count(d.scroll_lines, F::Lines),
+                    human_bytes(scroll_bytes(d.scroll_lines))
+                ),
+                sr.x + 12.0,
+                sr.y + 16.0,
+                sr.w - 24.0,
+            );
+        }
+    }
+    draw_chart(p, lay.chart, data)
+}
+
+fn draw_sheet(p: &mut Paint, s: &SheetBox, d: &DeskView) -> Result<(), JsValue> {
+    let (ctx, tr) = (p.ctx, p.tr);
+    let sheet = &d.sheets[s.index];
+    let key = format!("{}/{}", d.namespace, sheet.name);
+    let flash = p.anim.flashes.get(&key).cloned();
+    let r = s.rect;
+    p.hits.items.push((
+        r,
+        Target::Sheet {
+            namespace: d.namespace.clone(),
+            name: sheet.name.clone(),
+        },
+    ));
+    ctx.set_fill_style_str(if flash.is_some() { FLASH_BG } else { SHEET_BG });
+    ctx.fill_rect(r.x, r.y, r.w, r.h);
+    ctx.set_stroke_style_str(if flash.is_some() {
+        FLASH_EDGE
+    } else {
+        "#cdbf9f"
+    });
+    ctx.set_line_width(if flash.is_some() { 2.0 } else { 1.0 });
+    ctx.stroke_rect(r.x + 0.5, r.y + 0.5, r.w - 1.0, r.h - 1.0);
+    ctx.set_line_width(1.0);
+    // Folded corner: it is a sheet of paper.
+    ctx.set_fill_style_str("#e6dcc5");
+    ctx.begin_path();
+    ctx.move_to(r.x + r.w - 8.0, r.y);
+    ctx.line_to(r.x + r.w, r.y + 8.0);
+    ctx.line_to(r.x + r.w - 8.0, r.y + 8.0);
+    ctx.fill();
+
+    let ready = sheet.lines.iter().filter(|l| l.ready).count();
+    ctx.set_fill_style_str(INK);
+    font(ctx, 10.5, true);
+    let head = format!(
+        "{} · {} ({})",
+        sheet.name,
+        tr.count(sheet.lines.len(), F::Lines),
+        tr.count(ready, F::ReadyMany)
+    );
+    text(ctx, &head, r.x + 6.0, r.y + 13.0, r.w - 18.0);
+    if !s.expanded {
+        return Ok(());
+    }
+    let wide = r.w > 200.0;
+    for (i, l) in sheet.lines.iter().take(s.shown).enumerate() {
+        let y = r.y + SHEET_HEAD_H + i as f64 * LINE_H;
+        let changed = flash.as_ref().is_some_and(|(_, ips)| ips.contains(&l.ip));
+        if changed {
+            // The changed line blinks while the sheet is highlighted.
+            let phase =
+                (((p.now - flash.as_ref().map_or(0.0, |f| f.0)) / 250.0) as u64).is_multiple_of(2);
+            ctx.set_fill_style_str(if phase { "#ffd23f" } else { "#ffe98a" });
+            ctx.fill_rect(r.x + 2.0, y, r.w - 4.0, LINE_H);
+        }
+        let color = if l.terminating {
+            LINE_TERMINATING
+        } else if l.ready {
+            LINE_READY
+        } else {
+            LINE_NOT_READY
+        };
+        ctx.begin_path();
+        ctx.arc(r.x + 10.0, y + LINE_H / 2.0, 3.5, 0.0, TAU)?;
+        if l.ready {
+            ctx.set_fill_style_str(color);
+            ctx.fill();
+        } else {
+            ctx.set_stroke_style_str(color);
+            ctx.set_line_width(1.5);
+            ctx.stroke();
+            ctx.set_line_width(1.0);
+        }
+        ctx.set_fill_style_str(if l.ready { INK } else { color });
+        font(ctx, 10.5, false);
+        let pod = l
+            .pod
+            .as_deref()
+            .map(|p| p.split_once('/').map_or(p, |x| x.1))
+            .unwrap_or("");
+        let s_text = if wide {
+            format!("{:<15} {pod}", l.ip)
+        } else {
+            l.ip.clone()
+        };
+        text(ctx, &s_text, r.x + 18.0, y + LINE_H - 3.0, r.w - 24.0);
+        if l.terminating {
+            let w = ctx.measure_text(&s_text)?.width().min(r.w - 24.0);
+            ctx.set_stroke_style_str(LINE_TERMINATING);
+            ctx.begin_path();
+            ctx.move_to(r.x + 18.0, y + LINE_H / 2.0);
+            ctx.line_to(r.x + 18.0 + w, y + LINE_H / 2.0);
+            ctx.stroke();
+        }
+    }
+    if sheet.lines.len() > s.shown {
+        ctx.set_fill_style_str(MUTED);
+        font(ctx, 10.0, false);
+        text(
+            ctx,
+            &format!("+{} {}", sheet.lines.len() - s.shown, tr.f(F::More)),
+            r.x + 18.0,
+            r.y + SHEET_HEAD_H + s.shown as f64 * LINE_H + LINE_H - 3.0,
+            r.w - 24.0,
+        );
+    }
+    Ok(())
+}
+
+/// What the copying machines sent to the conveyor routers: the last change's cost
+/// against the master scroll's, and both totals over simulated time.
+fn draw_chart(p: &mut Paint, r: Rect, data: &FloorData) -> Result<(), JsValue> {
+    let (ctx, tr) = (p.ctx, p.tr);
+    ctx.set_fill_style_str("#ffffff");
+    ctx.fill_rect(r.x, r.y, r.w, r.h);
+    ctx.set_stroke_style_str("#9fb0c3");
+    ctx.stroke_rect(r.x + 0.5, r.y + 0.5, r.w - 1.0, r.h - 1.0);
+    ctx.set_text_align("left");
+    ctx.set_fill_style_str(INK);
+    font(ctx, 11.5, true);
+    text(ctx, tr.f(F::Copiers), r.x + 8.0, r.y + 15.0, r.w - 16.0);
+    font(ctx, 10.5, false);
+    match &data.traffic.last_change {
+        Some((sent, scroll)) => {
+            ctx.set_fill_style_str(LINE_READY);
+            text(
+                ctx,
+                &format!(
+                    "■ {}: {} · {} {}",
+                    tr.f(F::CopiersSent),
+                    human_bytes(sent.bytes),
+                    sent.objects,
+                    tr.f(F::Objects)
+                ),
+                r.x + 8.0,
+                r.y + 30.0,
+                r.w - 16.0,
+            );
+            ctx.set_fill_style_str("#a0522d");
+            text(
+                ctx,
+                &format!(
+                    "■ {}: {} · {} {}",
+                    tr.f(F::CopiersScroll),
+                    human_bytes(scroll.bytes),
+                    scroll.objects,
+                    tr.f(F::Objects)
+                ),
+                r.x + 8.0,
+                r.y + 44.0,
+                r.w - 16.0,
+            );
+        }
+        None => {
+            ctx.set_fill_style_str(MUTED);
+            text(ctx, tr.f(F::CopiersNone), r.x + 8.0, r.y + 30.0, r.w - 16.0);
+        }
+    }
+    // Cumulative bytes since the page opened: sheets (what was sent) vs the scroll.
+    let samples = &data.traffic.samples;
+    let plot = r.inset(8.0, 52.0, 8.0, 16.0);
+    ctx.set_stroke_style_str("#e3e7ec");
+    ctx.stroke_rect(plot.x, plot.y, plot.w, plot.h);
+    if samples.len() >= 2 {
+        let (t0, t1) = (
+            samples[0].at_ms,
+            samples[samples.len() - 1].at_ms.max(samples[0].at_ms + 1),
+        );
+        let base = samples[0];
+        let max = samples
+            .iter()
+            .map(|s| (s.bytes - base.bytes).max(s.scroll_bytes - base.scroll_bytes))
+            .max()
+            .unwrap_or(1)
+            .max(1) as f64;
+        let x_of = |t: u64| plot.x + (t - t0) as f64 / (t1 - t0) as f64 * plot.w;
+        let y_of = |b: u64| plot.bottom() - b as f64 / max * plot.h;
+        for (color, pick) in [
+            (
+                "#a0522d",
+                (|s: &TrafficSample, b: &TrafficSample| s.scroll_bytes - b.scroll_bytes)
+                    as fn(&TrafficSample, &TrafficSample) -> u64,
+            ),
+            (LINE_READY, |s: &TrafficSample, b: &TrafficSample| {
+                s.bytes - b.bytes
+            }),
+        ] {
+            ctx.begin_path();
+            for (i, s) in samples.iter().enumerate() {
+                let (x, y) = (x_of(s.at_ms), y_of(pick(s, &base)));
+                if i == 0 {
+                    ctx.move_to(x, y);
+                } else {
+                    ctx.line_to(x, y);
+                }
+            }
+            ctx.set_stroke_style_str(color);
+            ctx.set_line_width(2.0);
+            ctx.stroke();
+        }
+        ctx.set_line_width(1.0);
+        ctx.set_fill_style_str(MUTED);
+        font(ctx, 9.5, false);
+        text(
+            ctx,
+            &human_bytes(max as u64),
+            plot.x + 3.0,
+            plot.y + 10.0,
+            plot.w,
+        );
+        text(
+            ctx,
+            &format!("{} → {}", crate::i18n::clock(t0), crate::i18n::clock(t1)),
+            plot.x,
+            r.bottom() - 4.0,
+            plot.w,
+        );
+    }
     Ok(())
 }
 
@@ -427,12 +1709,9 @@ fn pill(
     w
 }
 
-fn draw_zone(
-    ctx: &CanvasRenderingContext2d,
-    r: Rect,
-    node: &NodeView,
-    tr: Tr,
-) -> Result<(), JsValue> {
+fn draw_zone(p: &mut Paint, r: Rect, index: usize, node: &NodeView) -> Result<(), JsValue> {
+    let (ctx, tr) = (p.ctx, p.tr);
+    p.hits.items.push((r, Target::Zone(node.name.clone())));
     let (floor, edge) = if node.killed {
         (DARK_FLOOR, "#111418")
     } else if node.control_plane {
@@ -519,15 +1798,11 @@ fn draw_zone(
         );
         ctx.set_text_align("left");
     }
-    draw_pods(ctx, area, &node.pods, node.killed)
+    draw_pods(p, area, &node.pods, node.killed, Some(index))
 }
 
-fn draw_bay(
-    ctx: &CanvasRenderingContext2d,
-    r: Rect,
-    pods: &[PodView],
-    tr: Tr,
-) -> Result<(), JsValue> {
+fn draw_bay(p: &mut Paint, r: Rect, pods: &[PodView]) -> Result<(), JsValue> {
+    let (ctx, tr) = (p.ctx, p.tr);
     ctx.set_fill_style_str("#f0f2f5");
     ctx.fill_rect(r.x, r.y, r.w, r.h);
     ctx.set_stroke_style_str("#8796a8");
@@ -543,7 +1818,7 @@ fn draw_bay(
         tr.robot_count(workload_count(pods))
     );
     text(ctx, &label, r.x + 8.0, r.y + 17.0, r.w - 16.0);
-    draw_pods(ctx, r.inset(8.0, 24.0, 8.0, 6.0), pods, false)
+    draw_pods(p, r.inset(8.0, 24.0, 8.0, 6.0), pods, false, None)
 }
 
 /// How many of the robots are the workload's (not kube-system's).
@@ -554,12 +1829,22 @@ pub fn workload_count(pods: &[PodView]) -> usize {
 /// The workload's robots in a grid, and the cluster's own (kube-system) as a row of
 /// small robots along the bottom edge, so they never pass for the user's.
 fn draw_pods(
-    ctx: &CanvasRenderingContext2d,
+    p: &mut Paint,
     area: Rect,
     pods: &[PodView],
     dark_floor: bool,
+    node: Option<usize>,
 ) -> Result<(), JsValue> {
-    let (system, workload): (Vec<&PodView>, Vec<&PodView>) = pods.iter().partition(|p| p.system);
+    let ctx = p.ctx;
+    let mut system = Vec::new();
+    let mut workload = Vec::new();
+    for (i, pod) in pods.iter().enumerate() {
+        if pod.system {
+            system.push(pod);
+        } else {
+            workload.push((i, pod));
+        }
+    }
     let area = if system.is_empty() || area.h < 3.0 * SYSTEM_CELL {
         // Too small a zone: the system robots are left out (the zone list counts
         // only the workload too).
@@ -574,7 +1859,7 @@ fn draw_pods(
         draw_system_robots(ctx, row, &system, dark_floor)?;
         area.inset(0.0, 0.0, 0.0, SYSTEM_CELL + 2.0)
     };
-    draw_robots(ctx, area, &workload, dark_floor)
+    draw_robots(p, area, &workload, dark_floor, node)
 }
 
 /// Small robots in one row, grey while they work, in their state's colour when not.
@@ -624,32 +1909,70 @@ fn draw_system_robots(
     Ok(())
 }
 
-/// Draws robots in a grid, one path per colour.
+/// Draws robots in a grid, one path per colour; a ring in their workload's colour, a
+/// restart counter and a countdown when there is room. Too small to see one by
+/// one, a zone shows its robots as a bar of counts by state.
 fn draw_robots(
-    ctx: &CanvasRenderingContext2d,
+    p: &mut Paint,
     area: Rect,
-    pods: &[&PodView],
+    pods: &[(usize, &PodView)],
     dark_floor: bool,
+    node: Option<usize>,
 ) -> Result<(), JsValue> {
+    let ctx = p.ctx;
     if pods.is_empty() || area.w < 2.0 || area.h < 2.0 {
         return Ok(());
     }
     let grid = robot_grid(area, pods.len());
+    if grid.cell < 5.0 {
+        return draw_counts(p, area, pods, dark_floor);
+    }
     let shown = pods.len().min(grid.capacity());
+    p.hits.robots.push(RobotHit {
+        grid,
+        node,
+        idx: pods[..shown].iter().map(|(i, _)| *i).collect(),
+    });
     let s = grid.cell;
     let pad = (s * 0.1).max(0.5);
     let inner = s - 2.0 * pad;
     let simple = inner < 6.0;
 
+    // Where each robot stands: its cell, or on its walk from the waiting bay.
+    let mut origins: Vec<(f64, f64)> = (0..shown).map(|i| grid.cell_origin(i)).collect();
+    if p.animate {
+        p.anim.cell = s;
+        for (i, (_, pod)) in pods[..shown].iter().enumerate() {
+            let key = format!("{}/{}", pod.namespace, pod.name);
+            let (x, y) = origins[i];
+            if p.fresh_view {
+                if let Some(&(ox, oy, in_bay, _)) = p.anim.pos.get(&key) {
+                    if in_bay && node.is_some() {
+                        p.anim.walks.insert(key.clone(), (ox, oy, p.now));
+                    }
+                }
+                p.anim
+                    .next_pos
+                    .insert(key.clone(), (x, y, node.is_none(), state_color(pod.state)));
+            }
+            if let Some(&(ox, oy, since)) = p.anim.walks.get(&key) {
+                let t = ((p.now - since) / WALK_MS).clamp(0.0, 1.0);
+                let e = 1.0 - (1.0 - t) * (1.0 - t);
+                origins[i] = (ox + (x - ox) * e, oy + (y - oy) * e);
+                p.busy |= t < 1.0;
+            }
+        }
+    }
+
     for state in RobotState::ALL {
         let mut any = false;
         ctx.begin_path();
-        for (i, pod) in pods[..shown].iter().enumerate() {
+        for (i, (_, pod)) in pods[..shown].iter().enumerate() {
             if pod.state != state {
                 continue;
             }
             any = true;
-            let (x, y) = grid.cell_origin(i);
+            let (x, y) = origins[i];
             if simple {
                 ctx.rect(x + pad, y + pad, inner, inner);
             } else {
@@ -677,8 +2000,7 @@ fn draw_robots(
         // Visors on the bodies so a robot reads as a robot, and stripes on the ones
         // shutting down.
         ctx.begin_path();
-        for i in 0..shown {
-            let (x, y) = grid.cell_origin(i);
+        for &(x, y) in &origins {
             ctx.rect(
                 x + pad + inner * 0.28,
                 y + pad + inner * 0.54,
@@ -691,10 +2013,10 @@ fn draw_robots(
 
         ctx.begin_path();
         let mut any = false;
-        for (i, pod) in pods[..shown].iter().enumerate() {
+        for (i, (_, pod)) in pods[..shown].iter().enumerate() {
             if pod.state == RobotState::Terminating {
                 any = true;
-                let (x, y) = grid.cell_origin(i);
+                let (x, y) = origins[i];
                 let (bx, by) = (x + pad + inner * 0.16, y + pad + inner * 0.44);
                 let (bw, bh) = (inner * 0.68, inner * 0.54);
                 ctx.move_to(bx, by + bh);
@@ -711,6 +2033,69 @@ fn draw_robots(
         }
     }
 
+    if s >= 10.0 {
+        // A ring in the workload's colour (the Deployment, Job or DaemonSet).
+        let mut rings: BTreeMap<&'static str, Vec<usize>> = BTreeMap::new();
+        for (i, (_, pod)) in pods[..shown].iter().enumerate() {
+            if let Some(owner) = crate::floor::owner_of(pod.owner.as_deref()) {
+                rings.entry(owner_color(&owner)).or_default().push(i);
+            }
+        }
+        ctx.set_line_width((s * 0.07).max(1.2));
+        for (color, cells) in rings {
+            ctx.begin_path();
+            for i in cells {
+                let (x, y) = origins[i];
+                ctx.move_to(x + s - pad * 0.5, y + s * 0.5);
+                ctx.arc(x + s * 0.5, y + s * 0.5, s * 0.5 - pad * 0.5, 0.0, TAU)?;
+            }
+            ctx.set_stroke_style_str(color);
+            ctx.stroke();
+        }
+        ctx.set_line_width(1.0);
+    }
+
+    if s >= 14.0 {
+        // Restarts (↻N) and the back-off or pull countdown.
+        font(ctx, (s * 0.3).clamp(8.0, 11.0), true);
+        for (i, (_, pod)) in pods[..shown].iter().enumerate() {
+            let (x, y) = origins[i];
+            if pod.restarts > 0 {
+                let label = format!("↻{}", pod.restarts);
+                ctx.set_text_align("right");
+                ctx.set_fill_style_str("#ffffff");
+                let w = ctx.measure_text(&label)?.width();
+                ctx.fill_rect(x + s - w - 3.0, y, w + 3.0, s * 0.3 + 2.0);
+                ctx.set_fill_style_str("#b00020");
+                ctx.fill_text(&label, x + s - 1.0, y + s * 0.3)?;
+                ctx.set_text_align("left");
+            }
+            if !p.countdowns.is_empty() {
+                let key = format!("{}/{}", pod.namespace, pod.name);
+                if let Some(c) = p.countdowns.get(key.as_str()) {
+                    let left = c.due_ms.saturating_sub(p.now_ms).div_ceil(1000);
+                    let label = format!("{left}s");
+                    ctx.set_text_align("center");
+                    ctx.set_fill_style_str("#1f2933");
+                    let w = ctx.measure_text(&label)?.width();
+                    ctx.fill_rect(
+                        x + s / 2.0 - w / 2.0 - 2.0,
+                        y + s - s * 0.3 - 2.0,
+                        w + 4.0,
+                        s * 0.3 + 2.0,
+                    );
+                    ctx.set_fill_style_str(if c.kind == CountdownKind::PullRetry {
+                        "#ffd54a"
+                    } else {
+                        "#ff8a80"
+                    });
+                    ctx.fill_text(&label, x + s / 2.0, y + s - 2.0)?;
+                    ctx.set_text_align("left");
+                }
+            }
+        }
+    }
+
     if shown < pods.len() {
         ctx.set_fill_style_str(if dark_floor { "#ffffff" } else { INK });
         font(ctx, 11.0, true);
@@ -721,6 +2106,51 @@ fn draw_robots(
             area.y + area.h - 2.0,
         )?;
         ctx.set_text_align("left");
+    }
+    Ok(())
+}
+
+/// A crowded zone: one bar split by state, and the counts.
+fn draw_counts(
+    p: &mut Paint,
+    area: Rect,
+    pods: &[(usize, &PodView)],
+    dark_floor: bool,
+) -> Result<(), JsValue> {
+    let ctx = p.ctx;
+    let mut counts: BTreeMap<RobotState, usize> = BTreeMap::new();
+    for (_, pod) in pods {
+        *counts.entry(pod.state).or_default() += 1;
+    }
+    let total = pods.len() as f64;
+    let bar_h = (area.h * 0.4).clamp(4.0, 16.0);
+    let mut x = area.x;
+    for (state, n) in &counts {
+        let w = area.w * *n as f64 / total;
+        ctx.set_fill_style_str(state_color(*state));
+        ctx.fill_rect(x, area.y, w, bar_h);
+        x += w;
+    }
+    if area.h >= bar_h + 10.0 {
+        ctx.set_fill_style_str(if dark_floor { "#ffffff" } else { INK });
+        font(ctx, 9.5, false);
+        ctx.set_text_align("left");
+        let text_s = if area.w < 140.0 {
+            // A narrow tile: the total, and how many are not working.
+            let working = counts.get(&RobotState::Running).copied().unwrap_or(0);
+            if working == pods.len() {
+                pods.len().to_string()
+            } else {
+                format!("{working}/{}", pods.len())
+            }
+        } else {
+            counts
+                .iter()
+                .map(|(s, n)| format!("{n} {}", p.tr.state(*s).to_lowercase()))
+                .collect::<Vec<_>>()
+                .join(" · ")
+        };
+        text(ctx, &text_s, area.x, area.y + bar_h + 10.0, area.w);
     }
     Ok(())
 }
@@ -753,6 +2183,60 @@ mod tests {
         assert_eq!(lay.strip_cols, 2);
         assert_eq!(layout(1000.0, 4).strip_cols, 4);
         assert!(lay.zones[0].y > lay.strip.bottom());
+    }
+
+    fn desk(sheets: usize, lines: usize) -> DeskView {
+        DeskView {
+            namespace: "default".into(),
+            name: "web".into(),
+            service_type: "ClusterIP".into(),
+            cluster_ip: Some("10.96.0.20".into()),
+            selector: vec![("app".into(), "web".into())],
+            ports: vec!["80/TCP".into()],
+            external_ip: None,
+            sheets: (0..sheets)
+                .map(|i| warehouse_sim::desks::SheetView {
+                    name: format!("web-{i}"),
+                    resource_version: "1".into(),
+                    lines: (0..lines)
+                        .map(|j| SheetLine {
+                            ip: format!("10.244.0.{j}"),
+                            pod: None,
+                            zone: None,
+                            ready: true,
+                            serving: true,
+                            terminating: false,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            scroll_lines: sheets * lines,
+        }
+    }
+
+    #[test]
+    fn few_sheets_are_drawn_line_by_line_many_are_rows_but_the_changed_one() {
+        let area = Rect {
+            x: 0.0,
+            y: 0.0,
+            w: 900.0,
+            h: 0.0,
+        };
+        let small = desk(1, 3);
+        let lay = desk_layout(area, &[&small], &|_, _| false, false);
+        assert!(lay.desks[0].sheets[0].expanded);
+        assert_eq!(lay.desks[0].sheets[0].shown, 3);
+        let big = desk(100, 100);
+        let lay = desk_layout(area, &[&big], &|_, n| n == "web-42", true);
+        let b = &lay.desks[0];
+        let expanded: Vec<_> = b.sheets.iter().filter(|s| s.expanded).collect();
+        assert_eq!(expanded.len(), 1);
+        assert_eq!(expanded[0].index, 42);
+        assert_eq!(expanded[0].shown, MAX_LINES);
+        assert_eq!(b.sheets.len(), MAX_ROWS + 1);
+        assert_eq!(b.more_sheets, 100 - MAX_ROWS - 1);
+        assert!(b.scroll.is_some());
+        assert!(lay.rect.h < 600.0, "{}", lay.rect.h);
     }
 
     #[test]

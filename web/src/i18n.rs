@@ -644,6 +644,147 @@ pub fn step_reset(lang: Lang) -> &'static str {
     }
 }
 
+/// The floor's labels: order desks, sheets, the master scroll, the copying machines,
+/// the tooltips and the zoom controls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum F {
+    Desks,
+    Desk,
+    BadgeRule,
+    NoBadgeRule,
+    Sheet,
+    Sheets,
+    Lines,
+    ScrollToggle,
+    ScrollToggleTitle,
+    Scroll,
+    SystemDesks,
+    Copiers,
+    CopiersSent,
+    CopiersScroll,
+    CopiersNone,
+    Ready,
+    NotReady,
+    Terminating,
+    Restarts,
+    RestartIn,
+    PullIn,
+    ZoomIn,
+    ZoomOut,
+    ZoomReset,
+    ZoomTitle,
+    ScaleDemo,
+    ScaleDemoTitle,
+    More,
+    Zone,
+    Robot,
+    Objects,
+    /// "ready" after a count of lines (Russian: the plural).
+    ReadyMany,
+    NotReadyMany,
+    LegendLines,
+    LegendChanged,
+}
+
+impl Tr {
+    /// A count and what it counts: `5 lines` in English, `строк: 5` in Russian
+    /// (which spares the plural forms).
+    pub fn count(self, n: usize, key: F) -> String {
+        match self.lang {
+            Lang::En => format!("{n} {}", self.f(key)),
+            Lang::Ru => format!("{}: {n}", self.f(key)),
+        }
+    }
+
+    pub fn f(self, key: F) -> &'static str {
+        match key {
+            F::Desks => self.pick(["Order desks", "Services", "Стойки приёма заказов", "Сервисы"]),
+            F::Desk => self.pick(["Order desk", "Service", "Стойка приёма заказов", "Service"]),
+            F::BadgeRule => self.pick(["badge rule", "selector", "правило бейджей", "селектор"]),
+            F::NoBadgeRule => self.pick([
+                "no badge rule: sheets written by hand",
+                "no selector: EndpointSlices managed by hand",
+                "без правила бейджей: листы пишут вручную",
+                "без селектора: EndpointSlice ведут вручную",
+            ]),
+            F::Sheet => self.pick(["sheet", "EndpointSlice", "лист", "EndpointSlice"]),
+            F::Sheets => self.pick(["sheets", "EndpointSlices", "листы", "EndpointSlice"]),
+            F::Lines => self.pick(["lines", "endpoints", "строк", "эндпоинтов"]),
+            F::ScrollToggle => self.pick([
+                "Master scroll",
+                "Endpoints",
+                "Главный свиток",
+                "Endpoints",
+            ]),
+            F::ScrollToggleTitle => self.pick([
+                "Show the legacy master scroll beside each desk's sheets",
+                "Show the legacy Endpoints object beside each Service's EndpointSlices",
+                "Показать старый главный свиток рядом с листами каждой стойки",
+                "Показать устаревший объект Endpoints рядом с EndpointSlice каждого сервиса",
+            ]),
+            F::Scroll => self.pick(["master scroll", "Endpoints", "главный свиток", "Endpoints"]),
+            F::SystemDesks => self.pick([
+                "system desks (kubernetes, kube-dns) not drawn",
+                "system Services (kubernetes, kube-dns) not drawn",
+                "системные стойки (kubernetes, kube-dns) не показаны",
+                "системные сервисы (kubernetes, kube-dns) не показаны",
+            ]),
+            F::Copiers => self.pick([
+                "Copying machines → conveyor routers",
+                "Watch traffic → kube-proxy",
+                "Копировальные машины → маршрутизаторы конвейеров",
+                "Watch-трафик → kube-proxy",
+            ]),
+            F::CopiersSent => self.pick(["last change sent", "last change sent", "последнее изменение: отправлено", "последнее изменение: отправлено"]),
+            F::CopiersScroll => self.pick([
+                "the scroll would have cost",
+                "Endpoints would have cost",
+                "свиток обошёлся бы в",
+                "Endpoints обошёлся бы в",
+            ]),
+            F::CopiersNone => self.pick([
+                "no sheet has changed yet",
+                "no EndpointSlice has changed yet",
+                "ни один лист ещё не менялся",
+                "ни один EndpointSlice ещё не менялся",
+            ]),
+            F::Ready => self.both("ready", "готов"),
+            F::NotReady => self.both("not ready", "не готов"),
+            F::Terminating => self.both("terminating", "завершается"),
+            F::Restarts => self.both("restarts", "перезапусков"),
+            F::RestartIn => self.both("restart in", "перезапуск через"),
+            F::PullIn => self.both("next pull in", "загрузка через"),
+            F::ZoomIn => "+",
+            F::ZoomOut => "−",
+            F::ZoomReset => self.both("Reset view", "Сбросить вид"),
+            F::ZoomTitle => self.both(
+                "Wheel to zoom, drag to move the floor",
+                "Колесо — масштаб, перетаскивание — сдвиг",
+            ),
+            F::ScaleDemo => self.both("Big warehouse", "Большой склад"),
+            F::ScaleDemoTitle => self.pick([
+                "Add 97 zones and 10,000 robots (runs sim node add and kubectl scale in the terminal)",
+                "Add 97 nodes and 10,000 pods (runs sim node add and kubectl scale in the terminal)",
+                "Добавить 97 зон и 10 000 роботов (sim node add и kubectl scale в терминале)",
+                "Добавить 97 узлов и 10 000 подов (sim node add и kubectl scale в терминале)",
+            ]),
+            F::More => self.both("more", "ещё"),
+            F::Zone => self.pick(["zone", "node", "зона", "узел"]),
+            F::Robot => self.pick(["robot", "pod", "робот", "под"]),
+            F::Objects => self.both("objects", "объектов"),
+            F::ReadyMany => self.both("ready", "готовы"),
+            F::LegendLines => self.pick([
+                "Sheet lines",
+                "Endpoints",
+                "Строки листов",
+                "Эндпоинты",
+            ]),
+            F::LegendChanged => self.both("just changed", "только что изменён"),
+            F::NotReadyMany => self.both("not ready", "не готовы"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,8 @@
 //! The colour key for robot states.
 
 use crate::canvas::{state_color, LEGEND_STATES, SYSTEM_COLOR};
-use crate::i18n::{Key, Tr};
+use crate::canvas::{LINE_NOT_READY, LINE_READY, LINE_TERMINATING};
+use crate::i18n::{Key, Tr, F};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -25,6 +26,24 @@ pub fn Legend(props: &LegendProps) -> Html {
             <span class="legend-item" data-state="system">
                 <span class="swatch system" style={format!("background-color:{}", SYSTEM_COLOR)}></span>
                 { tr.t(Key::SystemRobots) }
+            </span>
+            // How a sheet's lines are drawn (canvas.rs `draw_sheet`).
+            <span class="legend-heading">{ tr.f(F::LegendLines) }{ ":" }</span>
+            <span class="legend-item" data-line="ready">
+                <span class="swatch dot" style={format!("background-color:{LINE_READY};border-radius:50%")}></span>
+                { tr.f(F::Ready) }
+            </span>
+            <span class="legend-item" data-line="not-ready">
+                <span class="swatch dot" style={format!("border:2px solid {LINE_NOT_READY};border-radius:50%;background:none")}></span>
+                { tr.f(F::NotReady) }
+            </span>
+            <span class="legend-item" data-line="terminating">
+                <span class="swatch" style={format!("background:none;border-bottom:2px solid {LINE_TERMINATING};height:0")}></span>
+                <s>{ tr.f(F::Terminating) }</s>
+            </span>
+            <span class="legend-item" data-line="changed">
+                <span class="swatch" style="background-color:#ffd23f"></span>
+                { tr.f(F::LegendChanged) }
             </span>
         </div>
     }

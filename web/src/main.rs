@@ -9,6 +9,7 @@ mod control_plane;
 mod decision;
 mod editor;
 mod fetch;
+mod floor;
 mod i18n;
 mod inspector;
 mod inspector_i18n;

@@ -216,6 +216,8 @@ pub struct AppState {
     /// The reception log shows only the learner's own requests (`None`: the default,
     /// on while a lesson is open).
     pub mine_only: Option<bool>,
+    /// The floor's other views, rebuilt with `view` (see [`AppState::refresh_view`]).
+    pub floor: crate::floor::FloorData,
 }
 
 impl Default for AppState {
@@ -252,7 +254,14 @@ impl AppState {
             inspected: None,
             office: Rc::new(RefCell::new(Default::default())),
             mine_only: None,
+            floor: crate::floor::FloorData::default(),
         }
+        .with_floor()
+    }
+
+    fn with_floor(mut self) -> AppState {
+        self.refresh_view();
+        self
     }
 
     /// Forgets an Apply error once every control-plane component runs again (it was
@@ -273,9 +282,12 @@ impl AppState {
         Tr::new(self.lang, self.names)
     }
 
+    /// Rebuilds the view, the desks and the countdowns (and counts it: see
+    /// [`crate::floor::rebuilds`]).
     pub(crate) fn refresh_view(&mut self) {
         let session = self.session.borrow();
         self.view = Rc::new(session.cluster.view());
+        self.floor.rebuild(&session.cluster);
         let decision = self.selected_pod.as_deref().and_then(|p| {
             let (ns, name) = p.split_once('/')?;
             let key = warehouse_sim::ObjectKey::new(warehouse_sim::Kind::Pod, ns, name);
@@ -299,7 +311,13 @@ impl AppState {
                 .cluster
                 .advance(SimDuration::millis(ms));
         }
-        self.refresh_view();
+        // Time alone moves the clock and the countdowns, not the whole view.
+        let moved = self.floor.moved(&self.session.borrow().cluster);
+        if moved {
+            self.refresh_view();
+        } else {
+            self.floor.tick(&self.session.borrow().cluster);
+        }
     }
 
     /// Records a line and its output in the terminal.
@@ -556,7 +574,7 @@ mod tests {
     #[test]
     fn the_page_starts_at_a_settled_cluster() {
         let s = AppState::default();
-        assert_eq!(s.view.time_ms, start_ms());
+        assert_eq!(s.floor.now_ms, start_ms());
         assert!(start_ms() >= 60_000, "up for minutes");
         let out = s.session.borrow_mut().run(
             "get pods -n kube-system --no-headers",
@@ -579,7 +597,7 @@ mod tests {
         let s = Rc::new(AppState::default());
         let s = reduce(s, Action::SetSpeed(10));
         let s = reduce(s, Action::Tick { real_ms: 100 });
-        assert_eq!(s.view.time_ms, start_ms() + 1_000);
+        assert_eq!(s.floor.now_ms, start_ms() + 1_000);
         let s = reduce(s, Action::TogglePlay);
         let paused = reduce(s.clone(), Action::Tick { real_ms: 100 });
         assert!(Rc::ptr_eq(&s, &paused), "a paused tick changes nothing");
@@ -591,7 +609,7 @@ mod tests {
             Rc::new(AppState::default()),
             Action::Tick { real_ms: 60_000 },
         );
-        assert_eq!(s.view.time_ms, start_ms() + MAX_TICK_MS);
+        assert_eq!(s.floor.now_ms, start_ms() + MAX_TICK_MS);
     }
 
     #[test]

@@ -11,7 +11,6 @@ pub enum Target {
     /// A node.
     Zone(String),
     /// A Service.
-    #[allow(dead_code)] // the floor dispatches it once its desks are clickable
     Desk { namespace: String, name: String },
     /// An EndpointSlice.
     Sheet { namespace: String, name: String },

@@ -179,6 +179,16 @@ pub fn install(
         &"timeMs".into(),
         time_ms.as_ref().unchecked_ref::<Function>(),
     )?;
+    // `floor()`: the floor as drawn (desks, sheets and their lines, the flashing
+    // sheets) and how many times the view was rebuilt (see `canvas::FloorHook`).
+    let floor =
+        Closure::<dyn Fn() -> JsValue>::new(|| JsValue::from_str(&crate::canvas::hook_json()));
+    Reflect::set(
+        &hook,
+        &"floor".into(),
+        floor.as_ref().unchecked_ref::<Function>(),
+    )?;
+    floor.forget();
     // The page lives as long as the app: the closures must too.
     robots.forget();
     time_ms.forget();

@@ -60,6 +60,8 @@ pub struct PodView {
     /// A pod of the cluster itself (namespace `kube-system`: the control plane's
     /// static pods, CoreDNS, kube-proxy), drawn apart from the workload.
     pub system: bool,
+    /// Container restarts, summed over its containers (the RESTARTS column).
+    pub restarts: u32,
 }
 
 /// How a zone's supervisor (kubelet) is doing, as the control plane sees it and as it
@@ -213,6 +215,7 @@ fn pod_view(pod: &Pod) -> PodView {
         state: robot_state(pod, &status),
         status,
         system: pod.metadata.namespace.as_deref() == Some("kube-system"),
+        restarts: crate::podstatus::restarts(pod).max(0) as u32,
     }
 }
 

@@ -1,0 +1,299 @@
+//! What the floor draws besides the zones: the order desks (Services) with their
+//! sheets, the robots' countdowns, and what the copying machines sent to the zones'
+//! conveyor routers (kube-proxy). Rebuilt with the view, only when the cluster moved
+//! (a write the view shows, a request); time alone moves `now_ms`.
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use warehouse_sim::countdown::{Countdown, CountdownKind};
+use warehouse_sim::desks::DeskView;
+use warehouse_sim::feed::FeedEvent;
+use warehouse_sim::Cluster;
+
+thread_local! {
+    static REBUILDS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many times the view was rebuilt since the page loaded (the test hook's
+/// `floor().rebuilds`).
+pub fn rebuilds() -> u64 {
+    REBUILDS.with(Cell::get)
+}
+
+/// The bootstrap Services the floor leaves out (a line counts them).
+pub fn is_system_desk(d: &DeskView) -> bool {
+    (d.namespace == "default" && d.name == "kubernetes")
+        || (d.namespace == "kube-system" && d.name == "kube-dns")
+}
+
+/// Estimated JSON size of a legacy Endpoints object of `lines` addresses: metadata,
+/// then one address (IP, node name, a targetRef with the pod's name and uid) per line.
+pub fn scroll_bytes(lines: usize) -> u64 {
+    600 + 250 * lines as u64
+}
+
+/// One point of the copying machines' chart.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TrafficSample {
+    pub at_ms: u64,
+    /// What every kube-proxy received in total (cumulative).
+    pub objects: u64,
+    pub bytes: u64,
+    /// What the master scroll would have cost for the same sheet changes.
+    pub scroll_objects: u64,
+    pub scroll_bytes: u64,
+}
+
+/// The chart's points: at most [`TRAFFIC_POINTS`], oldest dropped.
+pub const TRAFFIC_POINTS: usize = 240;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Traffic {
+    pub samples: Vec<TrafficSample>,
+    /// The last sheet change: what it sent and what the scroll would have.
+    pub last_change: Option<(TrafficSample, TrafficSample)>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FloorData {
+    /// Simulated now; moves every tick.
+    pub now_ms: u64,
+    pub desks: Rc<Vec<DeskView>>,
+    pub countdowns: Rc<Vec<Countdown>>,
+    pub traffic: Rc<Traffic>,
+    /// The feed's next sequence number and the store revision at the last look.
+    pub feed_seq: u64,
+    pub revision: u64,
+    /// The scroll estimate so far (cumulative).
+    scroll: (u64, u64),
+    /// Sheet changes not yet received by the conveyor routers: (the sheet's lines,
+    /// the whole desk's lines).
+    pending: Vec<(usize, usize)>,
+}
+
+impl FloorData {
+    /// Whether anything the floor shows may have changed since the last rebuild:
+    /// a write other than a lease renewal or an event, a request, or a missed feed.
+    pub fn moved(&self, cluster: &Cluster) -> bool {
+        if cluster.revision() == self.revision
+            && cluster.feed_since(self.feed_seq).next == self.feed_seq
+        {
+            return false;
+        }
+        let since = cluster.feed_since(self.feed_seq);
+        since.missed > 0
+            || since.next < self.feed_seq
+            || since.events.clone().any(|e| match e {
+                FeedEvent::Write { kind, .. } => !matches!(*kind, "Lease" | "Event"),
+                FeedEvent::Request { .. } => true,
+                FeedEvent::Order { .. } => false,
+            })
+            || (cluster.revision() != self.revision && since.events.len() == 0)
+    }
+
+    /// Rebuilds the desks and countdowns, and takes the new sheet changes into the
+    /// chart.
+    pub fn rebuild(&mut self, cluster: &Cluster) {
+        REBUILDS.with(|c| c.set(c.get() + 1));
+        self.desks = Rc::new(cluster.desks());
+        self.countdowns = Rc::new(
+            cluster
+                .countdowns()
+                .into_iter()
+                .filter(|c| matches!(c.kind, CountdownKind::Restart | CountdownKind::PullRetry))
+                .collect(),
+        );
+        self.tick(cluster);
+    }
+
+    /// What time alone changes: the clock, and the copying machines' counters (they
+    /// receive what was written a moment after the write).
+    pub fn tick(&mut self, cluster: &Cluster) {
+        self.now_ms = cluster.now().0;
+        let since = cluster.feed_since(self.feed_seq);
+        let next = since.next;
+        for e in since.events {
+            if let FeedEvent::Write {
+                kind: "EndpointSlice",
+                namespace,
+                name,
+                notified,
+                ..
+            } = e
+            {
+                if !notified.iter().any(|n| n == "kube-proxy") {
+                    continue;
+                }
+                let lines = self
+                    .desks
+                    .iter()
+                    .filter(|d| &d.namespace == namespace)
+                    .find_map(|d| {
+                        let sheet = d.sheets.iter().find(|s| &s.name == name)?;
+                        Some((sheet.lines.len(), d.scroll_lines))
+                    })
+                    .unwrap_or((0, 0));
+                self.pending.push(lines);
+            }
+        }
+        self.feed_seq = next;
+        self.revision = cluster.revision();
+        let stats = cluster.watcher_stats();
+        let proxies = stats.iter().filter(|l| l.kind == "kube-proxy");
+        let count = proxies.clone().count().max(1) as u64;
+        let (objects, bytes) =
+            proxies.fold((0, 0), |(o, b), l| (o + l.stats.objects, b + l.stats.bytes));
+        let last = self.traffic.samples.last().copied();
+        if last.is_some_and(|l| (l.objects, l.bytes) == (objects, bytes)) {
+            return;
+        }
+        let (d_objects, d_bytes) = match last {
+            Some(l) => (
+                objects.saturating_sub(l.objects),
+                bytes.saturating_sub(l.bytes),
+            ),
+            None => (0, 0),
+        };
+        // What the same changes would have cost as the master scroll: a sheet of L
+        // lines out of a desk's N is resent as one scroll of N lines (the object's
+        // size scaled by lines, about two lines' worth of metadata); a Service costs
+        // the same either way.
+        let (mut scroll_objects, mut scroll_bytes) = (d_objects, d_bytes);
+        if d_objects > 0 {
+            let per_object = d_bytes as f64 / d_objects as f64;
+            let per_proxy = (d_objects / count) as usize;
+            let k = self.pending.len().min(per_proxy);
+            let ratio: f64 = self
+                .pending
+                .drain(..k)
+                .map(|(sheet, all)| (all as f64 + 2.0) / (sheet as f64 + 2.0))
+                .sum::<f64>()
+                + (per_proxy - k) as f64;
+            scroll_objects = d_objects;
+            scroll_bytes = (per_object * ratio * count as f64).round() as u64;
+        }
+        self.scroll.0 += scroll_objects;
+        self.scroll.1 += scroll_bytes;
+        let sample = TrafficSample {
+            at_ms: self.now_ms,
+            objects,
+            bytes,
+            scroll_objects: self.scroll.0,
+            scroll_bytes: self.scroll.1,
+        };
+        let traffic = Rc::make_mut(&mut self.traffic);
+        if d_bytes > 0 {
+            traffic.last_change = Some((
+                TrafficSample {
+                    at_ms: self.now_ms,
+                    objects: d_objects,
+                    bytes: d_bytes,
+                    ..TrafficSample::default()
+                },
+                TrafficSample {
+                    at_ms: self.now_ms,
+                    objects: scroll_objects,
+                    bytes: scroll_bytes,
+                    ..TrafficSample::default()
+                },
+            ));
+        }
+        if traffic.samples.len() == TRAFFIC_POINTS {
+            traffic.samples.remove(0);
+        }
+        traffic.samples.push(sample);
+    }
+
+    /// The countdown of a robot (`namespace/name`), if it waits for one.
+    pub fn countdown_of(&self, pod: &str) -> Option<&Countdown> {
+        self.countdowns.iter().find(|c| c.subject == pod)
+    }
+}
+
+/// The countdowns by robot, for drawing many robots.
+pub fn countdowns_by_pod(list: &[Countdown]) -> BTreeMap<&str, &Countdown> {
+    list.iter().map(|c| (c.subject.as_str(), c)).collect()
+}
+
+/// The workload a robot belongs to, from its controlling owner: a ReplicaSet's
+/// Deployment (`web-66b6c48dd5` → `Deployment/web`), a Job, a DaemonSet.
+pub fn owner_of(owner: Option<&str>) -> Option<String> {
+    let (kind, name) = owner?.split_once('/')?;
+    Some(match kind {
+        "ReplicaSet" => match name.rsplit_once('-') {
+            Some((deploy, hash))
+                if !deploy.is_empty()
+                    && !hash.is_empty()
+                    && hash
+                        .chars()
+                        .all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)) =>
+            {
+                format!("Deployment/{deploy}")
+            }
+            _ => format!("ReplicaSet/{name}"),
+        },
+        _ => format!("{kind}/{name}"),
+    })
+}
+
+/// A distinct colour per workload (FNV-1a over its name into a fixed palette).
+pub fn owner_color(owner: &str) -> &'static str {
+    const PALETTE: [&str; 8] = [
+        "#7b3fb8", "#0f8c8c", "#c2185b", "#3949ab", "#8d6e00", "#00897b", "#d84315", "#5d4037",
+    ];
+    let mut h: u32 = 0x811c_9dc5;
+    for b in owner.bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    PALETTE[(h % PALETTE.len() as u32) as usize]
+}
+
+/// Bytes for people: `812 B`, `14.2 KB`, `3.1 MB`.
+pub fn human_bytes(b: u64) -> String {
+    match b {
+        0..=999 => format!("{b} B"),
+        1_000..=999_999 => format!("{:.1} KB", b as f64 / 1e3),
+        _ => format!("{:.1} MB", b as f64 / 1e6),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owners_come_from_the_replicaset_name() {
+        assert_eq!(
+            owner_of(Some("ReplicaSet/web-66b6c48dd5")).as_deref(),
+            Some("Deployment/web")
+        );
+        assert_eq!(owner_of(Some("Job/pi")).as_deref(), Some("Job/pi"));
+        assert_eq!(owner_of(None), None);
+        assert_eq!(owner_color("Deployment/web"), owner_color("Deployment/web"));
+    }
+
+    #[test]
+    fn an_idle_cluster_has_not_moved_and_a_write_moves_it() {
+        let mut s = warehouse_kubectl::Session::new(Cluster::settled(1, Default::default()));
+        let mut f = FloorData::default();
+        f.rebuild(&s.cluster);
+        assert!(!f.moved(&s.cluster));
+        let out = s.run(
+            "create deployment web --image=nginx:1.27 --replicas=2",
+            None,
+            &warehouse_kubectl::NoFiles,
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(f.moved(&s.cluster));
+        f.rebuild(&s.cluster);
+        assert!(!f.moved(&s.cluster));
+    }
+
+    #[test]
+    fn bytes_read_as_people_write_them() {
+        assert_eq!(human_bytes(812), "812 B");
+        assert_eq!(human_bytes(14_200), "14.2 KB");
+    }
+}

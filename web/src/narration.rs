@@ -341,7 +341,13 @@ mod tests {
             due_ms: 50_000,
         };
         let tr = Tr::new(Lang::En, Names::Warehouse);
-        let l = lines(tr, 18_000, &[c.clone()], &Default::default(), &[]);
+        let l = lines(
+            tr,
+            18_000,
+            std::slice::from_ref(&c),
+            &Default::default(),
+            &[],
+        );
         assert_eq!(
             l[0],
             "Zone zone-b stopped reporting. The node clerk waits 50 s (32 s left) before marking it not ready."

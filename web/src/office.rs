@@ -809,12 +809,23 @@ struct Live {
 fn pump(live: &mut Live, session: &Session, view: &ClusterView, tr: Tr, now: f64) {
     let cluster = &session.cluster;
     let feed = cluster.feed_since(live.model.seq);
+    // Robot → zone, built once per pump and only when an order needs it (not a scan
+    // of every pod per order).
+    let zones_by_pod: std::cell::OnceCell<BTreeMap<String, String>> = Default::default();
     let pod_zone = |key: &str| -> Option<String> {
-        let (ns, name) = key.split_once('/')?;
-        view.nodes
-            .iter()
-            .find(|n| n.pods.iter().any(|p| p.namespace == ns && p.name == name))
-            .map(|n| n.name.clone())
+        zones_by_pod
+            .get_or_init(|| {
+                view.nodes
+                    .iter()
+                    .flat_map(|n| {
+                        n.pods
+                            .iter()
+                            .map(|p| (format!("{}/{}", p.namespace, p.name), n.name.clone()))
+                    })
+                    .collect()
+            })
+            .get(key)
+            .cloned()
     };
     live.model.step(now);
     if !live.started {
@@ -934,7 +945,7 @@ mod tests {
             namespace: "default".into(),
             code: if refused.is_some() { 403 } else { 201 },
             refused_at: refused,
-            by_learner: !user.starts_with("system:"),
+            by_learner: warehouse_sim::apiserver::user_is_learner(user),
         }
     }
 

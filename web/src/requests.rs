@@ -31,38 +31,15 @@ impl PartialEq for RequestsProps {
     }
 }
 
-/// Made by a person (kubectl, the UI, a script), not by a component.
-pub fn by_learner(user: &str) -> bool {
-    !user.starts_with("system:")
-}
-
 /// The learner's latest requests, newest first.
 fn learner_requests(session: &Session) -> Vec<RequestView> {
     session
         .cluster
         .requests()
         .rev()
-        .filter(|r| by_learner(&r.user))
+        .filter(|r| r.by_learner())
         .take(warehouse_sim::view::REQUESTS_IN_VIEW)
-        .map(|r| RequestView {
-            at_ms: r.at.0,
-            user: r.user.clone(),
-            verb: r.verb,
-            target: if r.name.is_empty() {
-                r.resource.clone()
-            } else {
-                format!("{}/{}", r.resource, r.name)
-            },
-            namespace: r.namespace.clone(),
-            code: r.code,
-            stages: r
-                .stages
-                .iter()
-                .zip(r.micros.iter().chain(std::iter::repeat(&0)))
-                .map(|((stage, ok), us)| (stage.as_str(), *ok, *us))
-                .collect(),
-            latency_micros: r.latency_micros(),
-        })
+        .map(RequestView::of)
         .collect()
 }
 
@@ -122,7 +99,7 @@ pub fn RequestLog(props: &RequestsProps) -> Html {
         });
         let class = if refused { "request refused" } else { "request" };
         html! {
-            <li class={class} data-learner={by_learner(&r.user).to_string()} data-user={r.user.clone()} data-verb={r.verb} data-target={r.target.clone()} data-code={r.code.to_string()}>
+            <li class={class} data-learner={warehouse_sim::apiserver::user_is_learner(&r.user).to_string()} data-user={r.user.clone()} data-verb={r.verb} data-target={r.target.clone()} data-code={r.code.to_string()}>
                 <span class="request-who">{ &r.user }</span>
                 <span class="request-what">{ format!("{} {}", r.verb, r.target) }</span>
                 <span class="request-stages">{ for stages }</span>

@@ -66,7 +66,28 @@ pub struct RequestRecord {
     pub micros: Vec<u32>,
 }
 
+/// Whether a user is a person rather than a component of the cluster (whose users
+/// are all `system:...`).
+pub fn user_is_learner(user: &str) -> bool {
+    !user.starts_with("system:")
+}
+
 impl RequestRecord {
+    /// `deployments/web`; the resource alone for a create refused before it had a name.
+    pub fn target(&self) -> String {
+        if self.name.is_empty() {
+            self.resource.clone()
+        } else {
+            format!("{}/{}", self.resource, self.name)
+        }
+    }
+
+    /// Made by a person (kubectl, the UI, a script), not by a component of the
+    /// cluster (whose users are all `system:...`).
+    pub fn by_learner(&self) -> bool {
+        user_is_learner(&self.user)
+    }
+
     /// The modelled latency of the whole request, in microseconds.
     pub fn latency_micros(&self) -> u32 {
         self.micros.iter().sum()

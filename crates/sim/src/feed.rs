@@ -148,15 +148,11 @@ impl Cluster {
             at_ms: r.at.0,
             user: r.user.clone(),
             verb: r.verb,
-            target: if r.name.is_empty() {
-                r.resource.clone()
-            } else {
-                format!("{}/{}", r.resource, r.name)
-            },
+            target: r.target(),
             namespace: r.namespace.clone(),
             code: r.code,
             refused_at,
-            by_learner: !r.user.starts_with("system:"),
+            by_learner: r.by_learner(),
         });
     }
 

@@ -140,6 +140,27 @@ pub struct RequestView {
     pub latency_micros: u32,
 }
 
+impl RequestView {
+    /// The reception desk's row for a recorded request.
+    pub fn of(r: &crate::apiserver::RequestRecord) -> RequestView {
+        RequestView {
+            at_ms: r.at.0,
+            user: r.user.clone(),
+            verb: r.verb,
+            target: r.target(),
+            namespace: r.namespace.clone(),
+            code: r.code,
+            stages: r
+                .stages
+                .iter()
+                .zip(r.micros.iter().chain(std::iter::repeat(&0)))
+                .map(|((stage, ok), us)| (stage.as_str(), *ok, *us))
+                .collect(),
+            latency_micros: r.latency_micros(),
+        }
+    }
+}
+
 impl ClusterView {
     /// Robot counts per zone and state; `unscheduled` is its own pseudo-zone. Only
     /// workload robots count: system pods (`PodView::system`) are left out.
@@ -288,25 +309,7 @@ impl Cluster {
                 .requests()
                 .rev()
                 .take(REQUESTS_IN_VIEW)
-                .map(|r| RequestView {
-                    at_ms: r.at.0,
-                    user: r.user.clone(),
-                    verb: r.verb,
-                    target: if r.name.is_empty() {
-                        r.resource.clone()
-                    } else {
-                        format!("{}/{}", r.resource, r.name)
-                    },
-                    namespace: r.namespace.clone(),
-                    code: r.code,
-                    stages: r
-                        .stages
-                        .iter()
-                        .zip(r.micros.iter().chain(std::iter::repeat(&0)))
-                        .map(|((stage, ok), us)| (stage.as_str(), *ok, *us))
-                        .collect(),
-                    latency_micros: r.latency_micros(),
-                })
+                .map(RequestView::of)
                 .collect(),
         }
     }

@@ -614,7 +614,10 @@ fn show_tip(tip: &NodeRef, text: Option<(String, String)>, x: f64, y: f64) {
                     let _ = el.append_child(&s);
                 }
             }
-            let _ = el.set_attribute("style", &format!("left:{}px;top:{}px", x + 14.0, y + 16.0));
+            // Through the CSSOM, not a style attribute: the page's CSP allows no inline styles.
+            let style = el.style();
+            let _ = style.set_property("left", &format!("{}px", x + 14.0));
+            let _ = style.set_property("top", &format!("{}px", y + 16.0));
             el.set_hidden(false);
         }
     }
@@ -928,7 +931,9 @@ fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
     if canvas.width() != px_w || canvas.height() != px_h {
         canvas.set_width(px_w);
         canvas.set_height(px_h);
-        canvas.set_attribute("style", &format!("height:{}px", lay.height))?;
+        canvas
+            .style()
+            .set_property("height", &format!("{}px", lay.height))?;
     }
     ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0)?;
     ctx.clear_rect(0.0, 0.0, f64::from(px_w), f64::from(px_h));
@@ -1236,6 +1241,8 @@ const SHEET_BG: &str = "#ffffff";
 const FLASH_BG: &str = "#fff2a8";
 const FLASH_EDGE: &str = "#e0a800";
 pub const LINE_READY: &str = "#2e9e4f";
+/// The highlight of a sheet line that just changed (and its legend swatch).
+pub const CHANGED_COLOR: &str = "#ffd23f";
 pub const LINE_NOT_READY: &str = "#f07a1a";
 pub const LINE_TERMINATING: &str = "#9a9a9a";
 
@@ -1430,7 +1437,7 @@ fn draw_sheet(p: &mut Paint, s: &SheetBox, d: &DeskView) -> Result<(), JsValue> 
             // The changed line blinks while the sheet is highlighted.
             let phase =
                 (((p.now - flash.as_ref().map_or(0.0, |f| f.0)) / 250.0) as u64).is_multiple_of(2);
-            ctx.set_fill_style_str(if phase { "#ffd23f" } else { "#ffe98a" });
+            ctx.set_fill_style_str(if phase { CHANGED_COLOR } else { "#ffe98a" });
             ctx.fill_rect(r.x + 2.0, y, r.w - 4.0, LINE_H);
         }
         let color = if l.terminating {

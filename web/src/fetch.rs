@@ -20,6 +20,21 @@ fn js_error(e: wasm_bindgen::JsValue) -> String {
         .unwrap_or_else(|| format!("{e:?}"))
 }
 
+/// The largest file the app reads (a lesson file is at most
+/// `warehouse_lessons::parse::MAX_LESSON_BYTES`, a manifest at most
+/// `warehouse_sim::manifest::MAX_MANIFEST_BYTES`; both are checked again there).
+pub const MAX_FILE_BYTES: usize = 1024 * 1024;
+/// The most files one pick or drop may hold.
+pub const MAX_FILES: u32 = 64;
+
+fn too_big(name: &str, bytes: f64) -> String {
+    format!(
+        "{name}: {} KiB is more than the {} KiB a lesson file may take",
+        (bytes / 1024.0).ceil(),
+        MAX_FILE_BYTES / 1024
+    )
+}
+
 /// GETs `url` as text (never from the HTTP cache, so an author sees their edit).
 pub async fn text(url: &str) -> Result<String, String> {
     let window = web_sys::window().ok_or("no window")?;
@@ -34,13 +49,26 @@ pub async fn text(url: &str) -> Result<String, String> {
     if !response.ok() {
         return Err(format!("{url}: HTTP {}", response.status()));
     }
+    let declared = response
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.trim().parse::<f64>().ok());
+    if let Some(n) = declared.filter(|&n| n > MAX_FILE_BYTES as f64) {
+        return Err(too_big(url, n));
+    }
     let body = response
         .text()
         .map_err(|e| format!("{url}: {}", js_error(e)))?;
     let body = JsFuture::from(body)
         .await
         .map_err(|e| format!("{url}: {}", js_error(e)))?;
-    body.as_string().ok_or_else(|| format!("{url}: not text"))
+    let body = body.as_string().ok_or_else(|| format!("{url}: not text"))?;
+    if body.len() > MAX_FILE_BYTES {
+        return Err(too_big(url, body.len() as f64));
+    }
+    Ok(body)
 }
 
 /// Fetches the catalogue and every lesson's two languages.
@@ -152,8 +180,19 @@ pub fn open_url(url: String, dispatch: UseReducerDispatcher<AppState>) {
 /// Reads picked or dropped files: `ru.md` is the Russian version, any other `.md`
 /// the English one, everything else a file the lesson may list.
 pub fn open_files(list: FileList, dispatch: UseReducerDispatcher<AppState>) {
+    if list.length() > MAX_FILES {
+        dispatch.dispatch(Action::LessonFailed(format!(
+            "{} files: a lesson is at most {MAX_FILES} (en.md, ru.md and its manifests)",
+            list.length()
+        )));
+        return;
+    }
     let files: Vec<File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
     if files.is_empty() {
+        return;
+    }
+    if let Some(f) = files.iter().find(|f| f.size() > MAX_FILE_BYTES as f64) {
+        dispatch.dispatch(Action::LessonFailed(too_big(&f.name(), f.size())));
         return;
     }
     dispatch.dispatch(Action::LessonLoading(

@@ -1,9 +1,23 @@
 //! The colour key for robot states.
 
 use crate::canvas::{state_color, LEGEND_STATES, SYSTEM_COLOR};
-use crate::canvas::{LINE_NOT_READY, LINE_READY, LINE_TERMINATING};
+use crate::canvas::{CHANGED_COLOR, LINE_NOT_READY, LINE_READY, LINE_TERMINATING};
 use crate::i18n::{Key, Tr, F};
 use yew::prelude::*;
+
+/// A colour swatch drawn as SVG: presentation attributes, not inline styles, so the
+/// page's Content-Security-Policy (`style-src 'self'`) holds.
+fn swatch(color: &'static str, striped: bool) -> Html {
+    html! {
+        <svg class="swatch-svg" viewBox="0 0 12 12" aria-hidden="true">
+            <rect x="0.5" y="0.5" width="11" height="11" rx="3" fill={color}
+                  stroke="rgba(0,0,0,0.2)" />
+            if striped {
+                <path d="M0 9L9 0M3 12L12 3M7 12L12 7M0 5L5 0" stroke="rgba(40,40,40,0.6)" stroke-width="1" />
+            }
+        </svg>
+    }
+}
 
 #[derive(Properties, PartialEq)]
 pub struct LegendProps {
@@ -18,31 +32,40 @@ pub fn Legend(props: &LegendProps) -> Html {
             <span class="legend-heading">{ tr.t(Key::LegendHeading) }{ ":" }</span>
             { for LEGEND_STATES.iter().map(|s| html! {
                 <span class="legend-item" data-state={s.as_str()}>
-                    <span class={classes!("swatch", (*s == warehouse_sim::RobotState::Terminating).then_some("striped"))}
-                          style={format!("background-color:{}", state_color(*s))}></span>
+                    { swatch(state_color(*s), *s == warehouse_sim::RobotState::Terminating) }
                     { tr.state(*s) }
                 </span>
             }) }
             <span class="legend-item" data-state="system">
-                <span class="swatch system" style={format!("background-color:{}", SYSTEM_COLOR)}></span>
+                <svg class="swatch-svg" viewBox="0 0 12 12" aria-hidden="true">
+                    <rect x="2" y="2" width="8" height="8" rx="2" fill={SYSTEM_COLOR} opacity="0.9" />
+                </svg>
                 { tr.t(Key::SystemRobots) }
             </span>
             // How a sheet's lines are drawn (canvas.rs `draw_sheet`).
             <span class="legend-heading">{ tr.f(F::LegendLines) }{ ":" }</span>
             <span class="legend-item" data-line="ready">
-                <span class="swatch dot" style={format!("background-color:{LINE_READY};border-radius:50%")}></span>
+                <svg class="swatch-svg" viewBox="0 0 12 12" aria-hidden="true">
+                    <circle cx="6" cy="6" r="5" fill={LINE_READY} />
+                </svg>
                 { tr.f(F::Ready) }
             </span>
             <span class="legend-item" data-line="not-ready">
-                <span class="swatch dot" style={format!("border:2px solid {LINE_NOT_READY};border-radius:50%;background:none")}></span>
+                <svg class="swatch-svg" viewBox="0 0 12 12" aria-hidden="true">
+                    <circle cx="6" cy="6" r="4.5" fill="none" stroke={LINE_NOT_READY} stroke-width="2" />
+                </svg>
                 { tr.f(F::NotReady) }
             </span>
             <span class="legend-item" data-line="terminating">
-                <span class="swatch" style={format!("background:none;border-bottom:2px solid {LINE_TERMINATING};height:0")}></span>
+                <svg class="swatch-svg" viewBox="0 0 12 12" aria-hidden="true">
+                    <line x1="0" y1="11" x2="12" y2="11" stroke={LINE_TERMINATING} stroke-width="2" />
+                </svg>
                 <s>{ tr.f(F::Terminating) }</s>
             </span>
             <span class="legend-item" data-line="changed">
-                <span class="swatch" style="background-color:#ffd23f"></span>
+                <svg class="swatch-svg" viewBox="0 0 12 12" aria-hidden="true">
+                    <rect x="0.5" y="0.5" width="11" height="11" rx="3" fill={CHANGED_COLOR} />
+                </svg>
                 { tr.f(F::LegendChanged) }
             </span>
         </div>

@@ -16,6 +16,10 @@ use warehouse_lessons::{
 /// JSON).
 pub const PROGRESS_KEY: &str = "kube-warehouse.progress.v1";
 pub const PROGRESS_VERSION: u32 = 1;
+/// Saved progress larger than this is not read (a full catalogue takes a few KiB).
+pub const MAX_PROGRESS_BYTES: usize = 64 * 1024;
+/// At most this many lessons' progress is kept.
+pub const MAX_SAVED_LESSONS: usize = 500;
 
 /// How much simulated time may pass between two check evaluations while only the
 /// clock moves (a changed store revision re-evaluates at once).
@@ -289,6 +293,29 @@ impl Default for Progress {
     }
 }
 
+impl Progress {
+    /// Why this progress cannot be used as it is, if it cannot: too many lessons, an
+    /// id no lesson can have, a step number past the largest lesson.
+    fn problem(&self) -> Option<String> {
+        if self.lessons.len() > MAX_SAVED_LESSONS {
+            return Some(format!(
+                "{} lessons, more than {MAX_SAVED_LESSONS}",
+                self.lessons.len()
+            ));
+        }
+        self.lessons.iter().find_map(|(id, p)| {
+            let max = warehouse_lessons::MAX_STEPS;
+            if !warehouse_lessons::valid_id(id) {
+                Some(format!("{id:?} is not a lesson id"))
+            } else if p.step >= max || p.done.iter().any(|&d| d >= max) {
+                Some(format!("lesson {id}: a step past {max}"))
+            } else {
+                None
+            }
+        })
+    }
+}
+
 /// Reading the saved progress: the progress, and whether it had to be reset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Loaded {
@@ -303,8 +330,17 @@ pub fn decode_progress(text: Option<&str>) -> Loaded {
     let Some(text) = text else {
         return Loaded::Fresh;
     };
+    if text.len() > MAX_PROGRESS_BYTES {
+        return Loaded::Reset(format!(
+            "{} bytes, more than the {MAX_PROGRESS_BYTES} a saved progress may take",
+            text.len()
+        ));
+    }
     match serde_json::from_str::<Progress>(text) {
-        Ok(p) if p.version == PROGRESS_VERSION => Loaded::Saved(p),
+        Ok(p) if p.version == PROGRESS_VERSION => match p.problem() {
+            None => Loaded::Saved(p),
+            Some(why) => Loaded::Reset(why),
+        },
         Ok(p) => Loaded::Reset(format!(
             "version {} (expected {PROGRESS_VERSION})",
             p.version
@@ -338,6 +374,39 @@ mod tests {
         assert!(matches!(
             decode_progress(Some(r#"{"version":9,"lessons":{}}"#)),
             Loaded::Reset(_)
+        ));
+    }
+
+    #[test]
+    fn oversized_or_impossible_progress_is_reset_before_use() {
+        let big = format!(
+            r#"{{"version":1,"lessons":{{"a":{{"step":0,"done":[]}}}},"pad":"{}"}}"#,
+            "x".repeat(MAX_PROGRESS_BYTES)
+        );
+        assert!(matches!(decode_progress(Some(&big)), Loaded::Reset(why) if why.contains("bytes")));
+        for bad in [
+            r#"{"version":1,"lessons":{"a":{"step":18446744073709551615,"done":[]}}}"#,
+            r#"{"version":1,"lessons":{"a":{"step":0,"done":[1,2,3000000]}}}"#,
+            r#"{"version":1,"lessons":{"../../x":{"step":0,"done":[]}}}"#,
+            r#"{"version":1,"lessons":{"a":{"step":-1,"done":[]}}}"#,
+        ] {
+            assert!(
+                matches!(decode_progress(Some(bad)), Loaded::Reset(_)),
+                "{bad} was accepted"
+            );
+        }
+        let many: Vec<String> = (0..=MAX_SAVED_LESSONS)
+            .map(|i| format!(r#""l{i}":{{"step":0,"done":[]}}"#))
+            .collect();
+        let many = format!(r#"{{"version":1,"lessons":{{{}}}}}"#, many.join(","));
+        assert!(
+            matches!(decode_progress(Some(&many)), Loaded::Reset(why) if why.contains("lessons"))
+        );
+        assert!(matches!(
+            decode_progress(Some(
+                r#"{"version":1,"lessons":{"desired-state":{"step":3,"done":[0,1,2]}}}"#
+            )),
+            Loaded::Saved(_)
         ));
     }
 

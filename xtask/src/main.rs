@@ -10,6 +10,8 @@
 //!   `tests/browser/bench.mjs`: wasm size, first render, frame times at 1,000 and
 //!   10,000 robots, simulated time per wall time, memory; writes
 //!   `docs/bench-browser.md`.
+//! * `cargo xtask csp [DIR]` — Trunk's post-build hook: writes the hashes of the
+//!   page's inline scripts into its Content-Security-Policy (`csp.rs`).
 //!
 //! Pinned tools: Trunk 0.21.14 (0.22 needs a newer rustc), a wasm-bindgen CLI
 //! equal to the `wasm-bindgen` crate in Cargo.lock, and wasm-opt from npm
@@ -26,6 +28,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 
+mod csp;
+
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
@@ -33,7 +37,8 @@ commands:
   serve [--port N]   build and serve the web app on http://127.0.0.1:N (default 8080)
   test               run every check: fmt, tests, clippy, wasm builds, browser tests
   screenshots        build (release) and write docs/screenshots/*.png of the key views
-  bench              build (release) and measure the app in Chromium; writes docs/bench-browser.md";
+  bench              build (release) and measure the app in Chromium; writes docs/bench-browser.md
+  csp [DIR]          Trunk's post-build hook: hash the inline scripts into the page's CSP";
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const TRUNK_VERSION: &str = "0.21.14";
@@ -65,6 +70,10 @@ fn run() -> Result<ExitCode> {
         Some("test") if args.len() == 1 => test(&ws),
         Some("screenshots") if args.len() == 1 => browser_script(&ws, "screenshots.mjs"),
         Some("bench") if args.len() == 1 => browser_script(&ws, "bench.mjs"),
+        Some("csp") if args.len() <= 2 => {
+            csp::run(args.get(1).map(String::as_str))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

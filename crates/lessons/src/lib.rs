@@ -19,6 +19,6 @@ pub use catalogue::{parse_catalogue, Catalogue};
 pub use check::{CheckResult, ConditionResult};
 pub use error::LessonError;
 pub use model::*;
-pub use parse::parse_lesson;
+pub use parse::{parse_lesson, valid_id, MAX_STEPS};
 pub use runner::Runner;
 pub use verify::{verify, LessonSource, Verified};

@@ -354,7 +354,9 @@ fn front_matter(file: &str, text: &str) -> Result<(Meta, usize), LessonError> {
     ))
 }
 
-fn valid_id(id: &str) -> bool {
+/// A lesson id: lowercase letters, digits and dashes, starting with a letter, at most
+/// 63 characters, not ending in a dash.
+pub fn valid_id(id: &str) -> bool {
     let mut chars = id.chars();
     matches!(chars.next(), Some('a'..='z'))
         && id.len() <= 63

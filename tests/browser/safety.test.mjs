@@ -1,0 +1,93 @@
+// The page holds against hostile content and input:
+// - its Content-Security-Policy is in force (an injected inline script does not run)
+//   and the app itself never violates it;
+// - oversized or impossible saved progress is reset with a notice, never used;
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { applyYaml, openApp, screenshot, waitForText, WAIT_MS } from './harness.mjs';
+
+let app;
+
+before(async () => {
+  app = await openApp();
+  await app.page.waitForFunction(() => window.__warehouse !== undefined, null, { timeout: WAIT_MS });
+});
+
+after(async () => {
+  await app?.close();
+});
+
+/** Types one line into the terminal and waits until its answer is printed. */
+async function terminal(page, line, { timeout = 60_000 } = {}) {
+  const before = await page.locator('#kubectl-output').textContent();
+  await page.fill('#kubectl-input', line);
+  await page.press('#kubectl-input', 'Enter');
+  await page.waitForFunction(
+    (len) => (document.querySelector('#kubectl-output')?.textContent?.length ?? 0) > len,
+    before.length,
+    { timeout },
+  );
+  const after = await page.locator('#kubectl-output').textContent();
+  return after.slice(before.length);
+}
+
+/** The tab still works: the clock reads and kubectl answers. */
+async function alive(page, problems, what) {
+  assert.deepEqual(problems, [], `after ${what}`);
+  const t = await page.evaluate(() => window.__warehouse.timeMs());
+  assert.ok(Number.isFinite(t), `after ${what}: the clock reads ${t}`);
+  const out = await terminal(page, 'get nodes');
+  assert.match(out, /zone-a\s+Ready/, `after ${what}: kubectl get nodes answers`);
+}
+
+test('the Content-Security-Policy is in force and the app keeps to it', async () => {
+  const { page, problems } = app;
+  const policy = await page.evaluate(
+    () => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.content ?? '',
+  );
+  assert.match(policy, /script-src 'self' 'wasm-unsafe-eval' 'sha256-[A-Za-z0-9+/=]+'/);
+  assert.doesNotMatch(policy, /unsafe-inline|'unsafe-eval'|inline-script-hashes/);
+  assert.match(policy, /style-src 'self';/);
+
+  // An inline script injected into the page does not run, and says why.
+  const injected = await page.evaluate(async () => {
+    const seen = [];
+    document.addEventListener('securitypolicyviolation', (e) => seen.push(e.violatedDirective));
+    const s = document.createElement('script');
+    s.textContent = 'window.__injected = true;';
+    document.head.appendChild(s);
+    await new Promise((r) => setTimeout(r, 100));
+    return { ran: window.__injected === true, seen };
+  });
+  assert.equal(injected.ran, false, 'an inline script ran despite the policy');
+  assert.ok(injected.seen.some((d) => d.startsWith('script-src')), JSON.stringify(injected.seen));
+  // The refusal is logged as a console error: it is this test's, not the app's.
+  const refusals = problems.filter((p) => p.includes('Content Security Policy'));
+  assert.ok(refusals.length >= 1);
+  problems.length = 0;
+
+  // The app's own views (floor with its legend, a lesson, the inspector) need nothing
+  // the policy refuses: any refusal would be a console error in `problems`.
+  await page.click('#lessons-btn');
+  await page.waitForSelector('.legend .swatch-svg');
+  await applyYaml(page, 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: nginx}]}\n');
+  await waitForText(page, '#apply-result', 'pod/p created');
+  await alive(page, problems, 'the first views');
+});
+
+test('oversized or impossible saved progress is reset with a notice', async () => {
+  const { page, problems } = app;
+  for (const saved of [
+    'x'.repeat(200_000),
+    '{"version":1,"lessons":{"desired-state":{"step":18446744073709551615,"done":[]}}}',
+    '{"version":1,"lessons":{"../../etc":{"step":0,"done":[]}}}',
+  ]) {
+    await page.evaluate((v) => localStorage.setItem('kube-warehouse.progress.v1', v), saved);
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForFunction(() => window.__warehouse !== undefined, null, { timeout: WAIT_MS });
+    await page.waitForSelector('#progress-notice');
+    assert.deepEqual(problems, [], `saved progress ${saved.slice(0, 60)}`);
+  }
+  await page.evaluate(() => localStorage.removeItem('kube-warehouse.progress.v1'));
+});

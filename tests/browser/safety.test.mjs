@@ -78,6 +78,10 @@ test('the Content-Security-Policy is in force and the app keeps to it', async ()
 
 test('oversized or impossible saved progress is reset with a notice', async () => {
   const { page, problems } = app;
+  // A reload while the catalogue is still loading aborts its requests: wait for it.
+  const catalogueLoaded = () =>
+    page.waitForFunction(() => JSON.parse(window.__warehouse?.lesson() ?? '{}').catalogueLoaded === true);
+  await catalogueLoaded();
   for (const saved of [
     'x'.repeat(200_000),
     '{"version":1,"lessons":{"desired-state":{"step":18446744073709551615,"done":[]}}}',
@@ -87,6 +91,7 @@ test('oversized or impossible saved progress is reset with a notice', async () =
     await page.reload({ waitUntil: 'load' });
     await page.waitForFunction(() => window.__warehouse !== undefined, null, { timeout: WAIT_MS });
     await page.waitForSelector('#progress-notice');
+    await catalogueLoaded();
     assert.deepEqual(problems, [], `saved progress ${saved.slice(0, 60)}`);
   }
   await page.evaluate(() => localStorage.removeItem('kube-warehouse.progress.v1'));

@@ -1,9 +1,14 @@
 // The page holds against hostile content and input:
 // - its Content-Security-Policy is in force (an injected inline script does not run)
 //   and the app itself never violates it;
+// - a lesson's raw HTML is shown as text and its links go only to http(s) or
+//   in-app anchors;
 // - oversized or impossible saved progress is reset with a notice, never used;
 
 import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { applyYaml, openApp, screenshot, waitForText, WAIT_MS } from './harness.mjs';
 
@@ -95,4 +100,62 @@ test('oversized or impossible saved progress is reset with a notice', async () =
     assert.deepEqual(problems, [], `saved progress ${saved.slice(0, 60)}`);
   }
   await page.evaluate(() => localStorage.removeItem('kube-warehouse.progress.v1'));
+});
+
+const lessonWith = (prose) => `---
+id: hostile
+title: "Hostile"
+summary: "Raw HTML and script links."
+level: beginner
+minutes: 1
+---
+
+Intro.
+
+## Look
+
+${prose}
+
+\`\`\`kubectl
+kubectl get nodes
+\`\`\`
+`;
+
+test("a lesson's raw HTML is refused and its links are only http(s) or anchors", async () => {
+  const { page, problems } = app;
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'hostile-lesson-'));
+  const en = path.join(tmp, 'en.md');
+  const state = async () => JSON.parse(await page.evaluate(() => window.__warehouse.lesson()));
+
+  // Raw HTML is an author's error, with its line; none of it reaches the page.
+  await writeFile(en, lessonWith('Text <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script>.'));
+  await page.setInputFiles('#lesson-files', [en]);
+  await waitForText(page, '#lesson-errors', 'raw HTML');
+  assert.match((await state()).errors.join(' '), /en\.md:13: raw HTML/);
+  assert.equal(await page.evaluate(() => window.__pwned ?? null), null, 'lesson HTML ran');
+  assert.equal(await page.locator('#lesson-errors img, #lesson-errors script').count(), 0);
+
+  // Links: only http(s) and in-app anchors become links; the rest is text.
+  await writeFile(
+    en,
+    lessonWith(
+      'See [a script link](javascript:window.__pwned=3), [a data link](data:text/html,hi), ' +
+        '[a real one](https://kubernetes.io/docs/) and [an anchor](#top).',
+    ),
+  );
+  await page.setInputFiles('#lesson-files', [en]);
+  await waitForText(page, '.step-body', 'a script link');
+  const seen = await page.evaluate(() => {
+    const body = document.querySelector('.step-body');
+    return {
+      hrefs: [...body.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+      text: body.textContent,
+    };
+  });
+  assert.deepEqual(seen.hrefs, ['https://kubernetes.io/docs/', '#top']);
+  assert.match(seen.text, /a data link/);
+  await page.locator('.step-body').getByText('a script link').click();
+  assert.equal(await page.evaluate(() => window.__pwned ?? null), null, 'a javascript: link ran');
+  assert.deepEqual(problems, []);
+  await page.click('#back-to-catalogue');
 });

@@ -107,10 +107,14 @@ pub fn is_ifs_whitespace(c: char) -> bool {
 pub const MAX_LINES: usize = 10_000;
 
 /// The most bytes one value may hold: a variable, a word after expansion, the
-/// arguments of one command together, the output of one `$(...)`, one log line.
+/// output of one `$(...)`, one log line.
 /// Past it the shell stops as busybox ash does when an allocation fails
 /// (`sh: out of memory`, exit status 2).
 pub const MAX_VALUE_BYTES: usize = 1 << 20;
+
+/// The most bytes the arguments of one command may hold together: Linux's
+/// `ARG_MAX` with the default 8 MiB stack. Past it, `sh: out of memory`.
+pub const MAX_ARGS_BYTES: usize = 2 << 20;
 
 /// The most bytes all of a shell's variables (names and values) hold together; past
 /// it, `sh: out of memory` as for [`MAX_VALUE_BYTES`].
@@ -1214,7 +1218,7 @@ impl Shell<'_> {
         }
     }
 
-    /// Expands words into fields: together at most [`MAX_VALUE_BYTES`] (the
+    /// Expands words into fields: together at most [`MAX_ARGS_BYTES`] (the
     /// arguments of one command), their size charged as work.
     fn expand_words(&mut self, words: &[Word]) -> Result<Vec<String>, Flow> {
         let mut fields = Vec::new();
@@ -1222,7 +1226,7 @@ impl Shell<'_> {
         for w in words {
             for field in self.expand(w)? {
                 bytes += field.len();
-                if bytes > MAX_VALUE_BYTES {
+                if bytes > MAX_ARGS_BYTES {
                     return Err(self.out_of_memory());
                 }
                 fields.push(field);

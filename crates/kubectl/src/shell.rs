@@ -1325,7 +1325,11 @@ impl Exec<'_> {
                     op,
                     pattern,
                     quoted,
-                } => (trim(&param(session, name), op, pattern), *quoted),
+                } => {
+                    let value = param(session, name);
+                    self.charge(value.len().saturating_mul(pattern.len() + 1))?;
+                    (trim(&value, op, pattern), *quoted)
+                }
                 Part::Subst { list, quoted } => (self.substitute(session, list, out)?, *quoted),
             };
             if current.len() + value.len() > MAX_VALUE_BYTES {
@@ -1395,62 +1399,78 @@ fn param(session: &Session, name: &str) -> String {
     }
 }
 
-/// `${X#p}`, `${X##p}`, `${X%p}`, `${X%%p}`.
+/// `${X#p}`, `${X##p}`, `${X%p}`, `${X%%p}`: the value without its shortest or
+/// longest prefix (suffix) that the pattern matches. Every prefix is matched in one
+/// pass over the value (the suffixes: the reversed pattern over the reversed value),
+/// so the work is the value's length times the pattern's.
 fn trim(value: &str, op: &str, pattern: &str) -> String {
-    let bounds: Vec<usize> = value
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain(std::iter::once(value.len()))
-        .collect();
-    let found = match op {
-        "#" => bounds
-            .iter()
-            .find(|&&i| glob(pattern, &value[..i]))
-            .map(|&i| value[i..].to_string()),
-        "##" => bounds
-            .iter()
-            .rev()
-            .find(|&&i| glob(pattern, &value[..i]))
-            .map(|&i| value[i..].to_string()),
-        "%" => bounds
-            .iter()
-            .rev()
-            .find(|&&i| glob(pattern, &value[i..]))
-            .map(|&i| value[..i].to_string()),
-        _ => bounds
-            .iter()
-            .find(|&&i| glob(pattern, &value[i..]))
-            .map(|&i| value[..i].to_string()),
+    let chars: Vec<char> = value.chars().collect();
+    let from_end = op.starts_with('%');
+    let mut text = chars.clone();
+    let mut pat: Vec<char> = pattern.chars().collect();
+    if from_end {
+        text.reverse();
+        pat.reverse();
+    }
+    let matches = prefix_matches(&pat, &text);
+    let lengths = (0..matches.len()).filter(|&k| matches[k]);
+    let found = if op.len() == 1 {
+        lengths.min()
+    } else {
+        lengths.max()
     };
-    found.unwrap_or_else(|| value.to_string())
+    match found {
+        None => value.to_string(),
+        Some(k) if from_end => chars[..chars.len() - k].iter().collect(),
+        Some(k) => chars[k..].iter().collect(),
+    }
 }
 
-/// Whether `text` matches a pattern of literal characters, `*` and `?`.
-fn glob(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    // Iterative matching with backtracking to the last `*`.
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
+/// For each `k` from 0 to the text's length, whether `text[..k]` matches the
+/// pattern (literal characters, `*` and `?`): the set of pattern positions that
+/// the text read so far can reach, advanced one character at a time.
+fn prefix_matches(pattern: &[char], text: &[char]) -> Vec<bool> {
+    let m = pattern.len();
+    // A `*` may match nothing: reaching it reaches the position after it.
+    let close = |states: &mut Vec<bool>| {
+        for j in 0..m {
+            if states[j] && pattern[j] == '*' {
+                states[j + 1] = true;
+            }
         }
+    };
+    let mut states = vec![false; m + 1];
+    states[0] = true;
+    close(&mut states);
+    let mut out = Vec::with_capacity(text.len() + 1);
+    out.push(states[m]);
+    let mut next = vec![false; m + 1];
+    for (i, &c) in text.iter().enumerate() {
+        next.fill(false);
+        let mut alive = false;
+        for j in 0..m {
+            if !states[j] {
+                continue;
+            }
+            match pattern[j] {
+                '*' => next[j] = true,
+                '?' => next[j + 1] = true,
+                p if p == c => next[j + 1] = true,
+                _ => continue,
+            }
+            alive = true;
+        }
+        if !alive {
+            // Nothing can match any longer prefix.
+            out.resize(text.len() + 1, false);
+            debug_assert!(out.len() == text.len() + 1 && i < text.len());
+            return out;
+        }
+        close(&mut next);
+        std::mem::swap(&mut states, &mut next);
+        out.push(states[m]);
     }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
+    out
 }
 
 fn status_error(message: impl AsRef<str>, code: i32) -> CommandOutput {
@@ -2417,6 +2437,38 @@ mod tests {
         );
         // The next line starts afresh.
         assert_eq!(text(&mut s, "echo ${#x}"), "1048576\n");
+    }
+
+    #[test]
+    fn trimming_a_pattern_from_a_large_value_takes_linear_time() {
+        let mut s = session();
+        sh(&mut s, "x=ab");
+        for _ in 0..17 {
+            sh(&mut s, "x=$x$x");
+        }
+        // No match: every prefix and suffix is tried, each in one pass.
+        for op in ["#", "##", "%", "%%"] {
+            let out = sh(&mut s, &format!("y=${{x{op}*c*}}; echo ${{#y}}"));
+            assert_eq!(out.combined(), format!("{}\n", 1 << 18), "{op}");
+        }
+        assert_eq!(text(&mut s, "y=${x%%b*}; echo ${y}"), "a\n");
+        assert_eq!(text(&mut s, "y=${x##*a}; echo ${y}"), "b\n");
+        assert_eq!(
+            text(&mut s, "y=${x#a*}; echo ${#y}"),
+            format!("{}\n", (1 << 18) - 1)
+        );
+        assert_eq!(
+            text(&mut s, "y=${x%?b}; echo ${#y}"),
+            format!("{}\n", (1 << 18) - 2)
+        );
+        // A long pattern over a large value is work for the line's budget.
+        let pattern = "?*".repeat(20_000);
+        let out = sh(&mut s, &format!("y=${{x%%{pattern}c}}"));
+        assert!(
+            out.combined().contains("the line was stopped"),
+            "{}",
+            out.combined()
+        );
     }
 
     #[test]

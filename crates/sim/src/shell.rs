@@ -132,6 +132,13 @@ pub const MAX_LOG_BYTES: usize = 10 << 20;
 /// KiB of stack in a debug build, so 64 levels fit in 1 MiB with room to spare.
 pub const MAX_NESTING: usize = 64;
 
+/// The most files a container's shell may have (`touch`); past it, `touch: PATH: No
+/// space left on device`, as a full disk answers.
+pub const MAX_FILES: usize = 1_000;
+
+/// Linux's `PATH_MAX`: a longer path is `File name too long`.
+pub const PATH_MAX: usize = 4096;
+
 /// Work is counted in steps (the `budget` of [`run`]): one per command, loop turn
 /// or `for` item, and one per this many bytes a command expands, copies or writes,
 /// so a loop over large values runs out of budget as soon as a loop of small ones.
@@ -1612,7 +1619,20 @@ impl Shell<'_> {
             }
             "touch" => {
                 for a in args.iter().filter(|a| !a.starts_with('-')) {
-                    self.files.entry(absolute(a)).or_default();
+                    let path = absolute(a);
+                    if self.files.contains_key(&path) {
+                        continue;
+                    }
+                    let problem = if path.len() > PATH_MAX {
+                        "File name too long"
+                    } else if self.files.len() >= MAX_FILES {
+                        "No space left on device"
+                    } else {
+                        self.files.insert(path, String::new());
+                        continue;
+                    };
+                    self.error(format!("touch: {a}: {problem}"));
+                    self.status = 1;
                 }
             }
             "mkdir" => {}
@@ -1662,6 +1682,10 @@ impl Shell<'_> {
             }
             _ => {
                 let env = self.env_pairs();
+                // The program's environment is copied: work too.
+                if !self.charge(env.iter().map(|(k, v)| k.len() + v.len()).sum()) {
+                    return Flow::Stop;
+                }
                 match self.programs.run(argv, &env) {
                     Some(out) => {
                         self.write(&out.text);
@@ -2386,6 +2410,31 @@ mod bounds {
             assert_eq!(text(&r), vec![want.to_string()], "{script}");
             assert!(matches!(r.end, End::Exited { code: 2, .. }), "{script}");
         }
+    }
+
+    #[test]
+    fn files_the_shell_creates_are_bounded_as_a_full_disk() {
+        let r = run(
+            "i=0; while touch /tmp/f$i; do i=$((i+1)); done; echo $i",
+            &ctx(),
+            u64::MAX,
+            1_000_000,
+        );
+        assert_eq!(
+            text(&r),
+            vec![
+                format!("touch: /tmp/f{MAX_FILES}: No space left on device"),
+                MAX_FILES.to_string()
+            ]
+        );
+        assert_eq!(r.files.len(), MAX_FILES);
+        let long = "x".repeat(PATH_MAX + 1);
+        let r = run(&format!("touch /{long}; echo $?"), &ctx(), u64::MAX, 1000);
+        assert_eq!(
+            text(&r),
+            vec![format!("touch: /{long}: File name too long"), "1".into()]
+        );
+        assert!(r.files.is_empty());
     }
 
     #[test]

@@ -33,6 +33,7 @@
 
 use crate::{CommandOutput, FileSource, Session};
 use std::fmt;
+use warehouse_sim::shell::{is_blank, is_metachar};
 use warehouse_sim::{parse_duration, ControlPlaneComponent, Fault, SimDuration};
 
 /// A script that cannot be run at all (nothing of it runs).
@@ -200,7 +201,9 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
     let mut i = 0;
     while i < lines.len() {
         let line_no = i + 1;
-        let raw = lines[i].trim();
+        // Blanks as bash has them (space and tab): a NBSP or a lone carriage
+        // return stays part of the command, as bash would run it.
+        let raw = lines[i].trim_matches(is_blank);
         i += 1;
         if raw.is_empty() || raw.starts_with('#') {
             continue;
@@ -219,7 +222,7 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
                     } else {
                         l
                     };
-                    if candidate.trim_end() == marker.delimiter {
+                    if candidate.trim_end_matches(is_blank) == marker.delimiter {
                         terminated = true;
                         break;
                     }
@@ -280,10 +283,8 @@ fn split_heredoc(line: &str) -> Option<HeredocMarker> {
                 if strip_tabs {
                     rest = &rest[1..];
                 }
-                let rest = rest.trim_start();
-                let end = rest
-                    .find(|c: char| c.is_whitespace() || "|;&<>()".contains(c))
-                    .unwrap_or(rest.len());
+                let rest = rest.trim_start_matches(is_blank);
+                let end = rest.find(is_metachar).unwrap_or(rest.len());
                 let word: String = rest[..end]
                     .chars()
                     .filter(|c| *c != '\'' && *c != '"' && *c != '\\')
@@ -313,8 +314,8 @@ const ETCD_USAGE: &str =
 /// shell's, when it runs.
 fn parse_action(command: &str) -> Action {
     let plain = !command.contains(|c: char| "$`'\"\\;&|<>(){}#*?~".contains(c));
-    match command.split_once(char::is_whitespace) {
-        Some(("sim", rest)) if plain => parse_sim(rest.trim()),
+    match command.split_once(is_blank) {
+        Some(("sim", rest)) if plain => parse_sim(rest.trim_matches(is_blank)),
         None if command == "sim" => parse_sim(""),
         _ => Action::Shell(command.to_string()),
     }
@@ -322,7 +323,7 @@ fn parse_action(command: &str) -> Action {
 
 /// `sim ...` (without the leading `sim`).
 pub fn parse_sim(rest: &str) -> Action {
-    let words: Vec<&str> = rest.split_whitespace().collect();
+    let words: Vec<&str> = rest.split(is_blank).filter(|w| !w.is_empty()).collect();
     match words.as_slice() {
         ["advance", d] => match parse_duration(d) {
             Ok(d) => Action::Advance(d),
@@ -838,6 +839,39 @@ mod tests {
             steps[3].action,
             Action::Fault(Fault::KillNode("zone-a".into()))
         );
+    }
+
+    #[test]
+    fn only_spaces_and_tabs_are_blanks_as_in_bash() {
+        // A non-breaking space copied from a web page is part of the word.
+        let steps =
+            parse("\u{a0}sim advance 30s\nsim advance\u{a0}30s\n\tsim advance 30s \n").unwrap();
+        assert_eq!(
+            steps[0].action,
+            Action::Shell("\u{a0}sim advance 30s".into())
+        );
+        assert!(
+            matches!(&steps[1].action, Action::Invalid(m) if m.contains("unknown sim command")),
+            "{:?}",
+            steps[1].action
+        );
+        assert_eq!(steps[2].action, Action::Advance(SimDuration::secs(30)));
+        let mut session = Session::new(warehouse_sim::Cluster::new(
+            1,
+            warehouse_sim::Topology::default(),
+        ));
+        let t = run(
+            &mut session,
+            "\u{a0}echo hi\r\necho a\u{2028}b\u{b}\n",
+            &crate::NoFiles,
+        );
+        assert_eq!(
+            t.text(),
+            "$ \u{a0}echo hi\nbash: \u{a0}echo: command not found\n$ echo a\u{2028}b\u{b}\na\u{2028}b\u{b}\n"
+        );
+        // A here-document's delimiter ends at a blank or an operator, not at a NBSP.
+        let steps = parse("cat <<E\u{a0}F\nbody\nE\u{a0}F\n").unwrap();
+        assert_eq!(steps[0].heredoc.as_ref().unwrap().delimiter, "E\u{a0}F");
     }
 
     #[test]

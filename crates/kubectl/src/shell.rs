@@ -45,6 +45,8 @@
 
 use crate::{CommandOutput, FileSource, Session};
 use std::collections::{BTreeMap, BTreeSet};
+use warehouse_sim::shell::{is_blank, is_ifs_whitespace, is_metachar};
+pub use warehouse_sim::shell::{MAX_ARGS_BYTES, MAX_NESTING, MAX_VALUE_BYTES, MAX_VARS_BYTES};
 
 /// The shell's state kept between lines: variables, `$?`, and the `kubectl proxy`
 /// processes started from this terminal.
@@ -60,6 +62,8 @@ pub struct ShellState {
     /// The container an interactive `kubectl exec -ti POD -- bash` opened: lines run
     /// inside it until `exit`.
     pub inside: Option<crate::exec::Inside>,
+    /// The bytes of the variables' and aliases' names and values.
+    pub(crate) bytes: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,23 +79,79 @@ impl ShellState {
         self.vars.get(name).and_then(|v| v.value.as_deref())
     }
 
-    /// Sets a variable, keeping its exported flag.
-    pub fn set(&mut self, name: &str, value: &str) {
+    /// Sets a variable, keeping its exported flag; refused past [`MAX_VALUE_BYTES`]
+    /// or, for all variables and aliases together, [`MAX_VARS_BYTES`].
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        self.room_for(&[(name, value)])?;
+        self.export(name, Some(value.to_string()), None);
+        Ok(())
+    }
+
+    /// The bytes a variable holds (its name and value).
+    fn var_bytes(&self, name: &str) -> usize {
+        self.vars
+            .get(name)
+            .map_or(0, |v| name.len() + v.value.as_ref().map_or(0, String::len))
+    }
+
+    /// Whether these variables can be set (each value, and all variables and
+    /// aliases together, within the limits), else bash-like out-of-memory message.
+    fn room_for(&self, vars: &[(&str, &str)]) -> Result<(), String> {
+        let mut total = self.bytes;
+        for (name, value) in vars {
+            if value.len() > MAX_VALUE_BYTES {
+                return Err(word_too_long());
+            }
+            total = total - self.var_bytes(name).min(total) + name.len() + value.len();
+        }
+        if total > MAX_VARS_BYTES {
+            return Err(vars_full());
+        }
+        Ok(())
+    }
+
+    /// Sets a variable's value (if given) and its exported flag (if given; a new
+    /// variable is not exported unless told). The caller checked `room_for`.
+    fn export(&mut self, name: &str, value: Option<String>, exported: Option<bool>) {
+        let before = self.var_bytes(name);
         let v = self.vars.entry(name.to_string()).or_insert(Variable {
             value: None,
             exported: false,
         });
-        v.value = Some(value.to_string());
-    }
-
-    fn export(&mut self, name: &str, value: Option<String>, exported: bool) {
-        let v = self.vars.entry(name.to_string()).or_insert(Variable {
-            value: None,
-            exported,
-        });
-        v.exported = exported;
+        if let Some(e) = exported {
+            v.exported = e;
+        }
         if value.is_some() {
             v.value = value;
+        }
+        self.bytes = self.bytes - before + self.var_bytes(name);
+    }
+
+    fn unset(&mut self, name: &str) {
+        self.bytes -= self.var_bytes(name);
+        self.vars.remove(name);
+    }
+
+    fn set_alias(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let before = self.aliases.get(name).map_or(0, |v| name.len() + v.len());
+        if value.len() > MAX_VALUE_BYTES {
+            return Err(word_too_long());
+        }
+        if self.bytes - before + name.len() + value.len() > MAX_VARS_BYTES {
+            return Err(vars_full());
+        }
+        self.bytes = self.bytes - before + name.len() + value.len();
+        self.aliases.insert(name.to_string(), value.to_string());
+        Ok(())
+    }
+
+    fn unset_alias(&mut self, name: &str) -> bool {
+        match self.aliases.remove(name) {
+            Some(v) => {
+                self.bytes -= name.len() + v.len();
+                true
+            }
+            None => false,
         }
     }
 
@@ -104,8 +164,8 @@ impl ShellState {
 /// The web terminal's convenience: kubectl's commands typed without `kubectl`
 /// (`get pods`) run as `kubectl get pods`; every other line runs as typed.
 pub fn terminal_line(input: &str) -> String {
-    let line = input.trim();
-    let first = line.split_whitespace().next().unwrap_or("");
+    let line = input.trim_matches(is_ifs_whitespace);
+    let first = line.split(is_blank).next().unwrap_or("");
     if crate::cli::is_kubectl_command(first) {
         format!("kubectl {line}")
     } else {
@@ -113,8 +173,29 @@ pub fn terminal_line(input: &str) -> String {
     }
 }
 
-/// The deepest nesting of `$(...)` and backquotes a line may have.
-const MAX_DEPTH: usize = 32;
+/// The deepest nesting of `$(...)` and backquotes a line may have: the container
+/// shell's [`MAX_NESTING`], measured to fit the browser's stack.
+const MAX_DEPTH: usize = MAX_NESTING;
+
+/// The most text a pipe reader (`awk`, `uniq -c`) may produce: past it, `awk: out
+/// of memory` (status 2) instead of the text.
+pub const MAX_PIPE_BYTES: usize = 16 << 20;
+
+/// bash's words for a failed allocation, with the limit that was reached.
+fn word_too_long() -> String {
+    format!("bash: out of memory: a word may hold at most {MAX_VALUE_BYTES} bytes")
+}
+
+/// A pipe reader's text past [`MAX_PIPE_BYTES`].
+fn pipe_full(program: &str) -> String {
+    format!("{program}: out of memory: a pipe reader may write at most {MAX_PIPE_BYTES} bytes")
+}
+
+fn vars_full() -> String {
+    format!(
+        "bash: out of memory: the shell's variables and aliases may hold at most {MAX_VARS_BYTES} bytes together"
+    )
+}
 
 /// The longest line the shell reads (a guard for pasted input).
 pub const MAX_LINE: usize = 64 * 1024;
@@ -286,11 +367,11 @@ fn is_name(s: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
+/// bash's metacharacters (the container shell's definition, shared): space, tab,
+/// newline and `| & ; ( ) < >`. A carriage return, a non-breaking space and the
+/// like are ordinary word characters, as in bash.
 fn is_meta(c: char) -> bool {
-    matches!(
-        c,
-        ' ' | '\t' | '\n' | '\r' | ';' | '&' | '|' | '(' | ')' | '<' | '>'
-    )
+    is_metachar(c)
 }
 
 struct Parser {
@@ -317,7 +398,7 @@ impl Parser {
     }
 
     fn skip_blanks(&mut self) {
-        while matches!(self.peek(), Some(' ' | '\t' | '\r' | '\n')) {
+        while self.peek().is_some_and(is_ifs_whitespace) {
             self.pos += 1;
         }
     }
@@ -855,6 +936,7 @@ pub fn run_line(
                 files,
                 subst_status: None,
                 heredoc: stdin,
+                work: 0,
             };
             // Without a `<<WORD` in the line, the given stdin goes to its last command.
             let last_stdin = if has_heredoc(&list) { None } else { stdin };
@@ -884,6 +966,38 @@ struct Exec<'a> {
     heredoc: Option<&'a str>,
     /// The status of the last command substitution of the current command.
     subst_status: Option<i32>,
+    /// The bytes the line has expanded and piped so far (see [`MAX_LINE_WORK_BYTES`]).
+    work: usize,
+}
+
+/// The most text one line may expand into words and feed to pipe readers: past
+/// it the line stops with a message, so that no line of at most [`MAX_LINE`]
+/// bytes can keep the terminal busy for long (`y=$x; y=$x; ...` with a large `x`).
+pub const MAX_LINE_WORK_BYTES: usize = 64 << 20;
+
+impl Exec<'_> {
+    /// Counts `bytes` of work. The first time the line goes past its limit the
+    /// error is the message; after that it is empty (the message was given).
+    fn charge(&mut self, bytes: usize) -> Result<(), String> {
+        let over = self.work > MAX_LINE_WORK_BYTES;
+        self.work = self.work.saturating_add(bytes);
+        if over {
+            return Err(String::new());
+        }
+        if self.work > MAX_LINE_WORK_BYTES {
+            return Err(format!(
+                "bash: the line was stopped: it expanded more than {MAX_LINE_WORK_BYTES} bytes of text (this simulated shell's limit for one line)"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Prints an error message unless it was printed already (an empty one).
+fn report(out: &mut CommandOutput, message: String) {
+    if !message.is_empty() {
+        out.err_line(message);
+    }
 }
 
 /// Sends what a piped command wrote to stderr to the terminal.
@@ -946,6 +1060,9 @@ impl Exec<'_> {
                 Op::Or if status == 0 => continue,
                 _ => {}
             }
+            if self.work > MAX_LINE_WORK_BYTES {
+                return 1;
+            }
             let input = if i == last { stdin } else { None };
             status = self.pipeline(session, pipeline, input, out);
             session.shell.last_status = status;
@@ -986,14 +1103,24 @@ impl Exec<'_> {
         words: &[Word],
         out: &mut CommandOutput,
     ) -> Result<Vec<String>, i32> {
-        let mut fields = Vec::new();
+        let mut fields: Vec<String> = Vec::new();
+        let mut bytes = 0usize;
         let declaration = words.first().and_then(Word::plain).as_deref() == Some("export");
         for (i, w) in words.iter().enumerate() {
             let split = !(declaration && i > 0 && w.assignment().is_some());
             match self.expand(session, w, split, out) {
-                Ok(f) => fields.extend(f),
+                Ok(f) => {
+                    bytes += f.iter().map(String::len).sum::<usize>();
+                    if bytes > MAX_ARGS_BYTES {
+                        out.err_line(format!(
+                            "bash: out of memory: the words of one command may hold at most {MAX_ARGS_BYTES} bytes together"
+                        ));
+                        return Err(1);
+                    }
+                    fields.extend(f)
+                }
                 Err(message) => {
-                    out.err_line(message);
+                    report(out, message);
                     return Err(1);
                 }
             }
@@ -1014,7 +1141,7 @@ impl Exec<'_> {
             match self.expand(session, word, false, out) {
                 Ok(v) => assigns.push((name.clone(), v.concat())),
                 Err(message) => {
-                    out.err_line(message);
+                    report(out, message);
                     return 1;
                 }
             }
@@ -1040,22 +1167,30 @@ impl Exec<'_> {
             let target = match self.expand(session, &r.target, false, out) {
                 Ok(t) => t.concat(),
                 Err(message) => {
-                    out.err_line(message);
+                    report(out, message);
                     return 1;
                 }
             };
             redirects.push((r.op.clone(), target));
         }
         let Some((program, args)) = fields.split_first() else {
-            // Assignments only: they set shell variables.
-            for (name, value) in assigns {
-                session.shell.set(&name, &value);
+            // Assignments only: they set shell variables (all of them or none).
+            let pairs: Vec<(&str, &str)> = assigns
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str()))
+                .collect();
+            if let Err(message) = session.shell.room_for(&pairs) {
+                report(out, message);
+                return 1;
+            }
+            for (name, value) in pairs {
+                session.shell.export(name, Some(value.to_string()), None);
             }
             return self.subst_status.unwrap_or(0);
         };
         // A redirection bash could not make stops the command before it runs.
         if let Err(message) = apply_redirects(&mut CommandOutput::new(), &redirects) {
-            out.err_line(message);
+            report(out, message);
             return 1;
         }
         let mut input = stdin.map(str::to_string);
@@ -1108,6 +1243,12 @@ impl Exec<'_> {
                         2,
                     );
                 };
+                if let Err(message) = self.charge(text.len()) {
+                    let mut out = CommandOutput::new();
+                    report(&mut out, message);
+                    out.code = 1;
+                    return out;
+                }
                 let mut words = vec![program.to_string()];
                 words.extend(args.iter().cloned());
                 match filter(&words, text) {
@@ -1184,15 +1325,23 @@ impl Exec<'_> {
                     op,
                     pattern,
                     quoted,
-                } => (trim(&param(session, name), op, pattern), *quoted),
-                Part::Subst { list, quoted } => (self.substitute(session, list, out), *quoted),
+                } => {
+                    let value = param(session, name);
+                    self.charge(value.len().saturating_mul(pattern.len() + 1))?;
+                    (trim(&value, op, pattern), *quoted)
+                }
+                Part::Subst { list, quoted } => (self.substitute(session, list, out)?, *quoted),
             };
+            if current.len() + value.len() > MAX_VALUE_BYTES {
+                return Err(word_too_long());
+            }
+            self.charge(value.len())?;
             if quoted || !split {
                 current.push_str(&value);
                 keep = true;
                 continue;
             }
-            let mut pieces = value.split([' ', '\t', '\n']);
+            let mut pieces = value.split(is_ifs_whitespace);
             if let Some(first) = pieces.next() {
                 current.push_str(first);
             }
@@ -1210,17 +1359,18 @@ impl Exec<'_> {
         Ok(fields)
     }
 
-    /// `$(...)`: runs the list as a subshell; its stdout without trailing newlines.
+    /// `$(...)`: runs the list as a subshell; its stdout without trailing newlines
+    /// (at most [`MAX_VALUE_BYTES`]).
     fn substitute(
         &mut self,
         session: &mut Session,
         list: &List,
         out: &mut CommandOutput,
-    ) -> String {
-        let saved = session.shell.vars.clone();
+    ) -> Result<String, String> {
+        let saved = (session.shell.vars.clone(), session.shell.bytes);
         let mut sub = CommandOutput::new();
         let status = self.list(session, list, None, &mut sub);
-        session.shell.vars = saved;
+        (session.shell.vars, session.shell.bytes) = saved;
         self.subst_status = Some(status);
         if !sub.stderr.is_empty() {
             let start = out.stderr.len();
@@ -1232,7 +1382,10 @@ impl Exec<'_> {
         while text.ends_with('\n') {
             text.pop();
         }
-        text
+        if text.len() > MAX_VALUE_BYTES {
+            return Err(word_too_long());
+        }
+        Ok(text)
     }
 }
 
@@ -1246,62 +1399,78 @@ fn param(session: &Session, name: &str) -> String {
     }
 }
 
-/// `${X#p}`, `${X##p}`, `${X%p}`, `${X%%p}`.
+/// `${X#p}`, `${X##p}`, `${X%p}`, `${X%%p}`: the value without its shortest or
+/// longest prefix (suffix) that the pattern matches. Every prefix is matched in one
+/// pass over the value (the suffixes: the reversed pattern over the reversed value),
+/// so the work is the value's length times the pattern's.
 fn trim(value: &str, op: &str, pattern: &str) -> String {
-    let bounds: Vec<usize> = value
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain(std::iter::once(value.len()))
-        .collect();
-    let found = match op {
-        "#" => bounds
-            .iter()
-            .find(|&&i| glob(pattern, &value[..i]))
-            .map(|&i| value[i..].to_string()),
-        "##" => bounds
-            .iter()
-            .rev()
-            .find(|&&i| glob(pattern, &value[..i]))
-            .map(|&i| value[i..].to_string()),
-        "%" => bounds
-            .iter()
-            .rev()
-            .find(|&&i| glob(pattern, &value[i..]))
-            .map(|&i| value[..i].to_string()),
-        _ => bounds
-            .iter()
-            .find(|&&i| glob(pattern, &value[i..]))
-            .map(|&i| value[..i].to_string()),
+    let chars: Vec<char> = value.chars().collect();
+    let from_end = op.starts_with('%');
+    let mut text = chars.clone();
+    let mut pat: Vec<char> = pattern.chars().collect();
+    if from_end {
+        text.reverse();
+        pat.reverse();
+    }
+    let matches = prefix_matches(&pat, &text);
+    let lengths = (0..matches.len()).filter(|&k| matches[k]);
+    let found = if op.len() == 1 {
+        lengths.min()
+    } else {
+        lengths.max()
     };
-    found.unwrap_or_else(|| value.to_string())
+    match found {
+        None => value.to_string(),
+        Some(k) if from_end => chars[..chars.len() - k].iter().collect(),
+        Some(k) => chars[k..].iter().collect(),
+    }
 }
 
-/// Whether `text` matches a pattern of literal characters, `*` and `?`.
-fn glob(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    // Iterative matching with backtracking to the last `*`.
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
+/// For each `k` from 0 to the text's length, whether `text[..k]` matches the
+/// pattern (literal characters, `*` and `?`): the set of pattern positions that
+/// the text read so far can reach, advanced one character at a time.
+fn prefix_matches(pattern: &[char], text: &[char]) -> Vec<bool> {
+    let m = pattern.len();
+    // A `*` may match nothing: reaching it reaches the position after it.
+    let close = |states: &mut Vec<bool>| {
+        for j in 0..m {
+            if states[j] && pattern[j] == '*' {
+                states[j + 1] = true;
+            }
         }
+    };
+    let mut states = vec![false; m + 1];
+    states[0] = true;
+    close(&mut states);
+    let mut out = Vec::with_capacity(text.len() + 1);
+    out.push(states[m]);
+    let mut next = vec![false; m + 1];
+    for (i, &c) in text.iter().enumerate() {
+        next.fill(false);
+        let mut alive = false;
+        for j in 0..m {
+            if !states[j] {
+                continue;
+            }
+            match pattern[j] {
+                '*' => next[j] = true,
+                '?' => next[j + 1] = true,
+                p if p == c => next[j + 1] = true,
+                _ => continue,
+            }
+            alive = true;
+        }
+        if !alive {
+            // Nothing can match any longer prefix.
+            out.resize(text.len() + 1, false);
+            debug_assert!(out.len() == text.len() + 1 && i < text.len());
+            return out;
+        }
+        close(&mut next);
+        std::mem::swap(&mut states, &mut next);
+        out.push(states[m]);
     }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
+    out
 }
 
 fn status_error(message: impl AsRef<str>, code: i32) -> CommandOutput {
@@ -1534,16 +1703,17 @@ fn filter(words: &[String], text: &str) -> Result<(String, i32), String> {
                     _ => groups.push((1, l)),
                 }
             }
-            let text: String = groups
-                .iter()
-                .map(|(n, l)| {
-                    if counts {
-                        format!("{n:>7} {l}\n")
-                    } else {
-                        format!("{l}\n")
-                    }
-                })
-                .collect();
+            let mut text = String::new();
+            for (n, l) in &groups {
+                if counts {
+                    text.push_str(&format!("{n:>7} "));
+                }
+                text.push_str(l);
+                text.push('\n');
+                if text.len() > MAX_PIPE_BYTES {
+                    return Err(pipe_full("uniq"));
+                }
+            }
             Ok((text, 0))
         }
         // `awk '{print $1}'` and `awk 'NR>1 {print $1, $3}'`: columns split at blanks.
@@ -1577,7 +1747,15 @@ fn filter(words: &[String], text: &str) -> Result<(String, i32), String> {
                         n => cols.get(n - 1).copied().unwrap_or(""),
                     })
                     .collect();
-                text.push_str(&picked.join(" "));
+                for (i, p) in picked.iter().enumerate() {
+                    if i > 0 {
+                        text.push(' ');
+                    }
+                    text.push_str(p);
+                    if text.len() > MAX_PIPE_BYTES {
+                        return Err(pipe_full("awk"));
+                    }
+                }
                 text.push('\n');
             }
             Ok((text, 0))
@@ -1768,7 +1946,13 @@ fn export(session: &mut Session, args: &[String]) -> CommandOutput {
             out.fail(format!("bash: export: `{a}': not a valid identifier"));
             continue;
         }
-        session.shell.export(name, value, exported);
+        if let Some(v) = &value {
+            if let Err(message) = session.shell.room_for(&[(name, v)]) {
+                out.fail(message);
+                continue;
+            }
+        }
+        session.shell.export(name, value, Some(exported));
     }
     out
 }
@@ -1796,7 +1980,7 @@ fn unset(session: &mut Session, args: &[String]) -> CommandOutput {
             out.fail(format!("bash: unset: `{a}': not a valid identifier"));
             continue;
         }
-        session.shell.vars.remove(a.as_str());
+        session.shell.unset(a);
     }
     out
 }
@@ -1820,10 +2004,9 @@ fn alias(session: &mut Session, args: &[String]) -> CommandOutput {
             Some((name, value))
                 if !name.is_empty() && !name.contains(['/', '$', '`', '\'', '"']) =>
             {
-                session
-                    .shell
-                    .aliases
-                    .insert(name.to_string(), value.to_string());
+                if let Err(message) = session.shell.set_alias(name, value) {
+                    out.fail(message);
+                }
             }
             Some(_) => out.fail(format!("bash: alias: `{a}': invalid alias name")),
             None => match session.shell.aliases.get(a.as_str()) {
@@ -1845,8 +2028,11 @@ fn unalias(session: &mut Session, args: &[String]) -> CommandOutput {
     }
     for a in args {
         if a == "-a" {
-            session.shell.aliases.clear();
-        } else if session.shell.aliases.remove(a.as_str()).is_none() {
+            let names: Vec<String> = session.shell.aliases.keys().cloned().collect();
+            for name in names {
+                session.shell.unset_alias(&name);
+            }
+        } else if !session.shell.unset_alias(a) {
             out.fail(format!("bash: unalias: {a}: not found"));
         }
     }
@@ -2144,6 +2330,192 @@ mod tests {
         assert_eq!(terminal_line("kubectl get pods"), "kubectl get pods");
         assert_eq!(terminal_line("echo $X"), "echo $X");
         assert_eq!(terminal_line("sim advance 1m"), "sim advance 1m");
+    }
+
+    /// Runs `f` on a thread with the browser's stack (about 1 MiB).
+    fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(f)
+            .expect("thread")
+            .join()
+            .expect("no stack overflow")
+    }
+
+    #[test]
+    fn carriage_returns_and_unicode_spaces_are_word_characters_as_in_bash() {
+        let mut s = session();
+        for c in ['\r', '\u{b}', '\u{c}', '\u{a0}', '\u{2028}'] {
+            assert_eq!(
+                text(&mut s, &format!("echo a{c}b")),
+                format!("a{c}b\n"),
+                "{c:?}"
+            );
+            assert_eq!(
+                text(&mut s, &format!("echo{c}hi")),
+                format!("bash: echo{c}hi: command not found\n"),
+                "{c:?}"
+            );
+            sh(&mut s, &format!("X='a{c}b'"));
+            assert_eq!(text(&mut s, "echo $X"), format!("a{c}b\n"), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn doubling_a_variable_line_after_line_stops_at_the_value_limit() {
+        let mut s = session();
+        sh(&mut s, "x=a");
+        let mut failed = None;
+        for i in 0..40 {
+            let out = sh(&mut s, "x=$x$x");
+            if out.code != 0 {
+                failed = Some((i, out));
+                break;
+            }
+        }
+        let (i, out) = failed.expect("the doubling stops");
+        assert_eq!(i, 20, "2^20 bytes fit, 2^21 do not");
+        assert_eq!(out.code, 1);
+        assert_eq!(
+            out.combined(),
+            format!("bash: out of memory: a word may hold at most {MAX_VALUE_BYTES} bytes\n")
+        );
+        // The variable keeps its value: the assignment did not half-apply.
+        assert_eq!(s.shell.get("x").map(str::len), Some(1 << 20));
+        assert_eq!(sh(&mut s, "export y=$x$x").code, 1);
+        assert_eq!(s.shell.get("y"), None);
+        assert_eq!(sh(&mut s, "echo $x$x >/dev/null").code, 1);
+        // Many words of one command count together.
+        assert_eq!(sh(&mut s, "echo $x >/dev/null").code, 0);
+        let line = format!("echo{} >/dev/null", " $x".repeat(2));
+        assert_eq!(sh(&mut s, &line).code, 1);
+        // So does a substitution's output.
+        assert_eq!(sh(&mut s, "y=\"$(echo $x; echo $x)\"").code, 1);
+    }
+
+    #[test]
+    fn all_variables_and_aliases_together_are_bounded() {
+        let mut s = session();
+        sh(&mut s, "x=a");
+        for _ in 0..19 {
+            sh(&mut s, "x=$x$x");
+        }
+        let mut last = CommandOutput::new();
+        for i in 0..40 {
+            last = sh(&mut s, &format!("v{i}=$x"));
+            if last.code != 0 {
+                break;
+            }
+        }
+        assert_eq!(
+            last.combined(),
+            format!("bash: out of memory: the shell's variables and aliases may hold at most {MAX_VARS_BYTES} bytes together\n")
+        );
+        assert!(s.shell.bytes <= MAX_VARS_BYTES);
+        assert_eq!(sh(&mut s, "alias k=$x").code, 1);
+        // Unsetting gives the room back.
+        for i in 0..40 {
+            sh(&mut s, &format!("unset v{i}"));
+        }
+        assert_eq!(sh(&mut s, "alias k=$x").code, 0);
+        assert_eq!(sh(&mut s, "v1=$x").code, 0);
+    }
+
+    #[test]
+    fn a_line_that_copies_large_values_over_and_over_is_stopped_once() {
+        let mut s = session();
+        sh(&mut s, "x=a");
+        for _ in 0..20 {
+            sh(&mut s, "x=$x$x");
+        }
+        let line = "y=$(echo $x); z=$x;".repeat(100);
+        let out = sh(&mut s, &line);
+        assert_eq!(out.code, 1);
+        assert_eq!(
+            out.combined(),
+            format!("bash: the line was stopped: it expanded more than {MAX_LINE_WORK_BYTES} bytes of text (this simulated shell's limit for one line)\n")
+        );
+        // The next line starts afresh.
+        assert_eq!(text(&mut s, "echo ${#x}"), "1048576\n");
+    }
+
+    #[test]
+    fn trimming_a_pattern_from_a_large_value_takes_linear_time() {
+        let mut s = session();
+        sh(&mut s, "x=ab");
+        for _ in 0..17 {
+            sh(&mut s, "x=$x$x");
+        }
+        // No match: every prefix and suffix is tried, each in one pass.
+        for op in ["#", "##", "%", "%%"] {
+            let out = sh(&mut s, &format!("y=${{x{op}*c*}}; echo ${{#y}}"));
+            assert_eq!(out.combined(), format!("{}\n", 1 << 18), "{op}");
+        }
+        assert_eq!(text(&mut s, "y=${x%%b*}; echo ${y}"), "a\n");
+        assert_eq!(text(&mut s, "y=${x##*a}; echo ${y}"), "b\n");
+        assert_eq!(
+            text(&mut s, "y=${x#a*}; echo ${#y}"),
+            format!("{}\n", (1 << 18) - 1)
+        );
+        assert_eq!(
+            text(&mut s, "y=${x%?b}; echo ${#y}"),
+            format!("{}\n", (1 << 18) - 2)
+        );
+        // A long pattern over a large value is work for the line's budget.
+        let pattern = "?*".repeat(20_000);
+        let out = sh(&mut s, &format!("y=${{x%%{pattern}c}}"));
+        assert!(
+            out.combined().contains("the line was stopped"),
+            "{}",
+            out.combined()
+        );
+    }
+
+    #[test]
+    fn pipe_readers_cannot_multiply_their_input_without_bound() {
+        let mut s = session();
+        sh(&mut s, "x=abcdefgh");
+        for _ in 0..14 {
+            sh(&mut s, "x=$x$x");
+        }
+        let program = format!("{{print {}}}", vec!["$0"; 1000].join(","));
+        let out = sh(&mut s, &format!("echo $x | awk '{program}'"));
+        assert_eq!(out.code, 2, "{}", out.combined());
+        assert!(
+            out.combined().contains("awk: out of memory"),
+            "{}",
+            out.combined()
+        );
+    }
+
+    #[test]
+    fn deep_substitutions_run_on_a_small_stack() {
+        let ok = on_small_stack(|| {
+            let mut s = session();
+            let line = format!(
+                "echo {}x{}",
+                "$(echo ".repeat(MAX_DEPTH),
+                ")".repeat(MAX_DEPTH)
+            );
+            text(&mut s, &line)
+        });
+        assert_eq!(ok, "x\n");
+        let ok = on_small_stack(|| {
+            let mut s = session();
+            let line = format!(
+                "echo \"{}x{}\"",
+                "$(echo \"".repeat(MAX_DEPTH),
+                "\")".repeat(MAX_DEPTH)
+            );
+            text(&mut s, &line)
+        });
+        assert_eq!(ok, "x\n");
+        let refused = on_small_stack(|| {
+            let mut s = session();
+            let line = format!("echo {}x{}", "$(echo ".repeat(5000), ")".repeat(5000));
+            sh(&mut s, &line).code
+        });
+        assert_eq!(refused, 2);
     }
 
     #[test]

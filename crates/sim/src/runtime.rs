@@ -114,7 +114,10 @@ pub fn argv(
 }
 
 /// kubelet's `$(VAR)` expansion in command and args: defined names are replaced,
-/// `$$` escapes a `$`, anything else stays as written.
+/// `$$` escapes a `$`, anything else stays as written. Simplified: a reference whose
+/// value would take the result past [`shell::MAX_VALUE_BYTES`] also stays as
+/// written (as an undefined one does), so variables that reference each other
+/// twice over cannot double without end.
 pub fn expand_env_refs(s: &str, env: &[(String, String)]) -> String {
     let mut out = String::new();
     let mut rest = s;
@@ -128,7 +131,14 @@ pub fn expand_env_refs(s: &str, env: &[(String, String)]) -> String {
             match inner.find(')') {
                 Some(end) => {
                     let name = &inner[..end];
-                    match env.iter().rev().find(|(k, _)| k == name) {
+                    let fits =
+                        |v: &String| out.len() + v.len() + rest.len() <= shell::MAX_VALUE_BYTES;
+                    match env
+                        .iter()
+                        .rev()
+                        .find(|(k, _)| k == name)
+                        .filter(|(_, v)| fits(v))
+                    {
                         Some((_, v)) => out.push_str(v),
                         None => {
                             out.push_str("$(");
@@ -937,6 +947,31 @@ mod tests {
             expand_env_refs("hi $(NAME) $(NOPE) $$(NAME)", &env),
             "hi Warehouse $(NOPE) $(NAME)"
         );
+    }
+
+    #[test]
+    fn doubling_env_references_stay_within_the_value_limit() {
+        // Each variable twice the one before: 2^60 bytes unbounded.
+        let mut env = vec![("V0".to_string(), "x".repeat(1000))];
+        for i in 1..60 {
+            let value = expand_env_refs(&format!("$(V{0})$(V{0})", i - 1), &env);
+            assert!(
+                value.len() <= shell::MAX_VALUE_BYTES,
+                "V{i}: {}",
+                value.len()
+            );
+            env.push((format!("V{i}"), value));
+        }
+        // Past the limit a reference stays as written, as an undefined one does.
+        let last = &env[59].1;
+        assert!(last.ends_with("$(V58)"), "{}", &last[last.len() - 20..]);
+        let args = argv(
+            "busybox",
+            &["sh".into(), "-c".into(), "echo $(V59)$(V59)$(V59)".into()],
+            None,
+            &env,
+        );
+        assert!(args[2].len() <= shell::MAX_VALUE_BYTES);
     }
 
     #[test]

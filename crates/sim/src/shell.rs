@@ -80,8 +80,69 @@ pub struct Context {
     pub files: BTreeMap<String, String>,
 }
 
+/// Blanks: what separates words on a command line. bash (its `whitespace()`) and
+/// busybox ash have only space and tab; every other character is an ordinary word
+/// character: a carriage return (hence bash's famous `$'\r': command not found` for a
+/// script saved with Windows line ends), vertical tab, form feed, the non-breaking
+/// space and the line separator (U+2028) that text copied from a web page brings.
+/// Both simulated shells (this one and kubectl's terminal) lex with these three
+/// definitions.
+pub fn is_blank(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
+/// Metacharacters: a blank, a newline, or one of `| & ; ( ) < >`. An unquoted one ends
+/// a word.
+pub fn is_metachar(c: char) -> bool {
+    is_blank(c) || matches!(c, '\n' | '|' | '&' | ';' | '(' | ')' | '<' | '>')
+}
+
+/// The default `IFS` whitespace that splits unquoted expansions into fields: space,
+/// tab and newline.
+pub fn is_ifs_whitespace(c: char) -> bool {
+    is_blank(c) || c == '\n'
+}
+
 /// The most log lines a replay keeps (the oldest are dropped, as a rotated log).
 pub const MAX_LINES: usize = 10_000;
+
+/// The most bytes one value may hold: a variable, a word after expansion, the
+/// output of one `$(...)`, one log line.
+/// Past it the shell stops as busybox ash does when an allocation fails
+/// (`sh: out of memory`, exit status 2).
+pub const MAX_VALUE_BYTES: usize = 1 << 20;
+
+/// The most bytes the arguments of one command may hold together: Linux's
+/// `ARG_MAX` with the default 8 MiB stack. Past it, `sh: out of memory`.
+pub const MAX_ARGS_BYTES: usize = 2 << 20;
+
+/// The most bytes all of a shell's variables (names and values) hold together; past
+/// it, `sh: out of memory` as for [`MAX_VALUE_BYTES`].
+pub const MAX_VARS_BYTES: usize = 16 << 20;
+
+/// The most bytes of log a replay keeps: the kubelet's default `containerLogMaxSize`
+/// (10 MiB); the oldest lines are dropped, as a rotated log.
+pub const MAX_LOG_BYTES: usize = 10 << 20;
+
+/// How deeply command lists may nest (the bodies of `if`, `while`, `for`, `$(...)`
+/// and backquotes), together with the parentheses of an arithmetic expansion
+/// inside them: deeper is `sh: syntax error: nested too deeply` or `sh: expression
+/// recursion level exceeded`, so that neither parsing nor running can overflow
+/// the browser's stack (about 1 MiB). Measured: a level of `$(...)` takes some 12
+/// KiB of stack in a debug build, so 64 levels fit in 1 MiB with room to spare.
+pub const MAX_NESTING: usize = 64;
+
+/// The most files a container's shell may have (`touch`); past it, `touch: PATH: No
+/// space left on device`, as a full disk answers.
+pub const MAX_FILES: usize = 1_000;
+
+/// Linux's `PATH_MAX`: a longer path is `File name too long`.
+pub const PATH_MAX: usize = 4096;
+
+/// Work is counted in steps (the `budget` of [`run`]): one per command, loop turn
+/// or `for` item, and one per this many bytes a command expands, copies or writes,
+/// so a loop over large values runs out of budget as soon as a loop of small ones.
+pub const BYTES_PER_STEP: usize = 64;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Part {
@@ -108,8 +169,9 @@ enum Node {
         words: Vec<Word>,
     },
     Seq(Vec<Node>),
-    And(Box<Node>, Box<Node>),
-    Or(Box<Node>, Box<Node>),
+    /// `a && b || c`: the first pipeline, then each next one with its operator
+    /// (`true` for `&&`); a flat list, so that a long chain needs no deep stack.
+    AndOr(Box<Node>, Vec<(bool, Node)>),
     Not(Box<Node>),
     Loop {
         until: bool,
@@ -129,10 +191,15 @@ enum Node {
 
 /// Parses `script`; the error is the line a shell prints.
 fn parse(script: &str) -> Result<Node, String> {
+    parse_nested(script, 0)
+}
+
+/// Parses `script` found `depth` levels deep (inside backquotes).
+fn parse_nested(script: &str, depth: usize) -> Result<Node, String> {
     let mut p = Parser {
         chars: script.chars().collect(),
         pos: 0,
-        depth: 0,
+        depth,
     };
     let node = p.list(&[])?;
     p.skip_space(true);
@@ -157,7 +224,7 @@ impl Parser {
 
     fn skip_space(&mut self, newlines: bool) {
         while let Some(c) = self.peek() {
-            if c == ' ' || c == '\t' || (newlines && c == '\n') {
+            if is_blank(c) || (newlines && c == '\n') {
                 self.pos += 1;
             } else if c == '\\' && self.chars.get(self.pos + 1) == Some(&'\n') {
                 self.pos += 2;
@@ -187,10 +254,7 @@ impl Parser {
                 c.to_string()
             }
         } else {
-            rest.split(|c: char| c.is_whitespace() || "|&;<>()".contains(c))
-                .next()
-                .unwrap_or("")
-                .to_string()
+            rest.split(is_metachar).next().unwrap_or("").to_string()
         };
         format!("sh: syntax error: unexpected \"{token}\"")
     }
@@ -200,7 +264,7 @@ impl Parser {
         let mut i = self.pos;
         let mut s = String::new();
         while let Some(&c) = self.chars.get(i) {
-            if c.is_whitespace() || "|&;<>()".contains(c) {
+            if is_metachar(c) {
                 break;
             }
             if "'\"\\$`".contains(c) {
@@ -233,7 +297,7 @@ impl Parser {
     /// A list of and-or lists up to one of `ends` (a reserved word), `)` or the end.
     fn list(&mut self, ends: &[&str]) -> Result<Node, String> {
         self.depth += 1;
-        if self.depth > 50 {
+        if self.depth > MAX_NESTING {
             return Err("sh: syntax error: nested too deeply".into());
         }
         let mut items = Vec::new();
@@ -284,14 +348,18 @@ impl Parser {
     }
 
     fn and_or(&mut self) -> Result<Node, String> {
-        let mut left = self.pipeline()?;
+        let first = self.pipeline()?;
+        let mut rest = Vec::new();
         loop {
             self.skip_space(false);
-            let rest = &self.chars[self.pos..];
-            let and = rest.starts_with(&['&', '&']);
-            let or = rest.starts_with(&['|', '|']);
+            let ahead = (self.peek(), self.chars.get(self.pos + 1).copied());
+            let and = ahead == (Some('&'), Some('&'));
+            let or = ahead == (Some('|'), Some('|'));
             if !and && !or {
-                return Ok(left);
+                if rest.is_empty() {
+                    return Ok(first);
+                }
+                return Ok(Node::AndOr(Box::new(first), rest));
             }
             self.pos += 2;
             // A newline may follow `&&` or `||`.
@@ -303,12 +371,7 @@ impl Parser {
                     break;
                 }
             }
-            let right = self.pipeline()?;
-            left = if and {
-                Node::And(Box::new(left), Box::new(right))
-            } else {
-                Node::Or(Box::new(left), Box::new(right))
-            };
+            rest.push((and, self.pipeline()?));
         }
     }
 
@@ -363,7 +426,7 @@ impl Parser {
                                 break;
                             }
                             None => return Err(self.unexpected()),
-                            _ => words.push(self.word()?),
+                            _ => words.push(self.word_here()?),
                         }
                     }
                     items = Some(words);
@@ -431,10 +494,7 @@ impl Parser {
             if words.is_empty() {
                 if let Some((name, len)) = self.assignment_prefix() {
                     self.pos += len;
-                    let value = if self
-                        .peek()
-                        .is_none_or(|c| c.is_whitespace() || ";&|)".contains(c))
-                    {
+                    let value = if self.peek().is_none_or(is_metachar) {
                         Vec::new()
                     } else {
                         self.word()?
@@ -443,7 +503,7 @@ impl Parser {
                     continue;
                 }
             }
-            words.push(self.word()?);
+            words.push(self.word_here()?);
         }
         if assigns.is_empty() && words.is_empty() {
             return Err(self.unexpected());
@@ -468,6 +528,17 @@ impl Parser {
         None
     }
 
+    /// A word that must start at the cursor: a metacharacter there (where the
+    /// grammar wants a word) is a syntax error, so every caller's loop moves on.
+    fn word_here(&mut self) -> Result<Word, String> {
+        let start = self.pos;
+        let word = self.word()?;
+        if self.pos == start {
+            return Err(self.unexpected());
+        }
+        Ok(word)
+    }
+
     fn word(&mut self) -> Result<Word, String> {
         let mut parts = Vec::new();
         let mut lit = String::new();
@@ -477,7 +548,7 @@ impl Parser {
             }
         };
         while let Some(c) = self.peek() {
-            if c.is_whitespace() || "|&;<>()".contains(c) {
+            if is_metachar(c) {
                 break;
             }
             match c {
@@ -548,14 +619,15 @@ impl Parser {
                 '\\' => {
                     self.pos += 1;
                     match self.peek() {
-                        Some('\n') => {}
+                        Some('\n') => self.pos += 1,
                         Some(n) => {
                             flush(&mut lit, &mut parts);
                             parts.push(Part::Quoted(n.to_string()));
+                            self.pos += 1;
                         }
-                        None => {}
+                        // A backslash ending the script stands for itself.
+                        None => lit.push('\\'),
                     }
-                    self.pos += 1;
                 }
                 '$' | '`' => {
                     flush(&mut lit, &mut parts);
@@ -589,7 +661,7 @@ impl Parser {
             let inner: String = self.chars[start..self.pos].iter().collect();
             self.pos += 1;
             return Ok(Some(Part::Subst {
-                script: parse(&inner)?,
+                script: parse_nested(&inner, self.depth + 1)?,
                 quoted,
             }));
         }
@@ -689,6 +761,9 @@ enum Flow {
     Continue(u32),
     /// The replay stops here (horizon, budget, or a process that blocks forever).
     Stop,
+    /// The shell itself dies with this status (`sh: out of memory`), a `$(...)`
+    /// subshell's parent too.
+    Fatal(i32),
 }
 
 struct Shell<'p> {
@@ -705,9 +780,21 @@ struct Shell<'p> {
     steps: u64,
     budget: u64,
     lines: std::collections::VecDeque<(u64, String)>,
+    /// The bytes of `lines`.
+    log_bytes: usize,
+    /// The bytes written to stdout so far (captured or logged).
+    written: usize,
+    /// The bytes of the variables' names and values.
+    vars_bytes: usize,
+    /// Set when a write failed (a `$(...)` output past [`MAX_VALUE_BYTES`]): the
+    /// command that wrote ends the shell with it.
+    failed: Option<Flow>,
     partial: String,
     /// Output of `$(...)` being captured, innermost last.
     captures: Vec<String>,
+    /// Command lists being run, one inside the other (bounded by the parser's
+    /// [`MAX_NESTING`]); an arithmetic expansion's parentheses count on from here.
+    depth: usize,
     end: Option<End>,
 }
 
@@ -792,6 +879,10 @@ fn run_node(
         files: ctx.files.clone(),
         vars: ctx.env.iter().cloned().collect(),
         exported: ctx.env.iter().map(|(k, _)| k.clone()).collect(),
+        log_bytes: 0,
+        written: 0,
+        vars_bytes: 0,
+        failed: None,
         argv0: ctx.argv0.clone(),
         args: ctx.args.clone(),
         status: 0,
@@ -803,12 +894,14 @@ fn run_node(
         lines: Default::default(),
         partial: String::new(),
         captures: Vec::new(),
+        depth: 0,
         end: None,
     };
+    sh.vars_bytes = sh.vars.iter().map(|(k, v)| k.len() + v.len()).sum();
     let flow = sh.exec(node);
     let end = match flow {
         Flow::Stop => sh.end.unwrap_or(End::Horizon),
-        Flow::Exit(code) => End::Exited {
+        Flow::Exit(code) | Flow::Fatal(code) => End::Exited {
             at_ms: sh.clock,
             code,
         },
@@ -829,25 +922,95 @@ fn run_node(
 }
 
 impl Shell<'_> {
+    /// Appends a log line, dropping the oldest past [`MAX_LINES`] or
+    /// [`MAX_LOG_BYTES`].
     fn push_line(&mut self, text: String) {
-        if self.lines.len() >= MAX_LINES {
-            self.lines.pop_front();
+        while !self.lines.is_empty()
+            && (self.lines.len() >= MAX_LINES || self.log_bytes + text.len() > MAX_LOG_BYTES)
+        {
+            if let Some((_, old)) = self.lines.pop_front() {
+                self.log_bytes -= old.len();
+            }
         }
+        self.log_bytes += text.len();
         self.lines.push_back((self.clock, text));
     }
 
+    /// Writes to stdout: the innermost `$(...)` capture, else the log. A capture
+    /// past [`MAX_VALUE_BYTES`] fails the writing command (see `failed`); a log
+    /// line longer than that is cut there, as the runtime splits long lines.
     fn write(&mut self, text: &str) {
+        if self.failed.is_some() {
+            return;
+        }
+        self.written = self.written.saturating_add(text.len());
         if let Some(c) = self.captures.last_mut() {
+            if c.len() + text.len() > MAX_VALUE_BYTES {
+                self.failed = Some(self.out_of_memory());
+                return;
+            }
             c.push_str(text);
             return;
         }
-        for ch in text.chars() {
-            if ch == '\n' {
+        for piece in text.split_inclusive('\n') {
+            let (body, ends) = match piece.strip_suffix('\n') {
+                Some(b) => (b, true),
+                None => (piece, false),
+            };
+            let mut body = body;
+            while self.partial.len() + body.len() > MAX_VALUE_BYTES {
+                let mut cut = MAX_VALUE_BYTES - self.partial.len();
+                while !body.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                self.partial.push_str(&body[..cut]);
+                body = &body[cut..];
                 let line = std::mem::take(&mut self.partial);
                 self.push_line(line);
-            } else {
-                self.partial.push(ch);
             }
+            self.partial.push_str(body);
+            if ends {
+                let line = std::mem::take(&mut self.partial);
+                self.push_line(line);
+            }
+        }
+    }
+
+    /// busybox ash's message when an allocation fails; the shell exits with 2.
+    fn out_of_memory(&mut self) -> Flow {
+        self.error("sh: out of memory".into());
+        Flow::Fatal(2)
+    }
+
+    /// Counts the work of handling `bytes` (see [`BYTES_PER_STEP`]); `false` (and
+    /// the replay's end set) when the budget is spent.
+    fn charge(&mut self, bytes: usize) -> bool {
+        self.steps = self.steps.saturating_add((bytes / BYTES_PER_STEP) as u64);
+        if self.steps > self.budget {
+            self.end = Some(End::Budget { at_ms: self.clock });
+            return false;
+        }
+        true
+    }
+
+    /// Sets a variable within [`MAX_VALUE_BYTES`] and [`MAX_VARS_BYTES`].
+    fn set_var(&mut self, name: &str, value: String) -> Result<(), Flow> {
+        let old = self.vars.get(name).map_or(0, |v| name.len() + v.len());
+        let total = self.vars_bytes - old + name.len() + value.len();
+        if value.len() > MAX_VALUE_BYTES || total > MAX_VARS_BYTES {
+            return Err(self.out_of_memory());
+        }
+        if !self.charge(value.len()) {
+            return Err(Flow::Stop);
+        }
+        self.vars_bytes = total;
+        self.vars.insert(name.to_string(), value);
+        Ok(())
+    }
+
+    fn unset_var(&mut self, name: &str) {
+        if let Some(v) = self.vars.remove(name) {
+            self.vars_bytes -= name.len() + v.len();
         }
     }
 
@@ -877,22 +1040,29 @@ impl Shell<'_> {
     fn exec(&mut self, node: &Node) -> Flow {
         match node {
             Node::Seq(items) => {
+                self.depth += 1;
+                let mut flow = Flow::Normal;
                 for item in items {
-                    match self.exec(item) {
-                        Flow::Normal => {}
-                        other => return other,
+                    flow = self.exec(item);
+                    if !matches!(flow, Flow::Normal) {
+                        break;
                     }
                 }
-                Flow::Normal
+                self.depth -= 1;
+                flow
             }
-            Node::And(a, b) => match self.exec(a) {
-                Flow::Normal if self.status == 0 => self.exec(b),
-                other => other,
-            },
-            Node::Or(a, b) => match self.exec(a) {
-                Flow::Normal if self.status != 0 => self.exec(b),
-                other => other,
-            },
+            Node::AndOr(first, rest) => {
+                let mut flow = self.exec(first);
+                for (and, next) in rest {
+                    if !matches!(flow, Flow::Normal) {
+                        return flow;
+                    }
+                    if (self.status == 0) == *and {
+                        flow = self.exec(next);
+                    }
+                }
+                flow
+            }
             Node::Not(a) => {
                 let flow = self.exec(a);
                 if matches!(flow, Flow::Normal) {
@@ -928,16 +1098,10 @@ impl Shell<'_> {
             }
             Node::For { var, items, body } => {
                 let values = match items {
-                    Some(words) => {
-                        let mut v = Vec::new();
-                        for w in words {
-                            match self.expand(w) {
-                                Ok(fields) => v.extend(fields),
-                                Err(flow) => return flow,
-                            }
-                        }
-                        v
-                    }
+                    Some(words) => match self.expand_words(words) {
+                        Ok(v) => v,
+                        Err(flow) => return flow,
+                    },
                     None => self.args.clone(),
                 };
                 self.status = 0;
@@ -945,7 +1109,9 @@ impl Shell<'_> {
                     if !self.step() {
                         return Flow::Stop;
                     }
-                    self.vars.insert(var.clone(), value);
+                    if let Err(flow) = self.set_var(var, value) {
+                        return flow;
+                    }
                     match self.exec(body) {
                         Flow::Normal => {}
                         Flow::Break(n) if n > 1 => return Flow::Break(n - 1),
@@ -982,13 +1148,10 @@ impl Shell<'_> {
                 if !self.step() {
                     return Flow::Stop;
                 }
-                let mut argv = Vec::new();
-                for w in words {
-                    match self.expand(w) {
-                        Ok(fields) => argv.extend(fields),
-                        Err(flow) => return flow,
-                    }
-                }
+                let argv = match self.expand_words(words) {
+                    Ok(v) => v,
+                    Err(flow) => return flow,
+                };
                 let mut values = Vec::new();
                 for (name, w) in assigns {
                     match self.expand_joined(w) {
@@ -998,7 +1161,9 @@ impl Shell<'_> {
                 }
                 if argv.is_empty() {
                     for (name, value) in values {
-                        self.vars.insert(name, value);
+                        if let Err(flow) = self.set_var(&name, value) {
+                            return flow;
+                        }
                     }
                     self.status = 0;
                     return Flow::Normal;
@@ -1011,15 +1176,28 @@ impl Shell<'_> {
                 let exported_before = self.exported.len();
                 for (name, value) in values {
                     self.exported.push(name.clone());
-                    self.vars.insert(name, value);
+                    if let Err(flow) = self.set_var(&name, value) {
+                        return flow;
+                    }
                 }
-                let flow = self.command(&argv);
+                let written = self.written;
+                let mut flow = self.command(&argv);
+                if let Some(failed) = self.failed.take() {
+                    flow = failed;
+                }
+                // What the command wrote is work too (`cat` of a large file).
+                if !self.charge(self.written - written) {
+                    flow = Flow::Stop;
+                }
                 if !saved.is_empty() {
                     for (name, old) in saved {
                         match old {
-                            Some(v) => self.vars.insert(name, v),
-                            None => self.vars.remove(&name),
-                        };
+                            Some(v) => {
+                                // It fitted before: putting it back cannot fail.
+                                let _ = self.set_var(&name, v);
+                            }
+                            None => self.unset_var(&name),
+                        }
                     }
                     self.exported.truncate(exported_before);
                 }
@@ -1047,37 +1225,68 @@ impl Shell<'_> {
         }
     }
 
-    /// Expands a word into fields (unquoted expansions split on whitespace).
+    /// Expands words into fields: together at most [`MAX_ARGS_BYTES`] (the
+    /// arguments of one command), their size charged as work.
+    fn expand_words(&mut self, words: &[Word]) -> Result<Vec<String>, Flow> {
+        let mut fields = Vec::new();
+        let mut bytes = 0usize;
+        for w in words {
+            for field in self.expand(w)? {
+                bytes += field.len();
+                if bytes > MAX_ARGS_BYTES {
+                    return Err(self.out_of_memory());
+                }
+                fields.push(field);
+            }
+        }
+        if !self.charge(bytes) {
+            return Err(Flow::Stop);
+        }
+        Ok(fields)
+    }
+
+    /// The value of one expansion: a variable, `$((...))` or `$(...)`.
+    fn expansion(&mut self, part: &Part) -> Result<String, Flow> {
+        match part {
+            Part::Lit(s) | Part::Quoted(s) => Ok(s.clone()),
+            Part::Var { name, .. } => Ok(self.var(name)),
+            Part::Arith(expr) => match arith(expr, self) {
+                Ok(v) => Ok(v.to_string()),
+                Err(e) => {
+                    self.error(format!("sh: {e}"));
+                    Err(Flow::Exit(2))
+                }
+            },
+            Part::Subst { script, .. } => self.substitute(script),
+        }
+    }
+
+    /// Expands a word into fields (unquoted expansions split at the default IFS).
     fn expand(&mut self, word: &Word) -> Result<Vec<String>, Flow> {
         let mut fields: Vec<String> = Vec::new();
         let mut current: Option<String> = None;
+        let mut bytes = 0usize;
         for part in word {
-            let (text, split) = match part {
-                Part::Lit(s) => (s.clone(), false),
-                Part::Quoted(s) => {
-                    current.get_or_insert_with(String::new).push_str(s);
-                    continue;
-                }
-                Part::Var { name, quoted } => (self.var(name), !quoted),
-                Part::Arith(expr) => match arith(expr, self) {
-                    Ok(v) => (v.to_string(), true),
-                    Err(e) => {
-                        self.error(format!("sh: arithmetic syntax error: {e}"));
-                        return Err(Flow::Exit(2));
-                    }
-                },
-                Part::Subst { script, quoted } => {
-                    let out = self.substitute(script)?;
-                    (out, !quoted)
-                }
+            let split = match part {
+                Part::Lit(_) | Part::Quoted(_) | Part::Arith(_) => false,
+                Part::Var { quoted, .. } | Part::Subst { quoted, .. } => !quoted,
             };
+            let text = self.expansion(part)?;
+            // `$((...))` is split too, but its digits never hold a blank.
+            bytes += text.len();
+            if bytes > MAX_VALUE_BYTES {
+                return Err(self.out_of_memory());
+            }
             if !split {
                 current.get_or_insert_with(String::new).push_str(&text);
                 continue;
             }
-            let starts_blank = text.starts_with(char::is_whitespace);
-            let ends_blank = text.ends_with(char::is_whitespace);
-            let pieces: Vec<&str> = text.split_whitespace().collect();
+            let starts_blank = text.starts_with(is_ifs_whitespace);
+            let ends_blank = text.ends_with(is_ifs_whitespace);
+            let pieces: Vec<&str> = text
+                .split(is_ifs_whitespace)
+                .filter(|p| !p.is_empty())
+                .collect();
             if pieces.is_empty() {
                 if starts_blank {
                     if let Some(c) = current.take() {
@@ -1109,36 +1318,39 @@ impl Shell<'_> {
     fn expand_joined(&mut self, word: &Word) -> Result<String, Flow> {
         let mut s = String::new();
         for part in word {
-            match part {
-                Part::Lit(t) | Part::Quoted(t) => s.push_str(t),
-                Part::Var { name, .. } => s.push_str(&self.var(name)),
-                Part::Arith(expr) => match arith(expr, self) {
-                    Ok(v) => s.push_str(&v.to_string()),
-                    Err(e) => {
-                        self.error(format!("sh: arithmetic syntax error: {e}"));
-                        return Err(Flow::Exit(2));
-                    }
-                },
-                Part::Subst { script, .. } => s.push_str(&self.substitute(script)?),
+            let text = self.expansion(part)?;
+            if s.len() + text.len() > MAX_VALUE_BYTES {
+                return Err(self.out_of_memory());
             }
+            s.push_str(&text);
+        }
+        if !self.charge(s.len()) {
+            return Err(Flow::Stop);
         }
         Ok(s)
     }
 
+    /// `$(...)`: runs the script as a subshell (its variables do not survive it);
+    /// its stdout without trailing newlines.
     fn substitute(&mut self, script: &Node) -> Result<String, Flow> {
-        let vars = self.vars.clone();
-        let status = self.status;
-        self.captures.push(String::new());
-        let flow = self.exec(script);
-        let mut out = self.captures.pop().unwrap_or_default();
-        self.vars = vars;
-        if let Flow::Stop = flow {
+        // The subshell's copy of the variables is work.
+        if !self.charge(self.vars_bytes) {
             return Err(Flow::Stop);
         }
-        if let Flow::Exit(code) = flow {
-            self.status = code;
+        let vars = self.vars.clone();
+        let vars_bytes = self.vars_bytes;
+        self.captures.push(String::new());
+        let flow = self.exec(script);
+        let failed = self.failed.take();
+        let mut out = self.captures.pop().unwrap_or_default();
+        self.vars = vars;
+        self.vars_bytes = vars_bytes;
+        match failed.unwrap_or(flow) {
+            Flow::Stop => return Err(Flow::Stop),
+            Flow::Fatal(code) => return Err(Flow::Fatal(code)),
+            Flow::Exit(code) => self.status = code,
+            _ => {}
         }
-        let _ = status;
         while out.ends_with('\n') {
             out.pop();
         }
@@ -1300,7 +1512,9 @@ impl Shell<'_> {
                 for a in args {
                     match a.split_once('=') {
                         Some((k, v)) => {
-                            self.vars.insert(k.to_string(), v.to_string());
+                            if let Err(flow) = self.set_var(k, v.to_string()) {
+                                return flow;
+                            }
                             self.exported.push(k.to_string());
                         }
                         None => self.exported.push(a.clone()),
@@ -1309,7 +1523,7 @@ impl Shell<'_> {
             }
             "unset" => {
                 for a in args {
-                    self.vars.remove(a);
+                    self.unset_var(a);
                 }
             }
             "test" | "[" => {
@@ -1344,15 +1558,27 @@ impl Shell<'_> {
                     [f, s, l] => (f, s, l),
                     _ => (1, 1, 0),
                 };
+                // Checked: the sequence ends where the next number would not fit
+                // in 64 bits. Written a chunk at a time, each charged, so a
+                // sequence without end runs out of budget (or of memory in a
+                // `$(...)`), never wraps.
                 let mut text = String::new();
-                let mut i = first;
-                let mut count = 0;
-                while step != 0 && ((step > 0 && i <= last) || (step < 0 && i >= last)) {
-                    text.push_str(&format!("{i}\n"));
-                    i += step;
-                    count += 1;
-                    if count >= 100_000 {
-                        break;
+                let mut next = Some(first);
+                while let Some(i) = next
+                    .filter(|&i| step != 0 && ((step > 0 && i <= last) || (step < 0 && i >= last)))
+                {
+                    text.push_str(&i.to_string());
+                    text.push('\n');
+                    next = i.checked_add(step);
+                    if text.len() >= 64 * BYTES_PER_STEP {
+                        self.write(&text);
+                        if self.failed.is_some() {
+                            return Flow::Normal;
+                        }
+                        if !self.charge(text.len()) {
+                            return Flow::Stop;
+                        }
+                        text.clear();
                     }
                 }
                 self.write(&text);
@@ -1393,7 +1619,20 @@ impl Shell<'_> {
             }
             "touch" => {
                 for a in args.iter().filter(|a| !a.starts_with('-')) {
-                    self.files.entry(absolute(a)).or_default();
+                    let path = absolute(a);
+                    if self.files.contains_key(&path) {
+                        continue;
+                    }
+                    let problem = if path.len() > PATH_MAX {
+                        "File name too long"
+                    } else if self.files.len() >= MAX_FILES {
+                        "No space left on device"
+                    } else {
+                        self.files.insert(path, String::new());
+                        continue;
+                    };
+                    self.error(format!("touch: {a}: {problem}"));
+                    self.status = 1;
                 }
             }
             "mkdir" => {}
@@ -1443,6 +1682,10 @@ impl Shell<'_> {
             }
             _ => {
                 let env = self.env_pairs();
+                // The program's environment is copied: work too.
+                if !self.charge(env.iter().map(|(k, v)| k.len() + v.len()).sum()) {
+                    return Flow::Stop;
+                }
                 match self.programs.run(argv, &env) {
                     Some(out) => {
                         self.write(&out.text);
@@ -1553,11 +1796,14 @@ fn test(args: &[String]) -> Result<bool, String> {
             .parse::<i64>()
             .map_err(|_| format!("{s}: bad number"))
     };
-    match a[..] {
+    // Each leading `!` negates the rest: counted, not recursed into.
+    let bangs = a
+        .iter()
+        .take(a.len().saturating_sub(1))
+        .take_while(|s| **s == "!")
+        .count();
+    let result = match a[bangs..] {
         [] => Ok(false),
-        ["!", ref rest @ ..] => {
-            test(&rest.iter().map(|s| s.to_string()).collect::<Vec<_>>()).map(|b| !b)
-        }
         [s] => Ok(!s.is_empty()),
         ["-z", s] => Ok(s.is_empty()),
         ["-n", s] => Ok(!s.is_empty()),
@@ -1576,33 +1822,56 @@ fn test(args: &[String]) -> Result<bool, String> {
             })
         }
         _ => Err("syntax error: unexpected argument".into()),
-    }
+    };
+    result.map(|b| b != (bangs % 2 == 1))
 }
 
-/// Evaluates `$((expr))`: integers, variables, `+ - * / %`, comparisons, parentheses.
+/// Evaluates `$((expr))`: integers, variables, `+ - * / % **`, comparisons, unary
+/// `+ -` and parentheses, in 64-bit arithmetic that wraps as bash's and ash's do.
+/// The error is the message after `sh: ` (busybox ash's: `divide by zero`,
+/// `exponent less than 0`, `arithmetic syntax error`); parentheses deeper than
+/// [`MAX_NESTING`] are `expression recursion level exceeded` (bash's words).
 fn arith(expr: &str, sh: &Shell) -> Result<i64, String> {
     let tokens = arith_tokens(expr, sh)?;
-    let mut p = Arith { tokens, pos: 0 };
+    let mut p = Arith {
+        tokens,
+        pos: 0,
+        depth: sh.depth,
+    };
     let v = p.compare()?;
     if p.pos != p.tokens.len() {
-        return Err(expr.trim().to_string());
+        return Err(ARITH_SYNTAX.into());
     }
     Ok(v)
 }
 
+const ARITH_SYNTAX: &str = "arithmetic syntax error";
+
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
     Num(i64),
-    Op(String),
+    Op(&'static str),
+}
+
+/// A decimal constant as `strtoimax` reads it: past the 64-bit range it stays at
+/// the limit (dash and ash do this).
+fn arith_number(digits: &str) -> Result<i64, String> {
+    if !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(ARITH_SYNTAX.into());
+    }
+    Ok(digits.parse().unwrap_or(i64::MAX))
 }
 
 fn arith_tokens(expr: &str, sh: &Shell) -> Result<Vec<Tok>, String> {
+    const OPS: [&str; 14] = [
+        "**", "<=", ">=", "==", "!=", "+", "-", "*", "/", "%", "(", ")", "<", ">",
+    ];
     let chars: Vec<char> = expr.chars().collect();
     let mut i = 0;
     let mut out = Vec::new();
     while i < chars.len() {
         let c = chars[i];
-        if c.is_whitespace() {
+        if is_ifs_whitespace(c) {
             i += 1;
         } else if c.is_ascii_digit() {
             let start = i;
@@ -1610,7 +1879,7 @@ fn arith_tokens(expr: &str, sh: &Shell) -> Result<Vec<Tok>, String> {
                 i += 1;
             }
             let s: String = chars[start..i].iter().collect();
-            out.push(Tok::Num(s.parse().map_err(|_| expr.trim().to_string())?));
+            out.push(Tok::Num(arith_number(&s)?));
         } else if c == '$' || c.is_ascii_alphabetic() || c == '_' {
             if c == '$' {
                 i += 1;
@@ -1628,22 +1897,21 @@ fn arith_tokens(expr: &str, sh: &Shell) -> Result<Vec<Tok>, String> {
                 i += 1;
             }
             let value = sh.var(&name);
-            let v = value.trim();
-            out.push(Tok::Num(if v.is_empty() {
-                0
-            } else {
-                v.parse().map_err(|_| expr.trim().to_string())?
-            }));
+            let v = value.trim_matches(is_ifs_whitespace);
+            let n = match v.strip_prefix('-') {
+                Some(digits) => arith_number(digits)?.wrapping_neg(),
+                None if v.is_empty() => 0,
+                None => arith_number(v)?,
+            };
+            out.push(Tok::Num(n));
         } else {
-            let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
-            if ["<=", ">=", "==", "!="].contains(&two.as_str()) {
-                out.push(Tok::Op(two));
-                i += 2;
-            } else if "+-*/%()<>".contains(c) {
-                out.push(Tok::Op(c.to_string()));
-                i += 1;
-            } else {
-                return Err(expr.trim().to_string());
+            let rest: String = chars[i..(i + 2).min(chars.len())].iter().collect();
+            match OPS.iter().find(|op| rest.starts_with(**op)) {
+                Some(op) => {
+                    out.push(Tok::Op(op));
+                    i += op.len();
+                }
+                None => return Err(ARITH_SYNTAX.into()),
             }
         }
     }
@@ -1653,25 +1921,43 @@ fn arith_tokens(expr: &str, sh: &Shell) -> Result<Vec<Tok>, String> {
 struct Arith {
     tokens: Vec<Tok>,
     pos: usize,
+    /// Parentheses open at the cursor, counted on from the command lists around.
+    depth: usize,
+}
+
+/// `base ** exp` by squaring, wrapping as bash's repeated multiplication does.
+fn wrapping_pow(mut base: i64, mut exp: i64) -> i64 {
+    let mut result: i64 = 1;
+    while exp > 0 {
+        if exp & 1 == 1 {
+            result = result.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        exp >>= 1;
+    }
+    result
 }
 
 impl Arith {
-    fn op(&self) -> Option<&str> {
+    fn op(&self) -> Option<&'static str> {
         match self.tokens.get(self.pos) {
             Some(Tok::Op(o)) => Some(o),
             _ => None,
         }
     }
+
+    /// The operator at the cursor if it is one of `ops` (and moves past it).
+    fn eat(&mut self, ops: &[&str]) -> Option<&'static str> {
+        let op = self.op().filter(|o| ops.contains(o))?;
+        self.pos += 1;
+        Some(op)
+    }
+
     fn compare(&mut self) -> Result<i64, String> {
         let mut v = self.sum()?;
-        while let Some(op) = self
-            .op()
-            .filter(|o| ["<", ">", "<=", ">=", "==", "!="].contains(o))
-            .map(str::to_string)
-        {
-            self.pos += 1;
+        while let Some(op) = self.eat(&["<", ">", "<=", ">=", "==", "!="]) {
             let r = self.sum()?;
-            v = i64::from(match op.as_str() {
+            v = i64::from(match op {
                 "<" => v < r,
                 ">" => v > r,
                 "<=" => v <= r,
@@ -1682,14 +1968,10 @@ impl Arith {
         }
         Ok(v)
     }
+
     fn sum(&mut self) -> Result<i64, String> {
         let mut v = self.product()?;
-        while let Some(op) = self
-            .op()
-            .filter(|o| *o == "+" || *o == "-")
-            .map(str::to_string)
-        {
-            self.pos += 1;
+        while let Some(op) = self.eat(&["+", "-"]) {
             let r = self.product()?;
             v = if op == "+" {
                 v.wrapping_add(r)
@@ -1699,16 +1981,12 @@ impl Arith {
         }
         Ok(v)
     }
+
     fn product(&mut self) -> Result<i64, String> {
-        let mut v = self.unary()?;
-        while let Some(op) = self
-            .op()
-            .filter(|o| ["*", "/", "%"].contains(o))
-            .map(str::to_string)
-        {
-            self.pos += 1;
-            let r = self.unary()?;
-            v = match op.as_str() {
+        let mut v = self.power()?;
+        while let Some(op) = self.eat(&["*", "/", "%"]) {
+            let r = self.power()?;
+            v = match op {
                 "*" => v.wrapping_mul(r),
                 _ if r == 0 => return Err("divide by zero".into()),
                 "/" => v.wrapping_div(r),
@@ -1717,31 +1995,51 @@ impl Arith {
         }
         Ok(v)
     }
+
+    /// `a ** b ** c` groups from the right: the operands are gathered in a loop
+    /// and folded, so a long chain needs no deep stack.
+    fn power(&mut self) -> Result<i64, String> {
+        let mut operands = vec![self.unary()?];
+        while self.eat(&["**"]).is_some() {
+            operands.push(self.unary()?);
+        }
+        let mut v = operands.pop().unwrap_or(0);
+        while let Some(base) = operands.pop() {
+            if v < 0 {
+                return Err("exponent less than 0".into());
+            }
+            v = wrapping_pow(base, v);
+        }
+        Ok(v)
+    }
+
+    /// Unary signs (counted in a loop), then a number or a parenthesised expression.
     fn unary(&mut self) -> Result<i64, String> {
-        match self.tokens.get(self.pos).cloned() {
+        let mut negative = false;
+        while let Some(op) = self.eat(&["+", "-"]) {
+            negative ^= op == "-";
+        }
+        let v = match self.tokens.get(self.pos).cloned() {
             Some(Tok::Num(n)) => {
                 self.pos += 1;
-                Ok(n)
+                n
             }
-            Some(Tok::Op(o)) if o == "-" => {
-                self.pos += 1;
-                Ok(self.unary()?.wrapping_neg())
-            }
-            Some(Tok::Op(o)) if o == "+" => {
-                self.pos += 1;
-                self.unary()
-            }
-            Some(Tok::Op(o)) if o == "(" => {
-                self.pos += 1;
-                let v = self.compare()?;
-                if self.op() != Some(")") {
-                    return Err("missing )".into());
+            Some(Tok::Op("(")) => {
+                self.depth += 1;
+                if self.depth > MAX_NESTING {
+                    return Err("expression recursion level exceeded".into());
                 }
                 self.pos += 1;
-                Ok(v)
+                let v = self.compare()?;
+                if self.eat(&[")"]).is_none() {
+                    return Err(ARITH_SYNTAX.into());
+                }
+                self.depth -= 1;
+                v
             }
-            _ => Err("syntax error".into()),
-        }
+            _ => return Err(ARITH_SYNTAX.into()),
+        };
+        Ok(if negative { v.wrapping_neg() } else { v })
     }
 }
 
@@ -1843,5 +2141,326 @@ mod tests {
             1000,
         );
         assert_eq!(text(&r), vec!["a b", "a  b $X counter", "counter"]);
+    }
+}
+
+/// Regressions: every construct bounded in steps, depth and size.
+#[cfg(test)]
+mod bounds {
+    use super::*;
+
+    fn ctx() -> Context {
+        Context {
+            env: vec![("HOSTNAME".into(), "counter".into())],
+            argv0: "sh".into(),
+            ..Context::default()
+        }
+    }
+
+    fn text(r: &Replay) -> Vec<String> {
+        r.lines.iter().map(|(_, l)| l.clone()).collect()
+    }
+
+    /// Runs `f` on a thread with the browser's stack (about 1 MiB).
+    fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(f)
+            .expect("thread")
+            .join()
+            .expect("no stack overflow")
+    }
+
+    #[test]
+    fn carriage_returns_and_unicode_spaces_are_word_characters_as_in_bash() {
+        for c in ['\r', '\u{b}', '\u{c}', '\u{a0}', '\u{2028}'] {
+            let r = run(&format!("echo a{c}b"), &ctx(), u64::MAX, 1000);
+            assert_eq!(text(&r), vec![format!("a{c}b")], "{c:?}");
+            let r = run(&format!("echo{c}hi"), &ctx(), u64::MAX, 1000);
+            assert_eq!(text(&r), vec![format!("sh: echo{c}hi: not found")], "{c:?}");
+            // Field splitting uses the default IFS: space, tab, newline only.
+            let r = run(
+                &format!("x='a{c}b'; for w in $x; do echo \"[$w]\"; done"),
+                &ctx(),
+                u64::MAX,
+                1000,
+            );
+            assert_eq!(text(&r), vec![format!("[a{c}b]")], "{c:?}");
+        }
+        let r = run("echo a\r\necho b\r", &ctx(), u64::MAX, 1000);
+        assert_eq!(text(&r), vec!["a\r".to_string(), "b\r".to_string()]);
+    }
+
+    #[test]
+    fn words_where_an_operator_belongs_are_errors_not_endless_loops() {
+        for script in [
+            "for i in a ) b; do echo; done",
+            "for i in a | b; do :; done",
+        ] {
+            let r = run(script, &ctx(), u64::MAX, 1000);
+            assert!(
+                matches!(r.end, End::Exited { code: 2, .. }),
+                "{script}: {r:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_script_ending_in_a_backslash_prints_it() {
+        let r = run("echo a\\", &ctx(), u64::MAX, 1000);
+        assert_eq!(text(&r), vec!["a\\"]);
+        let r = run("\\", &ctx(), u64::MAX, 1000);
+        assert_eq!(text(&r), vec!["sh: \\: not found"]);
+        let r = run("echo a &&\\", &ctx(), u64::MAX, 1000);
+        assert!(matches!(r.end, End::Exited { .. }), "{r:?}");
+    }
+
+    #[test]
+    fn doubling_a_variable_runs_out_of_memory_with_ashs_message() {
+        let r = run(
+            "x=a; while true; do x=$x$x; done",
+            &ctx(),
+            u64::MAX,
+            1_000_000,
+        );
+        assert_eq!(text(&r), vec!["sh: out of memory"]);
+        assert!(matches!(r.end, End::Exited { code: 2, .. }), "{:?}", r.end);
+        let r = run(
+            "x=a; while true; do x=\"$x$(echo $x)\"; done",
+            &ctx(),
+            u64::MAX,
+            1_000_000,
+        );
+        assert_eq!(text(&r), vec!["sh: out of memory"]);
+        // Many large variables: the shell's memory as a whole is bounded too.
+        let r = run(
+            "x=a; i=0; while [ $i -lt 20 ]; do x=$x$x; i=$((i+1)); done; while true; do eval=1; export v$i=$x; i=$((i+1)); done",
+            &ctx(),
+            u64::MAX,
+            10_000_000,
+        );
+        assert_eq!(
+            text(&r).last().map(String::as_str),
+            Some("sh: out of memory"),
+            "{:?}",
+            r.end
+        );
+    }
+
+    #[test]
+    fn output_in_a_loop_is_bounded_by_the_step_budget_and_the_log_size() {
+        // A huge line written again and again: work is charged by the byte.
+        let r = run(
+            "x=a; i=0; while [ $i -lt 19 ]; do x=$x$x; i=$((i+1)); done; while true; do echo $x; done",
+            &ctx(),
+            u64::MAX,
+            EXIT_SEARCH_BUDGET_FOR_TESTS,
+        );
+        assert!(matches!(r.end, End::Budget { .. }), "{:?}", r.end);
+        let bytes: usize = r.lines.iter().map(|(_, l)| l.len()).sum();
+        assert!(bytes <= MAX_LOG_BYTES, "{bytes}");
+        // A line that never ends (`echo -n` in a loop) is cut, as the log rotates.
+        let r = run(
+            "while true; do echo -n abcdefghijklmnopqrstuvwxyz; done",
+            &ctx(),
+            u64::MAX,
+            EXIT_SEARCH_BUDGET_FOR_TESTS,
+        );
+        let bytes: usize = r.lines.iter().map(|(_, l)| l.len()).sum();
+        assert!(bytes <= MAX_LOG_BYTES, "{bytes}");
+        assert!(r.lines.iter().all(|(_, l)| l.len() <= MAX_VALUE_BYTES));
+    }
+
+    const EXIT_SEARCH_BUDGET_FOR_TESTS: u64 = 200_000;
+
+    #[test]
+    fn long_and_or_chains_run_on_a_small_stack() {
+        let script = format!("true{}", " && true || false".repeat(20_000));
+        let r = on_small_stack(move || run(&script, &ctx(), u64::MAX, 1_000_000));
+        assert_eq!(r.end, End::Exited { at_ms: 0, code: 0 });
+        let script = format!("echo a{}", " && echo a".repeat(100));
+        let r = on_small_stack(move || run(&script, &ctx(), u64::MAX, 1_000_000));
+        assert_eq!(r.lines.len(), 101);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_with_a_message_on_a_small_stack() {
+        let n = 5_000;
+        let deep = [
+            format!("echo $(({}1{}))", "(".repeat(n), ")".repeat(n)),
+            format!("echo $(({}1))", "-".repeat(n)),
+            format!("echo $(({}1))", "- ".repeat(n)),
+            format!("echo {}x{}", "$(echo ".repeat(n), ")".repeat(n)),
+            format!("{}true{}", "if true; then ".repeat(n), "; fi".repeat(n)),
+            format!("{}true{}", "while false; do ".repeat(n), "; done".repeat(n)),
+            format!("{}echo x`", "echo `".repeat(2)),
+            format!("[ {} x ]", "! ".repeat(n * 20)),
+            // Arithmetic deep inside substitutions: the levels add up.
+            format!(
+                "echo {}$(({}1{})){}",
+                "$(echo ".repeat(MAX_NESTING - 4),
+                "(".repeat(MAX_NESTING),
+                ")".repeat(MAX_NESTING),
+                ")".repeat(MAX_NESTING - 4)
+            ),
+            format!("echo $(({}1))", "2**".repeat(n)),
+        ];
+        for script in deep {
+            let shown = script.chars().take(40).collect::<String>();
+            let r = on_small_stack(move || run(&script, &ctx(), u64::MAX, 1_000_000));
+            assert!(matches!(r.end, End::Exited { .. }), "{shown}: {:?}", r.end);
+        }
+        // At the limit, nesting still works.
+        let ok = format!(
+            "echo $(({}1{}))",
+            "(".repeat(MAX_NESTING - 2),
+            ")".repeat(MAX_NESTING - 2)
+        );
+        let r = on_small_stack(move || run(&ok, &ctx(), u64::MAX, 1_000_000));
+        assert_eq!(text(&r), vec!["1"]);
+        let ok = format!(
+            "{}echo x{}",
+            "if true; then ".repeat(MAX_NESTING - 2),
+            "; fi".repeat(MAX_NESTING - 2)
+        );
+        let r = on_small_stack(move || run(&ok, &ctx(), u64::MAX, 1_000_000));
+        assert_eq!(text(&r), vec!["x"]);
+        let ok = format!(
+            "echo {}x{}",
+            "$(echo ".repeat(MAX_NESTING - 2),
+            ")".repeat(MAX_NESTING - 2)
+        );
+        let r = on_small_stack(move || run(&ok, &ctx(), u64::MAX, 1_000_000));
+        assert_eq!(text(&r), vec!["x"]);
+        let too_deep = format!(
+            "{}echo x{}",
+            "if true; then ".repeat(MAX_NESTING + 1),
+            "; fi".repeat(MAX_NESTING + 1)
+        );
+        let r = on_small_stack(move || run(&too_deep, &ctx(), u64::MAX, 1_000_000));
+        assert_eq!(text(&r), vec!["sh: syntax error: nested too deeply"]);
+    }
+
+    #[test]
+    fn seq_near_the_int64_limits_stops_instead_of_wrapping() {
+        let r = run(
+            "seq 9223372036854775806 9223372036854775807",
+            &ctx(),
+            u64::MAX,
+            1000,
+        );
+        assert_eq!(text(&r), vec!["9223372036854775806", "9223372036854775807"]);
+        let r = run(
+            "seq -9223372036854775807 -1 -9223372036854775808",
+            &ctx(),
+            u64::MAX,
+            1000,
+        );
+        assert_eq!(
+            text(&r),
+            vec!["-9223372036854775807", "-9223372036854775808"]
+        );
+        let r = run(
+            "seq 9223372036854775807 9223372036854775807 9223372036854775807",
+            &ctx(),
+            u64::MAX,
+            1000,
+        );
+        assert_eq!(text(&r), vec!["9223372036854775807"]);
+        // A long sequence is charged by its size: it runs out of budget, not memory.
+        let r = run("seq 1 -1 -9223372036854775808", &ctx(), u64::MAX, 10_000);
+        assert!(matches!(r.end, End::Budget { .. }), "{:?}", r.end);
+        let r = run(
+            "x=$(seq 1 9223372036854775807)",
+            &ctx(),
+            u64::MAX,
+            10_000_000,
+        );
+        assert_eq!(text(&r), vec!["sh: out of memory"]);
+    }
+
+    #[test]
+    fn arithmetic_wraps_as_in_bash_and_errors_are_ashs() {
+        let cases = [
+            ("echo $((9223372036854775807+1))", "-9223372036854775808"),
+            ("echo $((-9223372036854775807-1))", "-9223372036854775808"),
+            (
+                "echo $(((-9223372036854775807-1)/-1))",
+                "-9223372036854775808",
+            ),
+            ("echo $(((-9223372036854775807-1)%-1))", "0"),
+            (
+                "echo $((2**10)) $((2**63)) $((-2**3)) $((2**3**2))",
+                "1024 -9223372036854775808 -8 512",
+            ),
+            ("echo $((3**9223372036854775807))", "-6148914691236517205"),
+            ("echo $((99999999999999999999))", "9223372036854775807"),
+        ];
+        for (script, want) in cases {
+            let r = run(script, &ctx(), u64::MAX, 1000);
+            assert_eq!(text(&r), vec![want.to_string()], "{script}");
+        }
+        for (script, want) in [
+            ("echo $((1/0))", "sh: divide by zero"),
+            ("echo $((1%0))", "sh: divide by zero"),
+            ("echo $((2**-1))", "sh: exponent less than 0"),
+            ("echo $((1+))", "sh: arithmetic syntax error"),
+        ] {
+            let r = run(script, &ctx(), u64::MAX, 1000);
+            assert_eq!(text(&r), vec![want.to_string()], "{script}");
+            assert!(matches!(r.end, End::Exited { code: 2, .. }), "{script}");
+        }
+    }
+
+    #[test]
+    fn files_the_shell_creates_are_bounded_as_a_full_disk() {
+        let r = run(
+            "i=0; while touch /tmp/f$i; do i=$((i+1)); done; echo $i",
+            &ctx(),
+            u64::MAX,
+            1_000_000,
+        );
+        assert_eq!(
+            text(&r),
+            vec![
+                format!("touch: /tmp/f{MAX_FILES}: No space left on device"),
+                MAX_FILES.to_string()
+            ]
+        );
+        assert_eq!(r.files.len(), MAX_FILES);
+        let long = "x".repeat(PATH_MAX + 1);
+        let r = run(&format!("touch /{long}; echo $?"), &ctx(), u64::MAX, 1000);
+        assert_eq!(
+            text(&r),
+            vec![format!("touch: /{long}: File name too long"), "1".into()]
+        );
+        assert!(r.files.is_empty());
+    }
+
+    #[test]
+    fn sleep_and_exit_with_huge_numbers_neither_wrap_nor_panic() {
+        let r = run(
+            "sleep 99999999999999999999999; echo after",
+            &ctx(),
+            10_000,
+            1000,
+        );
+        assert_eq!(r.end, End::Horizon);
+        let r = run(
+            "sleep 9999999999999999d 9999999999999999d; echo after",
+            &ctx(),
+            10_000,
+            1000,
+        );
+        assert_eq!(r.end, End::Horizon);
+        let r = run("exit 99999999999999999999999", &ctx(), u64::MAX, 1000);
+        assert!(matches!(r.end, End::Exited { code: 2, .. }), "{:?}", r.end);
+        let r = run(
+            "for i in 1 2; do for j in 1 2; do break 99999999999; done; echo $i; done",
+            &ctx(),
+            u64::MAX,
+            1000,
+        );
+        assert_eq!(text(&r), vec!["1", "2"]);
     }
 }

@@ -35,6 +35,16 @@
 //!   `2>/dev/null`, `&>/dev/null`, `2>&1` and `>&2` redirect or drop a command's
 //!   streams; other files cannot be written or read, and the command does not run.
 //!
+//! Words are separated as in bash, with the container shell's definitions
+//! (`warehouse_sim::shell::is_blank`, `is_metachar`): a carriage return or a
+//! non-breaking space is part of a word. Every construct is bounded: `$(...)`
+//! nesting ([`MAX_NESTING`]), a word or a substitution's output
+//! ([`MAX_VALUE_BYTES`]), a command's words ([`MAX_ARGS_BYTES`]), all variables
+//! and aliases ([`MAX_VARS_BYTES`]), a pipe reader's output ([`MAX_PIPE_BYTES`]),
+//! a line's length ([`MAX_LINE`]) and the text it expands ([`MAX_LINE_WORK_BYTES`]);
+//! past a limit the command fails with a bash-like `out of memory` message and
+//! changes nothing.
+//!
 //! Simplified, and said so where it shows: every line stands alone (an unterminated
 //! quote is an error, not a continuation prompt); no globbing, brace or tilde
 //! expansion, arithmetic `$((...))`, subshells, functions or control flow; a

@@ -9,6 +9,17 @@
 //! jobs, subshells and functions are not simulated; a script using them fails as a
 //! syntax error (`sh: syntax error: unexpected "|"`, exit status 2), never a panic.
 //!
+//! Words are separated by [`is_blank`] characters (space and tab, as in bash and
+//! ash); the terminal's shell in warehouse-kubectl lexes with the same definitions.
+//! Every construct is bounded, and each limit is a named constant here: nesting
+//! ([`MAX_NESTING`]), the size of a value, of a command's arguments and of all
+//! variables ([`MAX_VALUE_BYTES`], [`MAX_ARGS_BYTES`], [`MAX_VARS_BYTES`]: past
+//! them `sh: out of memory`, exit status 2, as ash says when an allocation fails),
+//! the log kept ([`MAX_LINES`], [`MAX_LOG_BYTES`]), the files a script creates
+//! ([`MAX_FILES`], [`PATH_MAX`]), and the work of a replay (its budget of steps,
+//! with [`BYTES_PER_STEP`]). Arithmetic wraps at 64 bits as bash's does; `seq`
+//! stops where the next number would not fit.
+//!
 //! The shell never runs in real time. [`run`] replays a script from its start up to a
 //! horizon (simulated milliseconds since the process started): `sleep` only moves the
 //! shell's clock forward. The same script and start time always give the same lines at
@@ -938,7 +949,9 @@ impl Shell<'_> {
 
     /// Writes to stdout: the innermost `$(...)` capture, else the log. A capture
     /// past [`MAX_VALUE_BYTES`] fails the writing command (see `failed`); a log
-    /// line longer than that is cut there, as the runtime splits long lines.
+    /// line longer than that is cut there (simplified: containerd splits a log line
+    /// at 16 KiB and `kubectl logs` joins the pieces again, so only a line without
+    /// end shows the cut).
     fn write(&mut self, text: &str) {
         if self.failed.is_some() {
             return;

@@ -406,7 +406,7 @@ impl Cluster {
                 let mut updated = current.clone();
                 let meta = updated.meta_mut();
                 meta.deletion_timestamp =
-                    Some((self.now + crate::time::SimDuration::secs(grace as u64)).to_k8s());
+                    Some((self.now + crate::time::SimDuration::from_secs_i64(grace)).to_k8s());
                 meta.deletion_grace_period_seconds = Some(grace);
                 meta.generation = Some(meta.generation.unwrap_or(1) + 1);
                 meta.finalizers = (!finalizers.is_empty()).then_some(finalizers);
@@ -704,8 +704,8 @@ impl Cluster {
         };
         // Upstream names events `<object>.<unix nanos in hex>`; the counter keeps two
         // events of the same millisecond apart.
-        let nanos =
-            (crate::time::EPOCH_UNIX_MS as u64 + self.now.0) * 1_000_000 + self.event_counter;
+        let nanos = (crate::time::EPOCH_UNIX_MS as u128 + u128::from(self.now.0)) * 1_000_000
+            + u128::from(self.event_counter);
         let name = format!("{}.{:x}", about.name(), nanos);
         let now = self.now.to_k8s();
         let mut ev = Event {

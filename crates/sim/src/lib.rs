@@ -55,7 +55,7 @@ pub mod watch;
 pub use apiserver::{DeleteOptions, Propagation};
 pub use auth::{Attributes, Caller};
 pub use boot::{Boot, SETTLE_TIME};
-pub use cluster::{Cluster, Fault, NodeSpec, Topology, Work};
+pub use cluster::{Advanced, Cluster, Fault, NodeSpec, Topology, Work};
 pub use control_plane::{ConnectionRefused, ControlPlaneComponent};
 pub use error::{ApiError, SimError, StatusReason};
 pub use etcd::EtcdMemberStatus;

@@ -179,9 +179,17 @@ impl Stage {
     }
 }
 
-/// The most objects of one kind the store accepts: an explicit limit so a typo such as
-/// `replicas: 1000000` fails cleanly instead of exhausting a browser tab.
+/// The most objects of one kind the store accepts (pods have [`MAX_PODS`]): an
+/// explicit limit so a typo such as `replicas: 1000000` fails cleanly instead of
+/// exhausting a browser tab.
 pub const MAX_OBJECTS_PER_KIND: usize = 50_000;
+/// The most pods the cluster holds in all namespaces: Kubernetes' scalability
+/// envelope (150,000 pods on 5,000 nodes). Past it a create is refused with 403, as
+/// a quota refuses, and a controller records FailedCreate.
+pub const MAX_PODS: usize = 150_000;
+/// The most objects of every kind the cluster holds together: the pods, events at
+/// their own limit, and room for the rest.
+pub const MAX_OBJECTS: usize = 250_000;
 /// The largest `replicas` a Deployment or ReplicaSet may ask for.
 pub const MAX_REPLICAS: i32 = 20_000;
 /// Events live this long (`--event-ttl`).
@@ -582,18 +590,7 @@ impl Cluster {
                 Some(_) => {}
             }
         }
-        if self.store.count(kind) >= MAX_OBJECTS_PER_KIND {
-            return Err(ApiError::new(
-                StatusReason::Forbidden,
-                format!(
-                    "{} \"{}\" is forbidden: this simulated cluster holds at most {} {}",
-                    kind.plural(),
-                    obj.name(),
-                    MAX_OBJECTS_PER_KIND,
-                    kind.plural()
-                ),
-            ));
-        }
+        self.check_capacity(kind, obj.name())?;
         default_object(obj);
         self.admit_service_account(obj)?;
         self.admit_priority(obj)?;
@@ -653,6 +650,49 @@ impl Cluster {
                 );
         }
         Ok(())
+    }
+
+    /// The cluster's own limits on what it holds, before a create: pods in all
+    /// ([`MAX_PODS`]), objects of one kind ([`MAX_OBJECTS_PER_KIND`]), objects of
+    /// every kind ([`MAX_OBJECTS`]). Refused with 403 Forbidden, as a quota refuses.
+    fn check_capacity(&self, kind: Kind, name: &str) -> Result<(), ApiError> {
+        let limits = self.store.limits;
+        let full = if kind == Kind::Pod {
+            (self.store.count(kind) >= limits.pods).then(|| (limits.pods, kind.plural()))
+        } else {
+            (self.store.count(kind) >= MAX_OBJECTS_PER_KIND)
+                .then(|| (MAX_OBJECTS_PER_KIND, kind.plural()))
+        };
+        let full = full.or_else(|| {
+            (self.store.total() >= limits.objects).then_some((limits.objects, "objects"))
+        });
+        match full {
+            None => Ok(()),
+            Some((limit, what)) => Err(ApiError::new(
+                StatusReason::Forbidden,
+                format!(
+                    "{} \"{name}\" is forbidden: this simulated cluster holds at most {limit} {what}",
+                    kind.plural()
+                ),
+            )),
+        }
+    }
+
+    /// The cluster's limits on the pods and objects it holds.
+    pub fn object_limits(&self) -> crate::store::ObjectLimits {
+        self.store.limits
+    }
+
+    /// Sets the limits on pods and objects, so that tests can reach them with a few
+    /// objects. A test hook: an etcd snapshot restore brings back the defaults.
+    #[doc(hidden)]
+    pub fn set_object_limits(&mut self, limits: crate::store::ObjectLimits) {
+        self.store.limits = limits;
+    }
+
+    /// How many objects the cluster holds, of every kind.
+    pub fn object_count(&self) -> usize {
+        self.store.total()
     }
 
     /// Admission and validation for an update: identity fields are kept, immutable

@@ -187,3 +187,53 @@ fn the_timer_guard_stops_early_without_moving_the_clock_back() {
     assert!(!d.advance(SimDuration::secs(30)).stopped_early);
     assert_eq!(c.snapshot(), d.snapshot());
 }
+
+fn pod_requesting(name: &str, cpu: &str, memory: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+spec:
+  containers:
+  - name: a
+    image: nginx:1.27
+    resources:
+      requests: {{cpu: '{cpu}', memory: '{memory}'}}
+  - name: b
+    image: nginx:1.27
+    resources:
+      requests: {{cpu: '{cpu}', memory: '{memory}'}}
+"
+    )
+}
+
+#[test]
+fn huge_quantities_add_up_without_overflowing() {
+    let mut c = cluster_with(
+        "apiVersion: v1
+kind: ResourceQuota
+metadata:
+  name: big
+spec:
+  hard:
+    requests.cpu: 9e18
+    requests.memory: 9e18
+    limits.cpu: 9e18
+",
+    );
+    for i in 0..4 {
+        common::create(&mut c, &pod_requesting(&format!("p{i}"), "1e9", "15Ei"));
+    }
+    c.advance(SimDuration::secs(30));
+    let Ok(Object::ResourceQuota(q)) = c.get(Kind::ResourceQuota, "default", "big") else {
+        panic!("no quota");
+    };
+    let used = q.status.and_then(|s| s.used).unwrap_or_default();
+    assert_eq!(used["requests.cpu"].0, "8e9");
+    assert_eq!(used["requests.memory"].0, "120Ei");
+    // Nothing fits a node; the scheduler says so instead of overflowing its sums.
+    let pod = c.get(Kind::Pod, "default", "p0").unwrap();
+    let phase = pod.as_pod().unwrap().status.as_ref().unwrap().phase.clone();
+    assert_eq!(phase.as_deref(), Some("Pending"));
+}

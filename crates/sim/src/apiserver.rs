@@ -979,7 +979,13 @@ fn default_service(svc: &mut k8s_openapi::api::core::v1::Service) {
     }
     for p in spec.ports.iter_mut().flatten() {
         p.protocol.get_or_insert_with(|| "TCP".into());
-        if p.target_port.is_none() {
+        // An unset, zero or empty targetPort is the port itself.
+        let unset = match &p.target_port {
+            None => true,
+            Some(IntOrString::Int(n)) => *n == 0,
+            Some(IntOrString::String(s)) => s.is_empty(),
+        };
+        if unset {
             p.target_port = Some(IntOrString::Int(p.port));
         }
     }
@@ -1158,6 +1164,9 @@ pub fn is_dns1123_subdomain(s: &str) -> bool {
         })
 }
 
+/// What apimachinery says of a string that is not a DNS-1123 label.
+pub(crate) const DNS1123_LABEL_RULE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
 /// DNS-1123 label: like a subdomain part, at most 63 characters.
 pub fn is_dns1123_label(s: &str) -> bool {
     s.len() <= 63 && !s.contains('.') && is_dns1123_subdomain(s)
@@ -1173,6 +1182,18 @@ fn is_label_name(s: &str) -> bool {
         && b[b.len() - 1].is_ascii_alphanumeric()
         && b.iter()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// A label value (apimachinery `IsValidLabelValue`): empty, or a label name; else
+/// why not.
+pub(crate) fn is_label_value(v: &str) -> Result<(), &'static str> {
+    if v.is_empty() || is_label_name(v) {
+        Ok(())
+    } else if v.len() > 63 {
+        Err("must be no more than 63 characters")
+    } else {
+        Err("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+    }
 }
 
 /// Label keys (`[prefix/]name`) and values, as apimachinery's `ValidateLabels` checks
@@ -1205,12 +1226,7 @@ fn check_labels(
             };
             errors.push(FieldError(format!("{path}: Invalid value: \"{k}\": {why}")));
         }
-        if !v.is_empty() && !is_label_name(v) {
-            let why = if v.len() > 63 {
-                "must be no more than 63 characters"
-            } else {
-                "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-            };
+        if let Err(why) = is_label_value(v) {
             errors.push(FieldError(format!("{path}: Invalid value: \"{v}\": {why}")));
         }
     }
@@ -1270,6 +1286,12 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
             .as_ref()
             .and_then(|t| t.metadata.as_ref())
             .and_then(|m| m.labels.as_ref()),
+        Object::DaemonSet(ds) => ds
+            .spec
+            .template
+            .metadata
+            .as_ref()
+            .and_then(|m| m.labels.as_ref()),
         _ => None,
     };
     check_labels(
@@ -1295,14 +1317,40 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         }
         Object::Job(job) => validate_job(job, &mut errors),
         Object::ReplicaSet(rs) => {
-            if let Some(spec) = Some(&rs.spec) {
-                check_replicas(spec.replicas.unwrap_or(1), &mut errors);
-                if let Some(t) = spec.template.as_ref() {
-                    check_selector(&spec.selector, t.metadata.as_ref(), &mut errors);
-                    check_template_containers(t.spec.as_ref(), &mut errors);
-                }
+            let spec = &rs.spec;
+            check_replicas(spec.replicas.unwrap_or(1), &mut errors);
+            crate::validation::non_negative(
+                "spec.minReadySeconds",
+                i64::from(spec.min_ready_seconds.unwrap_or(0)),
+                &mut errors,
+            );
+            if let Some(t) = spec.template.as_ref() {
+                check_selector(&spec.selector, t.metadata.as_ref(), &mut errors);
+                check_template_containers(t.spec.as_ref(), &mut errors);
             }
         }
+        // apps/validation `ValidateDaemonSetSpec`: the template, then the numbers.
+        Object::DaemonSet(ds) => {
+            let spec = &ds.spec;
+            check_template_containers(spec.template.spec.as_ref(), &mut errors);
+            crate::validation::non_negative(
+                "spec.minReadySeconds",
+                i64::from(spec.min_ready_seconds.unwrap_or(0)),
+                &mut errors,
+            );
+            if let Some(r) = spec.revision_history_limit {
+                crate::validation::non_negative(
+                    "spec.revisionHistoryLimit",
+                    i64::from(r),
+                    &mut errors,
+                );
+            }
+        }
+        Object::Service(svc) => crate::validation::service(svc, &mut errors),
+        Object::ResourceQuota(q) => crate::validation::quota_hard(
+            q.spec.as_ref().and_then(|s| s.hard.as_ref()),
+            &mut errors,
+        ),
         _ => {}
     }
     if errors.is_empty() {
@@ -1350,6 +1398,16 @@ fn validate_job(job: &k8s_openapi::api::batch::v1::Job, errors: &mut Vec<FieldEr
         )));
     }
     let mode = spec.completion_mode.as_deref().unwrap_or("NonIndexed");
+    // `maxParallelismForIndexedJob`, a cap on the length of `completedIndexes`.
+    const MAX_PARALLELISM_INDEXED: i32 = 100_000;
+    if let Some(p) = spec
+        .parallelism
+        .filter(|p| mode == "Indexed" && *p > MAX_PARALLELISM_INDEXED)
+    {
+        errors.push(FieldError(format!(
+            "spec.parallelism: Invalid value: {p}: must be less than or equal to {MAX_PARALLELISM_INDEXED} when completion mode is Indexed"
+        )));
+    }
     if !matches!(mode, "NonIndexed" | "Indexed") {
         errors.push(FieldError(format!(
             "spec.completionMode: Unsupported value: \"{mode}\": supported values: \"NonIndexed\", \"Indexed\""
@@ -1403,6 +1461,16 @@ fn validate_job(job: &k8s_openapi::api::batch::v1::Job, errors: &mut Vec<FieldEr
         ));
     }
     check_template_containers(spec.template.spec.as_ref(), errors);
+    // `ValidateJob`: an Indexed Job's pods are named `<job>-<index>` as hostnames.
+    if let Some(c) = spec.completions.filter(|c| mode == "Indexed" && *c > 0) {
+        let name = job.metadata.name.as_deref().unwrap_or("");
+        let hostname = format!("{name}-{}", c - 1);
+        if !is_dns1123_label(&hostname) {
+            errors.push(FieldError(format!(
+                "metadata.name: Invalid value: \"{name}\": will not able to create pod with invalid DNS label: {hostname}"
+            )));
+        }
+    }
 }
 
 fn check_replicas(replicas: i32, errors: &mut Vec<FieldError>) {
@@ -1450,76 +1518,14 @@ fn check_template_containers(spec: Option<&PodSpec>, errors: &mut Vec<FieldError
         None => errors.push(FieldError(
             "spec.template.spec.containers: Required value".into(),
         )),
-        Some(s) => check_containers(s, "spec.template.spec", errors),
+        Some(s) => crate::validation::pod_spec(s, "spec.template.spec", errors),
     }
 }
 
 fn validate_pod_spec(p: &Pod, errors: &mut Vec<FieldError>) {
     match p.spec.as_ref() {
         None => errors.push(FieldError("spec.containers: Required value".into())),
-        Some(s) => check_containers(s, "spec", errors),
-    }
-}
-
-fn check_containers(spec: &PodSpec, path: &str, errors: &mut Vec<FieldError>) {
-    if spec.containers.is_empty() {
-        errors.push(FieldError(format!("{path}.containers: Required value")));
-    }
-    let mut seen = BTreeMap::new();
-    for (i, c) in spec.containers.iter().enumerate() {
-        if c.name.is_empty() {
-            errors.push(FieldError(format!(
-                "{path}.containers[{i}].name: Required value"
-            )));
-        } else if !is_dns1123_label(&c.name) {
-            errors.push(FieldError(format!(
-                "{path}.containers[{i}].name: Invalid value: \"{}\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
-                c.name
-            )));
-        } else if seen.insert(c.name.clone(), i).is_some() {
-            errors.push(FieldError(format!(
-                "{path}.containers[{i}].name: Duplicate value: \"{}\"",
-                c.name
-            )));
-        }
-        if c.image.as_deref().is_none_or(|s| s.trim().is_empty()) {
-            errors.push(FieldError(format!(
-                "{path}.containers[{i}].image: Required value"
-            )));
-        }
-        if let Some(res) = &c.resources {
-            for (field, map) in [("requests", &res.requests), ("limits", &res.limits)] {
-                for (rname, q) in map.iter().flatten() {
-                    let ok = match rname.as_str() {
-                        "cpu" => crate::quantity::cpu_millis(&q.0).is_some(),
-                        "memory" | "ephemeral-storage" => crate::quantity::bytes(&q.0).is_some(),
-                        _ => crate::quantity::bytes(&q.0).is_some(),
-                    };
-                    if !ok {
-                        errors.push(FieldError(format!(
-                            "{path}.containers[{i}].resources.{field}[{rname}]: Invalid value: \"{}\": must be a valid quantity",
-                            q.0
-                        )));
-                    }
-                }
-            }
-            use crate::quantity::Quantity;
-            for (rname, q) in res.requests.iter().flatten() {
-                let request = Quantity::parse(&q.0);
-                let limit = res
-                    .limits
-                    .as_ref()
-                    .and_then(|l| l.get(rname))
-                    .and_then(|l| Quantity::parse(&l.0));
-                if let (Some(request), Some(limit)) = (request, limit) {
-                    if request > limit {
-                        errors.push(FieldError(format!(
-                            "{path}.containers[{i}].resources.requests: Invalid value: \"{request}\": must be less than or equal to {rname} limit of {limit}"
-                        )));
-                    }
-                }
-            }
-        }
+        Some(s) => crate::validation::pod_spec(s, "spec", errors),
     }
 }
 

@@ -49,6 +49,7 @@ pub mod testing;
 pub mod time;
 pub mod trace;
 pub mod traffic;
+pub(crate) mod validation;
 pub mod view;
 pub mod watch;
 

@@ -21,3 +21,120 @@ fn delete_with_a_grace_period_of_a_trillion_seconds() {
     assert_eq!(out.stdout, "pod \"web\" deleted from default namespace\n");
     assert_eq!(out.code, 0);
 }
+
+fn apply(s: &mut Session, manifest: &str) -> CommandOutput {
+    s.run("apply -f -", Some(manifest), &NoFiles)
+}
+
+const PREFIX: &str = "error: error parsing STDIN: error converting YAML to JSON: yaml: ";
+
+/// Applies `manifest`, expects `error` (after kubectl's prefix), and checks that
+/// nothing was written.
+fn refused(s: &mut Session, manifest: &str, error: &str) {
+    let revision = s.cluster.revision();
+    let out = apply(s, manifest);
+    assert_eq!(out.stderr, format!("{PREFIX}{error}\n"), "{manifest:?}");
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        s.cluster.revision(),
+        revision,
+        "{manifest:?} wrote something"
+    );
+}
+
+const CONFIGMAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\ndata:\n";
+
+#[test]
+fn a_control_character_is_reported_where_it_is() {
+    let mut s = session();
+    refused(
+        &mut s,
+        &format!("{CONFIGMAP}  a: \"b\u{1}c\"\n"),
+        "line 6, column 8: control characters are not allowed (found U+0001)",
+    );
+    // In the third document of a file, in a comment, counted across the whole file.
+    refused(
+        &mut s,
+        &format!("{CONFIGMAP}  a: b\n---\n{CONFIGMAP}  a: b\n---\n# note\u{7f}\n{CONFIGMAP}"),
+        "line 15, column 7: control characters are not allowed (found U+007F)",
+    );
+    // After a multi-byte character, columns count characters; CRLF is one break.
+    refused(
+        &mut s,
+        "apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: \u{e9}t\u{e9}\u{8}\r\n",
+        "line 4, column 12: control characters are not allowed (found U+0008)",
+    );
+}
+
+#[test]
+fn an_unclosed_quote_is_reported_where_it_opened() {
+    let mut s = session();
+    refused(
+        &mut s,
+        &format!("{CONFIGMAP}  a: \"bc\n  d: e\n"),
+        "line 6, column 6: found unclosed quote (opened here)",
+    );
+    // Before the next document: still where it opened, line counted in the file.
+    refused(
+        &mut s,
+        &format!("{CONFIGMAP}  a: b\n---\n{CONFIGMAP}  a: 'b\n---\n{CONFIGMAP}"),
+        "line 13, column 6: found unclosed quote (opened here)",
+    );
+    refused(
+        &mut s,
+        "apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: \"x\r\n",
+        "line 4, column 9: found unclosed quote (opened here)",
+    );
+}
+
+#[test]
+fn an_unclosed_bracket_is_reported_where_it_opened() {
+    let mut s = session();
+    refused(
+        &mut s,
+        &format!("{CONFIGMAP}  a: b\n---\n{CONFIGMAP}  list: [1, 2\n"),
+        "line 13, column 9: found unclosed '[' (opened here)",
+    );
+    refused(
+        &mut s,
+        &format!("{CONFIGMAP}  map: {{x: 1\n"),
+        "line 6, column 8: found unclosed '{' (opened here)",
+    );
+    // Closed too late, the problem is where libyaml found it.
+    refused(
+        &mut s,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n  labels: [a\nspec: {}\n",
+        "line 6, column 5: did not find expected ',' or ']'",
+    );
+}
+
+#[test]
+fn errors_in_later_documents_count_lines_in_the_whole_file() {
+    let mut s = session();
+    refused(
+        &mut s,
+        &format!("{CONFIGMAP}  a: b\n---\n{CONFIGMAP}  a: b: c\n"),
+        "line 13, column 7: mapping values are not allowed in this context",
+    );
+    refused(
+        &mut s,
+        &format!("{CONFIGMAP}  a: b\n---\n{CONFIGMAP}  a: \"\\q\"\n"),
+        "line 13, column 7: found unknown escape character",
+    );
+}
+
+#[test]
+fn a_duplicate_key_is_reported_where_it_repeats() {
+    let mut s = session();
+    refused(
+        &mut s,
+        &format!("{CONFIGMAP}  a: b\n---\n{CONFIGMAP}  a: b\n  # again\n  'a': c\n"),
+        "line 15, column 3: data: duplicate entry with key \"a\"",
+    );
+    refused(
+        &mut s,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n  - name: a\n    image: nginx\n    name: b\n",
+        "line 9, column 5: spec.containers[0]: duplicate entry with key \"name\"",
+    );
+}

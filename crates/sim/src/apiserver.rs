@@ -399,7 +399,11 @@ impl Cluster {
                 .as_ref()
                 .and_then(|s| s.termination_grace_period_seconds)
                 .unwrap_or(30);
-            let grace = grace.unwrap_or(pod_grace).max(0);
+            // Upstream `CheckGracefulDelete`: a negative period is one second.
+            let grace = match grace.unwrap_or(pod_grace) {
+                g if g < 0 => 1,
+                g => g,
+            };
             let finished = matches!(
                 pod.status.as_ref().and_then(|s| s.phase.as_deref()),
                 Some("Succeeded") | Some("Failed")

@@ -237,3 +237,15 @@ spec:
     let phase = pod.as_pod().unwrap().status.as_ref().unwrap().phase.clone();
     assert_eq!(phase.as_deref(), Some("Pending"));
 }
+
+#[test]
+fn a_negative_grace_period_is_one_second_as_upstream() {
+    let mut c = cluster_with(POD);
+    c.advance(SimDuration::secs(20));
+    let deleted = c
+        .delete_with_grace(Kind::Pod, "default", "web", -5)
+        .unwrap();
+    assert_eq!(deleted.meta().deletion_grace_period_seconds, Some(1));
+    c.advance(SimDuration::secs(5));
+    assert!(c.get(Kind::Pod, "default", "web").is_err());
+}

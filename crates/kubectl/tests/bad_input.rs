@@ -138,3 +138,27 @@ fn a_duplicate_key_is_reported_where_it_repeats() {
         "line 9, column 5: spec.containers[0]: duplicate entry with key \"name\"",
     );
 }
+
+#[test]
+fn an_invalid_port_is_refused_by_the_apiserver_and_nothing_of_it_is_stored() {
+    let mut s = session();
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: nginx\n    image: nginx:1.27\n    ports:\n    - containerPort: 70000\n";
+    // kubectl sends each object on its own: the valid first one is created, as with
+    // a real cluster, and the refused one leaves nothing behind.
+    let out = apply(&mut s, &format!("{CONFIGMAP}  a: b\n---\n{pod}"));
+    assert_eq!(out.stdout, "configmap/one created\n");
+    assert_eq!(
+        out.stderr,
+        "The Pod \"web\" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive\n"
+    );
+    assert_eq!(out.code, 1);
+    assert!(s
+        .cluster
+        .get(warehouse_sim::Kind::Pod, "default", "web")
+        .is_err());
+    let out = run(&mut s, "run web --image=nginx:1.27 --port=0");
+    assert_eq!(
+        out.stderr,
+        "The Pod \"web\" is invalid: spec.containers[0].ports[0].containerPort: Required value\n"
+    );
+}

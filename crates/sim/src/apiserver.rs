@@ -179,9 +179,17 @@ impl Stage {
     }
 }
 
-/// The most objects of one kind the store accepts: an explicit limit so a typo such as
-/// `replicas: 1000000` fails cleanly instead of exhausting a browser tab.
+/// The most objects of one kind the store accepts (pods have [`MAX_PODS`]): an
+/// explicit limit so a typo such as `replicas: 1000000` fails cleanly instead of
+/// exhausting a browser tab.
 pub const MAX_OBJECTS_PER_KIND: usize = 50_000;
+/// The most pods the cluster holds in all namespaces: Kubernetes' scalability
+/// envelope (150,000 pods on 5,000 nodes). Past it a create is refused with 403, as
+/// a quota refuses, and a controller records FailedCreate.
+pub const MAX_PODS: usize = 150_000;
+/// The most objects of every kind the cluster holds together: the pods, events at
+/// their own limit, and room for the rest.
+pub const MAX_OBJECTS: usize = 250_000;
 /// The largest `replicas` a Deployment or ReplicaSet may ask for.
 pub const MAX_REPLICAS: i32 = 20_000;
 /// Events live this long (`--event-ttl`).
@@ -391,7 +399,11 @@ impl Cluster {
                 .as_ref()
                 .and_then(|s| s.termination_grace_period_seconds)
                 .unwrap_or(30);
-            let grace = grace.unwrap_or(pod_grace).max(0);
+            // Upstream `CheckGracefulDelete`: a negative period is one second.
+            let grace = match grace.unwrap_or(pod_grace) {
+                g if g < 0 => 1,
+                g => g,
+            };
             let finished = matches!(
                 pod.status.as_ref().and_then(|s| s.phase.as_deref()),
                 Some("Succeeded") | Some("Failed")
@@ -406,7 +418,7 @@ impl Cluster {
                 let mut updated = current.clone();
                 let meta = updated.meta_mut();
                 meta.deletion_timestamp =
-                    Some((self.now + crate::time::SimDuration::secs(grace as u64)).to_k8s());
+                    Some((self.now + crate::time::SimDuration::from_secs_i64(grace)).to_k8s());
                 meta.deletion_grace_period_seconds = Some(grace);
                 meta.generation = Some(meta.generation.unwrap_or(1) + 1);
                 meta.finalizers = (!finalizers.is_empty()).then_some(finalizers);
@@ -582,18 +594,7 @@ impl Cluster {
                 Some(_) => {}
             }
         }
-        if self.store.count(kind) >= MAX_OBJECTS_PER_KIND {
-            return Err(ApiError::new(
-                StatusReason::Forbidden,
-                format!(
-                    "{} \"{}\" is forbidden: this simulated cluster holds at most {} {}",
-                    kind.plural(),
-                    obj.name(),
-                    MAX_OBJECTS_PER_KIND,
-                    kind.plural()
-                ),
-            ));
-        }
+        self.check_capacity(kind, obj.name())?;
         default_object(obj);
         self.admit_service_account(obj)?;
         self.admit_priority(obj)?;
@@ -655,6 +656,49 @@ impl Cluster {
         Ok(())
     }
 
+    /// The cluster's own limits on what it holds, before a create: pods in all
+    /// ([`MAX_PODS`]), objects of one kind ([`MAX_OBJECTS_PER_KIND`]), objects of
+    /// every kind ([`MAX_OBJECTS`]). Refused with 403 Forbidden, as a quota refuses.
+    fn check_capacity(&self, kind: Kind, name: &str) -> Result<(), ApiError> {
+        let limits = self.store.limits;
+        let full = if kind == Kind::Pod {
+            (self.store.count(kind) >= limits.pods).then(|| (limits.pods, kind.plural()))
+        } else {
+            (self.store.count(kind) >= MAX_OBJECTS_PER_KIND)
+                .then(|| (MAX_OBJECTS_PER_KIND, kind.plural()))
+        };
+        let full = full.or_else(|| {
+            (self.store.total() >= limits.objects).then_some((limits.objects, "objects"))
+        });
+        match full {
+            None => Ok(()),
+            Some((limit, what)) => Err(ApiError::new(
+                StatusReason::Forbidden,
+                format!(
+                    "{} \"{name}\" is forbidden: this simulated cluster holds at most {limit} {what}",
+                    kind.plural()
+                ),
+            )),
+        }
+    }
+
+    /// The cluster's limits on the pods and objects it holds.
+    pub fn object_limits(&self) -> crate::store::ObjectLimits {
+        self.store.limits
+    }
+
+    /// Sets the limits on pods and objects, so that tests can reach them with a few
+    /// objects. A test hook: an etcd snapshot restore brings back the defaults.
+    #[doc(hidden)]
+    pub fn set_object_limits(&mut self, limits: crate::store::ObjectLimits) {
+        self.store.limits = limits;
+    }
+
+    /// How many objects the cluster holds, of every kind.
+    pub fn object_count(&self) -> usize {
+        self.store.total()
+    }
+
     /// Admission and validation for an update: identity fields are kept, immutable
     /// fields checked, generation bumped when the spec changes.
     fn admit_update(&mut self, obj: &mut Object) -> Result<(), ApiError> {
@@ -704,8 +748,8 @@ impl Cluster {
         };
         // Upstream names events `<object>.<unix nanos in hex>`; the counter keeps two
         // events of the same millisecond apart.
-        let nanos =
-            (crate::time::EPOCH_UNIX_MS as u64 + self.now.0) * 1_000_000 + self.event_counter;
+        let nanos = (crate::time::EPOCH_UNIX_MS as u128 + u128::from(self.now.0)) * 1_000_000
+            + u128::from(self.event_counter);
         let name = format!("{}.{:x}", about.name(), nanos);
         let now = self.now.to_k8s();
         let mut ev = Event {
@@ -939,7 +983,13 @@ fn default_service(svc: &mut k8s_openapi::api::core::v1::Service) {
     }
     for p in spec.ports.iter_mut().flatten() {
         p.protocol.get_or_insert_with(|| "TCP".into());
-        if p.target_port.is_none() {
+        // An unset, zero or empty targetPort is the port itself.
+        let unset = match &p.target_port {
+            None => true,
+            Some(IntOrString::Int(n)) => *n == 0,
+            Some(IntOrString::String(s)) => s.is_empty(),
+        };
+        if unset {
             p.target_port = Some(IntOrString::Int(p.port));
         }
     }
@@ -1118,6 +1168,9 @@ pub fn is_dns1123_subdomain(s: &str) -> bool {
         })
 }
 
+/// What apimachinery says of a string that is not a DNS-1123 label.
+pub(crate) const DNS1123_LABEL_RULE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
 /// DNS-1123 label: like a subdomain part, at most 63 characters.
 pub fn is_dns1123_label(s: &str) -> bool {
     s.len() <= 63 && !s.contains('.') && is_dns1123_subdomain(s)
@@ -1133,6 +1186,18 @@ fn is_label_name(s: &str) -> bool {
         && b[b.len() - 1].is_ascii_alphanumeric()
         && b.iter()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// A label value (apimachinery `IsValidLabelValue`): empty, or a label name; else
+/// why not.
+pub(crate) fn is_label_value(v: &str) -> Result<(), &'static str> {
+    if v.is_empty() || is_label_name(v) {
+        Ok(())
+    } else if v.len() > 63 {
+        Err("must be no more than 63 characters")
+    } else {
+        Err("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+    }
 }
 
 /// Label keys (`[prefix/]name`) and values, as apimachinery's `ValidateLabels` checks
@@ -1165,12 +1230,7 @@ fn check_labels(
             };
             errors.push(FieldError(format!("{path}: Invalid value: \"{k}\": {why}")));
         }
-        if !v.is_empty() && !is_label_name(v) {
-            let why = if v.len() > 63 {
-                "must be no more than 63 characters"
-            } else {
-                "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-            };
+        if let Err(why) = is_label_value(v) {
             errors.push(FieldError(format!("{path}: Invalid value: \"{v}\": {why}")));
         }
     }
@@ -1230,6 +1290,12 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
             .as_ref()
             .and_then(|t| t.metadata.as_ref())
             .and_then(|m| m.labels.as_ref()),
+        Object::DaemonSet(ds) => ds
+            .spec
+            .template
+            .metadata
+            .as_ref()
+            .and_then(|m| m.labels.as_ref()),
         _ => None,
     };
     check_labels(
@@ -1255,14 +1321,40 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         }
         Object::Job(job) => validate_job(job, &mut errors),
         Object::ReplicaSet(rs) => {
-            if let Some(spec) = Some(&rs.spec) {
-                check_replicas(spec.replicas.unwrap_or(1), &mut errors);
-                if let Some(t) = spec.template.as_ref() {
-                    check_selector(&spec.selector, t.metadata.as_ref(), &mut errors);
-                    check_template_containers(t.spec.as_ref(), &mut errors);
-                }
+            let spec = &rs.spec;
+            check_replicas(spec.replicas.unwrap_or(1), &mut errors);
+            crate::validation::non_negative(
+                "spec.minReadySeconds",
+                i64::from(spec.min_ready_seconds.unwrap_or(0)),
+                &mut errors,
+            );
+            if let Some(t) = spec.template.as_ref() {
+                check_selector(&spec.selector, t.metadata.as_ref(), &mut errors);
+                check_template_containers(t.spec.as_ref(), &mut errors);
             }
         }
+        // apps/validation `ValidateDaemonSetSpec`: the template, then the numbers.
+        Object::DaemonSet(ds) => {
+            let spec = &ds.spec;
+            check_template_containers(spec.template.spec.as_ref(), &mut errors);
+            crate::validation::non_negative(
+                "spec.minReadySeconds",
+                i64::from(spec.min_ready_seconds.unwrap_or(0)),
+                &mut errors,
+            );
+            if let Some(r) = spec.revision_history_limit {
+                crate::validation::non_negative(
+                    "spec.revisionHistoryLimit",
+                    i64::from(r),
+                    &mut errors,
+                );
+            }
+        }
+        Object::Service(svc) => crate::validation::service(svc, &mut errors),
+        Object::ResourceQuota(q) => crate::validation::quota_hard(
+            q.spec.as_ref().and_then(|s| s.hard.as_ref()),
+            &mut errors,
+        ),
         _ => {}
     }
     if errors.is_empty() {
@@ -1310,6 +1402,16 @@ fn validate_job(job: &k8s_openapi::api::batch::v1::Job, errors: &mut Vec<FieldEr
         )));
     }
     let mode = spec.completion_mode.as_deref().unwrap_or("NonIndexed");
+    // `maxParallelismForIndexedJob`, a cap on the length of `completedIndexes`.
+    const MAX_PARALLELISM_INDEXED: i32 = 100_000;
+    if let Some(p) = spec
+        .parallelism
+        .filter(|p| mode == "Indexed" && *p > MAX_PARALLELISM_INDEXED)
+    {
+        errors.push(FieldError(format!(
+            "spec.parallelism: Invalid value: {p}: must be less than or equal to {MAX_PARALLELISM_INDEXED} when completion mode is Indexed"
+        )));
+    }
     if !matches!(mode, "NonIndexed" | "Indexed") {
         errors.push(FieldError(format!(
             "spec.completionMode: Unsupported value: \"{mode}\": supported values: \"NonIndexed\", \"Indexed\""
@@ -1363,6 +1465,16 @@ fn validate_job(job: &k8s_openapi::api::batch::v1::Job, errors: &mut Vec<FieldEr
         ));
     }
     check_template_containers(spec.template.spec.as_ref(), errors);
+    // `ValidateJob`: an Indexed Job's pods are named `<job>-<index>` as hostnames.
+    if let Some(c) = spec.completions.filter(|c| mode == "Indexed" && *c > 0) {
+        let name = job.metadata.name.as_deref().unwrap_or("");
+        let hostname = format!("{name}-{}", c - 1);
+        if !is_dns1123_label(&hostname) {
+            errors.push(FieldError(format!(
+                "metadata.name: Invalid value: \"{name}\": will not able to create pod with invalid DNS label: {hostname}"
+            )));
+        }
+    }
 }
 
 fn check_replicas(replicas: i32, errors: &mut Vec<FieldError>) {
@@ -1410,76 +1522,14 @@ fn check_template_containers(spec: Option<&PodSpec>, errors: &mut Vec<FieldError
         None => errors.push(FieldError(
             "spec.template.spec.containers: Required value".into(),
         )),
-        Some(s) => check_containers(s, "spec.template.spec", errors),
+        Some(s) => crate::validation::pod_spec(s, "spec.template.spec", errors),
     }
 }
 
 fn validate_pod_spec(p: &Pod, errors: &mut Vec<FieldError>) {
     match p.spec.as_ref() {
         None => errors.push(FieldError("spec.containers: Required value".into())),
-        Some(s) => check_containers(s, "spec", errors),
-    }
-}
-
-fn check_containers(spec: &PodSpec, path: &str, errors: &mut Vec<FieldError>) {
-    if spec.containers.is_empty() {
-        errors.push(FieldError(format!("{path}.containers: Required value")));
-    }
-    let mut seen = BTreeMap::new();
-    for (i, c) in spec.containers.iter().enumerate() {
-        if c.name.is_empty() {
-            errors.push(FieldError(format!(
-                "{path}.containers[{i}].name: Required value"
-            )));
-        } else if !is_dns1123_label(&c.name) {
-            errors.push(FieldError(format!(
-                "{path}.containers[{i}].name: Invalid value: \"{}\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
-                c.name
-            )));
-        } else if seen.insert(c.name.clone(), i).is_some() {
-            errors.push(FieldError(format!(
-                "{path}.containers[{i}].name: Duplicate value: \"{}\"",
-                c.name
-            )));
-        }
-        if c.image.as_deref().is_none_or(|s| s.trim().is_empty()) {
-            errors.push(FieldError(format!(
-                "{path}.containers[{i}].image: Required value"
-            )));
-        }
-        if let Some(res) = &c.resources {
-            for (field, map) in [("requests", &res.requests), ("limits", &res.limits)] {
-                for (rname, q) in map.iter().flatten() {
-                    let ok = match rname.as_str() {
-                        "cpu" => crate::quantity::cpu_millis(&q.0).is_some(),
-                        "memory" | "ephemeral-storage" => crate::quantity::bytes(&q.0).is_some(),
-                        _ => crate::quantity::bytes(&q.0).is_some(),
-                    };
-                    if !ok {
-                        errors.push(FieldError(format!(
-                            "{path}.containers[{i}].resources.{field}[{rname}]: Invalid value: \"{}\": must be a valid quantity",
-                            q.0
-                        )));
-                    }
-                }
-            }
-            use crate::quantity::Quantity;
-            for (rname, q) in res.requests.iter().flatten() {
-                let request = Quantity::parse(&q.0);
-                let limit = res
-                    .limits
-                    .as_ref()
-                    .and_then(|l| l.get(rname))
-                    .and_then(|l| Quantity::parse(&l.0));
-                if let (Some(request), Some(limit)) = (request, limit) {
-                    if request > limit {
-                        errors.push(FieldError(format!(
-                            "{path}.containers[{i}].resources.requests: Invalid value: \"{request}\": must be less than or equal to {rname} limit of {limit}"
-                        )));
-                    }
-                }
-            }
-        }
+        Some(s) => crate::validation::pod_spec(s, "spec", errors),
     }
 }
 

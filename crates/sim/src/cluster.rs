@@ -20,8 +20,20 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
 pub const WATCH_DELAY: SimDuration = SimDuration::millis(20);
 
 /// The most timers one `advance` call may fire. A guard against a runaway feedback
-/// loop: the simulation stops advancing and the clock jumps to the target instead.
+/// loop: past it, `advance` stops early, at the instant of the last timer it fired
+/// (the clock never jumps over timers still due, so it never has to go back for
+/// them), and says so in its [`Advanced`]; the next call carries on from there.
 pub const MAX_TIMERS_PER_ADVANCE: usize = 5_000_000;
+
+/// What one [`Cluster::advance`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Advanced {
+    /// Timers fired.
+    pub fired: usize,
+    /// The timer guard stopped the advance before its target: the clock stands at
+    /// the last timer fired, and timers still due wait for the next call.
+    pub stopped_early: bool,
+}
 
 /// One node of the starting topology.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -574,18 +586,34 @@ impl Cluster {
     }
 
     /// Runs the simulation forward by `by`, firing every timer that falls due, in
-    /// order. Equal timestamps fire in the order they were scheduled.
-    pub fn advance(&mut self, by: SimDuration) {
+    /// order. Equal timestamps fire in the order they were scheduled. At most
+    /// [`MAX_TIMERS_PER_ADVANCE`] timers fire; past that the advance stops early (see
+    /// [`Advanced`]).
+    pub fn advance(&mut self, by: SimDuration) -> Advanced {
+        self.advance_within(by, MAX_TIMERS_PER_ADVANCE)
+    }
+
+    /// [`Cluster::advance`] with a budget of at most `max_timers` timers. The clock
+    /// only moves forward: to each timer as it fires, and to the target only once no
+    /// timer before it is left.
+    pub fn advance_within(&mut self, by: SimDuration, max_timers: usize) -> Advanced {
         let target = self.now + by;
         let mut fired = 0usize;
         while let Some(Reverse((at, seq))) = self.timers.peek().copied() {
-            if at > target || fired >= MAX_TIMERS_PER_ADVANCE {
+            if at > target {
                 break;
+            }
+            if fired >= max_timers {
+                return Advanced {
+                    fired,
+                    stopped_early: true,
+                };
             }
             self.timers.pop();
             fired += 1;
             self.work.timers_fired += 1;
-            self.now = at;
+            // Timers are never set in the past (`schedule`), so this only moves forward.
+            self.now = self.now.max(at);
             if let Some((timer, cause)) = self.timer_payloads.remove(&seq) {
                 self.current_cause = match (&timer, cause) {
                     // A wake sets the cause per key from its work queue.
@@ -605,6 +633,10 @@ impl Cluster {
             }
         }
         self.now = target;
+        Advanced {
+            fired,
+            stopped_early: false,
+        }
     }
 
     /// Applies a fault. Returns a one-line description of what happened.

@@ -49,13 +49,14 @@ pub mod testing;
 pub mod time;
 pub mod trace;
 pub mod traffic;
+pub(crate) mod validation;
 pub mod view;
 pub mod watch;
 
 pub use apiserver::{DeleteOptions, Propagation};
 pub use auth::{Attributes, Caller};
 pub use boot::{Boot, SETTLE_TIME};
-pub use cluster::{Cluster, Fault, NodeSpec, Topology, Work};
+pub use cluster::{Advanced, Cluster, Fault, NodeSpec, Topology, Work};
 pub use control_plane::{ConnectionRefused, ControlPlaneComponent};
 pub use error::{ApiError, SimError, StatusReason};
 pub use etcd::EtcdMemberStatus;

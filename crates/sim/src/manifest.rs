@@ -74,6 +74,9 @@ pub fn decode_manifests(text: &str) -> Result<Vec<Object>, ManifestError> {
             ),
         });
     }
+    if let Some(e) = control_character(text) {
+        return Err(e);
+    }
     let mut objects = Vec::new();
     for (index, doc) in serde_yaml::Deserializer::from_str(text).enumerate() {
         let document = index + 1;
@@ -86,16 +89,8 @@ pub fn decode_manifests(text: &str) -> Result<Vec<Object>, ManifestError> {
                 message: format!("a manifest may hold at most {MAX_DOCUMENTS} documents"),
             });
         }
-        let value = serde_yaml::Value::deserialize(doc).map_err(|e| {
-            let loc = e.location();
-            ManifestError {
-                document,
-                line: loc.as_ref().map(|l| l.line()),
-                column: loc.as_ref().map(|l| l.column()),
-                kind: ManifestErrorKind::Syntax,
-                message: format!("error converting YAML to JSON: yaml: {e}"),
-            }
-        })?;
+        let value =
+            serde_yaml::Value::deserialize(doc).map_err(|e| syntax_error(text, document, &e))?;
         if value.is_null() {
             continue;
         }
@@ -111,6 +106,210 @@ pub fn decode_manifests(text: &str) -> Result<Vec<Object>, ManifestError> {
         objects.push(decode_object(document, json)?);
     }
     Ok(objects)
+}
+
+/// Whether libyaml's reader takes the character (`yaml_parser_update_buffer`):
+/// tab, line breaks, printable ASCII, NEL and the printable planes.
+fn yaml_printable(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\r' | '\u{20}'..='\u{7e}' | '\u{85}' | '\u{a0}'..='\u{d7ff}'
+        | '\u{e000}'..='\u{fffd}' | '\u{10000}'..='\u{10ffff}')
+}
+
+/// The 1-based line and column (in characters) of byte `at`, counting line breaks
+/// as libyaml does: `\r\n`, `\r`, `\n`, NEL, LS and PS.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let (mut line, mut column) = (1, 1);
+    let mut chars = text[..at].chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                line += 1;
+                column = 1;
+            }
+            '\n' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
+                line += 1;
+                column = 1;
+            }
+            _ => column += 1,
+        }
+    }
+    (line, column)
+}
+
+/// The document (1-based) that the line holding byte `at` belongs to: one more than
+/// the `---` markers before it that follow some content.
+fn document_at(text: &str, at: usize) -> usize {
+    let mut document = 1;
+    let mut content = false;
+    for line in text[..at].split_inclusive('\n') {
+        if !line.ends_with('\n') {
+            break; // the line holding `at` itself
+        }
+        let marker = line
+            .strip_prefix("---")
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r', '\n']));
+        if marker {
+            if content {
+                document += 1;
+            }
+            content = true;
+        } else if !line.trim().is_empty() && !line.trim_start().starts_with('#') {
+            content = true;
+        }
+    }
+    document
+}
+
+/// A character libyaml refuses anywhere in the text, where it is. libyaml's reader
+/// finds it before the parser has a position, so its own error always says line 1,
+/// column 1; this finds the character's own line and column.
+fn control_character(text: &str) -> Option<ManifestError> {
+    let (at, c) = text.char_indices().find(|(_, c)| !yaml_printable(*c))?;
+    let (line, column) = line_column(text, at);
+    Some(ManifestError {
+        document: document_at(text, at),
+        line: Some(line),
+        column: Some(column),
+        kind: ManifestErrorKind::Syntax,
+        message: format!(
+            "error converting YAML to JSON: yaml: control characters are not allowed (found U+{:04X})",
+            c as u32
+        ),
+    })
+}
+
+/// serde_yaml's message split into libyaml's problem and, when it has one, its
+/// context and the context's 1-based line and column: `did not find expected ','
+/// or ']' at line 4 column 1, while parsing a flow sequence at line 3 column 4`.
+fn split_yaml_message(message: &str) -> (&str, Option<(&str, usize, usize)>) {
+    let (problem, context) = match message.split_once(", while ") {
+        Some((p, c)) => (p, Some(c)),
+        None => (message, None),
+    };
+    let strip = |s: &'_ str| -> (usize, Option<(usize, usize)>) {
+        let Some(i) = s.rfind(" at line ") else {
+            return (s.len(), None);
+        };
+        let mark = s[i + " at line ".len()..]
+            .split_once(" column ")
+            .and_then(|(l, c)| Some((l.parse().ok()?, c.parse().ok()?)));
+        match mark {
+            Some(m) => (i, Some(m)),
+            None => (s.len(), None),
+        }
+    };
+    let (end, _) = strip(problem);
+    let context = context.and_then(|c| {
+        let (end, mark) = strip(c);
+        mark.map(|(l, col)| (&c[..end], l, col))
+    });
+    (&problem[..end], context)
+}
+
+/// A YAML syntax error where it is. libyaml reports a quote or a flow collection left
+/// open at the end of the text (or at the next `---`), where it noticed: here it is
+/// reported where the quote or bracket opened, which is what the learner must fix.
+fn syntax_error(text: &str, document: usize, e: &serde_yaml::Error) -> ManifestError {
+    let full = e.to_string();
+    let (problem, context) = split_yaml_message(&full);
+    let location = e.location();
+    let mut line = location.as_ref().map(|l| l.line());
+    let mut column = location.as_ref().map(|l| l.column());
+    let mut problem = problem.to_string();
+    if let (Some(loc), Some((what, l, c))) = (location.as_ref(), context) {
+        let rest = text.get(loc.index()..).unwrap_or("");
+        let cut_off = rest.trim().is_empty()
+            || (loc.column() == 1 && (rest.starts_with("---") || rest.starts_with("...")));
+        let opener = match what {
+            "scanning a quoted scalar" => Some("quote"),
+            "parsing a flow sequence" => Some("'['"),
+            "parsing a flow mapping" => Some("'{'"),
+            _ => None,
+        };
+        if let (true, Some(opener)) = (cut_off, opener) {
+            line = Some(l);
+            column = Some(c);
+            problem = format!("found unclosed {opener} (opened here)");
+        }
+    }
+    // serde_yaml places a duplicate key at the start of its mapping; the learner
+    // needs the second key itself.
+    if let (Some(loc), Some(key)) = (location.as_ref(), duplicate_key(&problem)) {
+        if let Some(at) = second_key(text, loc.index(), key) {
+            let (l, c) = line_column(text, at);
+            line = Some(l);
+            column = Some(c);
+        }
+    }
+    ManifestError {
+        document,
+        line,
+        column,
+        kind: ManifestErrorKind::Syntax,
+        message: format!("error converting YAML to JSON: yaml: {problem}"),
+    }
+}
+
+/// The key of serde_yaml's `[path: ]duplicate entry with key "name"`, when it is a
+/// plain string.
+fn duplicate_key(problem: &str) -> Option<&str> {
+    const WHAT: &str = "duplicate entry with key \"";
+    let at = problem.find(WHAT)?;
+    let key = problem[at + WHAT.len()..].strip_suffix('"')?;
+    (!key.contains(['\\', '"'])).then_some(key)
+}
+
+/// The byte where `key` appears for the second time as a key of the block mapping
+/// whose first key is at byte `start`: a line indented to the same column that
+/// starts with `key:` (or the key quoted).
+fn second_key(text: &str, start: usize, key: &str) -> Option<usize> {
+    let rest = text.get(start..)?;
+    if rest.starts_with('{') {
+        return None;
+    }
+    let indent = line_column(text, start).1 - 1;
+    let is_key = |content: &str| {
+        [key.to_string(), format!("\"{key}\""), format!("'{key}'")]
+            .iter()
+            .any(|k| {
+                content.strip_prefix(k.as_str()).is_some_and(|after| {
+                    after
+                        .trim_start_matches(' ')
+                        .strip_prefix(':')
+                        .is_some_and(|after| {
+                            after.is_empty() || after.starts_with([' ', '\t', '\r', '\n'])
+                        })
+                })
+            })
+    };
+    let mut offset = start;
+    let mut seen = 0;
+    for (i, line) in rest.split_inclusive('\n').enumerate() {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let content = if i == 0 {
+            body
+        } else {
+            body.trim_start_matches(' ')
+        };
+        let lead = body.len() - content.len();
+        let blank = content.is_empty() || content.starts_with('#');
+        if i > 0 && !blank && (lead < indent || body.starts_with("---") || body.starts_with("..."))
+        {
+            break;
+        }
+        if (i == 0 || lead == indent) && is_key(content) {
+            seen += 1;
+            if seen == 2 {
+                return Some(offset + lead);
+            }
+        }
+        offset += line.len();
+    }
+    None
 }
 
 fn decode_object(document: usize, json: serde_json::Value) -> Result<Object, ManifestError> {
@@ -247,6 +446,33 @@ mod tests {
         let e = decode_manifests("apiVersion: v1\nkind: Pod\nmetadata:\n  name: [x\n").unwrap_err();
         assert_eq!(e.kind, ManifestErrorKind::Syntax);
         assert!(e.line.is_some(), "{e:?}");
+    }
+
+    #[test]
+    fn control_characters_name_their_document_line_and_column() {
+        let e = decode_manifests("---\n# intro\na: 1\n---\n---\nb: \"x\u{1b}\"\n").unwrap_err();
+        assert_eq!((e.document, e.line, e.column), (3, Some(6), Some(6)));
+        assert_eq!(
+            e.to_string(),
+            "line 6, column 6: error converting YAML to JSON: yaml: control characters are not allowed (found U+001B)"
+        );
+        assert_eq!(line_column("a\u{2028}b\r\nc\rd", 9), (4, 1));
+    }
+
+    #[test]
+    fn yaml_messages_split_into_problem_and_context() {
+        assert_eq!(
+            split_yaml_message("did not find expected ',' or ']' at line 4 column 1, while parsing a flow sequence at line 3 column 4"),
+            ("did not find expected ',' or ']'", Some(("parsing a flow sequence", 3, 4)))
+        );
+        assert_eq!(
+            split_yaml_message("mapping values are not allowed in this context at line 4 column 3"),
+            ("mapping values are not allowed in this context", None)
+        );
+        assert_eq!(
+            split_yaml_message("repetition limit exceeded"),
+            ("repetition limit exceeded", None)
+        );
     }
 
     #[test]

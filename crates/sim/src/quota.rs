@@ -104,7 +104,7 @@ pub fn pod_is_charged(pod: &Pod, now: SimTime) -> bool {
         pod.metadata.deletion_timestamp.as_ref(),
         pod.metadata.deletion_grace_period_seconds,
     ) {
-        let deadline = SimTime::from_k8s(at) + SimDuration::secs(grace.max(0) as u64);
+        let deadline = SimTime::from_k8s(at) + SimDuration::from_secs_i64(grace);
         if now > deadline {
             return false;
         }

@@ -36,6 +36,24 @@ pub struct WatchEvent {
     pub object: Object,
 }
 
+/// How many objects the store takes in all: pods, and objects of every kind. Past
+/// either, the apiserver refuses a create with 403 Forbidden
+/// ([`crate::apiserver::MAX_PODS`], [`crate::apiserver::MAX_OBJECTS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObjectLimits {
+    pub pods: usize,
+    pub objects: usize,
+}
+
+impl Default for ObjectLimits {
+    fn default() -> Self {
+        ObjectLimits {
+            pods: crate::apiserver::MAX_PODS,
+            objects: crate::apiserver::MAX_OBJECTS,
+        }
+    }
+}
+
 #[derive(Default)]
 pub struct Store {
     revision: u64,
@@ -56,6 +74,10 @@ pub struct Store {
     compacted: u64,
     /// Per kind object counts, for limits and stats.
     counts: BTreeMap<Kind, usize>,
+    /// Objects of every kind.
+    total: usize,
+    /// The most objects this store takes (checked by the apiserver before a create).
+    pub(crate) limits: ObjectLimits,
 }
 
 impl Store {
@@ -110,6 +132,7 @@ impl Store {
             }
             store.index(&obj, true);
             *store.counts.entry(key.kind).or_default() += 1;
+            store.total += 1;
             store.objects.insert(key, obj);
         }
         let mut previous = 0;
@@ -133,6 +156,11 @@ impl Store {
 
     pub fn count(&self, kind: Kind) -> usize {
         self.counts.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// Objects of every kind.
+    pub fn total(&self) -> usize {
+        self.total
     }
 
     /// Objects of one kind, optionally in one namespace, in key order.
@@ -229,6 +257,7 @@ impl Store {
         self.index(&obj, true);
         self.objects.insert(key.clone(), obj.clone());
         *self.counts.entry(key.kind).or_default() += 1;
+        self.total += 1;
         Ok(self.log_event(EventType::Added, obj))
     }
 
@@ -269,6 +298,7 @@ impl Store {
         if let Some(c) = self.counts.get_mut(&key.kind) {
             *c -= 1;
         }
+        self.total -= 1;
         self.revision += 1;
         old.meta_mut().resource_version = Some(self.revision.to_string());
         Ok(self.log_event(EventType::Deleted, old))
@@ -353,6 +383,7 @@ struct StoreRef<'a> {
     compacted: u64,
     objects: Vec<&'a Object>,
     log: &'a VecDeque<WatchEvent>,
+    limits: ObjectLimits,
 }
 
 #[derive(Deserialize)]
@@ -361,6 +392,8 @@ struct StoreOwned {
     compacted: u64,
     objects: Vec<Object>,
     log: VecDeque<WatchEvent>,
+    #[serde(default)]
+    limits: ObjectLimits,
 }
 
 impl Serialize for Store {
@@ -370,6 +403,7 @@ impl Serialize for Store {
             compacted: self.compacted,
             objects: self.objects.values().collect(),
             log: &self.log,
+            limits: self.limits,
         }
         .serialize(serializer)
     }
@@ -378,7 +412,9 @@ impl Serialize for Store {
 impl<'de> Deserialize<'de> for Store {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let s = StoreOwned::deserialize(deserializer)?;
-        Store::from_parts(s.revision, s.compacted, s.objects, s.log)
-            .map_err(serde::de::Error::custom)
+        let mut store = Store::from_parts(s.revision, s.compacted, s.objects, s.log)
+            .map_err(serde::de::Error::custom)?;
+        store.limits = s.limits;
+        Ok(store)
     }
 }

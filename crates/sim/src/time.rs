@@ -21,14 +21,32 @@ pub struct SimDuration(pub u64);
 /// timestamp in a transcript is the same on every run.
 pub const EPOCH_UNIX_MS: i64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 
+/// The latest instant a Kubernetes timestamp can hold here, in Unix seconds:
+/// 9999-12-30T22:00:00Z, the end of the range of the timestamp type (jiff's
+/// `Timestamp::MAX`; Go's RFC 3339 encoding also stops at the year 9999).
+const LATEST_UNIX_SECOND: i64 = 253_402_207_200;
+
 impl SimDuration {
     pub const ZERO: SimDuration = SimDuration(0);
+    /// The longest span: saturating arithmetic stops here.
+    pub const MAX: SimDuration = SimDuration(u64::MAX);
 
     pub const fn millis(ms: u64) -> Self {
         SimDuration(ms)
     }
+    /// `s` seconds, saturating at [`SimDuration::MAX`].
     pub const fn secs(s: u64) -> Self {
-        SimDuration(s * 1000)
+        SimDuration(s.saturating_mul(1000))
+    }
+    /// A number of seconds a user wrote (a grace period, a deadline, a toleration):
+    /// negative counts as zero, as the controllers read it, and a huge one saturates
+    /// instead of overflowing.
+    pub const fn from_secs_i64(s: i64) -> Self {
+        if s <= 0 {
+            SimDuration::ZERO
+        } else {
+            SimDuration::secs(s as u64)
+        }
     }
     pub fn as_millis(self) -> u64 {
         self.0
@@ -38,26 +56,49 @@ impl SimDuration {
     }
 }
 
+impl std::ops::Add for SimDuration {
+    type Output = SimDuration;
+    fn add(self, rhs: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_add(rhs.0))
+    }
+}
+
+/// An instant plus a span, saturating at [`SimTime::MAX`]: a deadline a user's
+/// number puts past the year 9999 stays there, the far future.
 impl std::ops::Add<SimDuration> for SimTime {
     type Output = SimTime;
     fn add(self, rhs: SimDuration) -> SimTime {
-        SimTime(self.0.saturating_add(rhs.0))
+        SimTime(self.0.saturating_add(rhs.0).min(SimTime::MAX.0))
+    }
+}
+
+/// An instant minus a span, saturating at the cluster's start.
+impl std::ops::Sub<SimDuration> for SimTime {
+    type Output = SimTime;
+    fn sub(self, rhs: SimDuration) -> SimTime {
+        SimTime(self.0.saturating_sub(rhs.0))
     }
 }
 
 impl SimTime {
+    /// The latest simulated instant: the last one a Kubernetes timestamp can hold
+    /// (9999-12-30T22:00:00Z). Time arithmetic saturates here, so every instant the
+    /// simulation computes can be written as a timestamp.
+    pub const MAX: SimTime = SimTime((LATEST_UNIX_SECOND * 1000 - EPOCH_UNIX_MS) as u64);
+
     /// Time elapsed since `earlier` (zero if `earlier` is later).
     pub fn since(self, earlier: SimTime) -> SimDuration {
         SimDuration(self.0.saturating_sub(earlier.0))
     }
 
     /// This instant as a Kubernetes timestamp (RFC 3339, whole seconds when printed).
+    /// Instants past [`SimTime::MAX`] print as that latest timestamp.
     pub fn to_k8s(self) -> Time {
-        let ms = EPOCH_UNIX_MS + self.0 as i64;
+        let ms = EPOCH_UNIX_MS + self.0.min(SimTime::MAX.0) as i64;
         // Kubernetes metav1.Time serialises with second precision; keep the
         // milliseconds out so `-o yaml` prints what a real cluster prints.
         let secs = ms.div_euclid(1000);
-        Time(Timestamp::from_second(secs).expect("simulated time stays in range"))
+        Time(Timestamp::from_second(secs).unwrap_or(Timestamp::MAX))
     }
 
     /// The simulated instant of a Kubernetes timestamp (zero for times before the start).
@@ -183,6 +224,33 @@ mod tests {
         assert!(parse_duration("m").is_err());
         assert!(parse_duration("100000h").is_err());
         assert!(parse_duration("99999999999999999999").is_err());
+    }
+
+    #[test]
+    fn time_arithmetic_saturates_instead_of_overflowing() {
+        assert_eq!(SimDuration::secs(u64::MAX), SimDuration::MAX);
+        assert_eq!(SimDuration::from_secs_i64(-5), SimDuration::ZERO);
+        assert_eq!(SimDuration::from_secs_i64(90), SimDuration(90_000));
+        assert_eq!(SimDuration::from_secs_i64(i64::MAX), SimDuration::MAX);
+        assert_eq!(SimTime(5) + SimDuration::MAX, SimTime::MAX);
+        assert_eq!(SimTime::MAX + SimDuration(1), SimTime::MAX);
+        assert_eq!(SimTime(5) - SimDuration(10), SimTime(0));
+        assert_eq!(SimDuration(u64::MAX) + SimDuration(1), SimDuration::MAX);
+    }
+
+    #[test]
+    fn the_latest_instant_is_the_latest_timestamp() {
+        assert_eq!(Timestamp::MAX.as_second(), LATEST_UNIX_SECOND);
+        for t in [SimTime::MAX, SimTime(u64::MAX)] {
+            assert_eq!(
+                serde_json::to_string(&t.to_k8s()).unwrap(),
+                "\"9999-12-30T22:00:00Z\""
+            );
+        }
+        assert_eq!(SimTime::from_k8s(&SimTime::MAX.to_k8s()), SimTime::MAX);
+        // A grace period of 10^12 seconds from the start lands past the year 9999.
+        let deadline = SimTime(0) + SimDuration::from_secs_i64(1_000_000_000_000);
+        assert_eq!(deadline, SimTime::MAX);
     }
 
     #[test]

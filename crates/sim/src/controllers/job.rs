@@ -535,7 +535,7 @@ impl Cluster {
         } else if let (Some(ads), Some(start), false) =
             (spec.active_deadline_seconds, start, suspended)
         {
-            let deadline = start + SimDuration::secs(ads.max(0) as u64);
+            let deadline = start + SimDuration::from_secs_i64(ads);
             if now >= deadline {
                 finished = Some(Finished {
                     terminal: "Failed",

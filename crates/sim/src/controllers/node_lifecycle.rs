@@ -321,9 +321,9 @@ impl Cluster {
                         .iter()
                         .filter_map(|t| t.toleration_seconds)
                         .min()
-                        .unwrap_or(0)
-                        .max(0);
-                    Some(added + SimDuration::secs(secs as u64))
+                        .unwrap_or(0);
+                    // Negative counts as zero; a huge one saturates at the far future.
+                    Some(added + SimDuration::from_secs_i64(secs))
                 };
                 if let Some(at) = at {
                     forever = false;

@@ -164,8 +164,8 @@ impl SchedulerState {
         if let Some(a) = entry {
             let n = self.nodes.entry(a.node.clone()).or_default();
             n.requested.add(&a.requests);
-            n.nonzero_cpu += a.nonzero.0;
-            n.nonzero_memory += a.nonzero.1;
+            n.nonzero_cpu = n.nonzero_cpu.saturating_add(a.nonzero.0);
+            n.nonzero_memory = n.nonzero_memory.saturating_add(a.nonzero.1);
             n.pod_count += 1;
             n.ports.extend(a.ports.iter().cloned());
             n.pods.insert(key.clone(), a.entry.clone());

@@ -59,12 +59,15 @@ pub struct Resources {
 }
 
 impl Resources {
+    /// Adds `o`, saturating: requests near the quantity limits stay at the limit
+    /// (and fit no node) instead of overflowing.
     pub fn add(&mut self, o: &Resources) {
-        self.cpu += o.cpu;
-        self.memory += o.memory;
-        self.ephemeral_storage += o.ephemeral_storage;
+        self.cpu = self.cpu.saturating_add(o.cpu);
+        self.memory = self.memory.saturating_add(o.memory);
+        self.ephemeral_storage = self.ephemeral_storage.saturating_add(o.ephemeral_storage);
         for (k, v) in &o.scalar {
-            *self.scalar.entry(k.clone()).or_default() += v;
+            let x = self.scalar.entry(k.clone()).or_default();
+            *x = x.saturating_add(*v);
         }
     }
     pub fn sub(&mut self, o: &Resources) {
@@ -164,11 +167,11 @@ pub fn nonzero_requests(pod: &Pod) -> (u64, u64) {
             },
         )
     };
-    let (mut cpu, mut mem) = (0, 0);
+    let (mut cpu, mut mem) = (0u64, 0u64);
     for c in &spec.containers {
         let (a, b) = one(c);
-        cpu += a;
-        mem += b;
+        cpu = cpu.saturating_add(a);
+        mem = mem.saturating_add(b);
     }
     for c in spec.init_containers.iter().flatten() {
         let (a, b) = one(c);
@@ -446,21 +449,21 @@ pub fn filter(
     }
     let r = &pod.requests;
     let (alloc, used) = (&n.allocatable, &n.requested);
-    if r.cpu > 0 && used.cpu + r.cpu > alloc.cpu {
+    if r.cpu > 0 && used.cpu.saturating_add(r.cpu) > alloc.cpu {
         reasons.push("Insufficient cpu".to_string());
     }
-    if r.memory > 0 && used.memory + r.memory > alloc.memory {
+    if r.memory > 0 && used.memory.saturating_add(r.memory) > alloc.memory {
         reasons.push("Insufficient memory".to_string());
     }
     if r.ephemeral_storage > 0
-        && used.ephemeral_storage + r.ephemeral_storage > alloc.ephemeral_storage
+        && used.ephemeral_storage.saturating_add(r.ephemeral_storage) > alloc.ephemeral_storage
     {
         reasons.push("Insufficient ephemeral-storage".to_string());
     }
     for (name, want) in &r.scalar {
         let have = alloc.scalar.get(name).copied().unwrap_or(0);
         let taken = used.scalar.get(name).copied().unwrap_or(0);
-        if *want > 0 && taken + want > have {
+        if *want > 0 && taken.saturating_add(*want) > have {
             reasons.push(format!("Insufficient {name}"));
         }
     }
@@ -572,11 +575,18 @@ pub fn least_allocated(pod: &PodFacts, n: &NodeInfo) -> i64 {
         if capacity == 0 || requested > capacity {
             0
         } else {
-            ((capacity - requested) as i64 * MAX_NODE_SCORE) / capacity as i64
+            (u128::from(capacity - requested) * MAX_NODE_SCORE as u128 / u128::from(capacity))
+                as i64
         }
     };
-    let cpu = one(n.nonzero_cpu + pod.nonzero.0, n.allocatable.cpu);
-    let mem = one(n.nonzero_memory + pod.nonzero.1, n.allocatable.memory);
+    let cpu = one(
+        n.nonzero_cpu.saturating_add(pod.nonzero.0),
+        n.allocatable.cpu,
+    );
+    let mem = one(
+        n.nonzero_memory.saturating_add(pod.nonzero.1),
+        n.allocatable.memory,
+    );
     (cpu + mem) / 2
 }
 
@@ -590,9 +600,12 @@ pub fn balanced_allocation(pod: &PodFacts, n: &NodeInfo) -> i64 {
             (used as f64 / alloc as f64).min(1.0)
         }
     };
-    let cpu = frac(n.requested.cpu + pod.requests.cpu, n.allocatable.cpu);
+    let cpu = frac(
+        n.requested.cpu.saturating_add(pod.requests.cpu),
+        n.allocatable.cpu,
+    );
     let mem = frac(
-        n.requested.memory + pod.requests.memory,
+        n.requested.memory.saturating_add(pod.requests.memory),
         n.allocatable.memory,
     );
     let std = (cpu - mem).abs() / 2.0;

@@ -691,6 +691,9 @@ enum Flow {
     Stop,
 }
 
+#[path = "shell_repeat.rs"]
+mod repeat;
+
 struct Shell<'p> {
     programs: &'p dyn Programs,
     files: BTreeMap<String, String>,
@@ -705,6 +708,10 @@ struct Shell<'p> {
     steps: u64,
     budget: u64,
     lines: std::collections::VecDeque<(u64, String)>,
+    /// Lines written so far (the log keeps the latest `MAX_LINES`).
+    pushed: u64,
+    /// Reads of what the script does not control: the clock, programs outside it.
+    outside_reads: u64,
     partial: String,
     /// Output of `$(...)` being captured, innermost last.
     captures: Vec<String>,
@@ -801,6 +808,8 @@ fn run_node(
         steps: 0,
         budget,
         lines: Default::default(),
+        pushed: 0,
+        outside_reads: 0,
         partial: String::new(),
         captures: Vec::new(),
         end: None,
@@ -834,6 +843,7 @@ impl Shell<'_> {
             self.lines.pop_front();
         }
         self.lines.push_back((self.clock, text));
+        self.pushed += 1;
     }
 
     fn write(&mut self, text: &str) {
@@ -902,7 +912,9 @@ impl Shell<'_> {
             }
             Node::Loop { until, cond, body } => {
                 let mut last = 0;
+                let mut repeats = repeat::Repeats::default();
                 loop {
+                    self.skip_repeats(&mut repeats, last);
                     if !self.step() {
                         return Flow::Stop;
                     }
@@ -1166,7 +1178,8 @@ impl Shell<'_> {
         }
     }
 
-    fn now_ms(&self) -> i64 {
+    fn now_ms(&mut self) -> i64 {
+        self.outside_reads += 1;
         EPOCH_UNIX_MS + (self.started_ms + self.clock) as i64
     }
 
@@ -1443,6 +1456,7 @@ impl Shell<'_> {
             }
             _ => {
                 let env = self.env_pairs();
+                self.outside_reads += 1;
                 match self.programs.run(argv, &env) {
                     Some(out) => {
                         self.write(&out.text);

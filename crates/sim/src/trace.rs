@@ -303,14 +303,9 @@ impl TryFrom<TraceData> for Trace {
             return Err("the trace's latest writes do not match its entries".into());
         }
         for (key, rev) in &d.last_write {
-            let Some(e) = writes.get(rev).filter(|e| &e.write.key == key) else {
+            if writes.get(rev).is_none_or(|e| &e.write.key != key) {
                 return Err(format!(
                     "the latest write of {key} ({rev}) is not remembered"
-                ));
-            };
-            if e.latest != (e.write.event_type != EventType::Deleted) {
-                return Err(format!(
-                    "the latest write of {key} ({rev}) is not marked so"
                 ));
             }
         }
@@ -407,6 +402,26 @@ impl Trace {
                     e.recent = false;
                 }
                 self.release(old);
+            }
+        }
+    }
+
+    /// The store was replaced (an etcd restore): the latest writes of objects that no
+    /// longer exist stop being kept for them.
+    pub(crate) fn objects_replaced(&mut self, exists: impl Fn(&ObjectKey) -> bool) {
+        let gone: Vec<u64> = self
+            .last_write
+            .iter()
+            .filter(|(key, _)| !exists(key))
+            .map(|(_, rev)| *rev)
+            .collect();
+        for rev in gone {
+            if let Some(e) = self.writes.get_mut(&rev) {
+                if e.latest {
+                    e.latest = false;
+                    e.holders -= 1;
+                    self.release(rev);
+                }
             }
         }
     }
@@ -652,6 +667,32 @@ mod tests {
     }
 
     #[test]
+    fn objects_an_etcd_restore_removed_are_no_longer_kept() {
+        let mut t = Trace::default();
+        t.record(&event(1, EventType::Added, "stays"), "admin", &Cause::User);
+        t.record(
+            &event(2, EventType::Added, "vanished"),
+            "admin",
+            &Cause::User,
+        );
+        let stays = config_map("stays").key();
+        t.objects_replaced(|k| k == &stays);
+        // Still among the latest writes: still remembered.
+        assert!(t.write(2).is_some());
+        assert!(consistent(&t));
+        for rev in 3..3 + TRACE_CAPACITY as u64 {
+            t.record(
+                &event(rev, EventType::Modified, "busy"),
+                "kubelet",
+                &Cause::Bootstrap,
+            );
+        }
+        assert!(t.write(1).is_some());
+        assert!(t.write(2).is_none());
+        assert!(t.last_write(&config_map("vanished").key()).is_none());
+    }
+
+    #[test]
     fn an_explanation_is_kept_only_so_deep_and_says_where_it_stops() {
         let mut c = Cluster::new(1, Topology::default());
         let mut t = Trace::default();
@@ -696,6 +737,7 @@ mod tests {
         let mut t = Trace::default();
         t.record(&event(1, EventType::Added, "a"), "admin", &Cause::User);
         t.record(&event(2, EventType::Added, "b"), "gc", &reacting_to(1));
+        t.record(&event(3, EventType::Modified, "a"), "admin", &Cause::User);
         let json = serde_json::to_string(&t).unwrap();
         assert!(serde_json::from_str::<Trace>(&json).is_ok());
         for (from, to) in [
@@ -704,8 +746,8 @@ mod tests {
                 "\"revision\":2,\"event_type\"",
                 "\"revision\":1,\"event_type\"",
             ),
-            ("\"latest\":true", "\"latest\":false"),
-            ("\"recent\":[1,2]", "\"recent\":[2]"),
+            ("\"latest\":false", "\"latest\":true"),
+            ("\"recent\":[1,2,3]", "\"recent\":[2,3]"),
         ] {
             assert!(json.contains(from), "{json}");
             let broken = json.replacen(from, to, 1);

@@ -165,3 +165,31 @@ fn a_skipped_loop_gives_what_running_every_iteration_gives() {
         }
     }
 }
+
+#[test]
+fn an_expired_event_is_a_deletion_the_trace_sees() {
+    let mut c = cluster_with(CRASH);
+    c.advance(SimDuration::secs(60));
+    let events: Vec<_> = c
+        .list(Kind::Event, Some("default"))
+        .iter()
+        .map(|e| e.key())
+        .collect();
+    assert!(!events.is_empty());
+    // Events live an hour after their last occurrence; the crash loop's own go on
+    // being counted, the others expire.
+    c.advance(SimDuration::secs(2 * 3600));
+    let mut expired = 0;
+    for key in &events {
+        if c.get(Kind::Event, "default", &key.name).is_ok() {
+            continue;
+        }
+        expired += 1;
+        let last = c.trace().last_write(key);
+        assert!(
+            last.is_none_or(|w| w.event_type == warehouse_sim::store::EventType::Deleted),
+            "{key} expired but the trace still holds it as it was: {last:?}"
+        );
+    }
+    assert!(expired > 0);
+}

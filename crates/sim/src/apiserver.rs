@@ -838,7 +838,12 @@ impl Cluster {
             );
             return;
         }
-        let _ = self.store.remove(key);
+        // etcd deletes the key when its lease expires: a deletion like any other,
+        // which every watcher (and the trace) sees.
+        self.current_actor = Actor::System.username();
+        if let Ok(ev) = self.store.remove(key) {
+            self.dispatch(&ev);
+        }
         self.event_correlator.forget(key, Some(&event), self.now);
     }
 }

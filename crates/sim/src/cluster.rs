@@ -615,19 +615,10 @@ impl Cluster {
             // Timers are never set in the past (`schedule`), so this only moves forward.
             self.now = self.now.max(at);
             if let Some((timer, cause)) = self.timer_payloads.remove(&seq) {
-                self.current_cause = match (&timer, cause) {
+                self.current_cause = match &timer {
                     // A wake sets the cause per key from its work queue.
-                    (Timer::Wake(_), cause) => cause,
-                    // A periodic timer re-arms itself: keep its cause flat.
-                    (other, crate::trace::Cause::Timer { what, origin })
-                        if what == other.describe() =>
-                    {
-                        crate::trace::Cause::Timer { what, origin }
-                    }
-                    (other, cause) => crate::trace::Cause::Timer {
-                        what: other.describe(),
-                        origin: Box::new(cause),
-                    },
+                    Timer::Wake(_) => cause,
+                    other => cause.after_timer(other.describe()),
                 };
                 self.fire(timer);
             }

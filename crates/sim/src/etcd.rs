@@ -458,6 +458,8 @@ impl Cluster {
         };
         self.after_transition(was_writable);
         self.relist_after_restore(&old);
+        let store = &self.store;
+        self.trace.objects_replaced(|k| store.get(k).is_some());
         for c in [etcd0, apiserver] {
             self.sync_static_pod(c);
         }

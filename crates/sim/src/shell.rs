@@ -777,6 +777,9 @@ enum Flow {
     Fatal(i32),
 }
 
+#[path = "shell_repeat.rs"]
+mod repeat;
+
 struct Shell<'p> {
     programs: &'p dyn Programs,
     files: BTreeMap<String, String>,
@@ -800,6 +803,10 @@ struct Shell<'p> {
     /// Set when a write failed (a `$(...)` output past [`MAX_VALUE_BYTES`]): the
     /// command that wrote ends the shell with it.
     failed: Option<Flow>,
+    /// Lines written so far (the log keeps the latest `MAX_LINES`).
+    pushed: u64,
+    /// Reads of what the script does not control: the clock, programs outside it.
+    outside_reads: u64,
     partial: String,
     /// Output of `$(...)` being captured, innermost last.
     captures: Vec<String>,
@@ -903,6 +910,8 @@ fn run_node(
         steps: 0,
         budget,
         lines: Default::default(),
+        pushed: 0,
+        outside_reads: 0,
         partial: String::new(),
         captures: Vec::new(),
         depth: 0,
@@ -936,6 +945,13 @@ impl Shell<'_> {
     /// Appends a log line, dropping the oldest past [`MAX_LINES`] or
     /// [`MAX_LOG_BYTES`].
     fn push_line(&mut self, text: String) {
+        self.log_at(self.clock, text);
+        self.pushed += 1;
+    }
+
+    /// Keeps a log line written at `at`, dropping the oldest past [`MAX_LINES`] or
+    /// [`MAX_LOG_BYTES`].
+    fn log_at(&mut self, at: u64, text: String) {
         while !self.lines.is_empty()
             && (self.lines.len() >= MAX_LINES || self.log_bytes + text.len() > MAX_LOG_BYTES)
         {
@@ -944,7 +960,7 @@ impl Shell<'_> {
             }
         }
         self.log_bytes += text.len();
-        self.lines.push_back((self.clock, text));
+        self.lines.push_back((at, text));
     }
 
     /// Writes to stdout: the innermost `$(...)` capture, else the log. A capture
@@ -1085,7 +1101,9 @@ impl Shell<'_> {
             }
             Node::Loop { until, cond, body } => {
                 let mut last = 0;
+                let mut repeats = repeat::Repeats::default();
                 loop {
+                    self.skip_repeats(&mut repeats, last);
                     if !self.step() {
                         return Flow::Stop;
                     }
@@ -1391,7 +1409,8 @@ impl Shell<'_> {
         }
     }
 
-    fn now_ms(&self) -> i64 {
+    fn now_ms(&mut self) -> i64 {
+        self.outside_reads += 1;
         EPOCH_UNIX_MS + (self.started_ms + self.clock) as i64
     }
 
@@ -1699,6 +1718,7 @@ impl Shell<'_> {
                 if !self.charge(env.iter().map(|(k, v)| k.len() + v.len()).sum()) {
                     return Flow::Stop;
                 }
+                self.outside_reads += 1;
                 match self.programs.run(argv, &env) {
                     Some(out) => {
                         self.write(&out.text);
@@ -2182,6 +2202,22 @@ mod bounds {
             .expect("thread")
             .join()
             .expect("no stack overflow")
+    }
+
+    #[test]
+    fn a_loop_skipped_ahead_keeps_the_log_within_its_byte_limit() {
+        // Long lines from a steady loop: the skipped-ahead copies count towards
+        // MAX_LOG_BYTES like lines written one by one (they once did not, and the
+        // byte count underflowed as the log dropped its oldest lines).
+        let script = format!(
+            "x={}; while true; do echo $x; sleep 1; done",
+            "y".repeat(8 * 1024)
+        );
+        let r = run(&script, &ctx(), 30 * 24 * 3_600_000, 1_000_000);
+        let bytes: usize = r.lines.iter().map(|(_, l)| l.len()).sum();
+        assert!(bytes <= MAX_LOG_BYTES, "{bytes} bytes of log");
+        assert!(r.lines.len() > 1_000, "{} lines", r.lines.len());
+        assert!(r.lines.windows(2).all(|w| w[0].0 <= w[1].0), "log out of order");
     }
 
     #[test]

@@ -376,10 +376,9 @@ mod tests {
         use crate::trace::Cause;
         let mut cause = Cause::User;
         for _ in 0..1000 {
-            cause = Cause::Timer {
-                what: "rate-limited requeue",
-                origin: Box::new(cause),
-            };
+            cause = cause
+                .after_timer("rate-limited requeue")
+                .after_timer("delayed requeue");
         }
         let json = serde_json::to_string(&cause).unwrap();
         let back: Cause = serde_json::from_str(&json).unwrap();

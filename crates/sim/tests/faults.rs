@@ -84,3 +84,54 @@ fn a_healed_node_posts_its_pods_ready_again() {
     let ds = ds.status.unwrap();
     assert_eq!(ds.number_ready, ds.desired_number_scheduled);
 }
+
+/// A pod pinned to zone-b whose container crashes every five seconds.
+const CRASHER: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: crasher
+spec:
+  nodeName: zone-b
+  containers:
+  - name: app
+    image: busybox:1.36
+    command: [sh, -c, 'sleep 5; exit 1']
+";
+
+fn restarts(c: &Cluster) -> (i32, String) {
+    let pod = c.get(Kind::Pod, "default", "crasher").unwrap();
+    let status = pod.as_pod().unwrap().status.clone().unwrap();
+    let cs = &status.container_statuses.unwrap()[0];
+    let state = cs.state.as_ref().unwrap();
+    let what = if state.running.is_some() {
+        "running"
+    } else if state.waiting.is_some() {
+        "waiting"
+    } else {
+        "terminated"
+    };
+    (cs.restart_count, what.to_string())
+}
+
+#[test]
+fn what_the_kubelet_saw_during_a_partition_is_posted_when_it_heals() {
+    let run = |partition: bool| {
+        let mut c = Cluster::new(1, Topology::default());
+        create(&mut c, CRASHER);
+        c.advance(SimDuration::secs(20));
+        if partition {
+            c.fault(Fault::PartitionNode("zone-b".into())).unwrap();
+        }
+        c.advance(SimDuration::secs(40));
+        if partition {
+            // Nothing reached the apiserver meanwhile.
+            assert!(restarts(&c).0 < 3);
+            c.fault(Fault::HealNode("zone-b".into())).unwrap();
+        }
+        c.advance(SimDuration::millis(100));
+        restarts(&c)
+    };
+    let reference = run(false);
+    assert!(reference.0 >= 3, "{reference:?}");
+    assert_eq!(run(true), reference);
+}

@@ -162,7 +162,12 @@ enum Op {
     /// Create or update workload `w` (replicas for Deployments, an image).
     Apply { w: usize, replicas: i32, image: usize },
     Scale { w: usize, replicas: i32 },
-    ApplyService { w: usize },
+    /// Create or update Service `wN`, selecting `app: wS`.
+    ApplyService { w: usize, selects: usize },
+    /// Relabel the `n`th pod of the namespace (by name) `app: wA`.
+    LabelPod { n: usize, app: usize },
+    DeletePod { n: usize },
+    Cordon { node: String, on: bool },
     DeleteWorkload { w: usize },
     DeleteService { w: usize },
     Fault(Fault),
@@ -179,12 +184,24 @@ fn node() -> impl Strategy<Value = String> {
     prop::sample::select(NODES.to_vec()).prop_map(str::to_string)
 }
 
+fn setup() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (0..WORKLOADS, 1..6i32, 0..IMAGES.len())
+            .prop_map(|(w, replicas, image)| Op::Apply { w, replicas, image }),
+        (0..WORKLOADS).prop_map(|w| Op::ApplyService { w, selects: w }),
+    ]
+}
+
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         3 => (0..WORKLOADS, 0..6i32, 0..IMAGES.len())
             .prop_map(|(w, replicas, image)| Op::Apply { w, replicas, image }),
         1 => (0..DEPLOYMENTS, 0..6i32).prop_map(|(w, replicas)| Op::Scale { w, replicas }),
-        2 => (0..WORKLOADS).prop_map(|w| Op::ApplyService { w }),
+        2 => (0..WORKLOADS).prop_map(|w| Op::ApplyService { w, selects: w }),
+        1 => (0..WORKLOADS, 0..WORKLOADS).prop_map(|(w, selects)| Op::ApplyService { w, selects }),
+        1 => (0..20usize, 0..WORKLOADS).prop_map(|(n, app)| Op::LabelPod { n, app }),
+        1 => (0..20usize).prop_map(|n| Op::DeletePod { n }),
+        1 => (node(), any::<bool>()).prop_map(|(node, on)| Op::Cordon { node, on }),
         1 => (0..WORKLOADS).prop_map(|w| Op::DeleteWorkload { w }),
         1 => (0..WORKLOADS).prop_map(|w| Op::DeleteService { w }),
         1 => node().prop_map(|n| Op::Fault(Fault::KillNode(n))),
@@ -220,13 +237,19 @@ fn case() -> impl Strategy<Value = Case> {
         any::<u64>(),
         prop::sample::select(vec![1usize, 3]),
         prop::sample::select(vec![2usize, 3, 100]),
+        prop::collection::vec(setup(), 0..6),
         prop::collection::vec(op(), 1..30),
     )
-        .prop_map(|(seed, etcd_members, max_endpoints_per_slice, ops)| Case {
-            seed,
-            etcd_members,
-            max_endpoints_per_slice,
-            ops,
+        .prop_map(|(seed, etcd_members, max_endpoints_per_slice, mut ops, more)| {
+            // Workloads first, so that the faults find something to break.
+            ops.push(Op::Advance(SimDuration::secs(30)));
+            ops.extend(more);
+            Case {
+                seed,
+                etcd_members,
+                max_endpoints_per_slice,
+                ops,
+            }
         })
 }
 
@@ -311,14 +334,14 @@ spec:
     warehouse_sim::decode_manifests(&yaml).unwrap().remove(0)
 }
 
-fn service(w: usize) -> Object {
+fn service(w: usize, selects: usize) -> Object {
     let yaml = format!(
         "apiVersion: v1
 kind: Service
 metadata:
   name: w{w}
 spec:
-  selector: {{app: w{w}}}
+  selector: {{app: w{selects}}}
   ports:
   - port: 80
 "
@@ -337,7 +360,12 @@ fn workload_kind(w: usize) -> Kind {
 /// `kubectl apply`: create, or update the live object's spec.
 fn apply(c: &mut Cluster, obj: Object) -> String {
     let key = obj.key();
-    let result = match c.get(key.kind, &key.namespace, &key.name) {
+    let namespace = if key.namespace.is_empty() {
+        "default"
+    } else {
+        key.namespace.as_str()
+    };
+    let result = match c.get(key.kind, namespace, &key.name) {
         Err(_) => c.create(obj).map(|_| "created"),
         Ok(mut live) => {
             match (&mut live, obj) {
@@ -367,6 +395,23 @@ fn result(r: Result<impl std::fmt::Display, impl std::fmt::Display>) -> String {
     }
 }
 
+/// The `n`th pod of the default namespace, by name (wrapping around).
+fn nth_pod(c: &Cluster, n: usize) -> Option<Object> {
+    let pods = c.list(Kind::Pod, Some("default"));
+    (!pods.is_empty()).then(|| pods[n % pods.len()].clone())
+}
+
+/// `kubectl cordon` / `uncordon`.
+fn cordon(c: &mut Cluster, node: &str, on: bool) -> String {
+    match c.get(Kind::Node, "", node) {
+        Ok(Object::Node(mut n)) => {
+            n.spec.get_or_insert_with(Default::default).unschedulable = on.then_some(true);
+            result(c.update(Object::Node(n)).map(|_| if on { "cordoned" } else { "uncordoned" }))
+        }
+        _ => "no node".into(),
+    }
+}
+
 fn step(c: &mut Cluster, op: &Op) -> String {
     match op {
         Op::Apply { w, replicas, image } => apply(c, workload(*w, *replicas, *image)),
@@ -379,7 +424,22 @@ fn step(c: &mut Cluster, op: &Op) -> String {
                 _ => "not found".into(),
             }
         }
-        Op::ApplyService { w } => apply(c, service(*w)),
+        Op::ApplyService { w, selects } => apply(c, service(*w, *selects)),
+        Op::LabelPod { n, app } => match nth_pod(c, *n) {
+            Some(Object::Pod(mut p)) => {
+                p.metadata
+                    .labels
+                    .get_or_insert_with(Default::default)
+                    .insert("app".into(), format!("w{app}"));
+                result(c.update(Object::Pod(p)).map(|o| format!("{} labeled", o.name())))
+            }
+            _ => "no pod".into(),
+        },
+        Op::DeletePod { n } => match nth_pod(c, *n) {
+            Some(p) => result(c.delete(Kind::Pod, "default", p.name()).map(|o| format!("{} deleted", o.name()))),
+            None => "no pod".into(),
+        },
+        Op::Cordon { node, on } => cordon(c, node, *on),
         Op::DeleteWorkload { w } => {
             result(c.delete(workload_kind(*w), "default", &format!("w{w}")).map(|_| "deleted"))
         }
@@ -405,6 +465,8 @@ struct History {
     versions: BTreeMap<String, (String, u64)>,
     /// The same, as each etcd snapshot slot holds it.
     saved: BTreeMap<usize, BTreeMap<String, (String, u64)>>,
+    /// The node each pod (by uid) was bound to.
+    bound: BTreeMap<String, String>,
 }
 
 fn rv(o: &Object) -> u64 {
@@ -581,6 +643,20 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
 
     // A pod runs on at most one node, the one it is bound to; no node runs or is
     // given more than it can hold.
+    for o in c.list(Kind::Pod, None) {
+        let p = o.as_pod().unwrap();
+        let (Some(uid), Some(node)) = (
+            p.metadata.uid.clone(),
+            p.spec.as_ref().and_then(|s| s.node_name.clone()),
+        ) else {
+            continue;
+        };
+        if let Some(before) = h.bound.insert(uid, node.clone()) {
+            if before != node {
+                return Err(format!("{} moved from {before} to {node}", pod_name(&o)));
+            }
+        }
+    }
     let mut running: BTreeMap<String, String> = BTreeMap::new();
     for node in NODES {
         let bound: Vec<Object> = c.pods_on_node(node);
@@ -671,11 +747,8 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
             let Some(pod) = pods.get(&name).filter(|p| p.metadata.uid == target.uid) else {
                 continue; // deleted since: the controller has yet to see it
             };
-            let labels = pod.metadata.labels.clone().unwrap_or_default();
-            if !selector.iter().all(|(k, v)| labels.get(k) == Some(v)) {
-                return Err(format!("slice {} lists {name}, which {service_name} does not select", o.name()));
-            }
-            let ready = e.conditions.as_ref().and_then(|c| c.ready) == Some(true);
+            // What the slice says of a pod that has not changed since it was written
+            // must be true of it.
             let pod_rv = pod
                 .metadata
                 .resource_version
@@ -683,6 +756,26 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
                 .and_then(|v| v.parse::<u64>().ok())
                 .unwrap_or(0);
             let fresh = pod_rv < rv(&o);
+            let labels = pod.metadata.labels.clone().unwrap_or_default();
+            let service_fresh = rv(&Object::Service(svc.clone())) < rv(&o);
+            if fresh
+                && service_fresh
+                && !selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+            {
+                return Err(format!("slice {} lists {name}, which {service_name} does not select", o.name()));
+            }
+            let pod_ip = pod.status.as_ref().and_then(|s| s.pod_ip.clone());
+            if fresh && (e.addresses.first() != pod_ip.as_ref()
+                || e.node_name != pod.spec.as_ref().and_then(|s| s.node_name.clone()))
+            {
+                return Err(format!(
+                    "slice {} gives {name} address {:?} on {:?}; it has {pod_ip:?}",
+                    o.name(),
+                    e.addresses,
+                    e.node_name
+                ));
+            }
+            let ready = e.conditions.as_ref().and_then(|c| c.ready) == Some(true);
             if ready && fresh && !(pod_is_ready(pod) && pod.metadata.deletion_timestamp.is_none()) {
                 return Err(format!(
                     "slice {} (resourceVersion {}) says {name} (resourceVersion {pod_rv}) is ready; it is not",
@@ -690,6 +783,38 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
                     rv(&o)
                 ));
             }
+        }
+    }
+    // The legacy Endpoints: ready addresses only for ready pods, at most 1000.
+    for o in c.list(Kind::Endpoints, None) {
+        let Object::Endpoints(ep) = &o else { continue };
+        let mut total = 0;
+        for subset in ep.subsets.iter().flatten() {
+            total += subset.addresses.as_ref().map_or(0, Vec::len)
+                + subset.not_ready_addresses.as_ref().map_or(0, Vec::len);
+            for a in subset.addresses.iter().flatten() {
+                let Some(target) = a.target_ref.as_ref() else {
+                    continue;
+                };
+                let name = format!(
+                    "{}/{}",
+                    target.namespace.as_deref().unwrap_or_default(),
+                    target.name.as_deref().unwrap_or_default()
+                );
+                let Some(pod) = pods.get(&name).filter(|p| p.metadata.uid == target.uid) else {
+                    continue;
+                };
+                let fresh = rv(&Object::Pod(pod.clone())) < rv(&o);
+                if fresh && !(pod_is_ready(pod) && pod.metadata.deletion_timestamp.is_none()) {
+                    return Err(format!(
+                        "Endpoints {} lists {name} as ready; it is not",
+                        pod_name(&o)
+                    ));
+                }
+            }
+        }
+        if total > 1000 {
+            return Err(format!("Endpoints {} holds {total} addresses", pod_name(&o)));
         }
     }
     Ok(())
@@ -700,6 +825,16 @@ fn end_faults(c: &mut Cluster) {
     for n in NODES {
         let _ = c.fault(Fault::RestartNode(n.into()));
         let _ = c.fault(Fault::HealNode(n.into()));
+    }
+    // Every apiserver and member up first, so that the uncordons get through.
+    for comp in ControlPlaneComponent::ALL {
+        let _ = c.fault(Fault::StartComponent(comp));
+    }
+    for i in 0..3 {
+        let _ = c.fault(Fault::StartEtcdMember(format!("etcd-{i}")));
+    }
+    for n in NODES {
+        let _ = cordon(c, n, false);
     }
     for comp in ControlPlaneComponent::ALL {
         let _ = c.fault(Fault::StartComponent(comp));
@@ -741,13 +876,71 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
             ));
         }
     }
+    let owned_by = |uid: &Option<String>| {
+        pods.iter()
+            .filter(|p| {
+                p.metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|r| Some(&r.uid) == uid.as_ref() && r.controller == Some(true))
+            })
+            .filter(|p| pod_is_active(p))
+            .collect::<Vec<_>>()
+    };
+    for o in c.list(Kind::ReplicaSet, None) {
+        let rs = o.as_replica_set().unwrap();
+        let want = rs.spec.replicas.unwrap_or(1);
+        let active = owned_by(&rs.metadata.uid);
+        let ready = active.iter().filter(|p| condition_true(p)).count() as i32;
+        let st = rs.status.clone().unwrap_or_default();
+        let got = (active.len() as i32, ready, st.replicas, st.ready_replicas.unwrap_or(0));
+        if got != (want, want, want, want) {
+            return Err(format!(
+                "ReplicaSet {} wants {want}: (pods, ready pods, status replicas, status ready) = {got:?}",
+                pod_name(&o)
+            ));
+        }
+    }
+    // The runtimes run exactly the pods bound to their nodes, all of them running.
+    for node in NODES {
+        let runs: BTreeSet<String> = c.runtime_pods(node).iter().map(|k| format!("{k}")).collect();
+        let bound: BTreeSet<String> = c
+            .pods_on_node(node)
+            .iter()
+            .filter(|o| o.as_pod().is_some_and(pod_is_active))
+            // Static pods are the control plane's (`control_plane.rs`).
+            .filter(|o| !o.as_pod().is_some_and(warehouse_sim::control_plane::is_mirror_pod))
+            .map(|o| format!("{}", o.key()))
+            .collect();
+        if runs != bound {
+            return Err(format!("{node} runs {runs:?}; bound to it are {bound:?}"));
+        }
+    }
     let nodes: Vec<Object> = c.list(Kind::Node, None);
     for o in c.list(Kind::DaemonSet, None) {
         let Object::DaemonSet(ds) = &o else { continue };
         let spec = ds.spec.clone();
         let template = spec.template.spec.clone().unwrap_or_default();
         let selector = template.node_selector.clone().unwrap_or_default();
-        let tolerations = template.tolerations.clone().unwrap_or_default();
+        // The template's tolerations and the ones every daemon pod gets
+        // (`AddOrUpdateDaemonPodTolerations`).
+        let mut tolerations = template.tolerations.clone().unwrap_or_default();
+        for (key, effect) in [
+            ("node.kubernetes.io/not-ready", "NoExecute"),
+            ("node.kubernetes.io/unreachable", "NoExecute"),
+            ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+            ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+            ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+            ("node.kubernetes.io/unschedulable", "NoSchedule"),
+        ] {
+            tolerations.push(k8s_openapi::api::core::v1::Toleration {
+                key: Some(key.into()),
+                operator: Some("Exists".into()),
+                effect: Some(effect.into()),
+                ..Default::default()
+            });
+        }
         let eligible: BTreeSet<String> = nodes
             .iter()
             .filter_map(|n| n.as_node())
@@ -867,9 +1060,103 @@ fn run(case: &Case, check: bool) -> Result<String, String> {
     if check {
         converged.map_err(|e| format!("after the faults ended: {e}"))?;
     }
+    if check && std::env::var("FAULTS_DEBUG").is_ok() {
+        eprintln!("{transcript}");
+        let count = |k: Kind| c.list(k, Some("default")).len();
+        eprintln!("pods {} deploy {} ds {} svc {} slices {}", count(Kind::Pod), count(Kind::Deployment), count(Kind::DaemonSet), count(Kind::Service), count(Kind::EndpointSlice));
+    }
     let digest = warehouse_sim::snapshot::fnv1a64(&c.snapshot());
     transcript.push_str(&format!("end @{} r{} digest {digest:016x}\n", c.now().0, c.revision()));
     Ok(transcript)
+}
+
+/// Runs a fixed sequence (a case the property test found) with every check.
+fn replay(etcd_members: usize, max_endpoints_per_slice: usize, ops: Vec<Op>) {
+    let case = Case {
+        seed: 0,
+        etcd_members,
+        max_endpoints_per_slice,
+        ops,
+    };
+    if let Err(e) = run(&case, true) {
+        panic!("{e}");
+    }
+}
+
+const fn secs(n: u64) -> Op {
+    Op::Advance(SimDuration::secs(n))
+}
+
+const fn millis(n: u64) -> Op {
+    Op::Advance(SimDuration::millis(n))
+}
+
+/// Pod names the EndpointSlices of Service `name` list.
+fn slice_pods(c: &Cluster, name: &str) -> Vec<String> {
+    c.list(Kind::EndpointSlice, Some("default"))
+        .iter()
+        .filter_map(|o| match o {
+            Object::EndpointSlice(s) => Some(s),
+            _ => None,
+        })
+        .filter(|s| {
+            s.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name"))
+                == Some(&name.to_string())
+        })
+        .flat_map(|s| s.endpoints.iter().flatten())
+        .filter_map(|e| e.target_ref.as_ref()?.name.clone())
+        .collect()
+}
+
+const SOLO: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: solo
+  labels: {app: solo}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+";
+
+const SOLO_SERVICE: &str = "apiVersion: v1
+kind: Service
+metadata:
+  name: solo
+spec:
+  selector: {app: solo}
+  ports:
+  - port: 80
+";
+
+/// The EndpointSlice controller remembered which Services selected a pod at the
+/// pod's last event, so a Service created since was not synced when the pod's
+/// labels changed or it was deleted: its slice kept a pod it no longer selects, or
+/// one that is gone.
+#[test]
+fn a_service_created_after_its_pod_forgets_it_when_it_is_relabeled_or_deleted() {
+    for relabel in [true, false] {
+        let mut c = Cluster::new(1, Topology::default());
+        create(&mut c, SOLO);
+        c.advance(SimDuration::secs(30));
+        create(&mut c, SOLO_SERVICE);
+        c.advance(SimDuration::secs(1));
+        assert_eq!(slice_pods(&c, "solo"), ["solo"]);
+        if relabel {
+            let Ok(Object::Pod(mut pod)) = c.get(Kind::Pod, "default", "solo") else {
+                panic!("the pod is there")
+            };
+            pod.metadata
+                .labels
+                .get_or_insert_with(Default::default)
+                .insert("app".into(), "other".into());
+            c.update(Object::Pod(pod)).unwrap();
+        } else {
+            c.delete_with_grace(Kind::Pod, "default", "solo", 0).unwrap();
+        }
+        c.advance(SimDuration::secs(1));
+        assert!(slice_pods(&c, "solo").is_empty(), "relabel {relabel}: {:?}", slice_pods(&c, "solo"));
+    }
 }
 
 fn cases() -> u32 {

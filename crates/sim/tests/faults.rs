@@ -160,16 +160,38 @@ const IMAGES: [&str; 2] = ["nginx:1.27", "nginx:1.28"];
 #[derive(Clone, Debug)]
 enum Op {
     /// Create or update workload `w` (replicas for Deployments, an image).
-    Apply { w: usize, replicas: i32, image: usize },
-    Scale { w: usize, replicas: i32 },
+    Apply {
+        w: usize,
+        replicas: i32,
+        image: usize,
+    },
+    Scale {
+        w: usize,
+        replicas: i32,
+    },
     /// Create or update Service `wN`, selecting `app: wS`.
-    ApplyService { w: usize, selects: usize },
+    ApplyService {
+        w: usize,
+        selects: usize,
+    },
     /// Relabel the `n`th pod of the namespace (by name) `app: wA`.
-    LabelPod { n: usize, app: usize },
-    DeletePod { n: usize },
-    Cordon { node: String, on: bool },
-    DeleteWorkload { w: usize },
-    DeleteService { w: usize },
+    LabelPod {
+        n: usize,
+        app: usize,
+    },
+    DeletePod {
+        n: usize,
+    },
+    Cordon {
+        node: String,
+        on: bool,
+    },
+    DeleteWorkload {
+        w: usize,
+    },
+    DeleteService {
+        w: usize,
+    },
     Fault(Fault),
     EtcdSave(usize),
     EtcdRestore(usize),
@@ -186,8 +208,11 @@ fn node() -> impl Strategy<Value = String> {
 
 fn setup() -> impl Strategy<Value = Op> {
     prop_oneof![
-        (0..WORKLOADS, 1..6i32, 0..IMAGES.len())
-            .prop_map(|(w, replicas, image)| Op::Apply { w, replicas, image }),
+        (0..WORKLOADS, 1..6i32, 0..IMAGES.len()).prop_map(|(w, replicas, image)| Op::Apply {
+            w,
+            replicas,
+            image
+        }),
         (0..WORKLOADS).prop_map(|w| Op::ApplyService { w, selects: w }),
     ]
 }
@@ -240,17 +265,19 @@ fn case() -> impl Strategy<Value = Case> {
         prop::collection::vec(setup(), 0..6),
         prop::collection::vec(op(), 1..30),
     )
-        .prop_map(|(seed, etcd_members, max_endpoints_per_slice, mut ops, more)| {
-            // Workloads first, so that the faults find something to break.
-            ops.push(Op::Advance(SimDuration::secs(30)));
-            ops.extend(more);
-            Case {
-                seed,
-                etcd_members,
-                max_endpoints_per_slice,
-                ops,
-            }
-        })
+        .prop_map(
+            |(seed, etcd_members, max_endpoints_per_slice, mut ops, more)| {
+                // Workloads first, so that the faults find something to break.
+                ops.push(Op::Advance(SimDuration::secs(30)));
+                ops.extend(more);
+                Case {
+                    seed,
+                    etcd_members,
+                    max_endpoints_per_slice,
+                    ops,
+                }
+            },
+        )
 }
 
 fn topology(etcd_members: usize) -> Topology {
@@ -406,7 +433,10 @@ fn cordon(c: &mut Cluster, node: &str, on: bool) -> String {
     match c.get(Kind::Node, "", node) {
         Ok(Object::Node(mut n)) => {
             n.spec.get_or_insert_with(Default::default).unschedulable = on.then_some(true);
-            result(c.update(Object::Node(n)).map(|_| if on { "cordoned" } else { "uncordoned" }))
+            result(
+                c.update(Object::Node(n))
+                    .map(|_| if on { "cordoned" } else { "uncordoned" }),
+            )
         }
         _ => "no node".into(),
     }
@@ -415,15 +445,13 @@ fn cordon(c: &mut Cluster, node: &str, on: bool) -> String {
 fn step(c: &mut Cluster, op: &Op) -> String {
     match op {
         Op::Apply { w, replicas, image } => apply(c, workload(*w, *replicas, *image)),
-        Op::Scale { w, replicas } => {
-            match c.get(Kind::Deployment, "default", &format!("w{w}")) {
-                Ok(Object::Deployment(mut d)) => {
-                    d.spec.replicas = Some(*replicas);
-                    result(c.update(Object::Deployment(d)).map(|_| "scaled"))
-                }
-                _ => "not found".into(),
+        Op::Scale { w, replicas } => match c.get(Kind::Deployment, "default", &format!("w{w}")) {
+            Ok(Object::Deployment(mut d)) => {
+                d.spec.replicas = Some(*replicas);
+                result(c.update(Object::Deployment(d)).map(|_| "scaled"))
             }
-        }
+            _ => "not found".into(),
+        },
         Op::ApplyService { w, selects } => apply(c, service(*w, *selects)),
         Op::LabelPod { n, app } => match nth_pod(c, *n) {
             Some(Object::Pod(mut p)) => {
@@ -431,21 +459,29 @@ fn step(c: &mut Cluster, op: &Op) -> String {
                     .labels
                     .get_or_insert_with(Default::default)
                     .insert("app".into(), format!("w{app}"));
-                result(c.update(Object::Pod(p)).map(|o| format!("{} labeled", o.name())))
+                result(
+                    c.update(Object::Pod(p))
+                        .map(|o| format!("{} labeled", o.name())),
+                )
             }
             _ => "no pod".into(),
         },
         Op::DeletePod { n } => match nth_pod(c, *n) {
-            Some(p) => result(c.delete(Kind::Pod, "default", p.name()).map(|o| format!("{} deleted", o.name()))),
+            Some(p) => result(
+                c.delete(Kind::Pod, "default", p.name())
+                    .map(|o| format!("{} deleted", o.name())),
+            ),
             None => "no pod".into(),
         },
         Op::Cordon { node, on } => cordon(c, node, *on),
-        Op::DeleteWorkload { w } => {
-            result(c.delete(workload_kind(*w), "default", &format!("w{w}")).map(|_| "deleted"))
-        }
-        Op::DeleteService { w } => {
-            result(c.delete(Kind::Service, "default", &format!("w{w}")).map(|_| "deleted"))
-        }
+        Op::DeleteWorkload { w } => result(
+            c.delete(workload_kind(*w), "default", &format!("w{w}"))
+                .map(|_| "deleted"),
+        ),
+        Op::DeleteService { w } => result(
+            c.delete(Kind::Service, "default", &format!("w{w}"))
+                .map(|_| "deleted"),
+        ),
         Op::Fault(f) => result(c.fault(f.clone())),
         Op::EtcdSave(s) => result(c.etcd_snapshot_save(&format!("s{s}"))),
         Op::EtcdRestore(s) => result(c.etcd_snapshot_restore(&format!("s{s}"))),
@@ -543,7 +579,9 @@ fn check_fits(c: &Cluster, node: &str, pods: &[&Pod], what: &str) -> Result<(), 
         .and_then(|n| n.status.as_ref())
         .and_then(|s| s.allocatable.clone())
         .unwrap_or_default();
-    let max_pods = allocatable.get("pods").map_or(110, |q| amount("pods", &q.0));
+    let max_pods = allocatable
+        .get("pods")
+        .map_or(110, |q| amount("pods", &q.0));
     if pods.len() as i128 > max_pods {
         return Err(format!(
             "{node} {what} {} pods, more than its {max_pods}",
@@ -578,14 +616,20 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
     }
     if let Op::Advance(d) = op {
         if now != h.now + d.0 {
-            return Err(format!("advance {d:?} moved the clock from {} to {now}", h.now));
+            return Err(format!(
+                "advance {d:?} moved the clock from {} to {now}",
+                h.now
+            ));
         }
     }
     h.now = now;
     // The store's revision never goes back, not even across a restore.
     let revision = c.revision();
     if revision < h.revision {
-        return Err(format!("the revision went back from {} to {revision}", h.revision));
+        return Err(format!(
+            "the revision went back from {} to {revision}",
+            h.revision
+        ));
     }
     // An object's resourceVersion only grows, and a new one is past every earlier
     // revision. A restore brings back exactly what its snapshot held.
@@ -596,7 +640,9 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
     };
     for (key, (uid, v)) in &current {
         if *v > revision {
-            return Err(format!("{key} has resourceVersion {v} past the revision {revision}"));
+            return Err(format!(
+                "{key} has resourceVersion {v} past the revision {revision}"
+            ));
         }
         if let Some(saved) = restored {
             if let Some((suid, sv)) = saved.get(key) {
@@ -615,7 +661,9 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
         match h.versions.get(key) {
             Some((old_uid, old)) if old_uid == uid => {
                 if v < old {
-                    return Err(format!("{key}'s resourceVersion went back from {old} to {v}"));
+                    return Err(format!(
+                        "{key}'s resourceVersion went back from {old} to {v}"
+                    ));
                 }
                 if v > old && *v <= h.revision {
                     return Err(format!(
@@ -705,7 +753,9 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
             continue;
         };
         let labels = slice.metadata.labels.clone().unwrap_or_default();
-        if labels.get("endpointslice.kubernetes.io/managed-by").map(String::as_str)
+        if labels
+            .get("endpointslice.kubernetes.io/managed-by")
+            .map(String::as_str)
             != Some("endpointslice-controller.k8s.io")
         {
             continue;
@@ -718,7 +768,10 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
                 endpoints.len()
             ));
         }
-        let service_name = labels.get("kubernetes.io/service-name").cloned().unwrap_or_default();
+        let service_name = labels
+            .get("kubernetes.io/service-name")
+            .cloned()
+            .unwrap_or_default();
         let Ok(Object::Service(svc)) = c.get(Kind::Service, o.namespace(), &service_name) else {
             continue; // the garbage collector removes it
         };
@@ -731,7 +784,11 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
         if !owned {
             continue; // a slice of an earlier Service of that name
         }
-        let selector = svc.spec.as_ref().and_then(|s| s.selector.clone()).unwrap_or_default();
+        let selector = svc
+            .spec
+            .as_ref()
+            .and_then(|s| s.selector.clone())
+            .unwrap_or_default();
         for e in endpoints {
             let Some(target) = e.target_ref.as_ref() else {
                 return Err(format!("slice {} has an endpoint without a pod", o.name()));
@@ -742,7 +799,9 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
                 target.name.as_deref().unwrap_or_default()
             );
             if !seen.insert((service_name.clone(), name.clone())) {
-                return Err(format!("{name} is twice in the slices of Service {service_name}"));
+                return Err(format!(
+                    "{name} is twice in the slices of Service {service_name}"
+                ));
             }
             let Some(pod) = pods.get(&name).filter(|p| p.metadata.uid == target.uid) else {
                 continue; // deleted since: the controller has yet to see it
@@ -758,15 +817,16 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
             let fresh = pod_rv < rv(&o);
             let labels = pod.metadata.labels.clone().unwrap_or_default();
             let service_fresh = rv(&Object::Service(svc.clone())) < rv(&o);
-            if fresh
-                && service_fresh
-                && !selector.iter().all(|(k, v)| labels.get(k) == Some(v))
-            {
-                return Err(format!("slice {} lists {name}, which {service_name} does not select", o.name()));
+            if fresh && service_fresh && !selector.iter().all(|(k, v)| labels.get(k) == Some(v)) {
+                return Err(format!(
+                    "slice {} lists {name}, which {service_name} does not select",
+                    o.name()
+                ));
             }
             let pod_ip = pod.status.as_ref().and_then(|s| s.pod_ip.clone());
-            if fresh && (e.addresses.first() != pod_ip.as_ref()
-                || e.node_name != pod.spec.as_ref().and_then(|s| s.node_name.clone()))
+            if fresh
+                && (e.addresses.first() != pod_ip.as_ref()
+                    || e.node_name != pod.spec.as_ref().and_then(|s| s.node_name.clone()))
             {
                 return Err(format!(
                     "slice {} gives {name} address {:?} on {:?}; it has {pod_ip:?}",
@@ -814,7 +874,10 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
             }
         }
         if total > 1000 {
-            return Err(format!("Endpoints {} holds {total} addresses", pod_name(&o)));
+            return Err(format!(
+                "Endpoints {} holds {total} addresses",
+                pod_name(&o)
+            ));
         }
     }
     Ok(())
@@ -892,9 +955,24 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
         let rs = o.as_replica_set().unwrap();
         let want = rs.spec.replicas.unwrap_or(1);
         let active = owned_by(&rs.metadata.uid);
+        for p in &active {
+            let labels = p.metadata.labels.clone().unwrap_or_default();
+            if !warehouse_sim::controllers::selector_matches(&rs.spec.selector, &labels) {
+                return Err(format!(
+                    "ReplicaSet {} controls {}, which its selector does not match",
+                    pod_name(&o),
+                    p.metadata.name.as_deref().unwrap_or_default()
+                ));
+            }
+        }
         let ready = active.iter().filter(|p| condition_true(p)).count() as i32;
         let st = rs.status.clone().unwrap_or_default();
-        let got = (active.len() as i32, ready, st.replicas, st.ready_replicas.unwrap_or(0));
+        let got = (
+            active.len() as i32,
+            ready,
+            st.replicas,
+            st.ready_replicas.unwrap_or(0),
+        );
         if got != (want, want, want, want) {
             return Err(format!(
                 "ReplicaSet {} wants {want}: (pods, ready pods, status replicas, status ready) = {got:?}",
@@ -904,13 +982,20 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
     }
     // The runtimes run exactly the pods bound to their nodes, all of them running.
     for node in NODES {
-        let runs: BTreeSet<String> = c.runtime_pods(node).iter().map(|k| format!("{k}")).collect();
+        let runs: BTreeSet<String> = c
+            .runtime_pods(node)
+            .iter()
+            .map(|k| format!("{k}"))
+            .collect();
         let bound: BTreeSet<String> = c
             .pods_on_node(node)
             .iter()
             .filter(|o| o.as_pod().is_some_and(pod_is_active))
             // Static pods are the control plane's (`control_plane.rs`).
-            .filter(|o| !o.as_pod().is_some_and(warehouse_sim::control_plane::is_mirror_pod))
+            .filter(|o| {
+                !o.as_pod()
+                    .is_some_and(warehouse_sim::control_plane::is_mirror_pod)
+            })
             .map(|o| format!("{}", o.key()))
             .collect();
         if runs != bound {
@@ -946,7 +1031,11 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
             .filter_map(|n| n.as_node())
             .filter(|n| {
                 let labels = n.metadata.labels.clone().unwrap_or_default();
-                let taints = n.spec.as_ref().and_then(|s| s.taints.clone()).unwrap_or_default();
+                let taints = n
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.taints.clone())
+                    .unwrap_or_default();
                 selector.iter().all(|(k, v)| labels.get(k) == Some(v))
                     && taints
                         .iter()
@@ -965,9 +1054,23 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
                 .flatten()
                 .any(|r| Some(&r.uid) == uid.as_ref());
             if owned && pod_is_active(p) {
-                let node = p.spec.as_ref().and_then(|s| s.node_name.clone()).unwrap_or_default();
+                let node = p
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.node_name.clone())
+                    .unwrap_or_default();
+                let labels = p.metadata.labels.clone().unwrap_or_default();
+                if !warehouse_sim::controllers::selector_matches(&spec.selector, &labels) {
+                    return Err(format!(
+                        "DaemonSet {} controls a pod on {node} its selector does not match",
+                        pod_name(&o)
+                    ));
+                }
                 if !condition_true(p) {
-                    return Err(format!("DaemonSet {} pod on {node} is not ready", pod_name(&o)));
+                    return Err(format!(
+                        "DaemonSet {} pod on {node} is not ready",
+                        pod_name(&o)
+                    ));
                 }
                 *on.entry(node).or_default() += 1;
             }
@@ -1006,13 +1109,19 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
         let mut listed = BTreeSet::new();
         let mut ready = BTreeSet::new();
         for s in c.list(Kind::EndpointSlice, Some(o.namespace())) {
-            let Object::EndpointSlice(slice) = &s else { continue };
+            let Object::EndpointSlice(slice) = &s else {
+                continue;
+            };
             let labels = slice.metadata.labels.clone().unwrap_or_default();
             if labels.get("kubernetes.io/service-name").map(String::as_str) != Some(o.name()) {
                 continue;
             }
             for e in slice.endpoints.iter().flatten() {
-                let name = e.target_ref.as_ref().and_then(|t| t.name.clone()).unwrap_or_default();
+                let name = e
+                    .target_ref
+                    .as_ref()
+                    .and_then(|t| t.name.clone())
+                    .unwrap_or_default();
                 if e.conditions.as_ref().and_then(|c| c.ready) == Some(true) {
                     ready.insert(name.clone());
                 }
@@ -1042,7 +1151,11 @@ fn run(case: &Case, check: bool) -> Result<String, String> {
     let mut transcript = String::new();
     for (i, op) in case.ops.iter().enumerate() {
         let answer = step(&mut c, op);
-        transcript.push_str(&format!("{i} {op:?}: {answer} @{} r{}\n", c.now().0, c.revision()));
+        transcript.push_str(&format!(
+            "{i} {op:?}: {answer} @{} r{}\n",
+            c.now().0,
+            c.revision()
+        ));
         if check {
             check_always(&c, &mut h, op).map_err(|e| format!("after step {i} {op:?}: {e}"))?;
         }
@@ -1063,10 +1176,21 @@ fn run(case: &Case, check: bool) -> Result<String, String> {
     if check && std::env::var("FAULTS_DEBUG").is_ok() {
         eprintln!("{transcript}");
         let count = |k: Kind| c.list(k, Some("default")).len();
-        eprintln!("pods {} deploy {} ds {} svc {} slices {}", count(Kind::Pod), count(Kind::Deployment), count(Kind::DaemonSet), count(Kind::Service), count(Kind::EndpointSlice));
+        eprintln!(
+            "pods {} deploy {} ds {} svc {} slices {}",
+            count(Kind::Pod),
+            count(Kind::Deployment),
+            count(Kind::DaemonSet),
+            count(Kind::Service),
+            count(Kind::EndpointSlice)
+        );
     }
     let digest = warehouse_sim::snapshot::fnv1a64(&c.snapshot());
-    transcript.push_str(&format!("end @{} r{} digest {digest:016x}\n", c.now().0, c.revision()));
+    transcript.push_str(&format!(
+        "end @{} r{} digest {digest:016x}\n",
+        c.now().0,
+        c.revision()
+    ));
     Ok(transcript)
 }
 
@@ -1100,7 +1224,10 @@ fn slice_pods(c: &Cluster, name: &str) -> Vec<String> {
             _ => None,
         })
         .filter(|s| {
-            s.metadata.labels.as_ref().and_then(|l| l.get("kubernetes.io/service-name"))
+            s.metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("kubernetes.io/service-name"))
                 == Some(&name.to_string())
         })
         .flat_map(|s| s.endpoints.iter().flatten())
@@ -1152,11 +1279,121 @@ fn a_service_created_after_its_pod_forgets_it_when_it_is_relabeled_or_deleted() 
                 .insert("app".into(), "other".into());
             c.update(Object::Pod(pod)).unwrap();
         } else {
-            c.delete_with_grace(Kind::Pod, "default", "solo", 0).unwrap();
+            c.delete_with_grace(Kind::Pod, "default", "solo", 0)
+                .unwrap();
         }
         c.advance(SimDuration::secs(1));
-        assert!(slice_pods(&c, "solo").is_empty(), "relabel {relabel}: {:?}", slice_pods(&c, "solo"));
+        assert!(
+            slice_pods(&c, "solo").is_empty(),
+            "relabel {relabel}: {:?}",
+            slice_pods(&c, "solo")
+        );
     }
+}
+
+const AGENT: &str = "apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      containers:
+      - name: agent
+        image: nginx:1.27
+";
+
+const STRAY: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: stray
+  labels: {app: agent}
+spec:
+  nodeName: zone-a
+  containers:
+  - name: agent
+    image: nginx:1.27
+";
+
+/// The active pods a DaemonSet controls, by node.
+fn daemon_pods(c: &Cluster, name: &str) -> BTreeMap<String, Vec<String>> {
+    let uid = c
+        .get(Kind::DaemonSet, "default", name)
+        .unwrap()
+        .meta()
+        .uid
+        .clone();
+    let mut by_node: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for o in c.list(Kind::Pod, Some("default")) {
+        let p = o.as_pod().unwrap();
+        let controlled = p
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|r| r.controller == Some(true) && Some(&r.uid) == uid.as_ref());
+        if controlled && pod_is_active(p) {
+            let node = p
+                .spec
+                .as_ref()
+                .and_then(|s| s.node_name.clone())
+                .unwrap_or_default();
+            by_node.entry(node).or_default().push(o.name().to_string());
+        }
+    }
+    by_node
+}
+
+/// The DaemonSet controller did not claim pods (`ClaimPods`): an orphan pod its
+/// selector matches was never adopted.
+#[test]
+fn a_daemon_set_adopts_an_orphan_pod_that_matches() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, STRAY);
+    c.advance(SimDuration::secs(10));
+    create(&mut c, AGENT);
+    c.advance(SimDuration::secs(30));
+    // Adopted, then replaced: it lacks the template's hash (`IsPodUpdated`).
+    assert!(
+        c.get(Kind::Pod, "default", "stray").is_err(),
+        "the stray pod was adopted and rolled"
+    );
+    let pods = daemon_pods(&c, "agent");
+    assert!(
+        pods.len() == 3 && pods.values().all(|p| p.len() == 1),
+        "{pods:?}"
+    );
+}
+
+/// The DaemonSet controller did not claim pods: a pod relabeled out of its selector
+/// stayed its pod, so it made no replacement.
+#[test]
+fn a_daemon_set_releases_a_pod_it_no_longer_selects() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, AGENT);
+    c.advance(SimDuration::secs(30));
+    let on_b = daemon_pods(&c, "agent")["zone-b"][0].clone();
+    let Ok(Object::Pod(mut pod)) = c.get(Kind::Pod, "default", &on_b) else {
+        panic!("the pod is there")
+    };
+    pod.metadata
+        .labels
+        .get_or_insert_with(Default::default)
+        .insert("app".into(), "debug".into());
+    c.update(Object::Pod(pod)).unwrap();
+    c.advance(SimDuration::secs(30));
+    let pods = daemon_pods(&c, "agent");
+    assert!(
+        pods.len() == 3 && pods.values().all(|p| p.len() == 1),
+        "{pods:?}"
+    );
+    assert!(!pods["zone-b"].contains(&on_b), "released: {pods:?}");
+    let released = c.get(Kind::Pod, "default", &on_b).unwrap();
+    assert!(released.meta().owner_references.is_none(), "an orphan now");
 }
 
 fn cases() -> u32 {

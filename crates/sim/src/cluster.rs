@@ -1037,7 +1037,15 @@ impl Cluster {
                     }
                 }
             }
-            Object::DaemonSet(_) => self.enqueue(Component::DaemonSetController, key),
+            Object::DaemonSet(ds) => {
+                if ev.event_type == EventType::Added {
+                    let ns = key.namespace.clone();
+                    for pod in self.orphans_matching(&ns, &ds.spec.selector) {
+                        self.enqueue(Component::DaemonSetController, pod);
+                    }
+                }
+                self.enqueue(Component::DaemonSetController, key)
+            }
             Object::Job(job) => {
                 self.enqueue(Component::JobController, key.clone());
                 if ev.event_type != EventType::Deleted
@@ -1091,14 +1099,16 @@ impl Cluster {
                 if let Some(owner) = controller_of(obj, Kind::DaemonSet) {
                     self.enqueue(Component::DaemonSetController, owner);
                 }
-                // An orphan may be adopted by a ReplicaSet whose selector matches it
-                // (upstream `addPod`/`updatePod` enqueue `getPodReplicaSets`).
+                // An orphan may be adopted by a ReplicaSet or a DaemonSet whose
+                // selector matches it (upstream `addPod`/`updatePod` enqueue
+                // `getPodReplicaSets`, `getDaemonSetsForPod`).
                 if ev.event_type != EventType::Deleted
                     && crate::controllers::replicaset::is_orphan(pod)
                     && crate::controllers::pod_is_active(pod)
                     && pod.metadata.labels.as_ref().is_some_and(|l| !l.is_empty())
                 {
                     self.enqueue(Component::ReplicaSetController, key.clone());
+                    self.enqueue(Component::DaemonSetController, key.clone());
                 }
                 self.scheduler_observe_pod(ev);
                 let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());

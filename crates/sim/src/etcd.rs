@@ -431,7 +431,7 @@ impl Cluster {
         debug_assert!(revision > previous);
         let restored = Store::restored(snapshot.objects, revision)
             .map_err(|e| SimError(format!("snapshot \"{name}\" is damaged: {e}")))?;
-        let old = std::mem::replace(&mut self.store, restored);
+        self.store = restored;
 
         // Every member starts from the restored data as a new cluster.
         let etcd0 = ControlPlaneComponent::Etcd;
@@ -457,7 +457,7 @@ impl Cluster {
             "kube-apiserver is stopped: start it to serve the restored data"
         };
         self.after_transition(was_writable);
-        self.relist_after_restore(&old);
+        self.relist_after_restore();
         let store = &self.store;
         self.trace.objects_replaced(|k| store.get(k).is_some());
         for c in [etcd0, apiserver] {
@@ -472,7 +472,7 @@ impl Cluster {
 
     /// What every watcher does when its watch breaks on a compacted revision: list
     /// again and queue what it finds.
-    fn relist_after_restore(&mut self, old: &Store) {
+    fn relist_after_restore(&mut self) {
         // kube-scheduler: a new cache of nodes and assigned pods, then the pending pods.
         self.scheduler_rebuild_cache();
         self.relist(ControlPlaneComponent::Scheduler);
@@ -513,38 +513,23 @@ impl Cluster {
             .map(|(n, _)| n.clone())
             .collect();
         for node in nodes {
-            self.kubelet_relist(&node, old);
+            self.kubelet_relist(&node);
         }
         // etcd's leases: Events restored from the snapshot expire again.
         self.rearm_event_expiry();
     }
 
-    /// A kubelet's relist after a restore. Statuses it had reported for pods it still
-    /// runs, which the restore rolled back, go into its status manager's cache.
-    fn kubelet_relist(&mut self, node: &str, old: &Store) {
+    /// A kubelet's relist after a restore: every pod bound to it, every pod its
+    /// runtime runs and every pod its status manager caches is synced again; a status
+    /// the restore rolled back differs from the cache and is posted again
+    /// (`kubelet_status.rs`).
+    fn kubelet_relist(&mut self, node: &str) {
         let Some(k) = self.kubelets.get(node) else {
             return;
         };
         let mut keys: BTreeSet<ObjectKey> = k.pods.keys().cloned().collect();
-        let mut reported = BTreeMap::new();
-        for (key, runtime) in &k.pods {
-            let (Some(Object::Pod(then)), Some(Object::Pod(now))) =
-                (old.get(key), self.store.get(key))
-            else {
-                continue;
-            };
-            let same_pod = now.metadata.uid == then.metadata.uid
-                && then.metadata.uid.as_deref() == Some(runtime.uid());
-            if same_pod && now.status != then.status {
-                if let Some(status) = then.status.clone() {
-                    reported.insert(key.clone(), status);
-                }
-            }
-        }
+        keys.extend(k.statuses.keys().cloned());
         keys.extend(self.store.pods_on_node(node).cloned());
-        if let Some(k) = self.kubelets.get_mut(node) {
-            k.reported = reported;
-        }
         for key in keys {
             self.enqueue(Component::Kubelet(node.to_string()), key);
         }

@@ -95,11 +95,14 @@ pub struct KubeletState {
     /// `Pulled` event messages to record when a starting pod's pulls finish.
     #[serde(with = "crate::snapshot::pairs")]
     pub pulled_events: BTreeMap<ObjectKey, Vec<String>>,
-    /// The status manager's cache (upstream `podStatuses`): statuses this kubelet
-    /// reported that the apiserver no longer has (after an etcd restore brought back
-    /// older ones). The pod's next sync posts them again.
-    #[serde(with = "crate::snapshot::pairs")]
-    pub(crate) reported: BTreeMap<ObjectKey, k8s_openapi::api::core::v1::PodStatus>,
+    /// The status manager's cache (upstream `podStatuses`, `kubelet_status.rs`): the
+    /// status this kubelet last set for each pod it runs.
+    #[serde(default, with = "crate::snapshot::pairs")]
+    pub(crate) statuses: BTreeMap<ObjectKey, crate::kubelet_status::CachedStatus>,
+    /// Cached pods whose status the apiserver may not have: a post failed, or the
+    /// apiserver's copy was seen to differ. The next status sync posts them.
+    #[serde(default)]
+    pub(crate) unsynced: BTreeSet<ObjectKey>,
     /// The runtime's containers and their processes, per pod (`kubelet_containers.rs`).
     #[serde(with = "crate::snapshot::pairs")]
     pub containers: BTreeMap<ObjectKey, crate::kubelet_containers::PodRuntime>,
@@ -336,6 +339,8 @@ impl Cluster {
             return; // a dead kubelet renews nothing, and stops its heartbeat loop
         }
         self.kubelet_heartbeat(node);
+        // The status manager's periodic sync (`syncPeriod`, also 10 s).
+        self.kubelet_sync_statuses(node, false);
         self.schedule(
             self.now + LEASE_RENEW_INTERVAL,
             Timer::LeaseRenew(node.to_string()),
@@ -410,6 +415,9 @@ impl Cluster {
         let lost = k.pods.len();
         k.pods.clear();
         k.containers.clear();
+        // The status manager's cache lives in the kubelet's memory.
+        k.statuses.clear();
+        k.unsynced.clear();
         if let Some(q) = self
             .queues
             .get_mut(&crate::cluster::Component::Kubelet(name.to_string()))
@@ -460,6 +468,9 @@ impl Cluster {
         // Its heartbeat loop never stopped; the next beat simply gets through. The
         // kubelet retries a failed lease renewal quickly, so it is posted at once.
         self.kubelet_heartbeat(name);
+        // The status manager posts what it could not, and puts back what others
+        // changed meanwhile (the node controller marked every pod not ready).
+        self.kubelet_sync_statuses(name, true);
         let pods: Vec<ObjectKey> = self.store.pods_on_node(name).cloned().collect();
         for p in pods {
             self.enqueue(crate::cluster::Component::Kubelet(name.to_string()), p);
@@ -510,12 +521,7 @@ impl Cluster {
         if !self.kubelets.get(node).is_some_and(|k| k.running) {
             return;
         }
-        // A status the status manager must post again (see `KubeletState::reported`).
-        let reported = self
-            .kubelets
-            .get_mut(node)
-            .and_then(|k| k.reported.remove(key));
-        let pod = match self.store.get(key) {
+        let api_pod = match self.store.get(key) {
             Some(Object::Pod(p))
                 if p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node) =>
             {
@@ -528,6 +534,7 @@ impl Cluster {
                     k.pulled_events.remove(key);
                     k.containers.remove(key);
                 }
+                self.kubelet_forget_status(node, key);
                 // A static pod runs on regardless: post its mirror pod again.
                 if let Some(c) = self.static_pod_on(node, key) {
                     if self.store.get(key).is_none() {
@@ -538,11 +545,15 @@ impl Cluster {
             }
         };
         if let Some(c) = self.static_pod_on(node, key) {
-            if crate::control_plane::is_mirror_pod(&pod) {
-                self.kubelet_sync_mirror_pod(node, c, key, pod);
+            if crate::control_plane::is_mirror_pod(&api_pod) {
+                self.kubelet_sync_mirror_pod(node, c, key, api_pod);
                 return;
             }
         }
+        // The status manager compares the apiserver's status with its own; the
+        // kubelet works from its own.
+        self.kubelet_check_status(node, key, &api_pod);
+        let pod = self.kubelet_pod(node, key).unwrap_or(api_pod);
         let uid = pod.metadata.uid.clone().unwrap_or_default();
         let known = self
             .kubelets
@@ -557,7 +568,12 @@ impl Cluster {
                 None => {
                     // No containers here (never started, or lost in a reboot):
                     // confirm the deletion at once.
-                    let _ = self.delete_as(Actor::Kubelet(node.to_string()), key, Some(0));
+                    if self
+                        .delete_as(Actor::Kubelet(node.to_string()), key, Some(0))
+                        .is_ok()
+                    {
+                        self.kubelet_forget_status(node, key);
+                    }
                 }
             }
             return;
@@ -569,11 +585,6 @@ impl Cluster {
         if known.is_some() {
             self.kubelet_image_changed(node, key, &pod);
             self.kubelet_definition_changed(node, key, &pod);
-            if let Some(status) = reported.filter(|s| pod.status.as_ref() != Some(s)) {
-                let mut updated = pod;
-                updated.status = Some(status);
-                let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(updated));
-            }
             return;
         }
         // Admission (pkg/kubelet/lifecycle/predicate.go) for a pod this kubelet has
@@ -724,11 +735,10 @@ impl Cluster {
         status.phase = Some("Failed".into());
         status.reason = Some(reason.to_string());
         status.message = Some(format!("Pod was rejected: {message}"));
-        let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(pod));
+        let _ = self.kubelet_post_pod(node, pod);
     }
 
     fn kubelet_start_pod(&mut self, node: &str, key: &ObjectKey, mut pod: Pod, uid: String) {
-        let actor = Actor::Kubelet(node.to_string());
         let now = self.now.to_k8s();
         let restarted = pod
             .status
@@ -878,7 +888,7 @@ impl Cluster {
                 },
             );
         }
-        let Ok(obj) = self.update_as(actor, Object::Pod(pod)) else {
+        let Ok(obj) = self.kubelet_post_pod(node, pod) else {
             return;
         };
         // Pull each image the node lacks, one after another (serializeImagePulls).
@@ -986,8 +996,13 @@ impl Cluster {
         {
             return;
         }
-        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
-            k.pods.remove(key);
+        let Some(mut pod) = self.kubelet_pod(node, key) else {
+            if let Some(k) = self.kubelets.get_mut(node) {
+                k.pods.remove(key);
+            }
+            return;
+        };
+        let Some(k) = self.kubelets.get_mut(node) else {
             return;
         };
         if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
@@ -1053,7 +1068,7 @@ impl Cluster {
             self.start_container(node, key, &mut pod, i, &mut events);
         }
         crate::kubelet_containers::refresh_pod_status(&mut pod, &self.now.to_k8s());
-        let Ok(obj) = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(pod)) else {
+        let Ok(obj) = self.kubelet_post_pod(node, pod) else {
             return;
         };
         for message in pulled {
@@ -1122,6 +1137,7 @@ impl Cluster {
         }
         k.pods.remove(key);
         k.containers.remove(key);
+        self.kubelet_forget_status(node, key);
         let (matches, deleting) = match self.store.get(key) {
             Some(o) if o.meta().uid.as_deref() == Some(uid) => {
                 (true, o.meta().deletion_timestamp.is_some())

@@ -17,7 +17,6 @@
 //! the first init container starts, and sidecars (restartable init containers) are
 //! run as plain init containers.
 
-use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Timer};
 use crate::controllers::set_pod_condition;
 use crate::images;
@@ -671,7 +670,7 @@ impl Cluster {
             self.schedule_exit(node, key, uid, name, restarts, &run.process, run.budget);
             return;
         }
-        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+        let Some(mut pod) = self.kubelet_pod(node, key) else {
             return;
         };
         if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
@@ -709,7 +708,7 @@ impl Cluster {
         pod: Pod,
         events: Vec<PendingEvent>,
     ) {
-        let Ok(obj) = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(pod)) else {
+        let Ok(obj) = self.kubelet_post_pod(node, pod) else {
             return;
         };
         for (t, reason, message) in events {
@@ -846,7 +845,7 @@ impl Cluster {
         else {
             return;
         };
-        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+        let Some(mut pod) = self.kubelet_pod(node, key) else {
             return;
         };
         if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {

@@ -192,13 +192,11 @@ impl Cluster {
             .get(name)
             .filter(|s| s.attempt == attempt)?
             .clone();
-        let Some(Object::Pod(pod)) = self.store.get(key) else {
-            return None;
-        };
+        let pod = self.kubelet_pod(node, key)?;
         if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
             return None;
         }
-        Some((pod.clone(), st))
+        Some((pod, st))
     }
 
     pub(crate) fn kubelet_image_pull_backoff(

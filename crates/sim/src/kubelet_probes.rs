@@ -159,7 +159,7 @@ impl Cluster {
         if !alive {
             return;
         }
-        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+        let Some(mut pod) = self.kubelet_pod(node, key) else {
             return;
         };
         if pod.metadata.uid.as_deref() != Some(uid) {
@@ -232,7 +232,7 @@ impl Cluster {
         else {
             return;
         };
-        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+        let Some(mut pod) = self.kubelet_pod(node, key) else {
             return;
         };
         if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {

@@ -30,6 +30,7 @@ pub mod kubelet;
 pub mod kubelet_containers;
 pub mod kubelet_images;
 pub mod kubelet_probes;
+pub mod kubelet_status;
 pub mod manifest;
 pub mod metrics;
 pub mod names;

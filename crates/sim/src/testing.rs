@@ -8,7 +8,6 @@
 //! forgets the pod's containers in the kubelet's runtime state so that no later sync
 //! of the kubelet overwrites that status.
 
-use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::controllers::set_pod_condition;
 use crate::error::SimError;
@@ -30,12 +29,14 @@ impl Cluster {
         exit_code: i32,
     ) -> Result<(), SimError> {
         let key = ObjectKey::new(Kind::Pod, namespace, name);
-        let Some(Object::Pod(mut pod)) = self.store.get(&key).cloned() else {
+        let Some(Object::Pod(pod)) = self.store.get(&key) else {
             return Err(SimError(format!("pod \"{name}\" not found")));
         };
         let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.clone()) else {
             return Err(SimError(format!("pod \"{name}\" is not bound to a node")));
         };
+        // The kubelet's own view of the pod (its status manager's).
+        let mut pod = self.kubelet_pod(&node, &key).unwrap_or_else(|| pod.clone());
         if !self.kubelets.get(&node).is_some_and(|k| k.running) {
             return Err(SimError(format!("node \"{node}\" is down")));
         }
@@ -118,7 +119,7 @@ impl Cluster {
             }
         }
         self.current_cause = crate::trace::Cause::User;
-        self.update_as(Actor::Kubelet(node), Object::Pod(pod))
+        self.kubelet_post_pod(&node, pod)
             .map(|_| ())
             .map_err(|e| SimError(e.message))
     }

@@ -45,6 +45,11 @@ const DAEMON_TOLERATIONS: [(&str, &str); 6] = [
 
 impl Cluster {
     pub(crate) fn sync_daemon_set(&mut self, key: &ObjectKey) {
+        if key.kind == Kind::Pod {
+            // An orphan pod the watch saw (see `Cluster::dispatch`).
+            self.adopt_orphan_daemon_pod(key);
+            return;
+        }
         let Some(Object::DaemonSet(ds)) = self.store.get(key).cloned() else {
             self.forget_failures(&Component::DaemonSetController, key);
             return;
@@ -53,6 +58,8 @@ impl Cluster {
             return;
         }
         let uid = ds.metadata.uid.clone().unwrap_or_default();
+        // `getDaemonPods` claims the pods: the ones whose labels no longer match go.
+        self.release_unmatched(ACTOR, &uid, &ds.spec.selector);
         let hash = template_hash(&ds);
         // (node, shouldRun, shouldContinueRunning) for every node.
         let default = PodSpec::default();
@@ -200,6 +207,35 @@ impl Cluster {
             self.forget_failures(&Component::DaemonSetController, key);
         }
         self.update_daemon_set_status(key, &verdicts);
+    }
+
+    /// The adoption half of `ClaimPods`: an active orphan pod whose labels match a
+    /// DaemonSet's selector gets that DaemonSet (the oldest, if several) as its
+    /// controller; the DaemonSet's sync then keeps it or deletes it like its own.
+    fn adopt_orphan_daemon_pod(&mut self, key: &ObjectKey) {
+        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+            return;
+        };
+        if !super::replicaset::is_orphan(&pod) || !super::pod_is_active(&pod) {
+            return;
+        }
+        let Some(owner) = super::replicaset::adopter(
+            &pod,
+            self.store
+                .list(Kind::DaemonSet, Some(&key.namespace))
+                .filter_map(|o| match o {
+                    Object::DaemonSet(ds) => Some((&ds.metadata, &ds.spec.selector, ds)),
+                    _ => None,
+                }),
+        )
+        .map(controller_ref) else {
+            return;
+        };
+        pod.metadata
+            .owner_references
+            .get_or_insert_with(Vec::new)
+            .push(owner);
+        let _ = self.update_as(ACTOR, Object::Pod(pod));
     }
 
     /// Upstream `updateDaemonSetStatus`.
@@ -403,6 +439,18 @@ fn scaled_value(v: &IntOrString, total: usize) -> usize {
     }
 }
 
+/// The controller reference a DaemonSet puts on its pods.
+fn controller_ref(ds: &DaemonSet) -> OwnerReference {
+    OwnerReference {
+        api_version: "apps/v1".into(),
+        kind: "DaemonSet".into(),
+        name: ds.metadata.name.clone().unwrap_or_default(),
+        uid: ds.metadata.uid.clone().unwrap_or_default(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }
+}
+
 /// A daemon pod for `node` (upstream `NewPod` and `podutil` helpers): the template,
 /// the daemon tolerations, and a required node affinity term naming the node that
 /// replaces any `metadata.name` matchFields the template had.
@@ -446,14 +494,7 @@ fn new_daemon_pod(ds: &DaemonSet, node: &str, hash: &str) -> Pod {
             namespace: ds.metadata.namespace.clone(),
             labels: Some(labels),
             annotations: tmeta.annotations,
-            owner_references: Some(vec![OwnerReference {
-                api_version: "apps/v1".into(),
-                kind: "DaemonSet".into(),
-                name,
-                uid: ds.metadata.uid.clone().unwrap_or_default(),
-                controller: Some(true),
-                block_owner_deletion: Some(true),
-            }]),
+            owner_references: Some(vec![controller_ref(ds)]),
             ..Default::default()
         },
         spec: Some(spec),

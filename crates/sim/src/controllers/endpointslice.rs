@@ -78,11 +78,15 @@ pub fn find_port(pod: &Pod, target: Option<&IntOrString>, port: i32) -> Option<i
 
 /// Whether the Service selects this pod (its map selector, as `labels.Set` matches).
 pub fn selects(svc: &Service, pod: &Pod) -> bool {
+    let empty = BTreeMap::new();
+    selects_labels(svc, pod.metadata.labels.as_ref().unwrap_or(&empty))
+}
+
+/// Whether the Service's selector matches these labels.
+fn selects_labels(svc: &Service, labels: &BTreeMap<String, String>) -> bool {
     let Some(selector) = svc.spec.as_ref().and_then(|s| s.selector.as_ref()) else {
         return false;
     };
-    let empty = BTreeMap::new();
-    let labels = pod.metadata.labels.as_ref().unwrap_or(&empty);
     selector.iter().all(|(k, v)| labels.get(k) == Some(v))
 }
 
@@ -135,31 +139,37 @@ impl Cluster {
         Ok(format!("max-endpoints-per-slice set to {n}"))
     }
 
-    /// The Services a pod belongs to now, and the ones it belonged to at its last
-    /// event: both need a sync when it changes (upstream compares the old and new
-    /// pod; the watch here carries only the new one, so memberships are remembered).
+    /// The Services to sync for a pod event (upstream
+    /// `GetServicesToUpdateOnPodChange`): those whose selector matches the pod's labels
+    /// now, and those matching the labels it had at its previous event. The watch
+    /// here carries only the new pod, so each pod's labels are remembered; both sets
+    /// are taken from the Services as they are now, so a Service created after the
+    /// pod's last event is not missed.
     pub(crate) fn services_for_pod_event(
         &mut self,
         pod_key: &ObjectKey,
         pod: Option<&Pod>,
     ) -> BTreeSet<ObjectKey> {
-        let mut now: BTreeSet<ObjectKey> = BTreeSet::new();
-        if let Some(pod) = pod {
-            for o in self.store.list(Kind::Service, Some(&pod_key.namespace)) {
-                if let Object::Service(svc) = o {
-                    if has_managed_endpoints(svc) && selects(svc, pod) {
-                        now.insert(o.key());
-                    }
-                }
+        let labels = pod.map(|p| p.metadata.labels.clone().unwrap_or_default());
+        let before = match labels.clone() {
+            Some(l) => self.endpoints.labels.insert(pod_key.clone(), l),
+            None => self.endpoints.labels.remove(pod_key),
+        };
+        let mut services: BTreeSet<ObjectKey> = BTreeSet::new();
+        for o in self.store.list(Kind::Service, Some(&pod_key.namespace)) {
+            let Object::Service(svc) = o else {
+                continue;
+            };
+            if has_managed_endpoints(svc)
+                && [&labels, &before]
+                    .into_iter()
+                    .flatten()
+                    .any(|l| selects_labels(svc, l))
+            {
+                services.insert(o.key());
             }
         }
-        let before = if now.is_empty() {
-            self.endpoints.members.remove(pod_key)
-        } else {
-            self.endpoints.members.insert(pod_key.clone(), now.clone())
-        };
-        now.extend(before.into_iter().flatten());
-        now
+        services
     }
 
     /// Reconciles one Service's EndpointSlices.
@@ -520,15 +530,16 @@ fn reconcile_port_group(
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EndpointsState {
     pub max_per_slice: usize,
-    #[serde(with = "crate::snapshot::pairs")]
-    pub members: BTreeMap<ObjectKey, BTreeSet<ObjectKey>>,
+    /// Each pod's labels at its last event (the old object of the next update).
+    #[serde(default, with = "crate::snapshot::pairs")]
+    pub labels: BTreeMap<ObjectKey, BTreeMap<String, String>>,
 }
 
 impl Default for EndpointsState {
     fn default() -> Self {
         EndpointsState {
             max_per_slice: DEFAULT_MAX_ENDPOINTS_PER_SLICE,
-            members: BTreeMap::new(),
+            labels: BTreeMap::new(),
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::object::{Kind, Object, ObjectKey};
 use crate::time::SimTime;
 use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
 use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
 use std::collections::BTreeMap;
 
 const ACTOR: Actor = Actor::Controller("replicaset-controller");
@@ -92,25 +92,34 @@ impl Cluster {
             return;
         }
         let uid = rs.metadata.uid.clone().unwrap_or_default();
+        self.release_unmatched(ACTOR, &uid, &rs.spec.selector);
+    }
+
+    /// The release half of `ClaimPods` for any controller: the pods `owner_uid`
+    /// controls whose labels `selector` no longer matches lose their controller
+    /// reference.
+    pub(crate) fn release_unmatched(
+        &mut self,
+        actor: Actor,
+        owner_uid: &str,
+        selector: &LabelSelector,
+    ) {
         let no_labels = BTreeMap::new();
         let unmatched: Vec<Pod> = self
-            .owned_pods(&uid)
+            .owned_pods(owner_uid)
             .filter(|p| {
-                !selector_matches(
-                    &rs.spec.selector,
-                    p.metadata.labels.as_ref().unwrap_or(&no_labels),
-                )
+                !selector_matches(selector, p.metadata.labels.as_ref().unwrap_or(&no_labels))
             })
             .cloned()
             .collect();
         for mut pod in unmatched {
             if let Some(refs) = pod.metadata.owner_references.as_mut() {
-                refs.retain(|r| r.uid != uid);
+                refs.retain(|r| r.uid != owner_uid);
                 if refs.is_empty() {
                     pod.metadata.owner_references = None;
                 }
             }
-            let _ = self.update_as(ACTOR, Object::Pod(pod));
+            let _ = self.update_as(actor.clone(), Object::Pod(pod));
         }
     }
 
@@ -139,39 +148,27 @@ impl Cluster {
     /// The ReplicaSet that adopts an orphan pod: the oldest live one in its namespace
     /// whose selector matches its labels.
     fn adopter_of(&self, pod: &Pod) -> Option<ReplicaSet> {
-        let labels = pod.metadata.labels.as_ref()?;
         let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
-        self.store
-            .list(Kind::ReplicaSet, Some(ns))
-            .filter_map(|o| o.as_replica_set())
-            .filter(|rs| rs.metadata.deletion_timestamp.is_none())
-            .filter(|rs| {
-                let sel = &rs.spec.selector;
-                // An empty selector selects nothing here (apps/v1 refuses it anyway).
-                (sel.match_labels.as_ref().is_some_and(|m| !m.is_empty())
-                    || sel
-                        .match_expressions
-                        .as_ref()
-                        .is_some_and(|e| !e.is_empty()))
-                    && selector_matches(sel, labels)
-            })
-            .min_by_key(|rs| {
-                (
-                    rs.metadata
-                        .creation_timestamp
-                        .as_ref()
-                        .map(|t| t.0.as_millisecond()),
-                    rs.metadata.name.clone(),
-                )
-            })
-            .cloned()
+        adopter(
+            pod,
+            self.store
+                .list(Kind::ReplicaSet, Some(ns))
+                .filter_map(|o| o.as_replica_set())
+                .map(|rs| (&rs.metadata, &rs.spec.selector, rs)),
+        )
+        .cloned()
     }
 
     /// Orphan pods in `rs`'s namespace that it may adopt, for a ReplicaSet just
-    /// created (its first sync claims them upstream). Scans the namespace's pods once
-    /// per ReplicaSet creation.
+    /// created (its first sync claims them upstream).
     pub(crate) fn orphans_for(&self, rs: &ReplicaSet) -> Vec<ObjectKey> {
         let ns = rs.metadata.namespace.as_deref().unwrap_or("default");
+        self.orphans_matching(ns, &rs.spec.selector)
+    }
+
+    /// The active orphan pods of namespace `ns` that `selector` matches. Scans the
+    /// namespace's pods: done once per controller creation.
+    pub(crate) fn orphans_matching(&self, ns: &str, selector: &LabelSelector) -> Vec<ObjectKey> {
         self.store
             .list(Kind::Pod, Some(ns))
             .filter_map(|o| o.as_pod())
@@ -180,7 +177,7 @@ impl Cluster {
                 p.metadata
                     .labels
                     .as_ref()
-                    .is_some_and(|l| selector_matches(&rs.spec.selector, l))
+                    .is_some_and(|l| selector_matches(selector, l))
             })
             .map(|p| Object::Pod(p.clone()).key())
             .collect()
@@ -390,7 +387,36 @@ fn available_at(pod: &Pod, min_ready_seconds: u64) -> Option<SimTime> {
     Some(since + crate::time::SimDuration::secs(min_ready_seconds))
 }
 
-/// No controller reference and not being deleted: a pod a ReplicaSet may adopt.
+/// The controller that adopts an orphan `pod` among `owners` (metadata, selector,
+/// owner): the oldest (then first by name) live one whose selector matches its
+/// labels. An empty selector selects nothing here (apps/v1 refuses it anyway).
+pub(crate) fn adopter<'a, T>(
+    pod: &Pod,
+    owners: impl Iterator<Item = (&'a ObjectMeta, &'a LabelSelector, &'a T)>,
+) -> Option<&'a T> {
+    let labels = pod.metadata.labels.as_ref()?;
+    owners
+        .filter(|(meta, _, _)| meta.deletion_timestamp.is_none())
+        .filter(|(_, sel, _)| {
+            (sel.match_labels.as_ref().is_some_and(|m| !m.is_empty())
+                || sel
+                    .match_expressions
+                    .as_ref()
+                    .is_some_and(|e| !e.is_empty()))
+                && selector_matches(sel, labels)
+        })
+        .min_by_key(|(meta, _, _)| {
+            (
+                meta.creation_timestamp
+                    .as_ref()
+                    .map(|t| t.0.as_millisecond()),
+                meta.name.clone(),
+            )
+        })
+        .map(|(_, _, owner)| owner)
+}
+
+/// No controller reference and not being deleted: a pod a controller may adopt.
 pub(crate) fn is_orphan(pod: &Pod) -> bool {
     pod.metadata.deletion_timestamp.is_none()
         && !pod

@@ -10,6 +10,8 @@
 //!   `tests/browser/bench.mjs`: wasm size, first render, frame times at 1,000 and
 //!   10,000 robots, simulated time per wall time, memory; writes
 //!   `docs/bench-browser.md`.
+//! * `cargo xtask fuzz [TARGET] [--time SECONDS]` — seed and run the cargo-fuzz
+//!   targets in `fuzz/` (nightly; see `fuzz.rs`); appends to `docs/fuzz-runs.md`.
 //!
 //! Pinned tools: Trunk 0.21.14 (0.22 needs a newer rustc), a wasm-bindgen CLI
 //! equal to the `wasm-bindgen` crate in Cargo.lock, and wasm-opt from npm
@@ -26,6 +28,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 
+mod fuzz;
+
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
@@ -33,7 +37,10 @@ commands:
   serve [--port N]   build and serve the web app on http://127.0.0.1:N (default 8080)
   test               run every check: fmt, tests, clippy, wasm builds, browser tests
   screenshots        build (release) and write docs/screenshots/*.png of the key views
-  bench              build (release) and measure the app in Chromium; writes docs/bench-browser.md";
+  bench              build (release) and measure the app in Chromium; writes docs/bench-browser.md
+  fuzz [TARGET] [--time SECONDS]
+                     run the cargo-fuzz targets (nightly), each for SECONDS (default 600);
+                     appends to docs/fuzz-runs.md";
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const TRUNK_VERSION: &str = "0.21.14";
@@ -65,6 +72,7 @@ fn run() -> Result<ExitCode> {
         Some("test") if args.len() == 1 => test(&ws),
         Some("screenshots") if args.len() == 1 => browser_script(&ws, "screenshots.mjs"),
         Some("bench") if args.len() == 1 => browser_script(&ws, "bench.mjs"),
+        Some("fuzz") => fuzz::run(&ws, &args[1..]),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

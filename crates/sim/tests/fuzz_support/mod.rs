@@ -9,11 +9,16 @@ use proptest::test_runner::RngSeed;
 use std::path::{Path, PathBuf};
 
 /// The seed proptest uses unless `PROPTEST_RNG_SEED` names another: CI runs the
-/// same cases every time; set the variable to explore further.
+/// same cases every time; set the variable (and `PROPTEST_CASES`) to explore further.
 const RNG_SEED: u64 = 13;
 
+/// `cases` cases, unless `PROPTEST_CASES` says otherwise.
 pub fn config(cases: u32) -> ProptestConfig {
     let default = ProptestConfig::default();
+    let cases = match std::env::var_os("PROPTEST_CASES") {
+        Some(_) => default.cases,
+        None => cases,
+    };
     let rng_seed = match default.rng_seed {
         RngSeed::Random => RngSeed::Fixed(RNG_SEED),
         fixed => fixed,

@@ -1,8 +1,8 @@
 //! The fuzz targets' entry points on stable (`warehouse_kubectl::fuzzing`, the same
 //! functions `fuzz/fuzz_targets/` call): a manifest applied as `kubectl apply -f -`,
 //! one terminal line, a whole script, on the repository's manifests and golden
-//! scripts mutated by the structure-aware mutator. `cargo xtask fuzz` runs them for
-//! hours; these few cases run in CI.
+//! scripts mutated by the structure-aware mutator. `cargo xtask fuzz` runs them as long as
+//! it is asked; these few cases run in CI.
 
 #[path = "../../sim/tests/fuzz_support/mod.rs"]
 mod fuzz_support;

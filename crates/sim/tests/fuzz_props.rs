@@ -1,7 +1,7 @@
 //! The fuzz targets' entry points on stable (`warehouse_sim::fuzzing`, the same
 //! functions `fuzz/fuzz_targets/` call): the container shell and the snapshot
 //! loader, on seeds of the repository mutated by the structure-aware mutator.
-//! `cargo xtask fuzz` runs them for hours; these few cases run in CI.
+//! `cargo xtask fuzz` runs them as long as it is asked; these few cases run in CI.
 
 mod common;
 mod fuzz_support;
@@ -11,24 +11,6 @@ use fuzz_support::{config, mutated, seeds_under};
 use proptest::prelude::*;
 use warehouse_sim::fuzzing;
 use warehouse_sim::{Cluster, Fault, SimDuration, Topology};
-
-/// Containers that crash, count and fail to pull, a quota, a killed node, an etcd
-/// backup: most of what a snapshot holds.
-const TROUBLE: &str = "apiVersion: v1
-kind: Pod
-metadata:
-  name: trouble
-spec:
-  containers:
-  - name: crash
-    image: busybox
-    command: [sh, -c, 'echo up; sleep 3; exit 1']
-  - name: count
-    image: busybox
-    command: [sh, -c, 'i=0; while true; do echo $i; i=$((i+1)); sleep 2; done']
-  - name: missing
-    image: nginx:0.0.1
-";
 
 /// The snapshots the fuzz target starts from (also written as its seeds by
 /// `write_snapshot_seeds`): a cold cluster, a settled one, and a busy one.

@@ -12,6 +12,8 @@
 //!   `docs/bench-browser.md`.
 //! * `cargo xtask csp [DIR]` — Trunk's post-build hook: writes the hashes of the
 //!   page's inline scripts into its Content-Security-Policy (`csp.rs`).
+//! * `cargo xtask fuzz [TARGET] [--time SECONDS]` — seed and run the cargo-fuzz
+//!   targets in `fuzz/` (nightly; see `fuzz.rs`); appends to `docs/fuzz-runs.md`.
 //!
 //! Pinned tools: Trunk 0.21.14 (0.22 needs a newer rustc), a wasm-bindgen CLI
 //! equal to the `wasm-bindgen` crate in Cargo.lock, and wasm-opt from npm
@@ -29,6 +31,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context, Result};
 
 mod csp;
+mod fuzz;
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
@@ -38,7 +41,10 @@ commands:
   test               run every check: fmt, tests, clippy, wasm builds, browser tests
   screenshots        build (release) and write docs/screenshots/*.png of the key views
   bench              build (release) and measure the app in Chromium; writes docs/bench-browser.md
-  csp [DIR]          Trunk's post-build hook: hash the inline scripts into the page's CSP";
+  csp [DIR]          Trunk's post-build hook: hash the inline scripts into the page's CSP
+  fuzz [TARGET] [--time SECONDS]
+                     run the cargo-fuzz targets (nightly), each for SECONDS (default 600);
+                     appends to docs/fuzz-runs.md";
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const TRUNK_VERSION: &str = "0.21.14";
@@ -74,6 +80,7 @@ fn run() -> Result<ExitCode> {
             csp::run(args.get(1).map(String::as_str))?;
             Ok(ExitCode::SUCCESS)
         }
+        Some("fuzz") => fuzz::run(&ws, &args[1..]),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

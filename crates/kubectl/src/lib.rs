@@ -31,6 +31,8 @@ mod events;
 mod exec;
 mod explain;
 mod expose;
+#[doc(hidden)]
+pub mod fuzzing;
 mod get;
 mod getfmt;
 pub mod gotemplate;

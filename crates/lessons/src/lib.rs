@@ -8,6 +8,8 @@
 pub mod catalogue;
 pub mod check;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod markdown;
 pub mod model;
 pub mod parse;

@@ -22,6 +22,8 @@ pub mod events;
 pub mod eviction;
 pub mod exec;
 pub mod feed;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod health;
 pub mod http;
 pub mod images;

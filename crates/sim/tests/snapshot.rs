@@ -18,24 +18,6 @@ spec:
     pods: \"8\"
 ";
 
-/// A container in CrashLoopBackOff, one that counts, and one whose image cannot be
-/// pulled: process state, back-offs and pull retries in the runtime.
-const TROUBLE: &str = "apiVersion: v1
-kind: Pod
-metadata:
-  name: trouble
-spec:
-  containers:
-  - name: crash
-    image: busybox
-    command: [sh, -c, 'echo up; sleep 3; exit 1']
-  - name: count
-    image: busybox
-    command: [sh, -c, 'i=0; while true; do echo $i; i=$((i+1)); sleep 2; done']
-  - name: missing
-    image: nginx:0.0.1
-";
-
 /// A cluster in the middle of things: a deployment rolling out under a quota, a node
 /// just killed, events counting, timers pending.
 fn busy_cluster() -> Cluster {

@@ -23,6 +23,24 @@ spec:
           requests: {cpu: 100m, memory: 64Mi}
 ";
 
+/// A container in CrashLoopBackOff, one that counts, and one whose image cannot be
+/// pulled: process state, back-offs and pull retries in the runtime.
+pub const TROUBLE: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: trouble
+spec:
+  containers:
+  - name: crash
+    image: busybox
+    command: [sh, -c, 'echo up; sleep 3; exit 1']
+  - name: count
+    image: busybox
+    command: [sh, -c, 'i=0; while true; do echo $i; i=$((i+1)); sleep 2; done']
+  - name: missing
+    image: nginx:0.0.1
+";
+
 /// Creates every object of `manifest` as the administrator.
 pub fn create(c: &mut Cluster, manifest: &str) {
     for obj in decode_manifests(manifest).unwrap() {

@@ -1,0 +1,5 @@
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let _ = warehouse_lessons::fuzzing::lesson_file(data);
+});

@@ -1,0 +1,1 @@
+n=0; while [ $n -lt 10 ]; do n=$((n + 3 * 2 / 1 % 7)); if [ $n -gt 5 ]; then break; fi; continue; done; echo $n

@@ -1,0 +1,1 @@
+i=0; while true; do echo "$i: $(date)"; i=$((i+1)); sleep 1; done

@@ -1,0 +1,1 @@
+echo "starting at $(date)"; sleep 2; echo "giving up"; exit 1

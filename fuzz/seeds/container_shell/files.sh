@@ -1,0 +1,1 @@
+cat /etc/hostname /etc/resolv.conf 2>/dev/null; hostname; date +%s; echo "$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT"

@@ -1,0 +1,1 @@
+for i in $(seq 1 5); do echo "item $i"; done; for w in a b "c d"; do printf "%s\n" "$w"; done

@@ -1,0 +1,1 @@
+if [ "$GREETING" = hello ]; then echo yes; elif test -z "$X"; then echo empty; else echo no; fi

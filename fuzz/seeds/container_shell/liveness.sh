@@ -1,0 +1,1 @@
+touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600

@@ -1,0 +1,5 @@
+while true
+do
+  echo "$(date) $HOSTNAME"
+  sleep 5
+done

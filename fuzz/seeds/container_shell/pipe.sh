@@ -1,0 +1,1 @@
+echo hello | tr a-z A-Z

@@ -1,0 +1,1 @@
+printf "%%d %%s %%5.2f\n" 42 word 3.14159; echo -n no-newline; echo -e "a\tb"

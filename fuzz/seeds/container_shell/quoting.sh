@@ -1,0 +1,1 @@
+echo 'single $X' "double $HOSTNAME" `hostname` $(echo nested $(echo deeper))

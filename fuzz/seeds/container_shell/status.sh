@@ -1,0 +1,1 @@
+false && echo no || echo yes; nope; echo $?; ! true; echo $?

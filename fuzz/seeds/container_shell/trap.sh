@@ -1,0 +1,1 @@
+trap "echo bye" TERM; echo started; sleep 3600 & wait

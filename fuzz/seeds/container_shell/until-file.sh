@@ -1,0 +1,1 @@
+until [ -f /tmp/ready ]; do echo waiting; sleep 2; touch /tmp/ready; done; echo ready; cat /tmp/ready

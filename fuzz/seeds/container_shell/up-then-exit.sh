@@ -1,0 +1,1 @@
+echo up; sleep 3; exit 1

@@ -1,0 +1,1 @@
+x=1; x="$x$x"; export Y=${x}2; unset x; echo "${x:-unset} $Y"; printenv Y; env

@@ -99,6 +99,11 @@ fn rows() -> Vec<Row> {
             ),
             setup: &["kubectl run p --image=nginx", "sim advance 30s"],
         },
+        Row {
+            shown: "`kubectl delete pod p --grace-period=9223372036854775807` on a running pod (then a simulated minute)",
+            input: Input::Line("kubectl delete pod p --grace-period=9223372036854775807".into()),
+            setup: &["kubectl run p --image=nginx", "sim advance 30s"],
+        },
         line("`sim advance 100000000000h`", "sim advance 100000000000h"),
         line("`echo trailing\\` (a backslash at the end)", "echo trailing\\"),
         line("`echo a<CR>b<VT>c<FF>d<NBSP>e<U+2028>f`", "echo a\rb\u{b}c\u{c}d\u{a0}e\u{2028}f"),

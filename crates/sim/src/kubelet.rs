@@ -1080,12 +1080,9 @@ impl Cluster {
     }
 
     fn kubelet_stop_pod(&mut self, node: &str, key: &ObjectKey, pod: &Pod, uid: &str) {
-        let grace_ms = pod
-            .metadata
-            .deletion_grace_period_seconds
-            .unwrap_or(30)
-            .max(0) as u64
-            * 1000;
+        let grace_ms =
+            SimDuration::from_secs_i64(pod.metadata.deletion_grace_period_seconds.unwrap_or(30))
+                .as_millis();
         // Only containers still running need stopping.
         let running = self.running_stop_ms(node, key, pod);
         let stop = running

@@ -59,7 +59,10 @@ pub struct ProbeState {
 }
 
 fn period_ms(p: &Probe) -> u64 {
-    p.period_seconds.filter(|s| *s > 0).unwrap_or(10) as u64 * 1000
+    crate::time::SimDuration::from_secs_i64(i64::from(
+        p.period_seconds.filter(|s| *s > 0).unwrap_or(10),
+    ))
+    .as_millis()
 }
 
 fn port_of(c: &Container, port: &IntOrString) -> Option<i32> {
@@ -83,7 +86,13 @@ fn check(
     now: SimTime,
 ) -> Result<(), String> {
     let after = now.0.saturating_sub(process.started_ms);
-    let timeout_ms = probe.timeout_seconds.filter(|s| *s > 0).unwrap_or(1) as u64 * 1000;
+    let timeout_ms = u64::from(
+        probe
+            .timeout_seconds
+            .filter(|s| *s > 0)
+            .unwrap_or(1)
+            .unsigned_abs(),
+    ) * 1000;
     if let Some(exec) = &probe.exec {
         let command = exec.command.clone().unwrap_or_default();
         let p = Process {
@@ -323,16 +332,17 @@ impl Cluster {
             // A server stops cleanly on SIGTERM; anything else is killed when the
             // grace period (the probe's, else the pod's) ends.
             let clean = stops_cleanly(&run.process);
-            let grace_ms = probe
-                .termination_grace_period_seconds
-                .or_else(|| {
-                    pod.spec
-                        .as_ref()
-                        .and_then(|s| s.termination_grace_period_seconds)
-                })
-                .unwrap_or(30)
-                .max(0) as u64
-                * 1000;
+            let grace_ms = crate::time::SimDuration::from_secs_i64(
+                probe
+                    .termination_grace_period_seconds
+                    .or_else(|| {
+                        pod.spec
+                            .as_ref()
+                            .and_then(|s| s.termination_grace_period_seconds)
+                    })
+                    .unwrap_or(30),
+            )
+            .as_millis();
             let stop_ms = crate::images::stop_ms(&run.process.image);
             let (code, delay) = if clean && stop_ms <= grace_ms {
                 (0, stop_ms)

@@ -2217,7 +2217,10 @@ mod bounds {
         let bytes: usize = r.lines.iter().map(|(_, l)| l.len()).sum();
         assert!(bytes <= MAX_LOG_BYTES, "{bytes} bytes of log");
         assert!(r.lines.len() > 1_000, "{} lines", r.lines.len());
-        assert!(r.lines.windows(2).all(|w| w[0].0 <= w[1].0), "log out of order");
+        assert!(
+            r.lines.windows(2).all(|w| w[0].0 <= w[1].0),
+            "log out of order"
+        );
     }
 
     #[test]

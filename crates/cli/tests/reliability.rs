@@ -156,11 +156,22 @@ fn rows() -> Vec<Row> {
 
 /// A table cell: one line, pipes escaped, at most [`CELL`] characters.
 fn cell(text: &str) -> String {
-    let one_line = text
-        .trim()
-        .replace('\n', " ⏎ ")
-        .replace('|', "\\|")
-        .replace('`', "'");
+    let mut one_line = String::new();
+    for c in text.trim().chars() {
+        match c {
+            '\n' => one_line.push_str(" ⏎ "),
+            '|' => one_line.push_str("\\|"),
+            '`' => one_line.push('\''),
+            '\r' => one_line.push_str("<CR>"),
+            '\u{b}' => one_line.push_str("<VT>"),
+            '\u{c}' => one_line.push_str("<FF>"),
+            '\u{a0}' => one_line.push_str("<NBSP>"),
+            c if c.is_control() || c == '\u{2028}' => {
+                let _ = write!(one_line, "<U+{:04X}>", c as u32);
+            }
+            c => one_line.push(c),
+        }
+    }
     let mut out: String = one_line.chars().take(CELL).collect();
     if one_line.chars().count() > CELL {
         out.push('…');

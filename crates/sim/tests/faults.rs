@@ -1194,27 +1194,6 @@ fn run(case: &Case, check: bool) -> Result<String, String> {
     Ok(transcript)
 }
 
-/// Runs a fixed sequence (a case the property test found) with every check.
-fn replay(etcd_members: usize, max_endpoints_per_slice: usize, ops: Vec<Op>) {
-    let case = Case {
-        seed: 0,
-        etcd_members,
-        max_endpoints_per_slice,
-        ops,
-    };
-    if let Err(e) = run(&case, true) {
-        panic!("{e}");
-    }
-}
-
-const fn secs(n: u64) -> Op {
-    Op::Advance(SimDuration::secs(n))
-}
-
-const fn millis(n: u64) -> Op {
-    Op::Advance(SimDuration::millis(n))
-}
-
 /// Pod names the EndpointSlices of Service `name` list.
 fn slice_pods(c: &Cluster, name: &str) -> Vec<String> {
     c.list(Kind::EndpointSlice, Some("default"))

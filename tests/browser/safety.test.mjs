@@ -4,6 +4,9 @@
 // - a lesson's raw HTML is shown as text and its links go only to http(s) or
 //   in-app anchors;
 // - oversized or impossible saved progress is reset with a notice, never used;
+// - the worst inputs known to break shells, clocks and parsers reach the page
+//   through the terminal and the YAML editor, and the tab survives each one: every
+//   answer is an error message or a bounded output, and the cluster still answers.
 
 import assert from 'node:assert/strict';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -158,4 +161,57 @@ test("a lesson's raw HTML is refused and its links are only http(s) or anchors",
   assert.equal(await page.evaluate(() => window.__pwned ?? null), null, 'a javascript: link ran');
   assert.deepEqual(problems, []);
   await page.click('#back-to-catalogue');
+});
+
+// Each of these once looped, panicked, overflowed the stack or grew without bound.
+const HOSTILE_LINES = [
+  // Characters pasted from web pages into a container script.
+  "run cr --image=busybox --restart=Never -- sh -c 'echo a\rb\u000bc\u000cd\u00a0e\u2028f'",
+  "run bs --image=busybox --restart=Never -- sh -c 'echo trailing\\'",
+  "run dbl --image=busybox --restart=Never -- sh -c 'x=a; while true; do x=$x$x; done'",
+  `run deep --image=busybox --restart=Never -- sh -c '${Array(5000).fill('true').join(' && ')}'`,
+  `run arith --image=busybox --restart=Never -- sh -c 'echo $((${'('.repeat(5000)}1${')'.repeat(5000)}))'`,
+  "run seq --image=busybox --restart=Never -- sh -c 'seq 9223372036854775806 9223372036854775807'",
+  // The terminal's own shell.
+  'x=a; while true; do x=$x$x; done',
+  Array(5000).fill('true').join(' && '),
+  `echo $((${'('.repeat(5000)}1${')'.repeat(5000)}))`,
+  'seq 9223372036854775806 9223372036854775807',
+  'echo \u00a0get\u2028pods\r',
+  // Numbers the clock cannot hold.
+  'delete pod p --grace-period=1000000000000',
+  'sim advance 100000000000d',
+  'scale deployment nothing --replicas=99999999999999999999',
+];
+
+const HOSTILE_YAML = [
+  'apiVersion: v1\nkind: Pod\nmetadata: {name: port}\nspec: {containers: [{name: c, image: nginx, ports: [{containerPort: 70000}]}]}\n',
+  'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "unclosed\nspec: {}\n',
+  'apiVersion: v1\nkind: Pod\nmetadata:\n  name: ctl\u0007\n',
+  `apiVersion: batch/v1\nkind: Job\nmetadata: {name: deadline}\nspec:\n  activeDeadlineSeconds: 9223372036854775807\n  template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}\n`,
+  `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: huge}\nspec:\n  replicas: 2147483647\n  selector: {matchLabels: {a: b}}\n  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: nginx}]}}\n`,
+];
+
+test('the worst inputs get an answer and the tab survives each one', { timeout: 600_000 }, async () => {
+  const { page, problems } = app;
+  try {
+    for (const line of HOSTILE_LINES) {
+      const out = await terminal(page, line);
+      assert.ok(out.length < 2_000_000, `${line.slice(0, 60)}: ${out.length} characters of output`);
+      await alive(page, problems, JSON.stringify(line.slice(0, 80)));
+    }
+    // Let the containers started above run their scripts for a simulated while.
+    await terminal(page, 'sim advance 10m', { timeout: 120_000 });
+    await alive(page, problems, 'ten simulated minutes of hostile containers');
+    for (const yaml of HOSTILE_YAML) {
+      await applyYaml(page, yaml);
+      await page.waitForFunction(() => (document.querySelector('#apply-result')?.textContent ?? '') !== '');
+      await alive(page, problems, JSON.stringify(yaml.slice(0, 80)));
+    }
+    await terminal(page, 'sim advance 1m', { timeout: 120_000 });
+    await alive(page, problems, 'a simulated minute after the hostile manifests');
+  } catch (err) {
+    await screenshot(page, 'safety-failure');
+    throw err;
+  }
 });

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 
 use warehouse_sim::shell::{self, Context, End};
-use warehouse_sim::{Cluster, Kind, SimDuration, Topology};
+use warehouse_sim::{Cluster, Kind, SimDuration};
 
 const CRASH: &str = "apiVersion: v1
 kind: Pod

@@ -591,7 +591,7 @@ impl Cluster {
 mod tests {
     use super::*;
     use crate::cluster::Topology;
-    use crate::object::{Kind, Object};
+    use crate::object::Object;
 
     fn config_map(name: &str) -> Object {
         crate::decode_manifests(&format!(
@@ -729,7 +729,6 @@ mod tests {
         assert!(c
             .why_text(&config_map("nothing").key())
             .starts_with("no recorded write"));
-        let _ = Kind::ConfigMap;
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! lesson's manifests) carry them after the main text, each after a line
 //! `%%% file NAME` ([`FILE_MARKER`]); [`split_files`] takes them apart.
 
-use crate::{script, shell, FileSource, MemoryFiles, NoFiles, Session};
+use crate::{script, shell, MemoryFiles, NoFiles, Session};
 use std::collections::BTreeMap;
 use warehouse_sim::fuzzing::{observe, text};
 use warehouse_sim::{decode_manifests, SimDuration};
@@ -41,9 +41,9 @@ pub fn split_files(input: &str) -> (&str, BTreeMap<String, String>) {
 }
 
 /// Runs `args` and reads its output as a terminal would.
-fn run(session: &mut Session, args: &[&str], files: &dyn FileSource) {
+fn run(session: &mut Session, args: &[&str]) {
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    let _ = session.run_args(&args, None, files).combined();
+    let _ = session.run_args(&args, None, &NoFiles).combined();
 }
 
 /// A manifest applied as `kubectl apply -f -` (what the web editor's Apply does) on a
@@ -67,8 +67,8 @@ pub fn manifest_apply(data: &[u8]) {
     session.cluster.advance(SimDuration::secs(30));
     assert!(session.cluster.now() >= before, "the clock went back");
     observe(&session.cluster);
-    run(&mut session, &["get", "all", "-A", "-o", "wide"], &NoFiles);
-    run(&mut session, &["get", "events", "-A"], &NoFiles);
+    run(&mut session, &["get", "all", "-A", "-o", "wide"]);
+    run(&mut session, &["get", "events", "-A"]);
     if let Ok(objects) = decode_manifests(&text) {
         for object in objects.iter().take(4) {
             let kind = object.kind().plural();
@@ -77,15 +77,10 @@ pub fn manifest_apply(data: &[u8]) {
                 ns => ns,
             };
             let name = object.name();
-            run(
-                &mut session,
-                &["describe", kind, name, "-n", namespace],
-                &NoFiles,
-            );
+            run(&mut session, &["describe", kind, name, "-n", namespace]);
             run(
                 &mut session,
                 &["get", kind, name, "-n", namespace, "-o", "yaml"],
-                &NoFiles,
             );
         }
     }

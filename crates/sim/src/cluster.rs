@@ -455,7 +455,7 @@ pub struct Cluster {
     /// What happened, for drawing (`feed.rs`). A view: snapshots leave it out.
     #[serde(skip)]
     pub(crate) feed: crate::feed::Feed,
-    /// The endpoint controllers' memory (pod memberships, slice size).
+    /// The endpoint controllers' memory (each pod's last labels, slice size).
     #[serde(default)]
     pub(crate) endpoints: crate::controllers::endpointslice::EndpointsState,
     /// What the simulation has done so far (see [`Work`]).

@@ -1060,8 +1060,8 @@ impl Cluster {
             }
             Object::Pod(pod) => {
                 self.job_controller_observe_pod(ev);
-                let current = (ev.event_type != EventType::Deleted).then_some(pod);
-                for svc in self.services_for_pod_event(&key, current) {
+                let deleted = ev.event_type == EventType::Deleted;
+                for svc in self.services_for_pod_event(&key, pod, deleted) {
                     self.enqueue(Component::EndpointSliceController, svc.clone());
                     self.enqueue(Component::EndpointsController, svc);
                 }

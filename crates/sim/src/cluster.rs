@@ -467,7 +467,7 @@ pub struct Cluster {
     /// What happened, for drawing (`feed.rs`). A view: snapshots leave it out.
     #[serde(skip)]
     pub(crate) feed: crate::feed::Feed,
-    /// The endpoint controllers' memory (pod memberships, slice size).
+    /// The endpoint controllers' memory (each pod's last labels, slice size).
     #[serde(default)]
     pub(crate) endpoints: crate::controllers::endpointslice::EndpointsState,
     /// What the simulation has done so far (see [`Work`]).
@@ -1083,8 +1083,8 @@ impl Cluster {
             }
             Object::Pod(pod) => {
                 self.job_controller_observe_pod(ev);
-                let current = (ev.event_type != EventType::Deleted).then_some(pod);
-                for svc in self.services_for_pod_event(&key, current) {
+                let deleted = ev.event_type == EventType::Deleted;
+                for svc in self.services_for_pod_event(&key, pod, deleted) {
                     self.enqueue(Component::EndpointSliceController, svc.clone());
                     self.enqueue(Component::EndpointsController, svc);
                 }

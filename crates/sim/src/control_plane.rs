@@ -452,6 +452,7 @@ impl Cluster {
     pub(crate) fn relist(&mut self, c: ControlPlaneComponent) {
         match c {
             ControlPlaneComponent::ControllerManager => {
+                self.endpoint_controllers_relist();
                 for (kind, component) in [
                     (Kind::Deployment, Component::DeploymentController),
                     (Kind::ReplicaSet, Component::ReplicaSetController),

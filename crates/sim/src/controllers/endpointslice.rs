@@ -140,20 +140,25 @@ impl Cluster {
     }
 
     /// The Services to sync for a pod event (upstream
-    /// `GetServicesToUpdateOnPodChange`): those whose selector matches the pod's labels
-    /// now, and those matching the labels it had at its previous event. The watch
-    /// here carries only the new pod, so each pod's labels are remembered; both sets
-    /// are taken from the Services as they are now, so a Service created after the
-    /// pod's last event is not missed.
+    /// `GetServicesToUpdateOnPodChange`, and `GetPodServiceMemberships` of the final
+    /// state for a deletion): those whose selector matches the pod's labels, and
+    /// those matching the labels it had at its previous event. The watch here
+    /// carries only the new pod, so each pod's labels are remembered (the informer's
+    /// cache); both sets are taken from the Services as they are now, so a Service
+    /// created after the pod's last event is not missed.
     pub(crate) fn services_for_pod_event(
         &mut self,
         pod_key: &ObjectKey,
-        pod: Option<&Pod>,
+        pod: &Pod,
+        deleted: bool,
     ) -> BTreeSet<ObjectKey> {
-        let labels = pod.map(|p| p.metadata.labels.clone().unwrap_or_default());
-        let before = match labels.clone() {
-            Some(l) => self.endpoints.labels.insert(pod_key.clone(), l),
-            None => self.endpoints.labels.remove(pod_key),
+        let labels = pod.metadata.labels.clone().unwrap_or_default();
+        let before = if deleted {
+            self.endpoints.labels.remove(pod_key)
+        } else {
+            self.endpoints
+                .labels
+                .insert(pod_key.clone(), labels.clone())
         };
         let mut services: BTreeSet<ObjectKey> = BTreeSet::new();
         for o in self.store.list(Kind::Service, Some(&pod_key.namespace)) {
@@ -161,15 +166,29 @@ impl Cluster {
                 continue;
             };
             if has_managed_endpoints(svc)
-                && [&labels, &before]
-                    .into_iter()
-                    .flatten()
+                && std::iter::once(&labels)
+                    .chain(&before)
                     .any(|l| selects_labels(svc, l))
             {
                 services.insert(o.key());
             }
         }
         services
+    }
+
+    /// The endpoint controllers' informer lists pods again (a controller manager
+    /// that starts, an etcd restore): the labels it knows are the pods' as they are.
+    pub(crate) fn endpoint_controllers_relist(&mut self) {
+        self.endpoints.labels = self
+            .store
+            .list(Kind::Pod, None)
+            .filter_map(|o| {
+                Some((
+                    o.key(),
+                    o.as_pod()?.metadata.labels.clone().unwrap_or_default(),
+                ))
+            })
+            .collect();
     }
 
     /// Reconciles one Service's EndpointSlices.

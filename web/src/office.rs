@@ -945,6 +945,7 @@ mod tests {
             namespace: "default".into(),
             code: if refused.is_some() { 403 } else { 201 },
             refused_at: refused,
+            stages: Vec::new(),
             by_learner: warehouse_sim::apiserver::user_is_learner(user),
         }
     }

@@ -44,6 +44,11 @@ pub fn read_lesson(dir: &Path) -> LessonSource {
 
 /// Checks a lessons folder or one lesson.
 pub fn check(path: &Path) -> Report {
+    check_with(path, false)
+}
+
+/// [`check`], and with `frames` the moment each walkthrough step shows.
+pub fn check_with(path: &Path, frames: bool) -> Report {
     let mut text = String::new();
     let mut ok = true;
     let mut fail = |text: &mut String, e: &LessonError| {
@@ -131,6 +136,11 @@ pub fn check(path: &Path) -> Report {
                     v.conditions,
                     fmt_duration(v.sim_time)
                 );
+                if frames {
+                    for (n, f) in &v.frames {
+                        let _ = write!(text, "  step {n}: {}", f.describe());
+                    }
+                }
             }
             Err(errors) => {
                 let _ = writeln!(text, "FAILED {}:", source.dir);

@@ -59,6 +59,9 @@ enum LessonsCommand {
         /// The lessons folder (with index.yaml) or one lesson's folder
         #[arg(default_value = "lessons")]
         path: PathBuf,
+        /// Also print the moment each walkthrough step shows (```frame blocks)
+        #[arg(long)]
+        frames: bool,
     },
 }
 
@@ -87,10 +90,10 @@ fn real_main() -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Lessons {
-            command: LessonsCommand::Check { path },
+            command: LessonsCommand::Check { path, frames },
         } => {
             anyhow::ensure!(path.is_dir(), "{} is not a folder", path.display());
-            let report = warehouse_cli::lessons::check(&path);
+            let report = warehouse_cli::lessons::check_with(&path, frames);
             print!("{}", report.text);
             Ok(if report.ok {
                 ExitCode::SUCCESS

@@ -8,6 +8,7 @@
 pub mod catalogue;
 pub mod check;
 pub mod error;
+pub mod frames;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod markdown;
@@ -20,6 +21,7 @@ pub mod verify;
 pub use catalogue::{parse_catalogue, Catalogue};
 pub use check::{CheckResult, ConditionResult};
 pub use error::LessonError;
+pub use frames::{Frame, Miss, Moment};
 pub use model::*;
 pub use parse::{parse_lesson, valid_id, MAX_STEPS};
 pub use runner::Runner;

@@ -92,6 +92,9 @@ pub struct Step {
     pub hints: Vec<Hint>,
     pub solution: Option<Solution>,
     pub incidents: Vec<Incident>,
+    /// A ```` ```frame ```` block: this step shows one moment of the simulation's own
+    /// record (an interview walkthrough).
+    pub frame: Option<FrameSpec>,
 }
 
 impl Step {
@@ -229,4 +232,41 @@ pub struct Incident {
     pub line: usize,
     pub at: SimDuration,
     pub run: String,
+}
+
+/// A ```` ```frame ```` block: which recorded moment a walkthrough step shows. The
+/// moment is the first one after the previous frame (or, for the first frame after
+/// a step without one, after that step opened) that matches every key given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameSpec {
+    pub line: usize,
+    pub what: FrameWhat,
+    /// Who acted, as the floor names components: `kubernetes-admin` (the learner),
+    /// `deployment-controller`, `kube-scheduler`, `kubelet:zone-a`; `*` matches any
+    /// run of characters.
+    pub actor: Option<String>,
+    /// Glob over the object's name (`web-*`); for a request, over its target
+    /// (`deployments/web`). `same`: the object of the frame before.
+    pub name: Option<String>,
+    /// For a write: a dotted path whose value the write changed (`spec.nodeName`,
+    /// `status.conditions`): the diff shows it first.
+    pub field: Option<String>,
+    /// With `field`: the value the write gave it (`true`, `Running`, `zone-b`).
+    pub to: Option<String>,
+    /// For a write: a component its watch was delivered to (`kube-proxy`).
+    pub notified: Option<String>,
+}
+
+/// What kind of moment a frame shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrameWhat {
+    /// A request answered by the reception desk: its verb (`create`, `update`,
+    /// `delete`; `None` for any).
+    Request { verb: Option<String> },
+    /// A write stored in the ledger vault: its kind (`ReplicaSet`) and change
+    /// (`added`, `modified`, `deleted`; `None` for any).
+    Write {
+        kind: String,
+        change: Option<String>,
+    },
 }

@@ -24,6 +24,7 @@ pub const MAX_WITHIN: SimDuration = SimDuration::secs(3_600);
 /// The fenced blocks that are parts of a lesson rather than code to show.
 pub const BLOCK_KINDS: &[&str] = &[
     "kubectl", "sh", "bash", "yaml", "check", "hint", "solution", "quiz", "predict", "incident",
+    "frame",
 ];
 
 /// Parses one lesson file. `file` names it in errors.
@@ -415,6 +416,7 @@ impl BodyParser<'_> {
                         hints: Vec::new(),
                         solution: None,
                         incidents: Vec::new(),
+                        frame: None,
                     });
                 }
                 Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
@@ -575,6 +577,16 @@ impl BodyParser<'_> {
                 Ok(mut i) => self.step().incidents.append(&mut i),
                 Err(e) => self.errors.push(e),
             },
+            "frame" => {
+                if self.step().frame.is_some() {
+                    self.error(line, "a step shows one ```frame; this is a second");
+                    return;
+                }
+                match parse_frame(file, line, &content) {
+                    Ok(f) => self.step().frame = Some(f),
+                    Err(e) => self.errors.push(e),
+                }
+            }
             _ => unreachable!("is_block_kind lists the kinds"),
         }
     }
@@ -996,6 +1008,95 @@ pub(crate) fn parse_predict(file: &str, fence: usize, text: &str) -> Result<Pred
         advance,
         show,
         explain: c.explain,
+    })
+}
+
+/// The keys a ```` ```frame ```` block takes.
+const FRAME_KEYS: &[&str] = &[
+    "request", "write", "kind", "actor", "name", "field", "to", "notified",
+];
+
+/// The changes a write frame names.
+const FRAME_CHANGES: &[&str] = &["added", "modified", "deleted", "any"];
+
+/// A frame: `request: create` (or `any`), or `write: added|modified|deleted|any` with
+/// `kind:`; then optional `actor`, `name`, `field`, `notified`.
+pub(crate) fn parse_frame(file: &str, fence: usize, text: &str) -> Result<FrameSpec, LessonError> {
+    let v = yaml_value(file, fence, "frame", text)?;
+    let m = mapping(file, fence + 1, "a ```frame block", &v, FRAME_KEYS)?;
+    let field = |key: &str| {
+        text_field(m, key)
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+    };
+    let any = |t: String| (t != "any").then_some(t);
+    let what = match (field("request"), field("write")) {
+        (Some(verb), None) => {
+            if !matches!(verb.as_str(), "create" | "update" | "delete" | "any") {
+                return Err(LessonError::new(
+                    file,
+                    key_line(fence, text, "request"),
+                    0,
+                    format!("`request: {verb}`: a frame shows a request the desk records: create, update, delete or any"),
+                ));
+            }
+            if ["kind", "field", "to", "notified"].iter().any(|k| m.contains_key(*k)) {
+                return Err(LessonError::new(
+                    file,
+                    fence + 1,
+                    0,
+                    "a request frame takes `actor` and `name` (the target, `deployments/web`); `kind`, `field`, `to` and `notified` belong to a write frame",
+                ));
+            }
+            FrameWhat::Request { verb: any(verb) }
+        }
+        (None, Some(change)) => {
+            if !FRAME_CHANGES.contains(&change.as_str()) {
+                return Err(LessonError::new(
+                    file,
+                    key_line(fence, text, "write"),
+                    0,
+                    format!("`write: {change}`: a write is added, modified, deleted or any"),
+                ));
+            }
+            let Some(kind) = field("kind") else {
+                return Err(LessonError::new(
+                    file,
+                    fence + 1,
+                    0,
+                    "a write frame needs `kind:`, the kind of object written (ReplicaSet, Pod, EndpointSlice)",
+                ));
+            };
+            FrameWhat::Write {
+                kind,
+                change: any(change),
+            }
+        }
+        _ => {
+            return Err(LessonError::new(
+                file,
+                fence + 1,
+                0,
+                "a ```frame block shows either `request: create|update|delete|any` or `write: added|modified|deleted|any` (with `kind:`)",
+            ))
+        }
+    };
+    if m.contains_key("to") && !m.contains_key("field") {
+        return Err(LessonError::new(
+            file,
+            key_line(fence, text, "to"),
+            0,
+            "`to:` is the value a write gave its `field:`; name the field too",
+        ));
+    }
+    Ok(FrameSpec {
+        line: fence,
+        what,
+        to: field("to"),
+        actor: field("actor"),
+        name: field("name"),
+        field: field("field"),
+        notified: field("notified"),
     })
 }
 

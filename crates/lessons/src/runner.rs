@@ -3,7 +3,9 @@
 //! The browser and `lessons check` drive lessons through this same type.
 
 use crate::check::{self, CheckResult};
+use crate::frames::{self, Frame, Miss, Origin};
 use crate::model::Lesson;
+use std::collections::BTreeMap;
 use warehouse_kubectl::script::{self, Action};
 use warehouse_kubectl::{CommandOutput, FileSource, Session};
 use warehouse_sim::{Cluster, SimDuration, SimTime};
@@ -35,6 +37,11 @@ pub struct Runner {
     cache: Option<((u64, u64), CheckResult)>,
     /// How many times a check was evaluated (the cache's misses).
     evaluations: u64,
+    /// When each step first opened (time and change-feed position): where the frames
+    /// after it start looking. "Reset this step" moves it to the restored cluster.
+    origins: BTreeMap<usize, Origin>,
+    /// Frames found, by step: a moment once found stays as it was shown.
+    frames: BTreeMap<usize, Frame>,
 }
 
 impl Runner {
@@ -58,6 +65,10 @@ impl Runner {
     pub fn open(&mut self, session: &Session, step: usize) {
         self.step = step;
         self.opened_at = session.cluster.now();
+        self.origins.entry(step).or_insert(Origin {
+            at_ms: self.opened_at.0,
+            seq: session.cluster.feed_since(u64::MAX).next,
+        });
         self.fired = 0;
         self.cache = None;
         self.snapshot = Some(StepSnapshot {
@@ -80,7 +91,63 @@ impl Runner {
         session.kubeconfig = s.kubeconfig;
         self.fired = 0;
         self.cache = None;
+        // A restored cluster starts a new change feed: what this step and the frames
+        // after it show is what happens from now on.
+        self.origins.insert(
+            self.step,
+            Origin {
+                at_ms: session.cluster.now().0,
+                seq: session.cluster.feed_since(u64::MAX).next,
+            },
+        );
+        let step = self.step;
+        self.frames.retain(|&k, _| k < step);
         Ok(())
+    }
+
+    /// The moment the open step's ```` ```frame ```` shows: the frames since the last
+    /// step without one opened are matched in order. `None` for a step without a frame.
+    pub fn frame(&mut self, lesson: &Lesson, session: &Session) -> Option<Result<Frame, Miss>> {
+        let k = self.step;
+        lesson.steps.get(k)?.frame.as_ref()?;
+        if let Some(f) = self.frames.get(&k) {
+            return Some(Ok(f.clone()));
+        }
+        let anchor = (0..k)
+            .rev()
+            .find(|&j| lesson.steps[j].frame.is_none())
+            .unwrap_or(0);
+        let origin = self.origins.get(&anchor).copied().unwrap_or_default();
+        let chain: Vec<usize> = (anchor..=k)
+            .filter(|&j| lesson.steps[j].frame.is_some())
+            .collect();
+        let specs: Vec<_> = chain
+            .iter()
+            .filter_map(|&j| lesson.steps[j].frame.as_ref())
+            .collect();
+        let mut found = frames::resolve(&session.cluster, origin, &specs);
+        for (&j, r) in chain.iter().zip(&found) {
+            if let Ok(f) = r {
+                self.frames.entry(j).or_insert_with(|| f.clone());
+            }
+        }
+        found.pop()
+    }
+
+    /// Where the open step's frame looks from: after the last frame of its chain that
+    /// matched, or the origin (for `lessons check`'s listing of what did happen).
+    pub fn frame_search_start(&self, lesson: &Lesson) -> Origin {
+        let k = self.step;
+        let anchor = (0..k)
+            .rev()
+            .find(|&j| lesson.steps[j].frame.is_none())
+            .unwrap_or(0);
+        let origin = self.origins.get(&anchor).copied().unwrap_or_default();
+        let last = (anchor..k).rev().find_map(|j| self.frames.get(&j));
+        Origin {
+            at_ms: origin.at_ms,
+            seq: last.map_or(origin.seq, |f| f.next_seq),
+        }
     }
 
     /// When the open step's next incident is due, and its command.

@@ -36,6 +36,8 @@ pub struct Verified {
     pub conditions: usize,
     /// Simulated time the replay took, setup included.
     pub sim_time: SimDuration,
+    /// Each walkthrough step's moment (its 1-based number and the frame).
+    pub frames: Vec<(usize, crate::Frame)>,
 }
 
 /// The files a lesson's commands can read: those its front matter lists.
@@ -263,6 +265,18 @@ fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
                 format!("step {n}'s solution"),
             );
         }
+        if s.frame
+            .as_ref()
+            .map(|f| (&f.what, &f.actor, &f.name, &f.field, &f.to, &f.notified))
+            != t.frame
+                .as_ref()
+                .map(|f| (&f.what, &f.actor, &f.name, &f.field, &f.to, &f.notified))
+        {
+            differ(
+                t.frame.as_ref().map(|f| f.line).unwrap_or(t.line),
+                format!("step {n}'s frame"),
+            );
+        }
         let incidents = |st: &Step| -> Vec<(SimDuration, String)> {
             st.incidents.iter().map(|i| (i.at, i.run.clone())).collect()
         };
@@ -423,10 +437,32 @@ fn replay(lesson: &Lesson, files: &dyn FileSource) -> Result<Verified, LessonErr
     let started = session.cluster.now();
     let mut runner = Runner::default();
     let mut conditions = 0;
+    let mut frames = Vec::new();
     for (i, step) in lesson.steps.iter().enumerate() {
         let n = i + 1;
         runner.open(&session, i);
         runner.fire_due(lesson, &mut session, files);
+        let shown = runner.frame(lesson, &session);
+        if let Some(Ok(f)) = &shown {
+            frames.push((n, f.clone()));
+        }
+        if let (Some(spec), Some(Err(miss))) = (&step.frame, shown) {
+            let why = match miss {
+                crate::Miss::NotYet => "nothing that matches it has happened since the step before it opened (or since the previous frame's moment); the keys must match one of the moments below, in order",
+                crate::Miss::Dropped => "the change feed dropped events before it could be matched: the run before it writes too much",
+                crate::Miss::Earlier => "an earlier frame of the walkthrough did not match",
+            };
+            return Err(LessonError::new(
+                file,
+                spec.line,
+                0,
+                format!(
+                    "step {n} ({}): the ```frame matches no recorded moment: {why}; what was recorded from there:\n  {}",
+                    step.title,
+                    crate::frames::listing(&session.cluster, runner.frame_search_start(lesson), 40).join("\n  ")
+                ),
+            ));
+        }
         if let Some(check) = &step.check {
             conditions += check.conditions.len();
             let before = check::evaluate(&mut session, check, files);
@@ -540,6 +576,7 @@ fn replay(lesson: &Lesson, files: &dyn FileSource) -> Result<Verified, LessonErr
         steps: lesson.steps.len(),
         conditions,
         sim_time: session.cluster.now().since(started),
+        frames,
     })
 }
 

@@ -580,6 +580,16 @@ impl Cluster {
         self.now
     }
 
+    /// The write at `revision` and the same object's write before it, while etcd's
+    /// watch history still holds them (`Store::logged`): what interview walkthroughs
+    /// show as a write's diff.
+    pub fn logged_write(
+        &self,
+        revision: u64,
+    ) -> Option<(Option<&crate::store::WatchEvent>, &crate::store::WatchEvent)> {
+        self.store.logged(revision)
+    }
+
     /// The store's revision (etcd's global revision).
     pub fn revision(&self) -> u64 {
         self.store.revision()

@@ -33,6 +33,9 @@ pub enum FeedEvent {
         /// The stage that refused it (`authentication`, `authorization`,
         /// `admission`, `validation`, ...), or `None` when it was stored.
         refused_at: Option<&'static str>,
+        /// Every stage it went through, in order, with its verdict and modelled
+        /// microseconds (the last is the one that refused it, if any).
+        stages: Vec<(&'static str, bool, u32)>,
         /// Made by a person (kubectl, the UI, a script), not by a component.
         by_learner: bool,
     },
@@ -152,6 +155,12 @@ impl Cluster {
             namespace: r.namespace.clone(),
             code: r.code,
             refused_at,
+            stages: r
+                .stages
+                .iter()
+                .enumerate()
+                .map(|(i, (s, ok))| (s.as_str(), *ok, r.micros.get(i).copied().unwrap_or(0)))
+                .collect(),
             by_learner: r.by_learner(),
         });
     }

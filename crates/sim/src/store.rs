@@ -238,6 +238,21 @@ impl Store {
         Ok(self.log.range(start..))
     }
 
+    /// The write at `revision` while the watch log still holds it, and the same
+    /// object's write before it when the log reaches back that far (`None` for a
+    /// creation, or for an object whose earlier write has left the log).
+    pub fn logged(&self, revision: u64) -> Option<(Option<&WatchEvent>, &WatchEvent)> {
+        let at = self.log.partition_point(|e| e.revision < revision);
+        let ev = self.log.get(at).filter(|e| e.revision == revision)?;
+        let key = ev.object.key();
+        let before = if ev.event_type == EventType::Added {
+            None
+        } else {
+            self.log.range(..at).rev().find(|e| e.object.key() == key)
+        };
+        Some((before, ev))
+    }
+
     /// Creates `obj`, which must not exist. Sets resourceVersion; the apiserver has
     /// already set uid, timestamps and generation.
     pub fn create(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {

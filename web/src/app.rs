@@ -135,13 +135,19 @@ pub fn App() -> Html {
             </div>
         }
     });
+    let focus: Option<AttrValue> = state
+        .lesson
+        .as_ref()
+        .and_then(|o| o.frame.as_deref())
+        .and_then(|f| f.as_ref().ok())
+        .map(|f| AttrValue::from(crate::frame_card::focus(f)));
     html! {
         <div class="app">
             <Toolbar time_ms={state.floor.now_ms} playing={state.playing} speed={state.speed}
                      {tr} dispatch={dispatch.clone()} />
             { for progress_notice }
             <Office session={state.session.clone()} view={state.view.clone()} {tr}
-                    info={state.office.clone()} />
+                    info={state.office.clone()} focus={focus} />
             <main class={classes!("layout", panel.is_some().then_some("with-lessons"))}>
                 if let Some(panel) = panel {
                     <aside class="lessons-side" ondragover={on_dragover} ondrop={on_drop}>{ panel }</aside>

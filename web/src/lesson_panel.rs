@@ -173,6 +173,11 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 { &step.title }
                 if step_done { <span class="badge ok">{ tr.l(L::StepDone) }</span> }
             </h3>
+            if step.frame.is_some() {
+                if let Some(frame) = &open.frame {
+                    { crate::frame_card::card(frame, tr) }
+                }
+            }
             <div class="step-body">{ for step.blocks.iter().enumerate().map(block) }</div>
             { check }
             { hints }

@@ -173,6 +173,7 @@ impl AppState {
             predicts: Default::default(),
             check: None,
             checked_at: None,
+            frame: None,
             note: None,
         }));
         self.panel = Panel::Lesson;
@@ -403,10 +404,23 @@ impl AppState {
                     .cloned();
                 let passed = result.as_ref().is_some_and(|r| r.passed());
                 let changed = open.check.as_deref() != result.as_ref();
+                // A walkthrough step's moment: found once, then kept as shown.
+                let frame = match &open.frame {
+                    Some(f) if f.is_ok() => None,
+                    _ => open
+                        .runner
+                        .borrow_mut()
+                        .frame(&lesson, &self.session.borrow()),
+                };
                 if let Some(o) = self.open_mut() {
                     o.checked_at = Some((revision, now));
                     if changed {
                         o.check = result.map(Rc::new);
+                    }
+                    if let Some(f) = frame {
+                        if o.frame.as_deref() != Some(&f) {
+                            o.frame = Some(Rc::new(f));
+                        }
                     }
                 }
                 let id = open.id().to_string();

@@ -186,6 +186,8 @@ pub struct OpenLesson {
     pub check: Option<Rc<CheckResult>>,
     /// The (store revision, time) the check was last evaluated at.
     pub checked_at: Option<(u64, u64)>,
+    /// The open step's recorded moment (a walkthrough step's ```frame).
+    pub frame: Option<Rc<Result<warehouse_lessons::Frame, warehouse_lessons::Miss>>>,
     /// A note shown at the top of the panel (the replay after a reload).
     pub note: Option<String>,
 }
@@ -201,6 +203,7 @@ impl PartialEq for OpenLesson {
             && self.quizzes == other.quizzes
             && self.predicts == other.predicts
             && opt_ptr_eq(&self.check, &other.check)
+            && opt_ptr_eq(&self.frame, &other.frame)
             && self.note == other.note
     }
 }
@@ -239,6 +242,7 @@ impl OpenLesson {
         self.predicts.clear();
         self.check = None;
         self.checked_at = None;
+        self.frame = None;
     }
 }
 

@@ -10,6 +10,7 @@ mod decision;
 mod editor;
 mod fetch;
 mod floor;
+mod frame_card;
 mod i18n;
 mod inspector;
 mod inspector_i18n;

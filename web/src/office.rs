@@ -527,7 +527,7 @@ fn box_shape(x: f64, y: f64, fill: &str) -> Html {
 }
 
 /// Draws the office from the model and the view.
-pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr) -> Html {
+pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr, focus: Option<&str>) -> Html {
     let ru = tr.lang == Lang::Ru;
     let apiserver_up = view
         .components
@@ -547,11 +547,11 @@ pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr) -> Html {
         } else {
             apiserver_up
         };
-        let class = if up {
-            "office-gate"
-        } else {
-            "office-gate down"
-        };
+        let class = classes!(
+            "office-gate",
+            (!up).then_some("down"),
+            (focus == Some("desk") && g != Gate::Vault).then_some("focus")
+        );
         let (w, h) = if g == Gate::Vault {
             (70.0, 70.0)
         } else {
@@ -620,7 +620,11 @@ pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr) -> Html {
     let stations = stations(view);
     let station_nodes = stations.iter().map(|s| {
         let lit = model.lit.get(&s.id).is_some_and(|at| model.now - at >= NOTIFY_MS * 0.8);
-        let class = if lit { "office-station lit" } else { "office-station" };
+        let class = classes!(
+            "office-station",
+            lit.then_some("lit"),
+            (focus == Some(s.id.as_str())).then_some("focus")
+        );
         html! {
             <g class={class} data-station={s.id.clone()}>
                 <title>{ s.id.clone() }</title>
@@ -782,11 +786,15 @@ pub struct OfficeProps {
     pub view: Rc<ClusterView>,
     pub tr: Tr,
     pub info: Rc<RefCell<OfficeInfo>>,
+    /// The station an interview walkthrough's moment lights (`kube-scheduler`,
+    /// `kubelet:zone-a`; `desk` for the reception desk's gates).
+    #[prop_or_default]
+    pub focus: Option<AttrValue>,
 }
 
 impl PartialEq for OfficeProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.view, &other.view) && self.tr == other.tr
+        Rc::ptr_eq(&self.view, &other.view) && self.tr == other.tr && self.focus == other.focus
     }
 }
 
@@ -917,7 +925,7 @@ pub fn Office(props: &OfficeProps) -> Html {
             l.spoken_at = now;
         }
     }
-    let svg = render(&l.model, &props.view, tr);
+    let svg = render(&l.model, &props.view, tr, props.focus.as_deref());
     let heading = narration::heading(tr);
     html! {
         <section class="office panel" aria-labelledby="office-heading">

@@ -44,6 +44,11 @@ pub fn CatalogueView(props: &CatalogueProps) -> Html {
             { for catalogue.paths.iter().map(|path| html! {
                 <section class="path" data-path={path.id.clone()}>
                     <h3>{ path.title.get(russian) }</h3>
+                    <p class="path-time">{ format!("≈ {} {}", path.lessons.iter()
+                        .filter_map(|f| lessons.iter().find(|l| &l.folder == f))
+                        .filter_map(|e| e.summary(russian))
+                        .map(|s| s.minutes)
+                        .sum::<u32>(), tr.l(L::Minutes)) }</p>
                     <p class="path-summary">{ path.summary.get(russian) }</p>
                     <ol class="lesson-list">
                     { for path.lessons.iter().map(|folder| {

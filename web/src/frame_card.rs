@@ -24,8 +24,18 @@ pub fn focus(frame: &Frame) -> String {
 fn who(tr: Tr, actor: &str) -> String {
     let ru = tr.lang == Lang::Ru;
     match actor {
-        "kubernetes-admin" => if ru { "вы (kubectl, kubernetes-admin)" } else { "you (kubectl, kubernetes-admin)" }.into(),
-        "system:apiserver" => if ru { "стойка регистрации (kube-apiserver)" } else { "the reception desk (kube-apiserver)" }.into(),
+        "kubernetes-admin" => if ru {
+            "вы (kubectl, kubernetes-admin)"
+        } else {
+            "you (kubectl, kubernetes-admin)"
+        }
+        .into(),
+        "system:apiserver" => if ru {
+            "стойка регистрации (kube-apiserver)"
+        } else {
+            "the reception desk (kube-apiserver)"
+        }
+        .into(),
         a => {
             let label = station_label(tr, a);
             if label == a {
@@ -52,27 +62,57 @@ fn change(tr: Tr, c: Change) -> &'static str {
 fn why(tr: Tr, w: &Why) -> String {
     let ru = tr.lang == Lang::Ru;
     match w {
-        Why::Request => if ru { "запрос человека (kubectl)" } else { "a person's request (kubectl)" }.into(),
-        Why::Bootstrap => if ru { "запуск склада" } else { "the warehouse starting up" }.into(),
-        Why::Fault(f) => if ru { format!("сбой «{f}»") } else { format!("the fault `{f}`") },
+        Why::Request => if ru {
+            "запрос человека (kubectl)"
+        } else {
+            "a person's request (kubectl)"
+        }
+        .into(),
+        Why::Bootstrap => if ru {
+            "запуск склада"
+        } else {
+            "the warehouse starting up"
+        }
+        .into(),
+        Why::Fault(f) => {
+            if ru {
+                format!("сбой «{f}»")
+            } else {
+                format!("the fault `{f}`")
+            }
+        }
         Why::Watch { read, .. } => {
             let obj = format!("{} {}", read.kind, read.name);
             let by = who(tr, &read.actor);
             if ru {
-                format!("увидел по watch запись {obj} (ревизия {}, её сделал {by})", read.revision)
+                format!(
+                    "увидел по watch запись {obj} (ревизия {}, её сделал {by})",
+                    read.revision
+                )
             } else {
-                format!("saw, through its watch, the write of {obj} (revision {}, made by {by})", read.revision)
+                format!(
+                    "saw, through its watch, the write of {obj} (revision {}, made by {by})",
+                    read.revision
+                )
             }
         }
         Why::Timer { timers, origin } => {
             let t = timers.join(" ← ");
             if ru {
-                format!("сработал таймер «{t}», заведённый, когда {}", why(tr, origin))
+                format!(
+                    "сработал таймер «{t}», заведённый, когда {}",
+                    why(tr, origin)
+                )
             } else {
                 format!("the timer “{t}” fired, set after {}", why(tr, origin))
             }
         }
-        Why::Forgotten => if ru { "журнал причин уже забыл её" } else { "the trace has forgotten it" }.into(),
+        Why::Forgotten => if ru {
+            "журнал причин уже забыл её"
+        } else {
+            "the trace has forgotten it"
+        }
+        .into(),
     }
 }
 
@@ -117,11 +157,15 @@ pub fn card(frame: &Result<Frame, Miss>, tr: Tr) -> Html {
     };
     let seconds = f.after_ms as f64 / 1000.0;
     let at = if ru {
-        format!("+{seconds:.3} с после начала", ).replace('.', ",")
+        format!("+{seconds:.3} с после начала",).replace('.', ",")
     } else {
         format!("+{seconds:.3} s after the start")
     };
-    let heading = if ru { "Что записано" } else { "What the record shows" };
+    let heading = if ru {
+        "Что записано"
+    } else {
+        "What the record shows"
+    };
     let body = match &f.moment {
         Moment::Request {
             verb,
@@ -244,7 +288,10 @@ mod tests {
     fn the_acting_component_is_lit_and_requests_light_the_desk() {
         assert_eq!(focus(&frame("kube-scheduler", false)), "kube-scheduler");
         assert_eq!(focus(&frame("kubelet:zone-a", false)), "kubelet:zone-a");
-        assert_eq!(focus(&frame("replicaset-controller", false)), "replicaset-controller");
+        assert_eq!(
+            focus(&frame("replicaset-controller", false)),
+            "replicaset-controller"
+        );
         assert_eq!(focus(&frame("kubernetes-admin", false)), "desk");
         assert_eq!(focus(&frame("jane", false)), "desk");
         assert_eq!(focus(&frame("kubernetes-admin", true)), "desk");

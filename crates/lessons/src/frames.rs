@@ -157,8 +157,13 @@ impl Frame {
                 more,
                 before_known,
             } => {
+                let object = if namespace.is_empty() {
+                    format!("{kind} {name}")
+                } else {
+                    format!("{kind} {namespace}/{name}")
+                };
                 out.push_str(&format!(
-                    "  write {} {kind} {namespace}/{name} at revision {revision}\n    why: {}\n    notified: {}\n",
+                    "  write {} {object} at revision {revision}\n    why: {}\n    notified: {}\n",
                     change_name(*change),
                     cause.describe(),
                     notified.join(", ")
@@ -202,6 +207,18 @@ impl Why {
                 )
             }
             Why::Forgotten => "forgotten by the trace".into(),
+        }
+    }
+}
+
+impl Frame {
+    #[doc(hidden)]
+    pub fn new_for_tests(after_ms: u64, actor: &str, moment: Moment) -> Frame {
+        Frame {
+            after_ms,
+            actor: actor.to_string(),
+            moment,
+            next_seq: 0,
         }
     }
 }

@@ -10,14 +10,26 @@ use yew::prelude::*;
 
 /// The office station a moment lights: the component that acted, or the reception
 /// desk for a person's request and for the desk's own writes (Events).
+/// The office station of a writer: the node lifecycle controller writes as its
+/// service account, `node-controller`.
+fn station_of(actor: &str) -> &str {
+    match actor {
+        "node-controller" => "node-lifecycle-controller",
+        a => a,
+    }
+}
+
 pub fn focus(frame: &Frame) -> String {
-    match (&frame.moment, frame.actor.as_str()) {
-        (Moment::Request { .. }, _) => "desk".into(),
-        (_, a) if !a.contains("controller") && !a.starts_with("kube") && !a.contains(':') => {
-            "desk".into()
-        }
-        (_, "system:apiserver") => "desk".into(),
-        (_, a) => a.to_string(),
+    let a = station_of(&frame.actor);
+    let station = crate::office::CLERKS.contains(&a)
+        || a.starts_with("kubelet:")
+        || matches!(
+            a,
+            "kube-scheduler" | "kube-proxy" | "coredns" | "ingress-nginx"
+        );
+    match &frame.moment {
+        Moment::Write { .. } if station => a.to_string(),
+        _ => "desk".into(),
     }
 }
 
@@ -37,7 +49,7 @@ fn who(tr: Tr, actor: &str) -> String {
         }
         .into(),
         a => {
-            let label = station_label(tr, a);
+            let label = station_label(tr, station_of(a));
             if label == a {
                 a.to_string()
             } else {
@@ -51,11 +63,11 @@ fn change(tr: Tr, c: Change) -> &'static str {
     let ru = tr.lang == Lang::Ru;
     match (c, ru) {
         (Change::Added, false) => "created",
-        (Change::Added, true) => "создал",
+        (Change::Added, true) => "создан объект",
         (Change::Modified, false) => "changed",
-        (Change::Modified, true) => "изменил",
+        (Change::Modified, true) => "изменён объект",
         (Change::Deleted, false) => "deleted",
-        (Change::Deleted, true) => "удалил",
+        (Change::Deleted, true) => "удалён объект",
     }
 }
 
@@ -296,5 +308,9 @@ mod tests {
         assert_eq!(focus(&frame("jane", false)), "desk");
         assert_eq!(focus(&frame("kubernetes-admin", true)), "desk");
         assert_eq!(focus(&frame("system:apiserver", false)), "desk");
+        assert_eq!(
+            focus(&frame("node-controller", false)),
+            "node-lifecycle-controller"
+        );
     }
 }

@@ -15,6 +15,37 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 
+/// The controllers whose event recorders write as their own service account.
+const EVENT_CONTROLLERS: &[&str] = &[
+    "deployment-controller",
+    "replicaset-controller",
+    "daemonset-controller",
+    "job-controller",
+    "node-controller",
+    "taint-eviction-controller",
+    "endpointslice-controller",
+    "endpoint-controller",
+    "garbage-collector",
+    "namespace-controller",
+    "resourcequota-controller",
+    "ttl-after-finished-controller",
+    "service-controller",
+];
+
+/// Who writes an Event a component's recorder emits: the component itself (the
+/// scheduler, a node's kubelet, a controller's service account), as upstream's
+/// recorders write through each component's own client.
+fn event_writer(component: &str, host: Option<&str>) -> Actor {
+    match (component, host) {
+        ("default-scheduler", _) => Actor::Scheduler,
+        ("kubelet", Some(node)) => Actor::Kubelet(node.to_string()),
+        (c, _) => EVENT_CONTROLLERS
+            .iter()
+            .find(|n| **n == c)
+            .map_or(Actor::System, |n| Actor::Controller(n)),
+    }
+}
+
 /// Who is making a request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Actor {
@@ -730,7 +761,7 @@ impl Cluster {
     }
 
     /// Records a core/v1 Event about `about`, as the named component's event recorder
-    /// does. Events expire after [`EVENT_TTL`].
+    /// does, with that component's credentials. Events expire after [`EVENT_TTL`].
     pub(crate) fn record_event(
         &mut self,
         about: &Object,
@@ -790,18 +821,19 @@ impl Cluster {
             .recorded(&correlation.key)
             .and_then(|k| self.store.get(k))
             .cloned();
+        let writer = event_writer(component, host);
         if let Some(Object::Event(mut existing)) = recorded {
             existing.count = Some(existing.count.unwrap_or(1) + 1);
             existing.last_timestamp = ev.last_timestamp.clone();
             existing.message = ev.message.clone();
             if self
-                .update_as(Actor::System, Object::Event(existing))
+                .update_as(writer.clone(), Object::Event(existing))
                 .is_ok()
             {
                 return;
             }
         }
-        match self.create_as(Actor::System, Object::Event(ev.clone())) {
+        match self.create_as(writer, Object::Event(ev.clone())) {
             Ok(created) => {
                 let key = created.key();
                 self.event_correlator.remember(correlation.key, key.clone());

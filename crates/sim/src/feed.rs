@@ -191,8 +191,12 @@ impl Cluster {
             }
             crate::proxy::ProxyMode::Endpoints => matches!(ev.object, Object::Endpoints(_)),
         };
-        if proxy_kind || matches!(ev.object, Object::Service(_)) {
+        let service = matches!(ev.object, Object::Service(_));
+        if proxy_kind || service {
             notified.push("kube-proxy".into());
+        }
+        // CoreDNS watches EndpointSlices whatever kube-proxy reads.
+        if service || matches!(ev.object, Object::EndpointSlice(_)) {
             notified.push("coredns".into());
         }
         if self.ingress.installed && crate::ingress::IngressState::watches(&ev.object) {

@@ -108,6 +108,8 @@ pub enum Action {
     Addon { name: String, enable: bool },
     /// `sim stats`: what each watcher (kube-proxy, CoreDNS) has received.
     Stats,
+    /// `sim help`: the simulation's own commands, one a line.
+    Help,
     /// `sim stats reset`: zero the watchers' counters.
     StatsReset,
     /// `sim traffic start|stop|stats|reset ...` and `sim request URL ...`: the
@@ -445,6 +447,10 @@ pub fn parse_sim(rest: &str) -> Action {
             name: "metrics-server".to_string(),
             enable: *verb == "enable",
         },
+        ["addons" | "addon", "disable", "ingress"] => Action::Invalid(
+            "error: sim addons: the ingress add-on stays once enabled in this simulation (start a new warehouse to be without it)"
+                .into(),
+        ),
         ["addons" | "addon", "enable" | "disable", name] => Action::Invalid(format!(
             "error: sim addons: unknown add-on \"{name}\" (the simulation has metrics-server and ingress)"
         )),
@@ -452,6 +458,7 @@ pub fn parse_sim(rest: &str) -> Action {
             "error: sim addons takes enable or disable and an add-on: sim addons enable metrics-server|ingress"
                 .into(),
         ),
+        ["help"] | ["--help"] => Action::Help,
         ["stats"] => Action::Stats,
         ["stats", "reset"] => Action::StatsReset,
         ["stats", ..] => {
@@ -621,6 +628,14 @@ pub(crate) fn execute_action(
                 }
                 Err(e) => CommandOutput::error(crate::errors::render(&e, None)),
             }
+        }
+        Action::Help => {
+            let mut out = CommandOutput::new();
+            out.out_line("The simulation's own commands (kubectl works as usual):");
+            for usage in SIM_USAGE.split(", sim ") {
+                out.out_line(&format!("  sim {}", usage.trim_start_matches("sim ")));
+            }
+            out
         }
         Action::Stats => {
             let mut out = CommandOutput::new();
@@ -1000,5 +1015,25 @@ sim advance 1m
             session.cluster.now(),
             warehouse_sim::SimTime(0) + warehouse_sim::SETTLE_TIME + SimDuration::secs(1)
         );
+    }
+
+    #[test]
+    fn sim_help_lists_every_sim_command_one_a_line() {
+        let mut session = Session::settled(1);
+        let t = run(&mut session, "sim help\n", &crate::NoFiles);
+        assert_eq!(t.failures(), 0, "{t}");
+        let text = t.to_string();
+        for cmd in [
+            "sim advance DURATION",
+            "sim node kill NODE",
+            "sim why-node pod/NAME",
+            "sim request URL",
+        ] {
+            assert!(
+                text.lines().any(|l| l.trim_start().starts_with(cmd)),
+                "{cmd} in {text}"
+            );
+        }
+        assert!(!text.contains(", sim "), "one command a line: {text}");
     }
 }

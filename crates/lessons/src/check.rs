@@ -186,7 +186,11 @@ pub enum Use {
 fn sim_reads(action: &Action) -> bool {
     use warehouse_sim::traffic::TrafficCommand;
     match action {
-        Action::Stats | Action::Why { .. } | Action::WhyNode { .. } | Action::EtcdStatus => true,
+        Action::Stats
+        | Action::Help
+        | Action::Why { .. }
+        | Action::WhyNode { .. }
+        | Action::EtcdStatus => true,
         Action::Traffic(t) => matches!(t, TrafficCommand::Stats | TrafficCommand::Request { .. }),
         _ => false,
     }

@@ -633,7 +633,7 @@ pub(crate) fn execute_action(
             let mut out = CommandOutput::new();
             out.out_line("The simulation's own commands (kubectl works as usual):");
             for usage in SIM_USAGE.split(", sim ") {
-                out.out_line(&format!("  sim {}", usage.trim_start_matches("sim ")));
+                out.out_line(format!("  sim {}", usage.trim_start_matches("sim ")));
             }
             out
         }

@@ -561,9 +561,11 @@ fn diff_of(cluster: &Cluster, revision: u64, change: Change) -> (Vec<DiffLine>, 
         }
         (_, None) => false,
     };
-    if change != Change::Deleted {
-        flatten("", &after.object.to_json(), &mut new);
+    if change == Change::Deleted {
+        // The card says what was deleted; every field leaving would only be noise.
+        return (Vec::new(), true);
     }
+    flatten("", &after.object.to_json(), &mut new);
     if !before_known {
         return (Vec::new(), false);
     }
@@ -607,6 +609,29 @@ fn noise(path: &str) -> bool {
     ) || path.starts_with("metadata.managedFields")
 }
 
+/// What names each entry of a list of objects: its `name`, `type`, `ip`, first
+/// address or `targetRef.name`, when every entry has one and no two share it.
+fn element_keys(items: &[Value]) -> Option<Vec<String>> {
+    let key = |v: &Value| -> Option<String> {
+        let o = v.as_object()?;
+        for k in ["name", "type", "ip"] {
+            if let Some(Value::String(s)) = o.get(k) {
+                return Some(s.clone());
+            }
+        }
+        if let Some(Value::String(s)) = o.get("addresses").and_then(|a| a.get(0)) {
+            return Some(s.clone());
+        }
+        match o.get("targetRef").and_then(|t| t.get("name")) {
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => None,
+        }
+    };
+    let keys: Vec<String> = items.iter().map(key).collect::<Option<_>>()?;
+    let unique: std::collections::BTreeSet<&String> = keys.iter().collect();
+    (unique.len() == keys.len() && keys.iter().all(|k| !k.contains(['[', ']']))).then_some(keys)
+}
+
 /// The object's leaves in order, as (path, JSON text).
 fn flatten(path: &str, v: &Value, out: &mut Vec<(String, String)>) {
     if noise(path) {
@@ -623,11 +648,21 @@ fn flatten(path: &str, v: &Value, out: &mut Vec<(String, String)>) {
                 flatten(&p, x, out);
             }
         }
-        Value::Array(a) if !a.is_empty() => {
-            for (i, x) in a.iter().enumerate() {
-                flatten(&format!("{path}[{i}]"), x, out);
+        Value::Array(a) if !a.is_empty() => match element_keys(a) {
+            // Entries named by what identifies them (`conditions[Ready]`,
+            // `containerStatuses[web]`, `endpoints[10.244.1.5]`), so that one entry
+            // added or removed does not show every later one as changed.
+            Some(keys) => {
+                for (k, x) in keys.iter().zip(a) {
+                    flatten(&format!("{path}[{k}]"), x, out);
+                }
             }
-        }
+            None => {
+                for (i, x) in a.iter().enumerate() {
+                    flatten(&format!("{path}[{i}]"), x, out);
+                }
+            }
+        },
         other => {
             let mut text = other.to_string();
             if text.chars().count() > MAX_VALUE_CHARS {

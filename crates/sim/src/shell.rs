@@ -5,9 +5,12 @@
 //! backquotes, quotes and backslashes, `while`/`until`, `for`, `if`/`elif`/`else`,
 //! `break`, `continue`, and the builtins and applets `echo`, `printf`, `sleep`, `exit`,
 //! `true`, `false`, `:`, `date`, `printenv`, `env`, `export`, `unset`, `test`/`[`, `seq`,
-//! `hostname`, `cat`, `read`, `tail -f`. Simplified: pipes, redirections, background
-//! jobs, subshells and functions are not simulated; a script using them fails as a
-//! syntax error (`sh: syntax error: unexpected "|"`, exit status 2), never a panic.
+//! `hostname`, `cat`, `read`, `tail -f`; output redirections of a simple command
+//! (`> FILE`, `>> FILE`, `2>/dev/null`, `>&2`, `2>&1`, applied left to right; stdout
+//! and stderr both reach the container's log). Simplified: pipes, input
+//! redirections, background jobs, subshells and functions are not simulated; a script
+//! using them fails as a syntax error (`sh: syntax error: unexpected "|"`, exit
+//! status 2), never a panic.
 //!
 //! Words are separated by [`is_blank`] characters (space and tab, as in bash and
 //! ash); the terminal's shell in warehouse-kubectl lexes with the same definitions.
@@ -173,11 +176,45 @@ enum Part {
 
 type Word = Vec<Part>;
 
+/// An output redirection of a simple command: file descriptor 1 or 2 to a file
+/// (truncated, or appended to with `>>`; `/dev/null` discards), or to where another
+/// descriptor points now (`2>&1`, `>&2`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Redirect {
+    File { fd: u8, append: bool, target: Word },
+    Dup { fd: u8, to: u8 },
+}
+
+/// Where the shell's and the commands' error output goes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+enum ErrRoute {
+    /// Standard error: the log, whatever `$(...)` is capturing.
+    #[default]
+    Stderr,
+    /// Discarded (`2>/dev/null`).
+    Drop,
+    /// Into the output at this capture level (0: the log), as stdout there
+    /// (`2>&1`, `cmd > FILE 2>&1`).
+    Level(usize),
+    /// Kept for a file (`2> FILE`).
+    Buffer,
+}
+
+/// Where a descriptor's output goes while a command runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Sink {
+    Stdout,
+    Stderr,
+    Null,
+    File { path: String, append: bool },
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Node {
     Simple {
         assigns: Vec<(String, Word)>,
         words: Vec<Word>,
+        redirects: Vec<Redirect>,
     },
     Seq(Vec<Node>),
     /// `a && b || c`: the first pipeline, then each next one with its operator
@@ -480,24 +517,65 @@ impl Parser {
         }
     }
 
+    /// An output redirection at the cursor: `>`, `>>`, `1>`, `2>`, `2>>` and a
+    /// target word, or `>&N`, `2>&1`. Other descriptors are a syntax error, as is
+    /// a redirection without a target.
+    fn redirect(&mut self) -> Result<Option<Redirect>, String> {
+        let (fd, at) = match (self.peek(), self.chars.get(self.pos + 1)) {
+            (Some('>'), _) => (1, self.pos),
+            (Some(d @ ('1' | '2')), Some('>')) => (if d == '1' { 1 } else { 2 }, self.pos + 1),
+            (Some(d), Some('>')) if d.is_ascii_digit() => {
+                self.pos += 1;
+                return Err(self.unexpected());
+            }
+            _ => return Ok(None),
+        };
+        self.pos = at + 1;
+        let append = self.peek() == Some('>');
+        if append {
+            self.pos += 1;
+        }
+        if !append && self.peek() == Some('&') {
+            self.pos += 1;
+            let to = match self.peek() {
+                Some('1') => 1,
+                Some('2') => 2,
+                _ => return Err(self.unexpected()),
+            };
+            self.pos += 1;
+            if self.peek().is_some_and(|c| !is_metachar(c)) {
+                return Err(self.unexpected());
+            }
+            return Ok(Some(Redirect::Dup { fd, to }));
+        }
+        self.skip_space(false);
+        if self.peek().is_none_or(is_metachar) {
+            return Err(self.unexpected());
+        }
+        let target = self.word_here()?;
+        Ok(Some(Redirect::File { fd, append, target }))
+    }
+
     fn simple(&mut self) -> Result<Node, String> {
         let mut assigns = Vec::new();
         let mut words = Vec::new();
+        let mut redirects = Vec::new();
         loop {
             self.skip_space(false);
             match self.peek() {
                 None | Some(';') | Some('\n') | Some(')') => break,
                 Some('&') if self.chars.get(self.pos + 1) == Some(&'&') => break,
                 Some('|') => break,
-                Some(c) if "&<>(".contains(c) => return Err(self.unexpected()),
+                Some(c) if "&<(".contains(c) => return Err(self.unexpected()),
                 _ => {}
             }
-            // `2>&1` and friends: a digit right before a redirection.
+            if let Some(r) = self.redirect()? {
+                redirects.push(r);
+                continue;
+            }
+            // An input redirection (`0<`, `3<`) is not simulated.
             if self.peek().is_some_and(|c| c.is_ascii_digit())
-                && self
-                    .chars
-                    .get(self.pos + 1)
-                    .is_some_and(|c| *c == '>' || *c == '<')
+                && self.chars.get(self.pos + 1).is_some_and(|c| *c == '<')
             {
                 self.pos += 1;
                 return Err(self.unexpected());
@@ -516,10 +594,14 @@ impl Parser {
             }
             words.push(self.word_here()?);
         }
-        if assigns.is_empty() && words.is_empty() {
+        if assigns.is_empty() && words.is_empty() && redirects.is_empty() {
             return Err(self.unexpected());
         }
-        Ok(Node::Simple { assigns, words })
+        Ok(Node::Simple {
+            assigns,
+            words,
+            redirects,
+        })
     }
 
     /// `name=` at the cursor: the name and the length up to and including `=`.
@@ -810,6 +892,10 @@ struct Shell<'p> {
     partial: String,
     /// Output of `$(...)` being captured, innermost last.
     captures: Vec<String>,
+    /// Where error output goes (a redirection of the running command).
+    err_route: ErrRoute,
+    /// Error output kept for `2> FILE`.
+    err_buf: String,
     /// Command lists being run, one inside the other (bounded by the parser's
     /// [`MAX_NESTING`]); an arithmetic expansion's parentheses count on from here.
     depth: usize,
@@ -859,6 +945,7 @@ pub fn run_argv_with(
     let node = Node::Simple {
         assigns: Vec::new(),
         words: argv.iter().map(|a| vec![Part::Quoted(a.clone())]).collect(),
+        redirects: Vec::new(),
     };
     run_node(&node, ctx, horizon_ms, budget, programs)
 }
@@ -914,6 +1001,8 @@ fn run_node(
         outside_reads: 0,
         partial: String::new(),
         captures: Vec::new(),
+        err_route: ErrRoute::Stderr,
+        err_buf: String::new(),
         depth: 0,
         end: None,
     };
@@ -1043,8 +1132,40 @@ impl Shell<'_> {
         }
     }
 
-    /// Error output of the shell or a command goes to the same log.
+    /// Error output of the shell or a command goes to the same log (or where a
+    /// redirection sends it).
     fn error(&mut self, text: String) {
+        match self.err_route {
+            ErrRoute::Stderr => {}
+            ErrRoute::Drop => return,
+            ErrRoute::Buffer => {
+                if self.err_buf.len() + text.len() < MAX_VALUE_BYTES {
+                    self.err_buf.push_str(&text);
+                    self.err_buf.push('\n');
+                }
+                return;
+            }
+            ErrRoute::Level(n) if n < self.captures.len() => {
+                // Past the captures of this command's own stdout redirection.
+                if n == 0 {
+                    if !self.partial.is_empty() {
+                        let p = std::mem::take(&mut self.partial);
+                        self.push_line(p);
+                    }
+                    self.push_line(text);
+                } else if let Some(c) = self.captures.get_mut(n - 1) {
+                    if c.len() + text.len() < MAX_VALUE_BYTES {
+                        c.push_str(&text);
+                        c.push('\n');
+                    }
+                }
+                return;
+            }
+            ErrRoute::Level(_) => {
+                self.write(&format!("{text}\n"));
+                return;
+            }
+        }
         if !self.captures.is_empty() {
             // stderr is not captured by `$(...)`: it reaches the log at once.
             if !self.partial.is_empty() {
@@ -1175,7 +1296,21 @@ impl Shell<'_> {
                     }
                 }
             }
-            Node::Simple { assigns, words } => {
+            Node::Simple {
+                assigns,
+                words,
+                redirects,
+            } if !redirects.is_empty() => {
+                if !self.step() {
+                    return Flow::Stop;
+                }
+                self.redirected(assigns, words, redirects)
+            }
+            Node::Simple {
+                assigns,
+                words,
+                redirects: _,
+            } => {
                 if !self.step() {
                     return Flow::Stop;
                 }
@@ -1235,6 +1370,124 @@ impl Shell<'_> {
                 flow
             }
         }
+    }
+
+    /// A simple command with output redirections: each descriptor's sink is worked
+    /// out left to right, stdout is captured while the command runs and then sent to
+    /// its sink, and error output follows the route of descriptor 2.
+    fn redirected(
+        &mut self,
+        assigns: &[(String, Word)],
+        words: &[Word],
+        redirects: &[Redirect],
+    ) -> Flow {
+        let mut sinks = [Sink::Stdout, Sink::Stderr];
+        for r in redirects {
+            match r {
+                Redirect::Dup { fd, to } => {
+                    sinks[usize::from(*fd - 1)] = sinks[usize::from(*to - 1)].clone();
+                }
+                Redirect::File { fd, append, target } => {
+                    let path = match self.expand_joined(target) {
+                        Ok(p) => p,
+                        Err(flow) => return flow,
+                    };
+                    let sink = if path == "/dev/null" {
+                        Sink::Null
+                    } else {
+                        let path = absolute(&path);
+                        // The file is created (or emptied) when the redirection is
+                        // set up, before the command runs.
+                        if let Err(problem) = self.put_file(&path, "", *append) {
+                            self.error(format!("sh: can't create {path}: {problem}"));
+                            self.status = 1;
+                            return Flow::Normal;
+                        }
+                        Sink::File { path, append: true }
+                    };
+                    sinks[usize::from(*fd - 1)] = sink;
+                }
+            }
+        }
+        let [out, err] = sinks;
+        let level = self.captures.len();
+        let captured = out != Sink::Stdout;
+        let route = match &err {
+            Sink::Stderr => ErrRoute::Stderr,
+            Sink::Null => ErrRoute::Drop,
+            Sink::Stdout => ErrRoute::Level(level),
+            e if *e == out => ErrRoute::Level(level + 1),
+            Sink::File { .. } => ErrRoute::Buffer,
+        };
+        let saved_route = std::mem::replace(&mut self.err_route, route);
+        let saved_buf = std::mem::take(&mut self.err_buf);
+        if captured {
+            self.captures.push(String::new());
+        }
+        let mut flow = if words.is_empty() && assigns.is_empty() {
+            self.status = 0;
+            Flow::Normal
+        } else {
+            self.exec(&Node::Simple {
+                assigns: assigns.to_vec(),
+                words: words.to_vec(),
+                redirects: Vec::new(),
+            })
+        };
+        let output = if captured {
+            self.captures.pop().unwrap_or_default()
+        } else {
+            String::new()
+        };
+        let errors = std::mem::replace(&mut self.err_buf, saved_buf);
+        self.err_route = saved_route;
+        let deliver = |sh: &mut Self, sink: &Sink, text: &str| match sink {
+            Sink::Stdout => sh.write(text),
+            Sink::Stderr => {
+                for line in text.lines() {
+                    sh.error(line.to_string());
+                }
+            }
+            Sink::Null => {}
+            Sink::File { path, append } => {
+                if let Err(problem) = sh.put_file(path, text, *append) {
+                    sh.error(format!("sh: write error: {problem}"));
+                    sh.status = 1;
+                }
+            }
+        };
+        if captured {
+            deliver(self, &out, &output);
+        }
+        if let Sink::File { .. } = &err {
+            if err != out {
+                deliver(self, &err, &errors);
+            }
+        }
+        if let Some(failed) = self.failed.take() {
+            flow = failed;
+        }
+        flow
+    }
+
+    /// Writes a file of the container (`> FILE`), within [`MAX_FILES`],
+    /// [`PATH_MAX`] and [`MAX_VALUE_BYTES`]; the problem as ash words it.
+    fn put_file(&mut self, path: &str, text: &str, append: bool) -> Result<(), &'static str> {
+        if path.len() > PATH_MAX {
+            return Err("File name too long");
+        }
+        if !self.files.contains_key(path) && self.files.len() >= MAX_FILES {
+            return Err("No space left on device");
+        }
+        let file = self.files.entry(path.to_string()).or_default();
+        if !append {
+            file.clear();
+        }
+        if file.len() + text.len() > MAX_VALUE_BYTES {
+            return Err("No space left on device");
+        }
+        file.push_str(text);
+        Ok(())
     }
 
     fn var(&self, name: &str) -> String {
@@ -2134,10 +2387,91 @@ mod tests {
     }
 
     #[test]
+    fn output_redirections_reach_their_files_and_sinks() {
+        let ctx = ctx();
+        let r = run(
+            "echo one > /tmp/f; echo two >> /tmp/f; cat /tmp/f; echo gone > /dev/null; echo err >&2; echo after",
+            &ctx,
+            u64::MAX,
+            1000,
+        );
+        assert_eq!(text(&r), vec!["one", "two", "err", "after"]);
+        assert_eq!(
+            r.files.get("/tmp/f").map(String::as_str),
+            Some("one\ntwo\n")
+        );
+        // `>` empties the file when it is set up; a bare redirection creates it.
+        let r = run(
+            "> /tmp/e; echo x > /tmp/e; echo y > /tmp/e; cat /tmp/e",
+            &ctx,
+            u64::MAX,
+            1000,
+        );
+        assert_eq!(text(&r), vec!["y"]);
+        // Error output: discarded, joined with stdout (in order, left to right), or kept.
+        let r = run(
+            "nope 2>/dev/null; echo $?; v=$(nope 2>&1); echo \"[$v]\"; nope > /dev/null 2>&1; nope 2> /tmp/err; cat /tmp/err",
+            &ctx,
+            u64::MAX,
+            1000,
+        );
+        assert_eq!(
+            text(&r),
+            vec!["127", "[sh: nope: not found]", "sh: nope: not found"]
+        );
+        // `2>&1 >/dev/null`: stderr goes where stdout pointed before, stdout away.
+        let r = run(
+            "v=$(nope 2>&1 >/dev/null); echo \"[$v]\"",
+            &ctx,
+            u64::MAX,
+            1000,
+        );
+        assert_eq!(text(&r), vec!["[sh: nope: not found]"]);
+        // The docs' postStart-style line and an indexed Job's data file.
+        let r = run(
+            "echo Hello from the postStart handler > /usr/share/message; cat /usr/share/message",
+            &ctx,
+            u64::MAX,
+            1000,
+        );
+        assert_eq!(text(&r), vec!["Hello from the postStart handler"]);
+    }
+
+    #[test]
+    fn redirected_files_stay_within_the_file_limits() {
+        let ctx = ctx();
+        let long = format!("/{}", "a".repeat(PATH_MAX));
+        let r = run(&format!("echo x > {long}; echo $?"), &ctx, u64::MAX, 1000);
+        assert_eq!(text(&r)[1], "1");
+        assert!(
+            text(&r)[0].ends_with("File name too long"),
+            "{:?}",
+            text(&r)
+        );
+        let r = run(
+            "i=0; while [ $i -lt 1100 ]; do echo x > /tmp/f$i; i=$((i+1)); done; echo $?",
+            &ctx,
+            u64::MAX,
+            1_000_000,
+        );
+        assert!(r.files.len() <= MAX_FILES);
+        assert!(
+            text(&r)
+                .iter()
+                .any(|l| l.ends_with("No space left on device")),
+            "{:?}",
+            text(&r).last()
+        );
+    }
+
+    #[test]
     fn unsupported_syntax_is_a_syntax_error_with_status_2() {
         for script in [
             "echo a | grep a",
-            "echo a > /tmp/x",
+            "cat < /tmp/x",
+            "echo a >",
+            "echo a 3> /tmp/x",
+            "echo a >&3",
             "while true; do echo",
             "(echo)",
         ] {

@@ -290,7 +290,19 @@ pub fn cause(tr: Tr, how: &str) -> String {
         };
     }
     if let Some(rest) = how.strip_prefix("when timer \"") {
-        if let Some((timer, origin)) = rest.split_once("\" fired") {
+        // `a" after "b" after 3 earlier timers fired (set ...)`: newest first.
+        if let Some((chain, origin)) = rest.split_once(" fired") {
+            let (names, earlier) = match chain.rsplit_once("\" after ") {
+                Some((names, tail))
+                    if tail.ends_with("earlier timer") || tail.ends_with("earlier timers") =>
+                {
+                    (names, tail.split_whitespace().next())
+                }
+                _ => (chain.trim_end_matches('"'), None),
+            };
+            let mut timers = names.split("\" after \"");
+            let timer = timers.next().unwrap_or_default();
+            let before: Vec<&str> = timers.collect();
             let origin = origin.trim().trim_start_matches('(').trim_end_matches(')');
             let origin = origin
                 .replace(
@@ -317,10 +329,25 @@ pub fn cause(tr: Tr, how: &str) -> String {
                         "set at setup"
                     },
                 );
+            let mut after = String::new();
+            for b in &before {
+                after.push_str(&if ru {
+                    format!(" после «{b}»")
+                } else {
+                    format!(" after “{b}”")
+                });
+            }
+            if let Some(n) = earlier {
+                after.push_str(&if ru {
+                    format!(" и ещё {n} более ранних")
+                } else {
+                    format!(" and {n} earlier")
+                });
+            }
             return if ru {
-                format!("когда сработал таймер «{timer}» ({origin})")
+                format!("когда сработал таймер «{timer}»{after} ({origin})")
             } else {
-                format!("when the timer “{timer}” went off ({origin})")
+                format!("when the timer “{timer}” went off{after} ({origin})")
             };
         }
     }
@@ -342,5 +369,36 @@ pub fn staff_state(tr: Tr, running: bool, stopped: bool) -> &'static str {
         t(tr, I::AtWork)
     } else {
         t(tr, I::Down)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Names;
+
+    #[test]
+    fn a_chain_of_timers_reads_as_one_sentence() {
+        let en = Tr::new(Lang::En, Names::Warehouse);
+        let ru = Tr::new(Lang::Ru, Names::Warehouse);
+        let one = r#"when timer "containers started" fired (set when reacting to revision 263)"#;
+        assert_eq!(
+            cause(en, one),
+            "when the timer “containers started” went off (set after change 263)"
+        );
+        let chain = r#"when timer "probe period" after "containers started" after 3 earlier timers fired (set on request)"#;
+        assert_eq!(
+            cause(en, chain),
+            "when the timer “probe period” went off after “containers started” and 3 earlier (set on request)"
+        );
+        assert_eq!(
+            cause(ru, chain),
+            "когда сработал таймер «probe period» после «containers started» и ещё 3 более ранних (заведён по запросу)"
+        );
+        let two = r#"when timer "back-off" after "exited" fired (set at bootstrap)"#;
+        assert_eq!(
+            cause(en, two),
+            "when the timer “back-off” went off after “exited” (set at setup)"
+        );
     }
 }

@@ -312,6 +312,22 @@ const SIM_USAGE: &str =
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
 
+/// What `sim advance` says when the timer guard stopped it before its target.
+fn advance_note(
+    advanced: warehouse_sim::cluster::Advanced,
+    reached: SimDuration,
+    asked: SimDuration,
+) -> Option<String> {
+    advanced.stopped_early.then(|| {
+        format!(
+            "warning: sim advance stopped after {} timers (the most one advance fires), {}s of the {}s asked; run it again to go on",
+            advanced.fired,
+            reached.as_millis() / 1000,
+            asked.as_millis() / 1000
+        )
+    })
+}
+
 /// A `sim` line without shell syntax is parsed now; every other line is the
 /// shell's, when it runs.
 fn parse_action(command: &str) -> Action {
@@ -554,8 +570,13 @@ pub(crate) fn execute_action(
     match action {
         Action::Shell(line) => crate::shell::run_line(session, line, stdin, files),
         Action::Advance(d) => {
-            session.cluster.advance(*d);
-            CommandOutput::default()
+            let before = session.cluster.now();
+            let advanced = session.cluster.advance(*d);
+            let mut out = CommandOutput::default();
+            if let Some(note) = advance_note(advanced, session.cluster.now().since(before), *d) {
+                out.err_line(note);
+            }
+            out
         }
         Action::Fault(f) => match session.cluster.fault(f.clone()) {
             Ok(msg) => {
@@ -1035,5 +1056,27 @@ sim advance 1m
             );
         }
         assert!(!text.contains(", sim "), "one command a line: {text}");
+    }
+
+    #[test]
+    fn an_advance_stopped_by_the_timer_guard_says_so() {
+        use warehouse_sim::cluster::Advanced;
+        let done = Advanced {
+            fired: 12,
+            stopped_early: false,
+        };
+        assert_eq!(
+            advance_note(done, SimDuration::secs(30), SimDuration::secs(30)),
+            None
+        );
+        let stopped = Advanced {
+            fired: 5_000_000,
+            stopped_early: true,
+        };
+        let note = advance_note(stopped, SimDuration::secs(7), SimDuration::secs(3600)).unwrap();
+        assert!(
+            note.contains("5000000 timers") && note.contains("7s of the 3600s"),
+            "{note}"
+        );
     }
 }

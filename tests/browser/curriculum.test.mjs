@@ -14,22 +14,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { openApp, REPO_ROOT, screenshot, waitForText, WAIT_MS } from './harness.mjs';
-
-async function lesson(page) {
-  return JSON.parse(await page.evaluate(() => window.__warehouse.lesson()));
-}
-
-async function waitLesson(page, done, what, timeoutMs = WAIT_MS) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    last = await lesson(page);
-    if (done(last)) return last;
-    if (Date.now() >= deadline) throw new Error(`timed out waiting for ${what}; lesson state: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { lesson, openApp, REPO_ROOT, screenshot, waitForText, waitLesson, WAIT_MS } from './harness.mjs';
 
 /** The folders of lessons/index.yaml, in path order. */
 async function catalogueFolders() {

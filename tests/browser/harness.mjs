@@ -238,3 +238,20 @@ export async function pollRobots(page, done, timeoutMs) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** The lesson hook's state (`window.__warehouse.lesson()`, web/src/test_hook.rs). */
+export async function lesson(page) {
+  return JSON.parse(await page.evaluate(() => window.__warehouse.lesson()));
+}
+
+/** Polls the lesson state until `done(state)` holds; fails with the last state seen. */
+export async function waitLesson(page, done, what, timeoutMs = WAIT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    last = await lesson(page);
+    if (done(last)) return last;
+    if (Date.now() >= deadline) throw new Error(`timed out waiting for ${what}; lesson state: ${JSON.stringify(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

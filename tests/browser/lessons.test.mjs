@@ -13,24 +13,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { openApp, robots, runningIn, screenshot, SCREENSHOT_DIR, waitForText, WAIT_MS } from './harness.mjs';
-
-/** The hook's lesson state. */
-async function lesson(page) {
-  return JSON.parse(await page.evaluate(() => window.__warehouse.lesson()));
-}
-
-/** Polls the lesson state until `done(state)` holds; fails with the last state seen. */
-async function waitLesson(page, done, what, timeoutMs = WAIT_MS) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    last = await lesson(page);
-    if (done(last)) return last;
-    if (Date.now() >= deadline) throw new Error(`timed out waiting for ${what}; lesson state: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { lesson, openApp, robots, runningIn, screenshot, SCREENSHOT_DIR, waitForText, waitLesson, WAIT_MS } from './harness.mjs';
 
 /** Clicks the "run" button of the run block whose text contains `needle`. */
 async function runBlock(page, needle) {

@@ -204,21 +204,15 @@ pub fn card(frame: &Result<Frame, Miss>, tr: Tr) -> Html {
         },
         Moment::Write {
             revision,
-            kind,
-            namespace,
-            name,
             change: c,
             notified,
             cause,
             diff,
             more,
             before_known,
+            ..
         } => {
-            let object = if namespace.is_empty() {
-                format!("{kind} {name}")
-            } else {
-                format!("{kind} {namespace}/{name}")
-            };
+            let object = f.moment.object();
             let told: Vec<String> = notified.iter().map(|n| who(tr, n)).collect();
             html! {
                 <>

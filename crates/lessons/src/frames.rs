@@ -122,6 +122,28 @@ pub enum Miss {
     Earlier,
 }
 
+impl Moment {
+    /// The object a write is about, as `Kind namespace/name` (`Kind name` when
+    /// cluster-scoped); a request's target.
+    pub fn object(&self) -> String {
+        match self {
+            Moment::Request { target, .. } => target.clone(),
+            Moment::Write {
+                kind,
+                namespace,
+                name,
+                ..
+            } if namespace.is_empty() => format!("{kind} {name}"),
+            Moment::Write {
+                kind,
+                namespace,
+                name,
+                ..
+            } => format!("{kind} {namespace}/{name}"),
+        }
+    }
+}
+
 impl Frame {
     /// The moment in plain English lines, as `warehouse lessons check --frames`
     /// prints it for authors.
@@ -147,21 +169,15 @@ impl Frame {
             }
             Moment::Write {
                 revision,
-                kind,
-                namespace,
-                name,
                 change,
                 notified,
                 cause,
                 diff,
                 more,
                 before_known,
+                ..
             } => {
-                let object = if namespace.is_empty() {
-                    format!("{kind} {name}")
-                } else {
-                    format!("{kind} {namespace}/{name}")
-                };
+                let object = self.moment.object();
                 out.push_str(&format!(
                     "  write {} {object} at revision {revision}\n    why: {}\n    notified: {}\n",
                     change_name(*change),

@@ -299,8 +299,9 @@ pub fn resolve(
     let mut out = Vec::with_capacity(specs.len());
     let mut cursor = origin.seq.max(first_seq);
     let mut previous: Option<String> = None;
+    let mut missed = false;
     for spec in specs {
-        if out.iter().any(|r: &Result<Frame, Miss>| r.is_err()) {
+        if missed {
             out.push(Err(Miss::Earlier));
             continue;
         }
@@ -311,35 +312,11 @@ pub fn resolve(
             .skip(start)
             .filter(|(_, e)| e.at_ms() >= origin.at_ms)
             .find_map(|(i, e)| {
-                frame_of(cluster, spec, e, previous.as_deref()).map(|(actor, moment)| {
-                    // The desk answers a request after storing its write, so the feed
-                    // lists the write first: the next frame may show that write.
-                    let next = match (e, i.checked_sub(1).map(|j| events[j])) {
-                        (
-                            FeedEvent::Request {
-                                target, namespace, ..
-                            },
-                            Some(FeedEvent::Write {
-                                at_ms,
-                                namespace: wn,
-                                name,
-                                ..
-                            }),
-                        ) if *at_ms == e.at_ms()
-                            && wn == namespace
-                            && target.rsplit('/').next() == Some(name.as_str())
-                            && i > start =>
-                        {
-                            i - 1
-                        }
-                        _ => i + 1,
-                    };
-                    Frame {
-                        after_ms: e.at_ms() - origin.at_ms,
-                        actor,
-                        moment,
-                        next_seq: first_seq + next as u64,
-                    }
+                frame_of(cluster, spec, e, previous.as_deref()).map(|(actor, moment)| Frame {
+                    after_ms: e.at_ms() - origin.at_ms,
+                    actor,
+                    moment,
+                    next_seq: first_seq + i as u64 + 1,
                 })
             });
         match found {
@@ -353,7 +330,10 @@ pub fn resolve(
                 });
                 out.push(Ok(f));
             }
-            None => out.push(Err(if dropped { Miss::Dropped } else { Miss::NotYet })),
+            None => {
+                missed = true;
+                out.push(Err(if dropped { Miss::Dropped } else { Miss::NotYet }));
+            }
         }
     }
     out
@@ -406,10 +386,12 @@ fn frame_of(
     previous: Option<&str>,
 ) -> Option<(String, Moment)> {
     let actor_ok = |actor: &str| spec.actor.as_deref().is_none_or(|p| glob(p, actor));
-    let name_ok = |name: &str| match spec.name.as_deref() {
+    // `name` is the object's name, or a request's target (`pods/web`): `same`
+    // compares the object's name with the frame before's, a glob the whole text.
+    let name_ok = |text: &str| match spec.name.as_deref() {
         None => true,
-        Some("same") => previous == Some(name),
-        Some(p) => glob(p, name),
+        Some("same") => previous == text.rsplit('/').next(),
+        Some(p) => glob(p, text),
     };
     match (&spec.what, event) {
         (
@@ -425,11 +407,7 @@ fn frame_of(
             },
         ) => {
             let actor = station(user);
-            let ok = verb.as_deref().is_none_or(|x| x == *v)
-                && actor_ok(&actor)
-                && (spec.name.as_deref() == Some("same")
-                    && previous.is_some_and(|p| target.rsplit('/').next() == Some(p))
-                    || spec.name.as_deref() != Some("same") && name_ok(target));
+            let ok = verb.as_deref().is_none_or(|x| x == *v) && actor_ok(&actor) && name_ok(target);
             ok.then(|| {
                 (
                     actor,

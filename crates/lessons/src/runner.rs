@@ -113,11 +113,7 @@ impl Runner {
         if let Some(f) = self.frames.get(&k) {
             return Some(Ok(f.clone()));
         }
-        let anchor = (0..k)
-            .rev()
-            .find(|&j| lesson.steps[j].frame.is_none())
-            .unwrap_or(0);
-        let origin = self.origins.get(&anchor).copied().unwrap_or_default();
+        let (anchor, origin) = self.chain_start(lesson, k);
         let chain: Vec<usize> = (anchor..=k)
             .filter(|&j| lesson.steps[j].frame.is_some())
             .collect();
@@ -134,15 +130,24 @@ impl Runner {
         found.pop()
     }
 
-    /// Where the open step's frame looks from: after the last frame of its chain that
-    /// matched, or the origin (for `lessons check`'s listing of what did happen).
-    pub fn frame_search_start(&self, lesson: &Lesson) -> Origin {
-        let k = self.step;
+    /// The step a frame step's chain starts from (the last step before `k` without a
+    /// frame) and where its moments are looked for: when that step first opened.
+    fn chain_start(&self, lesson: &Lesson, k: usize) -> (usize, Origin) {
         let anchor = (0..k)
             .rev()
             .find(|&j| lesson.steps[j].frame.is_none())
             .unwrap_or(0);
-        let origin = self.origins.get(&anchor).copied().unwrap_or_default();
+        (
+            anchor,
+            self.origins.get(&anchor).copied().unwrap_or_default(),
+        )
+    }
+
+    /// Where the open step's frame looks from: after the last frame of its chain that
+    /// matched, or the origin (for `lessons check`'s listing of what did happen).
+    pub fn frame_search_start(&self, lesson: &Lesson) -> Origin {
+        let k = self.step;
+        let (anchor, origin) = self.chain_start(lesson, k);
         let last = (anchor..k).rev().find_map(|j| self.frames.get(&j));
         Origin {
             at_ms: origin.at_ms,

@@ -309,6 +309,7 @@ impl Cluster {
     pub(crate) fn create_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
         self.connect_as()?;
         self.reachable_from(&actor)?;
+        let arrived = self.feed.next_seq();
         self.current_actor = actor.username();
         // What was asked for, for the record of a refused request.
         let attempted = obj.key();
@@ -318,7 +319,7 @@ impl Cluster {
             self.dispatch(&ev);
             Ok(ev.object)
         });
-        self.record_request(&actor, "create", &result, Some(&attempted));
+        self.record_request(&actor, "create", &result, Some(&attempted), arrived);
         result
     }
 
@@ -356,6 +357,7 @@ impl Cluster {
     pub(crate) fn update_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
         self.connect_as()?;
         self.reachable_from(&actor)?;
+        let arrived = self.feed.next_seq();
         self.current_actor = actor.username();
         let attempted = obj.key();
         let result = self.admit_update(&mut obj).and_then(|()| {
@@ -373,7 +375,7 @@ impl Cluster {
             self.dispatch(&ev);
             Ok(ev.object)
         });
-        self.record_request(&actor, "update", &result, Some(&attempted));
+        self.record_request(&actor, "update", &result, Some(&attempted), arrived);
         result
     }
 
@@ -402,9 +404,10 @@ impl Cluster {
     ) -> Result<Object, ApiError> {
         self.connect_as()?;
         self.reachable_from(&actor)?;
+        let arrived = self.feed.next_seq();
         self.current_actor = actor.username();
         let result = self.delete_inner(key, grace, propagation);
-        self.record_request(&actor, "delete", &result, Some(key));
+        self.record_request(&actor, "delete", &result, Some(key), arrived);
         result
     }
 
@@ -517,21 +520,25 @@ impl Cluster {
     /// The namespace's `finalize` subresource: removes an emptied, terminating
     /// namespace.
     pub(crate) fn finalize_namespace(&mut self, actor: Actor, key: &ObjectKey) {
+        let arrived = self.feed.next_seq();
         self.current_actor = actor.username();
         let result = self
             .store
             .remove(key)
             .inspect(|ev| self.dispatch(ev))
             .map(|ev| ev.object);
-        self.record_request(&actor, "update", &result, Some(key));
+        self.record_request(&actor, "update", &result, Some(key), arrived);
     }
 
+    /// Records a request the desk answered; `arrived` is the change feed's position
+    /// when it came in, so the feed lists it before the writes it made.
     fn record_request(
         &mut self,
         actor: &Actor,
         verb: &'static str,
         result: &Result<Object, ApiError>,
         key: Option<&ObjectKey>,
+        arrived: u64,
     ) {
         debug_assert!(REQUEST_VERBS.contains(&verb), "unknown verb {verb}");
         let (resource, namespace, name) = match (result, key) {
@@ -568,7 +575,7 @@ impl Cluster {
             stages,
             micros,
         };
-        self.record(record);
+        self.record(record, arrived);
     }
 
     /// Mutating admission, validation and validating admission for a create.

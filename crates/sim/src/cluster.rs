@@ -1191,8 +1191,8 @@ impl Cluster {
         }
     }
 
-    pub(crate) fn record(&mut self, record: RequestRecord) {
-        self.feed_request(&record);
+    pub(crate) fn record(&mut self, record: RequestRecord, arrived: u64) {
+        self.feed_request(&record, arrived);
         if self.requests.len() == REQUEST_LOG_CAPACITY {
             self.requests.pop_front();
         }

@@ -116,6 +116,23 @@ impl Feed {
         self.events.push_back(event);
     }
 
+    /// Puts `event` at sequence number `seq` (before what came after it), or last
+    /// when `seq` has left the ring or is not reached yet.
+    fn insert(&mut self, seq: u64, event: FeedEvent) {
+        match seq.checked_sub(self.first) {
+            Some(i) if (i as usize) < self.events.len() => {
+                if self.events.len() == FEED_CAPACITY {
+                    self.events.pop_front();
+                    self.first += 1;
+                    self.events.insert((i as usize).saturating_sub(1), event);
+                } else {
+                    self.events.insert(i as usize, event);
+                }
+            }
+            _ => self.push(event),
+        }
+    }
+
     /// The sequence number the next event will get.
     pub fn next_seq(&self) -> u64 {
         self.first + self.events.len() as u64
@@ -144,25 +161,29 @@ impl Cluster {
         }
     }
 
-    /// Called by the apiserver for every request it answers.
-    pub(crate) fn feed_request(&mut self, r: &RequestRecord) {
+    /// Called by the apiserver for every request it answers: listed where it
+    /// arrived (`arrived`, the feed's position then), before the writes it made.
+    pub(crate) fn feed_request(&mut self, r: &RequestRecord, arrived: u64) {
         let refused_at = r.stages.iter().find(|(_, ok)| !ok).map(|(s, _)| s.as_str());
-        self.feed.push(FeedEvent::Request {
-            at_ms: r.at.0,
-            user: r.user.clone(),
-            verb: r.verb,
-            target: r.target(),
-            namespace: r.namespace.clone(),
-            code: r.code,
-            refused_at,
-            stages: r
-                .stages
-                .iter()
-                .enumerate()
-                .map(|(i, (s, ok))| (s.as_str(), *ok, r.micros.get(i).copied().unwrap_or(0)))
-                .collect(),
-            by_learner: r.by_learner(),
-        });
+        self.feed.insert(
+            arrived,
+            FeedEvent::Request {
+                at_ms: r.at.0,
+                user: r.user.clone(),
+                verb: r.verb,
+                target: r.target(),
+                namespace: r.namespace.clone(),
+                code: r.code,
+                refused_at,
+                stages: r
+                    .stages
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (s, ok))| (s.as_str(), *ok, r.micros.get(i).copied().unwrap_or(0)))
+                    .collect(),
+                by_learner: r.by_learner(),
+            },
+        );
     }
 
     /// Starts collecting who a write is sent to (from `dispatch`).

@@ -34,6 +34,20 @@ fn an_apply_shows_as_a_learner_request_then_writes_that_wake_the_controllers() {
         .iter()
         .find(|e| matches!(e, FeedEvent::Request { .. }))
         .unwrap();
+    // The request is listed where it arrived: before the write it made.
+    assert!(
+        matches!(&events[0], FeedEvent::Request { .. })
+            && matches!(
+                &events[1],
+                FeedEvent::Write {
+                    kind: "Deployment",
+                    change: Change::Added,
+                    ..
+                }
+            ),
+        "{:?}",
+        &events[..2]
+    );
     assert!(
         matches!(first, FeedEvent::Request { verb: "create", target, by_learner: true, refused_at: None, code: 201, .. } if target == "deployments/web"),
         "{first:?}"

@@ -2,6 +2,7 @@
 //! scripts, running a script on a fresh settled cluster, and a line diff for
 //! transcripts.
 
+pub mod bench;
 pub mod lessons;
 pub mod repl;
 

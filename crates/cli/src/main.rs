@@ -6,6 +6,7 @@
 //! the transcript with a file, prints a diff and exits 1 when they differ.
 //! `warehouse repl [--seed N]` opens an interactive prompt on a fresh settled cluster.
 //! `warehouse lessons check [PATH]` verifies lessons (see `lessons/README.md`).
+//! `warehouse bench SCENARIO [--smoke]` times a benchmark scenario (README "Performance").
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -43,6 +44,21 @@ enum Command {
         /// The simulation's random seed
         #[arg(long, default_value_t = 1)]
         seed: u64,
+    },
+    /// Time a benchmark scenario: converge, steady, node-death, fanout, envelope,
+    /// scaling, or all; one line each
+    Bench {
+        /// The scenario
+        scenario: String,
+        /// The simulation's random seed
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Small sizes (a smoke run: every scenario runs, the numbers mean nothing)
+        #[arg(long)]
+        smoke: bool,
+        /// Where `scaling` writes scaling.md and scaling.svg
+        #[arg(long, default_value = "docs")]
+        out: PathBuf,
     },
     /// Lessons: `lessons check [PATH]` replays every lesson's solutions
     Lessons {
@@ -87,6 +103,17 @@ fn real_main() -> Result<ExitCode> {
             let session = warehouse_kubectl::Session::settled(seed);
             let base = std::env::current_dir().context("finding the current folder")?;
             warehouse_cli::repl::run(session, &DiskFiles::new(base))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench {
+            scenario,
+            seed,
+            smoke,
+            out,
+        } => {
+            let opts = warehouse_cli::bench::Options { seed, smoke };
+            warehouse_cli::bench::run(&scenario, opts, &out, &mut |l| println!("{}", l.text()))
+                .map_err(anyhow::Error::msg)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Lessons {

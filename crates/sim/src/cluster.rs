@@ -1093,8 +1093,7 @@ impl Cluster {
             }
             Object::Pod(pod) => {
                 self.job_controller_observe_pod(ev);
-                let deleted = ev.event_type == EventType::Deleted;
-                for svc in self.services_for_pod_event(&key, pod, deleted) {
+                for svc in self.services_for_pod_event(&key, pod, &ev.event_type) {
                     self.enqueue(Component::EndpointSliceController, svc.clone());
                     self.enqueue(Component::EndpointsController, svc);
                 }

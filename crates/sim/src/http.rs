@@ -425,8 +425,8 @@ impl Cluster {
 
     /// The node whose InternalIP is `ip`.
     fn node_by_ip(&self, ip: &str) -> Option<String> {
-        let last = ipv4(ip).filter(|o| o[..3] == [172, 18, 0])?[3];
-        let index = u32::from(last).checked_sub(2)?;
+        let o = ipv4(ip).filter(|o| o[..2] == [172, 18])?;
+        let index = (u32::from(o[2]) * 256 + u32::from(o[3])).checked_sub(2)?;
         self.node_cidrs
             .iter()
             .find(|(_, i)| **i == index)
@@ -434,13 +434,19 @@ impl Cluster {
             .filter(|n| self.node_internal_ip(n).as_deref() == Some(ip))
     }
 
-    /// The node whose pod range holds `ip` (10.244.0.0/14, a /24 per node).
+    /// The node whose pod range holds `ip` (a /24 per node: 10.244.0.0/14, then
+    /// 100.64.0.0/10, as `kubelet::pod_subnet` gives them).
     pub(crate) fn node_of_pod_ip(&self, ip: &str) -> Option<String> {
         let o = ipv4(ip)?;
-        if o[0] != 10 || !(244..=247).contains(&o[1]) {
-            return None;
-        }
-        let index = u32::from(o[1] - 244) * 256 + u32::from(o[2]);
+        let index = match (o[0], o[1]) {
+            (10, 244..=247) => u32::from(o[1] - 244) * 256 + u32::from(o[2]),
+            (100, 64..=127) => {
+                crate::kubelet::NODES_IN_FIRST_POD_RANGE
+                    + u32::from(o[1] - 64) * 256
+                    + u32::from(o[2])
+            }
+            _ => return None,
+        };
         self.node_cidrs
             .iter()
             .find(|(_, i)| **i == index)

@@ -30,14 +30,32 @@ pub const LEASE_DURATION_SECONDS: i32 = 40;
 /// Time to set up a pod sandbox (network namespace, pause container).
 pub const SANDBOX_MS: u64 = 400;
 
-/// The most nodes a cluster holds: one /24 pod range each in 10.244.0.0/14.
-pub const MAX_NODES: usize = 1024;
+/// The most nodes a cluster holds: Kubernetes' scalability envelope (5,000 nodes),
+/// one /24 pod range each.
+pub const MAX_NODES: usize = 5000;
+
+/// Nodes whose pod ranges lie in 10.244.0.0/14; larger clusters continue in
+/// 100.64.0.0/10 (see [`pod_subnet`]).
+pub const NODES_IN_FIRST_POD_RANGE: u32 = 1024;
 
 /// The first three octets of node `index`'s /24 pod range. The first 256 nodes get
-/// 10.244.0.0/16 (kubeadm's usual `--pod-network-cidr`), larger clusters continue
-/// into 10.245–10.247.
+/// 10.244.0.0/16 (kubeadm's usual `--pod-network-cidr`), the next ones continue
+/// into 10.245–10.247, and past 1,024 nodes the ranges come from 100.64.0.0/10 (a
+/// simplification: a real cluster of that size is given one large cluster CIDR).
 pub fn pod_subnet(index: u32) -> String {
-    format!("10.{}.{}", 244 + index / 256, index % 256)
+    if index < NODES_IN_FIRST_POD_RANGE {
+        format!("10.{}.{}", 244 + index / 256, index % 256)
+    } else {
+        let i = index - NODES_IN_FIRST_POD_RANGE;
+        format!("100.{}.{}", 64 + i / 256, i % 256)
+    }
+}
+
+/// Node `index`'s InternalIP: 172.18.0.2 for the first, counting up through
+/// 172.18.0.0/16.
+pub fn node_address(index: u32) -> String {
+    let host = index + 2;
+    format!("172.18.{}.{}", host / 256, host % 256)
 }
 
 /// The image digest containerd reports for `image` (`imageID`), stable per image.
@@ -228,7 +246,7 @@ impl Cluster {
                 addresses: Some(vec![
                     NodeAddress {
                         type_: "InternalIP".into(),
-                        address: format!("172.18.0.{}", index + 2),
+                        address: node_address(index),
                     },
                     NodeAddress {
                         type_: "Hostname".into(),
@@ -362,9 +380,12 @@ impl Cluster {
         }
         // The node status loop (`tryUpdateNodeStatus`): a running kubelet whose Node
         // does not say Ready (an etcd restore brought back an older one) posts Ready.
+        // The Node is read in place: it is copied only when there is something to post.
         let node_key = ObjectKey::new(Kind::Node, "", node);
-        if let Some(Object::Node(mut n)) = self.store.get(&node_key).cloned() {
-            if crate::controllers::node_lifecycle::node_ready_status(&n) != "True" {
+        let not_ready = matches!(self.store.get(&node_key), Some(Object::Node(n))
+            if crate::controllers::node_lifecycle::node_ready_status(n) != "True");
+        if not_ready {
+            if let Some(Object::Node(mut n)) = self.store.get(&node_key).cloned() {
                 let now = self.now.to_k8s();
                 if let Some(st) = n.status.as_mut() {
                     st.conditions = Some(node_conditions("True", &now));
@@ -393,13 +414,15 @@ impl Cluster {
         images.dedup_by(|a, b| a.names == b.names);
         images.truncate(50);
         let node_key = ObjectKey::new(Kind::Node, "", node);
+        let new = (!images.is_empty()).then_some(images);
+        let changed = matches!(self.store.get(&node_key), Some(Object::Node(n))
+            if n.status.as_ref().and_then(|s| s.images.as_ref()) != new.as_ref());
+        if !changed {
+            return;
+        }
         if let Some(Object::Node(mut n)) = self.store.get(&node_key).cloned() {
-            let status = n.status.get_or_insert_with(Default::default);
-            let new = (!images.is_empty()).then_some(images);
-            if status.images != new {
-                status.images = new;
-                let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Node(n));
-            }
+            n.status.get_or_insert_with(Default::default).images = new;
+            let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Node(n));
         }
     }
 
@@ -1173,5 +1196,22 @@ mod image_id_tests {
             "gcr.io/google-samples/kubernetes-bootcamp"
         );
         assert!(image_id("nginx").contains("@sha256:"));
+    }
+}
+
+#[cfg(test)]
+mod address_tests {
+    use super::{node_address, pod_subnet};
+
+    #[test]
+    fn ranges_stay_valid_up_to_the_envelope() {
+        assert_eq!(pod_subnet(0), "10.244.0");
+        assert_eq!(pod_subnet(1023), "10.247.255");
+        assert_eq!(pod_subnet(1024), "100.64.0");
+        assert_eq!(pod_subnet(4999), "100.79.135");
+        assert_eq!(node_address(0), "172.18.0.2");
+        assert_eq!(node_address(253), "172.18.0.255");
+        assert_eq!(node_address(254), "172.18.1.0");
+        assert_eq!(node_address(4999), "172.18.19.137");
     }
 }

@@ -42,6 +42,7 @@ pub mod proxy;
 pub mod quantity;
 pub mod quota;
 pub mod runtime;
+pub mod scenarios;
 pub mod scheduler;
 pub mod services;
 pub mod shell;

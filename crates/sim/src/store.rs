@@ -76,6 +76,8 @@ pub struct Store {
     counts: BTreeMap<Kind, usize>,
     /// Objects of every kind.
     total: usize,
+    /// Writes of Events (created, updated, removed).
+    event_writes: u64,
     /// The most objects this store takes (checked by the apiserver before a create).
     pub(crate) limits: ObjectLimits,
 }
@@ -161,6 +163,11 @@ impl Store {
     /// Objects of every kind.
     pub fn total(&self) -> usize {
         self.total
+    }
+
+    /// Writes of Events since the store began (part of [`Store::revision`]).
+    pub fn event_writes(&self) -> u64 {
+        self.event_writes
     }
 
     /// Objects of one kind, optionally in one namespace, in key order.
@@ -320,6 +327,9 @@ impl Store {
     }
 
     fn log_event(&mut self, event_type: EventType, object: Object) -> WatchEvent {
+        if object.kind() == Kind::Event {
+            self.event_writes += 1;
+        }
         let ev = WatchEvent {
             revision: self.revision,
             event_type,

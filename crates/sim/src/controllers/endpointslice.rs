@@ -143,24 +143,41 @@ impl Cluster {
     /// `GetServicesToUpdateOnPodChange`, and `GetPodServiceMemberships` of the final
     /// state for a deletion): those whose selector matches the pod's labels, and
     /// those matching the labels it had at its previous event. The watch here
-    /// carries only the new pod, so each pod's labels are remembered (the informer's
-    /// cache); both sets are taken from the Services as they are now, so a Service
-    /// created after the pod's last event is not missed.
+    /// carries only the new pod, so each pod's labels and endpoint facts are
+    /// remembered (the informer's cache); both sets are taken from the Services as
+    /// they are now, so a Service created after the pod's last event is not missed.
+    /// An update that changes neither the labels nor what an endpoint shows
+    /// (upstream `podEndpointsChanged`) syncs nothing.
     pub(crate) fn services_for_pod_event(
         &mut self,
         pod_key: &ObjectKey,
         pod: &Pod,
-        deleted: bool,
+        event: &crate::store::EventType,
     ) -> BTreeSet<ObjectKey> {
+        use crate::store::EventType;
+        let deleted = *event == EventType::Deleted;
         let labels = pod.metadata.labels.clone().unwrap_or_default();
-        let before = if deleted {
-            self.endpoints.labels.remove(pod_key)
+        let facts = PodEndpointFacts::of(pod);
+        let (before, facts_before) = if deleted {
+            (
+                self.endpoints.labels.remove(pod_key),
+                self.endpoints.facts.remove(pod_key),
+            )
         } else {
-            self.endpoints
-                .labels
-                .insert(pod_key.clone(), labels.clone())
+            (
+                self.endpoints
+                    .labels
+                    .insert(pod_key.clone(), labels.clone()),
+                self.endpoints.facts.insert(pod_key.clone(), facts.clone()),
+            )
         };
         let mut services: BTreeSet<ObjectKey> = BTreeSet::new();
+        if *event == EventType::Modified
+            && before.as_ref() == Some(&labels)
+            && facts_before.as_ref() == Some(&facts)
+        {
+            return services;
+        }
         for o in self.store.list(Kind::Service, Some(&pod_key.namespace)) {
             let Object::Service(svc) = o else {
                 continue;
@@ -189,6 +206,8 @@ impl Cluster {
                 ))
             })
             .collect();
+        // Each pod's next event syncs its Services.
+        self.endpoints.facts.clear();
     }
 
     /// Reconciles one Service's EndpointSlices.
@@ -552,6 +571,50 @@ pub struct EndpointsState {
     /// Each pod's labels at its last event (the old object of the next update).
     #[serde(default, with = "crate::snapshot::pairs")]
     pub labels: BTreeMap<ObjectKey, BTreeMap<String, String>>,
+    /// Each pod's endpoint facts at its last event.
+    #[serde(default, with = "crate::snapshot::pairs")]
+    pub facts: BTreeMap<ObjectKey, PodEndpointFacts>,
+}
+
+/// What an endpoint shows of a pod besides its labels: upstream
+/// `podEndpointsChanged` compares the deletion timestamp, readiness and IPs, taking
+/// the node and hostname as fixed once the pod has an IP; the node, hostname,
+/// subdomain and phase are compared here as well, so no change an endpoint shows is
+/// missed.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PodEndpointFacts {
+    deleting: bool,
+    ready: bool,
+    ips: Vec<String>,
+    node: Option<String>,
+    phase: Option<String>,
+    hostname: Option<String>,
+    subdomain: Option<String>,
+}
+
+impl PodEndpointFacts {
+    fn of(pod: &Pod) -> Self {
+        let status = pod.status.as_ref();
+        let spec = pod.spec.as_ref();
+        let mut ips: Vec<String> = status
+            .and_then(|s| s.pod_ips.as_ref())
+            .into_iter()
+            .flatten()
+            .map(|i| i.ip.clone())
+            .collect();
+        if let Some(ip) = status.and_then(|s| s.pod_ip.as_ref()) {
+            ips.push(ip.clone());
+        }
+        PodEndpointFacts {
+            deleting: pod.metadata.deletion_timestamp.is_some(),
+            ready: pod_is_ready(pod),
+            ips,
+            node: spec.and_then(|s| s.node_name.clone()),
+            phase: status.and_then(|s| s.phase.clone()),
+            hostname: spec.and_then(|s| s.hostname.clone()),
+            subdomain: spec.and_then(|s| s.subdomain.clone()),
+        }
+    }
 }
 
 impl Default for EndpointsState {
@@ -559,6 +622,7 @@ impl Default for EndpointsState {
         EndpointsState {
             max_per_slice: DEFAULT_MAX_ENDPOINTS_PER_SLICE,
             labels: BTreeMap::new(),
+            facts: BTreeMap::new(),
         }
     }
 }

@@ -143,6 +143,25 @@ pub struct SchedulerState {
     /// scheduler's work queue).
     pub(crate) queue: queue::SchedulingQueue,
     pub decisions: VecDeque<Decision>,
+    /// Where the next scheduling cycle starts filtering (upstream
+    /// `nextStartNodeIndex`), in name order.
+    #[serde(default)]
+    pub(crate) next_start_node_index: usize,
+}
+
+/// Clusters smaller than this filter every node (upstream `minFeasibleNodesToFind`).
+pub const MIN_FEASIBLE_NODES_TO_FIND: usize = 100;
+
+/// How many feasible nodes a scheduling cycle looks for before it stops filtering
+/// (upstream `numFeasibleNodesToFind` with the default adaptive
+/// `percentageOfNodesToScore`: 50% less 1% per 125 nodes, at least 5%, at least 100
+/// nodes).
+pub fn num_feasible_nodes_to_find(all: usize) -> usize {
+    if all < MIN_FEASIBLE_NODES_TO_FIND {
+        return all;
+    }
+    let percentage = 50usize.saturating_sub(all / 125).max(5);
+    (all * percentage / 100).max(MIN_FEASIBLE_NODES_TO_FIND)
 }
 
 impl SchedulerState {
@@ -462,7 +481,16 @@ impl Cluster {
         let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
         let mut preemption: BTreeMap<&'static str, usize> = BTreeMap::new();
         let mut feasible: Vec<(&String, &NodeInfo)> = Vec::new();
-        for (name, n) in nodes {
+        // Upstream `findNodesThatPassFilters`: from where the last cycle stopped,
+        // filter until enough feasible nodes are found.
+        let to_find = num_feasible_nodes_to_find(nodes.len());
+        let start = self.scheduler.next_start_node_index % nodes.len().max(1);
+        let mut processed = 0usize;
+        for (name, n) in nodes.iter().skip(start).chain(nodes.iter().take(start)) {
+            if feasible.len() >= to_find {
+                break;
+            }
+            processed += 1;
             match plugins::filter(&facts, name, n, &spread) {
                 Ok(()) => feasible.push((name, n)),
                 Err(f) => {
@@ -604,6 +632,8 @@ impl Cluster {
             ),
             None => fit_error(nodes.len(), &histogram, &preemption),
         };
+        let next_start = (start + processed) % nodes.len().max(1);
+        self.scheduler.next_start_node_index = next_start;
         Decision {
             pod: key.clone(),
             at: self.now,
@@ -702,5 +732,21 @@ mod tests {
             fit_error(4, &reasons, &preemption),
             "0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 3 Insufficient cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod."
         );
+    }
+}
+
+#[cfg(test)]
+mod sampling_tests {
+    use super::num_feasible_nodes_to_find as find;
+
+    #[test]
+    fn feasible_nodes_to_find_follows_the_adaptive_percentage() {
+        assert_eq!(find(0), 0);
+        assert_eq!(find(99), 99, "small clusters filter every node");
+        assert_eq!(find(100), 100);
+        assert_eq!(find(250), 120, "48% of 250");
+        assert_eq!(find(1000), 420, "42% of 1,000");
+        assert_eq!(find(5000), 500, "10% of 5,000");
+        assert_eq!(find(6000), 300, "at least 5%");
     }
 }

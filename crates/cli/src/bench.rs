@@ -1,0 +1,378 @@
+//! `warehouse bench SCENARIO`: the scenarios of `warehouse_sim::scenarios`, timed on
+//! the wall clock, with the process's peak memory, one line each:
+//!
+//! ```text
+//! bench converge wall_ms=... sim_s=... speedup=... peak_rss_mb=... writes=... ...
+//! ```
+//!
+//! `scaling` also writes `scaling.md` (a table) and `scaling.svg` (a chart) to its
+//! output folder.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+use warehouse_sim::scenarios::{self, Outcome, Size};
+use warehouse_sim::{Cluster, ProxyMode, SimDuration};
+
+/// The scenarios, in the order `all` runs them.
+pub const SCENARIOS: [&str; 6] = [
+    "converge",
+    "steady",
+    "node-death",
+    "fanout",
+    "envelope",
+    "scaling",
+];
+
+/// Simulated time of the `steady` runs.
+pub const STEADY: SimDuration = SimDuration::secs(600);
+
+/// How a run is sized.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub seed: u64,
+    /// Small sizes for CI: every scenario runs, nothing is large.
+    pub smoke: bool,
+}
+
+/// One measured line.
+#[derive(Clone, Debug)]
+pub struct Line {
+    pub scenario: String,
+    pub wall_ms: f64,
+    pub peak_rss_mb: Option<f64>,
+    pub out: Outcome,
+    /// Workload pods in the scenario (for memory per pod).
+    pub pods: usize,
+    pub nodes: usize,
+}
+
+impl Line {
+    pub fn speedup(&self) -> f64 {
+        self.out.sim.as_millis() as f64 / self.wall_ms.max(0.001)
+    }
+
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "bench {} wall_ms={:.0} sim_s={} speedup={:.0} peak_rss_mb={} writes={} nodes={} pods={} event_writes={} timers={}",
+            self.scenario,
+            self.wall_ms,
+            self.out.sim.as_secs(),
+            self.speedup(),
+            self.peak_rss_mb
+                .map_or_else(|| "n/a".to_string(), |m| format!("{m:.0}")),
+            self.out.writes,
+            self.nodes,
+            self.pods,
+            self.out.event_writes,
+            self.out.timers,
+        );
+        for (k, v) in &self.out.facts {
+            let _ = write!(s, " {k}={v}");
+        }
+        s
+    }
+}
+
+/// Peak resident memory of this process since the last [`reset_peak_rss`], in MB
+/// (Linux `VmHWM`); `None` elsewhere.
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// Resets the peak to the current resident memory (Linux `clear_refs` 5).
+pub fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let start = Instant::now();
+    let v = f();
+    (v, start.elapsed().as_secs_f64() * 1000.0)
+}
+
+fn line(scenario: &str, size: Size, wall_ms: f64, out: Outcome) -> Line {
+    Line {
+        scenario: scenario.to_string(),
+        wall_ms,
+        peak_rss_mb: peak_rss_mb(),
+        out,
+        pods: size.pods,
+        nodes: size.nodes,
+    }
+}
+
+/// Converges `size` and returns the cluster with its measured line.
+fn converge_line(name: &str, size: Size, seed: u64) -> Result<(Cluster, Line), String> {
+    reset_peak_rss();
+    let (r, wall) = timed(|| scenarios::converge(seed, size));
+    let (c, mut out) = r?;
+    let peak = peak_rss_mb();
+    if let Some(mb) = peak {
+        out.facts.push((
+            "kb_per_pod".into(),
+            format!("{:.1}", mb * 1024.0 / size.pods.max(1) as f64),
+        ));
+    }
+    Ok((c, line(name, size, wall, out)))
+}
+
+fn steady_line(name: &str, size: Size, c: &mut Cluster, by: SimDuration) -> Line {
+    let (out, wall) = timed(|| scenarios::steady(c, by));
+    line(name, size, wall, out)
+}
+
+/// Runs one scenario (or `all`), printing each line as it is measured through
+/// `emit`. `out_dir` is where `scaling` writes its table and chart.
+pub fn run(
+    scenario: &str,
+    opts: Options,
+    out_dir: &Path,
+    emit: &mut dyn FnMut(&Line),
+) -> Result<(), String> {
+    let large = if opts.smoke { Size::SMOKE } else { Size::LARGE };
+    let envelope = if opts.smoke {
+        Size {
+            nodes: 20,
+            pods: 1000,
+        }
+    } else {
+        Size::ENVELOPE
+    };
+    let seed = opts.seed;
+    match scenario {
+        "all" => {
+            for s in SCENARIOS {
+                run(s, opts, out_dir, emit)?;
+            }
+        }
+        "converge" => emit(&converge_line("converge", large, seed)?.1),
+        "steady" => {
+            let (mut c, _) = converge_line("converge", large, seed)?;
+            emit(&steady_line("steady", large, &mut c, STEADY));
+        }
+        "node-death" => {
+            let (mut c, _) = converge_line("converge", large, seed)?;
+            let (r, wall) = timed(|| scenarios::node_death(&mut c, large.pods, 10));
+            emit(&line("node-death", large, wall, r?));
+        }
+        "fanout" => {
+            let (mut c, _) = converge_line("converge", large, seed)?;
+            for mode in [ProxyMode::Endpoints, ProxyMode::EndpointSlices] {
+                let (r, wall) = timed(|| scenarios::fanout(&mut c, mode));
+                emit(&line("fanout", large, wall, r?));
+            }
+        }
+        "envelope" => {
+            let (mut c, l) = converge_line("envelope-converge", envelope, seed)?;
+            emit(&l);
+            emit(&steady_line("envelope-steady", envelope, &mut c, STEADY));
+        }
+        "scaling" => {
+            let rows = scaling(opts, emit)?;
+            write_scaling(out_dir, &rows, opts.smoke)?;
+        }
+        other => {
+            return Err(format!(
+                "unknown scenario {other:?}: one of {}, all",
+                SCENARIOS.join(", ")
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// One cell of the scaling grid.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub size: Size,
+    pub converge: Line,
+    pub steady: Line,
+}
+
+/// Simulated time of each `scaling` cell's steady run.
+pub const SCALING_STEADY: SimDuration = SimDuration::secs(60);
+
+fn scaling(opts: Options, emit: &mut dyn FnMut(&Line)) -> Result<Vec<Row>, String> {
+    let (nodes, pods): (&[usize], &[usize]) = if opts.smoke {
+        (&[10, 20], &[100, 1000])
+    } else {
+        (&[10, 100, 1000, 5000], &[100, 1000, 10_000, 100_000])
+    };
+    let mut rows = Vec::new();
+    for &n in nodes {
+        for &p in pods {
+            let size = Size { nodes: n, pods: p };
+            if !size.fits() {
+                continue;
+            }
+            let (mut c, conv) = converge_line("scaling-converge", size, opts.seed)?;
+            emit(&conv);
+            let st = steady_line("scaling-steady", size, &mut c, SCALING_STEADY);
+            emit(&st);
+            rows.push(Row {
+                size,
+                converge: conv,
+                steady: st,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+fn write_scaling(dir: &Path, rows: &[Row], smoke: bool) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let md = scaling_table(rows, smoke);
+    let svg = scaling_svg(rows);
+    for (name, text) in [("scaling.md", md), ("scaling.svg", svg)] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The scaling grid as a Markdown table.
+pub fn scaling_table(rows: &[Row], smoke: bool) -> String {
+    let mut s = String::from("# Scaling\n\n");
+    s.push_str(
+        "Written by `warehouse bench scaling` (native release build). Each row applies \
+         Deployments (10,000 replicas at most each) and a Service to a fresh cluster and \
+         runs until every pod is Ready and the Service's EndpointSlices list all of them \
+         (converge), then runs one simulated minute with nothing changing (steady). \
+         Peak memory is the process's resident peak during the converge.\n\n",
+    );
+    if smoke {
+        s.push_str("(A smoke run: small sizes, the numbers mean nothing.)\n\n");
+    }
+    s.push_str("![converge wall time by pods](scaling.svg)\n\n");
+    s.push_str(
+        "| nodes | pods | converge wall | simulated | writes | events | peak memory | KB per pod | steady (1 min) wall | steady speedup |\n",
+    );
+    s.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for r in rows {
+        let c = &r.converge;
+        let peak = c
+            .peak_rss_mb
+            .map_or_else(|| "n/a".into(), |m| format!("{m:.0} MB"));
+        let per_pod = c.peak_rss_mb.map_or_else(
+            || "n/a".into(),
+            |m| format!("{:.1}", m * 1024.0 / r.size.pods as f64),
+        );
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.0} ms | {} s | {} | {} | {} | {} | {:.0} ms | {:.0}× |",
+            r.size.nodes,
+            r.size.pods,
+            c.wall_ms,
+            c.out.sim.as_secs(),
+            c.out.writes,
+            c.out.event_writes,
+            peak,
+            per_pod,
+            r.steady.wall_ms,
+            r.steady.speedup()
+        );
+    }
+    s
+}
+
+/// A log–log chart of converge wall time against pods, one line per node count.
+pub fn scaling_svg(rows: &[Row]) -> String {
+    let (w, h, left, bottom, top, right) = (640.0, 400.0, 70.0, 50.0, 20.0, 130.0);
+    let pods: Vec<f64> = rows.iter().map(|r| r.size.pods as f64).collect();
+    let walls: Vec<f64> = rows.iter().map(|r| r.converge.wall_ms.max(1.0)).collect();
+    let lg = |v: f64| v.max(1.0).log10();
+    let (x0, x1) = (
+        lg(pods.iter().cloned().fold(f64::MAX, f64::min)).floor(),
+        lg(pods.iter().cloned().fold(1.0, f64::max)).ceil().max(1.0),
+    );
+    let (y0, y1) = (
+        lg(walls.iter().cloned().fold(f64::MAX, f64::min)).floor(),
+        lg(walls.iter().cloned().fold(1.0, f64::max))
+            .ceil()
+            .max(1.0),
+    );
+    let span = |a: f64, b: f64| if b > a { b - a } else { 1.0 };
+    let px = |p: f64| left + (lg(p) - x0) / span(x0, x1) * (w - left - right);
+    let py = |ms: f64| h - bottom - (lg(ms) - y0) / span(y0, y1) * (h - bottom - top);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    );
+    // Axes and decade grid lines.
+    let mut e = x0;
+    while e <= x1 {
+        let x = px(10f64.powf(e));
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            h - bottom,
+            h - bottom + 16.0,
+            10u64.pow(e as u32)
+        );
+        e += 1.0;
+    }
+    let mut e = y0;
+    while e <= y1 {
+        let y = py(10f64.powf(e));
+        let _ = writeln!(
+            s,
+            "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{} ms</text>",
+            w - right,
+            left - 6.0,
+            y + 4.0,
+            10u64.pow(e as u32)
+        );
+        e += 1.0;
+    }
+    let _ = writeln!(
+        s,
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">workload pods (log)</text><text x=\"14\" y=\"{:.1}\" transform=\"rotate(-90 14 {:.1})\" text-anchor=\"middle\">converge wall time (log)</text>",
+        left + (w - left - right) / 2.0,
+        h - 12.0,
+        top + (h - top - bottom) / 2.0,
+        top + (h - top - bottom) / 2.0
+    );
+    let colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"];
+    let mut nodes: Vec<usize> = rows.iter().map(|r| r.size.nodes).collect();
+    nodes.dedup();
+    for (i, n) in nodes.iter().enumerate() {
+        let colour = colours[i % colours.len()];
+        let points: Vec<String> = rows
+            .iter()
+            .filter(|r| r.size.nodes == *n)
+            .map(|r| {
+                format!(
+                    "{:.1},{:.1}",
+                    px(r.size.pods as f64),
+                    py(r.converge.wall_ms.max(1.0))
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>",
+            points.join(" ")
+        );
+        for p in &points {
+            let (x, y) = p.split_once(',').unwrap_or(("0", "0"));
+            let _ = writeln!(
+                s,
+                "<circle cx=\"{x}\" cy=\"{y}\" r=\"3\" fill=\"{colour}\"/>"
+            );
+        }
+        let ly = top + 16.0 * (i as f64 + 1.0);
+        let _ = writeln!(
+            s,
+            "<line x1=\"{:.1}\" y1=\"{ly:.1}\" x2=\"{:.1}\" y2=\"{ly:.1}\" stroke=\"{colour}\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{:.1}\">{n} nodes</text>",
+            w - right + 10.0,
+            w - right + 30.0,
+            w - right + 36.0,
+            ly + 4.0
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}

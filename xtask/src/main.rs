@@ -568,6 +568,7 @@ fn test_steps(ws: &Workspace) -> Result<Vec<Step>> {
         ),
     ];
     steps.push(lessons_check_step(ws));
+    steps.push(bench_smoke_step(ws));
     steps.push(Step::new(
         "trunk build",
         vec![ws.cmd("trunk", &["build", "--release", "--offline"])],
@@ -592,6 +593,30 @@ fn lessons_check_step(ws: &Workspace) -> Step {
                 "lessons",
                 "check",
                 "lessons",
+            ],
+        )],
+    )
+}
+
+/// Every `warehouse bench` scenario at small sizes, so the benchmarks cannot rot:
+/// no timing is asserted, but each scenario must converge. The scaling table and
+/// chart go to `target/bench-smoke`, not docs/.
+fn bench_smoke_step(ws: &Workspace) -> Step {
+    Step::new(
+        "bench smoke",
+        vec![ws.cmd(
+            "cargo",
+            &[
+                "run",
+                "-q",
+                "-p",
+                "warehouse-cli",
+                "--",
+                "bench",
+                "all",
+                "--smoke",
+                "--out",
+                "target/bench-smoke",
             ],
         )],
     )

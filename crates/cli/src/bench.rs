@@ -15,14 +15,18 @@ use warehouse_sim::scenarios::{self, Outcome, Size};
 use warehouse_sim::{Cluster, ProxyMode, SimDuration};
 
 /// The scenarios, in the order `all` runs them.
-pub const SCENARIOS: [&str; 6] = [
+pub const SCENARIOS: [&str; 7] = [
     "converge",
     "steady",
     "node-death",
     "fanout",
+    "compare",
     "envelope",
     "scaling",
 ];
+
+/// The Deployment sizes of `compare` (3 nodes, as the peer's fixed cluster).
+pub const COMPARE_REPLICAS: [usize; 4] = [3, 30, 300, 3000];
 
 /// Simulated time of the `steady` runs.
 pub const STEADY: SimDuration = SimDuration::secs(600);
@@ -108,8 +112,10 @@ fn line(scenario: &str, size: Size, wall_ms: f64, out: Outcome) -> Line {
 /// Converges `size` and returns the cluster with its measured line.
 fn converge_line(name: &str, size: Size, seed: u64) -> Result<(Cluster, Line), String> {
     reset_peak_rss();
-    let (r, wall) = timed(|| scenarios::converge(seed, size));
-    let (c, mut out) = r?;
+    // The cluster boots outside the measurement: it starts at the apply.
+    let mut c = scenarios::cluster(seed, size.nodes);
+    let (r, wall) = timed(|| scenarios::apply_and_converge(&mut c, size.pods));
+    let mut out = r?;
     let peak = peak_rss_mb();
     if let Some(mb) = peak {
         out.facts.push((
@@ -164,6 +170,20 @@ pub fn run(
             for mode in [ProxyMode::Endpoints, ProxyMode::EndpointSlices] {
                 let (r, wall) = timed(|| scenarios::fanout(&mut c, mode));
                 emit(&line("fanout", large, wall, r?));
+            }
+        }
+        "compare" => {
+            let sizes: &[usize] = if opts.smoke {
+                &COMPARE_REPLICAS[..2]
+            } else {
+                &COMPARE_REPLICAS
+            };
+            for &n in sizes {
+                reset_peak_rss();
+                let mut c = scenarios::cluster(seed, 3);
+                let (r, wall) = timed(|| scenarios::compare(&mut c, n));
+                let size = Size { nodes: 3, pods: n };
+                emit(&line(&format!("compare-{n}"), size, wall, r?));
             }
         }
         "envelope" => {

@@ -45,8 +45,8 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Time a benchmark scenario: converge, steady, node-death, fanout, envelope,
-    /// scaling, or all; one line each
+    /// Time a benchmark scenario: converge, steady, node-death, fanout, compare,
+    /// envelope, scaling, or all; one line each
     Bench {
         /// The scenario
         scenario: String,

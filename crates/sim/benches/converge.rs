@@ -1,73 +1,55 @@
-//! Budgets from DESIGN.md §7, measured: converge a large cluster, and run a steady
-//! cluster forward in simulated time.
+//! The `warehouse bench` scenarios under criterion (`warehouse_sim::scenarios`, the
+//! same code the CLI times): converge 1,000 nodes and a Deployment of 10,000
+//! replicas with its Service, run that cluster steady, and lose 10% of its zones.
+//! `KW_BENCH_SMOKE=1` runs them at the smoke size.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use warehouse_sim::{decode_manifests, Cluster, RobotState, SimDuration, Topology};
+use warehouse_sim::scenarios::{self, Size};
+use warehouse_sim::SimDuration;
 
-fn deployment(replicas: usize) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: web}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: web}}}}
-  template:
-    metadata: {{labels: {{app: web}}}}
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        resources: {{requests: {{cpu: 10m, memory: 16Mi}}}}
-"
-    )
-}
-
-fn converged(nodes: usize, replicas: usize) -> Cluster {
-    let mut c = Cluster::new(1, Topology::with_workers(nodes));
-    for o in decode_manifests(&deployment(replicas)).unwrap() {
-        c.create(o).unwrap();
+fn size() -> Size {
+    if std::env::var_os("KW_BENCH_SMOKE").is_some() {
+        Size::SMOKE
+    } else {
+        Size::LARGE
     }
-    c.advance(SimDuration::secs(60));
-    c
-}
-
-/// Running workload pods (kube-system's own are left out).
-fn running(c: &Cluster) -> usize {
-    c.view()
-        .nodes
-        .iter()
-        .flat_map(|n| &n.pods)
-        .filter(|p| !p.system && p.state == RobotState::Running)
-        .count()
 }
 
 fn benches(c: &mut Criterion) {
+    let size = size();
+    let label = format!("{} nodes, {} pods", size.nodes, size.pods);
     let mut g = c.benchmark_group("converge");
     g.sample_size(10);
-    g.bench_function(
-        "1000 nodes, deployment of 10000 replicas, 60s simulated",
-        |b| {
-            b.iter_batched(
-                || (),
-                |()| {
-                    let c = converged(1000, 10_000);
-                    assert_eq!(running(&c), 10_000);
-                    c // dropped outside the measurement
-                },
-                BatchSize::PerIteration,
-            )
-        },
-    );
+    g.bench_function(format!("{label}, apply until every endpoint is ready"), |b| {
+        b.iter_batched(
+            || (),
+            |()| scenarios::converge(1, size).expect("converges"),
+            BatchSize::PerIteration,
+        )
+    });
     g.finish();
 
     let mut g = c.benchmark_group("steady");
     g.sample_size(10);
-    g.bench_function("100 nodes, 10000 pods, advance 60s simulated", |b| {
+    g.bench_function(format!("{label}, 60 s simulated"), |b| {
         b.iter_batched(
-            || converged(100, 10_000),
+            || scenarios::converge(1, size).expect("converges").0,
             |mut c| {
-                c.advance(SimDuration::secs(60));
+                scenarios::steady(&mut c, SimDuration::secs(60));
+                c
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("node-death");
+    g.sample_size(10);
+    g.bench_function(format!("{label}, 10% of zones die"), |b| {
+        b.iter_batched(
+            || scenarios::converge(1, size).expect("converges").0,
+            |mut c| {
+                scenarios::node_death(&mut c, size.pods, 10).expect("recovers");
                 c
             },
             BatchSize::PerIteration,

@@ -111,7 +111,8 @@ fn parts(pods: usize) -> Vec<(String, usize)> {
     out
 }
 
-/// A fresh cluster of `nodes` workers at simulated second 0, nothing applied.
+/// A fresh cluster of `nodes` workers and a control-plane node at simulated second
+/// 0 (cold: just after bootstrap), nothing applied.
 pub fn cluster(seed: u64, nodes: usize) -> Cluster {
     Cluster::new(seed, Topology::with_workers(nodes))
 }
@@ -218,14 +219,7 @@ pub fn converge(seed: u64, size: Size) -> Result<(Cluster, Outcome), String> {
 /// Applies the scenario's workload to `c` and runs until it converged.
 pub fn apply_and_converge(c: &mut Cluster, pods: usize) -> Result<Outcome, String> {
     let (start, before) = (c.now(), counters(c));
-    let mut text = String::from(SERVICE);
-    for (name, n) in parts(pods) {
-        text.push_str("---\n");
-        text.push_str(&deployment(&name, n));
-    }
-    for o in decode_manifests(&text).map_err(|e| e.to_string())? {
-        c.create(o).map_err(|e| e.to_string())?;
-    }
+    apply(c, pods)?;
     if !run_until(c, CONVERGE_LIMIT, |c| converged(c, pods)) {
         return Err(format!(
             "not converged after {} simulated seconds: {} of {pods} endpoints ready",
@@ -234,6 +228,43 @@ pub fn apply_and_converge(c: &mut Cluster, pods: usize) -> Result<Outcome, Strin
         ));
     }
     Ok(outcome(c, start, before))
+}
+
+/// How long `compare` waits for a Deployment that cannot all fit.
+pub const COMPARE_LIMIT: SimDuration = SimDuration::secs(300);
+
+/// `compare`: the peer comparison's job — 3 worker nodes, a Deployment of
+/// `replicas` and a ClusterIP Service, until every pod is Ready and the slices list
+/// them all, or [`COMPARE_LIMIT`] passes (3 nodes hold 110 pods each, less their
+/// kube-proxies: a larger Deployment leaves the rest Pending). The facts say
+/// whether it converged and how many endpoints were ready.
+/// `c` is a fresh cluster of 3 workers ([`cluster`]`(seed, 3)`).
+pub fn compare(c: &mut Cluster, replicas: usize) -> Result<Outcome, String> {
+    let (start, before) = (c.now(), counters(c));
+    apply(c, replicas)?;
+    let done = run_until(c, COMPARE_LIMIT, |c| converged(c, replicas));
+    let mut out = outcome(c, start, before);
+    out.facts = vec![
+        ("converged".into(), done.to_string()),
+        (
+            "ready".into(),
+            ready_endpoints(c, "default", "web").to_string(),
+        ),
+    ];
+    Ok(out)
+}
+
+/// Creates the Service and the Deployments of `pods` pods, as `kubectl apply` would.
+fn apply(c: &mut Cluster, pods: usize) -> Result<(), String> {
+    let mut text = String::from(SERVICE);
+    for (name, n) in parts(pods) {
+        text.push_str("---\n");
+        text.push_str(&deployment(&name, n));
+    }
+    for o in decode_manifests(&text).map_err(|e| e.to_string())? {
+        c.create(o).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// `steady`: run a cluster forward by `by` with nothing changing.

@@ -318,6 +318,8 @@ impl Cluster {
             .and_then(|s| s.publish_not_ready_addresses)
             .unwrap_or(false);
         let mut out: BTreeMap<PortKey, Vec<Endpoint>> = BTreeMap::new();
+        // Each node's zone label, read once per sync.
+        let mut zones: BTreeMap<String, Option<String>> = BTreeMap::new();
         for o in self.store.list(Kind::Pod, Some(&ns)) {
             let Object::Pod(pod) = o else { continue };
             if !selects(svc, pod) || !pod_in_endpoints(pod, true) {
@@ -343,7 +345,11 @@ impl Cluster {
             let terminating = pod.metadata.deletion_timestamp.is_some();
             let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
             let zone = node.as_ref().and_then(|n| {
-                self.store
+                if let Some(z) = zones.get(n) {
+                    return z.clone();
+                }
+                let z = self
+                    .store
                     .get(&ObjectKey::new(Kind::Node, "", n))
                     .and_then(|o| {
                         o.meta()
@@ -351,7 +357,9 @@ impl Cluster {
                             .as_ref()?
                             .get("topology.kubernetes.io/zone")
                             .cloned()
-                    })
+                    });
+                zones.insert(n.clone(), z.clone());
+                z
             });
             let hostname = pod.spec.as_ref().and_then(|s| {
                 (s.subdomain.as_deref() == svc.metadata.name.as_deref())

@@ -396,4 +396,23 @@ mod tests {
             .iter()
             .any(|(k, v)| k == "bytes_sent" && v != "0"));
     }
+
+    /// Three nodes hold 30 replicas; 400 do not fit (110 pods a node, kube-proxy
+    /// included), and the scenario says so instead of failing.
+    #[test]
+    fn compare_reports_whether_the_deployment_fits() {
+        let fact = |o: &Outcome, k: &str| {
+            o.facts
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+        };
+        let small = compare(&mut cluster(1, 3), 30).unwrap();
+        assert_eq!(fact(&small, "converged").as_deref(), Some("true"));
+        assert_eq!(fact(&small, "ready").as_deref(), Some("30"));
+        let big = compare(&mut cluster(1, 3), 400).unwrap();
+        assert_eq!(fact(&big, "converged").as_deref(), Some("false"));
+        assert_eq!(fact(&big, "ready").as_deref(), Some("327"), "3 × 109");
+        assert_eq!(big.sim, COMPARE_LIMIT);
+    }
 }

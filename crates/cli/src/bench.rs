@@ -37,6 +37,8 @@ pub struct Options {
     pub seed: u64,
     /// Small sizes for CI: every scenario runs, nothing is large.
     pub smoke: bool,
+    /// `scaling` leaves out the cells with more workload pods than this.
+    pub max_pods: Option<usize>,
 }
 
 /// One measured line.
@@ -193,7 +195,7 @@ pub fn run(
         }
         "scaling" => {
             let rows = scaling(opts, emit)?;
-            write_scaling(out_dir, &rows, opts.smoke)?;
+            write_scaling(out_dir, &rows, opts)?;
         }
         other => {
             return Err(format!(
@@ -226,7 +228,7 @@ fn scaling(opts: Options, emit: &mut dyn FnMut(&Line)) -> Result<Vec<Row>, Strin
     for &n in nodes {
         for &p in pods {
             let size = Size { nodes: n, pods: p };
-            if !size.fits() {
+            if !size.fits() || opts.max_pods.is_some_and(|m| p > m) {
                 continue;
             }
             let (mut c, conv) = converge_line("scaling-converge", size, opts.seed)?;
@@ -243,9 +245,9 @@ fn scaling(opts: Options, emit: &mut dyn FnMut(&Line)) -> Result<Vec<Row>, Strin
     Ok(rows)
 }
 
-fn write_scaling(dir: &Path, rows: &[Row], smoke: bool) -> Result<(), String> {
+fn write_scaling(dir: &Path, rows: &[Row], opts: Options) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    let md = scaling_table(rows, smoke);
+    let md = scaling_table(rows, opts);
     let svg = scaling_svg(rows);
     for (name, text) in [("scaling.md", md), ("scaling.svg", svg)] {
         let path = dir.join(name);
@@ -255,7 +257,7 @@ fn write_scaling(dir: &Path, rows: &[Row], smoke: bool) -> Result<(), String> {
 }
 
 /// The scaling grid as a Markdown table.
-pub fn scaling_table(rows: &[Row], smoke: bool) -> String {
+pub fn scaling_table(rows: &[Row], opts: Options) -> String {
     let mut s = String::from("# Scaling\n\n");
     s.push_str(
         "Written by `warehouse bench scaling` (native release build). Each row applies \
@@ -264,8 +266,14 @@ pub fn scaling_table(rows: &[Row], smoke: bool) -> String {
          (converge), then runs one simulated minute with nothing changing (steady). \
          Peak memory is the process's resident peak during the converge.\n\n",
     );
-    if smoke {
+    if opts.smoke {
         s.push_str("(A smoke run: small sizes, the numbers mean nothing.)\n\n");
+    }
+    if let Some(m) = opts.max_pods {
+        let _ = writeln!(
+            s,
+            "Cells with more than {m} workload pods were left out (`--max-pods {m}`).\n"
+        );
     }
     s.push_str("![converge wall time by pods](scaling.svg)\n\n");
     s.push_str(

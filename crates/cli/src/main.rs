@@ -8,6 +8,10 @@
 //! `warehouse lessons check [PATH]` verifies lessons (see `lessons/README.md`).
 //! `warehouse bench SCENARIO [--smoke]` times a benchmark scenario (README "Performance").
 
+#[cfg(not(target_arch = "wasm32"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::{Read, Write};
@@ -59,6 +63,9 @@ enum Command {
         /// Where `scaling` writes scaling.md and scaling.svg
         #[arg(long, default_value = "docs")]
         out: PathBuf,
+        /// `scaling` leaves out the cells with more workload pods than this
+        #[arg(long, value_name = "PODS")]
+        max_pods: Option<usize>,
     },
     /// Lessons: `lessons check [PATH]` replays every lesson's solutions
     Lessons {
@@ -110,8 +117,13 @@ fn real_main() -> Result<ExitCode> {
             seed,
             smoke,
             out,
+            max_pods,
         } => {
-            let opts = warehouse_cli::bench::Options { seed, smoke };
+            let opts = warehouse_cli::bench::Options {
+                seed,
+                smoke,
+                max_pods,
+            };
             warehouse_cli::bench::run(&scenario, opts, &out, &mut |l| println!("{}", l.text()))
                 .map_err(anyhow::Error::msg)?;
             Ok(ExitCode::SUCCESS)

@@ -20,13 +20,16 @@ fn benches(c: &mut Criterion) {
     let label = format!("{} nodes, {} pods", size.nodes, size.pods);
     let mut g = c.benchmark_group("converge");
     g.sample_size(10);
-    g.bench_function(format!("{label}, apply until every endpoint is ready"), |b| {
-        b.iter_batched(
-            || (),
-            |()| scenarios::converge(1, size).expect("converges"),
-            BatchSize::PerIteration,
-        )
-    });
+    g.bench_function(
+        format!("{label}, apply until every endpoint is ready"),
+        |b| {
+            b.iter_batched(
+                || (),
+                |()| scenarios::converge(1, size).expect("converges"),
+                BatchSize::PerIteration,
+            )
+        },
+    );
     g.finish();
 
     let mut g = c.benchmark_group("steady");

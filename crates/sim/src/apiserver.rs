@@ -893,6 +893,13 @@ fn same_spec(a: &Object, b: &Object) -> bool {
         (Object::Pod(x), Object::Pod(y)) => {
             // Binding sets spec.nodeName through its own subresource; it does not
             // count as a spec change.
+            // Compared in place when the node names agree (every status update).
+            let node = |p: &k8s_openapi::api::core::v1::Pod| {
+                p.spec.as_ref().and_then(|s| s.node_name.clone())
+            };
+            if node(x) == node(y) {
+                return x.spec == y.spec;
+            }
             let strip = |p: &k8s_openapi::api::core::v1::Pod| {
                 p.spec.clone().map(|mut s| {
                     s.node_name = None;

@@ -207,13 +207,13 @@ impl Cluster {
     fn create_pods_slow_start(&mut self, rs: &ReplicaSet, n: usize) -> Result<(), String> {
         let mut remaining = n;
         let mut batch = 1;
+        let rs_obj = Object::ReplicaSet(rs.clone());
         while remaining > 0 {
             let size = batch.min(remaining);
             for _ in 0..size {
                 let pod = pod_from_template(rs);
                 match self.create_as(ACTOR, Object::Pod(pod)) {
                     Ok(created) => {
-                        let rs_obj = Object::ReplicaSet(rs.clone());
                         self.record_event(
                             &rs_obj,
                             "replicaset-controller",
@@ -224,7 +224,6 @@ impl Cluster {
                         );
                     }
                     Err(e) => {
-                        let rs_obj = Object::ReplicaSet(rs.clone());
                         self.record_event(
                             &rs_obj,
                             "replicaset-controller",

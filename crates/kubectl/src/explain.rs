@@ -13,6 +13,7 @@
 
 use crate::CommandOutput;
 use std::collections::BTreeMap;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::Kind;
 
 /// The field documentation. Native builds compile it in; the browser build fetches
@@ -275,7 +276,7 @@ pub(crate) fn run(args: &[String]) -> CommandOutput {
             reference: x.reference,
             description: x.description.clone(),
         }));
-        f.sort_by(|a, b| a.name.cmp(b.name));
+        f.stable_sort_by(|a, b| a.name.cmp(b.name));
         f
     };
     let top = Type {

@@ -46,6 +46,7 @@ pub mod scheduler;
 pub mod services;
 pub mod shell;
 pub mod snapshot;
+pub mod sort;
 pub mod store;
 #[doc(hidden)]
 pub mod testing;

@@ -80,6 +80,7 @@ mod tests {
     proptest! {
         /// The same order as the standard library's stable sorts, ties included.
         #[test]
+        #[allow(clippy::unnecessary_sort_by)] // sort_by itself is what is compared
         fn orders_as_the_standard_sorts(v in proptest::collection::vec((0u8..6, any::<u16>()), 0..200)) {
             let mut ours = v.clone();
             let mut std = v.clone();

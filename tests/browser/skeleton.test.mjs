@@ -109,6 +109,12 @@ test('skeleton: deploy, lose a zone, recover', { timeout: 180_000 }, async () =>
     await page.press('#kubectl-input', 'Enter');
     await waitForText(page, '#kubectl-output', 'ADDED deployment/default/web by kubernetes-admin on request');
 
+    // kubectl explain reads its field documentation from explain.data, fetched
+    // next to the app after the first render.
+    await page.fill('#kubectl-input', 'explain deployment.spec.replicas');
+    await page.press('#kubectl-input', 'Enter');
+    await waitForText(page, '#kubectl-output', 'FIELD: replicas <integer>');
+
     await applyYaml(page, MALFORMED);
     await page.waitForSelector('#apply-result.error');
     await waitForText(page, '#apply-result', 'line');

@@ -50,6 +50,7 @@ pub fn App() -> Html {
                 web_sys::console::warn_2(&"window.__warehouse:".into(), &e);
             }
             fetch::load_catalogue(dispatch.clone());
+            fetch::load_explain_data();
             if let Some(url) = fetch::lesson_param() {
                 fetch::open_url(url, dispatch);
             }

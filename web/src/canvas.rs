@@ -15,6 +15,7 @@ use std::f64::consts::TAU;
 use std::rc::Rc;
 use warehouse_sim::countdown::{Countdown, CountdownKind};
 use warehouse_sim::desks::{DeskView, SheetLine};
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{ClusterView, NodeView, PodView, RobotState, ZoneHealth};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -1013,7 +1014,7 @@ fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
         h.zoom = f.zoom;
         if fresh_desks || h.flashing.len() != f.anim.flashes.len() {
             h.flashing = f.anim.flashes.keys().cloned().collect();
-            h.flashing.sort();
+            h.flashing.stable_sort();
             h.flashing_lines = f.anim.flashes.values().flat_map(|v| v.1.clone()).collect();
             h.desks = desks
                 .desks

@@ -7,6 +7,7 @@ use crate::i18n::{Key, Tr};
 use crate::state::{Action, AppState};
 use std::rc::Rc;
 use warehouse_sim::scheduler::Decision;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::ClusterView;
 use yew::prelude::*;
 
@@ -41,7 +42,7 @@ pub fn DecisionPanel(props: &DecisionProps) -> Html {
         .filter(|p| !p.system)
         .map(|p| format!("{}/{}", p.namespace, p.name))
         .collect();
-    pods.sort();
+    pods.stable_sort();
     let onchange = {
         let dispatch = props.dispatch.clone();
         Callback::from(move |e: Event| {

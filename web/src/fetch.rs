@@ -37,9 +37,14 @@ fn too_big(name: &str, bytes: f64) -> String {
 
 /// GETs `url` as text (never from the HTTP cache, so an author sees their edit).
 pub async fn text(url: &str) -> Result<String, String> {
+    get(url, RequestCache::NoStore).await
+}
+
+/// GETs `url` as text under the cache policy `cache`.
+async fn get(url: &str, cache: RequestCache) -> Result<String, String> {
     let window = web_sys::window().ok_or("no window")?;
     let init = RequestInit::new();
-    init.set_cache(RequestCache::NoStore);
+    init.set_cache(cache);
     let response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
         .await
         .map_err(|e| format!("{url}: {}", js_error(e)))?;
@@ -69,6 +74,18 @@ pub async fn text(url: &str) -> Result<String, String> {
         return Err(too_big(url, body.len() as f64));
     }
     Ok(body)
+}
+
+/// Fetches `kubectl explain`'s field documentation (`explain.data`, copied next to
+/// the app by index.html) and hands it to kubectl. Until it arrives, or if it
+/// cannot be fetched, `kubectl explain` says so; every other command works.
+pub fn load_explain_data() {
+    spawn_local(async move {
+        match get("explain.data", RequestCache::Default).await {
+            Ok(t) => warehouse_kubectl::provide_explain_data(t),
+            Err(e) => web_sys::console::warn_2(&"kubectl explain:".into(), &e.into()),
+        }
+    });
 }
 
 /// Fetches the catalogue and every lesson's two languages.

@@ -15,6 +15,7 @@ use crate::target::Target;
 use std::cell::RefCell;
 use std::rc::Rc;
 use warehouse_sim::scheduler::Decision;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{ClusterView, ControlPlaneComponent, Kind, ObjectKey, PodView, ZoneHealth};
 use yew::prelude::*;
 
@@ -135,7 +136,7 @@ pub fn parse_why(text: &str) -> Vec<WhyStep> {
             })
         })
         .collect();
-    steps.sort_by_key(|s| s.revision);
+    steps.stable_sort_by_key(|s| s.revision);
     steps
 }
 

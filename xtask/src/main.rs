@@ -32,6 +32,7 @@ use anyhow::{bail, ensure, Context, Result};
 
 mod csp;
 mod fuzz;
+mod precompress;
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
@@ -42,6 +43,7 @@ commands:
   screenshots        build (release) and write docs/screenshots/*.png of the key views
   bench              build (release) and measure the app in Chromium; writes docs/bench-browser.md
   csp [DIR]          Trunk's post-build hook: hash the inline scripts into the page's CSP
+  precompress [DIR]  Trunk's post-build hook: write NAME.gz beside the app files (release)
   fuzz [TARGET] [--time SECONDS]
                      run the cargo-fuzz targets (nightly), each for SECONDS (default 600);
                      appends to docs/fuzz-runs.md";
@@ -78,6 +80,10 @@ fn run() -> Result<ExitCode> {
         Some("bench") if args.len() == 1 => browser_script(&ws, "bench.mjs"),
         Some("csp") if args.len() <= 2 => {
             csp::run(args.get(1).map(String::as_str))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("precompress") if args.len() <= 2 => {
+            precompress::run(args.get(1).map(String::as_str))?;
             Ok(ExitCode::SUCCESS)
         }
         Some("fuzz") => fuzz::run(&ws, &args[1..]),

@@ -6,6 +6,7 @@
 use crate::cli::clap_error;
 use crate::{table, CommandOutput};
 use clap::{ArgAction, Args, Parser, Subcommand};
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::Kind;
 
 #[derive(Parser, Debug)]
@@ -128,7 +129,7 @@ pub(crate) fn category(name: &str) -> Vec<Kind> {
         .into_iter()
         .filter(|k| categories(*k).contains(&name))
         .collect();
-    kinds.sort_by_key(|k| {
+    kinds.stable_sort_by_key(|k| {
         let rank = GROUP_ORDER
             .iter()
             .position(|g| *g == k.group())
@@ -190,7 +191,7 @@ pub(crate) fn run(args: &[String]) -> CommandOutput {
         })
         .collect();
     // kubectl sorts by group (or by the --sort-by field), then by resource name.
-    kinds.sort_by(|x, y| {
+    kinds.stable_sort_by(|x, y| {
         let key = |k: &Kind| match sort_by {
             "name" => k.plural(),
             "kind" => k.as_str(),

@@ -1,6 +1,7 @@
 //! `kubectl auth can-i` and `kubectl auth whoami`.
 
 use crate::{CommandOutput, Context};
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{Attributes, Cluster, Kind};
 
 const CAN_I_USAGE: &str = "error: you must specify two arguments: verb resource or verb resource/resourceName.\nSee 'kubectl auth can-i -h' for help and examples";
@@ -146,7 +147,7 @@ fn can_i_list(
             None => compact.push(r),
         }
     }
-    compact.sort_by_key(Rule::sort_key);
+    compact.stable_sort_by_key(Rule::sort_key);
     let mut text = String::new();
     if !no_headers {
         text.push_str("Resources\tNon-Resource URLs\tResource Names\tVerbs\n");

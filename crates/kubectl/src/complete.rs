@@ -7,6 +7,7 @@
 //! out as the web terminal does; `sim` lines complete the simulation's commands.
 
 use crate::Session;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{Kind, Object};
 
 /// What may replace the word that ends at the cursor.
@@ -239,7 +240,7 @@ fn split(line: &str) -> (Vec<String>, usize, String) {
 
 fn finish(start: usize, prefix: &str, pool: impl IntoIterator<Item = String>) -> Completion {
     let mut candidates: Vec<String> = pool.into_iter().filter(|c| c.starts_with(prefix)).collect();
-    candidates.sort();
+    candidates.stable_sort();
     candidates.dedup();
     Completion { start, candidates }
 }

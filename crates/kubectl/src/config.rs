@@ -11,6 +11,7 @@ use crate::cli::clap_error;
 use crate::CommandOutput;
 use clap::{ArgAction, Parser};
 use serde_json::{json, Value};
+use warehouse_sim::sort::StableSort;
 
 /// One kubeconfig context.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -207,7 +208,7 @@ pub(crate) fn run(
             if rest.is_empty() {
                 // kubectl sorts the context names.
                 chosen = config.contexts.iter().collect();
-                chosen.sort_by(|a, b| a.name.cmp(&b.name));
+                chosen.stable_sort_by(|a, b| a.name.cmp(&b.name));
             }
             let mut text = String::new();
             if !name_only && !parsed.no_headers {

@@ -16,6 +16,7 @@ use crate::{errors, tabwriter, CommandOutput, Context};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use warehouse_sim::quantity::Quantity;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{Cluster, Kind, Object, SimTime, StatusReason};
 
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -416,7 +417,7 @@ fn annotations_multiline(w: &mut Writer, title: &str, annotations: &BTreeMap<Str
 
 fn tolerations_multiline(w: &mut Writer, title: &str, tolerations: &[Value]) {
     let mut sorted: Vec<&Value> = tolerations.iter().collect();
-    sorted.sort_by(|a, b| s(a, "key").cmp(s(b, "key")));
+    sorted.stable_sort_by(|a, b| s(a, "key").cmp(s(b, "key")));
     multiline(w, title, sorted.into_iter().map(toleration_string));
 }
 
@@ -443,7 +444,7 @@ fn toleration_string(t: &Value) -> String {
 
 fn taints_multiline(w: &mut Writer, title: &str, taints: &[Value]) {
     let mut sorted: Vec<&Value> = taints.iter().collect();
-    sorted.sort_by_key(|t| format!("{},{}", s(t, "effect"), s(t, "key")));
+    sorted.stable_sort_by_key(|t| format!("{},{}", s(t, "effect"), s(t, "key")));
     multiline(w, title, sorted.into_iter().map(taint_string));
 }
 
@@ -495,7 +496,7 @@ fn related_events(cluster: &Cluster, obj: &Object) -> Vec<Value> {
         .collect();
     // `SortableEvents` orders by the last time seen; a stable sort keeps events of the
     // same second in the order they were recorded.
-    events.sort_by(|a, b| event_time(a).cmp(event_time(b)));
+    events.stable_sort_by(|a, b| event_time(a).cmp(event_time(b)));
     events
 }
 
@@ -883,7 +884,7 @@ fn describe_containers(
         } else {
             w.w(2, "Mounts:\n");
         }
-        mounts.sort_by(|a, b| s(a, "mountPath").cmp(s(b, "mountPath")));
+        mounts.stable_sort_by(|a, b| s(a, "mountPath").cmp(s(b, "mountPath")));
         for m in mounts {
             let mut flags = vec![if at(m, "readOnly").as_bool() == Some(true) {
                 "ro".to_string()
@@ -1417,7 +1418,7 @@ fn describe_node(w: &mut Writer, cluster: &Cluster, v: &Value, now: SimTime) {
                 .or_else(|| (k == "kubernetes.io/role" && !val.is_empty()).then(|| val.clone()))
         })
         .collect();
-    roles.sort();
+    roles.stable_sort();
     roles.dedup();
     if roles.is_empty() {
         w.w(0, "Roles:\t<none>\n");
@@ -2179,7 +2180,7 @@ fn limit_range_rows(w: &mut Writer, v: &Value, prefix: &str) {
         let maps: Vec<BTreeMap<String, String>> =
             fields.iter().map(|f| string_map(item, f)).collect();
         let mut resources: Vec<&String> = maps.iter().flat_map(|m| m.keys()).collect();
-        resources.sort();
+        resources.stable_sort();
         resources.dedup();
         for r in resources {
             let cell = |m: &BTreeMap<String, String>| {
@@ -2217,7 +2218,7 @@ fn describe_limit_range(w: &mut Writer, v: &Value) {
 fn describe_quota(w: &mut Writer, v: &Value) {
     header(w, v, true);
     let mut scopes: Vec<String> = arr(v, "spec.scopes").iter().map(scalar).collect();
-    scopes.sort();
+    scopes.stable_sort();
     if !scopes.is_empty() {
         w.w(0, &format!("Scopes:\t{}\n", scopes.join(", ")));
         for scope in &scopes {
@@ -2335,7 +2336,7 @@ fn unstructured(
     skip: &[&str],
 ) {
     let mut fields: Vec<&String> = content.keys().collect();
-    fields.sort();
+    fields.stable_sort();
     for field in fields {
         let path = format!("{prefix}.{field}");
         if skip.contains(&path.as_str()) {

@@ -8,6 +8,7 @@ use crate::humanize::{human_duration, millis_since};
 use crate::{errors, CommandOutput, Context};
 use clap::{ArgAction, Parser};
 use k8s_openapi::api::core::v1::Event;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{Cluster, Kind, Object};
 
 #[derive(Parser, Debug)]
@@ -164,7 +165,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
         }
         return out;
     }
-    events.sort_by_key(|(_, e)| sort_time(e));
+    events.stable_sort_by_key(|(_, e)| sort_time(e));
     let now = cluster.now();
     let mut text = String::new();
     if !parsed.no_headers {

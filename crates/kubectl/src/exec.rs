@@ -11,6 +11,7 @@
 
 use crate::{errors, CommandOutput, Context};
 use warehouse_sim::exec::ExecError;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{Cluster, Kind, Object};
 
 const USAGE: &str = "error: expected 'exec POD_NAME COMMAND [ARG1] [ARG2] ... [ARGN]'.\nPOD or TYPE/NAME is a required argument for the exec command\nSee 'kubectl exec -h' for help and examples";
@@ -335,7 +336,7 @@ pub(crate) fn pod_for_counted(
                     (!ready, p.metadata.name.clone().unwrap_or_default())
                 })
                 .collect();
-            pods.sort();
+            pods.stable_sort();
             let count = pods.len();
             pods.into_iter()
                 .next()

@@ -13,9 +13,35 @@
 
 use crate::CommandOutput;
 use std::collections::BTreeMap;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::Kind;
 
-const DATA: &str = include_str!("explain.data");
+/// The field documentation. Native builds compile it in; the browser build fetches
+/// `explain.data` (copied next to the app) after the first render and hands it over
+/// with [`provide_data`], which keeps 400 KB of text out of the download.
+#[cfg(not(target_arch = "wasm32"))]
+fn data() -> Option<&'static str> {
+    Some(include_str!("explain.data"))
+}
+
+#[cfg(target_arch = "wasm32")]
+static LOADED: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+#[cfg(target_arch = "wasm32")]
+fn data() -> Option<&'static str> {
+    LOADED.get().copied()
+}
+
+/// Hands over the text of `explain.data` (the browser build fetches it); native
+/// builds carry it already and ignore this. Only the first call counts.
+pub fn provide_data(text: String) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = LOADED.set(Box::leak(text.into_boxed_str()));
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    drop(text);
+}
 
 const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
 const KIND_DOC: &str = "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
@@ -37,10 +63,10 @@ fn unescape(s: &str) -> String {
     s.replace("\\n", "\n")
 }
 
-fn types() -> BTreeMap<&'static str, Type<'static>> {
+fn types(data: &'static str) -> BTreeMap<&'static str, Type<'static>> {
     let mut out: BTreeMap<&str, Type> = BTreeMap::new();
     let mut current: Option<&str> = None;
-    for line in DATA.lines() {
+    for line in data.lines() {
         if let Some(rest) = line.strip_prefix('@') {
             let (path, desc) = rest.split_once('|').unwrap_or((rest, ""));
             out.insert(
@@ -205,7 +231,12 @@ pub(crate) fn run(args: &[String]) -> CommandOutput {
             ))
         }
     };
-    let all = types();
+    let Some(data) = data() else {
+        return CommandOutput::error(
+            "error: the field documentation is still loading; try again in a moment",
+        );
+    };
+    let all = types(data);
     let root = root_of(kind);
     let Some(mut t) = all.get(root.as_str()) else {
         return CommandOutput::error(format!(
@@ -245,7 +276,7 @@ pub(crate) fn run(args: &[String]) -> CommandOutput {
             reference: x.reference,
             description: x.description.clone(),
         }));
-        f.sort_by(|a, b| a.name.cmp(b.name));
+        f.stable_sort_by(|a, b| a.name.cmp(b.name));
         f
     };
     let top = Type {
@@ -307,7 +338,7 @@ mod tests {
 
     #[test]
     fn every_served_kind_with_a_schema_has_documentation() {
-        let all = types();
+        let all = types(data().unwrap());
         for k in [
             Kind::Pod,
             Kind::Deployment,

@@ -7,6 +7,7 @@ use crate::printers::{self, PrintOptions};
 use crate::selector::Selector;
 use crate::{table, yaml, CommandOutput, Context};
 use std::collections::BTreeMap;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{Cluster, Kind, Object, StatusReason};
 
 /// The warning the apiserver sends with every core/v1 Endpoints request (v1.33+).
@@ -267,7 +268,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
                 .map(|r| r.kind)
                 .chain(kinds.iter().copied())
                 .collect();
-            result_kinds.sort();
+            result_kinds.stable_sort();
             result_kinds.dedup();
             let with_kind = result_kinds.len() > 1;
             let now = cluster.now();

@@ -21,6 +21,7 @@
 use crate::jsonpath::{go_float, go_print, unquote};
 use serde_json::Value;
 use std::fmt::Write as _;
+use warehouse_sim::sort::StableSort;
 
 /// A value during execution.
 #[derive(Clone, Debug, PartialEq)]
@@ -2112,7 +2113,7 @@ fn sprig(f: &str, args: &[V]) -> Result<V, String> {
         "sortAlpha" => {
             want(1)?;
             let mut items: Vec<String> = list_of(&args[0]).iter().map(strval).collect();
-            items.sort();
+            items.stable_sort();
             make_list(items.into_iter().map(V::Str).collect())
         }
         "list" => make_list(args.to_vec()),

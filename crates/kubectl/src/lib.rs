@@ -30,6 +30,7 @@ mod errors;
 mod events;
 mod exec;
 mod explain;
+pub use explain::provide_data as provide_explain_data;
 mod expose;
 #[doc(hidden)]
 pub mod fuzzing;

@@ -10,6 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::jiff::Timestamp;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{podstatus, Kind, Object, SimTime};
 
 /// How a table is printed.
@@ -645,7 +646,7 @@ fn format_label_map(v: J) -> String {
     if pairs.is_empty() {
         return "<none>".into();
     }
-    pairs.sort();
+    pairs.stable_sort();
     pairs.join(",")
 }
 
@@ -1035,7 +1036,7 @@ fn load_balancer_addresses(lb: J) -> Vec<String> {
             out.push(addr.to_string());
         }
     }
-    out.sort();
+    out.stable_sort();
     out
 }
 
@@ -1399,7 +1400,7 @@ fn quota_columns(status: J) -> (String, String) {
         return (String::new(), String::new());
     };
     let mut names: Vec<&String> = hard.keys().collect();
-    names.sort();
+    names.stable_sort();
     let (mut request, mut limit) = (Vec::new(), Vec::new());
     for n in names {
         let used = json_quantity(status.at(&["used", n]));

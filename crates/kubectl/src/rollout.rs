@@ -19,6 +19,7 @@ use warehouse_sim::controllers::deployment::{
     equal_ignore_hash, revision_of, ANNOTATIONS_NOT_COPIED, REVISION,
 };
 use warehouse_sim::controllers::selector_matches;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{parse_duration, Cluster, Kind, Object, SimDuration};
 
 /// The longest `rollout status` waits without `--timeout` (kubectl would wait forever).
@@ -782,7 +783,7 @@ fn undo(
             .iter()
             .filter_map(|rs| revision_of(rs).map(|v| (v, rs)))
             .collect();
-        revs.sort_by_key(|(v, _)| std::cmp::Reverse(*v));
+        revs.stable_sort_by_key(|(v, _)| std::cmp::Reverse(*v));
         match revs.get(1) {
             Some((_, rs)) => target = Some(rs),
             None => {

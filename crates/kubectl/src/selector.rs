@@ -3,6 +3,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use std::collections::BTreeMap;
+use warehouse_sim::sort::StableSort;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Requirement {
@@ -70,7 +71,7 @@ impl Selector {
             }
             reqs.push(parse_requirement(part)?);
         }
-        reqs.sort_by(|a, b| a.key().cmp(b.key()));
+        reqs.stable_sort_by(|a, b| a.key().cmp(b.key()));
         Ok(Selector(reqs))
     }
 
@@ -82,7 +83,7 @@ impl Selector {
         }
         for e in sel.match_expressions.iter().flatten() {
             let mut values = e.values.clone().unwrap_or_default();
-            values.sort();
+            values.stable_sort();
             let k = e.key.clone();
             reqs.push(match e.operator.as_str() {
                 "In" => Requirement::In(k, values),
@@ -91,7 +92,7 @@ impl Selector {
                 _ => Requirement::DoesNotExist(k),
             });
         }
-        reqs.sort_by(|a, b| a.key().cmp(b.key()));
+        reqs.stable_sort_by(|a, b| a.key().cmp(b.key()));
         Selector(reqs)
     }
 }
@@ -164,7 +165,7 @@ fn parse_requirement(part: &str) -> Result<Requirement, String> {
             if !valid_key(key) || values.iter().any(|v| !valid_value(v)) {
                 return Err(bad());
             }
-            values.sort();
+            values.stable_sort();
             values.dedup();
             let key = key.to_string();
             return Ok(if neg {

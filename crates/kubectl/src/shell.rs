@@ -57,6 +57,7 @@ use crate::{CommandOutput, FileSource, Session};
 use std::collections::{BTreeMap, BTreeSet};
 use warehouse_sim::shell::{is_blank, is_ifs_whitespace, is_metachar};
 pub use warehouse_sim::shell::{MAX_ARGS_BYTES, MAX_NESTING, MAX_VALUE_BYTES, MAX_VARS_BYTES};
+use warehouse_sim::sort::StableSort;
 
 /// The shell's state kept between lines: variables, `$?`, and the `kubectl proxy`
 /// processes started from this terminal.
@@ -1683,9 +1684,9 @@ fn filter(words: &[String], text: &str) -> Result<(String, i32), String> {
                         .unwrap_or(t.len());
                     t[..end].parse::<f64>().unwrap_or(0.0)
                 };
-                sorted.sort_by(|a, b| key(a).total_cmp(&key(b)).then_with(|| a.cmp(b)));
+                sorted.stable_sort_by(|a, b| key(a).total_cmp(&key(b)).then_with(|| a.cmp(b)));
             } else {
-                sorted.sort();
+                sorted.stable_sort();
             }
             if unique {
                 sorted.dedup();

@@ -13,6 +13,7 @@ use crate::selector::Selector;
 use crate::{errors, CommandOutput, Context};
 use std::collections::BTreeMap;
 use warehouse_sim::metrics::PodMetrics;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{Cluster, Kind, Object};
 
 const MIB: u64 = 1024 * 1024;
@@ -217,9 +218,9 @@ fn top_node(cluster: &Cluster, ctx: &Context<'_>, f: Flags) -> CommandOutput {
         return CommandOutput::error("error: metrics not available yet");
     }
     match f.sort_by.as_deref() {
-        Some("cpu") => metrics.sort_by_key(|m| std::cmp::Reverse(m.cpu_milli)),
-        Some("memory") => metrics.sort_by_key(|m| std::cmp::Reverse(m.memory_bytes)),
-        _ => metrics.sort_by(|a, b| a.name.cmp(&b.name)),
+        Some("cpu") => metrics.stable_sort_by_key(|m| std::cmp::Reverse(m.cpu_milli)),
+        Some("memory") => metrics.stable_sort_by_key(|m| std::cmp::Reverse(m.memory_bytes)),
+        _ => metrics.stable_sort_by(|a, b| a.name.cmp(&b.name)),
     }
     let mut text = String::new();
     if !f.no_headers {
@@ -351,9 +352,9 @@ fn top_pod(cluster: &Cluster, ctx: &Context<'_>, f: Flags) -> CommandOutput {
     }
     let with_ns = f.all_namespaces;
     match f.sort_by.as_deref() {
-        Some("cpu") => metrics.sort_by_key(|m| std::cmp::Reverse(m.cpu_milli())),
-        Some("memory") => metrics.sort_by_key(|m| std::cmp::Reverse(m.memory_bytes())),
-        _ => metrics.sort_by(|a, b| {
+        Some("cpu") => metrics.stable_sort_by_key(|m| std::cmp::Reverse(m.cpu_milli())),
+        Some("memory") => metrics.stable_sort_by_key(|m| std::cmp::Reverse(m.memory_bytes())),
+        _ => metrics.stable_sort_by(|a, b| {
             if with_ns && a.namespace != b.namespace {
                 a.namespace.cmp(&b.namespace)
             } else {
@@ -379,11 +380,13 @@ fn top_pod(cluster: &Cluster, ctx: &Context<'_>, f: Flags) -> CommandOutput {
     for m in &mut metrics {
         if f.containers {
             match f.sort_by.as_deref() {
-                Some("cpu") => m.containers.sort_by_key(|m| std::cmp::Reverse(m.cpu_milli)),
+                Some("cpu") => m
+                    .containers
+                    .stable_sort_by_key(|m| std::cmp::Reverse(m.cpu_milli)),
                 Some("memory") => m
                     .containers
-                    .sort_by_key(|c| std::cmp::Reverse(c.memory_bytes)),
-                _ => m.containers.sort_by(|a, b| a.name.cmp(&b.name)),
+                    .stable_sort_by_key(|c| std::cmp::Reverse(c.memory_bytes)),
+                _ => m.containers.stable_sort_by(|a, b| a.name.cmp(&b.name)),
             }
             for c in &m.containers {
                 let mut cells = Vec::new();

@@ -8,6 +8,7 @@
 use crate::model::{FrameSpec, FrameWhat};
 use serde_json::Value;
 use warehouse_sim::feed::{component_name, Change, FeedEvent};
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::trace::Cause;
 use warehouse_sim::Cluster;
 
@@ -480,7 +481,7 @@ fn frame_of(
                 })
                 .collect();
             // The field the frame is about first, the rest in the object's order.
-            diff.sort_by_key(|d| !d.focus);
+            diff.stable_sort_by_key(|d| !d.focus);
             let more = diff.len().saturating_sub(MAX_DIFF_LINES);
             diff.truncate(MAX_DIFF_LINES);
             Some((

@@ -10,6 +10,7 @@ use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Parser, Tag, TagEnd};
 use serde::Deserialize;
 use serde_yaml::Value;
 use std::collections::BTreeMap;
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::{parse_duration, SimDuration};
 
 /// The most bytes a lesson file may have.
@@ -1130,7 +1131,7 @@ pub(crate) fn parse_incidents(
         let run = required_text(file, line, "incident", m, "run")?;
         out.push(Incident { line, at, run });
     }
-    out.sort_by_key(|i| i.at);
+    out.stable_sort_by_key(|i| i.at);
     Ok(out)
 }
 

@@ -12,6 +12,7 @@ use crate::session::{self, fmt_duration};
 use std::collections::BTreeMap;
 use warehouse_kubectl::script::{self, Action};
 use warehouse_kubectl::{FileSource, MemoryFiles};
+use warehouse_sim::sort::StableSort;
 use warehouse_sim::SimDuration;
 
 /// How often `lessons check` looks at a check while it waits for it to pass.
@@ -118,7 +119,7 @@ fn yaml_blocks_match_files(
                 format!("{:?}/{}/{}", key.kind, key.namespace, key.name)
             })
             .collect();
-        k.sort();
+        k.stable_sort();
         Some(k)
     };
     let blocks = lesson

@@ -32,7 +32,7 @@ use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Component, Timer, WATCH_DELAY};
 use crate::controllers::set_pod_condition;
 use crate::error::{ApiError, SimError, StatusReason};
-use crate::object::{Kind, Object, ObjectKey};
+use crate::object::{from_manifest, Kind, Object, ObjectKey};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
 use k8s_openapi::api::core::v1::{
@@ -682,7 +682,7 @@ impl Cluster {
         };
         let ip = self.host_ip(&host);
         let manifest = static_pod_manifest(c, &host, &ip, self.etcd_member_count());
-        let mut pod: Pod = serde_yaml::from_str(&manifest).expect("static pod manifests parse");
+        let mut pod: Pod = from_manifest(&manifest).expect("static pod manifests parse");
         let hash = config_hash(&manifest);
         let seen = config_seen(self.now, c.name());
         let meta = &mut pod.metadata;
@@ -892,12 +892,11 @@ impl Cluster {
     pub(crate) fn bootstrap_addons(&mut self) {
         self.bootstrap_services();
         self.create_system_service_account("coredns");
-        let d: Deployment =
-            serde_yaml::from_str(COREDNS_DEPLOYMENT).expect("the CoreDNS manifest parses");
+        let d: Deployment = from_manifest(COREDNS_DEPLOYMENT).expect("the CoreDNS manifest parses");
         let _ = self.create_as(Actor::System, Object::Deployment(d));
         self.create_system_service_account("kube-proxy");
         let ds: DaemonSet =
-            serde_yaml::from_str(&kube_proxy_daemon_set()).expect("the kube-proxy manifest parses");
+            from_manifest(&kube_proxy_daemon_set()).expect("the kube-proxy manifest parses");
         let _ = self.create_as(Actor::System, Object::DaemonSet(ds));
     }
 }
@@ -1355,6 +1354,37 @@ mod tests {
         }
         let _: DaemonSet = serde_yaml::from_str(&kube_proxy_daemon_set()).unwrap();
         let _: Deployment = serde_yaml::from_str(COREDNS_DEPLOYMENT).unwrap();
+    }
+
+    /// `from_manifest` (YAML read as JSON, then typed) gives the very objects the
+    /// typed YAML decoder gives, for every built-in manifest.
+    #[test]
+    fn manifests_decode_as_typed_yaml_does() {
+        fn same<T>(yaml: &str)
+        where
+            T: serde::de::DeserializeOwned + PartialEq + fmt::Debug,
+        {
+            let typed: T = serde_yaml::from_str(yaml).unwrap();
+            let via_json: T = from_manifest(yaml).unwrap();
+            assert_eq!(typed, via_json, "{yaml}");
+        }
+        for c in ControlPlaneComponent::ALL {
+            for members in [1, 3] {
+                same::<Pod>(&static_pod_manifest(
+                    c,
+                    "control-plane",
+                    "172.18.0.2",
+                    members,
+                ));
+            }
+        }
+        same::<DaemonSet>(&kube_proxy_daemon_set());
+        same::<Deployment>(COREDNS_DEPLOYMENT);
+        for yaml in crate::services::BUILT_IN_SERVICES {
+            same::<k8s_openapi::api::core::v1::Service>(yaml);
+        }
+        same::<Deployment>(crate::metrics::DEPLOYMENT);
+        same::<k8s_openapi::api::core::v1::Service>(crate::metrics::SERVICE);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::controllers::node_lifecycle::{
     node_ready_status, GRACE_PERIOD, MONITOR_PERIOD, NOT_READY, UNREACHABLE,
 };
 use crate::object::{Kind, ObjectKey};
+use crate::sort::StableSort;
 
 /// What a countdown is waiting for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -155,7 +156,9 @@ impl Cluster {
             }
         }
         out.retain(|c| c.due_ms >= now);
-        out.sort_by(|a, b| (a.due_ms, a.kind, &a.subject).cmp(&(b.due_ms, b.kind, &b.subject)));
+        out.stable_sort_by(|a, b| {
+            (a.due_ms, a.kind, &a.subject).cmp(&(b.due_ms, b.kind, &b.subject))
+        });
         out
     }
 }

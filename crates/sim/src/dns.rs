@@ -24,6 +24,7 @@
 
 use crate::cluster::Cluster;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 
@@ -193,7 +194,7 @@ impl Cluster {
                         });
                     }
                 }
-                records.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+                records.stable_sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
                 // A headless Service without ready endpoints has no records (NOERROR,
                 // no answer); nslookup reports that like a missing name.
                 (!records.is_empty()).then_some(records)
@@ -239,7 +240,7 @@ impl Cluster {
                     .collect::<Vec<_>>()
             })
             .collect();
-        targets.sort();
+        targets.stable_sort();
         let n = targets.len().max(1) as u16;
         let records: Vec<Record> = targets
             .into_iter()

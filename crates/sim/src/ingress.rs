@@ -34,6 +34,7 @@ use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Timer, WATCH_DELAY};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::proxy::WatcherStats;
+use crate::sort::StableSort;
 use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::Service;
@@ -378,7 +379,7 @@ impl IngressState {
     /// creationTimestamp so the oldest definition of a host and path wins).
     fn owned(&self) -> Vec<&Ingress> {
         let mut v: Vec<&Ingress> = self.ingresses.values().filter(|i| self.owns(i)).collect();
-        v.sort_by(|a, b| {
+        v.stable_sort_by(|a, b| {
             let t = |i: &Ingress| i.metadata.creation_timestamp.as_ref().map(|t| t.0);
             t(a).cmp(&t(b))
                 .then(a.metadata.namespace.cmp(&b.metadata.namespace))

@@ -12,6 +12,7 @@ use crate::controllers::set_pod_condition;
 use crate::error::SimError;
 use crate::images;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::StableSort;
 use crate::time::SimDuration;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::api::core::v1::ContainerImage;
@@ -410,7 +411,7 @@ impl Cluster {
                 size_bytes: Some(images::size(i) as i64),
             })
             .collect();
-        images.sort_by(|a, b| b.size_bytes.cmp(&a.size_bytes).then(a.names.cmp(&b.names)));
+        images.stable_sort_by(|a, b| b.size_bytes.cmp(&a.size_bytes).then(a.names.cmp(&b.names)));
         images.dedup_by(|a, b| a.names == b.names);
         images.truncate(50);
         let node_key = ObjectKey::new(Kind::Node, "", node);

@@ -47,6 +47,7 @@ pub mod scheduler;
 pub mod services;
 pub mod shell;
 pub mod snapshot;
+pub mod sort;
 pub mod store;
 #[doc(hidden)]
 pub mod testing;

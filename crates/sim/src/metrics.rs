@@ -78,7 +78,7 @@ pub struct NodeMetrics {
 }
 
 /// The metrics-server add-on's manifests (from its release `components.yaml`).
-const DEPLOYMENT: &str = "apiVersion: apps/v1
+pub(crate) const DEPLOYMENT: &str = "apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: metrics-server
@@ -141,7 +141,7 @@ spec:
         name: tmp-dir
 ";
 
-const SERVICE: &str = "apiVersion: v1
+pub(crate) const SERVICE: &str = "apiVersion: v1
 kind: Service
 metadata:
   name: metrics-server
@@ -193,8 +193,9 @@ impl Cluster {
             ..Default::default()
         };
         let d: Deployment =
-            serde_yaml::from_str(DEPLOYMENT).expect("the metrics-server manifest parses");
-        let s: Service = serde_yaml::from_str(SERVICE).expect("the metrics-server Service parses");
+            crate::object::from_manifest(DEPLOYMENT).expect("the metrics-server manifest parses");
+        let s: Service =
+            crate::object::from_manifest(SERVICE).expect("the metrics-server Service parses");
         // Check the apiserver answers before writing anything.
         self.check_storage()?;
         let _ = self.create_as(Actor::Admin, Object::ServiceAccount(sa));

@@ -664,6 +664,14 @@ fn de<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {
     })
 }
 
+/// Decodes a built-in YAML manifest: read as JSON, then typed by [`de`], the
+/// decoder every stored object goes through (the browser build then carries one
+/// typed decoder for the k8s-openapi types, not a second one for YAML).
+pub(crate) fn from_manifest<T: DeserializeOwned>(yaml: &str) -> Result<T, String> {
+    let value: serde_json::Value = serde_yaml::from_str(yaml).map_err(|e| e.to_string())?;
+    de(value)
+}
+
 fn reserialize<T: DeserializeOwned + serde::Serialize>(
     v: serde_json::Value,
 ) -> Result<serde_json::Value, String> {

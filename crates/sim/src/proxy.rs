@@ -28,6 +28,7 @@
 
 use crate::cluster::{Cluster, Timer, WATCH_DELAY};
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::StableSort;
 use crate::store::{EventType, WatchEvent};
 use crate::time::SimTime;
 use k8s_openapi::api::core::v1::{Endpoints, Service};
@@ -634,7 +635,7 @@ impl Cluster {
         }
         s.push_str(&table(&rows));
         let mut top: Vec<&WatcherLine> = lines.iter().collect();
-        top.sort_by(|a, b| b.stats.bytes.cmp(&a.stats.bytes).then(a.name.cmp(&b.name)));
+        top.stable_sort_by(|a, b| b.stats.bytes.cmp(&a.stats.bytes).then(a.name.cmp(&b.name)));
         s.push('\n');
         let mut rows = vec![[
             "WATCHER".to_string(),

@@ -291,6 +291,9 @@ impl Cluster {
 
 /// The `kubernetes` Service the apiserver keeps in `default` (its bootstrap
 /// controller), pointing at the apiserver's secure port.
+/// The Services `kubeadm init` creates.
+pub(crate) const BUILT_IN_SERVICES: [&str; 2] = [KUBERNETES_SERVICE, KUBE_DNS_SERVICE];
+
 const KUBERNETES_SERVICE: &str = "apiVersion: v1
 kind: Service
 metadata:
@@ -353,8 +356,9 @@ impl Cluster {
             Endpoint, EndpointConditions, EndpointPort as SlicePort, EndpointSlice,
         };
         use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-        for manifest in [KUBERNETES_SERVICE, KUBE_DNS_SERVICE] {
-            let svc: Service = serde_yaml::from_str(manifest).expect("the Service manifests parse");
+        for manifest in BUILT_IN_SERVICES {
+            let svc: Service =
+                crate::object::from_manifest(manifest).expect("the Service manifests parse");
             let _ = self.create_as(Actor::System, Object::Service(svc));
         }
         let apiserver_ip = self

@@ -189,6 +189,7 @@ impl ClusterView {
 use crate::cluster::Cluster;
 use crate::control_plane::ControlPlaneComponent;
 use crate::object::{Kind, Object};
+use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::Pod;
 
 fn robot_state(pod: &Pod, status: &str) -> RobotState {
@@ -257,7 +258,7 @@ impl Cluster {
                     .filter_map(|k| self.store.get(k)?.as_pod())
                     .map(pod_view)
                     .collect();
-                pods.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+                pods.stable_sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
                 NodeView {
                     control_plane: n
                         .metadata

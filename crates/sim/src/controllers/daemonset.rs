@@ -18,6 +18,7 @@ use super::{omit_zero, pod_is_ready, pod_matches_node};
 use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Component};
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::StableSort;
 use k8s_openapi::api::apps::v1::{DaemonSet, DaemonSetStatus};
 use k8s_openapi::api::core::v1::{
     Affinity, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod,
@@ -113,7 +114,7 @@ impl Cluster {
                 unavailable += 1;
             } else if should_continue {
                 // More than one daemon pod on a node: keep the oldest.
-                running.sort_by_key(|p| {
+                running.stable_sort_by_key(|p| {
                     (
                         p.metadata
                             .creation_timestamp

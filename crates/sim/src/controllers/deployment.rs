@@ -23,6 +23,7 @@ use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Component, Timer};
 use crate::names::pod_template_hash;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::StableSort;
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::apps::v1::{
     Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet, ReplicaSetSpec,
@@ -553,7 +554,7 @@ impl Cluster {
                     .any(|r| r.controller == Some(true) && r.uid == uid)
             })
             .collect();
-        rss.sort_by_key(creation_key);
+        rss.stable_sort_by_key(creation_key);
         rss
     }
 
@@ -1046,7 +1047,7 @@ impl Cluster {
         let op = match to_add.cmp(&0) {
             std::cmp::Ordering::Greater => {
                 // ReplicaSetsBySizeNewer: larger first, then newer first.
-                active.sort_by(|a, b| {
+                active.stable_sort_by(|a, b| {
                     rs_replicas(b)
                         .cmp(&rs_replicas(a))
                         .then_with(|| creation_key(b).cmp(&creation_key(a)))
@@ -1055,7 +1056,7 @@ impl Cluster {
             }
             std::cmp::Ordering::Less => {
                 // ReplicaSetsBySizeOlder: larger first, then older first.
-                active.sort_by(|a, b| {
+                active.stable_sort_by(|a, b| {
                     rs_replicas(b)
                         .cmp(&rs_replicas(a))
                         .then_with(|| creation_key(a).cmp(&creation_key(b)))
@@ -1097,7 +1098,7 @@ impl Cluster {
         if diff <= 0 {
             return;
         }
-        cleanable.sort_by_key(|rs| (revision_of(rs).unwrap_or(0), creation_key(rs)));
+        cleanable.stable_sort_by_key(|rs| (revision_of(rs).unwrap_or(0), creation_key(rs)));
         let victims: Vec<ObjectKey> = cleanable
             .into_iter()
             .take(diff as usize)
@@ -1387,7 +1388,7 @@ impl Cluster {
         if max_scaled_down <= 0 {
             return false;
         }
-        olds.sort_by_key(creation_key);
+        olds.stable_sort_by_key(creation_key);
         // cleanupUnhealthyReplicas
         let mut cleaned = 0;
         for rs in olds.iter_mut() {

@@ -20,6 +20,7 @@ use crate::controllers::endpointslice::{
 };
 use crate::controllers::pod_is_ready;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::{
     EndpointAddress, EndpointPort, EndpointSubset, Endpoints, ObjectReference, Service,
 };
@@ -175,8 +176,8 @@ impl Cluster {
         groups
             .into_iter()
             .map(|(ports, (mut ready, mut not_ready))| {
-                ready.sort_by(by_ip);
-                not_ready.sort_by(by_ip);
+                ready.stable_sort_by(by_ip);
+                not_ready.stable_sort_by(by_ip);
                 EndpointSubset {
                     addresses: (!ready.is_empty()).then_some(ready),
                     not_ready_addresses: (!not_ready.is_empty()).then_some(not_ready),

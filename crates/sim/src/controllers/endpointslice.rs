@@ -25,6 +25,7 @@ use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::controllers::pod_is_ready;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::{ObjectReference, Pod, Service};
 use k8s_openapi::api::discovery::v1::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
@@ -516,7 +517,7 @@ fn reconcile_port_group(
         }
     }
     let mut remaining: Vec<&Endpoint> = want.into_values().collect();
-    remaining.sort_by(|a, b| {
+    remaining.stable_sort_by(|a, b| {
         let name = |e: &Endpoint| {
             e.target_ref
                 .as_ref()
@@ -527,7 +528,7 @@ fn reconcile_port_group(
     });
     let mut remaining = remaining.into_iter().peekable();
     // 2. Fill the slices being rewritten anyway, fullest first.
-    updated.sort_by_key(|s| std::cmp::Reverse(slice_len(s)));
+    updated.stable_sort_by_key(|s| std::cmp::Reverse(slice_len(s)));
     for s in updated.iter_mut() {
         let list = s.endpoints.get_or_insert_with(Vec::new);
         while list.len() < max {

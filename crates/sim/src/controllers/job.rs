@@ -28,6 +28,7 @@ use super::{pod_is_active, pod_is_ready};
 use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Component, Timer};
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::StableSort;
 use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::batch::v1::{Job, JobCondition, UncountedTerminatedPods};
@@ -477,8 +478,8 @@ impl Cluster {
                     && !uncounted_failed.contains(&uid_of(p))
             })
             .collect();
-        new_succeeded.sort_by_key(|p| finished_time(p, now));
-        new_failed.sort_by_key(|p| finished_time(p, now));
+        new_succeeded.stable_sort_by_key(|p| finished_time(p, now));
+        new_failed.stable_sort_by_key(|p| finished_time(p, now));
         let mut succeeded = status.succeeded.unwrap_or(0)
             + new_succeeded.len() as i32
             + uncounted_succeeded.len() as i32;
@@ -959,7 +960,7 @@ impl Cluster {
     ) -> (i32, i32, i32) {
         let mut ranked: Vec<&Pod> = active_pods.to_vec();
         // Not ready before ready, newer before older (a simplified ranking).
-        ranked.sort_by_key(|p| {
+        ranked.stable_sort_by_key(|p| {
             (
                 pod_is_ready(p),
                 std::cmp::Reverse(

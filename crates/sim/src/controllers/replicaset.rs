@@ -14,6 +14,7 @@ use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready, selector_matc
 use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Component, Timer};
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::StableSort;
 use crate::time::SimTime;
 use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
 use k8s_openapi::api::core::v1::Pod;
@@ -474,7 +475,7 @@ fn pods_to_delete(active: &[&Pod], n: usize, per_node: &BTreeMap<String, usize>)
         .iter()
         .map(|p| (rank_key(p, per_node), Object::Pod((*p).clone()).key()))
         .collect();
-    ranked.sort();
+    ranked.stable_sort();
     ranked.into_iter().take(n).map(|(_, k)| k).collect()
 }
 

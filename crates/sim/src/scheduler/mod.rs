@@ -16,6 +16,7 @@ use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::controllers::set_pod_condition;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::StableSort;
 use crate::store::{EventType, WatchEvent};
 use crate::time::SimTime;
 use k8s_openapi::api::core::v1::{Pod, PodCondition, Taint};
@@ -399,7 +400,7 @@ impl Cluster {
                 Some((-prio, arrived, k))
             })
             .collect();
-        pods.sort();
+        pods.stable_sort();
         for (_, _, key) in pods {
             self.begin_key(&key);
             self.schedule_one(&key);
@@ -624,7 +625,7 @@ impl Cluster {
             }
         }
         let chosen = best.map(|(_, n)| n.to_string());
-        verdicts.sort_by(|a, b| a.node.cmp(&b.node));
+        verdicts.stable_sort_by(|a, b| a.node.cmp(&b.node));
         let message = match &chosen {
             Some(n) => format!(
                 "Successfully assigned {}/{} to {}",
@@ -696,7 +697,7 @@ fn fit_error(
             .iter()
             .map(|(r, c)| format!("{c} {}", r.as_ref()))
             .collect();
-        v.sort();
+        v.stable_sort();
         v.join(", ")
     }
     format!(

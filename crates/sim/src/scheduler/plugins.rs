@@ -16,6 +16,7 @@ use super::NodeInfo;
 use crate::controllers::node_lifecycle::tolerates;
 use crate::controllers::{pod_matches_node, selector_matches};
 use crate::quantity;
+use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, Taint, Toleration};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use std::collections::BTreeMap;
@@ -655,7 +656,7 @@ pub fn spread_raw(
                 .iter()
                 .filter_map(|(_, n)| n.labels.get(&c.topology_key))
                 .collect();
-            domains.sort();
+            domains.stable_sort();
             domains.dedup();
             ((domains.len() + 2) as f64).ln()
         })

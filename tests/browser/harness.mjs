@@ -91,6 +91,20 @@ async function handleRequest(root, req, res) {
     return;
   }
   const type = MIME_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+  // The release build writes NAME.gz beside each large file; like a static host
+  // (nginx gzip_static), send it to a client that accepts gzip.
+  const gz = `${file}.gz`;
+  const acceptsGzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
+  if (acceptsGzip && (await stat(gz).catch(() => null))?.isFile()) {
+    res.writeHead(200, {
+      'content-type': type,
+      'content-encoding': 'gzip',
+      vary: 'accept-encoding',
+      'cache-control': 'no-store',
+    });
+    res.end(req.method === 'HEAD' ? undefined : await readFile(gz));
+    return;
+  }
   res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
   res.end(req.method === 'HEAD' ? undefined : await readFile(file));
 }

@@ -80,6 +80,44 @@ impl Line {
     }
 }
 
+impl Line {
+    /// Reads a line [`Line::text`] printed.
+    pub fn parse(text: &str) -> Result<Line, String> {
+        let mut words = text.split_whitespace();
+        if words.next() != Some("bench") {
+            return Err(format!("not a bench line: {text:?}"));
+        }
+        let scenario = words.next().unwrap_or("").to_string();
+        let mut line = Line {
+            scenario,
+            wall_ms: 0.0,
+            peak_rss_mb: None,
+            out: Outcome::default(),
+            pods: 0,
+            nodes: 0,
+        };
+        for w in words {
+            let Some((k, v)) = w.split_once('=') else {
+                continue;
+            };
+            let int = || v.parse::<u64>().unwrap_or(0);
+            match k {
+                "wall_ms" => line.wall_ms = v.parse().unwrap_or(0.0),
+                "sim_s" => line.out.sim = SimDuration::secs(int()),
+                "peak_rss_mb" => line.peak_rss_mb = v.parse().ok(),
+                "writes" => line.out.writes = int(),
+                "event_writes" => line.out.event_writes = int(),
+                "timers" => line.out.timers = int(),
+                "nodes" => line.nodes = int() as usize,
+                "pods" => line.pods = int() as usize,
+                "speedup" => {}
+                _ => line.out.facts.push((k.to_string(), v.to_string())),
+            }
+        }
+        Ok(line)
+    }
+}
+
 /// Peak resident memory of this process since the last [`reset_peak_rss`], in MB
 /// (Linux `VmHWM`); `None` elsewhere.
 pub fn peak_rss_mb() -> Option<f64> {
@@ -197,6 +235,13 @@ pub fn run(
             let rows = scaling(opts, emit)?;
             write_scaling(out_dir, &rows, opts)?;
         }
+        cell if cell.starts_with("scaling-cell:") => {
+            // One cell of `scaling`, run in its own process for its own peak memory.
+            let size = parse_cell(cell)?;
+            let (mut c, conv) = converge_line("scaling-converge", size, seed)?;
+            emit(&conv);
+            emit(&steady_line("scaling-steady", size, &mut c, SCALING_STEADY));
+        }
         other => {
             return Err(format!(
                 "unknown scenario {other:?}: one of {}, all",
@@ -231,9 +276,10 @@ fn scaling(opts: Options, emit: &mut dyn FnMut(&Line)) -> Result<Vec<Row>, Strin
             if !size.fits() || opts.max_pods.is_some_and(|m| p > m) {
                 continue;
             }
-            let (mut c, conv) = converge_line("scaling-converge", size, opts.seed)?;
+            let lines = run_cell(size, opts.seed)?;
+            let [conv, st] = <[Line; 2]>::try_from(lines)
+                .map_err(|l| format!("a scaling cell printed {} lines, not 2", l.len()))?;
             emit(&conv);
-            let st = steady_line("scaling-steady", size, &mut c, SCALING_STEADY);
             emit(&st);
             rows.push(Row {
                 size,
@@ -243,6 +289,55 @@ fn scaling(opts: Options, emit: &mut dyn FnMut(&Line)) -> Result<Vec<Row>, Strin
         }
     }
     Ok(rows)
+}
+
+/// `scaling-cell:NODESxPODS`.
+fn parse_cell(name: &str) -> Result<Size, String> {
+    let spec = name.trim_start_matches("scaling-cell:");
+    let (n, p) = spec
+        .split_once('x')
+        .ok_or_else(|| format!("bad cell {spec:?}: NODESxPODS"))?;
+    let num = |v: &str| {
+        v.parse::<usize>()
+            .map_err(|_| format!("bad cell {spec:?}: {v:?} is not a count"))
+    };
+    let size = Size {
+        nodes: num(n)?,
+        pods: num(p)?,
+    };
+    if size.nodes == 0 || size.nodes > warehouse_sim::kubelet::MAX_NODES || !size.fits() {
+        return Err(format!(
+            "bad cell {spec:?}: the pods do not fit on the nodes"
+        ));
+    }
+    Ok(size)
+}
+
+/// Runs one scaling cell in a child process (this binary, `bench
+/// scaling-cell:NODESxPODS`) and reads its two lines back.
+fn run_cell(size: Size, seed: u64) -> Result<Vec<Line>, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("finding this program: {e}"))?;
+    let out = std::process::Command::new(exe)
+        .args([
+            "bench",
+            &format!("scaling-cell:{}x{}", size.nodes, size.pods),
+            "--seed",
+            &seed.to_string(),
+        ])
+        .output()
+        .map_err(|e| format!("running a scaling cell: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the scaling cell {}x{} failed: {}",
+            size.nodes,
+            size.pods,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(Line::parse)
+        .collect()
 }
 
 fn write_scaling(dir: &Path, rows: &[Row], opts: Options) -> Result<(), String> {
@@ -261,10 +356,13 @@ pub fn scaling_table(rows: &[Row], opts: Options) -> String {
     let mut s = String::from("# Scaling\n\n");
     s.push_str(
         "Written by `warehouse bench scaling` (native release build). Each row applies \
-         Deployments (10,000 replicas at most each) and a Service to a fresh cluster and \
-         runs until every pod is Ready and the Service's EndpointSlices list all of them \
-         (converge), then runs one simulated minute with nothing changing (steady). \
-         Peak memory is the process's resident peak during the converge.\n\n",
+         Deployments (10,000 replicas at most each) and a Service to a fresh settled \
+         cluster (kube-system and every node's kube-proxy Running) and runs until every \
+         pod is Ready and the Service's EndpointSlices list all of them (converge), then \
+         runs one simulated minute with nothing changing (steady). Each row runs in its \
+         own process; peak memory is that process's resident peak, so it holds the \
+         nodes' own cost as well as the pods' (KB per pod divides all of it by the \
+         pods).\n\n",
     );
     if opts.smoke {
         s.push_str("(A smoke run: small sizes, the numbers mean nothing.)\n\n");

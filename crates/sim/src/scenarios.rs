@@ -111,10 +111,11 @@ fn parts(pods: usize) -> Vec<(String, usize)> {
     out
 }
 
-/// A fresh cluster of `nodes` workers and a control-plane node at simulated second
-/// 0 (cold: just after bootstrap), nothing applied.
+/// A fresh cluster of `nodes` workers and a control-plane node, settled (run for
+/// [`crate::SETTLE_TIME`], kube-system's pods and every node's kube-proxy Running,
+/// as a learner's sandbox starts), nothing applied.
 pub fn cluster(seed: u64, nodes: usize) -> Cluster {
-    Cluster::new(seed, Topology::with_workers(nodes))
+    Cluster::settled(seed, Topology::with_workers(nodes))
 }
 
 fn counters(c: &Cluster) -> (u64, u64, u64) {

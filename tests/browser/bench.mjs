@@ -129,12 +129,10 @@ async function memory(page, cdp, label) {
   report(`wasm memory, ${label}`, mb(wasm));
 }
 
-/** The app's first interactive render over an emulated 10 Mbit/s link with 40 ms
- * latency (Chromium's network emulation), the files sent gzip-compressed. */
-async function throttledFirstRender(browser, url) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  try {
-    await page.addInitScript(() => {
+/** Sets `window.__firstInteractive` to the time (ms since navigation) the app first
+ * shows its floor canvas and terminal with the simulation loaded. */
+async function watchFirstInteractive(page) {
+  await page.addInitScript(() => {
       const ready = () =>
         window.__warehouse !== undefined &&
         document.querySelector('#warehouse-canvas') &&
@@ -144,7 +142,15 @@ async function throttledFirstRender(browser, url) {
         else requestAnimationFrame(poll);
       };
       requestAnimationFrame(poll);
-    });
+  });
+}
+
+/** The app's first interactive render over an emulated 10 Mbit/s link with 40 ms
+ * latency (Chromium's network emulation), the files sent gzip-compressed. */
+async function throttledFirstRender(browser, url) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  try {
+    await watchFirstInteractive(page);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
@@ -178,16 +184,8 @@ async function main() {
       addEventListener('TrunkApplicationStarted', (e) => {
         window.__benchWasm = e.detail?.wasm;
       });
-      const ready = () =>
-        window.__warehouse !== undefined &&
-        document.querySelector('#warehouse-canvas') &&
-        document.querySelector('#kubectl-input');
-      const poll = () => {
-        if (ready()) window.__firstInteractive = performance.now();
-        else requestAnimationFrame(poll);
-      };
-      requestAnimationFrame(poll);
     });
+    await watchFirstInteractive(page);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
 

@@ -586,46 +586,25 @@ fn test_steps(ws: &Workspace) -> Result<Vec<Step>> {
 /// Replays every lesson in `lessons/` (`warehouse lessons check`). The debug build
 /// `cargo test` already made is fast enough: a lesson replays in well under a second.
 fn lessons_check_step(ws: &Workspace) -> Step {
-    Step::new(
-        "lessons check",
-        vec![ws.cmd(
-            "cargo",
-            &[
-                "run",
-                "-q",
-                "-p",
-                "warehouse-cli",
-                "--",
-                "lessons",
-                "check",
-                "lessons",
-            ],
-        )],
-    )
+    warehouse_step(ws, "lessons check", &["lessons", "check", "lessons"])
 }
 
 /// Every `warehouse bench` scenario at small sizes, so the benchmarks cannot rot:
 /// no timing is asserted, but each scenario must converge. The scaling table and
 /// chart go to `target/bench-smoke`, not docs/.
 fn bench_smoke_step(ws: &Workspace) -> Step {
-    Step::new(
+    warehouse_step(
+        ws,
         "bench smoke",
-        vec![ws.cmd(
-            "cargo",
-            &[
-                "run",
-                "-q",
-                "-p",
-                "warehouse-cli",
-                "--",
-                "bench",
-                "all",
-                "--smoke",
-                "--out",
-                "target/bench-smoke",
-            ],
-        )],
+        &["bench", "all", "--smoke", "--out", "target/bench-smoke"],
     )
+}
+
+/// A step that runs the `warehouse` CLI (debug build) with `args`.
+fn warehouse_step(ws: &Workspace, name: &'static str, args: &[&str]) -> Step {
+    let mut all = vec!["run", "-q", "-p", "warehouse-cli", "--"];
+    all.extend_from_slice(args);
+    Step::new(name, vec![ws.cmd("cargo", &all)])
 }
 
 /// `node --test tests/browser/` with Chromium's scratch folders kept inside

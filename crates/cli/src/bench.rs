@@ -54,33 +54,6 @@ pub struct Line {
 }
 
 impl Line {
-    pub fn speedup(&self) -> f64 {
-        self.out.sim.as_millis() as f64 / self.wall_ms.max(0.001)
-    }
-
-    pub fn text(&self) -> String {
-        let mut s = format!(
-            "bench {} wall_ms={:.0} sim_s={} speedup={:.0} peak_rss_mb={} writes={} nodes={} pods={} event_writes={} timers={}",
-            self.scenario,
-            self.wall_ms,
-            self.out.sim.as_secs(),
-            self.speedup(),
-            self.peak_rss_mb
-                .map_or_else(|| "n/a".to_string(), |m| format!("{m:.0}")),
-            self.out.writes,
-            self.nodes,
-            self.pods,
-            self.out.event_writes,
-            self.out.timers,
-        );
-        for (k, v) in &self.out.facts {
-            let _ = write!(s, " {k}={v}");
-        }
-        s
-    }
-}
-
-impl Line {
     /// Reads a line [`Line::text`] printed.
     pub fn parse(text: &str) -> Result<Line, String> {
         let mut words = text.split_whitespace();
@@ -115,6 +88,31 @@ impl Line {
             }
         }
         Ok(line)
+    }
+
+    pub fn speedup(&self) -> f64 {
+        self.out.sim.as_millis() as f64 / self.wall_ms.max(0.001)
+    }
+
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "bench {} wall_ms={:.0} sim_s={} speedup={:.0} peak_rss_mb={} writes={} nodes={} pods={} event_writes={} timers={}",
+            self.scenario,
+            self.wall_ms,
+            self.out.sim.as_secs(),
+            self.speedup(),
+            self.peak_rss_mb
+                .map_or_else(|| "n/a".to_string(), |m| format!("{m:.0}")),
+            self.out.writes,
+            self.nodes,
+            self.pods,
+            self.out.event_writes,
+            self.out.timers,
+        );
+        for (k, v) in &self.out.facts {
+            let _ = write!(s, " {k}={v}");
+        }
+        s
     }
 }
 

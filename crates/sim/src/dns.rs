@@ -136,22 +136,7 @@ impl Cluster {
         else {
             return None;
         };
-        let slices = self
-            .store
-            .list(Kind::EndpointSlice, Some(ns))
-            .filter_map(|o| match o {
-                Object::EndpointSlice(e) => Some(e),
-                _ => None,
-            })
-            .filter(|e| {
-                e.metadata
-                    .labels
-                    .as_ref()
-                    .and_then(|l| l.get("kubernetes.io/service-name"))
-                    .is_some_and(|n| n == svc)
-            })
-            .cloned()
-            .collect();
+        let slices = self.service_slices(ns, svc).cloned().collect();
         Some((s.clone(), slices))
     }
 

@@ -41,8 +41,8 @@ impl Size {
         pods: 100,
     };
 
-    /// Whether the pods fit on the nodes (110 pods a node, minus each node's
-    /// kube-proxy).
+    /// Whether the pods fit on the nodes: at most 100 a node (the kubelet takes 110,
+    /// with room left for kube-proxy and kube-system).
     pub fn fits(self) -> bool {
         self.pods <= self.nodes.saturating_mul(100)
     }
@@ -153,19 +153,7 @@ pub fn converged(c: &Cluster, pods: usize) -> bool {
 
 /// Endpoints the EndpointSlices of Service `namespace/name` list as ready.
 pub fn ready_endpoints(c: &Cluster, namespace: &str, name: &str) -> usize {
-    c.store
-        .list(Kind::EndpointSlice, Some(namespace))
-        .filter_map(|o| match o {
-            Object::EndpointSlice(s) => Some(s),
-            _ => None,
-        })
-        .filter(|s| {
-            s.metadata
-                .labels
-                .as_ref()
-                .and_then(|l| l.get("kubernetes.io/service-name"))
-                .is_some_and(|n| n == name)
-        })
+    c.service_slices(namespace, name)
         .flat_map(|s| s.endpoints.iter().flatten())
         .filter(|e| e.conditions.as_ref().and_then(|c| c.ready) == Some(true))
         .count()

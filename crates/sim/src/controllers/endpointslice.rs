@@ -194,6 +194,29 @@ impl Cluster {
         services
     }
 
+    /// The EndpointSlices labelled as Service `namespace/name`'s
+    /// (`kubernetes.io/service-name`), whoever wrote them: what CoreDNS and a
+    /// kube-proxy read for the Service.
+    pub(crate) fn service_slices<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a EndpointSlice> + 'a {
+        self.store
+            .list(Kind::EndpointSlice, Some(namespace))
+            .filter_map(|o| match o {
+                Object::EndpointSlice(s) => Some(s),
+                _ => None,
+            })
+            .filter(move |s| {
+                s.metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get(LABEL_SERVICE_NAME))
+                    .is_some_and(|n| n == name)
+            })
+    }
+
     /// The endpoint controllers' informer lists pods again (a controller manager
     /// that starts, an etcd restore): the labels it knows are the pods' as they are.
     pub(crate) fn endpoint_controllers_relist(&mut self) {

@@ -2,6 +2,9 @@
 // system Chromium through playwright-core and record every console error.
 //
 // Environment:
+//   WAREHOUSE_URL    the app already served there (`cargo xtask test` serves `dist/`
+//                    with the server `cargo xtask serve` uses, xtask/src/serve.rs);
+//                    without it the tests serve `dist/` themselves, the same way
 //   WAREHOUSE_DIST   folder to serve instead of `<repo>/dist` (e.g. a stub app)
 //   CHROMIUM_PATH    browser binary instead of /usr/bin/chromium
 
@@ -57,6 +60,10 @@ const HARMLESS_CONSOLE_NOISE = [];
  * Resolves to `{ url, close }`.
  */
 export async function serveDir(dir = DIST_DIR) {
+  if (process.env.WAREHOUSE_URL && dir === DIST_DIR) {
+    const url = new URL(process.env.WAREHOUSE_URL).href;
+    return { url, close: async () => {} };
+  }
   if (!existsSync(path.join(dir, 'index.html'))) {
     throw new Error(`${dir}/index.html not found: build the app first (trunk build --release --offline)`);
   }

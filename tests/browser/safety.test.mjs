@@ -93,7 +93,7 @@ test('oversized or impossible saved progress is reset with a notice', async () =
   for (const saved of [
     'x'.repeat(200_000),
     '{"version":1,"lessons":{"desired-state":{"step":18446744073709551615,"done":[]}}}',
-    '{"version":1,"lessons":{"../../etc":{"step":0,"done":[]}}}',
+    '{"version":1,"lessons":{"../../etc":{"step":0,"done":[]}}}', // not-a-repository-path
   ]) {
     await page.evaluate((v) => localStorage.setItem('kube-warehouse.progress.v1', v), saved);
     await page.reload({ waitUntil: 'load' });

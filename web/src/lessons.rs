@@ -391,7 +391,7 @@ mod tests {
         for bad in [
             r#"{"version":1,"lessons":{"a":{"step":18446744073709551615,"done":[]}}}"#,
             r#"{"version":1,"lessons":{"a":{"step":0,"done":[1,2,3000000]}}}"#,
-            r#"{"version":1,"lessons":{"../../x":{"step":0,"done":[]}}}"#,
+            r#"{"version":1,"lessons":{"../../x":{"step":0,"done":[]}}}"#, // not-a-repository-path
             r#"{"version":1,"lessons":{"a":{"step":-1,"done":[]}}}"#,
         ] {
             assert!(

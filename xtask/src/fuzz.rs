@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use crate::{argvs, capture, describe, exit_code, run_status, seconds, Prerequisite, Workspace};
+use crate::{capture, describe, exit_code, run_status, seconds, Prerequisite, Workspace};
 
 /// One cargo-fuzz target and the dictionaries (`fuzz/dicts/NAME.dict`) it uses.
 pub struct Target {
@@ -73,9 +73,8 @@ const BUILD_FLAGS: &[&str] = &["-s", "none", "--codegen-units", "16"];
 const RSS_LIMIT_MB: u32 = 2048;
 const TIMEOUT_SECONDS: u32 = 10;
 const RUNS_LOG: &str = "docs/fuzz-runs.md";
-/// Where the Kubernetes documentation examples may be, relative to the workspace
-/// (a clone, or a worktree one level deeper); `K8S_EXAMPLES` overrides.
-const K8S_EXAMPLES: &[&str] = &["../shared/k8s-examples", "../../shared/k8s-examples"];
+/// The Kubernetes documentation examples, relative to the workspace.
+const K8S_EXAMPLES: &str = "tests/k8s-examples";
 
 /// What `cargo xtask fuzz` was asked to do.
 #[derive(Debug, PartialEq, Eq)]
@@ -137,30 +136,29 @@ fn target(name: &str) -> &'static Target {
 }
 
 fn nightly() -> Prerequisite<'static> {
-    Prerequisite {
-        name: "the nightly Rust toolchain".to_string(),
-        is_present: Box::new(|ws| {
-            capture(&mut ws.cmd("cargo", &["+nightly", "--version"])).is_some()
-        }),
-        install: argvs(&[&[
+    Prerequisite::new(
+        "the nightly Rust toolchain".to_string(),
+        "a download, a few minutes",
+        |ws| capture(&mut ws.cmd("cargo", &["+nightly", "--version"])).is_some(),
+        &[&[
             "rustup",
             "toolchain",
             "install",
             "nightly",
             "--profile",
             "minimal",
-        ]]),
-    }
+        ]],
+    )
 }
 
-fn cargo_fuzz() -> Prerequisite<'static> {
-    Prerequisite {
-        name: "cargo-fuzz".to_string(),
-        is_present: Box::new(|ws| {
-            capture(&mut ws.cmd("cargo", &["+nightly", "fuzz", "--version"])).is_some()
-        }),
-        install: argvs(&[&["cargo", "install", "cargo-fuzz"]]),
-    }
+fn cargo_fuzz(ws: &Workspace) -> Prerequisite<'static> {
+    Prerequisite::new(
+        "cargo-fuzz".to_string(),
+        "built from source, a few minutes on two cores",
+        |ws| capture(&mut ws.cmd("cargo", &["+nightly", "fuzz", "--version"])).is_some(),
+        &[&["cargo", "install", "cargo-fuzz"]],
+    )
+    .cargo_built(ws)
 }
 
 /// One target's run.
@@ -174,7 +172,7 @@ pub struct RunStats {
 pub fn run(ws: &Workspace, args: &[String]) -> Result<ExitCode> {
     let request = parse_args(args)?;
     nightly().ensure(ws)?;
-    cargo_fuzz().ensure(ws)?;
+    cargo_fuzz(ws).ensure(ws)?;
     for name in &request.targets {
         let count = seed(ws, target(name))?;
         println!("xtask fuzz: {name}: {count} seed inputs");
@@ -357,10 +355,8 @@ fn seed(ws: &Workspace, t: &Target) -> Result<usize> {
                     seeds.insert(format!("{dir}/{name}"), bytes);
                 }
             }
-            if let Some(examples) = k8s_examples(ws) {
-                for (name, bytes) in files_under(&examples, &["yaml", "yml", "json"])? {
-                    seeds.insert(format!("k8s-examples/{name}"), bytes);
-                }
+            for (name, bytes) in files_under(&ws.join(K8S_EXAMPLES), &["yaml", "yml", "json"])? {
+                seeds.insert(format!("k8s-examples/{name}"), bytes);
             }
             for (name, text) in golden_scripts(ws)? {
                 for (i, body) in split_script(&text).heredocs.iter().enumerate() {
@@ -436,14 +432,6 @@ fn seed(ws: &Workspace, t: &Target) -> Result<usize> {
         fs::write(dir.join(file), bytes)?;
     }
     Ok(seeds.len())
-}
-
-fn k8s_examples(ws: &Workspace) -> Option<PathBuf> {
-    let candidates: Vec<PathBuf> = match std::env::var_os("K8S_EXAMPLES") {
-        Some(dir) => vec![PathBuf::from(dir)],
-        None => K8S_EXAMPLES.iter().map(|d| ws.join(d)).collect(),
-    };
-    candidates.into_iter().find(|d| d.is_dir())
 }
 
 /// Every file under `dir` (recursively) whose extension is one of `exts` (any if

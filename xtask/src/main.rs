@@ -1,9 +1,13 @@
 //! Project automation for Kube Warehouse.
 //!
-//! * `cargo xtask serve [--port N]` — install the web toolchain if needed, then
-//!   `trunk serve` the app on 127.0.0.1.
+//! * `cargo xtask serve [--port N]` — install the web toolchain if needed, build
+//!   the app (`trunk build --release`) and serve `dist/` on 127.0.0.1 as a static
+//!   host does (`serve.rs`); "Serving" is printed once the server has answered.
 //! * `cargo xtask test` — install everything the checks need, then run every
-//!   check (fmt, tests, clippy, wasm builds, browser tests) and summarise.
+//!   check (fmt, tests, clippy, wasm builds, browser tests) and summarise,
+//!   counting every test and naming every failure (`report.rs`). The native tests,
+//!   lesson replays and bench smoke run in a clean copy of the repository
+//!   (`clean_copy.rs`), so nothing beside it or ignored in it can be read.
 //! * `cargo xtask screenshots` — build the app (release), drive headless Chromium
 //!   through `tests/browser/screenshots.mjs` and write `docs/screenshots/*.png`.
 //! * `cargo xtask bench` — build the app (release) and run the browser benchmark
@@ -30,15 +34,20 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 
+mod clean_copy;
 mod csp;
 mod fuzz;
+mod paths;
 mod precompress;
+mod report;
+mod serve;
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  serve [--port N]   build and serve the web app on http://127.0.0.1:N (default 8080)
+  serve [--port N]   build the web app (release) and serve dist/ on http://127.0.0.1:N
+                     (default 8080) as a static host does: gzip copies, no live reload
   test               run every check: fmt, tests, clippy, wasm builds, browser tests
   screenshots        build (release) and write docs/screenshots/*.png of the key views
   bench              build (release) and measure the app in Chromium; writes docs/bench-browser.md
@@ -55,6 +64,26 @@ const BINARYEN_VERSION: &str = "version_132";
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const DEFAULT_PORT: u16 = 8080;
+// How long each long step usually takes on two cores (measured; README "Quick
+// start" has the same figures), said before the step starts.
+const TYPICAL_WASM_TARGET: &str = "a download of about 30 MB, under a minute";
+const TYPICAL_TRUNK: &str = "built from source, about 9 min on two cores";
+const TYPICAL_WASM_BINDGEN: &str = "built from source, about 6 min on two cores";
+const TYPICAL_NPM: &str = "a download, under a minute";
+const TYPICAL_CHROMIUM: &str = "Debian's packages, about 2 min";
+const TYPICAL_APP_BUILD: &str =
+    "about 10 min on two cores the first time (it compiles every crate for the browser), \
+     about 2 min after a change";
+const TYPICAL_FMT: &str = "seconds";
+const TYPICAL_CARGO_TEST: &str =
+    "about 8 min on two cores the first time (it compiles every crate), then the tests \
+     run for about 3 min";
+const TYPICAL_CLIPPY: &str = "about 4 min on two cores the first time, under a minute after";
+const TYPICAL_WASM_SIM: &str = "about 2 min on two cores the first time, seconds after";
+const TYPICAL_LESSONS: &str = "about 1 min: every lesson's solution replayed";
+const TYPICAL_BENCH_SMOKE: &str = "about 1 min: every benchmark scenario at a small size";
+const TYPICAL_BROWSER: &str = "about 6 min: the app in headless Chromium";
+
 /// Folder (relative to the workspace root) that holds the browser tests.
 const BROWSER_TESTS: &str = "tests/browser";
 /// Folder (relative to the workspace root) for npm-installed tools; gitignored.
@@ -122,6 +151,9 @@ fn parse_port_value(value: &str) -> Result<u16> {
 struct Workspace {
     root: PathBuf,
     path: OsString,
+    /// Where cargo builds, when it is not `root/target` (the clean copy builds
+    /// into the checkout's target folder).
+    target_dir: Option<PathBuf>,
 }
 
 impl Workspace {
@@ -131,7 +163,32 @@ impl Workspace {
             .context("xtask/ has no parent folder")?
             .to_path_buf();
         let path = child_path(&root)?;
-        Ok(Self { root, path })
+        Ok(Self {
+            root,
+            path,
+            target_dir: None,
+        })
+    }
+
+    /// The same tools, in the clean copy at `root`, building into this
+    /// checkout's target folder.
+    fn copy_at(&self, root: PathBuf) -> Self {
+        Self {
+            root,
+            path: self.path.clone(),
+            target_dir: Some(self.target()),
+        }
+    }
+
+    /// Cargo's target folder for this workspace.
+    fn target(&self) -> PathBuf {
+        if let Some(dir) = &self.target_dir {
+            return dir.clone();
+        }
+        match env::var_os("CARGO_TARGET_DIR") {
+            Some(dir) => self.root.join(dir),
+            None => self.root.join("target"),
+        }
     }
 
     /// A command that runs in the workspace root with the tool PATH.
@@ -142,6 +199,9 @@ impl Workspace {
             .env("PATH", &self.path)
             // Trunk's update check would need the network.
             .env("TRUNK_SKIP_VERSION_CHECK", "true");
+        if let Some(dir) = &self.target_dir {
+            cmd.env("CARGO_TARGET_DIR", dir);
+        }
         cmd
     }
 
@@ -208,15 +268,59 @@ fn capture(cmd: &mut Command) -> Option<String> {
 /// Something the checks need, how to tell it is there, and how to install it.
 struct Prerequisite<'a> {
     name: String,
+    /// How long installing it usually takes on two cores, for the message
+    /// printed before a long install.
+    typical: &'static str,
     is_present: Box<dyn Fn(&Workspace) -> bool + 'a>,
     /// Commands (run in order from the workspace root) that install it.
     install: Vec<Vec<String>>,
+    /// Environment for the install commands.
+    env: Vec<(&'static str, OsString)>,
 }
 
 impl Prerequisite<'_> {
+    fn new(
+        name: String,
+        typical: &'static str,
+        is_present: impl Fn(&Workspace) -> bool + 'static,
+        install: &[&[&str]],
+    ) -> Self {
+        Self {
+            name,
+            typical,
+            is_present: Box::new(is_present),
+            install: argvs(install),
+            env: Vec::new(),
+        }
+    }
+
+    /// Builds a crate's binary with [`LIGHT_INSTALL_PROFILE`] in a target folder
+    /// of this checkout (an interrupted install resumes where it stopped).
+    fn cargo_built(mut self, ws: &Workspace) -> Self {
+        self.env = LIGHT_INSTALL_PROFILE
+            .iter()
+            .map(|(var, value)| (*var, OsString::from(value)))
+            .collect();
+        self.env.push((
+            "CARGO_TARGET_DIR",
+            ws.target().join("tools").into_os_string(),
+        ));
+        self
+    }
+
     fn manual_command(&self) -> String {
+        let env: Vec<String> = self
+            .env
+            .iter()
+            .map(|(var, value)| format!("{var}={}", value.to_string_lossy()))
+            .collect();
         let commands: Vec<String> = self.install.iter().map(|argv| argv.join(" ")).collect();
-        commands.join(" && ")
+        let commands = commands.join(" && ");
+        if env.is_empty() {
+            commands
+        } else {
+            format!("{} {commands}", env.join(" "))
+        }
     }
 
     fn ensure(&self, ws: &Workspace) -> Result<()> {
@@ -224,14 +328,18 @@ impl Prerequisite<'_> {
             return Ok(());
         }
         println!(
-            "xtask: installing {} ({})",
+            "xtask: installing {} — {} ({})",
             self.name,
+            self.typical,
             self.manual_command()
         );
         let started = Instant::now();
         for argv in &self.install {
             let args: Vec<&str> = argv[1..].iter().map(String::as_str).collect();
             let mut cmd = ws.cmd(&argv[0], &args);
+            for (var, value) in &self.env {
+                cmd.env(var, value);
+            }
             let outcome = run_status(&mut cmd).and_then(|ok| {
                 ensure!(ok, "`{}` failed", describe(&cmd));
                 Ok(())
@@ -261,6 +369,17 @@ impl Prerequisite<'_> {
     }
 }
 
+/// The profile the tools xtask builds from source are compiled with: their own
+/// release profiles ask for fat LTO and one codegen unit (Trunk's takes about 17
+/// minutes on two cores that way). They run for seconds per build, so compile
+/// time matters more than their speed.
+const LIGHT_INSTALL_PROFILE: &[(&str, &str)] = &[
+    ("CARGO_PROFILE_RELEASE_LTO", "false"),
+    ("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16"),
+    ("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1"),
+    ("CARGO_PROFILE_RELEASE_DEBUG", "false"),
+];
+
 fn argvs(commands: &[&[&str]]) -> Vec<Vec<String>> {
     commands
         .iter()
@@ -274,52 +393,55 @@ fn output_contains(ws: &Workspace, program: &str, args: &[&str], needle: &str) -
 }
 
 fn wasm_target() -> Prerequisite<'static> {
-    Prerequisite {
-        name: format!("the Rust target {WASM_TARGET}"),
-        is_present: Box::new(|ws| {
+    Prerequisite::new(
+        format!("the Rust target {WASM_TARGET}"),
+        TYPICAL_WASM_TARGET,
+        |ws| {
             capture(&mut ws.cmd("rustup", &["target", "list", "--installed"]))
                 .is_some_and(|out| out.lines().any(|line| line.trim() == WASM_TARGET))
-        }),
-        install: argvs(&[&["rustup", "target", "add", WASM_TARGET]]),
-    }
+        },
+        &[&["rustup", "target", "add", WASM_TARGET]],
+    )
 }
 
-fn trunk() -> Prerequisite<'static> {
-    Prerequisite {
-        name: format!("trunk {TRUNK_VERSION}"),
-        is_present: Box::new(|ws| output_contains(ws, "trunk", &["--version"], TRUNK_VERSION)),
-        // Without --locked 0.21.14 does not compile; 0.22 needs a newer rustc.
-        install: argvs(&[&[
+fn trunk(ws: &Workspace) -> Prerequisite<'static> {
+    // Without --locked 0.21.14 does not compile; 0.22 needs a newer rustc. No
+    // default features: they are TLS for `trunk serve --tls` and the update check
+    // (xtask serves the app itself and works offline).
+    Prerequisite::new(
+        format!("trunk {TRUNK_VERSION}"),
+        TYPICAL_TRUNK,
+        |ws| output_contains(ws, "trunk", &["--version"], TRUNK_VERSION),
+        &[&[
             "cargo",
             "install",
             "trunk",
             "--version",
             TRUNK_VERSION,
             "--locked",
-        ]]),
-    }
+            "--no-default-features",
+        ]],
+    )
+    .cargo_built(ws)
 }
 
-fn wasm_bindgen_cli(version: &str) -> Prerequisite<'_> {
-    Prerequisite {
-        name: format!("wasm-bindgen-cli {version}"),
-        is_present: Box::new(move |ws| {
-            output_contains(
-                ws,
-                "wasm-bindgen",
-                &["--version"],
-                &format!("wasm-bindgen {version}"),
-            )
-        }),
-        // No --locked: the locked set wants a crate version this registry lacks.
-        install: argvs(&[&["cargo", "install", "wasm-bindgen-cli", "--version", version]]),
-    }
+fn wasm_bindgen_cli(ws: &Workspace, version: &str) -> Prerequisite<'static> {
+    let wanted = format!("wasm-bindgen {version}");
+    // No --locked: the locked set wants a crate version this registry lacks.
+    Prerequisite::new(
+        format!("wasm-bindgen-cli {version}"),
+        TYPICAL_WASM_BINDGEN,
+        move |ws| output_contains(ws, "wasm-bindgen", &["--version"], &wanted),
+        &[&["cargo", "install", "wasm-bindgen-cli", "--version", version]],
+    )
+    .cargo_built(ws)
 }
 
 fn binaryen() -> Prerequisite<'static> {
-    Prerequisite {
-        name: format!("wasm-opt from npm {BINARYEN_NPM_PACKAGE}"),
-        is_present: Box::new(|ws| {
+    Prerequisite::new(
+        format!("wasm-opt from npm {BINARYEN_NPM_PACKAGE}"),
+        TYPICAL_NPM,
+        |ws| {
             let wasm_opt = ws.join(TOOLS_DIR).join("node_modules/.bin/wasm-opt");
             output_contains(
                 ws,
@@ -327,34 +449,36 @@ fn binaryen() -> Prerequisite<'static> {
                 &["--version"],
                 BINARYEN_VERSION,
             )
-        }),
-        install: argvs(&[&[
+        },
+        &[&[
             "npm",
             "install",
             "--prefix",
             TOOLS_DIR,
             BINARYEN_NPM_PACKAGE,
-        ]]),
-    }
+        ]],
+    )
 }
 
 fn chromium() -> Prerequisite<'static> {
-    Prerequisite {
-        name: "Chromium and chromedriver".to_string(),
-        is_present: Box::new(|_| Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists()),
-        install: argvs(&[
+    Prerequisite::new(
+        "Chromium and chromedriver".to_string(),
+        TYPICAL_CHROMIUM,
+        |_| Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists(),
+        &[
             &["apt-get", "update"],
             &["apt-get", "install", "-y", "chromium", "chromium-driver"],
-        ]),
-    }
+        ],
+    )
 }
 
 fn playwright() -> Prerequisite<'static> {
-    Prerequisite {
-        name: format!("playwright-core (npm ci in {BROWSER_TESTS})"),
-        is_present: Box::new(|ws| playwright_installed(ws).unwrap_or(false)),
-        install: argvs(&[&["npm", "ci", "--prefix", BROWSER_TESTS]]),
-    }
+    Prerequisite::new(
+        format!("playwright-core (npm ci in {BROWSER_TESTS})"),
+        TYPICAL_NPM,
+        |ws| playwright_installed(ws).unwrap_or(false),
+        &[&["npm", "ci", "--prefix", BROWSER_TESTS]],
+    )
 }
 
 /// True if `node_modules` holds the playwright-core version package.json pins.
@@ -417,8 +541,8 @@ fn ensure_web_toolchain(ws: &Workspace) -> Result<()> {
     let wasm_bindgen = locked_version(ws, "wasm-bindgen")?;
     check_trunk_toml(ws, &wasm_bindgen)?;
     wasm_target().ensure(ws)?;
-    trunk().ensure(ws)?;
-    wasm_bindgen_cli(&wasm_bindgen).ensure(ws)?;
+    trunk(ws).ensure(ws)?;
+    wasm_bindgen_cli(ws, &wasm_bindgen).ensure(ws)?;
     binaryen().ensure(ws)
 }
 
@@ -433,22 +557,27 @@ fn ensure_browser_toolchain(ws: &Workspace) -> Result<()> {
 // ---------------------------------------------------------------------------
 
 fn serve(ws: &Workspace, port: u16) -> Result<ExitCode> {
+    let started = Instant::now();
     ensure_web_toolchain(ws)?;
-    println!("Serving Kube Warehouse on http://127.0.0.1:{port}");
-    let port = port.to_string();
-    let mut trunk = ws.cmd(
-        "trunk",
-        &[
-            "serve",
-            "--release",
-            "--offline",
-            "--address",
-            "127.0.0.1",
-            "--port",
-            &port,
-        ],
+    let mut build = release_build(ws);
+    println!("xtask: building the app — {TYPICAL_APP_BUILD}");
+    println!("$ {}", describe(&build));
+    ensure!(run_status(&mut build)?, "`{}` failed", describe(&build));
+    let server = serve::Server::start(&ws.join("dist"), port)?;
+    server.check_answers()?;
+    println!(
+        "xtask: ready in {}; after a change, run `cargo xtask serve` again (it rebuilds \
+         only what changed). Ctrl-C stops the server.",
+        seconds(started.elapsed())
     );
-    Ok(exit_code(run_status(&mut trunk)?))
+    println!("Serving Kube Warehouse on {}", server.url());
+    server.wait();
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `trunk build --release --offline`: the app as it is published, into `dist/`.
+fn release_build(ws: &Workspace) -> Command {
+    ws.cmd("trunk", &["build", "--release", "--offline"])
 }
 
 fn exit_code(success: bool) -> ExitCode {
@@ -469,19 +598,34 @@ struct Step {
     commands: Vec<Command>,
     /// Name of an earlier step whose failure makes this one pointless.
     needs: Option<&'static str>,
+    /// The test runner whose output this is, to count its tests.
+    runner: Option<report::Runner>,
+    /// How long it usually takes on two cores, said before it starts.
+    typical: &'static str,
+    /// Serve `dist/` (as `cargo xtask serve` does) for the step's commands, with
+    /// its address in `WAREHOUSE_URL`.
+    serves_app: bool,
 }
 
 impl Step {
-    fn new(name: &'static str, commands: Vec<Command>) -> Self {
+    fn new(name: &'static str, typical: &'static str, commands: Vec<Command>) -> Self {
         Self {
             name,
             commands,
             needs: None,
+            runner: None,
+            typical,
+            serves_app: false,
         }
     }
 
     fn needs(mut self, step: &'static str) -> Self {
         self.needs = Some(step);
+        self
+    }
+
+    fn counts(mut self, runner: report::Runner) -> Self {
+        self.runner = Some(runner);
         self
     }
 }
@@ -490,6 +634,8 @@ struct Outcome {
     name: &'static str,
     passed: bool,
     elapsed: Duration,
+    /// The tests the step ran, for a step that runs a test runner.
+    tests: Option<report::Tally>,
 }
 
 fn test(ws: &Workspace) -> Result<ExitCode> {
@@ -500,12 +646,28 @@ fn test(ws: &Workspace) -> Result<ExitCode> {
         "xtask: prerequisites ready ({})",
         seconds(started.elapsed())
     );
+    let synced = clean_copy::sync(&ws.root)?;
+    println!(
+        "xtask: the native tests run in a clean copy, the {} files a clone has and nothing \
+         beside them: {} ({} written, {} removed)",
+        synced.files,
+        synced.dir.display(),
+        synced.written,
+        synced.removed
+    );
+    let copy = ws.copy_at(synced.dir);
 
-    let steps = test_steps(ws)?;
-    let total = steps.len();
+    let steps = test_steps(ws, &copy)?;
+    let total = steps.len() + 1;
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(total);
+    outcomes.push(stands_alone(ws, total));
     for (index, mut step) in steps.into_iter().enumerate() {
-        println!("\n==> [{}/{total}] {}", index + 1, step.name);
+        println!(
+            "\n==> [{}/{total}] {} — {}",
+            index + 2,
+            step.name,
+            step.typical
+        );
         let blocked_by = step
             .needs
             .filter(|needed| outcomes.iter().any(|o| o.name == *needed && !o.passed));
@@ -516,28 +678,74 @@ fn test(ws: &Workspace) -> Result<ExitCode> {
                     name: step.name,
                     passed: false,
                     elapsed: Duration::ZERO,
+                    tests: None,
                 }
             }
-            None => run_step(&mut step),
+            None => run_step(ws, &mut step),
         };
         outcomes.push(outcome);
     }
     Ok(exit_code(print_summary(&outcomes, started.elapsed())))
 }
 
-fn test_steps(ws: &Workspace) -> Result<Vec<Step>> {
+/// The first check: no file names a path outside the repository (`paths.rs`).
+fn stands_alone(ws: &Workspace, total: usize) -> Outcome {
+    let started = Instant::now();
+    println!(
+        "\n==> [1/{total}] stands alone — seconds: no file names a path outside the repository"
+    );
+    let passed = match paths::outside_references(&ws.root) {
+        Ok(found) => {
+            for reference in &found {
+                println!("{reference}");
+            }
+            if !found.is_empty() {
+                println!(
+                    "(a line that names such a path on purpose carries `{}`)",
+                    paths::ALLOW_MARKER
+                );
+            }
+            found.is_empty()
+        }
+        Err(err) => {
+            eprintln!("xtask: {err:#}");
+            false
+        }
+    };
+    let elapsed = started.elapsed();
+    let verdict = if passed { "ok" } else { "FAILED" };
+    println!("<== stands alone: {verdict} ({})", seconds(elapsed));
+    Outcome {
+        name: "stands alone",
+        passed,
+        elapsed,
+        tests: None,
+    }
+}
+
+/// The checks, in order. `copy` is the clean copy: what reads the repository's
+/// files as tests do runs there.
+fn test_steps(ws: &Workspace, copy: &Workspace) -> Result<Vec<Step>> {
     let mut steps = vec![
         Step::new(
             "fmt",
+            TYPICAL_FMT,
             vec![ws.cmd("cargo", &["fmt", "--all", "--", "--check"])],
         ),
         // `--workspace` includes warehouse-web (not a default member): Yew,
         // web-sys and friends build natively, so its native unit tests run too.
-        Step::new("test", vec![ws.cmd("cargo", &["test", "--workspace"])]),
+        // `--no-fail-fast`: every test binary runs even after one fails.
+        Step::new(
+            "test",
+            TYPICAL_CARGO_TEST,
+            vec![copy.cmd("cargo", &["test", "--workspace", "--no-fail-fast"])],
+        )
+        .counts(report::Runner::Cargo),
         // Native clippy covers every crate; the wasm pass also sees the
         // web crate's `cfg(target_arch = "wasm32")` code.
         Step::new(
             "clippy",
+            TYPICAL_CLIPPY,
             vec![
                 ws.cmd(
                     "cargo",
@@ -567,57 +775,69 @@ fn test_steps(ws: &Workspace) -> Result<Vec<Step>> {
         ),
         Step::new(
             "wasm build (sim)",
+            TYPICAL_WASM_SIM,
             vec![ws.cmd(
                 "cargo",
                 &["build", "-p", "warehouse-sim", "--target", WASM_TARGET],
             )],
         ),
     ];
-    steps.push(lessons_check_step(ws));
-    steps.push(bench_smoke_step(ws));
+    // The debug build `cargo test` already made is fast enough: a lesson replays
+    // in well under a second.
+    steps.push(
+        warehouse_step(
+            copy,
+            "lessons check",
+            TYPICAL_LESSONS,
+            &["lessons", "check", "lessons"],
+        )
+        .counts(report::Runner::Lessons),
+    );
+    // Every `warehouse bench` scenario at small sizes, so the benchmarks cannot
+    // rot: no timing is asserted, but each scenario must converge. The scaling
+    // table and chart go to the copy's target folder, not docs/.
+    steps.push(warehouse_step(
+        copy,
+        "bench smoke",
+        TYPICAL_BENCH_SMOKE,
+        &["bench", "all", "--smoke", "--out", "target/bench-smoke"],
+    ));
     steps.push(Step::new(
         "trunk build",
-        vec![ws.cmd("trunk", &["build", "--release", "--offline"])],
+        TYPICAL_APP_BUILD,
+        vec![release_build(ws)],
     ));
     steps.push(browser_tests_step(ws)?.needs("trunk build"));
     Ok(steps)
 }
 
-/// Replays every lesson in `lessons/` (`warehouse lessons check`). The debug build
-/// `cargo test` already made is fast enough: a lesson replays in well under a second.
-fn lessons_check_step(ws: &Workspace) -> Step {
-    warehouse_step(ws, "lessons check", &["lessons", "check", "lessons"])
-}
-
-/// Every `warehouse bench` scenario at small sizes, so the benchmarks cannot rot:
-/// no timing is asserted, but each scenario must converge. The scaling table and
-/// chart go to `target/bench-smoke`, not docs/.
-fn bench_smoke_step(ws: &Workspace) -> Step {
-    warehouse_step(
-        ws,
-        "bench smoke",
-        &["bench", "all", "--smoke", "--out", "target/bench-smoke"],
-    )
-}
-
 /// A step that runs the `warehouse` CLI (debug build) with `args`.
-fn warehouse_step(ws: &Workspace, name: &'static str, args: &[&str]) -> Step {
+fn warehouse_step(
+    ws: &Workspace,
+    name: &'static str,
+    typical: &'static str,
+    args: &[&str],
+) -> Step {
     let mut all = vec!["run", "-q", "-p", "warehouse-cli", "--"];
     all.extend_from_slice(args);
-    Step::new(name, vec![ws.cmd("cargo", &all)])
+    Step::new(name, typical, vec![ws.cmd("cargo", &all)])
 }
 
-/// `node --test tests/browser/` with Chromium's scratch folders kept inside
-/// `target/browser-tmp` (it writes outside its profile otherwise).
+/// `node --test tests/browser/` against `dist/` served as `cargo xtask serve`
+/// serves it, with Chromium's scratch folders kept inside `target/browser-tmp`
+/// (it writes outside its profile otherwise).
 fn browser_tests_step(ws: &Workspace) -> Result<Step> {
     let mut cmd = ws.cmd("node", &["--test", &format!("{BROWSER_TESTS}/")]);
     browser_scratch(ws, &mut cmd)?;
-    Ok(Step::new("browser tests", vec![cmd]))
+    let mut step =
+        Step::new("browser tests", TYPICAL_BROWSER, vec![cmd]).counts(report::Runner::Node);
+    step.serves_app = true;
+    Ok(step)
 }
 
 /// Points Chromium's config, cache and temp folders into `target/browser-tmp`.
 fn browser_scratch(ws: &Workspace, cmd: &mut Command) -> Result<()> {
-    let scratch = ws.join("target/browser-tmp");
+    let scratch = ws.target().join("browser-tmp");
     for (var, dir) in [
         ("XDG_CONFIG_HOME", "config"),
         ("XDG_CACHE_HOME", "cache"),
@@ -637,7 +857,8 @@ fn browser_script(ws: &Workspace, script: &str) -> Result<ExitCode> {
     let started = Instant::now();
     ensure_web_toolchain(ws)?;
     ensure_browser_toolchain(ws)?;
-    let mut build = ws.cmd("trunk", &["build", "--release", "--offline"]);
+    let mut build = release_build(ws);
+    println!("xtask: building the app — {TYPICAL_APP_BUILD}");
     println!("$ {}", describe(&build));
     ensure!(run_status(&mut build)?, "`{}` failed", describe(&build));
     let mut node = ws.cmd("node", &[&format!("{BROWSER_TESTS}/{script}")]);
@@ -653,15 +874,41 @@ fn browser_script(ws: &Workspace, script: &str) -> Result<ExitCode> {
 }
 
 /// Runs every command of the step (even after one fails, so all output is
-/// seen) and reports whether all succeeded.
-fn run_step(step: &mut Step) -> Outcome {
+/// seen) and reports whether all succeeded, with the tests it counted.
+fn run_step(ws: &Workspace, step: &mut Step) -> Outcome {
     let started = Instant::now();
     let mut passed = true;
+    let mut output = String::new();
+    // Kept alive for the step's commands; stops with the process.
+    let mut _server = None;
+    if step.serves_app {
+        match serve::Server::start(&ws.join("dist"), 0).and_then(|server| {
+            server.check_answers()?;
+            Ok(server)
+        }) {
+            Ok(server) => {
+                println!("xtask: serving dist/ on {} for the step", server.url());
+                for cmd in &mut step.commands {
+                    cmd.env("WAREHOUSE_URL", server.url());
+                }
+                _server = Some(server);
+            }
+            Err(err) => {
+                eprintln!("xtask: {err:#}");
+                passed = false;
+            }
+        }
+    }
     for cmd in &mut step.commands {
+        if !passed && step.serves_app {
+            break;
+        }
         println!("$ {}", describe(cmd));
-        match run_status(cmd) {
-            Ok(true) => {}
-            Ok(false) => passed = false,
+        match run_teed(cmd) {
+            Ok((ok, text)) => {
+                passed &= ok;
+                output.push_str(&text);
+            }
             Err(err) => {
                 eprintln!("xtask: {err:#}");
                 passed = false;
@@ -669,17 +916,65 @@ fn run_step(step: &mut Step) -> Outcome {
         }
     }
     let elapsed = started.elapsed();
+    let tests = step.runner.map(|runner| {
+        let mut tally = report::parse(runner, &output);
+        if !passed && tally.failed == 0 {
+            // It failed, but said nothing a test failed: the runner itself did.
+            tally.failed = 1;
+            tally.failures.push(format!(
+                "{}: the command failed (see its output above)",
+                step.name
+            ));
+        }
+        tally
+    });
     let verdict = if passed { "ok" } else { "FAILED" };
-    println!("<== {}: {verdict} ({})", step.name, seconds(elapsed));
+    let counted = tests.as_ref().map_or(String::new(), |t| {
+        format!(", {} passed, {} failed", t.passed, t.failed)
+    });
+    println!(
+        "<== {}: {verdict} ({}{counted})",
+        step.name,
+        seconds(elapsed)
+    );
     Outcome {
         name: step.name,
         passed,
         elapsed,
+        tests,
     }
 }
 
-/// Prints per-step timings, the failed steps, then the one-line summary.
-/// Returns true if everything passed.
+/// Runs `cmd` with its stdout and stderr, interleaved as written, both shown
+/// and kept; `(succeeded, output)`.
+fn run_teed(cmd: &mut Command) -> Result<(bool, String)> {
+    use std::io::{BufRead, BufReader};
+    let (reader, writer) = std::io::pipe().context("cannot make a pipe")?;
+    cmd.stdin(Stdio::null())
+        .stdout(writer.try_clone()?)
+        .stderr(writer);
+    let spawned = cmd.spawn();
+    // The command holds the pipe's writing end: let it go, or reading never ends.
+    cmd.stdout(Stdio::inherit()).stderr(Stdio::inherit());
+    let mut child = spawned.with_context(|| format!("cannot start `{}`", describe(cmd)))?;
+    let mut kept = String::new();
+    let mut lines = BufReader::new(reader);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if lines.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        print!("{text}");
+        kept.push_str(&text);
+    }
+    let status = child.wait()?;
+    Ok((status.success(), kept))
+}
+
+/// Prints per-step timings, the failed steps and tests, then the one-line
+/// summary counting every test. Returns true if everything passed.
 fn print_summary(outcomes: &[Outcome], total: Duration) -> bool {
     let mut timings = String::new();
     for o in outcomes {
@@ -687,20 +982,52 @@ fn print_summary(outcomes: &[Outcome], total: Duration) -> bool {
         let _ = write!(timings, "{} {verdict} {}; ", o.name, seconds(o.elapsed));
     }
     println!("\nxtask test: {timings}total {}", seconds(total));
-    let failed: Vec<&str> = outcomes
+    let mut tests = report::Tally::default();
+    let mut counted = Vec::new();
+    let (mut checks_passed, mut checks_failed) = (0u64, 0u64);
+    for o in outcomes {
+        match &o.tests {
+            Some(tally) => {
+                tests.add(tally);
+                counted.push(format!("{} {}", o.name, tally.passed + tally.failed));
+            }
+            None if o.passed => checks_passed += 1,
+            None => {
+                checks_failed += 1;
+                tests.failures.push(format!("step `{}` failed", o.name));
+            }
+        }
+    }
+    let failed_steps: Vec<&str> = outcomes
         .iter()
         .filter(|o| !o.passed)
         .map(|o| o.name)
         .collect();
-    if !failed.is_empty() {
-        println!("xtask test: failed steps: {}", failed.join(", "));
+    if !failed_steps.is_empty() {
+        println!("xtask test: failed steps: {}", failed_steps.join(", "));
+    }
+    if !tests.failures.is_empty() {
+        println!("xtask test: what failed:");
+        for failure in &tests.failures {
+            println!("    {failure}");
+        }
     }
     println!(
-        "xtask test: {} passed, {} failed",
-        outcomes.len() - failed.len(),
-        failed.len()
+        "xtask test: {} tests ({}), {} skipped; {} other checks (fmt, clippy, builds, \
+         bench smoke), {} failed",
+        tests.passed + tests.failed,
+        counted.join(", "),
+        tests.ignored,
+        checks_passed + checks_failed,
+        checks_failed
     );
-    failed.is_empty()
+    let passed = tests.passed + checks_passed;
+    let failed = tests.failed + checks_failed;
+    println!(
+        "xtask: {passed} passed, {failed} failed, {} skipped",
+        tests.ignored
+    );
+    failed_steps.is_empty()
 }
 
 fn seconds(duration: Duration) -> String {

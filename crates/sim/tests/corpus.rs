@@ -1,4 +1,4 @@
-//! Every manifest from the Kubernetes documentation in ../shared/k8s-examples applies,
+//! Every manifest from the Kubernetes documentation in tests/k8s-examples applies,
 //! or is refused with the message a real cluster gives, or is stored with a warning
 //! that nothing simulates its kind. The outcomes are a golden file:
 //! tests/golden/k8s-examples.expected (`UPDATE_EXPECT=1` rewrites it).
@@ -58,10 +58,10 @@ fn outcome(c: &mut Cluster, text: &str) -> String {
 #[test]
 fn every_documentation_example_has_a_known_outcome() {
     let root = workspace();
-    let corpus = root.join("../shared/k8s-examples");
+    let corpus = root.join("tests/k8s-examples");
     assert!(
         corpus.is_dir(),
-        "the compatibility corpus is missing: expected {} beside the workspace",
+        "the compatibility corpus is missing: expected {}",
         corpus.display()
     );
     let mut files = Vec::new();

@@ -43,16 +43,6 @@ pub fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-/// The Kubernetes documentation examples beside the workspace (a clone or a
-/// worktree one level deeper), if they are there.
-pub fn k8s_examples() -> Option<PathBuf> {
-    let root = workspace();
-    ["../shared/k8s-examples", "../../shared/k8s-examples"]
-        .iter()
-        .map(|d| root.join(d))
-        .find(|d| d.is_dir())
-}
-
 /// The files under `dir` (recursively, sorted by path) whose extension is one of
 /// `exts` (any if empty), as (path relative to `dir`, content).
 pub fn files_under(dir: &Path, exts: &[&str]) -> Vec<(String, Vec<u8>)> {
@@ -84,22 +74,22 @@ pub fn files_under(dir: &Path, exts: &[&str]) -> Vec<(String, Vec<u8>)> {
 
 /// The contents of the files under `dir` (relative to the workspace).
 pub fn seeds_under(dir: &str, exts: &[&str]) -> Vec<Vec<u8>> {
-    files_under(&workspace().join(dir), exts)
+    let path = workspace().join(dir);
+    assert!(path.is_dir(), "seed folder {} is missing", path.display());
+    files_under(&path, exts)
         .into_iter()
         .map(|(_, bytes)| bytes)
         .collect()
 }
 
-/// Every manifest of the repository (lessons, golden manifests, committed seeds) and
-/// the documentation examples when they are beside it.
+/// Every manifest of the repository: lessons, golden manifests, committed seeds and
+/// the Kubernetes documentation examples.
 pub fn manifests() -> Vec<Vec<u8>> {
     let exts = ["yaml", "yml", "json"];
     let mut seeds = seeds_under("lessons", &exts);
     seeds.extend(seeds_under("tests/golden/manifests", &exts));
     seeds.extend(seeds_under("fuzz/seeds/manifest_apply", &[]));
-    if let Some(dir) = k8s_examples() {
-        seeds.extend(files_under(&dir, &exts).into_iter().map(|(_, b)| b));
-    }
+    seeds.extend(seeds_under("tests/k8s-examples", &exts));
     seeds
 }
 

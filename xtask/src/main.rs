@@ -66,11 +66,11 @@ const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const DEFAULT_PORT: u16 = 8080;
 // How long each long step usually takes on two cores (measured; README "Quick
 // start" has the same figures), said before the step starts.
-const TYPICAL_WASM_TARGET: &str = "a download of about 30 MB, under a minute";
+const TYPICAL_WASM_TARGET: &str = "a download, under a minute";
 const TYPICAL_TRUNK: &str = "built from source, about 9 min on two cores";
 const TYPICAL_WASM_BINDGEN: &str = "built from source, about 6 min on two cores";
 const TYPICAL_NPM: &str = "a download, under a minute";
-const TYPICAL_CHROMIUM: &str = "Debian's packages, about 2 min";
+const TYPICAL_CHROMIUM: &str = "Debian's packages, about a minute";
 const TYPICAL_APP_BUILD: &str =
     "about 10 min on two cores the first time (it compiles every crate for the browser), \
      about 2 min after a change";

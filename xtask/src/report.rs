@@ -154,6 +154,8 @@ fn node_tap(output: &str) -> Tally {
     // The names of the open tests by nesting depth (four spaces a level).
     let mut open: Vec<(usize, String)> = Vec::new();
     let mut failing: Vec<(usize, String)> = Vec::new();
+    // Whether the last failure has had its `location:` line.
+    let mut located = true;
     for line in output.lines() {
         let depth = (line.len() - line.trim_start().len()) / 4;
         let trimmed = line.trim();
@@ -174,6 +176,18 @@ fn node_tap(output: &str) -> Tally {
                 .collect();
             path.push(short_test_file(name));
             failing.push((depth, path.join(" > ")));
+            located = false;
+        } else if let Some(place) = trimmed.strip_prefix("location: ") {
+            // `location: '/w/tests/browser/hosting.test.mjs:20:1'` under a failure
+            // names its file (a file's top-level tests are not nested in it).
+            if let Some((_, name)) = failing.last_mut().filter(|_| !located) {
+                let place = short_test_file(place.trim_matches('\''));
+                let file = place.split(':').next().unwrap_or(&place);
+                if !name.starts_with(file) {
+                    *name = format!("{file} > {name}");
+                }
+            }
+            located = true;
         } else if let Some(n) = trimmed.strip_prefix("# pass ") {
             tally.passed = n.trim().parse().unwrap_or(0);
         } else if let Some(n) = trimmed.strip_prefix("# fail ") {
@@ -198,7 +212,7 @@ fn node_tap(output: &str) -> Tally {
 
 /// `/abs/path/tests/browser/floor.test.mjs` → `floor.test.mjs`.
 fn short_test_file(name: &str) -> String {
-    if name.ends_with(".mjs") || name.ends_with(".js") {
+    if name.starts_with('/') || name.ends_with(".mjs") || name.ends_with(".js") {
         name.rsplit('/').next().unwrap_or(name).to_string()
     } else {
         name.to_string()
@@ -325,20 +339,30 @@ TAP version 13
 not ok 1 - /w/tests/browser/floor.test.mjs
 # Subtest: /w/tests/browser/safety.test.mjs
 ok 2 - /w/tests/browser/safety.test.mjs
-1..2
+# Subtest: hosting: compressed files
+not ok 3 - hosting: compressed files
+  ---
+  duration_ms: 2293.1
+  location: '/w/tests/browser/hosting.test.mjs:20:1'
+  failureType: 'testCodeFailure'
+  ...
+1..3
 # tests 3
 # suites 1
 # pass 2
-# fail 1
+# fail 2
 # cancelled 0
 # skipped 0
 # todo 0
 ";
         let tally = parse(Runner::Node, tap);
-        assert_eq!((tally.passed, tally.failed, tally.ignored), (2, 1, 0));
+        assert_eq!((tally.passed, tally.failed, tally.ignored), (2, 2, 0));
         assert_eq!(
             tally.failures,
-            vec!["floor.test.mjs > the floor > kills a zone"]
+            vec![
+                "floor.test.mjs > the floor > kills a zone",
+                "hosting.test.mjs > hosting: compressed files",
+            ]
         );
     }
 

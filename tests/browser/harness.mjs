@@ -131,8 +131,10 @@ export async function launchBrowser() {
 
 /**
  * Serves the app, opens it in a fresh page and starts recording problems.
- * Resolves to `{ page, url, problems, close }`; `problems` is a live array of
- * console errors, uncaught page errors, failed requests and HTTP errors.
+ * Resolves to `{ page, url, problems, responses, close }`; `problems` is a live
+ * array of console errors, uncaught page errors, failed requests and HTTP errors,
+ * `responses` of every response since the first navigation, `consoleMessages` of
+ * every console message (any level) as `type: text`.
  */
 export async function openApp({ dist = DIST_DIR } = {}) {
   const server = await serveDir(dist);
@@ -143,12 +145,18 @@ export async function openApp({ dist = DIST_DIR } = {}) {
     page.setDefaultTimeout(WAIT_MS);
     page.setDefaultNavigationTimeout(WAIT_MS);
     const problems = recordProblems(page);
+    // Every response from the first navigation on (headers and status), and
+    // every console message of any level.
+    const responses = [];
+    page.on('response', (res) => responses.push(res));
+    const consoleMessages = [];
+    page.on('console', (msg) => consoleMessages.push(`${msg.type()}: ${msg.text()}`));
     await page.goto(server.url, { waitUntil: 'load' });
     const close = async () => {
       await browser.close();
       await server.close();
     };
-    return { page, url: server.url, problems, close };
+    return { page, url: server.url, problems, responses, consoleMessages, close };
   } catch (err) {
     await browser?.close();
     await server.close();

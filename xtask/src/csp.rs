@@ -6,7 +6,9 @@
 //! names of this build. The policy in `index.html` allows no inline script but the
 //! ones listed by hash; this hook computes the SHA-256 of every inline script in the
 //! staged `index.html` and writes them where the policy says
-//! [`HASHES_PLACEHOLDER`]. Nothing else can run inline.
+//! [`HASHES_PLACEHOLDER`]. Nothing else can run inline. It also takes the
+//! `integrity` attribute off the wasm's preload, which Chromium ignores with a
+//! console warning on every load.
 
 use std::fs;
 use std::path::Path;
@@ -48,7 +50,38 @@ pub fn stamp(html: &str) -> Result<String> {
             )
         })
         .collect();
-    Ok(html.replace(HASHES_PLACEHOLDER, &hashes.join(" ")))
+    let html = html.replace(HASHES_PLACEHOLDER, &hashes.join(" "));
+    Ok(without_fetch_preload_integrity(&html))
+}
+
+/// The page with the `integrity` attribute taken off `<link rel="preload"
+/// as="fetch">` elements (Trunk's wasm preload). Chromium ignores subresource
+/// integrity on preloads of that kind and says so in the console on every load;
+/// the wasm's real fetch (wasm-bindgen's loader) carries none either, so nothing is
+/// checked with or without it. The module preload and the style keep theirs.
+fn without_fetch_preload_integrity(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find("<link ") {
+        out.push_str(&rest[..at]);
+        let tag_end = rest[at..].find('>').map_or(rest.len(), |i| at + i + 1);
+        let tag = &rest[at..tag_end];
+        let is_fetch_preload = tag.contains(r#"rel="preload""#) && tag.contains(r#"as="fetch""#);
+        match tag.find(r#" integrity=""#).filter(|_| is_fetch_preload) {
+            Some(attr) => {
+                let value_start = attr + r#" integrity=""#.len();
+                let value_end = tag[value_start..]
+                    .find('"')
+                    .map_or(tag.len(), |i| value_start + i + 1);
+                out.push_str(&tag[..attr]);
+                out.push_str(&tag[value_end..]);
+            }
+            None => out.push_str(tag),
+        }
+        rest = &rest[tag_end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The text of every `<script>` element without a `src` attribute, exactly as the
@@ -91,6 +124,22 @@ mod tests {
         assert!(out.contains(&format!("'self' 'sha256-{init}' 'sha256-{reload}'\"")));
         assert!(!out.contains(HASHES_PLACEHOLDER));
         assert_eq!(out.matches("sha256-").count(), 2);
+    }
+
+    #[test]
+    fn only_the_fetch_preload_loses_its_integrity() {
+        let html = "'inline-script-hashes'\
+            <link rel=\"modulepreload\" href=\"/a.js\" crossorigin=\"anonymous\" integrity=\"sha384-js\">\
+            <link rel=\"preload\" href=\"/a_bg.wasm\" crossorigin=\"anonymous\" integrity=\"sha384-wasm\" as=\"fetch\" type=\"application/wasm\">\
+            <link rel=\"stylesheet\" href=\"/s.css\" integrity=\"sha384-css\"/>";
+        let out = stamp(html).unwrap();
+        assert!(out.contains(
+            "<link rel=\"preload\" href=\"/a_bg.wasm\" crossorigin=\"anonymous\" as=\"fetch\" type=\"application/wasm\">"
+        ), "{out}");
+        assert!(
+            out.contains("integrity=\"sha384-js\"") && out.contains("integrity=\"sha384-css\"")
+        );
+        assert!(!out.contains("sha384-wasm"));
     }
 
     #[test]

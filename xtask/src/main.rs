@@ -68,21 +68,22 @@ const DEFAULT_PORT: u16 = 8080;
 // start" has the same figures), said before the step starts.
 const TYPICAL_WASM_TARGET: &str = "a download, under a minute";
 const TYPICAL_TRUNK: &str = "built from source, about 9 min on two cores";
-const TYPICAL_WASM_BINDGEN: &str = "built from source, about 6 min on two cores";
+const TYPICAL_WASM_BINDGEN: &str = "built from source, about 4 min on two cores";
 const TYPICAL_NPM: &str = "a download, under a minute";
 const TYPICAL_CHROMIUM: &str = "Debian's packages, about a minute";
 const TYPICAL_APP_BUILD: &str =
-    "about 10 min on two cores the first time (it compiles every crate for the browser), \
-     about 2 min after a change";
+    "about 9 min on two cores the first time (it compiles every crate for the browser), \
+     about 3 min after (wasm-opt shrinks the wasm on every build)";
 const TYPICAL_FMT: &str = "seconds";
 const TYPICAL_CARGO_TEST: &str =
-    "about 8 min on two cores the first time (it compiles every crate), then the tests \
-     run for about 3 min";
-const TYPICAL_CLIPPY: &str = "about 4 min on two cores the first time, under a minute after";
+    "about 12 min on two cores the first time (7 min compiling every crate, then the \
+     tests), about 3.5 min after a change";
+const TYPICAL_CLIPPY: &str = "about 4.5 min on two cores the first time, seconds after";
 const TYPICAL_WASM_SIM: &str = "about 2 min on two cores the first time, seconds after";
-const TYPICAL_LESSONS: &str = "about 1 min: every lesson's solution replayed";
-const TYPICAL_BENCH_SMOKE: &str = "about 1 min: every benchmark scenario at a small size";
-const TYPICAL_BROWSER: &str = "about 6 min: the app in headless Chromium";
+const TYPICAL_LESSONS: &str =
+    "about 1 min: every lesson's solution replayed (3 min the first time: it builds the CLI)";
+const TYPICAL_BENCH_SMOKE: &str = "under a minute: every benchmark scenario at a small size";
+const TYPICAL_BROWSER: &str = "about 2 min: the app in headless Chromium";
 
 /// Folder (relative to the workspace root) that holds the browser tests.
 const BROWSER_TESTS: &str = "tests/browser";
@@ -1013,8 +1014,8 @@ fn print_summary(outcomes: &[Outcome], total: Duration) -> bool {
         }
     }
     println!(
-        "xtask test: {} tests ({}), {} skipped; {} other checks (fmt, clippy, builds, \
-         bench smoke), {} failed",
+        "xtask test: {} tests ({}), {} skipped; {} other checks (paths, fmt, clippy, \
+         builds, bench smoke), {} failed",
         tests.passed + tests.failed,
         counted.join(", "),
         tests.ignored,

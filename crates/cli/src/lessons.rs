@@ -129,11 +129,13 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
             Ok(v) => {
                 let _ = writeln!(
                     text,
-                    "ok {}: {} ({} steps, {} conditions, en and ru; solution replayed over {} of simulated time)",
+                    "ok {}: {} ({} steps, {} conditions, {} refused, {} accepted, en and ru; solution replayed over {} of simulated time)",
                     source.dir,
                     v.id,
                     v.steps,
                     v.conditions,
+                    counted(v.near_misses, "near-miss", "near-misses"),
+                    counted(v.alternatives, "alternative", "alternatives"),
                     fmt_duration(v.sim_time)
                 );
                 if frames {
@@ -151,4 +153,9 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
         }
     }
     Report { text, ok }
+}
+
+/// `1 near-miss`, `2 near-misses`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -91,6 +91,11 @@ pub struct Step {
     pub check: Option<Check>,
     pub hints: Vec<Hint>,
     pub solution: Option<Solution>,
+    /// ```` ```near-miss ```` blocks: plausible wrong answers the check must refuse.
+    /// Author-facing: `lessons check` replays them; learners never see them.
+    pub near_misses: Vec<Solution>,
+    /// ```` ```alternative ```` blocks: other right answers the check must accept.
+    pub alternatives: Vec<Solution>,
     pub incidents: Vec<Incident>,
     /// A ```` ```frame ```` block: this step shows one moment of the simulation's own
     /// record (an interview walkthrough).

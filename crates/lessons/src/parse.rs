@@ -24,7 +24,18 @@ pub const MAX_WITHIN: SimDuration = SimDuration::secs(3_600);
 
 /// The fenced blocks that are parts of a lesson rather than code to show.
 pub const BLOCK_KINDS: &[&str] = &[
-    "kubectl", "sh", "bash", "yaml", "check", "hint", "solution", "quiz", "predict", "incident",
+    "kubectl",
+    "sh",
+    "bash",
+    "yaml",
+    "check",
+    "hint",
+    "solution",
+    "near-miss",
+    "alternative",
+    "quiz",
+    "predict",
+    "incident",
     "frame",
 ];
 
@@ -416,6 +427,8 @@ impl BodyParser<'_> {
                         check: None,
                         hints: Vec::new(),
                         solution: None,
+                        near_misses: Vec::new(),
+                        alternatives: Vec::new(),
                         incidents: Vec::new(),
                         frame: None,
                     });
@@ -552,6 +565,21 @@ impl BodyParser<'_> {
                     line,
                     text: content,
                 })
+            }
+            "near-miss" | "alternative" => {
+                if content.trim().is_empty() {
+                    self.error(line, format!("the ```{kind} block is empty"));
+                    return;
+                }
+                let script = Solution {
+                    line,
+                    text: content,
+                };
+                if kind == "near-miss" {
+                    self.step().near_misses.push(script);
+                } else {
+                    self.step().alternatives.push(script);
+                }
             }
             "check" => {
                 if self.step().check.is_some() {

@@ -35,6 +35,9 @@ pub struct Verified {
     pub id: String,
     pub steps: usize,
     pub conditions: usize,
+    /// Near-misses the checks refused, alternatives they accepted.
+    pub near_misses: usize,
+    pub alternatives: usize,
     /// Simulated time the replay took, setup included.
     pub sim_time: SimDuration,
     /// Each walkthrough step's moment (its 1-based number and the frame).
@@ -266,6 +269,18 @@ fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
                 format!("step {n}'s solution"),
             );
         }
+        for (what, theirs, ours) in [
+            ("near-misses", &t.near_misses, &s.near_misses),
+            ("alternatives", &t.alternatives, &s.alternatives),
+        ] {
+            let texts = |v: &Vec<Solution>| v.iter().map(|x| x.text.clone()).collect::<Vec<_>>();
+            if texts(theirs) != texts(ours) {
+                differ(
+                    theirs.first().map(|c| c.line).unwrap_or(t.line),
+                    format!("step {n}'s {what}"),
+                );
+            }
+        }
         if s.frame
             .as_ref()
             .map(|f| (&f.what, &f.actor, &f.name, &f.field, &f.to, &f.notified))
@@ -373,6 +388,15 @@ fn lint(lesson: &Lesson, errors: &mut Vec<LessonError>) {
         if let Some(s) = &step.solution {
             lint_script(s.line, &s.text, &mut push);
         }
+        for v in step.near_misses.iter().chain(&step.alternatives) {
+            lint_script(v.line, &v.text, &mut push);
+            if step.check.is_none() {
+                push(
+                    v.line,
+                    format!("step {n} has no ```check to try this answer against"),
+                );
+            }
+        }
         if let Some(c) = &step.check {
             for cond in &c.conditions {
                 if let Err(e) = lint_line(&cond.run, Use::Read) {
@@ -479,42 +503,20 @@ fn replay(lesson: &Lesson, files: &dyn FileSource) -> Result<Verified, LessonErr
                 ));
             }
         }
+        if let Some(check) = &step.check {
+            try_answers(lesson, &mut session, &mut runner, files, n, step, check)?;
+        }
         if let Some(solution) = &step.solution {
-            let steps = script::parse(&solution.text)
-                .map_err(|e| LessonError::new(file, solution.line + e.line, 0, e.message))?;
-            for s in steps {
-                let out = match &s.action {
-                    Action::Advance(d) => {
-                        let fired = runner.advance(lesson, &mut session, *d, files);
-                        fired_failure(file, solution.line + s.line, &fired)?;
-                        continue;
-                    }
-                    _ => script::execute(&mut session, &s, files),
-                };
-                if out.code != 0 {
-                    let printed = out.combined();
-                    let advice = if printed.contains("does not exist")
-                        && printed.contains("the path")
-                    {
-                        " (a file the lesson's commands read must be in its folder and listed under `files:` in the front matter)"
-                    } else {
-                        " (write `COMMAND || true` for a line that may fail)"
-                    };
-                    return Err(LessonError::new(
-                        file,
-                        solution.line + s.line,
-                        0,
-                        format!(
-                            "step {n}'s solution: `{}` failed (exit {}): {}{advice}",
-                            s.command,
-                            out.code,
-                            check::short(&printed)
-                        ),
-                    ));
-                }
-                let fired = runner.fire_due(lesson, &mut session, files);
-                fired_failure(file, solution.line + s.line, &fired)?;
-            }
+            run_answer(
+                lesson,
+                &mut session,
+                &mut runner,
+                files,
+                n,
+                "solution",
+                solution,
+                true,
+            )?;
         }
         for p in step.predicts() {
             let fired = runner.advance(lesson, &mut session, p.advance, files);
@@ -536,39 +538,23 @@ fn replay(lesson: &Lesson, files: &dyn FileSource) -> Result<Verified, LessonErr
             }
         }
         if let Some(check) = &step.check {
-            let deadline = session.cluster.now() + check.within;
-            loop {
-                let result = check::evaluate(&mut session, check, files);
-                if result.passed() {
-                    break;
-                }
-                let now = session.cluster.now();
-                if now >= deadline {
-                    return Err(LessonError::new(
-                        file,
-                        check.line,
-                        0,
-                        format!(
-                            "step {n} ({}): the check does not pass {} after the solution{}:\n{}",
-                            step.title,
-                            if check.within.as_millis() == 0 {
-                                "right".to_string()
-                            } else {
-                                format!("within {}", fmt_duration(check.within))
-                            },
-                            if check.within.as_millis() == 0 {
-                                " (give it time with `within: 2m` if it needs some)"
-                            } else {
-                                ""
-                            },
-                            result.explain_failures().trim_end()
-                        ),
-                    ));
-                }
-                let step_by =
-                    SimDuration::millis(POLL.as_millis().min(deadline.since(now).as_millis()));
-                let fired = runner.advance(lesson, &mut session, step_by, files);
-                fired_failure(file, check.line, &fired)?;
+            if let Some(result) = wait_for_check(lesson, &mut session, &mut runner, files, check)? {
+                return Err(LessonError::new(
+                    file,
+                    check.line,
+                    0,
+                    format!(
+                        "step {n} ({}): the check does not pass {} after the solution{}:\n{}",
+                        step.title,
+                        within_words(check),
+                        if check.within.as_millis() == 0 {
+                            " (give it time with `within: 2m` if it needs some)"
+                        } else {
+                            ""
+                        },
+                        result.explain_failures().trim_end()
+                    ),
+                ));
             }
         }
     }
@@ -576,9 +562,152 @@ fn replay(lesson: &Lesson, files: &dyn FileSource) -> Result<Verified, LessonErr
         id: lesson.meta.id.clone(),
         steps: lesson.steps.len(),
         conditions,
+        near_misses: lesson.steps.iter().map(|s| s.near_misses.len()).sum(),
+        alternatives: lesson.steps.iter().map(|s| s.alternatives.len()).sum(),
         sim_time: session.cluster.now().since(started),
         frames,
     })
+}
+
+/// Tries the step's near-misses and alternatives, each from the cluster as the
+/// step opened (the learner's "reset this step"): a near-miss must not pass the
+/// check at any moment within its `within`, an alternative must pass it.
+fn try_answers(
+    lesson: &Lesson,
+    session: &mut warehouse_kubectl::Session,
+    runner: &mut Runner,
+    files: &dyn FileSource,
+    n: usize,
+    step: &Step,
+    check: &Check,
+) -> Result<(), LessonError> {
+    let file = &lesson.file;
+    let tries = step
+        .near_misses
+        .iter()
+        .map(|a| (a, false))
+        .chain(step.alternatives.iter().map(|a| (a, true)));
+    for (answer, right) in tries {
+        let what = if right { "alternative" } else { "near-miss" };
+        run_answer(lesson, session, runner, files, n, what, answer, right)?;
+        let failed = wait_for_check(lesson, session, runner, files, check)?;
+        match (right, failed) {
+            (false, None) => {
+                return Err(LessonError::new(
+                    file,
+                    answer.line,
+                    0,
+                    format!(
+                        "step {n} ({}): this near-miss passes the check, so a learner who makes this mistake is told they are right; make the check judge what the step teaches",
+                        step.title
+                    ),
+                ))
+            }
+            (true, Some(result)) => {
+                return Err(LessonError::new(
+                    file,
+                    answer.line,
+                    0,
+                    format!(
+                        "step {n} ({}): this alternative does not pass the check {}, so a learner who does the step this way is told they are wrong:\n{}",
+                        step.title,
+                        within_words(check),
+                        result.explain_failures().trim_end()
+                    ),
+                ))
+            }
+            _ => {}
+        }
+        runner
+            .reset(session)
+            .map_err(|e| LessonError::new(file, answer.line, 0, e))?;
+        let fired = runner.fire_due(lesson, session, files);
+        fired_failure(file, answer.line, &fired)?;
+    }
+    Ok(())
+}
+
+/// Runs a solution, an alternative or a near-miss. With `strict` every line must
+/// succeed; a near-miss's lines may fail, as a learner's wrong attempt may.
+#[allow(clippy::too_many_arguments)]
+fn run_answer(
+    lesson: &Lesson,
+    session: &mut warehouse_kubectl::Session,
+    runner: &mut Runner,
+    files: &dyn FileSource,
+    n: usize,
+    what: &str,
+    answer: &Solution,
+    strict: bool,
+) -> Result<(), LessonError> {
+    let file = &lesson.file;
+    let steps = script::parse(&answer.text)
+        .map_err(|e| LessonError::new(file, answer.line + e.line, 0, e.message))?;
+    for s in steps {
+        let out = match &s.action {
+            Action::Advance(d) => {
+                let fired = runner.advance(lesson, session, *d, files);
+                fired_failure(file, answer.line + s.line, &fired)?;
+                continue;
+            }
+            _ => script::execute(session, &s, files),
+        };
+        if strict && out.code != 0 {
+            let printed = out.combined();
+            let advice = if printed.contains("does not exist") && printed.contains("the path") {
+                " (a file the lesson's commands read must be in its folder and listed under `files:` in the front matter)"
+            } else {
+                " (write `COMMAND || true` for a line that may fail)"
+            };
+            return Err(LessonError::new(
+                file,
+                answer.line + s.line,
+                0,
+                format!(
+                    "step {n}'s {what}: `{}` failed (exit {}): {}{advice}",
+                    s.command,
+                    out.code,
+                    check::short(&printed)
+                ),
+            ));
+        }
+        let fired = runner.fire_due(lesson, session, files);
+        fired_failure(file, answer.line + s.line, &fired)?;
+    }
+    Ok(())
+}
+
+/// Lets simulated time run, up to the check's `within`, until it passes: `None`
+/// once it does, or the last result if it never did.
+fn wait_for_check(
+    lesson: &Lesson,
+    session: &mut warehouse_kubectl::Session,
+    runner: &mut Runner,
+    files: &dyn FileSource,
+    check: &Check,
+) -> Result<Option<check::CheckResult>, LessonError> {
+    let deadline = session.cluster.now() + check.within;
+    loop {
+        let result = check::evaluate(session, check, files);
+        if result.passed() {
+            return Ok(None);
+        }
+        let now = session.cluster.now();
+        if now >= deadline {
+            return Ok(Some(result));
+        }
+        let step_by = SimDuration::millis(POLL.as_millis().min(deadline.since(now).as_millis()));
+        let fired = runner.advance(lesson, session, step_by, files);
+        fired_failure(&lesson.file, check.line, &fired)?;
+    }
+}
+
+fn within_words(check: &Check) -> String {
+    if check.within.as_millis() == 0 {
+        "right".to_string()
+    } else {
+        format!("within {}", fmt_duration(check.within))
+    }
 }
 
 fn fired_failure(

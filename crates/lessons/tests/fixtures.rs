@@ -29,6 +29,51 @@ fn errors(dir: &str) -> String {
 fn the_valid_lesson_verifies() {
     let v = verify(&source("valid/tiny")).expect("valid/tiny verifies");
     assert_eq!((v.steps, v.conditions), (2, 2));
+    // A namespace typo and a robot in the wrong department are refused; a
+    // manifest instead of `create`, a Deployment instead of `run` are accepted.
+    assert_eq!((v.near_misses, v.alternatives), (2, 2));
+}
+
+#[test]
+fn a_near_miss_that_passes_the_check_is_an_error_at_its_line() {
+    let e = errors("broken/near-miss-passes");
+    assert!(
+        e.starts_with("broken/near-miss-passes/en.md:27: step 1 (Run a robot in shop): this near-miss passes the check"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_alternative_the_check_refuses_is_an_error_with_what_the_cluster_shows() {
+    let e = errors("broken/alternative-fails");
+    assert!(
+        e.starts_with("broken/alternative-fails/en.md:32: step 1 (Run a robot in shop): this alternative does not pass the check within 1m"),
+        "{e}"
+    );
+    assert!(
+        e.contains("kubectl get pods -n shop -l run=one --no-headers"),
+        "{e}"
+    );
+}
+
+#[test]
+fn answers_must_be_the_same_in_both_languages() {
+    let mut s = source("valid/tiny");
+    s.ru = s.ru.map(|t| {
+        t.replace(
+            "kubectl create namespace shops",
+            "kubectl create namespace shopz",
+        )
+    });
+    let e: String = verify(&s)
+        .unwrap_err()
+        .iter()
+        .map(|e| format!("{e}\n"))
+        .collect();
+    assert!(
+        e.contains("step 1's near-misses: it must be the same as in"),
+        "{e}"
+    );
 }
 
 #[test]

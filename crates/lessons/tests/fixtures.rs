@@ -19,8 +19,13 @@ fn source(dir: &str) -> LessonSource {
 
 /// The verifier's messages for a folder, one a line.
 fn errors(dir: &str) -> String {
-    match verify(&source(dir)) {
-        Ok(v) => panic!("{dir} should fail, but verified: {v:?}"),
+    messages(&source(dir))
+}
+
+/// The verifier's messages for a lesson that must fail, one a line.
+fn messages(source: &LessonSource) -> String {
+    match verify(source) {
+        Ok(v) => panic!("{} should fail, but verified: {v:?}", source.dir),
         Err(e) => e.iter().map(|e| format!("{e}\n")).collect(),
     }
 }
@@ -65,11 +70,7 @@ fn answers_must_be_the_same_in_both_languages() {
             "kubectl create namespace shopz",
         )
     });
-    let e: String = verify(&s)
-        .unwrap_err()
-        .iter()
-        .map(|e| format!("{e}\n"))
-        .collect();
+    let e = messages(&s);
     assert!(
         e.contains("step 1's near-misses: it must be the same as in"),
         "{e}"

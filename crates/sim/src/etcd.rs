@@ -85,6 +85,56 @@ pub(crate) struct EtcdCluster {
     leader: Option<usize>,
     term: u64,
     snapshots: BTreeMap<String, EtcdSnapshot>,
+    /// The latest restore and what it took back (`sim etcd status` shows it).
+    #[serde(default)]
+    last_restore: Option<LastRestore>,
+}
+
+/// A restore, and the writes made after its snapshot that it undid: per resource,
+/// the objects created, changed or deleted since the snapshot.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct LastRestore {
+    name: String,
+    revision: u64,
+    undone: BTreeMap<String, u64>,
+}
+
+impl LastRestore {
+    /// `undid changes to deployments.apps 1, pods 4` or `undid nothing: ...`.
+    fn words(&self) -> String {
+        if self.undone.is_empty() {
+            return "undid nothing: no object changed after the snapshot".to_string();
+        }
+        let each: Vec<String> = self
+            .undone
+            .iter()
+            .map(|(resource, n)| format!("{resource} {n}"))
+            .collect();
+        format!("undid changes to {}", each.join(", "))
+    }
+}
+
+/// The objects a restore to `snapshot` takes back, counted by resource: in the store
+/// now but not in the snapshot (created after it), in both at different resource
+/// versions (changed), in the snapshot only (deleted after it).
+fn undone_by_restore(store: &Store, snapshot: &[Object]) -> BTreeMap<String, u64> {
+    let saved: BTreeMap<ObjectKey, Option<&str>> = snapshot
+        .iter()
+        .map(|o| (o.key(), o.meta().resource_version.as_deref()))
+        .collect();
+    let mut undone: BTreeMap<String, u64> = BTreeMap::new();
+    let mut count = |kind: Kind| *undone.entry(kind.qualified_plural()).or_default() += 1;
+    for o in store.objects() {
+        if saved.get(&o.key()) != Some(&o.meta().resource_version.as_deref()) {
+            count(o.kind());
+        }
+    }
+    for o in snapshot {
+        if store.get(&o.key()).is_none() {
+            count(o.kind());
+        }
+    }
+    undone
 }
 
 impl EtcdCluster {
@@ -100,6 +150,7 @@ impl EtcdCluster {
             leader: Some(0),
             term: 1,
             snapshots: BTreeMap::new(),
+            last_restore: None,
         }
     }
 
@@ -214,6 +265,14 @@ impl Cluster {
             self.quorum_summary(),
             self.store.revision()
         ));
+        if let Some(last) = &self.etcd.last_restore {
+            out.push_str(&format!(
+                "last restore: snapshot \"{}\" (revision {}); it {}\n",
+                last.name,
+                last.revision,
+                last.words()
+            ));
+        }
         out
     }
 
@@ -429,9 +488,17 @@ impl Cluster {
         let bump = (previous.saturating_sub(snapshot.revision) / REVISION_BUMP + 1) * REVISION_BUMP;
         let revision = snapshot.revision + bump;
         debug_assert!(revision > previous);
+        let undone = undone_by_restore(&self.store, &snapshot.objects);
         let restored = Store::restored(snapshot.objects, revision)
             .map_err(|e| SimError(format!("snapshot \"{name}\" is damaged: {e}")))?;
         self.store = restored;
+        let last = LastRestore {
+            name: name.to_string(),
+            revision: snapshot.revision,
+            undone,
+        };
+        let undid = last.words();
+        self.etcd.last_restore = Some(last);
 
         // Every member starts from the restored data as a new cluster.
         let etcd0 = ControlPlaneComponent::Etcd;
@@ -465,7 +532,8 @@ impl Cluster {
         }
         Ok(format!(
             "restored snapshot \"{name}\" (revision {}) with --bump-revision {bump} --mark-compacted: revision {revision}\n\
-             every etcd member restarted from the snapshot; {apiserver_note}",
+             every etcd member restarted from the snapshot; {apiserver_note}\n\
+             the restore {undid}",
             snapshot.revision
         ))
     }

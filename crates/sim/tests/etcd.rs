@@ -243,6 +243,19 @@ fn a_restore_brings_back_what_was_deleted_and_removes_what_was_created() {
     );
     assert_eq!(c.revision(), saved_at + 1_000_000_000);
     assert!(c.revision() > before_restore);
+    // What it took back, per resource: the deleted Deployment and ReplicaSet, the
+    // three deleted pods and the late one (and heartbeats and events besides).
+    assert!(
+        msg.contains("the restore undid changes to deployments.apps 1, "),
+        "{msg}"
+    );
+    assert!(msg.contains(", pods 4, replicasets.apps 1"), "{msg}");
+    assert!(
+        c.etcd_status()
+            .contains("last restore: snapshot \"before\" (revision "),
+        "{}",
+        c.etcd_status()
+    );
     // Watches from before the restore are told to relist.
     let gone = c.events_since(watched_from).unwrap_err();
     assert_eq!(gone.reason, StatusReason::Gone);
@@ -336,7 +349,12 @@ fn a_restore_with_the_apiserver_stopped_waits_for_it() {
 fn a_second_restore_from_the_same_snapshot_still_moves_the_revision_forward() {
     let mut c = Cluster::new(1, Topology::default());
     c.etcd_snapshot_save("s").unwrap();
-    c.etcd_snapshot_restore("s").unwrap();
+    let msg = c.etcd_snapshot_restore("s").unwrap();
+    // Nothing happened in between: nothing to take back.
+    assert!(
+        msg.ends_with("the restore undid nothing: no object changed after the snapshot"),
+        "{msg}"
+    );
     let first = c.revision();
     create(&mut c, LATE);
     let after_write = c.revision();

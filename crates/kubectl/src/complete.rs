@@ -180,6 +180,7 @@ const SIM_COMMANDS: &[&str] = &[
     "node",
     "proxy-mode",
     "request",
+    "requests",
     "seed",
     "start",
     "stats",

@@ -96,6 +96,9 @@ pub enum Action {
     ConfigureMaxEndpointsPerSlice(usize),
     /// `sim etcd status`: the members, the leader and the quorum.
     EtcdStatus,
+    /// `sim requests`: the reception desk's log of your latest writes and how
+    /// each one ended (stored, or the check that refused it).
+    Requests,
     /// `sim etcd snapshot save NAME` (`etcdctl snapshot save`).
     EtcdSnapshotSave(String),
     /// `sim etcd snapshot restore NAME` (`etcdutl snapshot restore` on every member,
@@ -307,7 +310,7 @@ fn split_heredoc(line: &str) -> Option<HeredocMarker> {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim boot cold|settled, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim requests, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim boot cold|settled, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -408,6 +411,8 @@ pub fn parse_sim(rest: &str) -> Action {
         ),
         ["why", ..] => Action::Invalid("error: sim why needs one object, e.g. sim why pod/web-1 or sim why deployment/web -n shop".into()),
         ["etcd", "status"] => Action::EtcdStatus,
+        ["requests"] => Action::Requests,
+        ["requests", ..] => Action::Invalid("error: sim requests takes no arguments".into()),
         ["etcd", "stop", member] => Action::Fault(Fault::StopEtcdMember(member.to_string())),
         ["etcd", "start", member] => Action::Fault(Fault::StartEtcdMember(member.to_string())),
         ["etcd", "snapshot", "save", name] => Action::EtcdSnapshotSave(name.to_string()),
@@ -606,6 +611,11 @@ pub(crate) fn execute_action(
             for line in session.cluster.etcd_status().lines() {
                 out.out_line(line);
             }
+            out
+        }
+        Action::Requests => {
+            let mut out = CommandOutput::new();
+            out.stdout = desk_log(&session.cluster);
             out
         }
         Action::EtcdSnapshotSave(name) => sim_result(session.cluster.etcd_snapshot_save(name)),
@@ -814,6 +824,45 @@ pub fn run(session: &mut Session, text: &str, files: &dyn FileSource) -> Transcr
         steps: results,
         error: None,
     }
+}
+
+/// How many of your latest writes `sim requests` lists.
+pub const DESK_LOG_LINES: usize = 20;
+
+/// `sim requests`: your latest writes at the reception desk, oldest first, and how
+/// each ended: `201 stored`, or the code and the check that refused it. Requests the
+/// cluster's own components make (users `system:...`) are left out.
+fn desk_log(cluster: &warehouse_sim::Cluster) -> String {
+    let mine: Vec<_> = cluster
+        .requests()
+        .rev()
+        .filter(|r| r.by_learner())
+        .take(DESK_LOG_LINES)
+        .collect();
+    if mine.is_empty() {
+        return "No requests from you yet: the desk logs the writes you send (create, update, delete).\n".to_string();
+    }
+    let now = cluster.now();
+    let mut text = String::from("AGE\tUSER\tVERB\tNAMESPACE\tTARGET\tRESULT\n");
+    for r in mine.into_iter().rev() {
+        let result = match r.stages.iter().find(|(_, passed)| !passed) {
+            Some((stage, _)) => format!("{} refused by {}", r.code, stage.as_str()),
+            None => format!("{} stored", r.code),
+        };
+        let age = crate::humanize::human_duration(now.since(r.at).as_millis() as i64);
+        let namespace = if r.namespace.is_empty() {
+            "-"
+        } else {
+            &r.namespace
+        };
+        text.push_str(&format!(
+            "{age}\t{}\t{}\t{namespace}\t{}\t{result}\n",
+            r.user,
+            r.verb,
+            r.target()
+        ));
+    }
+    crate::tabwriter::align(&text, 0, 3)
 }
 
 #[cfg(test)]

@@ -190,7 +190,8 @@ fn sim_reads(action: &Action) -> bool {
         | Action::Help
         | Action::Why { .. }
         | Action::WhyNode { .. }
-        | Action::EtcdStatus => true,
+        | Action::EtcdStatus
+        | Action::Requests => true,
         Action::Traffic(t) => matches!(t, TrafficCommand::Stats | TrafficCommand::Request { .. }),
         _ => false,
     }
@@ -244,7 +245,7 @@ pub fn lint_line(line: &str, usage: Use) -> Result<(), String> {
                     }
                     if usage == Use::Read && !sim_reads(&action) {
                         return Err(format!(
-                            "`{line}`: a check only reads (sim stats, sim traffic stats, sim request, sim why, sim etcd status); this command changes the simulation"
+                            "`{line}`: a check only reads (sim stats, sim traffic stats, sim request, sim why, sim etcd status, sim requests); this command changes the simulation"
                         ));
                     }
                 } else if usage == Use::Read {

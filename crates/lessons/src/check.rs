@@ -197,6 +197,22 @@ fn sim_reads(action: &Action) -> bool {
     }
 }
 
+/// `sim request ...`: it only reads, whatever its URL turns out to be.
+fn asks_a_request(words: &[Option<String>]) -> bool {
+    words.get(1).and_then(|w| w.as_deref()) == Some("request")
+}
+
+/// True if every `$` of `line` opens a command substitution `$(...)`: no
+/// `$VARIABLE`, whose value depends on what the learner typed before. (The
+/// substitutions' own commands are linted as commands of the line.)
+fn only_substitutions(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    bytes
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| b != b'$' || bytes.get(i + 1) == Some(&b'('))
+}
+
 /// Programs a check may pipe through or call besides kubectl and sim.
 const READ_PROGRAMS: &[&str] = &[
     "grep", "head", "tail", "wc", "sort", "uniq", "awk", "echo", "cat", "curl", "wget", "true",
@@ -248,8 +264,10 @@ pub fn lint_line(line: &str, usage: Use) -> Result<(), String> {
                             "`{line}`: a check only reads (sim stats, sim traffic stats, sim request, sim why, sim etcd status, sim requests); this command changes the simulation"
                         ));
                     }
-                } else if usage == Use::Read {
-                    return Err(format!("`{line}`: a check's sim words must be written out"));
+                } else if usage == Use::Read
+                    && !(asks_a_request(&words) && only_substitutions(line))
+                {
+                    return Err(format!("`{line}`: a check's sim words must be written out (a `sim request` URL may take a read's output: `http://172.18.0.4:$(kubectl get service web -o jsonpath='{{.spec.ports[0].nodePort}}')`)"));
                 }
             }
             p if usage == Use::Read && !READ_PROGRAMS.contains(&p) => {
@@ -290,6 +308,19 @@ mod tests {
         assert!(lint_line("kubectl get pods -w", Use::Read).is_err());
         assert!(lint_line("sim node kill zone-a", Use::Read).is_err());
         assert!(lint_line("export X=1", Use::Read).is_err());
+        // A request's URL may take a read's output, not a variable.
+        let port = "$(kubectl get service web -o jsonpath='{.spec.ports[0].nodePort}')";
+        assert_eq!(
+            lint_line(&format!("sim request http://172.18.0.4:{port}"), Use::Read),
+            Ok(())
+        );
+        assert!(lint_line("sim request http://172.18.0.4:$PORT", Use::Read).is_err());
+        assert!(lint_line(
+            "sim request http://172.18.0.4:$(kubectl delete service web)",
+            Use::Read
+        )
+        .is_err());
+        assert!(lint_line("sim node kill $(echo zone-a)", Use::Read).is_err());
         assert_eq!(lint_line("kubectl delete pod x", Use::Run), Ok(()));
     }
 

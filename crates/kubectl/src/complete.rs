@@ -166,7 +166,7 @@ fn subcommands(command: &str) -> &'static [&'static str] {
             "view",
         ],
         "auth" => &["can-i", "whoami"],
-        "set" => &["image"],
+        "set" => &["image", "resources"],
         _ => &[],
     }
 }

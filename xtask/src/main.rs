@@ -564,8 +564,7 @@ fn serve(ws: &Workspace, port: u16) -> Result<ExitCode> {
     println!("xtask: building the app — {TYPICAL_APP_BUILD}");
     println!("$ {}", describe(&build));
     ensure!(run_status(&mut build)?, "`{}` failed", describe(&build));
-    let server = serve::Server::start(&ws.join("dist"), port)?;
-    server.check_answers()?;
+    let server = serve_dist(ws, port)?;
     println!(
         "xtask: ready in {}; after a change, run `cargo xtask serve` again (it rebuilds \
          only what changed). Ctrl-C stops the server.",
@@ -574,6 +573,14 @@ fn serve(ws: &Workspace, port: u16) -> Result<ExitCode> {
     println!("Serving Kube Warehouse on {}", server.url());
     server.wait();
     Ok(ExitCode::SUCCESS)
+}
+
+/// Serves the built `dist/` on 127.0.0.1:`port` once it has answered a request
+/// for the page.
+fn serve_dist(ws: &Workspace, port: u16) -> Result<serve::Server> {
+    let server = serve::Server::start(&ws.join("dist"), port)?;
+    server.check_answers()?;
+    Ok(server)
 }
 
 /// `trunk build --release --offline`: the app as it is published, into `dist/`.
@@ -881,39 +888,36 @@ fn run_step(ws: &Workspace, step: &mut Step) -> Outcome {
     let mut passed = true;
     let mut output = String::new();
     // Kept alive for the step's commands; stops with the process.
-    let mut _server = None;
-    if step.serves_app {
-        match serve::Server::start(&ws.join("dist"), 0).and_then(|server| {
-            server.check_answers()?;
-            Ok(server)
-        }) {
-            Ok(server) => {
+    let server = if step.serves_app {
+        serve_dist(ws, 0).map(Some)
+    } else {
+        Ok(None)
+    };
+    match server {
+        Ok(server) => {
+            if let Some(server) = &server {
                 println!("xtask: serving dist/ on {} for the step", server.url());
                 for cmd in &mut step.commands {
                     cmd.env("WAREHOUSE_URL", server.url());
                 }
-                _server = Some(server);
             }
-            Err(err) => {
-                eprintln!("xtask: {err:#}");
-                passed = false;
+            for cmd in &mut step.commands {
+                println!("$ {}", describe(cmd));
+                match run_teed(cmd) {
+                    Ok((ok, text)) => {
+                        passed &= ok;
+                        output.push_str(&text);
+                    }
+                    Err(err) => {
+                        eprintln!("xtask: {err:#}");
+                        passed = false;
+                    }
+                }
             }
         }
-    }
-    for cmd in &mut step.commands {
-        if !passed && step.serves_app {
-            break;
-        }
-        println!("$ {}", describe(cmd));
-        match run_teed(cmd) {
-            Ok((ok, text)) => {
-                passed &= ok;
-                output.push_str(&text);
-            }
-            Err(err) => {
-                eprintln!("xtask: {err:#}");
-                passed = false;
-            }
+        Err(err) => {
+            eprintln!("xtask: {err:#}");
+            passed = false;
         }
     }
     let elapsed = started.elapsed();

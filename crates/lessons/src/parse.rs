@@ -37,6 +37,7 @@ pub const BLOCK_KINDS: &[&str] = &[
     "predict",
     "incident",
     "frame",
+    "author-note",
 ];
 
 /// Parses one lesson file. `file` names it in errors.
@@ -528,6 +529,14 @@ impl BodyParser<'_> {
     fn block(&mut self, kind: &str, line: usize, content: String) {
         let file = self.file;
         let in_step = !self.steps.is_empty();
+        if kind == "author-note" {
+            // For the lesson's authors only (sources, why a step has no near-miss):
+            // never shown, never compared between languages.
+            if content.trim().is_empty() {
+                self.error(line, "the ```author-note block is empty");
+            }
+            return;
+        }
         if !in_step && !matches!(kind, "kubectl" | "sh" | "bash" | "yaml") {
             self.error(
                 line,
@@ -1198,6 +1207,21 @@ mod tests {
         assert_eq!(
             s.solution.as_ref().unwrap().text,
             "kubectl create ns shop\n"
+        );
+    }
+
+    #[test]
+    fn author_notes_are_never_shown_and_may_stand_anywhere() {
+        let text = format!(
+            "{HEAD}Intro\n\n```author-note\nSource: pkg/a.go\n```\n\n## One\n\nSay it.\n\n```author-note\nNo near-miss: nothing to get wrong.\n```\n\nMore.\n"
+        );
+        let l = parse_lesson("l.md", &text).unwrap();
+        let shown = format!("{:?}{:?}", l.intro, l.steps);
+        assert!(!shown.contains("pkg/a.go") && !shown.contains("nothing to get wrong"));
+        assert!(matches!(l.steps[0].blocks.as_slice(), [Block::Prose(_)]));
+        assert_eq!(
+            errors("## A\n\n```author-note\n\n```\n"),
+            vec!["l.md:10: the ```author-note block is empty"]
         );
     }
 

@@ -6,14 +6,19 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use warehouse_lessons::catalogue::valid_folder;
+use warehouse_lessons::glossary::GLOSSARY_FILE;
 use warehouse_lessons::session::fmt_duration;
-use warehouse_lessons::{parse_catalogue, verify, LessonError, LessonSource};
+use warehouse_lessons::{
+    parse_catalogue, parse_glossary, verify, Glossary, LessonError, LessonSource,
+};
 
 /// The report of a check: one line per lesson (and one per problem), and whether
 /// everything passed.
 pub struct Report {
     pub text: String,
     pub ok: bool,
+    /// Words outside the glossary and buttons named in the other language.
+    pub warnings: usize,
 }
 
 /// Reads a lesson folder's `en.md`, `ru.md` and other files.
@@ -112,6 +117,29 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
     } else {
         vec![path.to_path_buf()]
     };
+    // The glossary sits beside index.yaml: in PATH, or above one lesson's folder.
+    let glossary_path = if index.is_file() {
+        Some(path.join(GLOSSARY_FILE))
+    } else {
+        path.parent().map(|p| p.join(GLOSSARY_FILE))
+    };
+    let glossary = match glossary_path.filter(|p| p.is_file()) {
+        None => None,
+        Some(p) => {
+            let shown = p.display().to_string();
+            match std::fs::read_to_string(&p)
+                .map_err(|e| LessonError::new(&shown, 1, 0, e.to_string()))
+                .and_then(|text| parse_glossary(&shown, &text))
+            {
+                Ok(g) => Some(g),
+                Err(e) => {
+                    fail(&mut text, &e);
+                    None
+                }
+            }
+        }
+    };
+    let mut warnings = 0;
     for dir in folders {
         let source = read_lesson(&dir);
         let name = dir
@@ -143,6 +171,7 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
                         let _ = write!(text, "  step {n}: {}", f.describe());
                     }
                 }
+                warnings += warn_words(&mut text, glossary.as_ref(), &source);
             }
             Err(errors) => {
                 let _ = writeln!(text, "FAILED {}:", source.dir);
@@ -152,7 +181,29 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
             }
         }
     }
-    Report { text, ok }
+    if warnings > 0 {
+        let _ = writeln!(
+            text,
+            "{} (lessons/{GLOSSARY_FILE} has the words)",
+            counted(warnings, "warning", "warnings")
+        );
+    }
+    Report { text, ok, warnings }
+}
+
+/// Prints a warning for each word outside the glossary and each button named in
+/// the other language; returns how many.
+fn warn_words(text: &mut String, glossary: Option<&Glossary>, source: &LessonSource) -> usize {
+    let Some(g) = glossary else { return 0 };
+    let mut n = 0;
+    for (name, body, russian) in [("en.md", &source.en, false), ("ru.md", &source.ru, true)] {
+        let Some(body) = body else { continue };
+        for w in g.warnings(&format!("{}/{name}", source.dir), body, russian) {
+            let _ = writeln!(text, "  warning: {w}");
+            n += 1;
+        }
+    }
+    n
 }
 
 /// `1 near-miss`, `2 near-misses`.

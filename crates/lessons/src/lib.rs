@@ -11,6 +11,7 @@ pub mod error;
 pub mod frames;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod glossary;
 pub mod markdown;
 pub mod model;
 pub mod parse;
@@ -22,6 +23,7 @@ pub use catalogue::{parse_catalogue, Catalogue};
 pub use check::{CheckResult, ConditionResult};
 pub use error::LessonError;
 pub use frames::{Frame, Miss, Moment};
+pub use glossary::{parse_glossary, Glossary};
 pub use model::*;
 pub use parse::{parse_lesson, valid_id, MAX_STEPS};
 pub use runner::Runner;

@@ -319,6 +319,12 @@ pub struct DeleteArgs {
     /// Output mode. Use "-o name" for shorter output (resource/name)
     #[arg(short = 'o', long = "output", value_name = "FORMAT")]
     pub output: Option<String>,
+    /// If true, wait for resources to be gone before returning. This waits for finalizers.
+    #[arg(long = "wait", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true")]
+    pub wait: bool,
+    /// The length of time to wait before giving up on a delete, zero means determine a timeout from the size of the object
+    #[arg(long = "timeout", default_value = "0s")]
+    pub timeout: String,
     #[arg(skip)]
     pub namespace: Option<String>,
 }

@@ -5,7 +5,15 @@ use crate::get::parse_resource_args;
 use crate::selector::Selector;
 use crate::{apply, errors, CommandOutput, Context};
 use std::collections::BTreeMap;
+use warehouse_sim::time::SimDuration;
 use warehouse_sim::{Cluster, DeleteOptions, Kind, Propagation, StatusReason};
+
+/// The longest a delete waits for its objects to be gone when `--timeout` is 0,
+/// kubectl's default. kubectl then waits up to a week (a learner would press
+/// Ctrl-C long before); the simulator stops after ten simulated minutes, far past
+/// any usual grace period: an object still there by then waits for something
+/// nobody will do (a pod on a zone that is switched off, a finalizer).
+const MAX_WAIT: SimDuration = SimDuration::secs(600);
 
 struct Target {
     kind: Kind,
@@ -60,6 +68,12 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
         .clone()
         .unwrap_or_else(|| ctx.default_namespace.clone());
     let ignore_not_found = args.ignore_not_found || args.all || args.selector.is_some();
+    let timeout = match crate::wait::parse_timeout(&args.timeout) {
+        Ok(t) => t,
+        Err(e) => {
+            return CommandOutput::error(e.replace("kubectl wait --help", "kubectl delete --help"))
+        }
+    };
 
     let mut targets: Vec<Target> = Vec::new();
     if !args.filenames.is_empty() {
@@ -142,6 +156,8 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
 
     // kubectl counts what it set out to delete, before the requests.
     let found = targets.len();
+    // What was deleted, by uid: a new object of the same name is not waited for.
+    let mut deleted: Vec<(Kind, String, String, String)> = Vec::new();
     for t in targets {
         let options = DeleteOptions {
             grace_period_seconds: (grace >= 0).then_some(grace),
@@ -150,7 +166,13 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
         let result = crate::authorize(cluster, ctx, "delete", t.kind, &t.namespace, &t.name)
             .and_then(|()| cluster.delete_with(t.kind, &t.namespace, &t.name, options));
         match result {
-            Ok(_) => {
+            Ok(object) => {
+                deleted.push((
+                    t.kind,
+                    t.namespace.clone(),
+                    t.name.clone(),
+                    object.meta().uid.clone().unwrap_or_default(),
+                ));
                 let kind = t.kind.qualified_singular();
                 if name_only {
                     out.out_line(format!("{kind}/{}", t.name));
@@ -177,8 +199,52 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
     }
     if found == 0 {
         out.out_line("No resources found");
+        return out;
+    }
+    if args.wait {
+        wait_until_gone(cluster, ctx, &deleted, timeout, &mut out);
     }
     out
+}
+
+/// kubectl's wait after a delete (`--wait=true`, its default): simulated time runs
+/// a second at a time until every deleted object is gone, or has been replaced by
+/// one with another uid; a wait it may not make (forbidden) is not an error.
+fn wait_until_gone(
+    cluster: &mut Cluster,
+    ctx: &Context,
+    deleted: &[(Kind, String, String, String)],
+    timeout: SimDuration,
+    out: &mut CommandOutput,
+) {
+    let limit = if timeout == SimDuration::ZERO {
+        MAX_WAIT
+    } else {
+        timeout
+    };
+    let deadline = cluster.now() + limit;
+    for (kind, namespace, name, uid) in deleted {
+        loop {
+            if crate::authorize(cluster, ctx, "get", *kind, namespace, name).is_err() {
+                break;
+            }
+            let present = match cluster.get(*kind, namespace, name) {
+                Ok(o) => o.meta().uid.as_deref().unwrap_or_default() == uid,
+                Err(_) => false,
+            };
+            if !present {
+                break;
+            }
+            if cluster.now() >= deadline {
+                out.fail(format!(
+                    "error: timed out waiting for the condition on {}/{name}",
+                    kind.plural()
+                ));
+                return;
+            }
+            cluster.advance(SimDuration::secs(1));
+        }
+    }
 }
 
 /// kubectl's `parseCascadingFlag`: `background`, `foreground` or `orphan`; the old

@@ -51,7 +51,7 @@ enum Condition {
 }
 
 /// `--timeout` as kubectl reads it (a Go duration; negative means a week).
-fn parse_timeout(t: &str) -> Result<SimDuration, String> {
+pub(crate) fn parse_timeout(t: &str) -> Result<SimDuration, String> {
     if let Some(rest) = t.strip_prefix('-') {
         if warehouse_sim::time::parse_duration(rest).is_ok() {
             return Ok(SimDuration::secs(168 * 3600));

@@ -21,8 +21,10 @@ pub struct ConditionResult {
     pub passed: bool,
     /// Each expectation and whether it held.
     pub expectations: Vec<(Expect, bool)>,
-    /// What the command printed, shortened.
+    /// What the command printed, shortened (for the learner's check panel).
     pub actual: String,
+    /// What the command printed, whole (for an author: `lessons check`).
+    pub output: String,
 }
 
 /// The outcome of a whole check.
@@ -36,8 +38,9 @@ impl CheckResult {
         self.conditions.iter().all(|c| c.passed)
     }
 
-    /// The failing conditions, one line each: the command, what was expected, what
-    /// the cluster showed.
+    /// The failing conditions: the command, what was expected, and the whole of
+    /// what the cluster showed (on the same line when it is one line, else
+    /// indented below), so an author sees every line the check read.
     pub fn explain_failures(&self) -> String {
         let mut out = String::new();
         for c in self.conditions.iter().filter(|c| !c.passed) {
@@ -48,14 +51,10 @@ impl CheckResult {
                 .map(|(e, _)| e.describe(false))
                 .collect();
             out.push_str(&format!(
-                "  `{}`: expected {}; the cluster shows: {}\n",
+                "  `{}`: expected {}; the cluster shows:{}\n",
                 c.run,
                 expected.join(" and "),
-                if c.actual.is_empty() {
-                    "(nothing)".to_string()
-                } else {
-                    c.actual.replace('\n', " ⏎ ")
-                }
+                whole(&c.output)
             ));
         }
         out
@@ -100,6 +99,19 @@ impl Expect {
 
 fn number(out: &str) -> Option<f64> {
     out.trim().parse::<f64>().ok().filter(|n| n.is_finite())
+}
+
+/// A command's whole output for an author's message: after a space when it is
+/// one line, else each line indented below; `(nothing)` when it is empty.
+pub fn whole(text: &str) -> String {
+    let text = text.trim_end();
+    if text.is_empty() {
+        " (nothing)".to_string()
+    } else if !text.contains('\n') {
+        format!(" {text}")
+    } else {
+        text.lines().map(|l| format!("\n      {l}")).collect()
+    }
 }
 
 /// Output shortened for showing: at most [`ACTUAL_MAX_LINES`] lines and
@@ -159,6 +171,7 @@ pub fn evaluate_condition(
         passed: expectations.iter().all(|(_, ok)| *ok),
         expectations,
         actual: short(&output),
+        output,
     }
 }
 
@@ -290,6 +303,24 @@ pub fn lint_line(line: &str, usage: Use) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_failing_check_explains_itself_with_every_line_it_read() {
+        let output: String = (1..=30).map(|i| format!("robot-{i} Running\n")).collect();
+        let result = CheckResult {
+            conditions: vec![ConditionResult {
+                run: "kubectl get pods".into(),
+                passed: false,
+                expectations: vec![(Expect::Lines(3), false)],
+                actual: short(&output),
+                output: output.clone(),
+            }],
+        };
+        let text = result.explain_failures();
+        assert!(text.starts_with("  `kubectl get pods`: expected 3 line(s); the cluster shows:\n      robot-1 Running\n"), "{text}");
+        assert!(text.contains("\n      robot-30 Running\n"), "{text}");
+        assert!(result.conditions[0].actual.ends_with(" …"));
+    }
     use super::*;
 
     #[test]

@@ -529,10 +529,10 @@ fn replay(lesson: &Lesson, files: &dyn FileSource) -> Result<Verified, LessonErr
                     p.line,
                     0,
                     format!(
-                        "step {n}'s predict: the correct answer {answer:?} does not appear (as a whole word) in what `{}` shows after {}: {}",
+                        "step {n}'s predict: the correct answer {answer:?} does not appear (as a whole word) in what `{}` shows after {}:{}",
                         p.show,
                         fmt_duration(p.advance),
-                        check::short(&shown)
+                        check::whole(&shown)
                     ),
                 ));
             }
@@ -664,10 +664,10 @@ fn run_answer(
                 answer.line + s.line,
                 0,
                 format!(
-                    "step {n}'s {what}: `{}` failed (exit {}): {}{advice}",
+                    "step {n}'s {what}: `{}` failed (exit {}){advice}:{}",
                     s.command,
                     out.code,
-                    check::short(&printed)
+                    check::whole(&printed)
                 ),
             ));
         }
@@ -722,9 +722,9 @@ fn fired_failure(
             line,
             0,
             format!(
-                "the incident `{}` failed: {}",
+                "the incident `{}` failed:{}",
                 f.command,
-                check::short(&f.output.combined())
+                check::whole(&f.output.combined())
             ),
         )),
     }

@@ -206,7 +206,132 @@ fn warn_words(text: &mut String, glossary: Option<&Glossary>, source: &LessonSou
     n
 }
 
+/// A lesson opened for trying from the CLI (`warehouse repl --lesson DIR`).
+pub struct Opened {
+    pub lesson: warehouse_lessons::Lesson,
+    /// The files its commands may read: those its front matter lists.
+    pub files: warehouse_kubectl::MemoryFiles,
+    pub session: warehouse_kubectl::Session,
+    /// The 0-based step it opened at.
+    pub step: usize,
+}
+
+/// Opens a lesson's cluster at step `step` (1-based; 1 is the lesson's setup):
+/// the setup run and each earlier step's solution replayed as `lessons check`
+/// does. The errors say where, as `lessons check` does.
+pub fn open(dir: &Path, step: usize) -> Result<Opened, String> {
+    let source = read_lesson(dir);
+    let file = format!("{}/en.md", source.dir);
+    let Some(text) = &source.en else {
+        return Err(format!("{file} does not exist"));
+    };
+    let lesson = warehouse_lessons::parse_lesson(&file, text).map_err(|errors| {
+        errors
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    })?;
+    let steps = lesson.steps.len();
+    if step == 0 || step > steps {
+        return Err(format!(
+            "the lesson has {steps} steps: --step takes 1 to {steps}"
+        ));
+    }
+    let files = warehouse_lessons::verify::lesson_files(&lesson.meta, &source.files);
+    let (session, _) = warehouse_lessons::verify::open_step(&lesson, &files, step - 1)
+        .map_err(|e| e.to_string())?;
+    Ok(Opened {
+        lesson,
+        files,
+        session,
+        step: step - 1,
+    })
+}
+
+impl Opened {
+    /// What the prompt says first: the lesson, the step and what the author can do.
+    pub fn banner(&self) -> String {
+        let step = &self.lesson.steps[self.step];
+        let mut files: Vec<&str> = self.lesson.meta.files.iter().map(String::as_str).collect();
+        files.sort();
+        format!(
+            "{}: step {} of {}, \"{}\" (the setup run{}). Files: {}. Type `check` to run the step's check; its incidents do not fire here.",
+            self.lesson.meta.title,
+            self.step + 1,
+            self.lesson.steps.len(),
+            step.title,
+            if self.step == 0 {
+                String::new()
+            } else {
+                format!(", then the solutions of steps 1 to {}", self.step)
+            },
+            if files.is_empty() {
+                "none".to_string()
+            } else {
+                files.join(", ")
+            }
+        )
+    }
+}
+
+/// Step `step`'s (0-based) check on the cluster as it is now, in words.
+pub fn step_check(
+    lesson: &warehouse_lessons::Lesson,
+    step: usize,
+    session: &mut warehouse_kubectl::Session,
+    files: &dyn warehouse_kubectl::FileSource,
+) -> String {
+    let Some(check) = lesson.steps.get(step).and_then(|s| s.check.as_ref()) else {
+        return "this step has no check\n".to_string();
+    };
+    let result = warehouse_lessons::check::evaluate(session, check, files);
+    if result.passed() {
+        "the check passes\n".to_string()
+    } else {
+        format!("the check does not pass:\n{}", result.explain_failures())
+    }
+}
+
 /// `1 near-miss`, `2 near-misses`.
 fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../lessons/tests/valid/tiny")
+    }
+
+    #[test]
+    fn a_lesson_opens_at_a_step_with_the_earlier_solutions_replayed() {
+        let mut first = open(&tiny(), 1).unwrap();
+        assert!(first
+            .banner()
+            .contains("step 1 of 2, \"Make a namespace\" (the setup run)"));
+        let out = step_check(&first.lesson, first.step, &mut first.session, &first.files);
+        assert!(out.starts_with("the check does not pass:\n"), "{out}");
+
+        let mut second = open(&tiny(), 2).unwrap();
+        assert!(second
+            .banner()
+            .contains("then the solutions of steps 1 to 1"));
+        // The first step's check passes there: its solution ran.
+        let out = step_check(&second.lesson, 0, &mut second.session, &second.files);
+        assert_eq!(out, "the check passes\n");
+        let out = step_check(&second.lesson, 1, &mut second.session, &second.files);
+        assert!(out.starts_with("the check does not pass:\n"), "{out}");
+    }
+
+    #[test]
+    fn a_step_out_of_range_or_a_missing_lesson_says_so() {
+        let e = open(&tiny(), 3).err().unwrap();
+        assert_eq!(e, "the lesson has 2 steps: --step takes 1 to 2");
+        assert!(open(&tiny(), 0).is_err());
+        let e = open(Path::new("no/such/lesson"), 1).err().unwrap();
+        assert_eq!(e, "no/such/lesson/en.md does not exist");
+    }
 }

@@ -4,7 +4,8 @@
 //! fresh simulated cluster, settled (up a few minutes, kube-system Running; a script
 //! may start with `sim boot cold` for simulated second 0), and prints its transcript. With `--expect`, it compares
 //! the transcript with a file, prints a diff and exits 1 when they differ.
-//! `warehouse repl [--seed N]` opens an interactive prompt on a fresh settled cluster.
+//! `warehouse repl [--seed N]` opens an interactive prompt on a fresh settled cluster;
+//! `warehouse repl --lesson DIR [--step N]` on a lesson's cluster at one of its steps.
 //! `warehouse lessons check [PATH]` verifies lessons (see `lessons/README.md`).
 //! `warehouse bench SCENARIO [--smoke]` times a benchmark scenario (README "Performance").
 
@@ -48,6 +49,13 @@ enum Command {
         /// The simulation's random seed
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Open a lesson's cluster (its topology, seed and setup; its files readable)
+        #[arg(long, value_name = "DIR")]
+        lesson: Option<PathBuf>,
+        /// With --lesson: open at this step (1 is the start; the solutions of the
+        /// steps before it are replayed as `lessons check` replays them)
+        #[arg(long, value_name = "N", requires = "lesson", default_value_t = 1)]
+        step: usize,
     },
     /// Time a benchmark scenario: converge, steady, node-death, fanout, compare,
     /// envelope, scaling, or all; one line each
@@ -106,10 +114,33 @@ fn real_main() -> Result<ExitCode> {
             seed,
             expect,
         } => run(&script, seed, expect.as_deref()),
-        Command::Repl { seed } => {
+        Command::Repl {
+            seed, lesson: None, ..
+        } => {
             let session = warehouse_kubectl::Session::settled(seed);
             let base = std::env::current_dir().context("finding the current folder")?;
-            warehouse_cli::repl::run(session, &DiskFiles::new(base))?;
+            warehouse_cli::repl::run(session, &DiskFiles::new(base), None)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Repl {
+            lesson: Some(dir),
+            step,
+            ..
+        } => {
+            let opened = warehouse_cli::lessons::open(&dir, step).map_err(anyhow::Error::msg)?;
+            let banner = opened.banner();
+            let warehouse_cli::lessons::Opened {
+                lesson,
+                files,
+                session,
+                step,
+            } = opened;
+            let at = warehouse_cli::repl::AtStep {
+                lesson: &lesson,
+                step,
+                banner,
+            };
+            warehouse_cli::repl::run(session, &files, Some(at))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench {

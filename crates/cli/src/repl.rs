@@ -64,8 +64,16 @@ fn needs_more(text: &str) -> bool {
     matches!(script::parse(text), Err(e) if e.message.starts_with("here-document delimited by end-of-file"))
 }
 
+/// A lesson step the prompt was opened at (`--lesson DIR --step N`): `check` runs
+/// its check.
+pub struct AtStep<'a> {
+    pub lesson: &'a warehouse_lessons::Lesson,
+    pub step: usize,
+    pub banner: String,
+}
+
 /// Runs the prompt until end of input (Ctrl-D) or `exit`.
-pub fn run(session: Session, files: &dyn FileSource) -> anyhow::Result<()> {
+pub fn run(session: Session, files: &dyn FileSource, at: Option<AtStep<'_>>) -> anyhow::Result<()> {
     let session = Rc::new(RefCell::new(session));
     let mut editor: Editor<Complete, DefaultHistory> = Editor::new()?;
     editor.set_helper(Some(Complete {
@@ -74,6 +82,9 @@ pub fn run(session: Session, files: &dyn FileSource) -> anyhow::Result<()> {
     println!(
         "Kube Warehouse: a simulated cluster. Type kubectl and sim commands (Tab completes), `sim advance 30s` to let time pass, Ctrl-D or `exit` to leave."
     );
+    if let Some(at) = &at {
+        println!("{}", at.banner);
+    }
     loop {
         let line = match editor.readline("$ ") {
             Ok(l) => l,
@@ -89,6 +100,12 @@ pub fn run(session: Session, files: &dyn FileSource) -> anyhow::Result<()> {
             break;
         }
         let _ = editor.add_history_entry(trimmed);
+        if let (Some(at), "check") = (&at, trimmed) {
+            let out =
+                crate::lessons::step_check(at.lesson, at.step, &mut session.borrow_mut(), files);
+            print!("{out}");
+            continue;
+        }
         let mut text = format!("{line}\n");
         while needs_more(&text) {
             match editor.readline("> ") {

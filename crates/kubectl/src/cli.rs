@@ -697,3 +697,61 @@ mod tests {
         );
     }
 }
+
+/// lessons/README.md tells authors what the simulator runs; these keep it true.
+#[cfg(test)]
+mod authors_list {
+    use super::{KUBECTL_COMMANDS, SUPPORTED};
+    use std::collections::BTreeSet;
+    use warehouse_sim::Kind;
+
+    const README: &str = include_str!("../../../lessons/README.md");
+
+    /// The comma-separated words between `start` and `end`, one paragraph
+    /// reflowed.
+    fn listed(start: &str, end: &str) -> BTreeSet<String> {
+        let text = README.split_whitespace().collect::<Vec<_>>().join(" ");
+        let from = text
+            .find(start)
+            .unwrap_or_else(|| panic!("{start:?} is not in lessons/README.md"))
+            + start.len();
+        let to = from
+            + text[from..]
+                .find(end)
+                .unwrap_or_else(|| panic!("{end:?} does not follow {start:?}"));
+        text[from..to]
+            .split(',')
+            .map(|w| w.trim().trim_end_matches('.').to_string())
+            .filter(|w| !w.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn the_kubectl_commands_an_author_reads_of_are_those_that_run() {
+        let runs = listed("**kubectl commands the simulator runs**:", "`create` makes");
+        let want: BTreeSet<String> = SUPPORTED.iter().map(|s| s.to_string()).collect();
+        assert_eq!(runs, want);
+        let not = listed("the simulator lacks them):", ". Nor");
+        let want: BTreeSet<String> = KUBECTL_COMMANDS
+            .iter()
+            .filter(|c| !SUPPORTED.contains(c) && **c != "help")
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(not, want);
+    }
+
+    #[test]
+    fn the_kinds_an_author_reads_of_are_those_that_run() {
+        let acts = listed("**Kinds the simulation acts on**:", "- **Kinds stored");
+        let stored = listed("nothing runs them):", "- **Not simulated");
+        let kinds = |simulated: bool| -> BTreeSet<String> {
+            Kind::ALL
+                .iter()
+                .filter(|k| k.info().simulated == simulated)
+                .map(|k| k.info().kind.to_string())
+                .collect()
+        };
+        assert_eq!(acts, kinds(true));
+        assert_eq!(stored, kinds(false));
+    }
+}

@@ -106,6 +106,62 @@ pub fn verify(source: &LessonSource) -> Result<Verified, Vec<LessonError>> {
     replay(&en, &files).map_err(|e| vec![e])
 }
 
+/// The cluster as a learner finds it when step `step` (0-based) opens: the
+/// lesson's setup run, then each earlier step replayed as `lessons check` replays
+/// it (its incidents, its solution, its predicts' time, its check given its
+/// `within`). For an author trying a lesson from the CLI (`warehouse repl
+/// --lesson DIR --step N`). A replay that fails is an error at its line.
+pub fn open_step(
+    lesson: &Lesson,
+    files: &dyn FileSource,
+    step: usize,
+) -> Result<(warehouse_kubectl::Session, Runner), LessonError> {
+    let file = &lesson.file;
+    let mut session = session::start(file, &lesson.meta, files)?;
+    let mut runner = Runner::default();
+    for (i, s) in lesson.steps.iter().enumerate().take(step) {
+        runner.open(&session, i);
+        runner.fire_due(lesson, &mut session, files);
+        if let Some(solution) = &s.solution {
+            run_answer(
+                lesson,
+                &mut session,
+                &mut runner,
+                files,
+                i + 1,
+                "solution",
+                solution,
+                true,
+            )?;
+        }
+        for p in s.predicts() {
+            let fired = runner.advance(lesson, &mut session, p.advance, files);
+            fired_failure(file, p.line, &fired)?;
+        }
+        if let Some(check) = &s.check {
+            if let Some(result) = wait_for_check(lesson, &mut session, &mut runner, files, check)? {
+                return Err(LessonError::new(
+                    file,
+                    check.line,
+                    0,
+                    format!(
+                        "step {} ({}): the check does not pass {} after the solution:\n{}",
+                        i + 1,
+                        s.title,
+                        within_words(check),
+                        result.explain_failures().trim_end()
+                    ),
+                ));
+            }
+        }
+    }
+    if step < lesson.steps.len() {
+        runner.open(&session, step);
+        runner.fire_due(lesson, &mut session, files);
+    }
+    Ok((session, runner))
+}
+
 /// A YAML block that shows the same objects as one of the lesson's files must show
 /// the file as it is: "open in editor" applies the block, `-f FILE` the file.
 fn yaml_blocks_match_files(

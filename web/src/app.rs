@@ -148,7 +148,7 @@ pub fn App() -> Html {
                      {tr} dispatch={dispatch.clone()} />
             { for progress_notice }
             <Office session={state.session.clone()} view={state.view.clone()} {tr}
-                    info={state.office.clone()} focus={focus} />
+                    info={state.office.clone()} focus={focus} epoch={state.epoch} />
             <main class={classes!("layout", panel.is_some().then_some("with-lessons"))}>
                 if let Some(panel) = panel {
                     <aside class="lessons-side" ondragover={on_dragover} ondrop={on_drop}>{ panel }</aside>

@@ -160,6 +160,7 @@ impl AppState {
         let id = first.meta.id.clone();
         let steps = first.steps.len();
         *self.session.borrow_mut() = new_session;
+        self.new_cluster();
         self.lesson = Some(Rc::new(OpenLesson {
             origin,
             en: en.map(Rc::new),
@@ -362,6 +363,9 @@ impl AppState {
                     .runner
                     .borrow_mut()
                     .reset(&mut self.session.borrow_mut());
+                if result.is_ok() {
+                    self.new_cluster();
+                }
                 let text = match result {
                     Ok(()) => i18n::step_reset(self.lang).to_string(),
                     Err(e) => e,
@@ -499,6 +503,22 @@ mod tests {
         let open = s.lesson.as_ref().unwrap();
         assert_eq!(open.step, 2);
         assert!(open.note.is_some());
+    }
+
+    #[test]
+    fn a_new_lesson_starts_a_new_warehouse_for_the_screen() {
+        let s = Rc::new(AppState::default());
+        let s = s.reduce(Action::Apply(crate::state::EXAMPLE_DEPLOYMENT.into()));
+        let s = s.reduce(Action::Advance(60_000));
+        assert!(!s.floor.traffic.samples.is_empty());
+        let before = s.epoch;
+        let s = s.reduce(Action::LessonFetched(Origin::Local, lesson_one()));
+        assert_eq!(s.epoch, before + 1, "opening a lesson is a new warehouse");
+        assert!(s.floor.traffic.samples.len() <= 1, "{:?}", s.floor.traffic);
+        let s = s.reduce(Action::Advance(10_000));
+        let e = s.epoch;
+        let s = s.reduce(Action::ResetStep);
+        assert_eq!(s.epoch, e + 1, "a reset restores another cluster");
     }
 
     #[test]

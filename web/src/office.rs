@@ -154,6 +154,21 @@ pub struct OfficeModel {
     pub info: OfficeInfo,
     /// Notable events for the narration, newest last.
     pub notable: VecDeque<Notable>,
+    /// Evicted robots not replaced yet, by their ReplicaSet (`namespace/name`): a
+    /// robot the ReplicaSet clerk creates counts as a replacement only while its
+    /// ReplicaSet has one here.
+    pub awaiting: BTreeMap<String, std::collections::BTreeSet<String>>,
+}
+
+/// At most this many evicted robots wait for their replacement to be told.
+const MAX_AWAITING: usize = 10_000;
+
+/// The ReplicaSet of a ReplicaSet's robot (`default/web-6d4f-x7k2p` → `default/web-6d4f`):
+/// the ReplicaSet controller names a pod by its `generateName`, the ReplicaSet's name
+/// and a dash, plus five random characters (upstream `pkg/controller/controller_utils.go`,
+/// `getPodsPrefix`).
+fn replicaset_of(key: &str) -> Option<&str> {
+    key.rsplit_once('-').map(|(rs, _)| rs)
 }
 
 const SKIP_ENVELOPE: usize = 0;
@@ -320,11 +335,31 @@ impl OfficeModel {
                         if actor_is(actor, "taint-eviction-controller")
                             && *change == warehouse_sim::feed::Change::Modified
                         {
+                            let waiting: usize = self.awaiting.values().map(|s| s.len()).sum();
+                            if let Some(rs) = replicaset_of(&key) {
+                                if waiting < MAX_AWAITING {
+                                    self.awaiting
+                                        .entry(rs.to_string())
+                                        .or_default()
+                                        .insert(key.clone());
+                                }
+                            }
                             evicted.entry(pod_zone(&key)).or_default().insert(key);
                         } else if actor_is(actor, "replicaset-controller")
                             && *change == warehouse_sim::feed::Change::Added
                         {
-                            replaced += 1;
+                            // A new robot replaces an evicted one of its own ReplicaSet;
+                            // any other (a new Deployment, a scale-up) is no replacement.
+                            if let Some(rs) = replicaset_of(&key) {
+                                if let Some(gone) = self.awaiting.get_mut(rs) {
+                                    if gone.pop_first().is_some() {
+                                        replaced += 1;
+                                    }
+                                    if gone.is_empty() {
+                                        self.awaiting.remove(rs);
+                                    }
+                                }
+                            }
                         }
                     }
                     if self.notifications.len() >= MAX_WRITES {
@@ -790,11 +825,18 @@ pub struct OfficeProps {
     /// `kubelet:zone-a`; `desk` for the reception desk's gates).
     #[prop_or_default]
     pub focus: Option<AttrValue>,
+    /// The warehouse shown (`AppState::epoch`): a new one starts the office and the
+    /// narration over, so nothing of another cluster's record is told as news.
+    #[prop_or_default]
+    pub epoch: u64,
 }
 
 impl PartialEq for OfficeProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.view, &other.view) && self.tr == other.tr && self.focus == other.focus
+        Rc::ptr_eq(&self.view, &other.view)
+            && self.tr == other.tr
+            && self.focus == other.focus
+            && self.epoch == other.epoch
     }
 }
 
@@ -811,6 +853,31 @@ struct Live {
     spoken_at: f64,
     zones: BTreeMap<String, bool>,
     started: bool,
+    /// The warehouse this was read from (`OfficeProps::epoch`).
+    epoch: u64,
+}
+
+impl Live {
+    fn new(start: f64, epoch: u64) -> Live {
+        Live {
+            model: OfficeModel::default(),
+            start,
+            lines: Vec::new(),
+            narrated_at: f64::NEG_INFINITY,
+            spoken: String::new(),
+            spoken_at: f64::NEG_INFINITY,
+            zones: BTreeMap::new(),
+            started: false,
+            epoch,
+        }
+    }
+
+    /// Forgets everything read from another warehouse: its feed position, its
+    /// envelopes and notable events, what its zones were.
+    fn start_over(&mut self, epoch: u64) {
+        let start = self.start;
+        *self = Live::new(start, epoch);
+    }
 }
 
 /// Reads the feed into the model (and the narration) at the real time `now`.
@@ -874,20 +941,14 @@ fn pump(live: &mut Live, session: &Session, view: &ClusterView, tr: Tr, now: f64
 
 #[function_component]
 pub fn Office(props: &OfficeProps) -> Html {
-    let live = use_mut_ref(|| Live {
-        model: OfficeModel::default(),
-        start: js_sys::Date::now(),
-        lines: Vec::new(),
-        narrated_at: f64::NEG_INFINITY,
-        spoken: String::new(),
-        spoken_at: f64::NEG_INFINITY,
-        zones: BTreeMap::new(),
-        started: false,
-    });
+    let live = use_mut_ref(|| Live::new(js_sys::Date::now(), props.epoch));
     let redraw = use_force_update();
     // Keep the latest props for the animation clock.
-    let latest = use_mut_ref(|| (props.view.clone(), props.tr));
-    *latest.borrow_mut() = (props.view.clone(), props.tr);
+    let latest = use_mut_ref(|| (props.view.clone(), props.tr, props.epoch));
+    *latest.borrow_mut() = (props.view.clone(), props.tr, props.epoch);
+    if live.borrow().epoch != props.epoch {
+        live.borrow_mut().start_over(props.epoch);
+    }
     {
         let live = live.clone();
         let session = props.session.clone();
@@ -898,8 +959,11 @@ pub fn Office(props: &OfficeProps) -> Html {
                 let Ok(session) = session.try_borrow() else {
                     return;
                 };
-                let (view, tr) = latest.borrow().clone();
+                let (view, tr, epoch) = latest.borrow().clone();
                 let mut l = live.borrow_mut();
+                if l.epoch != epoch {
+                    l.start_over(epoch);
+                }
                 let now = js_sys::Date::now() - l.start;
                 let before = (l.model.seq, l.lines.clone());
                 pump(&mut l, &session, &view, tr, now);
@@ -1019,6 +1083,65 @@ mod tests {
             m.notable.back(),
             Some(Notable::Evicted { count: 1, .. })
         ));
+    }
+    fn pod_write(actor: &str, name: &str, change: Change) -> FeedEvent {
+        FeedEvent::Write {
+            at_ms: 0,
+            revision: 5,
+            actor: actor.into(),
+            kind: "Pod",
+            namespace: "default".into(),
+            name: name.into(),
+            change,
+            notified: vec![],
+        }
+    }
+
+    #[test]
+    fn only_robots_made_for_evicted_ones_are_told_as_replacements() {
+        let mut m = OfficeModel::default();
+        // A brand-new Deployment's robots replace nothing.
+        let new: Vec<FeedEvent> = (0..10)
+            .map(|i| {
+                pod_write(
+                    "replicaset-controller",
+                    &format!("web-6d4f-a{i}"),
+                    Change::Added,
+                )
+            })
+            .collect();
+        m.ingest(0, 10, new.iter(), &|_| Some("zone-a".into()));
+        assert!(
+            !m.notable
+                .iter()
+                .any(|n| matches!(n, Notable::Replaced { .. })),
+            "{:?}",
+            m.notable
+        );
+        // Two evicted from zone-b, then three new robots of their ReplicaSet and one
+        // of another: two replacements.
+        let evict = "system:serviceaccount:kube-system:taint-eviction-controller";
+        let events = [
+            pod_write(evict, "web-6d4f-a1", Change::Modified),
+            pod_write(evict, "web-6d4f-a2", Change::Modified),
+            pod_write(evict, "web-6d4f-a2", Change::Modified),
+            pod_write("replicaset-controller", "web-6d4f-b1", Change::Added),
+            pod_write("replicaset-controller", "web-6d4f-b2", Change::Added),
+            pod_write("replicaset-controller", "web-6d4f-b3", Change::Added),
+            pod_write("replicaset-controller", "api-77c9-c1", Change::Added),
+        ];
+        m.ingest(0, 17, events.iter(), &|_| Some("zone-b".into()));
+        let told: Vec<_> = m.notable.iter().cloned().collect();
+        assert!(told.contains(&Notable::Evicted {
+            at_ms: 0,
+            zone: Some("zone-b".into()),
+            count: 2
+        }));
+        assert!(
+            told.contains(&Notable::Replaced { at_ms: 0, count: 2 }),
+            "{told:?}"
+        );
+        assert!(m.awaiting.is_empty());
     }
 }
 

@@ -218,6 +218,11 @@ pub struct AppState {
     pub mine_only: Option<bool>,
     /// The floor's other views, rebuilt with `view` (see [`AppState::refresh_view`]).
     pub floor: crate::floor::FloorData,
+    /// Which warehouse the screen shows: bumped whenever the session's cluster is
+    /// replaced (a lesson opened, a step reset, `sim seed` or `sim boot`), so the
+    /// narration, the office, the charts and the frames start from the new one's
+    /// own record.
+    pub epoch: u64,
 }
 
 impl Default for AppState {
@@ -255,6 +260,7 @@ impl AppState {
             office: Rc::new(RefCell::new(Default::default())),
             mine_only: None,
             floor: crate::floor::FloorData::default(),
+            epoch: 0,
         }
         .with_floor()
     }
@@ -285,6 +291,9 @@ impl AppState {
     /// Rebuilds the view, the desks and the countdowns (and counts it: see
     /// [`crate::floor::rebuilds`]).
     pub(crate) fn refresh_view(&mut self) {
+        if self.floor_belongs_elsewhere() {
+            self.new_cluster();
+        }
         let session = self.session.borrow();
         self.view = Rc::new(session.cluster.view());
         self.floor.rebuild(&session.cluster);
@@ -296,6 +305,26 @@ impl AppState {
         if decision.as_ref() != self.decision.as_deref() {
             self.decision = decision.map(Rc::new);
         }
+    }
+
+    /// The session holds another cluster than the one the floor data was read from:
+    /// its clock or its change feed went back (`sim seed`, `sim boot`, a restore).
+    fn floor_belongs_elsewhere(&self) -> bool {
+        let session = self.session.borrow();
+        let cluster = &session.cluster;
+        cluster.now().0 < self.floor.now_ms
+            || cluster.feed_since(u64::MAX).next < self.floor.feed_seq
+    }
+
+    /// Starts over with what the screen keeps about a cluster: a new epoch (the
+    /// office and the narration forget the old one), empty floor data and chart, no
+    /// robot or object picked.
+    pub(crate) fn new_cluster(&mut self) {
+        self.epoch += 1;
+        self.floor = crate::floor::FloorData::default();
+        self.selected_pod = None;
+        self.decision = None;
+        self.inspected = None;
     }
 
     pub(crate) fn advance(&mut self, ms: u64) {
@@ -312,7 +341,8 @@ impl AppState {
                 .advance(SimDuration::millis(ms));
         }
         // Time alone moves the clock and the countdowns, not the whole view.
-        let moved = self.floor.moved(&self.session.borrow().cluster);
+        let moved =
+            self.floor_belongs_elsewhere() || self.floor.moved(&self.session.borrow().cluster);
         if moved {
             self.refresh_view();
         } else {

@@ -94,3 +94,57 @@ test('1. narration comes from the open warehouse only, and replacements only fol
   });
 });
 
+/** The kube-proxy row of the last `sim stats` in the terminal: [objects, bytes]. */
+async function statsRow(page) {
+  const out = await page.locator('#kubectl-output .stdout').last().textContent();
+  const row = out.split('\n').find((l) => /^kube-proxy\s+\d+\s+\d+\s+\d+/.test(l));
+  assert.ok(row, `sim stats printed a kube-proxy row: ${out}`);
+  const [, , objects, bytes] = row.trim().split(/\s+/);
+  return [Number(objects), Number(bytes)];
+}
+
+/** The chart's lines once it has drawn `needle` (the canvas redraws on the next frame). */
+async function chartShows(page, needle) {
+  const deadline = Date.now() + WAIT_MS;
+  let chart;
+  for (;;) {
+    chart = (await floor(page)).chart;
+    if (chart.some((l) => l.includes(needle))) return chart;
+    if (Date.now() > deadline) throw new Error(`the chart never showed ${JSON.stringify(needle)}: ${JSON.stringify(chart)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const grouped = (n) => n.toLocaleString('en-US');
+
+test('2. the copying machines count what sim stats counts, also after sim stats reset', { timeout: 120_000 }, async () => {
+  await guard('chart', async (page) => {
+    await openLesson(page, '01-desired-state');
+    await page.locator('.run-block', { hasText: 'kubectl apply -f packer.yaml' }).first().locator('button.run').click();
+    await run(page, 'kubectl expose deployment packer --port 80');
+    await advance(page, 30_000);
+    await run(page, 'sim stats');
+    let [objects, bytes] = await statsRow(page);
+    assert.ok(bytes > 0, 'the routers received something');
+    let chart = await chartShows(page, `${grouped(bytes)}\u00a0B · ${objects} objects`);
+    // Reset the counters: the chart starts at zero with them, never below.
+    await run(page, 'sim stats reset');
+    await advance(page, 10_000);
+    chart = await chartShows(page, '0\u00a0B · 0 objects');
+    assert.ok(!chart.join(' ').includes('18446744073709'), JSON.stringify(chart));
+    await run(page, 'kubectl scale deployment packer --replicas=7');
+    await advance(page, 30_000);
+    await run(page, 'sim stats');
+    [objects, bytes] = await statsRow(page);
+    assert.ok(bytes > 0);
+    chart = await chartShows(page, `${grouped(bytes)}\u00a0B · ${objects} objects`);
+    await screenshot(page, 'truth-chart-en');
+    // The same figures in Russian: a decimal comma, КБ, no-break spaces.
+    await page.click('#lang-toggle');
+    chart = await chartShows(page, '\u00a0Б · ');
+    assert.ok(chart.every((l) => !/\d\.\d/.test(l) && !/KB|MB/.test(l)), JSON.stringify(chart));
+    await screenshot(page, 'truth-chart-ru');
+    await page.click('#lang-toggle');
+  });
+});
+

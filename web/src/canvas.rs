@@ -322,6 +322,8 @@ pub struct FloorHook {
     pub desks: Vec<HookDesk>,
     pub flashing: Vec<String>,
     pub flashing_lines: Vec<String>,
+    /// The copying machines' figures as the chart writes them (`floor::chart_lines`).
+    pub chart: Vec<String>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -1372,10 +1374,11 @@ fn draw_desks(
             text(
                 ctx,
                 &format!(
-                    "{}: {} · ~{}",
+                    "{}: {} · ≈{} ({})",
                     tr.f(F::Scroll),
                     tr.count(d.scroll_lines, F::Lines),
-                    human_bytes(scroll_bytes(d.scroll_lines))
+                    human_bytes(tr.lang, scroll_bytes(d.scroll_lines)),
+                    tr.f(F::Estimate)
                 ),
                 sr.x + 12.0,
                 sr.y + 16.0,
@@ -1508,45 +1511,28 @@ fn draw_chart(p: &mut Paint, r: Rect, data: &FloorData) -> Result<(), JsValue> {
     font(ctx, 11.5, true);
     text(ctx, tr.f(F::Copiers), r.x + 8.0, r.y + 15.0, r.w - 16.0);
     font(ctx, 10.5, false);
-    match &data.traffic.last_change {
-        Some((sent, scroll)) => {
-            ctx.set_fill_style_str(LINE_READY);
-            text(
-                ctx,
-                &format!(
-                    "■ {}: {} · {} {}",
-                    tr.f(F::CopiersSent),
-                    human_bytes(sent.bytes),
-                    sent.objects,
-                    tr.f(F::Objects)
-                ),
-                r.x + 8.0,
-                r.y + 30.0,
-                r.w - 16.0,
-            );
-            ctx.set_fill_style_str("#a0522d");
-            text(
-                ctx,
-                &format!(
-                    "■ {}: {} · {} {}",
-                    tr.f(F::CopiersScroll),
-                    human_bytes(scroll.bytes),
-                    scroll.objects,
-                    tr.f(F::Objects)
-                ),
-                r.x + 8.0,
-                r.y + 44.0,
-                r.w - 16.0,
-            );
-        }
-        None => {
-            ctx.set_fill_style_str(MUTED);
-            text(ctx, tr.f(F::CopiersNone), r.x + 8.0, r.y + 30.0, r.w - 16.0);
-        }
+    let lines = crate::floor::chart_lines(tr, &data.traffic);
+    let colors = [LINE_READY, "#a0522d", MUTED];
+    for (i, line) in lines.iter().enumerate() {
+        ctx.set_fill_style_str(colors[i.min(2)]);
+        let mark = if i < 2 && data.traffic.totals().is_some() {
+            "■ "
+        } else {
+            ""
+        };
+        text(
+            ctx,
+            &format!("{mark}{line}"),
+            r.x + 8.0,
+            r.y + 30.0 + 14.0 * i as f64,
+            r.w - 16.0,
+        );
     }
-    // Cumulative bytes since the page opened: sheets (what was sent) vs the scroll.
+    HOOK.with(|h| h.borrow_mut().chart = lines);
+    // Cumulative bytes since the chart started (the page, the lesson or the last
+    // `sim stats reset`): sheets (what was sent) vs the scroll.
     let samples = &data.traffic.samples;
-    let plot = r.inset(8.0, 52.0, 8.0, 16.0);
+    let plot = r.inset(8.0, 66.0, 8.0, 16.0);
     ctx.set_stroke_style_str("#e3e7ec");
     ctx.stroke_rect(plot.x, plot.y, plot.w, plot.h);
     if samples.len() >= 2 {
@@ -1557,20 +1543,25 @@ fn draw_chart(p: &mut Paint, r: Rect, data: &FloorData) -> Result<(), JsValue> {
         let base = samples[0];
         let max = samples
             .iter()
-            .map(|s| (s.bytes - base.bytes).max(s.scroll_bytes - base.scroll_bytes))
+            .map(|s| {
+                s.bytes
+                    .saturating_sub(base.bytes)
+                    .max(s.scroll_bytes.saturating_sub(base.scroll_bytes))
+            })
             .max()
             .unwrap_or(1)
             .max(1) as f64;
-        let x_of = |t: u64| plot.x + (t - t0) as f64 / (t1 - t0) as f64 * plot.w;
+        let x_of = |t: u64| plot.x + t.saturating_sub(t0) as f64 / (t1 - t0) as f64 * plot.w;
         let y_of = |b: u64| plot.bottom() - b as f64 / max * plot.h;
         for (color, pick) in [
             (
                 "#a0522d",
-                (|s: &TrafficSample, b: &TrafficSample| s.scroll_bytes - b.scroll_bytes)
-                    as fn(&TrafficSample, &TrafficSample) -> u64,
+                (|s: &TrafficSample, b: &TrafficSample| {
+                    s.scroll_bytes.saturating_sub(b.scroll_bytes)
+                }) as fn(&TrafficSample, &TrafficSample) -> u64,
             ),
             (LINE_READY, |s: &TrafficSample, b: &TrafficSample| {
-                s.bytes - b.bytes
+                s.bytes.saturating_sub(b.bytes)
             }),
         ] {
             ctx.begin_path();
@@ -1591,7 +1582,7 @@ fn draw_chart(p: &mut Paint, r: Rect, data: &FloorData) -> Result<(), JsValue> {
         font(ctx, 9.5, false);
         text(
             ctx,
-            &human_bytes(max as u64),
+            &human_bytes(tr.lang, max as u64),
             plot.x + 3.0,
             plot.y + 10.0,
             plot.w,

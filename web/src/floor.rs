@@ -53,6 +53,16 @@ pub struct Traffic {
     pub samples: Vec<TrafficSample>,
     /// The last sheet change: what it sent and what the scroll would have.
     pub last_change: Option<(TrafficSample, TrafficSample)>,
+    /// When the counters were last reset (`sim stats reset`), if they were.
+    pub reset_at_ms: Option<u64>,
+}
+
+impl Traffic {
+    /// The totals now: what every kube-proxy received since the counters started,
+    /// the same sums as `sim stats`' kube-proxy row (OBJECTS, BYTES).
+    pub fn totals(&self) -> Option<TrafficSample> {
+        self.samples.last().copied()
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -113,7 +123,10 @@ impl FloorData {
         self.now_ms = cluster.now().0;
         let since = cluster.feed_since(self.feed_seq);
         let next = since.next;
-        for e in since.events {
+        // The first look starts the chart: sheet changes already received before it
+        // are history, not changes waiting for the routers.
+        let first_look = self.traffic.samples.is_empty() && self.feed_seq == 0;
+        for e in since.events.filter(|_| !first_look) {
             if let FeedEvent::Write {
                 kind: "EndpointSlice",
                 namespace,
@@ -144,9 +157,25 @@ impl FloorData {
         let count = proxies.clone().count().max(1) as u64;
         let (objects, bytes) =
             proxies.fold((0, 0), |(o, b), l| (o + l.stats.objects, b + l.stats.bytes));
-        let last = self.traffic.samples.last().copied();
+        let mut last = self.traffic.samples.last().copied();
         if last.is_some_and(|l| (l.objects, l.bytes) == (objects, bytes)) {
             return;
+        }
+        // The counters went back (`sim stats reset`): the chart starts again from
+        // them, as `sim stats` does.
+        if last.is_some_and(|l| objects < l.objects || bytes < l.bytes) {
+            self.traffic = Rc::new(Traffic {
+                reset_at_ms: Some(self.now_ms),
+                ..Traffic::default()
+            });
+            self.scroll = (objects, bytes);
+            self.pending.clear();
+            last = None;
+        }
+        if last.is_none() && self.scroll == (0, 0) {
+            // What was received before the chart started costs the same as it was
+            // (no estimate to make for it).
+            self.scroll = (objects, bytes);
         }
         let (d_objects, d_bytes) = match last {
             Some(l) => (
@@ -211,6 +240,53 @@ impl FloorData {
     }
 }
 
+/// The copying machines' figures as the chart writes them, top to bottom: the totals
+/// every conveyor router (kube-proxy) received since the counters started — the sums
+/// of `sim stats`' kube-proxy row — then the master scroll's estimate for the same
+/// changes, then the last change.
+pub fn chart_lines(tr: crate::i18n::Tr, traffic: &Traffic) -> Vec<String> {
+    use crate::i18n::{Lang, F};
+    use crate::numbers::{bytes, bytes_exact, int};
+    let lang = tr.lang;
+    let objects = |n: u64| match lang {
+        Lang::En => format!("{} object{}", int(lang, n), if n == 1 { "" } else { "s" }),
+        Lang::Ru => crate::numbers::ru_count(n, "объект", "объекта", "объектов"),
+    };
+    let mut out = Vec::new();
+    match traffic.totals() {
+        Some(t) => {
+            out.push(format!(
+                "{}: {} · {}",
+                tr.f(F::CopiersSent),
+                bytes_exact(lang, t.bytes),
+                objects(t.objects)
+            ));
+            out.push(format!(
+                "{}: ≈{} · {}",
+                tr.f(F::CopiersScroll),
+                bytes(lang, t.scroll_bytes),
+                objects(t.scroll_objects)
+            ));
+        }
+        None => out.push(tr.f(F::CopiersNone).to_string()),
+    }
+    match &traffic.last_change {
+        Some((sent, scroll)) => out.push(format!(
+            "{}: {} · {} ({} ≈{})",
+            tr.f(F::CopiersLast),
+            bytes(lang, sent.bytes),
+            objects(sent.objects),
+            tr.f(F::Scroll),
+            bytes(lang, scroll.bytes)
+        )),
+        None => out.push(match traffic.reset_at_ms {
+            Some(at) => format!("{} {}", tr.f(F::CopiersReset), crate::i18n::clock(at)),
+            None => tr.f(F::CopiersNone).to_string(),
+        }),
+    }
+    out
+}
+
 /// The countdowns by robot, for drawing many robots.
 pub fn countdowns_by_pod(list: &[Countdown]) -> BTreeMap<&str, &Countdown> {
     list.iter().map(|c| (c.subject.as_str(), c)).collect()
@@ -250,13 +326,10 @@ pub fn owner_color(owner: &str) -> &'static str {
     PALETTE[(h % PALETTE.len() as u32) as usize]
 }
 
-/// Bytes for people: `812 B`, `14.2 KB`, `3.1 MB`.
-pub fn human_bytes(b: u64) -> String {
-    match b {
-        0..=999 => format!("{b} B"),
-        1_000..=999_999 => format!("{:.1} KB", b as f64 / 1e3),
-        _ => format!("{:.1} MB", b as f64 / 1e6),
-    }
+/// Bytes for people, in the language shown: `812 B`, `14.2 KB`, `3.1 MB`;
+/// `14,2 КБ` (see [`crate::numbers::bytes`]).
+pub fn human_bytes(lang: crate::i18n::Lang, b: u64) -> String {
+    crate::numbers::bytes(lang, b)
 }
 
 #[cfg(test)]
@@ -292,8 +365,69 @@ mod tests {
     }
 
     #[test]
+    fn the_chart_counts_what_sim_stats_counts_and_survives_a_reset() {
+        use crate::i18n::{Lang, Names, Tr};
+        let mut s = warehouse_kubectl::Session::new(Cluster::settled(1, Default::default()));
+        let files = warehouse_kubectl::NoFiles;
+        let mut f = FloorData::default();
+        f.rebuild(&s.cluster);
+        for line in [
+            "create deployment web --image=nginx:1.27 --replicas=2",
+            "expose deployment web --port 80",
+        ] {
+            assert_eq!(s.run(line, None, &files).code, 0);
+        }
+        s.cluster
+            .advance(warehouse_sim::SimDuration::millis(30_000));
+        f.rebuild(&s.cluster);
+        let stats = s.run_shell("sim stats", None, &files).stdout;
+        let row: Vec<&str> = stats
+            .lines()
+            .find(|l| {
+                let mut w = l.split_whitespace();
+                w.next() == Some("kube-proxy") && w.next().is_some_and(|c| c.parse::<u64>().is_ok())
+            })
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        let t = f.traffic.totals().unwrap();
+        assert_eq!(row[2], t.objects.to_string(), "{stats}");
+        assert_eq!(row[3], t.bytes.to_string(), "{stats}");
+        let en = chart_lines(Tr::new(Lang::En, Names::Warehouse), &f.traffic);
+        assert!(
+            en[0].contains(&crate::numbers::bytes_exact(Lang::En, t.bytes)),
+            "{en:?}"
+        );
+        // `sim stats reset`: the chart starts again at zero, nothing underflows.
+        s.run_shell("sim stats reset", None, &files);
+        s.cluster.advance(warehouse_sim::SimDuration::millis(1_000));
+        f.tick(&s.cluster);
+        let t = f.traffic.totals().unwrap();
+        assert_eq!((t.objects, t.bytes), (0, 0));
+        let ru = chart_lines(Tr::new(Lang::Ru, Names::Warehouse), &f.traffic);
+        assert!(ru[0].contains("0\u{a0}Б · 0\u{a0}объектов"), "{ru:?}");
+        assert!(ru.iter().all(|l| !l.contains("18446")), "{ru:?}");
+        // A change after the reset is counted from zero.
+        assert_eq!(
+            s.run("scale deployment web --replicas=3", None, &files)
+                .code,
+            0
+        );
+        s.cluster
+            .advance(warehouse_sim::SimDuration::millis(30_000));
+        f.rebuild(&s.cluster);
+        let stats = s.run_shell("sim stats", None, &files).stdout;
+        let t = f.traffic.totals().unwrap();
+        assert!(stats.contains(&format!(" {} ", t.bytes)), "{stats} {t:?}");
+        assert!(t.bytes > 0, "the scale-up reached the routers: {t:?}");
+        assert!(t.scroll_bytes >= t.bytes / 2, "{t:?}");
+    }
+
+    #[test]
     fn bytes_read_as_people_write_them() {
-        assert_eq!(human_bytes(812), "812 B");
-        assert_eq!(human_bytes(14_200), "14.2 KB");
+        use crate::i18n::Lang;
+        assert_eq!(human_bytes(Lang::En, 812), "812\u{a0}B");
+        assert_eq!(human_bytes(Lang::En, 14_200), "14.2\u{a0}KB");
+        assert_eq!(human_bytes(Lang::Ru, 14_200), "14,2\u{a0}КБ");
     }
 }

@@ -19,6 +19,7 @@ mod lesson_panel;
 mod lesson_reducer;
 mod lessons;
 mod narration;
+mod numbers;
 mod office;
 mod progress;
 mod prose;

@@ -148,3 +148,63 @@ test('2. the copying machines count what sim stats counts, also after sim stats 
   });
 });
 
+/** The card's time since the walkthrough began, in simulated ms. */
+async function frameAt(page) {
+  await page.waitForSelector('#step-frame .frame-at');
+  return Number(await page.locator('#step-frame .frame-at').getAttribute('data-at-ms'));
+}
+
+async function next(page, step) {
+  await page.click('#next-step');
+  return waitLesson(page, (s) => s.step === step, `step ${step + 1}`);
+}
+
+test('3. walkthrough moments share one origin, read as sentences, and are no ✓ before they happen', { timeout: 240_000 }, async () => {
+  await guard('frames', async (page) => {
+    let s = await openLesson(page, '22-interview-node-dies');
+    if (s.step !== 0) {
+      await page.locator('.step-dots button.dot').first().click();
+      s = await waitLesson(page, (s) => s.step === 0, 'step 1');
+    }
+    // Paused: the heartbeat of step 2 has not happened since step 1 opened.
+    s = await next(page, 1);
+    await page.waitForSelector('#step-frame.missing');
+    s = await next(page, 2);
+    assert.ok(!s.done.includes(1), `a moment that has not happened is not done: ${JSON.stringify(s.done)}`);
+    await page.locator('.step-dots button.dot').nth(1).click();
+    await waitLesson(page, (s) => s.step === 1, 'back to step 2');
+    await advance(page, 10_000);
+    const heartbeat = await frameAt(page);
+    assert.ok(heartbeat > 0 && heartbeat <= 10_000, `the heartbeat came within 10 s: ${heartbeat}`);
+    s = await next(page, 2);
+    assert.ok(s.done.includes(1), 'a moment that happened is done when moving on');
+    // Pull the plug, then step through the record.
+    await page.click('#run-solution');
+    await advance(page, 60_000);
+    await waitLesson(page, (s) => s.checkPassed === true, 'the zone is dark');
+    await next(page, 3);
+    const verdict = await frameAt(page);
+    assert.ok(verdict > heartbeat, `one origin: the verdict (${verdict}) comes after the heartbeat (${heartbeat})`);
+    await screenshot(page, 'truth-frame-verdict-en');
+    await next(page, 4);
+    const notReady = await frameAt(page);
+    await next(page, 5);
+    await next(page, 6);
+    await page.click('#run-solution');
+    await advance(page, 30_000);
+    await waitLesson(page, (s) => s.checkPassed === true, 'five minutes later');
+    await next(page, 7);
+    const eviction = await frameAt(page);
+    const gap = eviction - notReady;
+    assert.ok(gap >= 295_000 && gap <= 310_000, `the eviction comes about 300 s after the robot was marked not ready: ${gap} ms (${notReady} → ${eviction})`);
+    const text = await page.locator('#step-frame').textContent();
+    assert.ok(!/set after saw/.test(text), text);
+    await screenshot(page, 'truth-frame-eviction-en');
+    await page.click('#lang-toggle');
+    await waitForText(page, '#step-frame .frame-at', 'от начала разбора');
+    const ru = await page.locator('#step-frame').textContent();
+    assert.ok(!/\(а\)/.test(ru), ru);
+    await screenshot(page, 'truth-frame-eviction-ru');
+    await page.click('#lang-toggle');
+  });
+});

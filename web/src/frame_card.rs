@@ -98,7 +98,7 @@ fn why(tr: Tr, w: &Why) -> String {
             let by = who(tr, &read.actor);
             if ru {
                 format!(
-                    "увидел по watch запись {obj} (ревизия {}, её сделал {by})",
+                    "по watch пришла запись {obj} (ревизия {}, автор — {by})",
                     read.revision
                 )
             } else {
@@ -111,18 +111,78 @@ fn why(tr: Tr, w: &Why) -> String {
         Why::Timer { timers, origin } => {
             let t = timers.join(" ← ");
             if ru {
-                format!(
-                    "сработал таймер «{t}», заведённый, когда {}",
-                    why(tr, origin)
-                )
+                format!("сработал таймер «{t}»; его завели {}", set_by(tr, origin))
             } else {
-                format!("the timer “{t}” fired, set after {}", why(tr, origin))
+                format!("the timer “{t}” fired; it was set {}", set_by(tr, origin))
             }
         }
         Why::Forgotten => if ru {
             "журнал причин уже забыл её"
         } else {
             "the trace has forgotten it"
+        }
+        .into(),
+    }
+}
+
+/// How a timer came to be set, as the end of "it was set …": a phrase, never a bare
+/// verb (the old card read "set after saw, through its watch, …").
+fn set_by(tr: Tr, w: &Why) -> String {
+    let ru = tr.lang == Lang::Ru;
+    match w {
+        Why::Request => if ru {
+            "по запросу человека (kubectl)"
+        } else {
+            "by a person's request (kubectl)"
+        }
+        .into(),
+        Why::Bootstrap => if ru {
+            "при запуске склада"
+        } else {
+            "while the warehouse was starting up"
+        }
+        .into(),
+        Why::Fault(f) => {
+            if ru {
+                format!("из-за сбоя «{f}»")
+            } else {
+                format!("by the fault `{f}`")
+            }
+        }
+        Why::Watch { component, read } => {
+            let obj = format!("{} {}", read.kind, read.name);
+            let by = who(tr, &read.actor);
+            let whom = who(tr, component);
+            if ru {
+                format!(
+                    "в ответ на запись {obj} (ревизия {}, автор — {by}), пришедшую по watch ({whom})",
+                    read.revision
+                )
+            } else {
+                format!(
+                    "when {whom} saw, through its watch, the write of {obj} (revision {}, made by {by})",
+                    read.revision
+                )
+            }
+        }
+        Why::Timer { timers, origin } => {
+            let t = timers.join(" ← ");
+            if ru {
+                format!(
+                    "когда сработал таймер «{t}», заведённый {}",
+                    set_by(tr, origin)
+                )
+            } else {
+                format!(
+                    "when the timer “{t}” fired, itself set {}",
+                    set_by(tr, origin)
+                )
+            }
+        }
+        Why::Forgotten => if ru {
+            "в момент, который журнал причин уже забыл"
+        } else {
+            "at a moment the trace has forgotten"
         }
         .into(),
     }
@@ -148,8 +208,33 @@ fn diff_row(d: &DiffLine) -> Html {
     }
 }
 
-/// The card for the open step's moment, or why there is none yet.
-pub fn card(frame: &Result<Frame, Miss>, tr: Tr) -> Html {
+/// Where a walkthrough's moments are timed from: when the step that starts its first
+/// chain of frames first opened (simulated ms), one origin for every card.
+pub fn walk_start(
+    lesson: &warehouse_lessons::Lesson,
+    opened_ms: &std::collections::BTreeMap<usize, u64>,
+) -> Option<u64> {
+    let first = lesson.steps.iter().position(|s| s.frame.is_some())?;
+    let anchor = (0..first)
+        .rev()
+        .find(|&j| lesson.steps[j].frame.is_none())
+        .unwrap_or(0);
+    opened_ms.get(&anchor).copied()
+}
+
+/// A moment's time against the walkthrough's start: `+300.000 s after the
+/// walkthrough began` / `+300,000 с от начала разбора`.
+pub fn at_text(tr: Tr, after_ms: u64) -> String {
+    let seconds = crate::numbers::three_decimals(tr.lang, after_ms as f64 / 1000.0);
+    match tr.lang {
+        Lang::En => format!("+{seconds} s after the walkthrough began"),
+        Lang::Ru => format!("+{seconds}\u{a0}с от начала разбора"),
+    }
+}
+
+/// The card for the open step's moment, or why there is none yet. `at_ms`: the
+/// moment's time since the walkthrough began (see [`walk_start`]).
+pub fn card(frame: &Result<Frame, Miss>, tr: Tr, at_ms: Option<u64>) -> Html {
     let ru = tr.lang == Lang::Ru;
     let f = match frame {
         Ok(f) => f,
@@ -167,12 +252,8 @@ pub fn card(frame: &Result<Frame, Miss>, tr: Tr) -> Html {
             };
         }
     };
-    let seconds = f.after_ms as f64 / 1000.0;
-    let at = if ru {
-        format!("+{seconds:.3} с после начала",).replace('.', ",")
-    } else {
-        format!("+{seconds:.3} s after the start")
-    };
+    let at_ms = at_ms.unwrap_or(f.after_ms);
+    let at = at_text(tr, at_ms);
     let heading = if ru {
         "Что записано"
     } else {
@@ -252,7 +333,7 @@ pub fn card(frame: &Result<Frame, Miss>, tr: Tr) -> Html {
             <p class="frame-who">
                 <span class="label">{ if ru { "Кто: " } else { "Who: " } }</span>
                 { who(tr, &f.actor) }
-                <span class="frame-at">{ format!(" · {at}") }</span>
+                <span class="frame-at" data-at-ms={at_ms.to_string()}>{ format!(" · {at}") }</span>
             </p>
             { body }
         </section>
@@ -288,6 +369,50 @@ mod tests {
             }
         };
         Frame::new_for_tests(0, actor, moment)
+    }
+
+    #[test]
+    fn a_timer_set_after_a_watch_reads_as_a_sentence() {
+        use warehouse_lessons::frames::Read;
+        let read = Read {
+            revision: 7,
+            kind: "Node".into(),
+            namespace: String::new(),
+            name: "zone-b".into(),
+            actor: "node-controller".into(),
+        };
+        let w = Why::Timer {
+            timers: vec!["taint eviction".into()],
+            origin: Box::new(Why::Watch {
+                component: "taint-eviction-controller".into(),
+                read,
+            }),
+        };
+        let en = why(Tr::new(Lang::En, crate::i18n::Names::Warehouse), &w);
+        assert!(!en.contains("set after saw"), "{en}");
+        assert!(en.contains("it was set when "), "{en}");
+        assert!(
+            en.contains(" saw, through its watch, the write of Node zone-b"),
+            "{en}"
+        );
+        let ru = why(Tr::new(Lang::Ru, crate::i18n::Names::Warehouse), &w);
+        assert!(
+            ru.contains("его завели в ответ на запись Node zone-b"),
+            "{ru}"
+        );
+        assert!(!ru.contains("(а)"), "{ru}");
+    }
+
+    #[test]
+    fn moments_are_timed_from_one_origin() {
+        assert_eq!(
+            at_text(Tr::new(Lang::En, crate::i18n::Names::Warehouse), 352_067),
+            "+352.067 s after the walkthrough began"
+        );
+        assert_eq!(
+            at_text(Tr::new(Lang::Ru, crate::i18n::Names::Warehouse), 52_067),
+            "+52,067\u{a0}с от начала разбора"
+        );
     }
 
     #[test]

@@ -40,6 +40,10 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
         .map(|p| p.done.clone())
         .unwrap_or_default();
     let step_done = done.contains(&open.step);
+    // Every moment is timed from the walkthrough's start, one origin for all cards.
+    let frame_at = open.frame_ms.get(&open.step).map(|&ms| {
+        ms.saturating_sub(crate::frame_card::walk_start(&lesson, &open.opened_ms).unwrap_or(ms))
+    });
     let last = open.step + 1 == n;
 
     let block = |(i, b): (usize, &Block)| -> Html {
@@ -175,7 +179,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
             </h3>
             if step.frame.is_some() {
                 if let Some(frame) = &open.frame {
-                    { crate::frame_card::card(frame, tr) }
+                    { crate::frame_card::card(frame, tr, frame_at) }
                 }
             }
             <div class="step-body">{ for step.blocks.iter().enumerate().map(block) }</div>

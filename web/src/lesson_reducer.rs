@@ -116,10 +116,12 @@ impl AppState {
         };
         let i = i.min(lesson.steps.len().saturating_sub(1));
         open.runner.borrow_mut().open(&self.session.borrow(), i);
+        let now = self.session.borrow().cluster.now().0;
         let id = open.id().to_string();
         if let Some(o) = self.open_mut() {
             o.step = i;
             o.clear_step();
+            o.opened_ms.entry(i).or_insert(now);
         }
         self.save_step(&id, i, None);
     }
@@ -176,6 +178,8 @@ impl AppState {
             checked_at: None,
             frame: None,
             note: None,
+            opened_ms: Default::default(),
+            frame_ms: Default::default(),
         }));
         self.panel = Panel::Lesson;
         self.selected_pod = None;
@@ -254,7 +258,14 @@ impl AppState {
                 if let Some((open, lesson)) = self.shown() {
                     // A step without a check is done when the learner moves on.
                     let here = open.step;
-                    if i > here && lesson.steps.get(here).is_some_and(|s| s.check.is_none()) {
+                    // ... but a walkthrough step only once its moment happened: its
+                    // card said "not happened yet", so moving past it is no ✓.
+                    let happened = lesson.steps.get(here).is_some_and(|s| s.frame.is_none())
+                        || open.frame.as_deref().is_some_and(|f| f.is_ok());
+                    if i > here
+                        && happened
+                        && lesson.steps.get(here).is_some_and(|s| s.check.is_none())
+                    {
                         let id = open.id().to_string();
                         self.save_step(&id, here, Some(here));
                     }
@@ -377,10 +388,17 @@ impl AppState {
                         stdout: String::new(),
                         stderr: String::new(),
                     });
+                let now = self.session.borrow().cluster.now().0;
                 if let Some(o) = self.open_mut() {
                     o.predicts.clear();
                     o.check = None;
                     o.checked_at = None;
+                    // As the runner: the step starts again from the restored cluster,
+                    // and the moments from this step on are found again.
+                    let step = o.step;
+                    o.opened_ms.insert(step, now);
+                    o.frame_ms.retain(|&k, _| k < step);
+                    o.frame = None;
                 }
                 self.refresh_view();
             }
@@ -416,6 +434,11 @@ impl AppState {
                         .borrow_mut()
                         .frame(&lesson, &self.session.borrow()),
                 };
+                // The moment on the cluster's clock: its chain's origin plus its offset.
+                let frame_ms = frame
+                    .as_ref()
+                    .and_then(|f| f.as_ref().ok())
+                    .map(|f| open.runner.borrow().frame_search_start(&lesson).at_ms + f.after_ms);
                 if let Some(o) = self.open_mut() {
                     o.checked_at = Some((revision, now));
                     if changed {
@@ -425,6 +448,9 @@ impl AppState {
                         if o.frame.as_deref() != Some(&f) {
                             o.frame = Some(Rc::new(f));
                         }
+                    }
+                    if let Some(ms) = frame_ms {
+                        o.frame_ms.entry(o.step).or_insert(ms);
                     }
                 }
                 let id = open.id().to_string();

@@ -190,6 +190,11 @@ pub struct OpenLesson {
     pub frame: Option<Rc<Result<warehouse_lessons::Frame, warehouse_lessons::Miss>>>,
     /// A note shown at the top of the panel (the replay after a reload).
     pub note: Option<String>,
+    /// When each step first opened (simulated ms), as the runner's frame origins;
+    /// "reset this step" moves the open step's.
+    pub opened_ms: BTreeMap<usize, u64>,
+    /// Each walkthrough step's moment, as simulated ms on the cluster's clock.
+    pub frame_ms: BTreeMap<usize, u64>,
 }
 
 impl PartialEq for OpenLesson {

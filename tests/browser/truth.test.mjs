@@ -208,3 +208,40 @@ test('3. walkthrough moments share one origin, read as sentences, and are no ✓
     await page.click('#lang-toggle');
   });
 });
+
+test('4. a new lesson starts clean, Next scrolls to the step, inline code renders', { timeout: 120_000 }, async () => {
+  await guard('lesson-open', async (page) => {
+    // Leave something behind in lesson 22's warehouse and editor.
+    await openLesson(page, '22-interview-node-dies');
+    await run(page, 'kubectl create deployment leftover --image=nginx:1.27');
+    await page.fill('#yaml-editor', 'kind: Leftover\n');
+    let s = await openLesson(page, '01-desired-state');
+    assert.match(await page.inputValue('#yaml-editor'), /name: packer/, "the editor holds the lesson's file");
+    const terminal = await page.locator('#kubectl-output').textContent();
+    assert.ok(!/leftover|zone-b/.test(terminal), `the terminal starts empty: ${terminal}`);
+    await run(page, 'kubectl get deployments');
+    await waitForText(page, '#kubectl-output', 'No resources found');
+    if (s.step !== 0) {
+      await page.locator('.step-dots button.dot').first().click();
+      s = await waitLesson(page, (s) => s.step === 0, 'step 1');
+    }
+    // "Next →" at the bottom brings the new step's title into view.
+    await page.locator('#next-step').scrollIntoViewIfNeeded();
+    await page.click('#next-step');
+    await waitLesson(page, (s) => s.step === 1, 'step 2');
+    await page.waitForFunction(() => {
+      const r = document.getElementById('step-title')?.getBoundingClientRect();
+      return r && r.top >= 0 && r.bottom <= window.innerHeight;
+    });
+    // Backticks in a prediction's question are code, as in the prose.
+    const legend = page.locator('.predict legend').first();
+    assert.equal(await legend.locator('code').first().textContent(), 'kubectl get deployment packer');
+    assert.ok(!(await legend.textContent()).includes('`'), await legend.textContent());
+    await screenshot(page, 'truth-inline-code');
+    // The sandbox after a lesson is a warehouse of its own.
+    await toCatalogue(page);
+    await page.click('#use-sandbox');
+    await run(page, 'kubectl get deployments');
+    await waitForText(page, '#kubectl-output', 'No resources found');
+  });
+});

@@ -30,6 +30,18 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     };
     let copy = |text: String| Callback::from(move |_: MouseEvent| crate::fetch::copy(text.clone()));
     let n = lesson.steps.len();
+    // A new step is read from its title: "Next →" far below scrolls up to it.
+    {
+        let key = (lesson.meta.id.clone(), open.step);
+        use_effect_with(key, |_| {
+            if let Some(el) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id("step-title"))
+            {
+                el.scroll_into_view_with_bool(true);
+            }
+        });
+    }
     let Some(step) = lesson.steps.get(open.step) else {
         return html! { <section class="lesson panel"><p>{ "—" }</p></section> };
     };
@@ -238,14 +250,14 @@ fn quiz(
     let name = format!("quiz-{}-{i}", open.step);
     html! {
         <fieldset class="quiz" data-block={i.to_string()}>
-            <legend>{ &q.question }</legend>
+            <legend>{ crate::prose::inline(&q.question) }</legend>
             { for q.options.iter().enumerate().map(|(o, text)| html! {
                 <label class={classes!("option",
                         (state.checked && q.answers.contains(&o)).then_some("right"),
                         (state.checked && state.chosen.contains(&o) && !q.answers.contains(&o)).then_some("wrong"))}>
                     <input type={if multiple { "checkbox" } else { "radio" }} name={name.clone()}
                            checked={state.chosen.contains(&o)} onchange={choose(o)} />
-                    { text }
+                    { crate::prose::inline(text) }
                 </label>
             }) }
             <button type="button" class="quiz-check" disabled={state.chosen.is_empty()} onclick={check}>
@@ -254,7 +266,7 @@ fn quiz(
             if state.checked {
                 <p class={classes!("verdict", if right { "right" } else { "wrong" })}>
                     <strong>{ if right { tr.l(L::Correct) } else { tr.l(L::Wrong) } }</strong>
-                    { " " }{ &q.explain }
+                    { " " }{ crate::prose::inline(&q.explain) }
                 </p>
             }
         </fieldset>
@@ -283,12 +295,12 @@ fn predict(
     let name = format!("predict-{}-{i}", open.step);
     html! {
         <fieldset class="predict" data-block={i.to_string()}>
-            <legend>{ &p.question }</legend>
+            <legend>{ crate::prose::inline(&p.question) }</legend>
             { for p.options.iter().enumerate().map(|(o, text)| html! {
                 <label class={classes!("option", (committed && o == p.answer).then_some("right"))}>
                     <input type="radio" name={name.clone()} disabled={committed}
                            checked={state.chosen == Some(o)} onchange={choose(o)} />
-                    { text }
+                    { crate::prose::inline(text) }
                 </label>
             }) }
             <button type="button" class="predict-commit primary"
@@ -301,7 +313,7 @@ fn predict(
                     <pre>{ shown }</pre>
                     <p class={classes!("verdict", if *right { "right" } else { "wrong" })}>
                         <strong>{ if *right { tr.l(L::PredictRight) } else { tr.l(L::PredictWrong) } }</strong>
-                        { " " }{ &p.explain }
+                        { " " }{ crate::prose::inline(&p.explain) }
                     </p>
                 </div>
             }

@@ -161,6 +161,14 @@ impl AppState {
         };
         let id = first.meta.id.clone();
         let steps = first.steps.len();
+        let first_yaml = first
+            .meta
+            .files
+            .iter()
+            .find(|f| f.ends_with(".yaml") || f.ends_with(".yml"))
+            .and_then(|f| texts.files.get(f))
+            .cloned()
+            .unwrap_or_default();
         *self.session.borrow_mut() = new_session;
         self.new_cluster();
         self.lesson = Some(Rc::new(OpenLesson {
@@ -187,6 +195,11 @@ impl AppState {
         self.editing = None;
         self.apply_result = None;
         self.notice = None;
+        // Nothing of the warehouse before is on screen: the editor holds this
+        // lesson's first manifest (or nothing) and the terminal starts empty (its
+        // ↑/↓ history stays, as a shell's would).
+        self.yaml = yew::AttrValue::from(first_yaml);
+        Rc::make_mut(&mut self.terminal).entries.clear();
         let title = self
             .shown()
             .map(|(_, l)| l.meta.title.clone())
@@ -248,6 +261,20 @@ impl AppState {
                 self.panel = Panel::Catalogue;
             }
             Action::UseSandbox => {
+                // A sandbox after a lesson is a warehouse of its own, not the
+                // lesson's left over.
+                if self.lesson.is_some() || self.epoch > 0 {
+                    *self.session.borrow_mut() = crate::kubectl::Session::new(
+                        warehouse_sim::Cluster::settled(crate::state::SEED, Default::default()),
+                    );
+                    self.new_cluster();
+                    self.yaml = yew::AttrValue::from(crate::state::EXAMPLE_DEPLOYMENT);
+                    self.editing = None;
+                    self.apply_result = None;
+                    self.notice = None;
+                    Rc::make_mut(&mut self.terminal).entries.clear();
+                    self.refresh_view();
+                }
                 self.lesson = None;
                 self.panel = Panel::Sandbox;
             }
@@ -545,6 +572,29 @@ mod tests {
         let e = s.epoch;
         let s = s.reduce(Action::ResetStep);
         assert_eq!(s.epoch, e + 1, "a reset restores another cluster");
+    }
+
+    #[test]
+    fn a_lesson_opens_with_its_own_file_and_an_empty_terminal_and_the_sandbox_is_fresh() {
+        let s = Rc::new(AppState::default());
+        let s = s.reduce(Action::RunKubectl(
+            "kubectl create deployment old --image=nginx".into(),
+        ));
+        let s = s.reduce(Action::EditYaml("kind: Leftover".into()));
+        let s = s.reduce(Action::LessonFetched(Origin::Local, lesson_one()));
+        assert!(s.yaml.contains("name: packer"), "{}", s.yaml);
+        assert_eq!(s.terminal.entries.len(), 1, "{:?}", s.terminal.entries);
+        assert!(s.terminal.entries[0].prompt.starts_with("# "));
+        let s = s.reduce(Action::RunBlock("kubectl apply -f packer.yaml".into()));
+        let s = s.reduce(Action::ShowCatalogue);
+        let s = s.reduce(Action::UseSandbox);
+        let out = s.session.borrow_mut().run(
+            "get deployments --no-headers",
+            None,
+            &crate::kubectl::NoFiles,
+        );
+        assert_eq!(out.stdout, "", "{out:?}");
+        assert!(s.terminal.entries.is_empty());
     }
 
     #[test]

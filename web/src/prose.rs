@@ -4,6 +4,17 @@
 use warehouse_lessons::markdown::{Element, Md};
 use yew::prelude::*;
 
+/// A line of lesson text (a quiz's question, an option, an explanation) with the
+/// prose's inline Markdown: `code`, *emphasis*, **strong**, links; one paragraph
+/// comes back without its `<p>`.
+pub fn inline(text: &str) -> Html {
+    let nodes = warehouse_lessons::markdown::render(text);
+    match nodes.as_slice() {
+        [Md::Element(Element::Paragraph, children)] => md(children),
+        _ => md(&nodes),
+    }
+}
+
 pub fn md(nodes: &[Md]) -> Html {
     html! { <>{ for nodes.iter().map(node) }</> }
 }

@@ -245,3 +245,32 @@ test('4. a new lesson starts clean, Next scrolls to the step, inline code render
     await waitForText(page, '#kubectl-output', 'No resources found');
   });
 });
+
+// Template fragments and off-glossary words a Russian screen must not show
+// (lessons/glossary.yaml's `avoid` patterns are checked natively by web/src/glossary_tests.rs).
+const RUSSIAN_TEMPLATE = /\(а\)|клерк|смотрител|менеджер\S* зала|стойки приёма|строк: \d|\d\.\d\s?(KB|MB|КБ|МБ)|\bKB\b|учётчик (node|job|endpointslice)\b/i;
+
+test('5. the Russian screen reads as Russian: plurals, glossary names, decimal commas', { timeout: 120_000 }, async () => {
+  await guard('russian', async (page) => {
+    await toCatalogue(page);
+    await page.click('#use-sandbox');
+    await page.click('#lang-toggle');
+    await waitForText(page, '#lang-toggle', 'English');
+    await applyYaml(page, webDeployment(4));
+    await run(page, 'kubectl expose deployment web --port 80');
+    await advance(page, 30_000);
+    await run(page, 'sim node kill zone-b');
+    await advance(page, 10_000);
+    const lines = await narration(page);
+    assert.ok(lines.some((l) => l.includes('Учётчик зон ждёт')), JSON.stringify(lines));
+    const text = await page.evaluate(() => document.body.innerText);
+    const bad = text.split('\n').filter((l) => RUSSIAN_TEMPLATE.test(l));
+    assert.deepEqual(bad, [], 'no template fragments on the Russian screen');
+    assert.ok(text.includes('Журнал стойки регистрации'), 'the desk log has its glossary name');
+    const chart = (await floor(page)).chart;
+    assert.ok(chart.some((l) => /объект/.test(l)), JSON.stringify(chart));
+    assert.ok(chart.every((l) => !RUSSIAN_TEMPLATE.test(l)), JSON.stringify(chart));
+    await screenshot(page, 'truth-russian-sandbox');
+    await page.click('#lang-toggle');
+  });
+});

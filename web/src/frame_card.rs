@@ -321,7 +321,7 @@ pub fn card(frame: &Result<Frame, Miss>, tr: Tr, at_ms: Option<u64>) -> Html {
                         </ul>
                     }
                     if *more > 0 {
-                        <p class="frame-more">{ if ru { format!("…и ещё полей: {more}") } else { format!("…and {more} more fields") } }</p>
+                        <p class="frame-more">{ if ru { format!("…и ещё {}", crate::numbers::ru_count(*more as u64, "поле", "поля", "полей")) } else { format!("…and {more} more fields") } }</p>
                     }
                 </>
             }

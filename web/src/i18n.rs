@@ -289,7 +289,7 @@ impl Tr {
             Key::RequestsHeading => self.pick([
                 "Reception desk log",
                 "API server requests",
-                "Журнал стойки приёма",
+                "Журнал стойки регистрации",
                 "Запросы к API-серверу",
             ]),
             Key::RequestsHint => self.pick([
@@ -421,24 +421,14 @@ impl Tr {
     }
 }
 
-/// Picks the Russian plural form for `n`: 1 робот, 2 робота, 5 роботов, 11 роботов,
-/// 21 робот.
+/// Picks the Russian plural form for `n` (see [`crate::numbers::ru_plural`]).
 pub fn ru_plural(
     n: usize,
     one: &'static str,
     few: &'static str,
     many: &'static str,
 ) -> &'static str {
-    let (tens, units) = (n % 100, n % 10);
-    if (11..=14).contains(&tens) {
-        many
-    } else if units == 1 {
-        one
-    } else if (2..=4).contains(&units) {
-        few
-    } else {
-        many
-    }
+    crate::numbers::ru_plural(n as u64, one, few, many)
 }
 
 /// Simulated time as `mm:ss`; minutes keep counting past an hour (`75:00`).
@@ -627,14 +617,46 @@ pub fn lesson_started(lang: Lang, title: &str) -> String {
 }
 
 pub fn replayed(lang: Lang, steps: usize) -> String {
-    match lang {
-        Lang::En => format!(
-            "Welcome back. The warehouse is not saved, so the solutions of the first {steps} step(s) were replayed to bring it here."
+    match (lang, steps) {
+        (Lang::En, 1) => "Welcome back. The warehouse is not saved, so the solution of step 1 was replayed to bring it here.".into(),
+        (Lang::En, _) => format!(
+            "Welcome back. The warehouse is not saved, so the solutions of steps 1–{steps} were replayed to bring it here."
         ),
-        Lang::Ru => format!(
-            "С возвращением. Склад не сохраняется, поэтому решения первых шагов ({steps}) выполнены заново, чтобы вернуть его в нужное состояние."
+        (Lang::Ru, 1) => "С возвращением. Склад не сохраняется, поэтому решение первого шага выполнено заново, чтобы вернуть склад в нужное состояние.".into(),
+        (Lang::Ru, _) => format!(
+            "С возвращением. Склад не сохраняется, поэтому решения шагов 1–{steps} выполнены заново, чтобы вернуть склад в нужное состояние."
         ),
     }
+}
+
+/// A controller's warehouse name (`replicaset-controller` → `ReplicaSet clerk`,
+/// `учётчик ReplicaSet`), from the feed's or the service account's name. Object kinds
+/// stay as Kubernetes spells them (as in English); ordinary words are translated
+/// (lessons/glossary.yaml: a node is a zone, a Job a task, EndpointSlices sheets).
+pub fn clerk(lang: Lang, controller: &str) -> Option<&'static str> {
+    let (en, ru) = match controller {
+        "deployment-controller" => ("Deployment clerk", "учётчик Deployment"),
+        "replicaset-controller" => ("ReplicaSet clerk", "учётчик ReplicaSet"),
+        "daemonset-controller" => ("DaemonSet clerk", "учётчик DaemonSet"),
+        "job-controller" => ("task clerk", "учётчик заданий"),
+        "node-lifecycle-controller" | "node-controller" => ("zone clerk", "учётчик зон"),
+        "taint-eviction-controller" => ("eviction clerk", "учётчик выселения"),
+        "endpointslice-controller" => ("sheet clerk", "учётчик листов"),
+        "endpoint-controller" | "endpoints-controller" => ("scroll clerk", "учётчик свитка"),
+        "garbage-collector" | "generic-garbage-collector" => ("cleanup clerk", "учётчик уборки"),
+        "pod-garbage-collector" => ("robot write-off clerk", "учётчик списания"),
+        "namespace-controller" => ("department clerk", "учётчик отделов"),
+        "service-account-controller" => ("badge clerk", "учётчик пропусков"),
+        "resourcequota-controller" | "resource-quota-controller" => ("quota clerk", "учётчик квот"),
+        "ttl-after-finished-controller" => ("clean-up timer clerk", "учётчик сроков"),
+        "statefulset-controller" => ("StatefulSet clerk", "учётчик StatefulSet"),
+        "cronjob-controller" => ("schedule clerk", "учётчик расписаний"),
+        _ => return None,
+    };
+    Some(match lang {
+        Lang::En => en,
+        Lang::Ru => ru,
+    })
 }
 
 pub fn step_reset(lang: Lang) -> &'static str {
@@ -689,12 +711,31 @@ pub enum F {
 }
 
 impl Tr {
-    /// A count and what it counts: `5 lines` in English, `строк: 5` in Russian
-    /// (which spares the plural forms).
+    /// A count and what it counts: `5 lines`; in Russian with the plural form the
+    /// number asks for (`1 строка`, `3 строки`, `5 строк`; `3 готовы`).
     pub fn count(self, n: usize, key: F) -> String {
+        let n64 = n as u64;
         match self.lang {
-            Lang::En => format!("{n} {}", self.f(key)),
-            Lang::Ru => format!("{}: {n}", self.f(key)),
+            Lang::En => format!("{} {}", crate::numbers::int(Lang::En, n64), self.f(key)),
+            Lang::Ru => {
+                let wh = self.names == Names::Warehouse;
+                let (one, few, many) = match key {
+                    F::Lines if wh => ("строка", "строки", "строк"),
+                    F::Lines => ("эндпоинт", "эндпоинта", "эндпоинтов"),
+                    // Agreeing with строка (feminine) or эндпоинт.
+                    F::ReadyMany if wh => ("готова", "готовы", "готово"),
+                    F::ReadyMany => ("готов", "готовы", "готово"),
+                    F::NotReadyMany if wh => ("не готова", "не готовы", "не готово"),
+                    F::NotReadyMany => ("не готов", "не готовы", "не готово"),
+                    F::Terminating => ("завершается", "завершаются", "завершаются"),
+                    F::Restarts => ("перезапуск", "перезапуска", "перезапусков"),
+                    other => {
+                        let w = self.f(other);
+                        (w, w, w)
+                    }
+                };
+                crate::numbers::ru_count(n64, one, few, many)
+            }
         }
     }
 
@@ -819,6 +860,43 @@ mod tests {
         assert_eq!(forms(21), "робот");
         assert_eq!(forms(104), "робота");
         assert_eq!(forms(0), "роботов");
+    }
+
+    #[test]
+    fn russian_counts_agree_with_their_number() {
+        let ru = Tr::new(Lang::Ru, Names::Warehouse);
+        assert_eq!(ru.count(1, F::Lines), "1\u{a0}строка");
+        assert_eq!(ru.count(3, F::Lines), "3\u{a0}строки");
+        assert_eq!(ru.count(5, F::Lines), "5\u{a0}строк");
+        assert_eq!(ru.count(21, F::ReadyMany), "21\u{a0}готова");
+        assert_eq!(ru.count(3, F::ReadyMany), "3\u{a0}готовы");
+        assert_eq!(ru.count(11, F::NotReadyMany), "11\u{a0}не готово");
+        let en = Tr::new(Lang::En, Names::Warehouse);
+        assert_eq!(en.count(10_000, F::Lines), "10,000 lines");
+        assert!(
+            !replayed(Lang::Ru, 2).contains("(2)"),
+            "{}",
+            replayed(Lang::Ru, 2)
+        );
+        assert!(replayed(Lang::Ru, 2).contains("решения шагов 1–2 выполнены"));
+        assert!(replayed(Lang::En, 1).contains("the solution of step 1 was"));
+        assert_eq!(
+            clerk(Lang::Ru, "node-lifecycle-controller"),
+            Some("учётчик зон")
+        );
+        assert_eq!(
+            clerk(Lang::Ru, "endpointslice-controller"),
+            Some("учётчик листов")
+        );
+        assert_eq!(clerk(Lang::Ru, "job-controller"), Some("учётчик заданий"));
+        assert_eq!(
+            Tr::new(Lang::Ru, Names::Warehouse).t(Key::RequestsHeading),
+            "Журнал стойки регистрации"
+        );
+        assert_eq!(
+            Tr::new(Lang::Ru, Names::Warehouse).t(Key::ControllerManager),
+            "Начальник смены"
+        );
     }
 
     #[test]

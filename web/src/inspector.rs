@@ -546,7 +546,7 @@ fn why_view(tr: Tr, raw: &str) -> Html {
                 <span class="why-rev">{ format!("#{}", s.revision) }</span>
                 { " " }
                 <strong>{ text::actor(tr, &s.actor) }</strong>
-                { format!(" {} ", text::verb(tr, &s.event)) }
+                { text::verb(tr, &s.event) }
                 <code>{ &s.object }</code>
                 { format!(" — {}", text::cause(tr, &s.how)) }
             </li>

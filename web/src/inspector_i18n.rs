@@ -225,16 +225,19 @@ pub fn actor(tr: Tr, actor: &str) -> String {
         return match (ru, k8s) {
             (false, false) => format!("the zone supervisor of {node}"),
             (false, true) => format!("the kubelet on {node}"),
-            (true, false) => format!("смотритель зоны {node}"),
+            (true, false) => format!("супервайзер зоны {node}"),
             (true, true) => format!("kubelet на {node}"),
         };
     }
     if let Some(sa) = actor.strip_prefix("system:serviceaccount:kube-system:") {
+        if let (true, false, Some(clerk)) = (ru, k8s, crate::i18n::clerk(Lang::Ru, sa)) {
+            return clerk.to_string();
+        }
         if let Some(controller) = sa.strip_suffix("-controller") {
             return match (ru, k8s) {
                 (false, false) => format!("the floor manager's {controller} clerk"),
                 (false, true) => format!("the {controller} controller"),
-                (true, false) => format!("учётчик {controller} начальника смены"),
+                (true, false) => format!("учётчик {controller}"),
                 (true, true) => format!("контроллер {controller}"),
             };
         }
@@ -264,12 +267,14 @@ pub fn actor(tr: Tr, actor: &str) -> String {
     fixed.map_or_else(|| actor.to_string(), str::to_string)
 }
 
-/// `ADDED` / `MODIFIED` / `DELETED` as a verb.
+/// `ADDED` / `MODIFIED` / `DELETED` between the actor and the object: a verb in
+/// English (`… created pod/x`), a noun after a colon in Russian (`…: создание
+/// pod/x`), which needs no gender for a component.
 pub fn verb(tr: Tr, event: &str) -> &'static str {
     match event {
-        "ADDED" => both(tr, "created", "создал(а)"),
-        "DELETED" => both(tr, "deleted", "удалил(а)"),
-        _ => both(tr, "changed", "изменил(а)"),
+        "ADDED" => both(tr, " created ", ": создание "),
+        "DELETED" => both(tr, " deleted ", ": удаление "),
+        _ => both(tr, " changed ", ": изменение "),
     }
 }
 
@@ -376,6 +381,23 @@ pub fn staff_state(tr: Tr, running: bool, stopped: bool) -> &'static str {
 mod tests {
     use super::*;
     use crate::i18n::Names;
+
+    #[test]
+    fn russian_actors_are_named_by_the_glossary_and_need_no_gender() {
+        let ru = Tr::new(Lang::Ru, Names::Warehouse);
+        assert_eq!(
+            actor(
+                ru,
+                "system:serviceaccount:kube-system:node-lifecycle-controller"
+            ),
+            "учётчик зон"
+        );
+        assert_eq!(actor(ru, "system:node:zone-a"), "супервайзер зоны zone-a");
+        assert_eq!(verb(ru, "MODIFIED"), ": изменение ");
+        for e in ["ADDED", "MODIFIED", "DELETED"] {
+            assert!(!verb(ru, e).contains("(а)"));
+        }
+    }
 
     #[test]
     fn a_chain_of_timers_reads_as_one_sentence() {

@@ -105,8 +105,8 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                         <span class="mark" aria-hidden="true">{ if c.passed { "✓" } else { "✗" } }</span>
                         <code class="run">{ &c.run }</code>
                         <div class="expected">
-                            <span class="label">{ tr.l(L::Expected) }{ ": " }</span>
-                            { c.expectations.iter().map(|(e, _)| e.describe(russian)).collect::<Vec<_>>().join("; ") }
+                            <span class="label">{ tr.l(L::Expected) }{ if russian { " " } else { ": " } }</span>
+                            { c.expectations.iter().map(|(e, _)| expectation(tr, e)).collect::<Vec<_>>().join("; ") }
                         </div>
                         if !c.passed {
                             <div class="actual">
@@ -226,6 +226,22 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
             }
             <p class="hint">{ tr.l(L::ClusterNote) }</p>
         </section>
+    }
+}
+
+/// What a check expects, in words: the lesson crate's wording, with numbers of lines
+/// as each language counts them (`3 lines`; Russian `ожидается 3 строки`, not
+/// `ожидается: строк: 3`).
+pub fn expectation(tr: Tr, e: &warehouse_lessons::Expect) -> String {
+    use warehouse_lessons::Expect;
+    match (e, tr.lang) {
+        (Expect::Lines(n), Lang::En) => {
+            format!("{n} line{}", if *n == 1 { "" } else { "s" })
+        }
+        (Expect::Lines(n), Lang::Ru) => {
+            crate::numbers::ru_count(*n as u64, "строка", "строки", "строк")
+        }
+        (e, lang) => e.describe(lang == Lang::Ru),
     }
 }
 

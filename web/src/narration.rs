@@ -3,7 +3,7 @@
 //! times) and notable events of the change feed. English and Russian, warehouse or
 //! Kubernetes words.
 
-use crate::i18n::{ru_plural, Lang, Names, Tr};
+use crate::i18n::{Lang, Names, Tr};
 use crate::office::Gate;
 use warehouse_sim::countdown::{Countdown, CountdownKind};
 
@@ -79,9 +79,9 @@ fn robots(tr: Tr, n: usize) -> String {
         (Lang::En, Names::Warehouse) => format!("{n} robot{}", if n == 1 { "" } else { "s" }),
         (Lang::En, Names::Kubernetes) => format!("{n} pod{}", if n == 1 { "" } else { "s" }),
         (Lang::Ru, Names::Warehouse) => {
-            format!("{n} {}", ru_plural(n, "робот", "робота", "роботов"))
+            crate::numbers::ru_count(n as u64, "робот", "робота", "роботов")
         }
-        (Lang::Ru, Names::Kubernetes) => format!("{n} {}", ru_plural(n, "под", "пода", "подов")),
+        (Lang::Ru, Names::Kubernetes) => crate::numbers::ru_count(n as u64, "под", "пода", "подов"),
     }
 }
 
@@ -103,7 +103,7 @@ fn countdown_line(tr: Tr, now: u64, c: &Countdown) -> String {
             let wait = (c.due_ms - c.since_ms) / 1000;
             if wh {
                 format!(
-                    "Zone {} stopped reporting. The node clerk waits {wait} s ({rem} left) before marking it not ready.",
+                    "Zone {} stopped reporting. The zone clerk waits {wait} s ({rem} left) before marking it not ready.",
                     c.subject
                 )
             } else {
@@ -117,7 +117,7 @@ fn countdown_line(tr: Tr, now: u64, c: &Countdown) -> String {
             let wait = (c.due_ms - c.since_ms) / 1000;
             if wh {
                 format!(
-                    "Зона {} перестала выходить на связь. Клерк узлов ждёт {wait} с (осталось {rem}), потом пометит её неготовой.",
+                    "Зона {} перестала выходить на связь. Учётчик зон ждёт {wait} с (осталось {rem}), потом пометит её неготовой.",
                     c.subject
                 )
             } else {
@@ -198,14 +198,14 @@ fn notable_line(tr: Tr, n: &Notable) -> String {
         ),
         (Notable::NotReady { zone, .. }, Lang::En) => {
             if wh {
-                format!("The node clerk marked zone {zone} not ready; its robots get a 300 s permit before eviction.")
+                format!("The zone clerk marked zone {zone} not ready; its robots get a 300 s permit before eviction.")
             } else {
                 format!("Node {zone} is NotReady; its pods tolerate the taint for 300 s before eviction.")
             }
         }
         (Notable::NotReady { zone, .. }, Lang::Ru) => {
             if wh {
-                format!("Клерк узлов пометил зону {zone} неготовой; у её роботов есть разрешение на 300 с до выселения.")
+                format!("Учётчик зон пометил зону {zone} неготовой; у её роботов есть разрешение на 300 с до выселения.")
             } else {
                 format!(
                     "Узел {zone} в статусе NotReady; его поды терпят taint 300 с до вытеснения."
@@ -249,7 +249,7 @@ fn notable_line(tr: Tr, n: &Notable) -> String {
         (Notable::Replaced { count, .. }, Lang::Ru) => format!(
             "{} создал замену: {}; {} назначит им места.",
             if wh {
-                "Клерк ReplicaSet"
+                "Учётчик ReplicaSet"
             } else {
                 "replicaset-controller"
             },
@@ -350,7 +350,7 @@ mod tests {
         );
         assert_eq!(
             l[0],
-            "Zone zone-b stopped reporting. The node clerk waits 50 s (32 s left) before marking it not ready."
+            "Zone zone-b stopped reporting. The zone clerk waits 50 s (32 s left) before marking it not ready."
         );
         let e = Countdown {
             kind: CountdownKind::Eviction,
@@ -361,7 +361,7 @@ mod tests {
         let ru = Tr::new(Lang::Ru, Names::Warehouse);
         let l = lines(ru, 18_000, &[e], &Default::default(), &[]);
         assert!(
-            l[0].contains("3 робота") && l[0].contains("через 4:12"),
+            l[0].contains("3\u{a0}робота") && l[0].contains("через 4:12"),
             "{}",
             l[0]
         );

@@ -474,13 +474,13 @@ pub fn station_label(tr: Tr, id: &str) -> String {
         if node == "control-plane" {
             return match (warehouse, ru) {
                 (true, false) => "supervisor office".into(),
-                (true, true) => "смотритель конторы".into(),
+                (true, true) => "супервайзер конторы".into(),
                 (false, _) => "kubelet cp".into(),
             };
         }
         return match (warehouse, ru) {
             (true, false) => format!("supervisor {node}"),
-            (true, true) => format!("смотритель {node}"),
+            (true, true) => format!("супервайзер {node}"),
             (false, _) => format!("kubelet {node}"),
         };
     }
@@ -492,23 +492,18 @@ pub fn station_label(tr: Tr, id: &str) -> String {
         "kube-proxy" => ("conveyor routers", "маршрутизаторы"),
         "coredns" => ("directory board", "справочная"),
         "ingress-nginx" => ("dock gate", "ворота дока"),
-        "deployment-controller" => ("Deployment clerk", "клерк Deployment"),
-        "replicaset-controller" => ("ReplicaSet clerk", "клерк ReplicaSet"),
-        "daemonset-controller" => ("DaemonSet clerk", "клерк DaemonSet"),
-        "job-controller" => ("Job clerk", "клерк Job"),
-        "node-lifecycle-controller" => ("Node clerk", "клерк узлов"),
-        "taint-eviction-controller" => ("Eviction clerk", "клерк выселения"),
-        "endpointslice-controller" => ("EndpointSlice clerk", "клерк EndpointSlice"),
-        "endpoint-controller" => ("Endpoints clerk", "клерк Endpoints"),
-        "garbage-collector" => ("Cleanup clerk", "клерк уборки"),
-        "pod-garbage-collector" => ("Robot GC clerk", "клерк списания"),
-        "namespace-controller" => ("Namespace clerk", "клерк Namespace"),
-        "service-account-controller" => ("Badge-issuing clerk", "клерк пропусков"),
-        "resourcequota-controller" => ("Quota clerk", "клерк квот"),
-        "ttl-after-finished-controller" => ("TTL clerk", "клерк TTL"),
-        other => return other.to_string(),
+        other => {
+            return crate::i18n::clerk(tr.lang, other).map_or_else(|| other.to_string(), capitalize)
+        }
     };
     if ru { ruw } else { en }.to_string()
+}
+
+/// `учётчик зон` → `Учётчик зон` (a station's label starts with a capital).
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
 }
 
 fn gate_label(tr: Tr, gate: Gate) -> &'static str {

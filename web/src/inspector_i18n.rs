@@ -181,7 +181,7 @@ pub fn role(tr: Tr, c: ControlPlaneComponent) -> &'static str {
             [
                 "The reception desk (kube-apiserver) takes every request — yours, the staff's, the zone supervisors' — checks the badge (authentication), the permission (authorization) and the policies (admission), and only then writes it to the ledger vault. Nobody else touches the vault. Stop it and nothing can change; robots already working keep working.",
                 "kube-apiserver serves the Kubernetes API: every read and write, from kubectl, controllers and kubelets, passes authentication, authorization and admission, and only it talks to etcd. While it is down nothing changes; running pods keep running.",
-                "Стойка регистрации (kube-apiserver) принимает каждый запрос — ваш, персонала, смотрителей зон, — проверяет пропуск (аутентификация), права (авторизация) и правила (admission) и только потом записывает его в хранилище журнала. Больше никто к хранилищу не прикасается. Остановите её — и ничего не сможет измениться; работающие роботы продолжат работать.",
+                "Стойка регистрации (kube-apiserver) принимает каждый запрос — ваш, персонала, супервайзеров зон, — проверяет пропуск (аутентификация), права (авторизация) и правила (admission) и только потом записывает его в хранилище журнала. Больше никто к хранилищу не прикасается. Остановите её — и ничего не сможет измениться; работающие роботы продолжат работать.",
                 "kube-apiserver обслуживает API Kubernetes: каждое чтение и запись от kubectl, контроллеров и kubelet проходит аутентификацию, авторизацию и admission, и только он обращается к etcd. Пока он остановлен, ничего не меняется; запущенные поды продолжают работать.",
             ],
         ),

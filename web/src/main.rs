@@ -11,6 +11,8 @@ mod editor;
 mod fetch;
 mod floor;
 mod frame_card;
+#[cfg(test)]
+mod glossary_tests;
 mod i18n;
 mod inspector;
 mod inspector_i18n;

@@ -198,6 +198,9 @@ pub(crate) enum Timer {
     Wake(Component),
     /// The node lifecycle controller's monitor loop (`--node-monitor-period`).
     NodeMonitor,
+    /// The node lifecycle controller's `doNoExecuteTaintingPass`, when a zone's
+    /// tainting queue waits for its rate limiter's next token.
+    NoExecuteTainting,
     /// A kubelet renews its Lease.
     LeaseRenew(String),
     /// The runtime finished pulling and started a pod's containers.
@@ -323,9 +326,10 @@ pub(crate) enum Timer {
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 29] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 30] = [
         "watch delivery",
         "node monitor period",
+        "no-execute tainting pass",
         "lease renewal",
         "containers started",
         "containers stopped",
@@ -365,6 +369,7 @@ impl Timer {
         match self {
             Timer::Wake(_) => "watch delivery",
             Timer::NodeMonitor => "node monitor period",
+            Timer::NoExecuteTainting => "no-execute tainting pass",
             Timer::LeaseRenew(_) => "lease renewal",
             Timer::ContainersStarted { .. } => "containers started",
             Timer::ContainersStopped { .. } => "containers stopped",
@@ -799,6 +804,13 @@ impl Cluster {
                     self.now + crate::controllers::node_lifecycle::MONITOR_PERIOD,
                     Timer::NodeMonitor,
                 );
+            }
+            Timer::NoExecuteTainting => {
+                if self.controller_manager_active() {
+                    self.no_execute_tainting_pass();
+                } else {
+                    self.control_plane.node_lifecycle.forget_tainting_timer();
+                }
             }
             Timer::LeaseRenew(node) => self.kubelet_renew_lease(&node),
             Timer::ContainersStarted { node, pod, uid } => {

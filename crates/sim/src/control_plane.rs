@@ -192,6 +192,8 @@ pub(crate) struct ControlPlane {
     deferred: Vec<Timer>,
     /// kube-controller-manager's node lifecycle controller: `nodeHealthMap`.
     pub node_health: BTreeMap<String, NodeHealth>,
+    /// The same controller's zones, tainting queues and log.
+    pub node_lifecycle: crate::controllers::node_lifecycle::NodeLifecycle,
 }
 
 impl Default for ControlPlane {
@@ -206,6 +208,7 @@ impl Default for ControlPlane {
             outage_since: None,
             deferred: Vec::new(),
             node_health: BTreeMap::new(),
+            node_lifecycle: Default::default(),
         }
     }
 }
@@ -438,6 +441,7 @@ impl Cluster {
         match c {
             ControlPlaneComponent::ControllerManager => {
                 self.control_plane.node_health.clear();
+                self.control_plane.node_lifecycle.forget();
                 self.evictions.clear();
                 self.job_backoff.clear();
             }
@@ -651,6 +655,29 @@ impl Cluster {
             "kube-system",
             &format!("{}-{host}", c.name()),
         ))
+    }
+
+    /// A static pod's container log: kube-controller-manager's holds the node
+    /// lifecycle controller's lines written while that container ran (the other
+    /// components' logs are not modelled and are empty).
+    pub(crate) fn static_pod_log(
+        &self,
+        c: ControlPlaneComponent,
+        previous: bool,
+    ) -> Vec<crate::kubelet_containers::LogLine> {
+        if c != ControlPlaneComponent::ControllerManager {
+            return Vec::new();
+        }
+        let st = self.control_plane.state(c);
+        let window = match (st.running, previous) {
+            (true, false) => Some((st.started_at, self.now)),
+            (true, true) | (false, false) => st.exits.0.as_ref().map(|e| (e.started, e.finished)),
+            (false, true) => st.exits.1.as_ref().map(|e| (e.started, e.finished)),
+        };
+        match window {
+            Some((from, to)) => self.control_plane.node_lifecycle.log_between(from, to),
+            None => Vec::new(),
+        }
     }
 
     /// The component whose static pod `key` names on `node`.

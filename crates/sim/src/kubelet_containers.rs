@@ -1218,6 +1218,9 @@ impl Cluster {
                 ),
             ));
         }
+        if let Some(c) = self.static_pod_on(&node, &key) {
+            return Ok(self.static_pod_log(c, previous));
+        }
         let run = self
             .kubelets
             .get(&node)

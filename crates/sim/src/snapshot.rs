@@ -273,6 +273,7 @@ mod tests {
         let timers = [
             Timer::Wake(component.clone()),
             Timer::NodeMonitor,
+            Timer::NoExecuteTainting,
             Timer::LeaseRenew("n".into()),
             Timer::ContainersStarted {
                 node: "n".into(),

@@ -2,8 +2,17 @@
 //!
 //! The node lifecycle controller (pkg/controller/nodelifecycle, `monitorNodeHealth`)
 //! looks at every node each `--node-monitor-period`; a node whose Lease has not been
-//! renewed for `--node-monitor-grace-period` gets Ready=Unknown, the
-//! `node.kubernetes.io/unreachable` taints, and its pods are marked not ready.
+//! renewed for `--node-monitor-grace-period` gets Ready=Unknown and the
+//! `node.kubernetes.io/unreachable:NoSchedule` taint, and its pods are marked not
+//! ready. At the next pass (processTaintBaseEviction reads the Ready condition the
+//! pass found) the node joins its zone's rate-limited tainting queue, which adds the
+//! `unreachable:NoExecute` taint: one node per 10 s per zone (`--node-eviction-rate`
+//! 0.1), 0.01/s in a PartialDisruption zone of more than 50 nodes, none in a smaller
+//! one; when every zone is FullDisruption the controller enters master disruption
+//! mode, takes its NoExecute taints off every node and taints nothing until a node is
+//! Ready again (`handleDisruption`). Zones come from the nodes' topology labels
+//! (`topology.GetZoneKey`); nodes without them, as in the default topology, form one
+//! zone.
 //!
 //! Its NoSchedule tainting pass keeps the `node.kubernetes.io/unschedulable` taint in
 //! step with `spec.unschedulable` (a cordon).
@@ -20,6 +29,8 @@ use crate::control_plane::NodeHealth;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Node, NodeCondition, PodCondition, Taint, Toleration};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub const MONITOR_PERIOD: SimDuration = SimDuration::secs(5);
 pub const GRACE_PERIOD: SimDuration = SimDuration::secs(50);
@@ -71,13 +82,293 @@ pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
     }
 }
 
+/// `--node-eviction-rate`: NoExecute taints per second in a zone, in thousandths.
+pub const NODE_EVICTION_RATE_MILLI: u32 = 100;
+/// `--secondary-node-eviction-rate`, used in a PartialDisruption zone of a large cluster.
+pub const SECONDARY_NODE_EVICTION_RATE_MILLI: u32 = 10;
+/// `--large-cluster-size-threshold`: a zone of at most this many nodes stops
+/// evicting when it is PartialDisruption.
+pub const LARGE_CLUSTER_SIZE_THRESHOLD: usize = 50;
+/// `--unhealthy-zone-threshold`.
+pub const UNHEALTHY_ZONE_THRESHOLD: f32 = 0.55;
+/// `scheduler.NodeEvictionPeriod`: how often `doNoExecuteTaintingPass` runs.
+pub const NODE_EVICTION_PERIOD: SimDuration = SimDuration::millis(100);
+/// A node with this label is left out of its zone's health (`isNodeExcludedFromDisruptionChecks`).
+pub const EXCLUDE_DISRUPTION: &str = "node.kubernetes.io/exclude-disruption";
+/// How many of the controller's log lines are kept.
+const LOG_CAPACITY: usize = 200;
+
+/// A zone's health as `ComputeZoneState` judges it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ZoneState {
+    Initial,
+    Normal,
+    PartialDisruption,
+    FullDisruption,
+}
+
+impl ZoneState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ZoneState::Initial => "Initial",
+            ZoneState::Normal => "Normal",
+            ZoneState::PartialDisruption => "PartialDisruption",
+            ZoneState::FullDisruption => "FullDisruption",
+        }
+    }
+}
+
+/// A zone's rate limiter (client-go `flowcontrol`): a token bucket of burst 1
+/// (`EvictionRateLimiterBurst`), or the never-accepting limiter a rate of 0 swaps in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum Limiter {
+    /// `NewFakeNeverRateLimiter`: never accepts; reports a QPS of 1.
+    Never,
+    /// With a burst of one token, the bucket is a single moment: the token is there
+    /// from `full_at` on, and taking it refills it one period later.
+    Bucket { qps_milli: u32, full_at: SimTime },
+}
+
+impl Limiter {
+    fn bucket(qps_milli: u32, now: SimTime) -> Limiter {
+        Limiter::Bucket {
+            qps_milli,
+            full_at: now,
+        }
+    }
+
+    /// `QPS()`, in thousandths; the never limiter says 1.
+    fn qps_milli(&self) -> u32 {
+        match self {
+            Limiter::Never => 1000,
+            Limiter::Bucket { qps_milli, .. } => *qps_milli,
+        }
+    }
+
+    fn try_accept(&mut self, now: SimTime) -> bool {
+        match self {
+            Limiter::Never => false,
+            Limiter::Bucket { qps_milli, full_at } => {
+                if now < *full_at {
+                    return false;
+                }
+                *full_at = now + SimDuration::millis(1_000_000 / u64::from((*qps_milli).max(1)));
+                true
+            }
+        }
+    }
+
+    /// `RateLimitedTimedQueue.SwapLimiter`: nothing if the QPS is the same; else a new
+    /// limiter, drained if the old one had no token to give.
+    fn swap(&mut self, qps_milli: u32, now: SimTime) {
+        if self.qps_milli() == qps_milli {
+            return;
+        }
+        if qps_milli == 0 {
+            *self = Limiter::Never;
+            return;
+        }
+        let mut new = Limiter::bucket(qps_milli, now);
+        if !self.try_accept(now) {
+            new.try_accept(now);
+        }
+        *self = new;
+    }
+
+    /// When a token will next be there, if ever.
+    fn next_token(&self) -> Option<SimTime> {
+        match self {
+            Limiter::Never => None,
+            Limiter::Bucket { full_at, .. } => Some(*full_at),
+        }
+    }
+}
+
+/// One zone's `zoneNoExecuteTainter`: a `RateLimitedTimedQueue` of node names. A name
+/// stays in `set` after it was processed, until `Remove` (the node was Ready again, or
+/// lost its taint), so a tainted node is not queued twice.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct TaintQueue {
+    limiter: Limiter,
+    /// (added at, insertion order, node): the heap by `ProcessAt`, ties in order.
+    queue: Vec<(SimTime, u64, String)>,
+    set: BTreeSet<String>,
+    seq: u64,
+}
+
+impl TaintQueue {
+    fn new(now: SimTime) -> Self {
+        TaintQueue {
+            limiter: Limiter::bucket(NODE_EVICTION_RATE_MILLI, now),
+            queue: Vec::new(),
+            set: BTreeSet::new(),
+            seq: 0,
+        }
+    }
+
+    fn add(&mut self, node: &str, now: SimTime) -> bool {
+        if !self.set.insert(node.to_string()) {
+            return false;
+        }
+        self.queue.push((now, self.seq, node.to_string()));
+        self.seq += 1;
+        self.queue.sort();
+        true
+    }
+
+    fn remove(&mut self, node: &str) -> bool {
+        if !self.set.remove(node) {
+            return false;
+        }
+        self.queue.retain(|(_, _, n)| n != node);
+        true
+    }
+}
+
+/// What the node lifecycle controller keeps in memory besides `nodeHealthMap`: each
+/// zone's state and tainting queue (`zoneStates`, `zoneNoExecuteTainter`), and the
+/// lines it has logged.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct NodeLifecycle {
+    zone_states: BTreeMap<String, ZoneState>,
+    tainters: BTreeMap<String, TaintQueue>,
+    /// When a `Timer::NoExecuteTainting` is due, if one is.
+    tainting_at: Option<SimTime>,
+    /// The controller's log lines (kube-controller-manager's container log).
+    log: VecDeque<(SimTime, String)>,
+}
+
+impl NodeLifecycle {
+    /// What a restarted controller manager no longer knows; its log is the old
+    /// container's.
+    pub(crate) fn forget(&mut self) {
+        self.zone_states.clear();
+        self.tainters.clear();
+        self.tainting_at = None;
+    }
+
+    /// A tainting timer fired while the controller could not work: the next monitor
+    /// pass looks at the queues again.
+    pub(crate) fn forget_tainting_timer(&mut self) {
+        self.tainting_at = None;
+    }
+
+    /// The log lines written in `[from, to]`.
+    pub(crate) fn log_between(&self, from: SimTime, to: SimTime) -> Vec<(SimTime, String)> {
+        self.log
+            .iter()
+            .filter(|(t, _)| *t >= from && *t <= to)
+            .cloned()
+            .collect()
+    }
+
+    /// Each zone's state, by zone key (`""` for nodes without zone labels).
+    #[allow(dead_code)]
+    pub fn zone_states(&self) -> impl Iterator<Item = (&str, ZoneState)> {
+        self.zone_states.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+}
+
+/// `topology.GetZoneKey`: the beta failure-domain labels first, then the
+/// topology.kubernetes.io ones; `""` when a node has neither region nor zone.
+pub fn zone_key(node: &Node) -> String {
+    let Some(labels) = node.metadata.labels.as_ref() else {
+        return String::new();
+    };
+    let pick = |beta: &str, ga: &str| {
+        labels
+            .get(beta)
+            .or_else(|| labels.get(ga))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let zone = pick(
+        "failure-domain.beta.kubernetes.io/zone",
+        "topology.kubernetes.io/zone",
+    );
+    let region = pick(
+        "failure-domain.beta.kubernetes.io/region",
+        "topology.kubernetes.io/region",
+    );
+    if region.is_empty() && zone.is_empty() {
+        return String::new();
+    }
+    format!("{region}:\u{0}:{zone}")
+}
+
+/// `ComputeZoneState` over the zone's Ready statuses: FullDisruption when none is
+/// Ready, PartialDisruption when more than 2 and at least 55% are not, else Normal.
+pub fn compute_zone_state(ready: &[bool]) -> ZoneState {
+    let ready_nodes = ready.iter().filter(|r| **r).count();
+    let not_ready = ready.len() - ready_nodes;
+    if ready_nodes == 0 && not_ready > 0 {
+        ZoneState::FullDisruption
+    } else if not_ready > 2
+        && (not_ready as f32) / ((not_ready + ready_nodes) as f32) >= UNHEALTHY_ZONE_THRESHOLD
+    {
+        ZoneState::PartialDisruption
+    } else {
+        ZoneState::Normal
+    }
+}
+
+/// The tainting rate for a zone in `state` (`setLimiterInZone`): the normal rate, or
+/// in PartialDisruption `ReducedQPSFunc` (the secondary rate above the large-cluster
+/// threshold, else 0); FullDisruption of one zone keeps the normal rate
+/// (`HealthyQPSFunc`).
+fn zone_rate_milli(state: ZoneState, zone_size: usize) -> Option<u32> {
+    match state {
+        ZoneState::Normal | ZoneState::FullDisruption => Some(NODE_EVICTION_RATE_MILLI),
+        ZoneState::PartialDisruption if zone_size > LARGE_CLUSTER_SIZE_THRESHOLD => {
+            Some(SECONDARY_NODE_EVICTION_RATE_MILLI)
+        }
+        ZoneState::PartialDisruption => Some(0),
+        ZoneState::Initial => None,
+    }
+}
+
+/// A zone key as klog quotes it (the separator is a NUL byte).
+fn quote_zone(zone: &str) -> String {
+    format!("\"{}\"", zone.replace('\u{0}', "\\x00"))
+}
+
 impl Cluster {
+    /// One line of the node lifecycle controller's log, in klog's text format with
+    /// the controller's logger name. The source line number is not modelled.
+    fn node_lifecycle_log(&mut self, message: &str, pairs: &[(&str, String)]) {
+        let stamp = self
+            .now
+            .to_k8s()
+            .0
+            .to_zoned(k8s_openapi::jiff::tz::TimeZone::UTC)
+            .strftime("%m%d %H:%M:%S.%6f")
+            .to_string();
+        let mut line = format!(
+            "I{stamp}       1 node_lifecycle_controller.go] \"{message}\" logger=\"node-lifecycle-controller\""
+        );
+        for (k, v) in pairs {
+            line.push_str(&format!(" {k}={v}"));
+        }
+        let log = &mut self.control_plane.node_lifecycle.log;
+        if log.len() == LOG_CAPACITY {
+            log.pop_front();
+        }
+        log.push_back((self.now, line));
+    }
+
     /// One pass of `monitorNodeHealth`. Staleness is judged by the controller's own
     /// clock: a node's probe timestamp moves to "now" whenever the controller sees
     /// its Lease renewed or its Ready heartbeat change (`tryUpdateNodeHealth`), and a
     /// node seen for the first time — after the controller manager (re)started —
     /// counts as freshly heard from. A Lease that stopped changing is stale only
     /// `GRACE_PERIOD` after the controller last saw it change.
+    ///
+    /// Each node's taint-based eviction (`processTaintBaseEviction`) goes by the Ready
+    /// condition the pass *found*, before its own update: a node declared Unknown in
+    /// this pass joins its zone's tainting queue at the next pass. Then
+    /// `handleDisruption` sets each zone's rate from the zones' health, and the
+    /// tainting pass (upstream every 100 ms, here at once and then when the next token
+    /// is due) takes the queues' heads.
     pub(crate) fn monitor_node_health(&mut self) {
         // Read every node by reference; clone only the few that need a write.
         let names: std::collections::BTreeSet<String> = self
@@ -88,12 +379,43 @@ impl Cluster {
         self.control_plane
             .node_health
             .retain(|name, _| names.contains(name));
-        for name in names {
-            let node_key = ObjectKey::new(Kind::Node, "", &name);
+        // Zone key → the Ready status of each of its nodes after this pass.
+        let mut zone_ready: BTreeMap<String, Vec<bool>> = BTreeMap::new();
+        for name in &names {
+            let node_key = ObjectKey::new(Kind::Node, "", name);
             let Some(node) = self.store.get(&node_key).and_then(|o| o.as_node()) else {
                 continue;
             };
-            let lease_key = ObjectKey::new(Kind::Lease, "kube-node-lease", &name);
+            let zone = zone_key(node);
+            if !self
+                .control_plane
+                .node_lifecycle
+                .tainters
+                .contains_key(&zone)
+            {
+                // addPodEvictorForNewZone
+                let now = self.now;
+                let lifecycle = &mut self.control_plane.node_lifecycle;
+                lifecycle
+                    .zone_states
+                    .insert(zone.clone(), ZoneState::Initial);
+                lifecycle
+                    .tainters
+                    .insert(zone.clone(), TaintQueue::new(now));
+                self.node_lifecycle_log(
+                    "Initializing eviction metric for zone",
+                    &[("zone", quote_zone(&zone))],
+                );
+            }
+            let Some(node) = self.store.get(&node_key).and_then(|o| o.as_node()) else {
+                continue;
+            };
+            let excluded = node
+                .metadata
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.contains_key(EXCLUDE_DISRUPTION));
+            let lease_key = ObjectKey::new(Kind::Lease, "kube-node-lease", name);
             let renewed = self
                 .store
                 .get(&lease_key)
@@ -103,7 +425,7 @@ impl Cluster {
                 .map(|t| {
                     SimTime::from_k8s(&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(t.0))
                 });
-            let ready = node_ready_status(node).to_string();
+            let observed = node_ready_status(node).to_string();
             let has_taints = node
                 .spec
                 .as_ref()
@@ -117,6 +439,7 @@ impl Cluster {
                 .and_then(|c| c.last_heartbeat_time.as_ref())
                 .map(SimTime::from_k8s);
             let now = self.now;
+            let first_sight = !self.control_plane.node_health.contains_key(name);
             let health = self
                 .control_plane
                 .node_health
@@ -132,20 +455,338 @@ impl Cluster {
                 health.observed_heartbeat = heartbeat;
             }
             let stale = now.since(health.probe_timestamp) > GRACE_PERIOD;
-            let node = || self.store.get(&node_key).and_then(|o| o.as_node()).cloned();
-            if stale && ready != "Unknown" {
-                if let Some(node) = node() {
-                    self.mark_node_unknown(node);
+            if first_sight {
+                self.node_lifecycle_log(
+                    "Missing timestamp for Node. Assuming now as a timestamp",
+                    &[("node", format!("\"{name}\""))],
+                );
+            }
+            let node = |c: &Cluster| c.store.get(&node_key).and_then(|o| o.as_node()).cloned();
+            let mut current = observed.clone();
+            if stale && observed != "Unknown" {
+                if let Some(node) = node(self) {
+                    if self.mark_node_unknown(node) {
+                        current = "Unknown".into();
+                    }
                 }
-            } else if !stale && ready == "True" && has_taints {
-                if let Some(node) = node() {
+            } else if !stale && observed == "True" && has_taints {
+                // markNodeAsReachable, and the NoSchedule pass for a Ready node.
+                if let Some(node) = node(self) {
                     self.remove_unreachable_taints(node);
                 }
+            }
+            if observed == "True" {
+                if let Some(q) = self.control_plane.node_lifecycle.tainters.get_mut(&zone) {
+                    q.remove(name);
+                }
+            } else if let Some(node) = node(self) {
+                self.mark_node_for_tainting(&zone, &node, &observed);
+            }
+            if !excluded {
+                zone_ready.entry(zone).or_default().push(current == "True");
+            }
+        }
+        self.handle_disruption(&zone_ready, &names);
+        self.no_execute_tainting_pass();
+    }
+
+    /// `markNodeForTainting` (and the instant swap of an opposite taint): a node that
+    /// lacks the NoExecute taint its Ready condition calls for goes back in the queue.
+    fn mark_node_for_tainting(&mut self, zone: &str, node: &Node, observed: &str) {
+        let (want, opposite) = if observed == "False" {
+            (NOT_READY, UNREACHABLE)
+        } else {
+            (UNREACHABLE, NOT_READY)
+        };
+        let has = |key: &str| {
+            node.spec
+                .as_ref()
+                .and_then(|s| s.taints.as_ref())
+                .is_some_and(|ts| ts.iter().any(|t| t.key == key && t.effect == "NoExecute"))
+        };
+        let name = node.metadata.name.clone().unwrap_or_default();
+        if has(opposite) {
+            // The node was already tainted for the other reason: swapped at once.
+            self.swap_no_execute_taint(node.clone(), want, opposite);
+            return;
+        }
+        let now = self.now;
+        let Some(q) = self.control_plane.node_lifecycle.tainters.get_mut(zone) else {
+            return;
+        };
+        if !has(want) {
+            q.remove(&name);
+        }
+        q.add(&name, now);
+    }
+
+    /// `SwapNodeControllerTaint` for the NoExecute taints: adds `add` (timeAdded now)
+    /// and removes `remove`.
+    fn swap_no_execute_taint(&mut self, mut node: Node, add: &str, remove: &str) -> bool {
+        let now = self.now.to_k8s();
+        let taints = node
+            .spec
+            .get_or_insert_with(Default::default)
+            .taints
+            .get_or_insert_with(Vec::new);
+        let before = taints.clone();
+        taints.retain(|t| !(t.key == remove && t.effect == "NoExecute"));
+        if !taints
+            .iter()
+            .any(|t| t.key == add && t.effect == "NoExecute")
+        {
+            taints.push(Taint {
+                key: add.into(),
+                effect: "NoExecute".into(),
+                time_added: Some(now),
+                value: None,
+            });
+        }
+        if *taints == before {
+            return true;
+        }
+        self.update_as(NODE_ACTOR, Object::Node(node)).is_ok()
+    }
+
+    /// `handleDisruption`: each zone's new state from its nodes' Ready conditions, the
+    /// master disruption mode when every zone is FullDisruption (the controller then
+    /// suspects its own connectivity, takes every NoExecute taint it set off and
+    /// stops tainting), and the zones' tainting rates.
+    fn handle_disruption(
+        &mut self,
+        zone_ready: &BTreeMap<String, Vec<bool>>,
+        nodes: &BTreeSet<String>,
+    ) {
+        let mut new_states: BTreeMap<String, ZoneState> = BTreeMap::new();
+        let mut all_are_fully_disrupted = true;
+        for (zone, ready) in zone_ready {
+            let state = compute_zone_state(ready);
+            if state != ZoneState::FullDisruption {
+                all_are_fully_disrupted = false;
+            }
+            new_states.insert(zone.clone(), state);
+            if !self
+                .control_plane
+                .node_lifecycle
+                .zone_states
+                .contains_key(zone)
+            {
+                self.node_lifecycle_log(
+                    "Setting initial state for unseen zone",
+                    &[("zone", quote_zone(zone))],
+                );
+                self.control_plane
+                    .node_lifecycle
+                    .zone_states
+                    .insert(zone.clone(), ZoneState::Initial);
+            }
+        }
+        // Zones left without nodes are forgotten. (Upstream stops forgetting at the
+        // first zone that is not FullDisruption, in Go's random map order; here every
+        // empty zone goes.)
+        self.control_plane
+            .node_lifecycle
+            .zone_states
+            .retain(|zone, _| zone_ready.contains_key(zone));
+        let all_was_fully_disrupted = self
+            .control_plane
+            .node_lifecycle
+            .zone_states
+            .values()
+            .all(|s| *s == ZoneState::FullDisruption);
+        if all_are_fully_disrupted && all_was_fully_disrupted {
+            return;
+        }
+        let now = self.now;
+        if all_are_fully_disrupted {
+            self.node_lifecycle_log(
+                "Controller detected that all Nodes are not-Ready. Entering master disruption mode",
+                &[],
+            );
+            for name in nodes {
+                self.mark_node_as_reachable(name);
+            }
+            let lifecycle = &mut self.control_plane.node_lifecycle;
+            let zones: Vec<String> = lifecycle.zone_states.keys().cloned().collect();
+            for zone in zones {
+                if let Some(q) = lifecycle.tainters.get_mut(&zone) {
+                    q.limiter.swap(0, now);
+                }
+                lifecycle
+                    .zone_states
+                    .insert(zone, ZoneState::FullDisruption);
+            }
+            return;
+        }
+        if all_was_fully_disrupted {
+            self.node_lifecycle_log(
+                "Controller detected that some Nodes are Ready. Exiting master disruption mode",
+                &[],
+            );
+            // Every node's clock starts again.
+            for health in self.control_plane.node_health.values_mut() {
+                health.probe_timestamp = now;
+            }
+            let lifecycle = &mut self.control_plane.node_lifecycle;
+            let zones: Vec<String> = lifecycle.zone_states.keys().cloned().collect();
+            for zone in zones {
+                let state = new_states.get(&zone).copied().unwrap_or(ZoneState::Normal);
+                let size = zone_ready.get(&zone).map_or(0, Vec::len);
+                if let (Some(rate), Some(q)) = (
+                    zone_rate_milli(state, size),
+                    lifecycle.tainters.get_mut(&zone),
+                ) {
+                    q.limiter.swap(rate, now);
+                }
+                lifecycle.zone_states.insert(zone, state);
+            }
+            return;
+        }
+        let zones: Vec<(String, ZoneState)> = self
+            .control_plane
+            .node_lifecycle
+            .zone_states
+            .iter()
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        for (zone, old) in zones {
+            let Some(&state) = new_states.get(&zone) else {
+                continue;
+            };
+            if state == old {
+                continue;
+            }
+            self.node_lifecycle_log(
+                "Controller detected that zone is now in new state",
+                &[
+                    ("zone", quote_zone(&zone)),
+                    ("newState", format!("\"{}\"", state.as_str())),
+                ],
+            );
+            let size = zone_ready.get(&zone).map_or(0, Vec::len);
+            let lifecycle = &mut self.control_plane.node_lifecycle;
+            if let (Some(rate), Some(q)) = (
+                zone_rate_milli(state, size),
+                lifecycle.tainters.get_mut(&zone),
+            ) {
+                q.limiter.swap(rate, now);
+            }
+            lifecycle.zone_states.insert(zone, state);
+        }
+    }
+
+    /// `markNodeAsReachable`: the NoExecute taints the controller sets come off, and
+    /// the node leaves its zone's queue.
+    fn mark_node_as_reachable(&mut self, name: &str) {
+        let key = ObjectKey::new(Kind::Node, "", name);
+        let Some(Object::Node(mut node)) = self.store.get(&key).cloned() else {
+            return;
+        };
+        let zone = zone_key(&node);
+        if let Some(taints) = node.spec.as_mut().and_then(|s| s.taints.as_mut()) {
+            let before = taints.len();
+            taints.retain(|t| {
+                !((t.key == UNREACHABLE || t.key == NOT_READY) && t.effect == "NoExecute")
+            });
+            if taints.len() != before {
+                if taints.is_empty() {
+                    node.spec.as_mut().expect("checked above").taints = None;
+                }
+                let _ = self.update_as(NODE_ACTOR, Object::Node(node));
+            }
+        }
+        if let Some(q) = self.control_plane.node_lifecycle.tainters.get_mut(&zone) {
+            q.remove(name);
+        }
+    }
+
+    /// `doNoExecuteTaintingPass`: in each zone, while the limiter gives a token, the
+    /// queue's head gets the NoExecute taint its Ready condition calls for. Then a
+    /// `Timer::NoExecuteTainting` for the next token a waiting queue needs (upstream
+    /// looks every 100 ms; the timer falls on the same 100 ms steps).
+    pub(crate) fn no_execute_tainting_pass(&mut self) {
+        let now = self.now;
+        if self
+            .control_plane
+            .node_lifecycle
+            .tainting_at
+            .is_some_and(|t| t <= now)
+        {
+            self.control_plane.node_lifecycle.tainting_at = None;
+        }
+        let zones: Vec<String> = self
+            .control_plane
+            .node_lifecycle
+            .tainters
+            .keys()
+            .cloned()
+            .collect();
+        for zone in zones {
+            loop {
+                let lifecycle = &mut self.control_plane.node_lifecycle;
+                let Some(q) = lifecycle.tainters.get_mut(&zone) else {
+                    break;
+                };
+                let Some((_, _, head)) = q.queue.first().cloned() else {
+                    break;
+                };
+                if !q.limiter.try_accept(now) {
+                    break;
+                }
+                let done = self.taint_queued_node(&head);
+                let Some(q) = self.control_plane.node_lifecycle.tainters.get_mut(&zone) else {
+                    break;
+                };
+                if done {
+                    // RemoveFromQueue: out of the queue, still in the set.
+                    q.queue.retain(|(_, _, n)| *n != head);
+                } else {
+                    // Retried 50 ms later (ProcessAt moves); the next pass takes it.
+                    break;
+                }
+            }
+        }
+        let next = self
+            .control_plane
+            .node_lifecycle
+            .tainters
+            .values()
+            .filter(|q| !q.queue.is_empty())
+            .filter_map(|q| q.limiter.next_token())
+            .map(|t| {
+                let step = NODE_EVICTION_PERIOD.as_millis();
+                SimTime(t.0.max(now.0 + 1).div_ceil(step) * step)
+            })
+            .min();
+        if let Some(at) = next {
+            let lifecycle = &mut self.control_plane.node_lifecycle;
+            if lifecycle.tainting_at.is_none_or(|t| at < t) {
+                lifecycle.tainting_at = Some(at);
+                self.schedule(at, Timer::NoExecuteTainting);
             }
         }
     }
 
-    fn mark_node_unknown(&mut self, mut node: Node) {
+    /// The tainting queue's action for one node: true when it is done with it.
+    fn taint_queued_node(&mut self, name: &str) -> bool {
+        let key = ObjectKey::new(Kind::Node, "", name);
+        let Some(Object::Node(node)) = self.store.get(&key).cloned() else {
+            return true; // "Node no longer present in nodeLister"
+        };
+        match node_ready_status(&node) {
+            "False" => self.swap_no_execute_taint(node, NOT_READY, UNREACHABLE),
+            "Unknown" => self.swap_no_execute_taint(node, UNREACHABLE, NOT_READY),
+            // Ready again: no taint needed.
+            _ => true,
+        }
+    }
+
+    /// The verdict on a silent node: every condition Unknown and, in the same write,
+    /// the `unreachable:NoSchedule` taint (upstream's NoSchedule tainting pass sends it
+    /// a moment later, reacting to the status update); its pods are marked not ready.
+    /// The NoExecute taint comes from the zone's tainting queue. False if the write
+    /// failed.
+    fn mark_node_unknown(&mut self, mut node: Node) -> bool {
         let now = self.now.to_k8s();
         let name = node.metadata.name.clone().unwrap_or_default();
         if let Some(conds) = node.status.as_mut().and_then(|s| s.conditions.as_mut()) {
@@ -165,21 +806,20 @@ impl Cluster {
             .get_or_insert_with(Default::default)
             .taints
             .get_or_insert_with(Vec::new);
-        for effect in ["NoSchedule", "NoExecute"] {
-            if !taints
-                .iter()
-                .any(|t| t.key == UNREACHABLE && t.effect == effect)
-            {
-                taints.push(Taint {
-                    key: UNREACHABLE.into(),
-                    effect: effect.into(),
-                    time_added: (effect == "NoExecute").then(|| now.clone()),
-                    value: None,
-                });
-            }
+        if !taints
+            .iter()
+            .any(|t| t.key == UNREACHABLE && t.effect == "NoSchedule")
+        {
+            taints.push(Taint {
+                key: UNREACHABLE.into(),
+                effect: "NoSchedule".into(),
+                // SwapNodeControllerTaint stamps every taint it adds.
+                time_added: Some(now.clone()),
+                value: None,
+            });
         }
         let Ok(updated) = self.update_as(NODE_ACTOR, Object::Node(node)) else {
-            return;
+            return false;
         };
         self.record_event(
             &updated,
@@ -221,6 +861,7 @@ impl Cluster {
                 );
             }
         }
+        true
     }
 
     /// `doNoScheduleTaintingPass` for cordons: a node with `spec.unschedulable` gets

@@ -117,14 +117,25 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
     } else {
         vec![path.to_path_buf()]
     };
-    // The glossary sits beside index.yaml: in PATH, or above one lesson's folder.
+    // The glossary sits beside index.yaml: in PATH, or above one lesson's folder;
+    // a lesson drafted elsewhere is held to the repository's (`lessons/` of the
+    // folder the command runs in).
     let glossary_path = if index.is_file() {
         Some(path.join(GLOSSARY_FILE))
     } else {
-        path.parent().map(|p| p.join(GLOSSARY_FILE))
+        path.parent()
+            .map(|p| p.join(GLOSSARY_FILE))
+            .filter(|p| p.is_file())
+            .or_else(|| Some(Path::new("lessons").join(GLOSSARY_FILE)))
     };
     let glossary = match glossary_path.filter(|p| p.is_file()) {
-        None => None,
+        None => {
+            let _ = writeln!(
+                text,
+                "note: no {GLOSSARY_FILE} beside the lessons (nor lessons/{GLOSSARY_FILE} here): their words were not checked"
+            );
+            None
+        }
         Some(p) => {
             let shown = p.display().to_string();
             match std::fs::read_to_string(&p)

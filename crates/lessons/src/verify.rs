@@ -211,6 +211,25 @@ fn yaml_blocks_match_files(
 }
 
 /// Both languages agree on everything that is not words.
+/// Where two blocks' texts first differ, for an author: the line here (Russian)
+/// and the line in English, each with its file line. `ru_fence`/`en_fence` are
+/// the lines of the opening fences (the text starts on the line after).
+fn first_difference(ru_fence: usize, ru: &str, en_fence: usize, en: &str) -> String {
+    let (a, b): (Vec<&str>, Vec<&str>) = (ru.lines().collect(), en.lines().collect());
+    let k = (0..a.len().max(b.len()))
+        .find(|&k| a.get(k) != b.get(k))
+        .unwrap_or(0);
+    let show = |lines: &[&str], fence: usize| match lines.get(k) {
+        Some(l) => format!("line {}: {l:?}", fence + 1 + k),
+        None => format!("line {}: the block has ended", fence + 1 + k),
+    };
+    format!(
+        "here {}; in English {}",
+        show(&a, ru_fence),
+        show(&b, en_fence)
+    )
+}
+
 fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
     let mut differ = |line: usize, what: String| {
         errors.push(LessonError::new(
@@ -320,9 +339,17 @@ fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
             );
         }
         if s.solution.as_ref().map(|x| &x.text) != t.solution.as_ref().map(|x| &x.text) {
+            let detail = match (&t.solution, &s.solution) {
+                (Some(r), Some(e)) => {
+                    format!(" ({})", first_difference(r.line, &r.text, e.line, &e.text))
+                }
+                (None, Some(_)) => " (there is none here)".to_string(),
+                (Some(_), None) => " (there is none in English)".to_string(),
+                (None, None) => String::new(),
+            };
             differ(
                 t.solution.as_ref().map(|c| c.line).unwrap_or(t.line),
-                format!("step {n}'s solution"),
+                format!("step {n}'s solution{detail}"),
             );
         }
         for (what, theirs, ours) in [
@@ -331,10 +358,28 @@ fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
         ] {
             let texts = |v: &Vec<Solution>| v.iter().map(|x| x.text.clone()).collect::<Vec<_>>();
             if texts(theirs) != texts(ours) {
-                differ(
-                    theirs.first().map(|c| c.line).unwrap_or(t.line),
-                    format!("step {n}'s {what}"),
-                );
+                let k = (0..theirs.len().max(ours.len()))
+                    .find(|&k| theirs.get(k).map(|x| &x.text) != ours.get(k).map(|x| &x.text))
+                    .unwrap_or(0);
+                let (line, detail) = match (theirs.get(k), ours.get(k)) {
+                    (Some(r), Some(e)) => (
+                        r.line,
+                        format!(
+                            ", block {} ({})",
+                            k + 1,
+                            first_difference(r.line, &r.text, e.line, &e.text)
+                        ),
+                    ),
+                    (Some(r), None) => (
+                        r.line,
+                        format!(": {} here, {} in English", theirs.len(), ours.len()),
+                    ),
+                    (None, _) => (
+                        t.line,
+                        format!(": {} here, {} in English", theirs.len(), ours.len()),
+                    ),
+                };
+                differ(line, format!("step {n}'s {what}{detail}"));
             }
         }
         if s.frame
@@ -372,20 +417,19 @@ fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
         let first_diff = (0..en_runs.len().max(ru_runs.len()))
             .find(|&k| en_runs.get(k).map(|x| &x.1) != ru_runs.get(k).map(|x| &x.1));
         if let Some(k) = first_diff {
-            let show = |r: Option<&(usize, String)>| match r {
-                Some((line, text)) => {
-                    format!("line {line}: {:?}", text.lines().next().unwrap_or(""))
+            let detail = match (ru_runs.get(k), en_runs.get(k)) {
+                (Some((rl, rt)), Some((el, et))) => first_difference(*rl, rt, *el, et),
+                (Some((rl, _)), None) => {
+                    format!("here line {rl}; in English there is no such block")
                 }
-                None => "no block".to_string(),
+                (None, Some((el, _))) => {
+                    format!("here there is no such block; in English line {el}")
+                }
+                (None, None) => String::new(),
             };
             differ(
                 ru_runs.get(k).map(|r| r.0).unwrap_or(t.line),
-                format!(
-                    "step {n}'s command or YAML block {} (here {}; in English {})",
-                    k + 1,
-                    show(ru_runs.get(k)),
-                    show(en_runs.get(k))
-                ),
+                format!("step {n}'s command or YAML block {} ({detail})", k + 1),
             );
         }
         let quizzes = |st: &Step| -> Vec<(usize, Vec<usize>)> {

@@ -72,7 +72,7 @@ fn answers_must_be_the_same_in_both_languages() {
     });
     let e = messages(&s);
     assert!(
-        e.contains("step 1's near-misses: it must be the same as in"),
+        e.contains("ru.md:26: step 1's near-misses, block 1 (here line 27: \"kubectl create namespace shopz\"; in English line 27: \"kubectl create namespace shops\"): it must be the same as in"),
         "{e}"
     );
 }
@@ -151,6 +151,20 @@ fn a_yaml_block_that_drifted_from_its_file_is_named() {
         .collect();
     assert!(
         e.contains("valid/tiny/en.md:12: this YAML block shows the objects of shop.yaml but differs from it"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_solution_that_differs_between_languages_shows_the_first_line_that_differs() {
+    let mut s = source("valid/tiny");
+    s.ru =
+        s.ru.map(|t| t.replace("sim advance 10s\n```", "sim advance 20s\n```"));
+    let e = messages(&s);
+    assert!(
+        e.contains(
+            "ru.md:48: step 2's solution (here line 50: \"sim advance 20s\"; in English line "
+        ),
         "{e}"
     );
 }

@@ -45,7 +45,8 @@ pub struct ImageInfo {
     pub shell: bool,
     /// Executables (besides the shell and its applets) that run the image's behaviour.
     pub programs: &'static [&'static str],
-    /// The tags the registry has: exact, or a prefix ending in `*` (`1.2*`).
+    /// The tags the registry has: exact, or a pattern ending in `*` (see
+    /// [`tag_matches`]: `1.2#*` is 1.20 to 1.29 and their patch and variant tags).
     pub tags: &'static [&'static str],
     /// Network tools the image ships (`nslookup`, `wget`, `curl`), which `kubectl exec`
     /// runs against the simulated network.
@@ -134,8 +135,8 @@ pub const CATALOGUE: &[ImageInfo] = &[
             "mainline*",
             "alpine*",
             "perl",
-            "1.1*",
-            "1.2*",
+            "1.1#*",
+            "1.2#*",
             "1",
         ],
         tools: &["curl"],
@@ -145,7 +146,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         repository: "busybox",
         size: 4_261_550,
         tags: &[
-            "latest", "stable", "musl", "glibc", "uclibc", "1.2*", "1.3*", "1",
+            "latest", "stable", "musl", "glibc", "uclibc", "1.2#*", "1.3#*", "1",
         ],
         tools: &["nslookup", "wget"],
         ..SHELL
@@ -192,7 +193,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         repository: "ubuntu",
         size: 29_750_000,
         cmd: &["/bin/bash"],
-        tags: &["latest", "rolling", "noble", "jammy", "focal", "2*"],
+        tags: &["latest", "rolling", "noble", "jammy", "focal", "2#*"],
         ..SHELL
     },
     ImageInfo {
@@ -256,7 +257,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 51_800_000,
         cmd: &["nginx", "-g", "daemon off;"],
         programs: &["nginx"],
-        tags: &["0.7", "0.8", "0.2*"],
+        tags: &["0.7", "0.8", "0.2#*"],
         ..SERVER
     },
     ImageInfo {
@@ -608,10 +609,7 @@ pub fn pull_error(image: &str) -> Option<String> {
         Some(info) => {
             let ok = match tag(image) {
                 None => true,
-                Some(t) => info.tags.iter().any(|p| match p.strip_suffix('*') {
-                    Some(prefix) => t.starts_with(prefix),
-                    None => *p == t,
-                }),
+                Some(t) => info.tags.iter().any(|p| tag_matches(p, t)),
             };
             (!ok).then(|| {
                 format!(
@@ -620,6 +618,34 @@ pub fn pull_error(image: &str) -> Option<String> {
             })
         }
     }
+}
+
+/// Whether a registry's tag pattern has `tag`: an exact tag, or a pattern where
+/// `#` is one digit and a final `*` the rest of the tag. A number is not cut in
+/// the middle: after a pattern that ends in a digit, the rest must start with
+/// something else, so `1.2#*` has `1.29`, `1.29.1` and `1.29-alpine` but not
+/// `1.299`, and `3*` has `3.20` but not `30`.
+pub fn tag_matches(pattern: &str, tag: &str) -> bool {
+    let (head, rest_allowed) = match pattern.strip_suffix('*') {
+        Some(h) => (h, true),
+        None => (pattern, false),
+    };
+    let (mut p, mut t) = (head.chars(), tag.chars());
+    loop {
+        match (p.next(), t.clone().next()) {
+            (None, _) => break,
+            (Some('#'), Some(c)) if c.is_ascii_digit() => {}
+            (Some(a), Some(c)) if a == c => {}
+            _ => return false,
+        }
+        t.next();
+    }
+    let rest = t.as_str();
+    if !rest_allowed {
+        return rest.is_empty();
+    }
+    let ends_in_digit = head.ends_with(|c: char| c.is_ascii_digit() || c == '#');
+    !(ends_in_digit && rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 pub fn lookup(image: &str) -> Option<&'static ImageInfo> {
@@ -654,6 +680,28 @@ mod tests {
         );
         assert_eq!(repository("localhost:5000/app"), "localhost:5000/app");
         assert_eq!(repository("nginx@sha256:abc"), "nginx");
+    }
+
+    #[test]
+    fn tag_patterns_do_not_cut_a_number() {
+        for (pattern, tag, has) in [
+            ("1.2#*", "1.29", true),
+            ("1.2#*", "1.27.3", true),
+            ("1.2#*", "1.28-alpine", true),
+            ("1.2#*", "1.299", false),
+            ("1.2#*", "1.2", false),
+            ("3*", "3.20", true),
+            ("3*", "3", true),
+            ("3*", "30", false),
+            ("v1.*", "v1.31.0", true),
+            ("alpine*", "alpine3.20", true),
+            ("latest", "latest", true),
+            ("latest", "latest2", false),
+        ] {
+            assert_eq!(tag_matches(pattern, tag), has, "{pattern} {tag}");
+        }
+        assert!(pull_error("nginx:1.299").is_some());
+        assert!(pull_error("nginx:1.29").is_none());
     }
 
     #[test]

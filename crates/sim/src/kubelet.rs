@@ -971,7 +971,7 @@ impl Cluster {
             } else if pulling.contains(&image) {
                 // Pulled for an earlier container of this pod: present once that ends.
                 pulled.push(format!(
-                    "Container image \"{image}\" already present on machine"
+                    "Container image \"{image}\" already present on machine and can be accessed by the pod"
                 ));
             } else {
                 self.record_event(
@@ -980,7 +980,7 @@ impl Cluster {
                     Some(node),
                     "Normal",
                     "Pulled",
-                    format!("Container image \"{image}\" already present on machine"),
+                    format!("Container image \"{image}\" already present on machine and can be accessed by the pod"),
                 );
             }
         }

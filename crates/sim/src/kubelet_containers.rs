@@ -949,7 +949,7 @@ impl Cluster {
         events.push((
             "Normal",
             "Pulled",
-            format!("Container image \"{image}\" already present on machine"),
+            format!("Container image \"{image}\" already present on machine and can be accessed by the pod"),
         ));
         if let Some(cs) = status_mut(pod, name) {
             cs.image = image.clone();

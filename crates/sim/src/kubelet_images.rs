@@ -248,7 +248,7 @@ impl Cluster {
             let events = vec![(
                 "Normal",
                 "Pulled",
-                format!("Container image \"{image}\" already present on machine"),
+                format!("Container image \"{image}\" already present on machine and can be accessed by the pod"),
             )];
             self.finish_pull(node, key, pod, index, name, events);
             return;

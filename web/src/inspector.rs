@@ -436,7 +436,7 @@ fn actions(
             html! {
                 <>
                     { button("danger inspector-delete", text::t(tr, I::DeleteRobot),
-                        Action::RunKubectl(format!("kubectl delete pod {name} -n {namespace}"))) }
+                        Action::RunKubectl(format!("kubectl delete pod {name} -n {namespace} --wait=false"))) }
                     if let Some(zone) = zone {
                         { link(format!("{} → {zone}", text::t(tr, I::ShowZone)), Target::Zone(zone)) }
                     }

@@ -298,6 +298,9 @@ pub struct DeleteArgs {
     /// Selector (label query) to filter on
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
     pub selector: Option<String>,
+    /// Selector (field query) to filter on, supports '=', '==', and '!='.(e.g. --field-selector key1=value1,key2=value2). The server only supports a limited number of field queries per type.
+    #[arg(long = "field-selector", value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
     /// Delete all resources of the given types in the namespace
     #[arg(long = "all", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
     pub all: bool,

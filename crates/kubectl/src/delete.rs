@@ -40,6 +40,11 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
     if args.all && args.selector.is_some() {
         return CommandOutput::error("error: cannot set --all and --selector at the same time");
     }
+    if args.all && args.field_selector.is_some() {
+        return CommandOutput::error(
+            "error: cannot set --all and --field-selector at the same time",
+        );
+    }
     let mut grace = args.grace_period;
     if args.now {
         if grace != -1 {
@@ -67,7 +72,8 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
         .namespace
         .clone()
         .unwrap_or_else(|| ctx.default_namespace.clone());
-    let ignore_not_found = args.ignore_not_found || args.all || args.selector.is_some();
+    let by_query = args.selector.is_some() || args.field_selector.is_some();
+    let ignore_not_found = args.ignore_not_found || args.all || by_query;
     let timeout = match crate::wait::parse_timeout(&args.timeout) {
         Ok(t) => t,
         Err(e) => {
@@ -111,12 +117,12 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
             Some(Ok(s)) => Some(s),
             Some(Err(e)) => return CommandOutput::error(format!("error: {e}")),
         };
-        if any_names && (selector.is_some() || args.all) {
+        if any_names && (by_query || args.all) {
             return CommandOutput::error(
                 "error: name cannot be provided when a selector is specified",
             );
         }
-        if !any_names && selector.is_none() && !args.all {
+        if !any_names && !by_query && !args.all {
             return CommandOutput::error(
                 "error: resource(s) were provided, but no name was specified",
             );
@@ -130,9 +136,20 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
                 if let Err(e) = allowed {
                     return CommandOutput::error(errors::render(&e, None));
                 }
+                // The field selector is checked by the kind's registry, as for `get`.
+                let fields = match crate::getfmt::check_field_selector(
+                    args.field_selector.as_deref(),
+                    args.selector.as_deref(),
+                    &[req.kind],
+                ) {
+                    Ok(f) => f,
+                    Err(e) => return CommandOutput::error(e),
+                };
                 for o in cluster.list(req.kind, Some(&namespace)) {
                     let labels = o.meta().labels.as_ref().unwrap_or(&empty);
-                    if selector.as_ref().is_none_or(|s| s.matches(labels)) {
+                    if selector.as_ref().is_none_or(|s| s.matches(labels))
+                        && fields.as_ref().is_none_or(|f| f.matches(&o))
+                    {
                         targets.push(Target {
                             kind: req.kind,
                             namespace: o.namespace().to_string(),

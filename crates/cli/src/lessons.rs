@@ -195,18 +195,28 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
     if warnings > 0 {
         let _ = writeln!(
             text,
-            "{} (lessons/{GLOSSARY_FILE} has the words)",
+            "{} (lessons/{GLOSSARY_FILE} has the words; lessons/README.md says how to write a near-miss)",
             counted(warnings, "warning", "warnings")
         );
     }
     Report { text, ok, warnings }
 }
 
-/// Prints a warning for each word outside the glossary and each button named in
-/// the other language; returns how many.
+/// Prints a warning for each check no near-miss tries, each word outside the
+/// glossary and each button named in the other language; returns how many.
 fn warn_words(text: &mut String, glossary: Option<&Glossary>, source: &LessonSource) -> usize {
-    let Some(g) = glossary else { return 0 };
     let mut n = 0;
+    if let Some(Ok(lesson)) = source
+        .en
+        .as_deref()
+        .map(|t| warehouse_lessons::parse_lesson(&format!("{}/en.md", source.dir), t))
+    {
+        for w in warehouse_lessons::verify::untried_checks(&lesson) {
+            let _ = writeln!(text, "  warning: {w}");
+            n += 1;
+        }
+    }
+    let Some(g) = glossary else { return n };
     for (name, body, russian) in [("en.md", &source.en, false), ("ru.md", &source.ru, true)] {
         let Some(body) = body else { continue };
         for w in g.warnings(&format!("{}/{name}", source.dir), body, russian) {

@@ -96,6 +96,9 @@ pub struct Step {
     pub near_misses: Vec<Solution>,
     /// ```` ```alternative ```` blocks: other right answers the check must accept.
     pub alternatives: Vec<Solution>,
+    /// How many ```` ```author-note ```` blocks the step has (their text is for
+    /// authors only and is not kept).
+    pub author_notes: usize,
     pub incidents: Vec<Incident>,
     /// A ```` ```frame ```` block: this step shows one moment of the simulation's own
     /// record (an interview walkthrough).

@@ -430,6 +430,7 @@ impl BodyParser<'_> {
                         solution: None,
                         near_misses: Vec::new(),
                         alternatives: Vec::new(),
+                        author_notes: 0,
                         incidents: Vec::new(),
                         frame: None,
                     });
@@ -534,6 +535,9 @@ impl BodyParser<'_> {
             // never shown, never compared between languages.
             if content.trim().is_empty() {
                 self.error(line, "the ```author-note block is empty");
+            }
+            if let Some(step) = self.steps.last_mut() {
+                step.author_notes += 1;
             }
             return;
         }

@@ -459,6 +459,30 @@ fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
 
 /// Every command parses; checks and predicts only read; a step with a check has a
 /// solution and the other way round.
+/// The steps with a check but neither a ```` ```near-miss ```` nor an
+/// ```` ```author-note ```` saying why none is plausible: `lessons check` warns on
+/// each, since a check nobody tried a wrong answer on may pass for the wrong reason.
+pub fn untried_checks(lesson: &Lesson) -> Vec<LessonError> {
+    lesson
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.check.is_some() && s.near_misses.is_empty() && s.author_notes == 0)
+        .map(|(i, s)| {
+            LessonError::new(
+                &lesson.file,
+                s.line,
+                0,
+                format!(
+                    "step {} ({}) has a check but no ```near-miss: add a plausible wrong answer the check must refuse, or an ```author-note saying why there is none",
+                    i + 1,
+                    s.title
+                ),
+            )
+        })
+        .collect()
+}
+
 fn lint(lesson: &Lesson, errors: &mut Vec<LessonError>) {
     let file = &lesson.file;
     let mut push = |line: usize, e: String| errors.push(LessonError::new(file, line, 0, e));

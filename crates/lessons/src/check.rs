@@ -78,7 +78,14 @@ impl Expect {
             (Expect::AtMost(n), false) => format!("a number of at most {n}"),
             (Expect::AtMost(n), true) => format!("число не больше {n}"),
             (Expect::Lines(n), false) => format!("{n} line(s)"),
-            (Expect::Lines(n), true) => format!("строк: {n}"),
+            (Expect::Lines(n), true) => {
+                let word = match (n % 10, n % 100) {
+                    (1, r) if r != 11 => "строка",
+                    (2..=4, r) if !(12..=14).contains(&r) => "строки",
+                    _ => "строк",
+                };
+                format!("{n} {word}")
+            }
         }
     }
 
@@ -303,6 +310,23 @@ pub fn lint_line(line: &str, usage: Use) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn russian_line_counts_agree_with_their_number() {
+        let ru = |n| Expect::Lines(n).describe(true);
+        assert_eq!(
+            [ru(1), ru(3), ru(5), ru(11), ru(21), ru(22), ru(112)],
+            [
+                "1 строка",
+                "3 строки",
+                "5 строк",
+                "11 строк",
+                "21 строка",
+                "22 строки",
+                "112 строк"
+            ]
+        );
+    }
 
     #[test]
     fn a_failing_check_explains_itself_with_every_line_it_read() {

@@ -850,6 +850,8 @@ struct Live {
     started: bool,
     /// The warehouse this was read from (`OfficeProps::epoch`).
     epoch: u64,
+    /// The language and names the lines were written in.
+    narrated_tr: Option<Tr>,
 }
 
 impl Live {
@@ -864,6 +866,7 @@ impl Live {
             zones: BTreeMap::new(),
             started: false,
             epoch,
+            narrated_tr: None,
         }
     }
 
@@ -920,8 +923,13 @@ fn pump(live: &mut Live, session: &Session, view: &ClusterView, tr: Tr, now: f64
     for n in live.model.notable.iter_mut() {
         n.stamp(view.time_ms);
     }
-    if now - live.narrated_at >= NARRATION_EVERY_MS || live.lines.is_empty() {
+    // A language switch is said again at once, not half a second later.
+    if now - live.narrated_at >= NARRATION_EVERY_MS
+        || live.lines.is_empty()
+        || live.narrated_tr != Some(tr)
+    {
         live.narrated_at = now;
+        live.narrated_tr = Some(tr);
         let countdowns = cluster.countdowns();
         let down: Vec<(String, bool)> = view
             .nodes

@@ -85,7 +85,7 @@ test('reception desk: requests with their stages, refusals and latency; describe
 
     // The Russian interface names the desk in Russian.
     await page.click('#lang-toggle');
-    await waitForText(page, '#requests-heading', 'Журнал стойки приёма');
+    await waitForText(page, '#requests-heading', 'Журнал стойки регистрации');
     await page.click('#lang-toggle');
 
     await screenshot(page, 'reception');

@@ -2,14 +2,12 @@
 //! `lessons/glossary.yaml` rules out, and every button named by its label in the
 //! lesson's own language. (`warehouse lessons check` prints the same warnings.)
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use warehouse_lessons::parse_glossary;
 
-#[test]
-fn every_lesson_speaks_the_glossary() {
+/// The repository's lesson folders, in order.
+fn lesson_dirs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lessons");
-    let text = std::fs::read_to_string(root.join("glossary.yaml")).unwrap();
-    let glossary = parse_glossary("lessons/glossary.yaml", &text).unwrap();
     let mut dirs: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
         .filter_map(|e| e.ok())
@@ -18,6 +16,15 @@ fn every_lesson_speaks_the_glossary() {
         .collect();
     dirs.sort();
     assert!(dirs.len() >= 20, "found {} lessons", dirs.len());
+    dirs
+}
+
+#[test]
+fn every_lesson_speaks_the_glossary() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lessons");
+    let text = std::fs::read_to_string(root.join("glossary.yaml")).unwrap();
+    let glossary = parse_glossary("lessons/glossary.yaml", &text).unwrap();
+    let dirs = lesson_dirs();
     let mut found = Vec::new();
     for dir in &dirs {
         let name = dir.file_name().unwrap().to_string_lossy();
@@ -42,16 +49,8 @@ fn every_lesson_speaks_the_glossary() {
 /// is plausible.
 #[test]
 fn every_check_is_tried_with_a_wrong_answer_or_says_why_not() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lessons");
     let mut found = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.join("en.md").is_file())
-        .collect();
-    dirs.sort();
-    for dir in &dirs {
+    for dir in &lesson_dirs() {
         let name = dir.file_name().unwrap().to_string_lossy();
         let text = std::fs::read_to_string(dir.join("en.md")).unwrap();
         let lesson =

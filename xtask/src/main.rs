@@ -80,8 +80,8 @@ const TYPICAL_CARGO_TEST: &str =
      tests), about 3.5 min after a change";
 const TYPICAL_CLIPPY: &str = "about 4.5 min on two cores the first time, seconds after";
 const TYPICAL_WASM_SIM: &str = "about 2 min on two cores the first time, seconds after";
-const TYPICAL_LESSONS: &str = "about 1.5 min: every lesson's solution, near-misses and \
-     alternatives replayed (3.5 min the first time: it builds the CLI)";
+const TYPICAL_LESSONS: &str = "about 3 min on two cores: every lesson's solution, each \
+     near-miss and each alternative replayed (5 min the first time: it builds the CLI)";
 const TYPICAL_BENCH_SMOKE: &str = "under a minute: every benchmark scenario at a small size";
 const TYPICAL_BROWSER: &str = "about 2 min: the app in headless Chromium";
 

@@ -151,20 +151,28 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
         }
     };
     let mut warnings = 0;
-    for dir in folders {
-        let source = read_lesson(&dir);
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if index.is_file() && !valid_folder(&name) {
+    let sources: Vec<(bool, LessonSource)> = folders
+        .iter()
+        .map(|dir| {
+            let name = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (!index.is_file() || valid_folder(&name), read_lesson(dir))
+        })
+        .collect();
+    let mut results = verify_all(&sources).into_iter();
+    for (named_well, source) in &sources {
+        let result = results.next().flatten();
+        if !named_well {
             fail(
                 &mut text,
                 &LessonError::new(&source.dir, 1, 0, "a lesson folder is named NN-name"),
             );
             continue;
         }
-        match verify(&source) {
+        let Some(result) = result else { continue };
+        match result {
             Ok(v) => {
                 let _ = writeln!(
                     text,
@@ -182,7 +190,7 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
                         let _ = write!(text, "  step {n}: {}", f.describe());
                     }
                 }
-                warnings += warn_words(&mut text, glossary.as_ref(), &source);
+                warnings += warn_words(&mut text, glossary.as_ref(), source);
             }
             Err(errors) => {
                 let _ = writeln!(text, "FAILED {}:", source.dir);
@@ -200,6 +208,35 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
         );
     }
     Report { text, ok, warnings }
+}
+
+/// Verifies the well-named lessons on every core (each replay is independent),
+/// the results in the order given; `None` for a folder not verified.
+fn verify_all(
+    sources: &[(bool, LessonSource)],
+) -> Vec<Option<Result<warehouse_lessons::Verified, Vec<LessonError>>>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let results = Mutex::new((0..sources.len()).map(|_| None).collect::<Vec<_>>());
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(sources.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((named_well, source)) = sources.get(i) else {
+                    break;
+                };
+                if *named_well {
+                    let result = verify(source);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Prints a warning for each check no near-miss tries, each word outside the

@@ -59,9 +59,11 @@ pub fn run_input(session: &mut Session, text: &str, files: &dyn FileSource) -> S
     }
 }
 
-/// Whether `text` (a first line and what followed) still waits for a heredoc's end.
+/// Whether `text` (a first line and what followed) still waits for a heredoc's end
+/// or for the line a trailing backslash continues on.
 fn needs_more(text: &str) -> bool {
-    matches!(script::parse(text), Err(e) if e.message.starts_with("here-document delimited by end-of-file"))
+    text.lines().last().is_some_and(script::ends_in_continuation)
+        || matches!(script::parse(text), Err(e) if e.message.starts_with("here-document delimited by end-of-file"))
 }
 
 /// A lesson step the prompt was opened at (`--lesson DIR --step N`): `check` runs
@@ -145,6 +147,8 @@ mod tests {
         let heredoc = "kubectl apply -f - <<EOF\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nEOF\n";
         assert!(!needs_more(heredoc));
         assert!(needs_more("kubectl apply -f - <<EOF\napiVersion: v1\n"));
+        assert!(needs_more("kubectl delete deployment web \\\n"));
+        assert!(!needs_more("kubectl delete deployment web \\\n  -n shop\n"));
         assert_eq!(
             run_input(&mut s, heredoc, &NoFiles),
             "configmap/c created\n"

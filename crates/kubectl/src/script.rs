@@ -208,9 +208,26 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
         let line_no = i + 1;
         // Blanks as bash has them (space and tab): a NBSP or a lone carriage
         // return stays part of the command, as bash would run it.
-        let raw = lines[i].trim_matches(is_blank);
+        let first = lines[i].trim_start_matches(is_blank);
         i += 1;
-        if raw.is_empty() || raw.starts_with('#') {
+        if first.trim_end_matches(is_blank).is_empty() || first.starts_with('#') {
+            continue;
+        }
+        // A backslash at the very end of a line, outside single quotes, joins the
+        // next line to it (bash removes both the backslash and the newline), so
+        // kubernetes.io's multi-line examples run as one command.
+        let mut joined = first.to_string();
+        while ends_in_continuation(&joined) && i < lines.len() {
+            joined.pop();
+            joined.push_str(lines[i]);
+            i += 1;
+        }
+        if ends_in_continuation(&joined) {
+            // At the end of the input bash drops the lone backslash.
+            joined.pop();
+        }
+        let raw = joined.trim_matches(is_blank);
+        if raw.is_empty() {
             continue;
         }
         let heredoc_marker = split_heredoc(raw);
@@ -258,6 +275,41 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
         });
     }
     Ok(steps)
+}
+
+/// Whether a line ends in a backslash that continues it on the next line, as
+/// bash reads it: the last character is a backslash that is not itself escaped
+/// and not inside single quotes (inside double quotes it continues too).
+pub fn ends_in_continuation(line: &str) -> bool {
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some('\''), '\'') => quote = None,
+            (Some('\''), _) => {}
+            (_, '\\') => {
+                if chars.next().is_none() {
+                    return true;
+                }
+            }
+            (Some('"'), '"') => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '#') if line_comment_starts(line, &chars) => return false,
+            (None, _) => {}
+        }
+    }
+    false
+}
+
+/// Whether the `#` just read starts a comment: bash starts one only at the
+/// beginning of a word.
+fn line_comment_starts(line: &str, rest: &std::iter::Peekable<std::str::Chars<'_>>) -> bool {
+    let consumed = line.len() - rest.clone().map(char::len_utf8).sum::<usize>() - 1;
+    line[..consumed]
+        .chars()
+        .next_back()
+        .is_none_or(|p| p == ' ' || p == '\t' || p == ';' || p == '|' || p == '&')
 }
 
 struct HeredocMarker {
@@ -889,6 +941,41 @@ mod tests {
             "$ kubectl apply -f - <<'EOF'\napiVersion: v1\nkind: Namespace\nEOF\n"
         );
         assert_eq!(steps[1].action, Action::Advance(SimDuration::secs(30)));
+    }
+
+    #[test]
+    fn a_backslash_at_the_end_of_a_line_continues_the_command() {
+        let steps =
+            parse("kubectl delete deployment web \\\n  -n shop\nkubectl get pods\n").unwrap();
+        assert_eq!(steps.len(), 2);
+        assert_eq!(steps[0].line, 1);
+        assert_eq!(
+            steps[0].action,
+            Action::Shell("kubectl delete deployment web   -n shop".into())
+        );
+        assert_eq!(steps[1].line, 3);
+        // Several lines, and a heredoc after the continued line.
+        let steps = parse("kubectl create deployment web \\\n  --image=nginx \\\n  --replicas=2\nkubectl apply -f - \\\n<<EOF\na: b\nEOF\n").unwrap();
+        assert_eq!(
+            steps[0].action,
+            Action::Shell("kubectl create deployment web   --image=nginx   --replicas=2".into())
+        );
+        assert_eq!(steps[1].heredoc.as_ref().unwrap().body, "a: b\n");
+        // Not continued: inside single quotes, an escaped backslash, a comment,
+        // a backslash followed by a space.
+        for line in [
+            "echo 'a \\",
+            "echo a \\\\",
+            "echo a # note \\",
+            "echo a \\ ",
+        ] {
+            assert!(!ends_in_continuation(line), "{line}");
+        }
+        assert!(ends_in_continuation("echo \"a \\"));
+        assert!(ends_in_continuation("kubectl get pods#x \\"));
+        // A lone backslash at the end of the input is dropped, as bash does.
+        let steps = parse("kubectl get pods \\").unwrap();
+        assert_eq!(steps[0].action, Action::Shell("kubectl get pods".into()));
     }
 
     #[test]

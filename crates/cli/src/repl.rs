@@ -62,7 +62,9 @@ pub fn run_input(session: &mut Session, text: &str, files: &dyn FileSource) -> S
 /// Whether `text` (a first line and what followed) still waits for a heredoc's end
 /// or for the line a trailing backslash continues on.
 fn needs_more(text: &str) -> bool {
-    text.lines().last().is_some_and(script::ends_in_continuation)
+    text.lines()
+        .last()
+        .is_some_and(script::ends_in_continuation)
         || matches!(script::parse(text), Err(e) if e.message.starts_with("here-document delimited by end-of-file"))
 }
 

@@ -342,8 +342,7 @@ impl Cluster {
             .and_then(|s| s.publish_not_ready_addresses)
             .unwrap_or(false);
         let mut out: BTreeMap<PortKey, Vec<Endpoint>> = BTreeMap::new();
-        // Each node's zone label, read once per sync.
-        let mut zones: BTreeMap<String, Option<String>> = BTreeMap::new();
+        let mut zones: BTreeMap<String, Option<Option<String>>> = BTreeMap::new();
         for o in self.store.list(Kind::Pod, Some(&ns)) {
             let Object::Pod(pod) = o else { continue };
             if !selects(svc, pod) || !pod_in_endpoints(pod, true) {
@@ -368,23 +367,33 @@ impl Cluster {
             let serving = pod_is_ready(pod);
             let terminating = pod.metadata.deletion_timestamp.is_some();
             let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
-            let zone = node.as_ref().and_then(|n| {
-                if let Some(z) = zones.get(n) {
-                    return z.clone();
-                }
-                let z = self
-                    .store
-                    .get(&ObjectKey::new(Kind::Node, "", n))
-                    .and_then(|o| {
-                        o.meta()
-                            .labels
-                            .as_ref()?
-                            .get("topology.kubernetes.io/zone")
-                            .cloned()
-                    });
-                zones.insert(n.clone(), z.clone());
-                z
-            });
+            // The node's zone label (`None` outside: the node does not exist), read
+            // once per node per sync.
+            let zone = match &node {
+                None => Some(None),
+                Some(n) => zones
+                    .entry(n.clone())
+                    .or_insert_with(|| {
+                        self.store.get(&ObjectKey::new(Kind::Node, "", n)).map(|o| {
+                            o.meta()
+                                .labels
+                                .as_ref()
+                                .and_then(|l| l.get("topology.kubernetes.io/zone"))
+                                .cloned()
+                        })
+                    })
+                    .clone(),
+            };
+            // Upstream's reconciler skips a pod whose node does not exist ("skipping
+            // Pod for Service, Node not found") unless the Service publishes not-ready
+            // addresses, so a pod left on a deleted node is not served. Simplified:
+            // upstream also requeues the Service; here the pod's own update (the pod
+            // garbage collector marks it Failed) brings the next sync.
+            let zone = match zone {
+                Some(z) => z,
+                None if publish_not_ready => None,
+                None => continue,
+            };
             let hostname = pod.spec.as_ref().and_then(|s| {
                 (s.subdomain.as_deref() == svc.metadata.name.as_deref())
                     .then(|| s.hostname.clone())

@@ -40,6 +40,12 @@ pub const OUT_OF_SERVICE_TAINT: &str = "node.kubernetes.io/out-of-service";
 pub struct PodGcState {
     /// Nodes whose quarantine timer is running.
     pub quarantined: BTreeSet<String>,
+    /// Missing nodes whose quarantine has ended: their pods are orphans, collected
+    /// all together (upstream's `gcOrphaned` deletes every pod of a node that is
+    /// still missing after the quarantine in one pass). A node leaves the set when it
+    /// exists again or has no pods left.
+    #[serde(default)]
+    pub orphaned: BTreeSet<String>,
     /// `--terminated-pod-gc-threshold` (0 turns the terminated-pod check off).
     pub terminated_threshold: usize,
     /// Whether a terminated-pod check is scheduled.
@@ -50,6 +56,7 @@ impl Default for PodGcState {
     fn default() -> Self {
         PodGcState {
             quarantined: BTreeSet::new(),
+            orphaned: BTreeSet::new(),
             terminated_threshold: DEFAULT_TERMINATED_POD_GC_THRESHOLD,
             check_armed: false,
         }
@@ -93,7 +100,11 @@ impl Cluster {
             if self.store.pods_on_node(&name).next().is_some() {
                 self.quarantine_node(&name);
             }
-        } else if out_of_service(node) {
+            return;
+        }
+        // The node exists (again): its pods are no longer orphans.
+        self.pod_gc.orphaned.remove(&name);
+        if out_of_service(node) {
             self.enqueue(Component::PodGarbageCollector, ev.object.key());
         }
     }
@@ -112,6 +123,9 @@ impl Cluster {
             Some(node) => {
                 let node_key = ObjectKey::new(Kind::Node, "", node);
                 match self.store.get(&node_key) {
+                    None if self.pod_gc.orphaned.contains(node) => {
+                        self.enqueue(Component::PodGarbageCollector, ev.object.key());
+                    }
                     None => self.quarantine_node(node),
                     Some(Object::Node(n))
                         if pod.metadata.deletion_timestamp.is_some() && out_of_service(n) =>
@@ -129,6 +143,9 @@ impl Cluster {
     }
 
     fn quarantine_node(&mut self, node: &str) {
+        if self.pod_gc.orphaned.contains(node) {
+            return;
+        }
         if self.pod_gc.quarantined.insert(node.to_string()) {
             self.schedule(
                 self.now + QUARANTINE,
@@ -173,6 +190,10 @@ impl Cluster {
             return;
         }
         let pods: Vec<ObjectKey> = self.store.pods_on_node(node).cloned().collect();
+        if pods.is_empty() {
+            return;
+        }
+        self.pod_gc.orphaned.insert(node.to_string());
         for p in pods {
             self.enqueue(Component::PodGarbageCollector, p);
         }
@@ -232,7 +253,12 @@ impl Cluster {
                             .store
                             .get(&ObjectKey::new(Kind::Node, "", node))
                             .is_none();
-                        if missing && !self.pod_gc.quarantined.contains(node) {
+                        if !missing {
+                            self.pod_gc.orphaned.remove(node);
+                        }
+                        let done = is_terminated(&pod) && pod.metadata.deletion_timestamp.is_some();
+                        if missing && self.pod_gc.orphaned.contains(node) && !done {
+                            let node = node.to_string();
                             let condition = PodCondition {
                                 type_: "DisruptionTarget".into(),
                                 status: "True".into(),
@@ -242,6 +268,9 @@ impl Cluster {
                                 ..Default::default()
                             };
                             self.mark_failed_and_delete(pod, Some(condition));
+                            if self.store.pods_on_node(&node).next().is_none() {
+                                self.pod_gc.orphaned.remove(&node);
+                            }
                         }
                     }
                     None if pod.metadata.deletion_timestamp.is_some() => {

@@ -1,0 +1,120 @@
+//! Recovery as upstream: what the control plane puts back or cleans up after a
+//! learner deletes something (a Node, the `kubernetes` Service, bootstrap RBAC).
+
+mod common;
+use common::*;
+
+use warehouse_sim::{Cluster, Kind, Object, SimDuration, Topology};
+
+fn deployment(name: &str, replicas: u32, node: &str) -> String {
+    format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels: {{app: {name}}}
+  template:
+    metadata:
+      labels: {{app: {name}}}
+    spec:
+      nodeSelector: {{kubernetes.io/hostname: {node}}}
+      containers:
+      - name: c
+        image: nginx:1.27
+        resources:
+          requests: {{cpu: 10m, memory: 8Mi}}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {name}
+spec:
+  selector: {{app: {name}}}
+  ports:
+  - port: 80
+"
+    )
+}
+
+fn pods_on(c: &Cluster, node: &str) -> usize {
+    c.list(Kind::Pod, Some("default"))
+        .iter()
+        .filter_map(Object::as_pod)
+        .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node))
+        .count()
+}
+
+fn endpoints_on(c: &Cluster, node: &str) -> usize {
+    c.list(Kind::EndpointSlice, Some("default"))
+        .iter()
+        .filter_map(|o| match o {
+            Object::EndpointSlice(s) => Some(s),
+            _ => None,
+        })
+        .flat_map(|s| s.endpoints.iter().flatten())
+        .filter(|e| e.node_name.as_deref() == Some(node))
+        .count()
+}
+
+#[test]
+fn deleting_a_node_collects_all_its_pods_together() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, &deployment("web", 40, "zone-a"));
+    c.advance(SimDuration::secs(120));
+    assert_eq!(pods_on(&c, "zone-a"), 40);
+    assert_eq!(endpoints_on(&c, "zone-a"), 40);
+    c.delete(Kind::Node, "", "zone-a").unwrap();
+    c.advance(SimDuration::secs(39));
+    assert_eq!(pods_on(&c, "zone-a"), 40, "the quarantine: 40 s");
+    c.advance(SimDuration::secs(6));
+    assert_eq!(pods_on(&c, "zone-a"), 0, "all orphans gone together");
+    assert_eq!(endpoints_on(&c, "zone-a"), 0, "and their endpoints");
+    // Their replacements wait for a node named zone-a.
+    c.advance(SimDuration::secs(600));
+    assert_eq!(pods_on(&c, "zone-a"), 0);
+    assert_eq!(c.list(Kind::Pod, Some("default")).len(), 40);
+}
+
+#[test]
+fn a_service_synced_after_its_node_is_gone_skips_the_pods_on_it() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, &deployment("web", 3, "zone-a"));
+    c.advance(SimDuration::secs(60));
+    assert_eq!(endpoints_on(&c, "zone-a"), 3);
+    c.delete(Kind::Node, "", "zone-a").unwrap();
+    create(
+        &mut c,
+        "apiVersion: v1
+kind: Service
+metadata:
+  name: late
+spec:
+  selector: {app: web}
+  ports:
+  - port: 80
+",
+    );
+    c.advance(SimDuration::secs(5));
+    assert_eq!(pods_on(&c, "zone-a"), 3, "still in quarantine");
+    let late: usize = c
+        .list(Kind::EndpointSlice, Some("default"))
+        .iter()
+        .filter_map(|o| match o {
+            Object::EndpointSlice(s) => Some(s),
+            _ => None,
+        })
+        .filter(|s| {
+            s.metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("kubernetes.io/service-name"))
+                .map(String::as_str)
+                == Some("late")
+        })
+        .map(|s| s.endpoints.as_ref().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(late, 0, "Node not found: skipped");
+}

@@ -4,7 +4,9 @@
 mod common;
 use common::*;
 
-use warehouse_sim::{Cluster, Kind, Object, SimDuration, Topology};
+use warehouse_sim::{
+    Cluster, ControlPlaneComponent, Fault, Kind, NodeSpec, Object, SimDuration, Topology,
+};
 
 fn deployment(name: &str, replicas: u32, node: &str) -> String {
     format!(
@@ -117,4 +119,59 @@ spec:
         .map(|s| s.endpoints.as_ref().map_or(0, Vec::len))
         .sum();
     assert_eq!(late, 0, "Node not found: skipped");
+}
+
+const AGENT: &str = "apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      containers:
+      - name: agent
+        image: nginx:1.27
+";
+
+fn agent_pods(c: &Cluster) -> Vec<(String, String)> {
+    c.list(Kind::Pod, Some("default"))
+        .iter()
+        .filter_map(Object::as_pod)
+        .filter(|p| p.metadata.name.as_deref().unwrap().starts_with("agent-"))
+        .map(|p| {
+            let spec = p.spec.as_ref().unwrap();
+            (
+                p.metadata.name.clone().unwrap(),
+                spec.node_name.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_daemon_pod_for_a_node_deleted_before_scheduling_is_deleted() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, AGENT);
+    c.advance(SimDuration::secs(30));
+    let before = agent_pods(&c).len();
+    c.fault(Fault::StopComponent(ControlPlaneComponent::Scheduler))
+        .unwrap();
+    c.add_node(NodeSpec::worker("late")).unwrap();
+    c.advance(SimDuration::secs(2));
+    assert_eq!(agent_pods(&c).len(), before + 1, "a pod for late, unbound");
+    c.delete(Kind::Node, "", "late").unwrap();
+    c.fault(Fault::StartComponent(ControlPlaneComponent::Scheduler))
+        .unwrap();
+    c.advance(SimDuration::secs(120));
+    let pods = agent_pods(&c);
+    assert_eq!(
+        pods.len(),
+        before,
+        "the pod for the missing node went: {pods:?}"
+    );
+    assert!(pods.iter().all(|(_, node)| !node.is_empty()));
 }

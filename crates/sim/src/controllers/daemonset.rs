@@ -146,8 +146,20 @@ impl Cluster {
                 }
             }
         }
-        // Pods targeting a node that no longer exists are left to the pod garbage
-        // collector, as upstream does.
+        // Pods targeting a node that no longer exists: the bound ones are left to the
+        // pod garbage collector; the unscheduled ones (`getUnscheduledPodsWithoutNode`:
+        // never bound, the pod garbage collector cannot see them) go here.
+        for pods in by_node.values() {
+            for p in pods {
+                let unbound = p
+                    .spec
+                    .as_ref()
+                    .is_none_or(|s| s.node_name.as_deref().unwrap_or("").is_empty());
+                if unbound && p.metadata.deletion_timestamp.is_none() {
+                    delete.push(pod_key(p));
+                }
+            }
+        }
         let strategy = ds.spec.update_strategy.as_ref();
         if strategy.and_then(|s| s.type_.as_deref()) != Some("OnDelete") {
             // rollingUpdate with maxSurge 0: stale pods that are not available go at

@@ -226,7 +226,7 @@ fn can_i(
         namespace: if kind.namespaced() { ns } else { String::new() },
         name,
     };
-    if cluster.rbac_allows(&ctx.caller, &attrs) {
+    if cluster.authorizer_allows(&ctx.caller, &attrs) {
         CommandOutput {
             stdout: "yes\n".into(),
             ..CommandOutput::default()

@@ -311,6 +311,9 @@ fn default_roles() -> Vec<(&'static str, Vec<PolicyRule>)> {
     ]
 }
 
+/// `user.SystemPrivilegedGroup`.
+pub const SYSTEM_PRIVILEGED_GROUP: &str = "system:masters";
+
 fn bootstrap_meta(name: &str) -> ObjectMeta {
     ObjectMeta {
         name: Some(name.into()),
@@ -376,6 +379,24 @@ pub(crate) fn bootstrap_objects() -> Vec<Object> {
         &["system:authenticated", "system:unauthenticated"],
     ));
     out
+}
+
+impl crate::cluster::Cluster {
+    /// The apiserver's RBAC post-start hook (`EnsureRBACPolicy` in
+    /// pkg/registry/rbac/rest/storage_rbac.go): every bootstrap ClusterRole and
+    /// ClusterRoleBinding that is missing is created again. Upstream runs it once,
+    /// when the apiserver starts, not periodically: a deleted `cluster-admin` comes
+    /// back at the apiserver's next start (`sim stop apiserver`, `sim start
+    /// apiserver`). Simplified: upstream also adds missing rules and subjects to
+    /// existing objects annotated `rbac.authorization.kubernetes.io/autoupdate:
+    /// "true"`; here existing objects are left as they are.
+    pub(crate) fn ensure_rbac_policy(&mut self) {
+        for obj in bootstrap_objects() {
+            if self.store.get(&obj.key()).is_none() {
+                let _ = self.create_as(crate::apiserver::Actor::System, obj);
+            }
+        }
+    }
 }
 
 fn subject_matches(s: &Subject, caller: &Caller, binding_ns: &str) -> bool {
@@ -463,7 +484,7 @@ impl Cluster {
     /// Authorization: RBAC, evaluated over every ClusterRoleBinding and the
     /// RoleBindings of the request's namespace. Returns the upstream 403 on denial.
     pub fn authorize(&self, caller: &Caller, a: &Attributes) -> Result<(), ApiError> {
-        if self.rbac_allows(caller, a) {
+        if self.authorizer_allows(caller, a) {
             return Ok(());
         }
         let resource = match &a.subresource {
@@ -538,6 +559,16 @@ impl Cluster {
             }
         }
         out
+    }
+
+    /// kube-apiserver's authorizer chain (pkg/kubeapiserver/authorizer/config.go):
+    /// the privileged-group authorizer first (`NewPrivilegedGroups(system:masters)`:
+    /// a member of `system:masters` may do anything, whatever RBAC says, so
+    /// deleting the `cluster-admin` binding locks nobody out), then RBAC. What a
+    /// SubjectAccessReview (`kubectl auth can-i`) answers. The rules review (`can-i
+    /// --list`) asks RBAC only, as upstream's rule resolvers do.
+    pub fn authorizer_allows(&self, caller: &Caller, a: &Attributes) -> bool {
+        caller.groups.iter().any(|g| g == SYSTEM_PRIVILEGED_GROUP) || self.rbac_allows(caller, a)
     }
 
     pub fn rbac_allows(&self, caller: &Caller, a: &Attributes) -> bool {

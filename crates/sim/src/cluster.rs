@@ -244,6 +244,13 @@ pub(crate) enum Timer {
     PodGcQuarantine(String),
     /// The pod garbage collector's check of terminated pods (`gcCheckPeriod`).
     PodGcCheck,
+    /// The apiserver's `kubernetes` Service controller's reconcile
+    /// (`--endpoint-reconciler` interval, 10 s): the Service, its Endpoints and
+    /// EndpointSlice put back.
+    KubernetesService,
+    /// The apiserver's RBAC post-start hook (`EnsureRBACPolicy`): missing bootstrap
+    /// ClusterRoles and ClusterRoleBindings created.
+    RbacBootstrap,
     /// The work queue's `AddAfter`: a controller asked to look at a key again at a
     /// known moment (a pod reaching minReadySeconds, a progress deadline).
     EnqueueAfter {
@@ -384,6 +391,8 @@ impl Timer {
             Timer::TtlAfterFinished(_) => "ttl after finished",
             Timer::PodGcQuarantine(_) => "pod gc quarantine",
             Timer::PodGcCheck => "pod gc check period",
+            Timer::KubernetesService => "kubernetes service reconcile interval",
+            Timer::RbacBootstrap => "apiserver start (rbac bootstrap)",
             Timer::EnqueueAfter { .. } => "delayed requeue",
             Timer::ContainerExited { .. } => "container exited",
             Timer::ContainerRestart { .. } => "container back-off ended",
@@ -469,6 +478,9 @@ pub struct Cluster {
     /// The pod garbage collector's state (quarantined nodes, threshold).
     #[serde(default)]
     pub(crate) pod_gc: crate::controllers::podgc::PodGcState,
+    /// Whether the `kubernetes` Service controller's next reconcile is scheduled.
+    #[serde(default)]
+    pub(crate) kubernetes_service_armed: bool,
     /// What happened, for drawing (`feed.rs`). A view: snapshots leave it out.
     #[serde(skip)]
     pub(crate) feed: crate::feed::Feed,
@@ -555,6 +567,7 @@ impl Cluster {
             job_backoff: BTreeMap::new(),
             job_requeue: BTreeMap::new(),
             pod_gc: Default::default(),
+            kubernetes_service_armed: false,
             feed: Default::default(),
         };
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
@@ -832,6 +845,8 @@ impl Cluster {
             }
             Timer::PodGcQuarantine(node) => self.pod_gc_quarantine_ended(&node),
             Timer::PodGcCheck => self.pod_gc_check(),
+            Timer::KubernetesService => self.reconcile_kubernetes_service(),
+            Timer::RbacBootstrap => self.ensure_rbac_policy(),
             Timer::EnqueueAfter { component, key } => self.enqueue(component, key),
             Timer::ContainerExited {
                 node,
@@ -1189,6 +1204,7 @@ impl Cluster {
             }
         }
         self.garbage_collector_observe(ev);
+        self.kubernetes_service_observe(ev);
         self.resource_quota_observe(ev);
         if matches!(obj, Object::Pod(_)) {
             self.pod_gc_observe_pod(ev);

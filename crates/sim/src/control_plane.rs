@@ -307,6 +307,7 @@ impl Cluster {
             Timer::Evict { .. } => !self.api_writable(),
             // etcd expires the Event's lease itself; only etcd must be up.
             Timer::EventExpiry(_) => self.check_storage().is_err(),
+            Timer::KubernetesService | Timer::RbacBootstrap => !self.api_writable(),
             _ => false,
         };
         if !needs {
@@ -446,7 +447,13 @@ impl Cluster {
                 self.job_backoff.clear();
             }
             ControlPlaneComponent::Scheduler => self.scheduler.forget_unschedulable(),
-            ControlPlaneComponent::ApiServer | ControlPlaneComponent::Etcd => {}
+            // The apiserver's post-start hooks: bootstrap RBAC, and the `kubernetes`
+            // Service controller's first reconcile.
+            ControlPlaneComponent::ApiServer => {
+                self.schedule(self.now, Timer::RbacBootstrap);
+                self.arm_kubernetes_service(self.now);
+            }
+            ControlPlaneComponent::Etcd => {}
         }
     }
 

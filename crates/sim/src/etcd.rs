@@ -546,6 +546,8 @@ impl Cluster {
         self.relist(ControlPlaneComponent::Scheduler);
         // kube-controller-manager: every controller's objects.
         self.relist(ControlPlaneComponent::ControllerManager);
+        // The restarted apiserver's post-start hooks.
+        self.relist(ControlPlaneComponent::ApiServer);
         // Every kube-proxy, CoreDNS and the cloud service controller (`proxy.rs`, `cloud.rs`).
         self.proxy_relist_all();
         self.cloud_resync_all();

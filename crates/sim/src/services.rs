@@ -14,10 +14,12 @@
 //! store when a Service is written (upstream keeps IPAddress objects and a bitmap), so
 //! an allocation costs a look over the Services, not over anything else.
 
-use crate::apiserver::{invalid, FieldError};
-use crate::cluster::Cluster;
+use crate::apiserver::{invalid, Actor, FieldError};
+use crate::cluster::{Cluster, Timer};
 use crate::error::ApiError;
-use crate::object::{Kind, Object};
+use crate::object::{Kind, Object, ObjectKey};
+use crate::store::{EventType, WatchEvent};
+use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::Service;
 use std::collections::BTreeSet;
 
@@ -294,6 +296,12 @@ impl Cluster {
 /// The Services `kubeadm init` creates.
 pub(crate) const BUILT_IN_SERVICES: [&str; 2] = [KUBERNETES_SERVICE, KUBE_DNS_SERVICE];
 
+/// The apiserver's own Service in `default`.
+const KUBERNETES: &str = "kubernetes";
+/// The `kubernetes` Service controller's reconcile interval (kube-apiserver's
+/// endpoint reconciler interval, `DefaultEndpointReconcilerInterval`).
+pub const KUBERNETES_SERVICE_INTERVAL: SimDuration = SimDuration::secs(10);
+
 const KUBERNETES_SERVICE: &str = "apiVersion: v1
 kind: Service
 metadata:
@@ -348,7 +356,19 @@ impl Cluster {
     /// EndpointSlice the apiserver maintains for itself (it has no selector), and
     /// kubeadm's `kube-dns`.
     pub(crate) fn bootstrap_services(&mut self) {
-        use crate::apiserver::Actor;
+        for manifest in BUILT_IN_SERVICES {
+            let svc: Service =
+                crate::object::from_manifest(manifest).expect("the Service manifests parse");
+            let _ = self.create_as(Actor::System, Object::Service(svc));
+        }
+        for obj in self.kubernetes_endpoints() {
+            let _ = self.create_as(Actor::System, obj);
+        }
+    }
+
+    /// The Endpoints and EndpointSlice `kubernetes` the apiserver keeps for itself
+    /// (its lease endpoint reconciler): the control-plane node's address, port 6443.
+    fn kubernetes_endpoints(&self) -> Vec<Object> {
         use k8s_openapi::api::core::v1::{
             EndpointAddress, EndpointPort, EndpointSubset, Endpoints,
         };
@@ -356,11 +376,6 @@ impl Cluster {
             Endpoint, EndpointConditions, EndpointPort as SlicePort, EndpointSlice,
         };
         use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-        for manifest in BUILT_IN_SERVICES {
-            let svc: Service =
-                crate::object::from_manifest(manifest).expect("the Service manifests parse");
-            let _ = self.create_as(Actor::System, Object::Service(svc));
-        }
         let apiserver_ip = self
             .store
             .list(Kind::Node, None)
@@ -381,10 +396,10 @@ impl Cluster {
                     .map(|a| a.address.clone())
             });
         let Some(ip) = apiserver_ip else {
-            return;
+            return Vec::new();
         };
         let meta = |labels: &[(&str, &str)]| ObjectMeta {
-            name: Some("kubernetes".into()),
+            name: Some(KUBERNETES.into()),
             namespace: Some("default".into()),
             labels: Some(
                 labels
@@ -410,9 +425,8 @@ impl Cluster {
                 ..Default::default()
             }]),
         };
-        let _ = self.create_as(Actor::System, Object::Endpoints(endpoints));
         let slice = EndpointSlice {
-            metadata: meta(&[("kubernetes.io/service-name", "kubernetes")]),
+            metadata: meta(&[("kubernetes.io/service-name", KUBERNETES)]),
             address_type: "IPv4".into(),
             endpoints: Some(vec![Endpoint {
                 addresses: vec![ip],
@@ -429,7 +443,81 @@ impl Cluster {
                 ..Default::default()
             }]),
         };
-        let _ = self.create_as(Actor::System, Object::EndpointSlice(slice));
+        vec![Object::Endpoints(endpoints), Object::EndpointSlice(slice)]
+    }
+
+    /// A watch event on `default/kubernetes` (the Service, its Endpoints or its
+    /// EndpointSlice): a deletion or a change arms the controller's next reconcile.
+    pub(crate) fn kubernetes_service_observe(&mut self, ev: &WatchEvent) {
+        let key = ev.object.key();
+        let watched = matches!(
+            key.kind,
+            Kind::Service | Kind::Endpoints | Kind::EndpointSlice
+        ) && key.namespace == "default"
+            && key.name == KUBERNETES;
+        if !watched || ev.event_type == EventType::Added {
+            return;
+        }
+        if ev.event_type == EventType::Modified && key.kind == Kind::Service {
+            return; // an existing Service is left as it is (`reconcile` false)
+        }
+        let period = KUBERNETES_SERVICE_INTERVAL.as_millis();
+        let next = self
+            .now
+            .0
+            .saturating_div(period)
+            .saturating_add(1)
+            .saturating_mul(period);
+        self.arm_kubernetes_service(SimTime(next));
+    }
+
+    pub(crate) fn arm_kubernetes_service(&mut self, at: SimTime) {
+        if !self.kubernetes_service_armed {
+            self.kubernetes_service_armed = true;
+            self.schedule(at, Timer::KubernetesService);
+        }
+    }
+
+    /// pkg/controlplane/controller/kubernetesservice `UpdateKubernetesService`: the
+    /// `kubernetes` Service created if it is missing (an existing one is left alone),
+    /// and the lease reconciler's Endpoints and EndpointSlice created, or rewritten
+    /// when they no longer list the apiserver.
+    ///
+    /// Simplified: upstream runs this every 10 s for the apiserver's life; here it
+    /// runs at the apiserver's start and at the next 10 s tick after one of the
+    /// three objects was deleted or changed, which writes the same objects at the
+    /// same moments, without a timer while nothing happens. The `default`
+    /// namespace it would also create cannot be deleted (NamespaceLifecycle).
+    pub(crate) fn reconcile_kubernetes_service(&mut self) {
+        self.kubernetes_service_armed = false;
+        let svc_key = ObjectKey::new(Kind::Service, "default", KUBERNETES);
+        if self.store.get(&svc_key).is_none() {
+            let svc: Service = crate::object::from_manifest(KUBERNETES_SERVICE)
+                .expect("the Service manifest parses");
+            let _ = self.create_as(Actor::System, Object::Service(svc));
+        }
+        for desired in self.kubernetes_endpoints() {
+            let key = desired.key();
+            match self.store.get(&key).cloned() {
+                None => {
+                    let _ = self.create_as(Actor::System, desired);
+                }
+                Some(current) => {
+                    let same = match (&current, &desired) {
+                        (Object::Endpoints(a), Object::Endpoints(b)) => a.subsets == b.subsets,
+                        (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
+                            a.endpoints == b.endpoints && a.ports == b.ports
+                        }
+                        _ => true,
+                    };
+                    if !same {
+                        let mut updated = desired;
+                        *updated.meta_mut() = current.meta().clone();
+                        let _ = self.update_as(Actor::System, updated);
+                    }
+                }
+            }
+        }
     }
 }
 

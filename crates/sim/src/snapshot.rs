@@ -299,6 +299,8 @@ mod tests {
             Timer::TtlAfterFinished(key.clone()),
             Timer::PodGcQuarantine("n".into()),
             Timer::PodGcCheck,
+            Timer::KubernetesService,
+            Timer::RbacBootstrap,
             Timer::Requeue {
                 component: component.clone(),
                 key: key.clone(),

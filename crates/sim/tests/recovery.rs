@@ -175,3 +175,106 @@ fn a_daemon_pod_for_a_node_deleted_before_scheduling_is_deleted() {
     );
     assert!(pods.iter().all(|(_, node)| !node.is_empty()));
 }
+
+#[test]
+fn the_kubernetes_service_comes_back_within_ten_seconds() {
+    let mut c = Cluster::new(1, Topology::default());
+    c.advance(SimDuration::secs(3));
+    let slice_before = c.get(Kind::EndpointSlice, "default", "kubernetes").unwrap();
+    c.delete(Kind::Service, "default", "kubernetes").unwrap();
+    c.delete(Kind::Endpoints, "default", "kubernetes").unwrap();
+    c.delete(Kind::EndpointSlice, "default", "kubernetes")
+        .unwrap();
+    c.advance(SimDuration::secs(6));
+    assert!(c.get(Kind::Service, "default", "kubernetes").is_err());
+    c.advance(SimDuration::secs(1)); // the 10 s tick
+    let Object::Service(svc) = c.get(Kind::Service, "default", "kubernetes").unwrap() else {
+        unreachable!()
+    };
+    assert_eq!(
+        svc.spec.as_ref().unwrap().cluster_ip.as_deref(),
+        Some("10.96.0.1"),
+        "the first address of the range again"
+    );
+    assert!(c.get(Kind::Endpoints, "default", "kubernetes").is_ok());
+    let Object::EndpointSlice(slice) = c.get(Kind::EndpointSlice, "default", "kubernetes").unwrap()
+    else {
+        unreachable!()
+    };
+    let Object::EndpointSlice(before) = slice_before else {
+        unreachable!()
+    };
+    assert_eq!(slice.endpoints, before.endpoints);
+    // The Service is not written again while it stays.
+    c.advance(SimDuration::secs(60));
+    let Object::Service(again) = c.get(Kind::Service, "default", "kubernetes").unwrap() else {
+        unreachable!()
+    };
+    assert_eq!(
+        again.metadata.resource_version,
+        svc.metadata.resource_version
+    );
+}
+
+#[test]
+fn the_kubernetes_endpoints_are_rewritten_when_a_learner_changes_them() {
+    let mut c = Cluster::new(1, Topology::default());
+    let Object::Endpoints(mut ep) = c.get(Kind::Endpoints, "default", "kubernetes").unwrap() else {
+        unreachable!()
+    };
+    let good = ep.subsets.clone();
+    ep.subsets = None;
+    c.update(Object::Endpoints(ep)).unwrap();
+    c.advance(SimDuration::secs(10));
+    let Object::Endpoints(ep) = c.get(Kind::Endpoints, "default", "kubernetes").unwrap() else {
+        unreachable!()
+    };
+    assert_eq!(ep.subsets, good);
+}
+
+#[test]
+fn bootstrap_rbac_comes_back_when_the_apiserver_starts() {
+    let mut c = Cluster::new(1, Topology::default());
+    c.delete(Kind::ClusterRoleBinding, "", "cluster-admin")
+        .unwrap();
+    c.delete(Kind::ClusterRole, "", "view").unwrap();
+    c.advance(SimDuration::secs(60));
+    assert!(
+        c.get(Kind::ClusterRoleBinding, "", "cluster-admin")
+            .is_err(),
+        "upstream reconciles bootstrap RBAC at the apiserver's start only"
+    );
+    c.fault(Fault::StopComponent(ControlPlaneComponent::ApiServer))
+        .unwrap();
+    c.fault(Fault::StartComponent(ControlPlaneComponent::ApiServer))
+        .unwrap();
+    c.advance(SimDuration::secs(1));
+    assert!(c.get(Kind::ClusterRoleBinding, "", "cluster-admin").is_ok());
+    assert!(c.get(Kind::ClusterRole, "", "view").is_ok());
+}
+
+#[test]
+fn system_masters_is_authorized_without_the_cluster_admin_binding() {
+    use warehouse_sim::{Attributes, Caller};
+    let mut c = Cluster::new(1, Topology::default());
+    c.delete(Kind::ClusterRoleBinding, "", "cluster-admin")
+        .unwrap();
+    let attrs = Attributes {
+        verb: "delete".into(),
+        kind: Kind::Node,
+        subresource: None,
+        namespace: String::new(),
+        name: "zone-a".into(),
+    };
+    assert!(
+        !c.rbac_allows(&Caller::admin(), &attrs),
+        "RBAC alone says no"
+    );
+    assert!(
+        c.authorize(&Caller::admin(), &attrs).is_ok(),
+        "system:masters"
+    );
+    // A user outside the group is still refused.
+    let jane = Caller::impersonated("jane", &[]);
+    assert!(c.authorize(&jane, &attrs).is_err());
+}

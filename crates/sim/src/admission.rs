@@ -113,7 +113,8 @@ impl Cluster {
         for q in quotas {
             let name = q.metadata.name.clone().unwrap_or_default();
             // Admission enforces what the controller has observed (status), not spec:
-            // a quota the controller has not seen yet does not limit anything.
+            // a quota the controller has not seen yet does not limit anything
+            // (upstream `EvaluatorMatchesResourceList(evaluator, Status.Hard)`).
             let hard = quota::status_hard(&q);
             let restricted: Vec<String> = hard
                 .keys()
@@ -126,9 +127,21 @@ impl Cluster {
             if let Err(e) = quota::constraints(obj, &restricted) {
                 return Err(forbidden(obj, format!("failed quota: {name}: {e}")));
             }
+            // `hasUsageStats`: every restricted resource the quota enforces has a
+            // usage figure. (A quota whose status the controller has not yet written
+            // has no `status.hard` at all and, as upstream's `Matches`, limits nothing
+            // until the controller's first sync, `WATCH_DELAY` after its creation.)
             let used = quota::status_used(&q);
-            if hard.keys().any(|k| !used.contains_key(k)) {
-                return Err(forbidden(obj, format!("status unknown for quota: {name}")));
+            if restricted.iter().any(|k| !used.contains_key(k)) {
+                let mut names = restricted.clone();
+                names.sort();
+                return Err(forbidden(
+                    obj,
+                    format!(
+                        "status unknown for quota: {name}, resources: {}",
+                        names.join(",")
+                    ),
+                ));
             }
             interesting.push((q, hard));
         }
@@ -479,6 +492,42 @@ pub(crate) fn canonicalize(map: &mut Option<BTreeMap<String, K8sQuantity>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quota_without_usage_for_a_restricted_resource_refuses() {
+        use crate::cluster::{Cluster, Topology};
+        let mut c = Cluster::new(1, Topology::default());
+        let q: ResourceQuota = crate::object::from_manifest(
+            "apiVersion: v1
+kind: ResourceQuota
+metadata: {name: q, namespace: default}
+spec:
+  hard: {pods: \"1\", services: \"1\"}
+status:
+  hard: {pods: \"1\", services: \"1\"}
+  used: {services: \"0\"}
+",
+        )
+        .unwrap();
+        // Written as the controller would, without its usage for pods.
+        c.store.create(Object::ResourceQuota(q)).unwrap();
+        let pod: Pod = crate::object::from_manifest(
+            "apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: c, image: nginx}]
+",
+        )
+        .unwrap();
+        let err = c.resource_quota_admit(&Object::Pod(pod)).unwrap_err();
+        assert!(
+            err.message
+                .ends_with("forbidden: status unknown for quota: q, resources: pods"),
+            "{}",
+            err.message
+        );
+    }
 
     #[test]
     fn aggregates_like_utilerrors() {

@@ -278,3 +278,52 @@ fn system_masters_is_authorized_without_the_cluster_admin_binding() {
     let jane = Caller::impersonated("jane", &[]);
     assert!(c.authorize(&jane, &attrs).is_err());
 }
+
+fn pod_yaml(name: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+spec:
+  containers:
+  - name: c
+    image: nginx:1.27
+"
+    )
+}
+
+/// Upstream's quota admission matches a quota by its `status.hard`
+/// (`EvaluatorMatchesResourceList`): a quota limits from the controller's first sync
+/// of it, a watch delay after its creation, not from its creation itself.
+#[test]
+fn a_quota_limits_from_the_controllers_first_sync() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(
+        &mut c,
+        "apiVersion: v1
+kind: ResourceQuota
+metadata:
+  name: one
+spec:
+  hard: {pods: \"1\"}
+",
+    );
+    c.advance(SimDuration::millis(100));
+    for (i, name) in ["a", "b", "c"].into_iter().enumerate() {
+        let pod = warehouse_sim::decode_manifests(&pod_yaml(name))
+            .unwrap()
+            .remove(0);
+        let result = c.create(pod);
+        if i == 0 {
+            assert!(result.is_ok());
+        } else {
+            assert_eq!(
+                result.unwrap_err().message,
+                format!(
+                    "pods \"{name}\" is forbidden: exceeded quota: one, requested: pods=1, used: pods=1, limited: pods=1"
+                )
+            );
+        }
+    }
+}

@@ -248,6 +248,12 @@ pub(crate) enum Timer {
     /// (`--endpoint-reconciler` interval, 10 s): the Service, its Endpoints and
     /// EndpointSlice put back.
     KubernetesService,
+    /// A pod's `activeDeadlineSeconds` since its start run out (`active_deadline.rs`).
+    ActiveDeadline {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+    },
     /// The apiserver's RBAC post-start hook (`EnsureRBACPolicy`): missing bootstrap
     /// ClusterRoles and ClusterRoleBindings created.
     RbacBootstrap,
@@ -333,7 +339,7 @@ pub(crate) enum Timer {
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 30] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 33] = [
         "watch delivery",
         "node monitor period",
         "no-execute tainting pass",
@@ -351,6 +357,9 @@ impl Timer {
         "ttl after finished",
         "pod gc quarantine",
         "pod gc check period",
+        "kubernetes service reconcile interval",
+        "apiserver start (rbac bootstrap)",
+        "pod active deadline",
         "delayed requeue",
         "container exited",
         "container back-off ended",
@@ -392,6 +401,7 @@ impl Timer {
             Timer::PodGcQuarantine(_) => "pod gc quarantine",
             Timer::PodGcCheck => "pod gc check period",
             Timer::KubernetesService => "kubernetes service reconcile interval",
+            Timer::ActiveDeadline { .. } => "pod active deadline",
             Timer::RbacBootstrap => "apiserver start (rbac bootstrap)",
             Timer::EnqueueAfter { .. } => "delayed requeue",
             Timer::ContainerExited { .. } => "container exited",
@@ -846,6 +856,9 @@ impl Cluster {
             Timer::PodGcQuarantine(node) => self.pod_gc_quarantine_ended(&node),
             Timer::PodGcCheck => self.pod_gc_check(),
             Timer::KubernetesService => self.reconcile_kubernetes_service(),
+            Timer::ActiveDeadline { node, pod, uid } => {
+                self.kubelet_active_deadline_fired(&node, &pod, &uid)
+            }
             Timer::RbacBootstrap => self.ensure_rbac_policy(),
             Timer::EnqueueAfter { component, key } => self.enqueue(component, key),
             Timer::ContainerExited {

@@ -296,6 +296,7 @@ impl Cluster {
             | Timer::ImagePullBackOff { .. }
             | Timer::ImagePullRetry { .. }
             | Timer::ImagePulled { .. }
+            | Timer::ActiveDeadline { .. }
             | Timer::Probe { .. } => !self.api_writable(),
             // A stopped controller manager forgets its eviction deadlines (its relist
             // sets them again); one cut off from the apiserver keeps them.

@@ -125,6 +125,11 @@ pub struct KubeletState {
     /// The runtime's containers and their processes, per pod (`kubelet_containers.rs`).
     #[serde(with = "crate::snapshot::pairs")]
     pub containers: BTreeMap<ObjectKey, crate::kubelet_containers::PodRuntime>,
+    /// The active deadline armed for each pod (its uid and the moment), so a sync
+    /// arms a `Timer::ActiveDeadline` only when the deadline moved
+    /// (`active_deadline.rs`).
+    #[serde(default, with = "crate::snapshot::pairs")]
+    pub(crate) deadlines: BTreeMap<ObjectKey, (String, crate::time::SimTime)>,
 }
 
 fn quantity(s: impl Into<String>) -> Quantity {
@@ -557,6 +562,7 @@ impl Cluster {
                     k.pods.remove(key);
                     k.pulled_events.remove(key);
                     k.containers.remove(key);
+                    k.deadlines.remove(key);
                 }
                 self.kubelet_forget_status(node, key);
                 // A static pod runs on regardless: post its mirror pod again.
@@ -606,6 +612,9 @@ impl Cluster {
         if matches!(phase, Some("Succeeded") | Some("Failed")) {
             return;
         }
+        if known.is_some() && self.kubelet_check_active_deadline(node, key, &pod) {
+            return;
+        }
         if known.is_some() {
             self.kubelet_image_changed(node, key, &pod);
             self.kubelet_definition_changed(node, key, &pod);
@@ -625,6 +634,9 @@ impl Cluster {
             }
         }
         self.kubelet_start_pod(node, key, pod, uid);
+        if let Some(started) = self.kubelet_pod(node, key) {
+            self.kubelet_check_active_deadline(node, key, &started);
+        }
     }
 
     /// Why the kubelet would refuse a new pod, as `(reason, message)`: a resource the
@@ -1029,7 +1041,10 @@ impl Cluster {
         let Some(k) = self.kubelets.get_mut(node) else {
             return;
         };
-        if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
+        if pod.metadata.uid.as_deref() != Some(uid)
+            || pod.metadata.deletion_timestamp.is_some()
+            || crate::kubelet_containers::pod_is_terminal(&pod)
+        {
             return;
         }
         k.pods.insert(

@@ -263,6 +263,15 @@ pub(crate) fn pending_init(pod: &Pod) -> Option<String> {
     })
 }
 
+/// Whether the pod's phase is terminal (Succeeded or Failed): its containers are
+/// not started, restarted or probed again.
+pub(crate) fn pod_is_terminal(pod: &Pod) -> bool {
+    matches!(
+        pod.status.as_ref().and_then(|s| s.phase.as_deref()),
+        Some("Succeeded") | Some("Failed")
+    )
+}
+
 fn terminated_of(cs: &ContainerStatus) -> Option<ContainerStateTerminated> {
     cs.state.as_ref().and_then(|s| s.terminated.clone())
 }
@@ -848,7 +857,10 @@ impl Cluster {
         let Some(mut pod) = self.kubelet_pod(node, key) else {
             return;
         };
-        if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
+        if pod.metadata.uid.as_deref() != Some(uid)
+            || pod.metadata.deletion_timestamp.is_some()
+            || crate::kubelet_containers::pod_is_terminal(&pod)
+        {
             return;
         }
         if run.next_on_restart {

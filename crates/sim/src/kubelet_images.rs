@@ -193,7 +193,10 @@ impl Cluster {
             .filter(|s| s.attempt == attempt)?
             .clone();
         let pod = self.kubelet_pod(node, key)?;
-        if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
+        if pod.metadata.uid.as_deref() != Some(uid)
+            || pod.metadata.deletion_timestamp.is_some()
+            || crate::kubelet_containers::pod_is_terminal(&pod)
+        {
             return None;
         }
         Some((pod, st))

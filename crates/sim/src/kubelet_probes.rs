@@ -244,7 +244,10 @@ impl Cluster {
         let Some(mut pod) = self.kubelet_pod(node, key) else {
             return;
         };
-        if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
+        if pod.metadata.uid.as_deref() != Some(uid)
+            || pod.metadata.deletion_timestamp.is_some()
+            || crate::kubelet_containers::pod_is_terminal(&pod)
+        {
             return;
         }
         let Some(c) = pod

@@ -5,6 +5,7 @@
 //! results, byte for byte. Nothing here reads a clock, spawns a thread or touches the
 //! web.
 
+pub mod active_deadline;
 pub mod admission;
 pub mod apiserver;
 pub mod auth;

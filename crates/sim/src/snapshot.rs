@@ -300,6 +300,11 @@ mod tests {
             Timer::PodGcQuarantine("n".into()),
             Timer::PodGcCheck,
             Timer::KubernetesService,
+            Timer::ActiveDeadline {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+            },
             Timer::RbacBootstrap,
             Timer::Requeue {
                 component: component.clone(),

@@ -327,3 +327,96 @@ spec:
         }
     }
 }
+
+fn deadline_pod(name: &str, seconds: &str, policy: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+spec:
+  activeDeadlineSeconds: {seconds}
+  restartPolicy: {policy}
+  containers:
+  - name: c
+    image: nginx:1.27
+"
+    )
+}
+
+fn get_pod(c: &Cluster, name: &str) -> k8s_openapi::api::core::v1::Pod {
+    match c.get(Kind::Pod, "default", name).unwrap() {
+        Object::Pod(p) => p,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn a_pod_past_its_active_deadline_is_failed_and_its_containers_killed() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, &deadline_pod("short", "30", "Always"));
+    c.advance(SimDuration::secs(10));
+    let p = get_pod(&c, "short");
+    assert_eq!(p.status.as_ref().unwrap().phase.as_deref(), Some("Running"));
+    let start = p.status.as_ref().unwrap().start_time.clone().unwrap();
+    c.advance(SimDuration::secs(25));
+    let p = get_pod(&c, "short");
+    let st = p.status.unwrap();
+    assert_eq!(st.phase.as_deref(), Some("Failed"));
+    assert_eq!(st.reason.as_deref(), Some("DeadlineExceeded"));
+    assert_eq!(
+        st.message.as_deref(),
+        Some("Pod was active on the node longer than the specified deadline")
+    );
+    let cs = &st.container_statuses.unwrap()[0];
+    let t = cs
+        .state
+        .as_ref()
+        .unwrap()
+        .terminated
+        .as_ref()
+        .expect("killed");
+    assert_eq!(t.exit_code, 137);
+    assert_eq!(
+        warehouse_sim::SimTime::from_k8s(t.finished_at.as_ref().unwrap()),
+        warehouse_sim::SimTime::from_k8s(&start) + SimDuration::secs(30)
+    );
+    // It stays Failed: the container is not restarted.
+    c.advance(SimDuration::secs(300));
+    let p = get_pod(&c, "short");
+    assert_eq!(p.status.as_ref().unwrap().phase.as_deref(), Some("Failed"));
+    assert_eq!(
+        p.status.unwrap().container_statuses.unwrap()[0].restart_count,
+        0
+    );
+    let events: Vec<String> = c
+        .list(Kind::Event, Some("default"))
+        .iter()
+        .filter_map(|o| match o {
+            Object::Event(e) => Some(e.reason.clone().unwrap_or_default()),
+            _ => None,
+        })
+        .collect();
+    assert!(events.iter().any(|r| r == "DeadlineExceeded"), "{events:?}");
+}
+
+#[test]
+fn a_shortened_active_deadline_is_armed_again_and_a_huge_one_never_overflows() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, &deadline_pod("long", "3600", "Never"));
+    create(&mut c, &deadline_pod("huge", "2147483647", "Never"));
+    c.advance(SimDuration::secs(10));
+    let mut p = get_pod(&c, "long");
+    p.spec.as_mut().unwrap().active_deadline_seconds = Some(20);
+    c.update(Object::Pod(p)).unwrap();
+    c.advance(SimDuration::secs(15));
+    assert_eq!(
+        get_pod(&c, "long").status.unwrap().reason.as_deref(),
+        Some("DeadlineExceeded")
+    );
+    c.advance(SimDuration::secs(86_400));
+    assert_eq!(
+        get_pod(&c, "huge").status.unwrap().phase.as_deref(),
+        Some("Running")
+    );
+}

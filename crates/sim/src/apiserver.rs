@@ -1253,6 +1253,43 @@ pub(crate) fn is_label_value(v: &str) -> Result<(), &'static str> {
 
 /// Label keys (`[prefix/]name`) and values, as apimachinery's `ValidateLabels` checks
 /// them, with its messages.
+/// What the apiserver would refuse in a registering Node's labels and taints (the
+/// kubelet's `--node-labels` and `--register-with-taints`), as its Invalid message
+/// (`Node "NAME" is invalid: ...`); `sim node add` checks this before it changes
+/// anything, so a refused node leaves the cluster as it was.
+pub(crate) fn check_node_registration(
+    name: &str,
+    labels: &std::collections::BTreeMap<String, String>,
+    taints: &[(String, String, String)],
+) -> Result<(), String> {
+    let mut errors = Vec::new();
+    check_labels(Some(labels), "metadata.labels", &mut errors);
+    for (i, (key, value, _)) in taints.iter().enumerate() {
+        let only_key: std::collections::BTreeMap<String, String> =
+            [(key.clone(), String::new())].into();
+        check_labels(
+            Some(&only_key),
+            &format!("spec.taints[{i}].key"),
+            &mut errors,
+        );
+        if let Err(why) = is_label_value(value) {
+            errors.push(FieldError(format!(
+                "spec.taints[{i}].value: Invalid value: \"{value}\": {why}"
+            )));
+        }
+    }
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = errors.into_iter().map(|e| e.0).collect();
+    let joined = if list.len() == 1 {
+        list[0].clone()
+    } else {
+        format!("[{}]", list.join(", "))
+    };
+    Err(format!("Node \"{name}\" is invalid: {joined}"))
+}
+
 fn check_labels(
     labels: Option<&std::collections::BTreeMap<String, String>>,
     path: &str,

@@ -328,6 +328,8 @@ impl Cluster {
                 spec.name
             )));
         }
+        crate::apiserver::check_node_registration(&spec.name, &spec.labels, &spec.taints)
+            .map_err(SimError)?;
         if self.kubelets.contains_key(&spec.name) {
             return Err(SimError(format!("node \"{}\" already exists", spec.name)));
         }

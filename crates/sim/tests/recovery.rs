@@ -420,3 +420,30 @@ fn a_shortened_active_deadline_is_armed_again_and_a_huge_one_never_overflows() {
         Some("Running")
     );
 }
+
+#[test]
+fn a_node_with_an_invalid_label_or_taint_is_refused_and_nothing_changes() {
+    let mut c = Cluster::new(1, Topology::default());
+    let before = c.snapshot();
+    let mut spec = NodeSpec::worker("extra");
+    spec.labels.insert("bad key".into(), "v".into());
+    let err = c.add_node(spec).unwrap_err();
+    assert_eq!(
+        err.0,
+        "Node \"extra\" is invalid: metadata.labels: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+    );
+    let mut spec = NodeSpec::worker("extra");
+    spec.taints
+        .push(("gpu".into(), "-bad-".into(), "NoSchedule".into()));
+    let err = c.add_node(spec).unwrap_err();
+    assert!(
+        err.0.starts_with("Node \"extra\" is invalid: spec.taints[0].value: Invalid value: \"-bad-\": a valid label must be"),
+        "{}",
+        err.0
+    );
+    assert!(c.snapshot() == before, "the cluster is unchanged");
+    assert!(
+        c.add_node(NodeSpec::worker("extra")).is_ok(),
+        "the name is still free"
+    );
+}

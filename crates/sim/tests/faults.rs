@@ -192,6 +192,8 @@ enum Op {
     DeleteService {
         w: usize,
     },
+    /// `kubectl delete node`: a worker's Node object goes (its kubelet runs on).
+    DeleteNode(String),
     Fault(Fault),
     EtcdSave(usize),
     EtcdRestore(usize),
@@ -229,6 +231,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (node(), any::<bool>()).prop_map(|(node, on)| Op::Cordon { node, on }),
         1 => (0..WORKLOADS).prop_map(|w| Op::DeleteWorkload { w }),
         1 => (0..WORKLOADS).prop_map(|w| Op::DeleteService { w }),
+        1 => prop::sample::select(WORKERS.to_vec()).prop_map(|n| Op::DeleteNode(n.to_string())),
         1 => node().prop_map(|n| Op::Fault(Fault::KillNode(n))),
         1 => node().prop_map(|n| Op::Fault(Fault::RestartNode(n))),
         2 => node().prop_map(|n| Op::Fault(Fault::PartitionNode(n))),
@@ -482,6 +485,7 @@ fn step(c: &mut Cluster, op: &Op) -> String {
             c.delete(Kind::Service, "default", &format!("w{w}"))
                 .map(|_| "deleted"),
         ),
+        Op::DeleteNode(n) => result(c.delete(Kind::Node, "", n).map(|_| "deleted")),
         Op::Fault(f) => result(c.fault(f.clone())),
         Op::EtcdSave(s) => result(c.etcd_snapshot_save(&format!("s{s}"))),
         Op::EtcdRestore(s) => result(c.etcd_snapshot_restore(&format!("s{s}"))),
@@ -573,7 +577,11 @@ fn requests(pod: &Pod) -> BTreeMap<String, i128> {
 }
 
 fn check_fits(c: &Cluster, node: &str, pods: &[&Pod], what: &str) -> Result<(), String> {
-    let n = c.get(Kind::Node, "", node).map_err(|e| e.to_string())?;
+    let Ok(n) = c.get(Kind::Node, "", node) else {
+        // A deleted node: no capacity to compare with (its pods are the pod
+        // garbage collector's).
+        return Ok(());
+    };
     let allocatable = n
         .as_node()
         .and_then(|n| n.status.as_ref())
@@ -982,6 +990,48 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
         .iter()
         .filter_map(|o| o.as_pod().cloned())
         .collect();
+    // Deleted nodes leave nothing behind: no pod bound to one (the pod garbage
+    // collector), no daemon pod meant for one (the DaemonSet controller), no
+    // endpoint on one (the EndpointSlice controller).
+    let existing: BTreeSet<String> = c
+        .list(Kind::Node, None)
+        .iter()
+        .map(|o| o.name().to_string())
+        .collect();
+    for p in &pods {
+        let bound = p.spec.as_ref().and_then(|s| s.node_name.clone());
+        if let Some(node) = bound.filter(|n| !existing.contains(n)) {
+            return Err(format!(
+                "pod {} is bound to {node}, which no longer exists",
+                p.metadata.name.as_deref().unwrap_or_default()
+            ));
+        }
+        let is_daemon = p
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|r| r.kind == "DaemonSet" && r.controller == Some(true));
+        if is_daemon && pod_is_active(p) && candidate_nodes(c, p).is_empty() {
+            return Err(format!(
+                "daemon pod {} is meant for a node that no longer exists",
+                p.metadata.name.as_deref().unwrap_or_default()
+            ));
+        }
+    }
+    for o in c.list(Kind::EndpointSlice, None) {
+        let Object::EndpointSlice(s) = &o else {
+            continue;
+        };
+        for e in s.endpoints.iter().flatten() {
+            if let Some(node) = e.node_name.as_ref().filter(|n| !existing.contains(*n)) {
+                return Err(format!(
+                    "EndpointSlice {} has an endpoint on {node}, which no longer exists",
+                    o.name()
+                ));
+            }
+        }
+    }
     // Every pod left is running and ready (a relabeled orphan included), or waits
     // for room that no node it may go to has.
     let mut waiting: BTreeSet<String> = BTreeSet::new();
@@ -1618,5 +1668,39 @@ fn a_pod_back_from_a_restore_leaves_its_service_when_relabeled() {
         slice_pods(&c, "solo").is_empty(),
         "{:?}",
         slice_pods(&c, "solo")
+    );
+}
+
+/// Node deletion under load: a worker with Deployment and DaemonSet pods goes; after
+/// the quarantine its pods are collected together, their replacements land on the
+/// other workers, the DaemonSets keep exactly one pod per remaining node, and no
+/// endpoint names the deleted node.
+#[test]
+fn regression_a_deleted_worker_leaves_nothing_behind() {
+    replay(
+        1,
+        100,
+        vec![
+            Op::Apply {
+                w: 0,
+                replicas: 5,
+                image: 0,
+            },
+            Op::Apply {
+                w: 3,
+                replicas: 1,
+                image: 0,
+            },
+            Op::ApplyService { w: 0, selects: 0 },
+            Op::ApplyService { w: 3, selects: 3 },
+            secs(60),
+            Op::DeleteNode("zone-b".into()),
+            secs(5),
+            Op::Fault(Fault::StopComponent(ControlPlaneComponent::Scheduler)),
+            Op::DeleteNode("zone-c".into()),
+            secs(30),
+            Op::Fault(Fault::StartComponent(ControlPlaneComponent::Scheduler)),
+            secs(120),
+        ],
     );
 }

@@ -174,7 +174,9 @@ impl Stage {
             StatusReason::NotFound if e.message.starts_with("namespaces ") => {
                 Stage::ValidatingAdmission
             }
-            StatusReason::Invalid | StatusReason::BadRequest => Stage::Validation,
+            StatusReason::Invalid
+            | StatusReason::BadRequest
+            | StatusReason::RequestEntityTooLarge => Stage::Validation,
             _ => Stage::Storage,
         }
     }
@@ -223,6 +225,85 @@ pub const MAX_PODS: usize = 150_000;
 pub const MAX_OBJECTS: usize = 250_000;
 /// The largest `replicas` a Deployment or ReplicaSet may ask for.
 pub const MAX_REPLICAS: i32 = 20_000;
+
+/// The largest request body the apiserver reads (`MaxRequestBodyBytes`,
+/// k8s.io/apiserver/pkg/server/config.go: 3 MiB), measured here as the object's
+/// size ([`crate::store::object_size_bytes`]) as the client sent it. Past it: 413
+/// `Request entity too large: limit is 3145728`.
+pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// The most bytes an object's annotations hold, keys and values together
+/// (apimachinery `TotalAnnotationSizeLimitB`, pkg/api/validation/objectmeta.go).
+pub const MAX_ANNOTATIONS_BYTES: usize = 256 * 1024;
+
+/// The most bytes a ConfigMap's `data` and `binaryData`, or a Secret's `data`, hold
+/// together (core `MaxSecretSize`, pkg/apis/core/types.go: 1 MiB).
+pub const MAX_CONFIG_DATA_BYTES: usize = 1024 * 1024;
+
+/// The apiserver's body limit ([`MAX_REQUEST_BODY_BYTES`]), checked before anything
+/// else reads the request (`limitedReadBody` in the handlers).
+fn check_request_body(obj: &Object) -> Result<(), ApiError> {
+    if crate::store::object_size_bytes(obj) > MAX_REQUEST_BODY_BYTES {
+        return Err(ApiError::new(
+            StatusReason::RequestEntityTooLarge,
+            format!("Request entity too large: limit is {MAX_REQUEST_BODY_BYTES}"),
+        ));
+    }
+    Ok(())
+}
+
+/// apimachinery `field.TooLong` as 1.32 and later render it (the value is left out).
+fn too_long(path: &str, limit: usize) -> FieldError {
+    FieldError(format!(
+        "{path}: Too long: may not be more than {limit} bytes"
+    ))
+}
+
+/// `ValidateAnnotationsSize`: keys and values together.
+fn check_annotations_size(
+    annotations: Option<&std::collections::BTreeMap<String, String>>,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let total = annotations.into_iter().flatten().fold(0usize, |n, (k, v)| {
+        n.saturating_add(k.len()).saturating_add(v.len())
+    });
+    if total > MAX_ANNOTATIONS_BYTES {
+        errors.push(too_long(path, MAX_ANNOTATIONS_BYTES));
+    }
+}
+
+/// `ValidateConfigMap`'s and `ValidateSecret`'s total size. A ConfigMap's error names
+/// the whole object (`field.NewPath("")`, printed `[]`); a Secret's names `data`.
+/// The apiserver merges a Secret's `stringData` into `data` before validating, so
+/// both count (a key in both counted once, as `stringData`'s value wins).
+fn check_data_size(obj: &Object, errors: &mut Vec<FieldError>) {
+    let (total, path) = match obj {
+        Object::ConfigMap(cm) => {
+            let data = cm.data.iter().flatten().map(|(_, v)| v.len());
+            let binary = cm.binary_data.iter().flatten().map(|(_, v)| v.0.len());
+            (data.chain(binary).fold(0usize, usize::saturating_add), "[]")
+        }
+        Object::Secret(secret) => {
+            let strings = secret.string_data.as_ref();
+            let data = secret
+                .data
+                .iter()
+                .flatten()
+                .filter(|(k, _)| !strings.is_some_and(|s| s.contains_key(*k)))
+                .map(|(_, v)| v.0.len());
+            let string_data = strings.into_iter().flatten().map(|(_, v)| v.len());
+            (
+                data.chain(string_data).fold(0usize, usize::saturating_add),
+                "data",
+            )
+        }
+        _ => return,
+    };
+    if total > MAX_CONFIG_DATA_BYTES {
+        errors.push(too_long(path, MAX_CONFIG_DATA_BYTES));
+    }
+}
 /// Events live this long (`--event-ttl`).
 pub const EVENT_TTL: crate::time::SimDuration = crate::time::SimDuration::secs(3600);
 
@@ -313,12 +394,14 @@ impl Cluster {
         self.current_actor = actor.username();
         // What was asked for, for the record of a refused request.
         let attempted = obj.key();
-        let result = self.admit_create(&mut obj).and_then(|()| {
-            self.check_storage()?;
-            let ev = self.store.create(obj)?;
-            self.dispatch(&ev);
-            Ok(ev.object)
-        });
+        let result = check_request_body(&obj)
+            .and_then(|()| self.admit_create(&mut obj))
+            .and_then(|()| {
+                self.check_storage()?;
+                let ev = self.store.create(obj)?;
+                self.dispatch(&ev);
+                Ok(ev.object)
+            });
         self.record_request(&actor, "create", &result, Some(&attempted), arrived);
         result
     }
@@ -327,21 +410,23 @@ impl Cluster {
     /// validation, the AlreadyExists check) but nothing is stored or charged.
     pub fn create_dry_run(&mut self, mut obj: Object) -> Result<Object, ApiError> {
         self.dry_run = true;
-        let result = self.admit_create(&mut obj).and_then(|()| {
-            if self.store.get(&obj.key()).is_some() {
-                let key = obj.key();
-                Err(ApiError::new(
-                    StatusReason::AlreadyExists,
-                    format!(
-                        "{} \"{}\" already exists",
-                        key.kind.qualified_plural(),
-                        key.name
-                    ),
-                ))
-            } else {
-                Ok(obj)
-            }
-        });
+        let result = check_request_body(&obj)
+            .and_then(|()| self.admit_create(&mut obj))
+            .and_then(|()| {
+                if self.store.get(&obj.key()).is_some() {
+                    let key = obj.key();
+                    Err(ApiError::new(
+                        StatusReason::AlreadyExists,
+                        format!(
+                            "{} \"{}\" already exists",
+                            key.kind.qualified_plural(),
+                            key.name
+                        ),
+                    ))
+                } else {
+                    Ok(obj)
+                }
+            });
         self.dry_run = false;
         result
     }
@@ -349,7 +434,9 @@ impl Cluster {
     /// `dryRun=All` for an update: admission and validation, nothing stored.
     pub fn update_dry_run(&mut self, mut obj: Object) -> Result<Object, ApiError> {
         self.dry_run = true;
-        let result = self.admit_update(&mut obj).map(|()| obj);
+        let result = check_request_body(&obj)
+            .and_then(|()| self.admit_update(&mut obj))
+            .map(|()| obj);
         self.dry_run = false;
         result
     }
@@ -360,21 +447,23 @@ impl Cluster {
         let arrived = self.feed.next_seq();
         self.current_actor = actor.username();
         let attempted = obj.key();
-        let result = self.admit_update(&mut obj).and_then(|()| {
-            self.check_storage()?;
-            let key = obj.key();
-            let finalized = self
-                .store
-                .get(&key)
-                .is_some_and(|old| should_delete_during_update(old, &obj));
-            let ev = if finalized {
-                self.store.remove(&key)?
-            } else {
-                self.store.update(obj)?
-            };
-            self.dispatch(&ev);
-            Ok(ev.object)
-        });
+        let result = check_request_body(&obj)
+            .and_then(|()| self.admit_update(&mut obj))
+            .and_then(|()| {
+                self.check_storage()?;
+                let key = obj.key();
+                let finalized = self
+                    .store
+                    .get(&key)
+                    .is_some_and(|old| should_delete_during_update(old, &obj));
+                let ev = if finalized {
+                    self.store.remove(&key)?
+                } else {
+                    self.store.update(obj)?
+                };
+                self.dispatch(&ev);
+                Ok(ev.object)
+            });
         self.record_request(&actor, "update", &result, Some(&attempted), arrived);
         result
     }
@@ -1365,6 +1454,12 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         )));
     }
     check_labels(obj.meta().labels.as_ref(), "metadata.labels", &mut errors);
+    check_annotations_size(
+        obj.meta().annotations.as_ref(),
+        "metadata.annotations",
+        &mut errors,
+    );
+    check_data_size(obj, &mut errors);
     let template_labels = match obj {
         Object::Deployment(d) => d
             .spec
@@ -1610,14 +1705,49 @@ fn check_template_containers(spec: Option<&PodSpec>, errors: &mut Vec<FieldError
         None => errors.push(FieldError(
             "spec.template.spec.containers: Required value".into(),
         )),
-        Some(s) => crate::validation::pod_spec(s, "spec.template.spec", errors),
+        Some(s) => {
+            if check_container_count(s, "spec.template.spec", errors) {
+                crate::validation::pod_spec(s, "spec.template.spec", errors)
+            }
+        }
     }
+}
+
+/// The most containers and init containers one pod may list together: a simulator
+/// limit. Upstream has no count (the object's size limits it, to some thousands),
+/// but every status write carries the whole pod and a pod writes its status a few
+/// times per container, so a pod's life costs the square of its container count.
+pub const MAX_CONTAINERS_PER_POD: usize = 256;
+
+/// [`MAX_CONTAINERS_PER_POD`], refused in the style of apimachinery's
+/// `field.TooMany` (the count, then why). False when the spec is refused: its
+/// containers are then not validated one by one.
+fn check_container_count(spec: &PodSpec, base: &str, errors: &mut Vec<FieldError>) -> bool {
+    let containers = spec.containers.len();
+    let init = spec.init_containers.as_ref().map_or(0, Vec::len);
+    let total = containers.saturating_add(init);
+    if total <= MAX_CONTAINERS_PER_POD {
+        return true;
+    }
+    let list = if containers > MAX_CONTAINERS_PER_POD {
+        "containers"
+    } else {
+        "initContainers"
+    };
+    errors.push(FieldError(format!(
+        "{base}.{list}: Too many: {total}: this simulated cluster runs at most {MAX_CONTAINERS_PER_POD} containers and initContainers in one pod"
+    )));
+    false
 }
 
 fn validate_pod_spec(p: &Pod, errors: &mut Vec<FieldError>) {
     match p.spec.as_ref() {
         None => errors.push(FieldError("spec.containers: Required value".into())),
-        Some(s) => crate::validation::pod_spec(s, "spec", errors),
+        Some(s) => {
+            if check_container_count(s, "spec", errors) {
+                crate::validation::pod_spec(s, "spec", errors)
+            }
+        }
     }
 }
 

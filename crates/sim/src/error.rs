@@ -15,6 +15,9 @@ pub enum StatusReason {
     Gone,
     ServiceUnavailable,
     InternalError,
+    /// 413: a request body over the apiserver's limit
+    /// ([`crate::apiserver::MAX_REQUEST_BODY_BYTES`]).
+    RequestEntityTooLarge,
     /// No reason given (`metav1.StatusReasonUnknown`, the empty string): what the
     /// apiserver sends for an error it cannot classify, such as etcd timing out.
     /// kubectl then prints `Error from server: <message>`.
@@ -34,6 +37,7 @@ impl StatusReason {
             StatusReason::Gone => "Gone",
             StatusReason::ServiceUnavailable => "ServiceUnavailable",
             StatusReason::InternalError => "InternalError",
+            StatusReason::RequestEntityTooLarge => "RequestEntityTooLarge",
             StatusReason::Unknown => "",
         }
     }
@@ -50,6 +54,7 @@ impl StatusReason {
             StatusReason::Gone => 410,
             StatusReason::ServiceUnavailable => 503,
             StatusReason::InternalError => 500,
+            StatusReason::RequestEntityTooLarge => 413,
             StatusReason::Unknown => 500,
         }
     }

@@ -51,6 +51,10 @@ use std::collections::{BTreeMap, BTreeSet};
 pub const MAX_ETCD_MEMBERS: usize = 5;
 /// The most etcd snapshots a cluster keeps.
 pub const MAX_ETCD_SNAPSHOTS: usize = 16;
+/// The most bytes etcd snapshots hold in all (each snapshot's objects, as the JSON
+/// it keeps them in): a simulator limit, so that 16 snapshots of a big cluster do
+/// not take gigabytes. A save past it is refused, naming the limit.
+pub const MAX_ETCD_SNAPSHOT_BYTES: usize = 256 * 1024 * 1024;
 /// `--bump-revision` of a restore: the value the etcd and Kubernetes examples use.
 /// A second restore from the same snapshot bumps by a multiple of it, so that the
 /// revision still goes up (an operator would pass a larger value).
@@ -68,12 +72,21 @@ pub(crate) struct MemberProcess {
     running: bool,
 }
 
-/// What `etcdctl snapshot save` wrote: the keyspace at one revision.
+/// What `etcdctl snapshot save` wrote: the keyspace at one revision. The objects
+/// are kept encoded, a JSON array, as the snapshot file holds them: a snapshot costs
+/// its bytes and nothing more, and is decoded only when it is restored.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct EtcdSnapshot {
     revision: u64,
     saved_at: SimTime,
-    objects: Vec<Object>,
+    objects: Box<serde_json::value::RawValue>,
+}
+
+impl EtcdSnapshot {
+    /// The bytes this snapshot holds (counted against [`MAX_ETCD_SNAPSHOT_BYTES`]).
+    fn bytes(&self) -> usize {
+        self.objects.get().len()
+    }
 }
 
 /// etcd's members (beyond the first), its Raft leader and term, and its snapshots.
@@ -158,12 +171,22 @@ impl EtcdCluster {
         self.others.len() + 1
     }
 
+    /// The bytes every saved snapshot holds together.
+    pub(crate) fn snapshot_bytes(&self) -> usize {
+        self.snapshots
+            .values()
+            .fold(0usize, |n, s| n.saturating_add(s.bytes()))
+    }
+
     /// What a restored snapshot must hold for this state to be usable.
     pub(crate) fn check(&self) -> Result<(), String> {
         if self.leader.is_some_and(|l| l >= self.members()) {
             return Err("etcd's leader is not one of its members".into());
         }
-        if self.members() > MAX_ETCD_MEMBERS || self.snapshots.len() > MAX_ETCD_SNAPSHOTS {
+        if self.members() > MAX_ETCD_MEMBERS
+            || self.snapshots.len() > MAX_ETCD_SNAPSHOTS
+            || self.snapshot_bytes() > MAX_ETCD_SNAPSHOT_BYTES
+        {
             return Err("etcd has more members or snapshots than allowed".into());
         }
         Ok(())
@@ -452,15 +475,32 @@ impl Cluster {
                 "this simulated cluster keeps at most {MAX_ETCD_SNAPSHOTS} etcd snapshots"
             )));
         }
+        let objects: Vec<&Object> = self.store.objects().collect();
+        let keys = objects.len();
+        let encoded = serde_json::to_string(&objects).expect("objects serialise");
+        let objects = serde_json::value::RawValue::from_string(encoded)
+            .expect("serde_json writes valid JSON");
         let snapshot = EtcdSnapshot {
             revision: self.store.revision(),
             saved_at: self.now,
-            objects: self.store.objects().cloned().collect(),
+            objects,
         };
+        // The others, without the one this save replaces.
+        let others = self
+            .etcd
+            .snapshots
+            .iter()
+            .filter(|(n, _)| n.as_str() != name)
+            .fold(0usize, |n, (_, s)| n.saturating_add(s.bytes()));
+        if others.saturating_add(snapshot.bytes()) > MAX_ETCD_SNAPSHOT_BYTES {
+            return Err(SimError(format!(
+                "etcdctl snapshot save: this simulated cluster keeps at most {MAX_ETCD_SNAPSHOT_BYTES} bytes of etcd snapshots in all: this one is {} bytes and the others hold {others} (save over an older name to replace it)",
+                snapshot.bytes()
+            )));
+        }
         let message = format!(
-            "Snapshot saved at {name} (revision {}, {} keys)",
-            snapshot.revision,
-            snapshot.objects.len()
+            "Snapshot saved at {name} (revision {}, {keys} keys)",
+            snapshot.revision
         );
         self.etcd.snapshots.insert(name.to_string(), snapshot);
         Ok(message)
@@ -469,11 +509,12 @@ impl Cluster {
     /// Restores every member from a snapshot and restarts etcd and the apiserver; see
     /// the module documentation for what follows.
     pub fn etcd_snapshot_restore(&mut self, name: &str) -> Result<String, SimError> {
-        let Some(snapshot) = self.etcd.snapshots.get(name).cloned() else {
+        let Some(saved) = self.etcd.snapshots.get(name) else {
             return Err(SimError(format!(
                 "snapshot \"{name}\" not found: save one first with sim etcd snapshot save {name}"
             )));
         };
+        let snapshot_revision = saved.revision;
         if !self.host_powered() {
             let host = self.control_plane.host.clone().unwrap_or_default();
             return Err(SimError(format!(
@@ -485,16 +526,18 @@ impl Cluster {
         let previous = self.store.revision();
         // The smallest multiple of REVISION_BUMP that takes the revision past every
         // revision handed out so far.
-        let bump = (previous.saturating_sub(snapshot.revision) / REVISION_BUMP + 1) * REVISION_BUMP;
-        let revision = snapshot.revision + bump;
+        let bump = (previous.saturating_sub(snapshot_revision) / REVISION_BUMP + 1) * REVISION_BUMP;
+        let revision = snapshot_revision + bump;
         debug_assert!(revision > previous);
-        let undone = undone_by_restore(&self.store, &snapshot.objects);
-        let restored = Store::restored(snapshot.objects, revision)
+        let objects: Vec<Object> = serde_json::from_str(saved.objects.get())
+            .map_err(|e| SimError(format!("snapshot \"{name}\" is damaged: {e}")))?;
+        let undone = undone_by_restore(&self.store, &objects);
+        let restored = Store::restored(objects, revision)
             .map_err(|e| SimError(format!("snapshot \"{name}\" is damaged: {e}")))?;
         self.store = restored;
         let last = LastRestore {
             name: name.to_string(),
-            revision: snapshot.revision,
+            revision: snapshot_revision,
             undone,
         };
         let undid = last.words();
@@ -534,7 +577,7 @@ impl Cluster {
             "restored snapshot \"{name}\" (revision {}) with --bump-revision {bump} --mark-compacted: revision {revision}\n\
              every etcd member restarted from the snapshot; {apiserver_note}\n\
              the restore {undid}",
-            snapshot.revision
+            snapshot_revision
         ))
     }
 

@@ -758,6 +758,37 @@ impl Object {
         )
     }
 
+    /// The length in bytes of [`Object::to_json`]'s compact encoding, counted as it is
+    /// written (nothing is allocated). See [`crate::store::object_size_bytes`].
+    pub(crate) fn json_len(&self) -> usize {
+        struct Count(usize);
+        impl std::io::Write for Count {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0 = self.0.saturating_add(buf.len());
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut n = Count(0);
+        each_typed!(
+            self,
+            o => {
+                let _ = serde_json::to_writer(&mut n, o);
+            },
+            o => {
+                // {"apiVersion":"…","kind":"…","metadata":…,"field":…}
+                let _ = serde_json::to_writer(&mut n, &o.metadata);
+                let _ = serde_json::to_writer(&mut n, &o.fields);
+                n.0 = n.0.saturating_add(
+                    o.api_version.len() + o.kind.as_str().len() + r#"{"apiVersion":"","kind":"","metadata":,}"#.len(),
+                );
+            }
+        );
+        n.0
+    }
+
     /// Builds an object of a known kind from JSON, at the kind's preferred version.
     pub fn from_json(kind: Kind, value: serde_json::Value) -> Result<Object, String> {
         let api_version = value

@@ -11,6 +11,39 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// that asks for an older revision gets 410 Gone and must relist.
 pub const WATCH_LOG_CAPACITY: usize = 4096;
 
+/// How many bytes of objects ([`object_size_bytes`]) the watch log keeps in all
+/// before compacting the oldest events away, whatever their count: a simulator
+/// limit (etcd keeps history until the apiserver compacts it every 5 minutes; the
+/// apiserver's watch cache is bounded by count). In this process's memory an object
+/// takes from about its JSON size (long strings: a ConfigMap's data) to about five
+/// times it (a pod's containers, mostly empty optional fields), so the log holds
+/// some 16 to 80 MB at most. A 1 MiB ConfigMap relabelled for ever keeps its latest
+/// 16 versions, not 4,096; a cluster of ordinary objects reaches
+/// [`WATCH_LOG_CAPACITY`] first.
+pub const MAX_WATCH_LOG_BYTES: usize = 16 * 1024 * 1024;
+
+/// The largest value etcd stores: its `--max-request-bytes`, 1.5 MiB by default
+/// (`embed.DefaultMaxRequestBytes`). A bigger write is refused with `etcdserver:
+/// request is too large` and nothing changes.
+pub const MAX_ETCD_VALUE_BYTES: usize = 3 * 512 * 1024;
+
+/// What etcd says of a write over [`MAX_ETCD_VALUE_BYTES`]
+/// (`rpctypes.ErrRequestTooLarge`); the apiserver passes it on without a reason,
+/// so kubectl prints `Error from server: etcdserver: request is too large`.
+pub const ETCD_REQUEST_TOO_LARGE: &str = "etcdserver: request is too large";
+
+/// The size of an object as the simulation counts it everywhere (etcd's value
+/// limit, the watch log's bytes, etcd snapshots' bytes): the length of its compact
+/// JSON encoding, as the apiserver serves it, counted without allocating.
+/// Simplified: upstream stores built-in kinds in etcd as protobuf, which is smaller
+/// than JSON (field names are numbers), so an object near the limit is refused here
+/// a little earlier than upstream would refuse it. For a big object (long strings)
+/// the two are within a few percent; its size in this process's memory is of the
+/// same order (the strings themselves plus some tens of bytes per field).
+pub fn object_size_bytes(obj: &Object) -> usize {
+    obj.json_len()
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EventType {
     Added,
@@ -69,6 +102,10 @@ pub struct Store {
     /// `--terminated-pod-gc-threshold` order, `byEvictionAndCreationTimestamp`).
     terminated_pods: BTreeSet<(bool, i64, ObjectKey)>,
     log: VecDeque<WatchEvent>,
+    /// The size of each event's object in `log` ([`object_size_bytes`]), in order.
+    log_sizes: VecDeque<usize>,
+    /// Their sum: at most [`MAX_WATCH_LOG_BYTES`] (or a single event that is more).
+    log_bytes: usize,
     /// Revisions up to this one are compacted: a watch from before it gets 410 Gone
     /// even when the log is empty (set by a restore with `--mark-compacted`).
     compacted: u64,
@@ -152,7 +189,9 @@ impl Store {
                 log.len()
             ));
         }
-        store.log = log;
+        for ev in log {
+            store.push_log(ev);
+        }
         Ok(store)
     }
 
@@ -274,13 +313,14 @@ impl Store {
                 ),
             ));
         }
+        obj.meta_mut().resource_version = Some((self.revision + 1).to_string());
+        let size = Store::check_value_size(&obj)?;
         self.revision += 1;
-        obj.meta_mut().resource_version = Some(self.revision.to_string());
         self.index(&obj, true);
         self.objects.insert(key.clone(), obj.clone());
         *self.counts.entry(key.kind).or_default() += 1;
         self.total += 1;
-        Ok(self.log_event(EventType::Added, obj))
+        Ok(self.log_event(EventType::Added, obj, size))
     }
 
     /// Replaces an existing object. If `obj` carries a resourceVersion it must match
@@ -302,13 +342,15 @@ impl Store {
                 ));
             }
         }
-        let old = old.clone();
-        self.index(&old, false);
+        obj.meta_mut().resource_version = Some((self.revision + 1).to_string());
+        let size = Store::check_value_size(&obj)?;
         self.revision += 1;
-        obj.meta_mut().resource_version = Some(self.revision.to_string());
+        // The old object leaves the map as the new one enters it (no copy of it).
+        if let Some(old) = self.objects.insert(key, obj.clone()) {
+            self.index(&old, false);
+        }
         self.index(&obj, true);
-        self.objects.insert(key, obj.clone());
-        Ok(self.log_event(EventType::Modified, obj))
+        Ok(self.log_event(EventType::Modified, obj, size))
     }
 
     /// Removes an object for good.
@@ -323,10 +365,54 @@ impl Store {
         self.total -= 1;
         self.revision += 1;
         old.meta_mut().resource_version = Some(self.revision.to_string());
-        Ok(self.log_event(EventType::Deleted, old))
+        let size = object_size_bytes(&old);
+        Ok(self.log_event(EventType::Deleted, old, size))
     }
 
-    fn log_event(&mut self, event_type: EventType, object: Object) -> WatchEvent {
+    /// etcd's value limit: the object's size ([`object_size_bytes`]), or the
+    /// refusal of a write over [`MAX_ETCD_VALUE_BYTES`].
+    fn check_value_size(obj: &Object) -> Result<usize, ApiError> {
+        let size = object_size_bytes(obj);
+        if size > MAX_ETCD_VALUE_BYTES {
+            return Err(ApiError::new(StatusReason::Unknown, ETCD_REQUEST_TOO_LARGE));
+        }
+        Ok(size)
+    }
+
+    /// How many bytes of objects the watch log holds ([`object_size_bytes`] of each
+    /// event's object): at most [`MAX_WATCH_LOG_BYTES`], or one event's when a single
+    /// event is bigger.
+    pub fn watch_log_bytes(&self) -> usize {
+        self.log_bytes
+    }
+
+    /// How many events the watch log holds: at most [`WATCH_LOG_CAPACITY`].
+    pub fn watch_log_len(&self) -> usize {
+        self.log.len()
+    }
+
+    /// Appends to the watch log, compacting the oldest events away while it holds more
+    /// than [`WATCH_LOG_CAPACITY`] events or [`MAX_WATCH_LOG_BYTES`] bytes (the newest
+    /// event always stays).
+    fn push_log(&mut self, ev: WatchEvent) {
+        let size = object_size_bytes(&ev.object);
+        self.push_log_sized(ev, size);
+    }
+
+    fn push_log_sized(&mut self, ev: WatchEvent, size: usize) {
+        self.log.push_back(ev);
+        self.log_sizes.push_back(size);
+        self.log_bytes = self.log_bytes.saturating_add(size);
+        while self.log.len() > 1
+            && (self.log.len() > WATCH_LOG_CAPACITY || self.log_bytes > MAX_WATCH_LOG_BYTES)
+        {
+            self.log.pop_front();
+            let gone = self.log_sizes.pop_front().unwrap_or(0);
+            self.log_bytes = self.log_bytes.saturating_sub(gone);
+        }
+    }
+
+    fn log_event(&mut self, event_type: EventType, object: Object, size: usize) -> WatchEvent {
         if object.kind() == Kind::Event {
             self.event_writes += 1;
         }
@@ -335,10 +421,7 @@ impl Store {
             event_type,
             object,
         };
-        if self.log.len() == WATCH_LOG_CAPACITY {
-            self.log.pop_front();
-        }
-        self.log.push_back(ev.clone());
+        self.push_log_sized(ev.clone(), size);
         ev
     }
 
@@ -441,5 +524,23 @@ impl<'de> Deserialize<'de> for Store {
             .map_err(serde::de::Error::custom)?;
         store.limits = s.limits;
         Ok(store)
+    }
+}
+
+impl crate::cluster::Cluster {
+    /// How many bytes of objects etcd's watch log holds ([`Store::watch_log_bytes`]).
+    pub fn watch_log_bytes(&self) -> usize {
+        self.store.watch_log_bytes()
+    }
+
+    /// How many events etcd's watch log holds.
+    pub fn watch_log_len(&self) -> usize {
+        self.store.watch_log_len()
+    }
+
+    /// The bytes every saved etcd snapshot holds together (at most
+    /// [`crate::etcd::MAX_ETCD_SNAPSHOT_BYTES`]).
+    pub fn etcd_snapshot_bytes(&self) -> usize {
+        self.etcd.snapshot_bytes()
     }
 }

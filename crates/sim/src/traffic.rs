@@ -26,6 +26,14 @@ use std::collections::BTreeMap;
 pub const TICK: SimDuration = SimDuration::millis(100);
 /// The most requests a second one source may send.
 pub const MAX_RPS: u32 = 10_000;
+/// The most requests a second all running sources send together: every request is
+/// routed one by one (resolution, kube-proxy's rules, the container's answer), so a
+/// simulated second costs in proportion to this rate, whatever the number of
+/// sources. A start past it is refused, naming the limit.
+pub const MAX_TOTAL_RPS: u32 = 10_000;
+/// The most traffic sources kept, running or stopped (a stopped source keeps its
+/// counters and starts again by its name).
+pub const MAX_TRAFFIC_SOURCES: usize = 100;
 
 /// What a source sends its requests to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -413,6 +421,25 @@ impl Cluster {
             ));
         }
         self.check_source(from)?;
+        if !self.traffic.sources.contains_key(name)
+            && self.traffic.sources.len() >= MAX_TRAFFIC_SOURCES
+        {
+            return Err(format!(
+                "error: sim traffic start: this simulated cluster keeps at most {MAX_TRAFFIC_SOURCES} traffic sources, running or stopped; start a stopped one again by its name"
+            ));
+        }
+        let running: u32 = self
+            .traffic
+            .sources
+            .values()
+            .filter(|s| s.running)
+            .fold(0u32, |n, s| n.saturating_add(s.rps));
+        if running.saturating_add(rps) > MAX_TOTAL_RPS {
+            return Err(format!(
+                "error: sim traffic start: this simulated cluster sends at most {MAX_TOTAL_RPS} requests/s in all; the running sources send {running}, so --rps may be at most {} (got {rps})",
+                MAX_TOTAL_RPS.saturating_sub(running)
+            ));
+        }
         match target {
             TrafficTarget::Service {
                 namespace,

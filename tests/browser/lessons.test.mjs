@@ -260,3 +260,31 @@ test('author mode: a lesson from local files opens; a broken one shows its error
     await screenshot(page, 'lessons-broken');
   });
 });
+
+test('author mode: a hostile lesson is refused with its line and the tab stays usable', { timeout: 90_000 }, async () => {
+  const { page, problems } = app;
+  await guard(page, problems, async () => {
+    await page.click('#lessons-btn');
+    await waitLesson(page, (s) => s.panel === 'catalogue', 'the catalogue');
+    const front = (setup) => `---\nid: hostile\ntitle: "Hostile"\nsummary: "x"\nlevel: beginner\nminutes: 5\n${setup}---\n\nIntro.\n\n## Step one\n\n`;
+    // Prose nested 131,000 levels deep (a 1 MiB stack overflowed at 16,500).
+    const deep = path.join(tmp, 'deep.md');
+    await writeFile(deep, `${front('')}${'>'.repeat(131000)} deep\n`);
+    await page.setInputFiles('#lesson-files', [deep]);
+    let s = await waitLesson(page, (s) => s.panel === 'errors', 'the nesting error');
+    assert.match(s.errors.join('\n'), /deep\.md:13: the text here nests more than 32 levels/);
+    // A setup that asks for 100,000 robots stops at the lesson's 2,000.
+    const big = path.join(tmp, 'big.md');
+    let setup = 'setup: |\n';
+    for (let i = 0; i < 5; i++) setup += `  kubectl create deployment big${i} --image=nginx --replicas=20000\n`;
+    setup += '  sim advance 2m\n';
+    await writeFile(big, `${front(setup)}\`\`\`kubectl\nkubectl get pods\n\`\`\`\n`);
+    await page.setInputFiles('#lesson-files', [big]);
+    s = await waitLesson(page, (s) => s.panel === 'errors' && /big\.md/.test(s.errors.join('\n')), 'the setup error');
+    assert.match(s.errors.join('\n'), /big\.md:13: setup: after `sim advance 2m`, the cluster holds 2000 pods/);
+    await waitForText(page, '#lesson-errors', 'the most a lesson');
+    // The tab still answers: the catalogue opens again.
+    await page.click('#lesson-errors button.link');
+    await waitLesson(page, (s) => s.panel === 'catalogue', 'the catalogue again');
+  });
+});

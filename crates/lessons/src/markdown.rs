@@ -42,6 +42,32 @@ pub enum Element {
     TableCell,
 }
 
+/// How deeply prose may nest (quotes in lists in quotes, emphasis in links...).
+/// Deeper markup is an author's error in `lessons check` (with its line), and where
+/// text is rendered anyway its markup past this depth is dropped (the text is
+/// kept), so the tree the app draws, clones and drops recursively stays shallow:
+/// 32 levels is far past any real lesson and safe on the browser's 1 MiB stack.
+pub const MAX_DEPTH: usize = 32;
+
+/// The byte offset of the first element of `text` nested deeper than
+/// [`MAX_DEPTH`], if any. One pass over the parser's events: linear in the text.
+pub fn too_deep(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (event, range) in Parser::new_ext(text, options()).into_offset_iter() {
+        match event {
+            Event::Start(_) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Some(range.start);
+                }
+            }
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The markdown options lessons use (tables, strikethrough).
 pub(crate) fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH
@@ -93,6 +119,8 @@ pub(crate) fn build<'a>(events: impl IntoIterator<Item = Event<'a>>) -> Vec<Md> 
                     Tag::TableCell => Some(Element::TableCell),
                     _ => None,
                 };
+                // Past the depth limit the markup is dropped, its text kept.
+                let element = element.filter(|_| stack.len() <= MAX_DEPTH);
                 stack.push((element, Vec::new()));
             }
             Event::End(end) if stack.len() > 1 => {

@@ -472,7 +472,19 @@ impl BodyParser<'_> {
                             _ => {}
                         }
                         match &e {
-                            Event::Start(_) => depth += 1,
+                            Event::Start(_) => {
+                                depth += 1;
+                                if depth == markdown::MAX_DEPTH + 1 {
+                                    self.error(
+                                        self.lines.line_of(base + r.start),
+                                        format!(
+                                            "the text here nests more than {} levels (quotes, lists or emphasis inside one another): a lesson may nest at most {} levels",
+                                            markdown::MAX_DEPTH,
+                                            markdown::MAX_DEPTH
+                                        ),
+                                    );
+                                }
+                            }
                             Event::End(_) => depth -= 1,
                             _ => {}
                         }
@@ -566,6 +578,17 @@ impl BodyParser<'_> {
                 text: content,
             }),
             "hint" => {
+                if let Some(at) = markdown::too_deep(&content) {
+                    let inner = content[..at].matches('\n').count();
+                    self.error(
+                        line + 1 + inner,
+                        format!(
+                            "the hint nests more than {} levels (quotes, lists or emphasis inside one another): a lesson may nest at most {} levels",
+                            markdown::MAX_DEPTH,
+                            markdown::MAX_DEPTH
+                        ),
+                    );
+                }
                 let body = markdown::render(&content);
                 self.step().hints.push(Hint { line, body })
             }

@@ -4,7 +4,20 @@ use crate::error::LessonError;
 use crate::model::{Boot, Meta, NodeDef};
 use warehouse_kubectl::script::{self, Action};
 use warehouse_kubectl::{FileSource, Session};
-use warehouse_sim::{Cluster, NodeSpec, SimDuration, Topology};
+use warehouse_sim::store::ObjectLimits;
+use warehouse_sim::{Cluster, Kind, NodeSpec, SimDuration, Topology};
+
+/// The most pods a lesson's cluster holds: a lesson runs in a browser tab, and the
+/// largest of ours needs a few dozen. Past it the apiserver refuses new pods with
+/// 403 (as at the whole simulation's `MAX_PODS`), and a setup or an answer that
+/// reaches it is an author's error.
+pub const MAX_LESSON_PODS: usize = 2_000;
+/// The most objects of every kind (events included) a lesson's cluster holds.
+pub const MAX_LESSON_OBJECTS: usize = 20_000;
+/// The most simulated time a lesson's setup, or one answer block (a solution, a
+/// near-miss, an alternative), may let pass: each simulated hour costs real work,
+/// and a check waits at most an hour too.
+pub const MAX_BLOCK_TIME: SimDuration = SimDuration::secs(3_600);
 
 /// A zone of the front matter as the simulation's node spec; its checks are those of
 /// `sim node add`.
@@ -72,7 +85,53 @@ pub fn cluster(meta: &Meta) -> Cluster {
         // The range was checked when the front matter was read.
         let _ = cluster.set_max_endpoints_per_slice(n);
     }
+    cluster.set_object_limits(ObjectLimits {
+        pods: MAX_LESSON_PODS,
+        objects: MAX_LESSON_OBJECTS,
+    });
     cluster
+}
+
+/// Whether the cluster is still within what a lesson may make it hold; the error
+/// says which limit it reached.
+pub fn within_budget(cluster: &Cluster) -> Result<(), String> {
+    let pods = cluster.kind_count(Kind::Pod);
+    if pods >= MAX_LESSON_PODS {
+        return Err(format!(
+            "the cluster holds {pods} pods, the most a lesson's cluster may hold ({MAX_LESSON_PODS}): a lesson runs in a browser tab, keep it to tens of robots"
+        ));
+    }
+    let objects = cluster.object_count();
+    if objects >= MAX_LESSON_OBJECTS {
+        return Err(format!(
+            "the cluster holds {objects} objects, the most a lesson's cluster may hold ({MAX_LESSON_OBJECTS}): a lesson runs in a browser tab"
+        ));
+    }
+    Ok(())
+}
+
+/// The simulated time a block's `sim advance` lines add up to, or the line of the
+/// first that takes it past [`MAX_BLOCK_TIME`]: refused before anything runs.
+pub(crate) fn time_past_limit(steps: &[script::Step]) -> Option<usize> {
+    let mut total = SimDuration::ZERO;
+    for s in steps {
+        if let Action::Advance(d) = &s.action {
+            total = total + *d;
+            if total > MAX_BLOCK_TIME {
+                return Some(s.line);
+            }
+        }
+    }
+    None
+}
+
+/// The error for a block that lets more than [`MAX_BLOCK_TIME`] pass.
+pub(crate) fn too_long(what: &str) -> String {
+    format!(
+        "{what} lets more than {} of simulated time pass; a lesson's setup, or one of its answers, may let at most {} pass (a check can wait with `within:` instead)",
+        fmt_duration(MAX_BLOCK_TIME),
+        fmt_duration(MAX_BLOCK_TIME)
+    )
 }
 
 /// A session on the lesson's cluster with its setup lines run. A setup line that
@@ -84,12 +143,38 @@ pub fn start(file: &str, meta: &Meta, files: &dyn FileSource) -> Result<Session,
     let steps = script::parse(&text).map_err(|e| {
         LessonError::new(file, first + e.line - 1, 0, format!("setup: {}", e.message))
     })?;
+    if let Some(line) = time_past_limit(&steps) {
+        return Err(LessonError::new(
+            file,
+            first + line - 1,
+            0,
+            format!("setup: {}", too_long("the setup")),
+        ));
+    }
+    let started = session.cluster.now();
     for step in steps {
         let out = script::execute(&mut session, &step, files);
+        let line = first + step.line - 1;
+        if session.cluster.now().since(started) > MAX_BLOCK_TIME {
+            return Err(LessonError::new(
+                file,
+                line,
+                0,
+                format!("setup: {}", too_long("the setup")),
+            ));
+        }
+        if let Err(e) = within_budget(&session.cluster) {
+            return Err(LessonError::new(
+                file,
+                line,
+                0,
+                format!("setup: after `{}`, {e}", step.command),
+            ));
+        }
         if out.code != 0 || matches!(step.action, Action::Invalid(_)) {
             return Err(LessonError::new(
                 file,
-                first + step.line - 1,
+                line,
                 0,
                 format!(
                     "setup: `{}` failed: {}",

@@ -767,16 +767,26 @@ fn run_answer(
     let file = &lesson.file;
     let steps = script::parse(&answer.text)
         .map_err(|e| LessonError::new(file, answer.line + e.line, 0, e.message))?;
+    let whose = format!("step {n}'s {what}");
+    if let Some(line) = session::time_past_limit(&steps) {
+        return Err(LessonError::new(
+            file,
+            answer.line + line,
+            0,
+            session::too_long(&whose),
+        ));
+    }
+    let started = session.cluster.now();
     for s in steps {
         let out = match &s.action {
             Action::Advance(d) => {
                 let fired = runner.advance(lesson, session, *d, files);
                 fired_failure(file, answer.line + s.line, &fired)?;
-                continue;
+                None
             }
-            _ => script::execute(session, &s, files),
+            _ => Some(script::execute(session, &s, files)),
         };
-        if strict && out.code != 0 {
+        if let Some(out) = out.filter(|o| strict && o.code != 0) {
             let printed = out.combined();
             let advice = if printed.contains("does not exist") && printed.contains("the path") {
                 " (a file the lesson's commands read must be in its folder and listed under `files:` in the front matter)"
@@ -795,8 +805,22 @@ fn run_answer(
                 ),
             ));
         }
-        let fired = runner.fire_due(lesson, session, files);
-        fired_failure(file, answer.line + s.line, &fired)?;
+        if !matches!(s.action, Action::Advance(_)) {
+            let fired = runner.fire_due(lesson, session, files);
+            fired_failure(file, answer.line + s.line, &fired)?;
+        }
+        let line = answer.line + s.line;
+        if session.cluster.now().since(started) > session::MAX_BLOCK_TIME {
+            return Err(LessonError::new(file, line, 0, session::too_long(&whose)));
+        }
+        if let Err(e) = session::within_budget(&session.cluster) {
+            return Err(LessonError::new(
+                file,
+                line,
+                0,
+                format!("{whose}: after `{}`, {e}", s.command),
+            ));
+        }
     }
     Ok(())
 }

@@ -826,6 +826,11 @@ impl Cluster {
         self.store.total()
     }
 
+    /// How many objects of one kind the cluster holds (all namespaces).
+    pub fn kind_count(&self, kind: Kind) -> usize {
+        self.store.count(kind)
+    }
+
     /// Admission and validation for an update: identity fields are kept, immutable
     /// fields checked, generation bumped when the spec changes.
     fn admit_update(&mut self, obj: &mut Object) -> Result<(), ApiError> {

@@ -414,7 +414,7 @@ fn edit_args(input: &str) -> Option<String> {
     let line = input.trim();
     let rest = line.strip_prefix("kubectl ").unwrap_or(line).trim_start();
     let args = rest.strip_prefix("edit ")?.trim();
-    (!args.is_empty() && !args.contains(['|', ';', '&', '<', '>', '$', '`']))
+    (!args.is_empty() && !args.contains(['|', ';', '&', '<', '>', '$', '`', '\\', '\n']))
         .then(|| args.to_string())
 }
 
@@ -449,17 +449,50 @@ impl AppState {
     /// Runs one terminal line in the shell around kubectl (`kubectl …`, `sim …`,
     /// `export X=$(…)`, `echo`, `curl`, …); shell variables stay in the session
     /// between lines.
+    ///
+    /// Input of several lines (a paste) is read as bash reads it: a line ending in
+    /// a backslash goes on on the next one, a heredoc's lines are its command's
+    /// stdin, and each command that results runs in turn with its own prompt.
     fn shell(&mut self, input: &str) {
-        let line = crate::kubectl::shell::terminal_line(input);
+        use crate::kubectl::{script, shell::terminal_line};
         let files = self.lesson_files();
-        let out = self.session.borrow_mut().run_shell(&line, None, &*files);
+        let text = input.trim_end_matches(['\n', '\r']);
+        if !text.contains('\n') {
+            let line = terminal_line(text);
+            let out = self.session.borrow_mut().run_shell(&line, None, &*files);
+            self.push_entry(format!("$ {line}"), out);
+        } else {
+            match script::parse(text) {
+                Ok(steps) => {
+                    for step in steps {
+                        let line = terminal_line(&step.command);
+                        let stdin = step.heredoc.as_ref().map(|h| h.body.as_str());
+                        let out = self.session.borrow_mut().run_shell(&line, stdin, &*files);
+                        let echo = script::Step {
+                            command: line,
+                            ..step
+                        }
+                        .echo();
+                        self.push_entry(echo.trim_end_matches('\n').to_string(), out);
+                    }
+                }
+                Err(e) => {
+                    let first = text.lines().next().unwrap_or("");
+                    let out = crate::kubectl::CommandOutput::error(format!("bash: {e}"));
+                    self.push_entry(format!("$ {first}"), out);
+                }
+            }
+        }
+        self.refresh_view();
+    }
+
+    fn push_entry(&mut self, prompt: String, out: crate::kubectl::CommandOutput) {
         let entry = Entry {
-            prompt: format!("$ {line}"),
+            prompt,
             stdout: truncate(out.stdout),
             stderr: truncate(out.stderr),
         };
         Rc::make_mut(&mut self.terminal).push(entry);
-        self.refresh_view();
     }
 }
 
@@ -530,7 +563,7 @@ impl Reducible for AppState {
                     next.open_edit(args, &input);
                 } else {
                     next.shell(&input);
-                    if input.trim().starts_with("sim start") {
+                    if input.lines().any(|l| l.trim().starts_with("sim start")) {
                         next.clear_stale_apply();
                     }
                 }

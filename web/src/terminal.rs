@@ -1,13 +1,20 @@
 //! The kubectl box: type a command, Enter runs it, Tab completes it (commands, flags,
 //! kinds, names from the cluster), ↑/↓ walk the history; output accumulates below,
 //! newest at the bottom.
+//!
+//! The box takes several lines, as a terminal with bracketed paste does: a pasted
+//! multi-line command (`kubectl delete deployment web \` and `  -n shop` below it, or
+//! a heredoc) stays in the box whole and Enter runs it as bash would, lines joined
+//! at a trailing backslash. Enter on a line that ends in `\`, or inside a heredoc
+//! that has not reached its delimiter, starts a new line instead (bash's `>`
+//! prompt); Shift+Enter always does.
 
 use crate::i18n::{Key, Tr};
 use crate::kubectl::Session;
 use crate::state::{Action, AppState, Terminal};
 use std::cell::RefCell;
 use std::rc::Rc;
-use web_sys::{Element, HtmlInputElement};
+use web_sys::{Element, HtmlTextAreaElement};
 use yew::prelude::*;
 
 #[derive(Properties)]
@@ -35,6 +42,8 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
     let cursor = use_mut_ref(|| None::<usize>);
     // The candidates of the last Tab that had more than one.
     let choices = use_state(Vec::<String>::new);
+    // The box's height in lines: as many as the command has, up to MAX_ROWS.
+    let rows = use_state(|| 1usize);
 
     // Keep the newest output in sight.
     {
@@ -52,10 +61,18 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
         let cursor = cursor.clone();
         let session = props.session.clone();
         let choices = choices.clone();
+        let rows = rows.clone();
         Callback::from(move |e: KeyboardEvent| {
-            let Some(input) = e.target_dyn_into::<HtmlInputElement>() else {
+            let Some(input) = e.target_dyn_into::<HtmlTextAreaElement>() else {
                 return;
             };
+            let set_value = |value: &str| {
+                input.set_value(value);
+                rows.set(rows_for(value));
+            };
+            // ↑/↓ move between the lines of a multi-line command; they walk the
+            // history only on a one-line one.
+            let one_line = !input.value().contains('\n');
             if e.key() != "Tab" && !choices.is_empty() {
                 choices.set(Vec::new());
             }
@@ -73,23 +90,27 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
                             } else {
                                 " "
                             };
-                            input.set_value(&format!("{head}{only}{space}"));
+                            set_value(&format!("{head}{only}{space}"));
                             choices.set(Vec::new());
                         }
                         many => {
-                            input.set_value(&format!("{head}{}", done.common_prefix()));
+                            set_value(&format!("{head}{}", done.common_prefix()));
                             choices.set(many.to_vec());
                         }
                     }
                 }
                 "Enter" => {
-                    e.prevent_default();
                     let line = input.value();
-                    input.set_value("");
+                    if e.shift_key() || crate::kubectl::script::needs_more(&line) {
+                        // The browser starts a new line (the box grows on input).
+                        return;
+                    }
+                    e.prevent_default();
+                    set_value("");
                     *cursor.borrow_mut() = None;
                     dispatch.dispatch(Action::RunKubectl(line));
                 }
-                "ArrowUp" if !history.is_empty() => {
+                "ArrowUp" if one_line && !history.is_empty() => {
                     e.prevent_default();
                     let mut c = cursor.borrow_mut();
                     let i = match *c {
@@ -97,22 +118,32 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
                         Some(i) => i.saturating_sub(1),
                     };
                     *c = Some(i);
-                    input.set_value(&history[i]);
+                    set_value(&history[i]);
                 }
-                "ArrowDown" => {
+                "ArrowDown" if one_line => {
                     let mut c = cursor.borrow_mut();
                     if let Some(i) = *c {
                         e.prevent_default();
                         if i + 1 < history.len() {
                             *c = Some(i + 1);
-                            input.set_value(&history[i + 1]);
+                            set_value(&history[i + 1]);
                         } else {
                             *c = None;
-                            input.set_value("");
+                            set_value("");
                         }
                     }
                 }
                 _ => {}
+            }
+        })
+    };
+
+    // A paste (or any edit) that adds or removes lines resizes the box.
+    let on_input = {
+        let rows = rows.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(input) = e.target_dyn_into::<HtmlTextAreaElement>() {
+                rows.set(rows_for(&input.value()));
             }
         })
     };
@@ -133,9 +164,10 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
             </pre>
             <div class="terminal-input">
                 <span class="prompt" aria-hidden="true">{ "$ kubectl" }</span>
-                <input id="kubectl-input" type="text" spellcheck="false" autocomplete="off"
-                       autocapitalize="off" aria-labelledby="terminal-heading"
-                       placeholder={tr.t(Key::TerminalPlaceholder)} onkeydown={on_keydown} />
+                <textarea id="kubectl-input" rows={rows.to_string()} spellcheck="false"
+                       autocomplete="off" autocapitalize="off" aria-labelledby="terminal-heading"
+                       placeholder={tr.t(Key::TerminalPlaceholder)} onkeydown={on_keydown}
+                       oninput={on_input} />
             </div>
             if !choices.is_empty() {
                 <p id="kubectl-completions" class="completions">{ choices.join("  ") }</p>
@@ -143,4 +175,12 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
             <p class="hint">{ tr.t(Key::TerminalHint) }</p>
         </section>
     }
+}
+
+/// The most lines the box grows to; a longer command scrolls inside it.
+const MAX_ROWS: usize = 12;
+
+/// How many lines the box shows for `value`.
+fn rows_for(value: &str) -> usize {
+    value.split('\n').count().clamp(1, MAX_ROWS)
 }

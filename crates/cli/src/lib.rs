@@ -50,11 +50,53 @@ impl FileSource for DiskFiles {
                 "the path \"{path}\" is a directory; this simulated kubectl reads single files"
             ));
         }
-        std::fs::read_to_string(&full).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => format!("the path \"{path}\" does not exist"),
-            _ => format!("the path \"{path}\" cannot be read: {e}"),
+        read_bounded(&full, warehouse_sim::manifest::MAX_MANIFEST_BYTES).map_err(|e| match e {
+            ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                format!("the path \"{path}\" does not exist")
+            }
+            ReadError::Io(e) => format!("the path \"{path}\" cannot be read: {e}"),
+            ReadError::TooLarge => format!(
+                "the file \"{path}\" is larger than {} bytes, the most one manifest may be",
+                warehouse_sim::manifest::MAX_MANIFEST_BYTES
+            ),
+            ReadError::NotText => format!("the file \"{path}\" is not UTF-8 text"),
         })
     }
+}
+
+/// Why [`read_bounded`] read nothing.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(std::io::Error),
+    /// Longer than the limit.
+    TooLarge,
+    /// Not UTF-8.
+    NotText,
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::TooLarge => f.write_str("the file is larger than its limit"),
+            ReadError::NotText => f.write_str("the file is not UTF-8 text"),
+        }
+    }
+}
+
+/// Reads at most `limit` bytes of a file: a larger file (or an endless one such as
+/// `/dev/zero`) is refused after `limit + 1` bytes, never read whole.
+pub fn read_bounded(path: &Path, limit: usize) -> Result<String, ReadError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let mut bytes = Vec::new();
+    file.take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() > limit {
+        return Err(ReadError::TooLarge);
+    }
+    String::from_utf8(bytes).map_err(|_| ReadError::NotText)
 }
 
 fn walk(dir: &Path, shown: &str, recursive: bool, out: &mut Vec<String>) {
@@ -69,7 +111,10 @@ fn walk(dir: &Path, shown: &str, recursive: bool, out: &mut Vec<String>) {
     for name in names {
         let path = dir.join(&name);
         let shown = format!("{}/{name}", shown.trim_end_matches('/'));
-        if path.is_dir() {
+        // As kubectl's `-R` (Go's `filepath.Walk`): a symbolic link to a folder is
+        // not entered, so a link back up the tree cannot loop.
+        let real_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+        if real_dir {
             if recursive {
                 walk(&path, &shown, recursive, out);
             }

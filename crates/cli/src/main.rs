@@ -18,7 +18,8 @@ use clap::{Parser, Subcommand};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use warehouse_cli::{diff, run_script, DiskFiles};
+use warehouse_cli::{diff, read_bounded, DiskFiles, ReadError};
+use warehouse_kubectl::{script, Session};
 
 #[derive(Parser)]
 #[command(
@@ -175,19 +176,28 @@ fn real_main() -> Result<ExitCode> {
 }
 
 fn run(script: &str, seed: u64, expect: Option<&Path>) -> Result<ExitCode> {
+    let limit = script::MAX_SCRIPT_BYTES;
+    let too_long =
+        || anyhow::anyhow!("the script is longer than {limit} bytes, the most a script may be");
     let (text, base) = if script == "-" {
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         std::io::stdin()
-            .read_to_string(&mut text)
+            .take(limit as u64 + 1)
+            .read_to_end(&mut bytes)
             .context("reading the script from stdin")?;
+        if bytes.len() > limit {
+            return Err(too_long());
+        }
         (
-            text,
+            String::from_utf8(bytes).context("reading the script from stdin")?,
             std::env::current_dir().context("finding the current folder")?,
         )
     } else {
         let path = Path::new(script);
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading the script {}", path.display()))?;
+        let text = read_bounded(path, limit).map_err(|e| match e {
+            ReadError::TooLarge => too_long(),
+            e => anyhow::anyhow!("reading the script {}: {e}", path.display()),
+        })?;
         let base = path
             .parent()
             .map(Path::to_path_buf)
@@ -195,21 +205,59 @@ fn run(script: &str, seed: u64, expect: Option<&Path>) -> Result<ExitCode> {
             .unwrap_or_else(|| PathBuf::from("."));
         (text, base)
     };
-    let transcript = run_script(&text, seed, &DiskFiles::new(base));
-    let actual = transcript.text();
+    let files = DiskFiles::new(base);
+    let mut session = Session::settled(seed);
     let mut stdout = std::io::stdout().lock();
     match expect {
         None => {
-            stdout.write_all(actual.as_bytes())?;
-            Ok(if transcript.error.is_some() {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
+            // Each step is printed as soon as it ran: a long transcript is never
+            // held whole.
+            let mut failed_write = None;
+            let parsed = script::run_each(&mut session, &text, &files, |r| {
+                if failed_write.is_none() {
+                    let written = stdout
+                        .write_all(r.step.echo().as_bytes())
+                        .and_then(|()| stdout.write_all(r.output.combined().as_bytes()));
+                    failed_write = written.err();
+                }
+            });
+            if let Some(e) = failed_write {
+                return Err(e).context("writing the transcript");
+            }
+            match parsed {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e) => {
+                    writeln!(stdout, "error: {e}")?;
+                    Ok(ExitCode::from(1))
+                }
+            }
         }
         Some(path) => {
-            let expected = std::fs::read_to_string(path)
-                .with_context(|| format!("reading the expected transcript {}", path.display()))?;
+            let expected = read_bounded(path, MAX_EXPECTED_BYTES).map_err(|e| {
+                anyhow::anyhow!("reading the expected transcript {}: {e}", path.display())
+            })?;
+            // The transcript is kept only as long as the expected one could match it.
+            let mut actual = String::new();
+            let mut longer = false;
+            let parsed = script::run_each(&mut session, &text, &files, |r| {
+                if !longer {
+                    actual.push_str(&r.step.echo());
+                    actual.push_str(&r.output.combined());
+                    longer = actual.len() > expected.len();
+                }
+            });
+            if let Err(e) = parsed {
+                actual = format!("error: {e}\n");
+            }
+            if longer {
+                writeln!(
+                    stdout,
+                    "the transcript differs from {}: it is longer than the expected {} bytes",
+                    path.display(),
+                    expected.len()
+                )?;
+                return Ok(ExitCode::from(1));
+            }
             match diff(&expected, &actual) {
                 None => Ok(ExitCode::SUCCESS),
                 Some(d) => {
@@ -225,3 +273,6 @@ fn run(script: &str, seed: u64, expect: Option<&Path>) -> Result<ExitCode> {
         }
     }
 }
+
+/// The largest expected transcript `--expect` reads.
+const MAX_EXPECTED_BYTES: usize = 64 << 20;

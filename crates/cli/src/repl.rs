@@ -59,15 +59,6 @@ pub fn run_input(session: &mut Session, text: &str, files: &dyn FileSource) -> S
     }
 }
 
-/// Whether `text` (a first line and what followed) still waits for a heredoc's end
-/// or for the line a trailing backslash continues on.
-fn needs_more(text: &str) -> bool {
-    text.lines()
-        .last()
-        .is_some_and(script::ends_in_continuation)
-        || matches!(script::parse(text), Err(e) if e.message.starts_with("here-document delimited by end-of-file"))
-}
-
 /// A lesson step the prompt was opened at (`--lesson DIR --step N`): `check` runs
 /// its check.
 pub struct AtStep<'a> {
@@ -111,7 +102,7 @@ pub fn run(session: Session, files: &dyn FileSource, at: Option<AtStep<'_>>) -> 
             continue;
         }
         let mut text = format!("{line}\n");
-        while needs_more(&text) {
+        while script::needs_more(&text) {
             match editor.readline("> ") {
                 Ok(more) => {
                     text.push_str(&more);
@@ -147,10 +138,14 @@ mod tests {
         assert!(out.starts_with("NAME "), "{out}");
         assert!(out.contains("zone-b"), "{out}");
         let heredoc = "kubectl apply -f - <<EOF\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nEOF\n";
-        assert!(!needs_more(heredoc));
-        assert!(needs_more("kubectl apply -f - <<EOF\napiVersion: v1\n"));
-        assert!(needs_more("kubectl delete deployment web \\\n"));
-        assert!(!needs_more("kubectl delete deployment web \\\n  -n shop\n"));
+        assert!(!script::needs_more(heredoc));
+        assert!(script::needs_more(
+            "kubectl apply -f - <<EOF\napiVersion: v1\n"
+        ));
+        assert!(script::needs_more("kubectl delete deployment web \\\n"));
+        assert!(!script::needs_more(
+            "kubectl delete deployment web \\\n  -n shop\n"
+        ));
         assert_eq!(
             run_input(&mut s, heredoc, &NoFiles),
             "configmap/c created\n"

@@ -83,6 +83,10 @@ pub(crate) fn manifest_error(source: &str, text: &str, e: &ManifestError) -> Str
                 .message
                 .strip_prefix("error converting YAML to JSON: ")
                 .unwrap_or(&e.message);
+            if detail.starts_with("json: ") {
+                // The conversion to JSON failed, not the YAML parser.
+                return format!("error: error parsing {source}: error converting YAML to JSON: {detail}");
+            }
             let detail = detail.strip_prefix("yaml: ").unwrap_or(detail);
             let detail = strip_location(detail);
             let location = match (e.line, e.column) {

@@ -237,7 +237,7 @@ fn wait_until_gone(
     let limit = if timeout == SimDuration::ZERO {
         MAX_WAIT
     } else {
-        timeout
+        crate::bounded_wait(timeout, out)
     };
     let deadline = cluster.now() + limit;
     for (kind, namespace, name, uid) in deleted {

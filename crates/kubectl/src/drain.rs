@@ -298,7 +298,7 @@ fn drain_node(
             Err(e) => return Err(vec![errors::render(&e, None)]),
         }
     }
-    let limit = timeout.unwrap_or(DEFAULT_WAIT_CAP);
+    let limit = crate::bounded_wait(timeout.unwrap_or(DEFAULT_WAIT_CAP), out);
     let mut waited = SimDuration::secs(0);
     loop {
         waiting.retain(|(ns, name, uid)| {

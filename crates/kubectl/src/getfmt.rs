@@ -773,7 +773,9 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
         ..WatchFilter::default()
     };
     let mut revision = cluster.revision();
-    let deadline = cluster.now() + duration;
+    // The apiserver ends every watch within an hour: so does this one, however
+    // long `--request-timeout` asks for.
+    let deadline = cluster.now() + duration.min(crate::MAX_COMMAND_WAIT);
     while cluster.now() < deadline {
         cluster.advance(WATCH_STEP);
         let events = match cluster.watch(&filter, revision) {

@@ -62,7 +62,7 @@ mod version;
 mod wait;
 pub mod yaml;
 
-use warehouse_sim::{ApiError, Caller, Cluster, Kind};
+use warehouse_sim::{ApiError, Caller, Cluster, Kind, SimDuration};
 
 /// Where `-f FILE` reads from. The CLI reads the disk (relative to the script's
 /// folder); the web app has no files and only `-f -` works there.
@@ -412,6 +412,26 @@ pub(crate) fn authorize(
     cluster.check(&ctx.caller, verb, kind, namespace, name)
 }
 
+/// The most simulated time one kubectl command lets pass while it waits (`wait`,
+/// `rollout status`, `drain`, `delete`'s wait for the objects to go, `get -w`): an
+/// hour, the longest the apiserver keeps a watch open (it closes each one within
+/// twice `--min-request-timeout`, 1800 s). A longer `--timeout` is cut to it, with
+/// a warning, so that no line typed in the terminal runs for simulated years.
+pub const MAX_COMMAND_WAIT: SimDuration = SimDuration::secs(3600);
+
+/// `asked`, cut to [`MAX_COMMAND_WAIT`]; a warning on `out` when it was cut.
+pub(crate) fn bounded_wait(asked: SimDuration, out: &mut CommandOutput) -> SimDuration {
+    if asked <= MAX_COMMAND_WAIT {
+        return asked;
+    }
+    out.err_line(format!(
+        "Warning: this simulated kubectl waits at most {} of simulated time in one command; the timeout of {} is cut to it",
+        warehouse_sim::time::go_duration(MAX_COMMAND_WAIT),
+        warehouse_sim::time::go_duration(asked)
+    ));
+    MAX_COMMAND_WAIT
+}
+
 /// What every command needs besides the cluster.
 pub(crate) struct Context<'a> {
     pub stdin: Option<&'a str>,
@@ -423,14 +443,22 @@ pub(crate) struct Context<'a> {
 
 impl Context<'_> {
     /// Reads `-f` sources: `-` is stdin, shown as `STDIN` in messages.
+    ///
+    /// A UTF-8 byte order mark at the start is dropped, as kubectl's file reader
+    /// does (cli-runtime's `FileVisitor` decodes through `unicode.BOMOverride`):
+    /// a manifest saved by a Windows editor applies like any other.
     pub fn read_source(&self, name: &str) -> Result<(String, String), String> {
-        if name == "-" {
-            Ok(("STDIN".to_string(), self.stdin.unwrap_or("").to_string()))
+        let (source, text) = if name == "-" {
+            ("STDIN".to_string(), self.stdin.unwrap_or("").to_string())
         } else {
             self.files
                 .read(name)
                 .map(|text| (name.to_string(), text))
-                .map_err(|e| format!("error: {e}"))
+                .map_err(|e| format!("error: {e}"))?
+        };
+        match text.strip_prefix('\u{feff}') {
+            Some(rest) => Ok((source, rest.to_string())),
+            None => Ok((source, text)),
         }
     }
 }

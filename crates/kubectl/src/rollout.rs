@@ -467,7 +467,7 @@ fn status(
             }
         },
     };
-    let limit = timeout.unwrap_or(MAX_WAIT);
+    let limit = crate::bounded_wait(timeout.unwrap_or(MAX_WAIT), out);
     let start = cluster.now();
     let mut printed = std::collections::BTreeSet::new();
     loop {

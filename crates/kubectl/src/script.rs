@@ -20,9 +20,10 @@
 //!
 //! A line may hold a heredoc (`kubectl apply -f - <<EOF`, `cat <<EOF | kubectl
 //! apply -f -`, any delimiter word, also quoted) whose body, up to the line holding
-//! only the delimiter, is the stdin of the command that names it. Simplified: the
-//! body is taken as written (as bash does for a quoted delimiter, `<<'EOF'`), never
-//! expanded.
+//! only the delimiter, is the stdin of the command that names it. As in bash, a
+//! plain delimiter (`<<EOF`) has the body expanded when the command runs (`$NAME`,
+//! `${...}`, `$(...)`, backquotes; `\$` keeps a dollar), a quoted one (`<<'EOF'`,
+//! `<<"EOF"`, `<<\EOF`) keeps it as written, and `<<-EOF` strips leading tabs.
 //!
 //! Running a script prints a transcript: each command after `$ ` (a heredoc with
 //! its body and terminator line, as a terminal shows them), then the command's
@@ -193,8 +194,31 @@ impl fmt::Display for Transcript {
 /// The most lines a script may have; a guard for pasted input in the browser.
 pub const MAX_SCRIPT_LINES: usize = 100_000;
 
+/// The most bytes a script may have.
+pub const MAX_SCRIPT_BYTES: usize = 16 << 20;
+
 /// Splits a script into steps.
 pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
+    read(text).map(|r| r.steps)
+}
+
+/// A script read into steps, and whether its last command was still open at the end
+/// of the text (a trailing backslash, or a quote not yet closed).
+struct Read {
+    steps: Vec<Step>,
+    open: bool,
+}
+
+fn read(text: &str) -> Result<Read, ScriptError> {
+    if text.len() > MAX_SCRIPT_BYTES {
+        return Err(ScriptError {
+            line: 1,
+            message: format!(
+                "the script is {} bytes; a script may have at most {MAX_SCRIPT_BYTES} bytes",
+                text.len()
+            ),
+        });
+    }
     let lines: Vec<&str> = text.lines().collect();
     if lines.len() > MAX_SCRIPT_LINES {
         return Err(ScriptError {
@@ -203,6 +227,7 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
         });
     }
     let mut steps = Vec::new();
+    let mut open = false;
     let mut i = 0;
     while i < lines.len() {
         let line_no = i + 1;
@@ -215,14 +240,23 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
         }
         // A backslash at the very end of a line, outside single quotes, joins the
         // next line to it (bash removes both the backslash and the newline), so
-        // kubernetes.io's multi-line examples run as one command.
+        // kubernetes.io's multi-line examples run as one command; a quote still
+        // open at the end of a line goes on, newline included, on the next one.
         let mut joined = first.to_string();
-        while ends_in_continuation(&joined) && i < lines.len() {
-            joined.pop();
+        let mut reader = LineReader::default();
+        let mut end = reader.line(first);
+        while end != LineEnd::Complete && i < lines.len() {
+            if end == LineEnd::Backslash {
+                joined.pop();
+            } else {
+                joined.push('\n');
+            }
             joined.push_str(lines[i]);
+            end = reader.line(lines[i]);
             i += 1;
         }
-        if ends_in_continuation(&joined) {
+        open = end != LineEnd::Complete;
+        if end == LineEnd::Backslash {
             // At the end of the input bash drops the lone backslash.
             joined.pop();
         }
@@ -234,6 +268,7 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
         let heredoc = match heredoc_marker {
             None => None,
             Some(marker) => {
+                open = false;
                 let mut body = String::new();
                 let mut terminated = false;
                 while i < lines.len() {
@@ -244,7 +279,8 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
                     } else {
                         l
                     };
-                    if candidate.trim_end_matches(is_blank) == marker.delimiter {
+                    // Only the delimiter alone ends the body: `EOF ` does not.
+                    if candidate == marker.delimiter {
                         terminated = true;
                         break;
                     }
@@ -274,42 +310,85 @@ pub fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
             action: parse_action(raw),
         });
     }
-    Ok(steps)
+    Ok(Read { steps, open })
+}
+
+/// Whether `text` (what was typed or pasted so far) still waits for more lines
+/// before bash would run it: its last command ends in a continuing backslash or
+/// inside a quote, or a here-document has not reached its delimiter. The terminal
+/// and the REPL show bash's continuation prompt then instead of running it.
+pub fn needs_more(text: &str) -> bool {
+    match read(text) {
+        Ok(r) => r.open,
+        Err(e) => e
+            .message
+            .starts_with("here-document delimited by end-of-file"),
+    }
 }
 
 /// Whether a line ends in a backslash that continues it on the next line, as
 /// bash reads it: the last character is a backslash that is not itself escaped
 /// and not inside single quotes (inside double quotes it continues too).
 pub fn ends_in_continuation(line: &str) -> bool {
-    let mut quote: Option<char> = None;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some('\''), '\'') => quote = None,
-            (Some('\''), _) => {}
-            (_, '\\') => {
-                if chars.next().is_none() {
-                    return true;
-                }
-            }
-            (Some('"'), '"') => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '#') if line_comment_starts(line, &chars) => return false,
-            (None, _) => {}
-        }
-    }
-    false
+    LineReader::default().line(line) == LineEnd::Backslash
 }
 
-/// Whether the `#` just read starts a comment: bash starts one only at the
-/// beginning of a word.
-fn line_comment_starts(line: &str, rest: &std::iter::Peekable<std::str::Chars<'_>>) -> bool {
-    let consumed = line.len() - rest.clone().map(char::len_utf8).sum::<usize>() - 1;
-    line[..consumed]
-        .chars()
-        .next_back()
-        .is_none_or(|p| p == ' ' || p == '\t' || p == ';' || p == '|' || p == '&')
+/// How a line of a command leaves it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineEnd {
+    /// The command is whole.
+    Complete,
+    /// A backslash ends the line: the next line continues the command.
+    Backslash,
+    /// A quote is open: the next line is part of the quoted text.
+    Quote,
+}
+
+/// Reads a command's lines one after another as bash's tokenizer sees quotes,
+/// backslashes and comments, in time linear in the text.
+#[derive(Default)]
+struct LineReader {
+    quote: Option<char>,
+    /// The character before the current one (a `#` after a blank starts a comment).
+    prev: Option<char>,
+}
+
+impl LineReader {
+    fn line(&mut self, line: &str) -> LineEnd {
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            match (self.quote, c) {
+                (Some('\''), '\'') => self.quote = None,
+                (Some('\''), _) => {}
+                (_, '\\') => match chars.next() {
+                    None => return LineEnd::Backslash,
+                    Some(n) => {
+                        self.prev = Some(n);
+                        continue;
+                    }
+                },
+                (Some('"'), '"') => self.quote = None,
+                (Some(_), _) => {}
+                (None, '\'' | '"') => self.quote = Some(c),
+                // bash starts a comment only at the beginning of a word.
+                (None, '#')
+                    if self
+                        .prev
+                        .is_none_or(|p| matches!(p, ' ' | '\t' | '\n' | ';' | '|' | '&')) =>
+                {
+                    return LineEnd::Complete;
+                }
+                (None, _) => {}
+            }
+            self.prev = Some(c);
+        }
+        if self.quote.is_some() {
+            self.prev = Some('\n');
+            LineEnd::Quote
+        } else {
+            LineEnd::Complete
+        }
+    }
 }
 
 struct HeredocMarker {
@@ -858,24 +937,25 @@ fn why_node(session: &Session, target: &str, namespace: Option<&str>) -> Command
 
 /// Parses and runs a script. A script that does not parse runs no step at all.
 pub fn run(session: &mut Session, text: &str, files: &dyn FileSource) -> Transcript {
-    let steps = match parse(text) {
-        Ok(s) => s,
-        Err(e) => {
-            return Transcript {
-                steps: Vec::new(),
-                error: Some(e),
-            }
-        }
-    };
-    let mut results = Vec::with_capacity(steps.len());
-    for step in steps {
+    let mut steps = Vec::new();
+    let error = run_each(session, text, files, |r| steps.push(r)).err();
+    Transcript { steps, error }
+}
+
+/// Parses a script and runs it step by step, handing each step and its output to
+/// `each` as soon as it ran, so a caller can print a long transcript without
+/// holding it. A script that does not parse runs no step and is the error.
+pub fn run_each(
+    session: &mut Session,
+    text: &str,
+    files: &dyn FileSource,
+    mut each: impl FnMut(StepResult),
+) -> Result<(), ScriptError> {
+    for step in parse(text)? {
         let output = execute(session, &step, files);
-        results.push(StepResult { step, output });
+        each(StepResult { step, output });
     }
-    Transcript {
-        steps: results,
-        error: None,
-    }
+    Ok(())
 }
 
 /// How many of your latest writes `sim requests` lists.

@@ -31,7 +31,7 @@
 //! - `a | b`: b reads a's stdout (`kubectl get pods | grep Running`, `cat <<EOF |
 //!   kubectl apply -f -`); the status is the last command's.
 //! - `<<WORD` gives the command the script's here-document body (the lines after
-//!   the line); `<<< word` gives it the word and a newline. `>/dev/null`,
+//!   the line), expanded unless the word is quoted (`<<'WORD'`); `<<< word` gives it the word and a newline. `>/dev/null`,
 //!   `2>/dev/null`, `&>/dev/null`, `2>&1` and `>&2` redirect or drop a command's
 //!   streams; other files cannot be written or read, and the command does not run.
 //!
@@ -45,8 +45,11 @@
 //! past a limit the command fails with a bash-like `out of memory` message and
 //! changes nothing.
 //!
-//! Simplified, and said so where it shows: every line stands alone (an unterminated
-//! quote is an error, not a continuation prompt); no globbing, brace or tilde
+//! Lines are joined before they get here ([`crate::script`]): a trailing backslash
+//! or a quote left open continues a command on the next line, in scripts, the REPL
+//! and the browser's terminal alike.
+//!
+//! Simplified, and said so where it shows: no globbing, brace or tilde
 //! expansion, arithmetic `$((...))`, subshells, functions or control flow; a
 //! trailing `&` runs the command at once (nothing here runs in the background);
 //! assignments before a command (`X=1 cmd`) are dropped; `$$` is 1 and `$!` is
@@ -255,6 +258,12 @@ enum Part {
 struct Word(Vec<Part>);
 
 impl Word {
+    /// Whether any of the word was quoted or escaped (a here-document's delimiter
+    /// written so keeps its body unexpanded).
+    fn is_quoted(&self) -> bool {
+        self.0.iter().any(|p| !matches!(p, Part::Lit(_)))
+    }
+
     fn push_lit(&mut self, c: char) {
         if let Some(Part::Lit(s)) = self.0.last_mut() {
             s.push(c);
@@ -718,6 +727,37 @@ impl Parser {
                 }
             }
         }
+    }
+
+    /// The whole text as the body of an unquoted here-document: like the inside of
+    /// double quotes, except that `"` is an ordinary character and the text ends
+    /// at its end.
+    fn heredoc_text(&mut self) -> Result<Word, Syntax> {
+        let mut word = Word::default();
+        word.push_quoted("");
+        while let Some(c) = self.peek() {
+            match c {
+                '\\' => {
+                    match self.peek_at(1) {
+                        Some('\n') => {}
+                        Some(n @ ('$' | '`' | '\\')) => word.push_quoted(&n.to_string()),
+                        Some(n) => word.push_quoted(&format!("\\{n}")),
+                        None => word.push_quoted("\\"),
+                    }
+                    self.pos += 2;
+                }
+                '$' => self.dollar(&mut word, true)?,
+                '`' => {
+                    let list = self.backquoted()?;
+                    word.0.push(Part::Subst { list, quoted: true });
+                }
+                c => {
+                    self.pos += 1;
+                    word.push_quoted(&c.to_string());
+                }
+            }
+        }
+        Ok(word)
     }
 
     /// At a `$`.
@@ -1205,10 +1245,19 @@ impl Exec<'_> {
             return 1;
         }
         let mut input = stdin.map(str::to_string);
-        for (op, target) in &redirects {
+        for ((op, target), written) in redirects.iter().zip(&cmd.redirects) {
             match op {
                 RedirectOp::HereDoc => match self.heredoc {
-                    Some(body) => input = Some(body.to_string()),
+                    // `<<'EOF'`, `<<"EOF"`, `<<\EOF`: any quoting in the delimiter
+                    // keeps the body as written; a plain `<<EOF` body is expanded.
+                    Some(body) if written.target.is_quoted() => input = Some(body.to_string()),
+                    Some(body) => match self.heredoc_body(session, body, out) {
+                        Ok(text) => input = Some(text),
+                        Err(message) => {
+                            report(out, message);
+                            return 1;
+                        }
+                    },
                     None => {
                         out.err_line(
                             "bash: here-documents need the lines that follow them: they work in scripts, not in the terminal",
@@ -1224,6 +1273,24 @@ impl Exec<'_> {
         let _ = apply_redirects(&mut res, &redirects);
         append(out, &res);
         res.code
+    }
+
+    /// The body of an unquoted here-document as bash expands it: `$NAME`, `${...}`,
+    /// `$(...)` and backquotes are replaced, a backslash escapes only `$`, a
+    /// backquote, a backslash or a newline, and quotes are ordinary characters.
+    fn heredoc_body(
+        &mut self,
+        session: &mut Session,
+        body: &str,
+        out: &mut CommandOutput,
+    ) -> Result<String, String> {
+        if !body.contains(['$', '`', '\\']) {
+            return Ok(body.to_string());
+        }
+        let word = Parser::new(body, 0)
+            .heredoc_text()
+            .map_err(|e| e.message())?;
+        Ok(self.expand(session, &word, false, out)?.concat())
     }
 
     fn command(

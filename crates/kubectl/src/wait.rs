@@ -279,7 +279,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         }
         return out;
     }
-    let deadline = cluster.now() + timeout;
+    let deadline = cluster.now() + crate::bounded_wait(timeout, &mut out);
     for (kind, ns, name) in targets {
         let display = format!("{}/{name}", kind.qualified_singular());
         loop {

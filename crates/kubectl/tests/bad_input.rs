@@ -162,3 +162,80 @@ fn an_invalid_port_is_refused_by_the_apiserver_and_nothing_of_it_is_stored() {
         "The Pod \"web\" is invalid: spec.containers[0].ports[0].containerPort: Required value\n"
     );
 }
+
+#[test]
+fn a_byte_order_mark_from_a_windows_editor_is_dropped_as_kubectl_drops_it() {
+    let mut s = session();
+    let out = apply(&mut s, &format!("\u{feff}{CONFIGMAP}  a: b\n"));
+    assert_eq!(out.stdout, "configmap/one created\n", "{}", out.stderr);
+    // Only at the start: inside the text it is part of the key, which the apiserver
+    // refuses (`IsConfigMapKey`), and the ConfigMap stays as it was.
+    let out = apply(&mut s, &format!("{CONFIGMAP}  \u{feff}a: b\n"));
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("data[\u{feff}a]: Invalid value: \"\u{feff}a\": a valid config key must consist of alphanumeric characters"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_unquoted_heredoc_is_expanded_before_kubectl_reads_it() {
+    let mut s = session();
+    let script = "NAME=cart\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: $NAME\ndata:\n  made-by: $(echo robot)\n  price: \\$5\nEOF\nkubectl get configmap cart -o jsonpath='{.data.made-by} {.data.price}'\n";
+    let t = warehouse_kubectl::script::run(&mut s, script, &NoFiles);
+    assert_eq!(t.failures(), 0, "{t}");
+    assert_eq!(t.steps[2].output.stdout, "robot $5");
+}
+
+#[test]
+fn a_huge_timeout_waits_an_hour_of_simulated_time_at_most() {
+    let mut s = session();
+    assert_eq!(run(&mut s, "create namespace shop").code, 0);
+    let start = s.cluster.now();
+    let out = run(
+        &mut s,
+        "wait --for=condition=Never namespace/shop --timeout=700h",
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.starts_with(
+            "Warning: this simulated kubectl waits at most 1h0m0s of simulated time in one command"
+        ) && out
+            .stderr
+            .contains("error: timed out waiting for the condition on namespaces/shop"),
+        "{}",
+        out.stderr
+    );
+    let waited = s.cluster.now().since(start);
+    assert!(
+        waited <= warehouse_kubectl::MAX_COMMAND_WAIT + SimDuration::secs(1),
+        "{waited:?}"
+    );
+    // A watch ends within the hour too, as the apiserver ends it.
+    let start = s.cluster.now();
+    let out = run(
+        &mut s,
+        "get namespace shop -w --request-timeout=99999999999",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        s.cluster.now().since(start),
+        warehouse_kubectl::MAX_COMMAND_WAIT
+    );
+}
+
+#[test]
+fn an_infinite_number_is_refused_as_go_refuses_to_write_it_as_json() {
+    let mut s = session();
+    for (value, shown) in [(".inf", "+Inf"), ("-.inf", "-Inf"), (".nan", "NaN")] {
+        let manifest = format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {value}\n  selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx\n");
+        let revision = s.cluster.revision();
+        let out = apply(&mut s, &manifest);
+        assert_eq!(
+            out.stderr,
+            format!("error: error parsing STDIN: error converting YAML to JSON: json: unsupported value: {shown}\n")
+        );
+        assert_eq!(s.cluster.revision(), revision);
+    }
+}

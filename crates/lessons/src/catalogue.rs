@@ -51,6 +51,7 @@ impl Catalogue {
 
 /// Parses `index.yaml`; `file` names it in errors.
 pub fn parse_catalogue(file: &str, text: &str) -> Result<Catalogue, LessonError> {
+    crate::error::yaml_bounds(file, 1, 0, "index", text)?;
     let c: Catalogue =
         serde_yaml::from_str(text).map_err(|e| yaml_error(file, 1, 0, "index", &e))?;
     let folders: Vec<&str> = c.folders().collect();

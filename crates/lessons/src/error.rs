@@ -60,6 +60,33 @@ pub(crate) fn yaml_error(
     }
 }
 
+/// The YAML text's nesting and expansion held to the manifests' bounds
+/// (`warehouse_sim::manifest::check_bounds`) before serde_yaml builds anything from
+/// it, the error moved to the file as [`yaml_error`] moves one.
+pub(crate) fn yaml_bounds(
+    file: &str,
+    first_line: usize,
+    indent: usize,
+    what: &str,
+    text: &str,
+) -> Result<(), LessonError> {
+    warehouse_sim::manifest::check_bounds(text).map_err(|e| {
+        let message = e
+            .message
+            .strip_prefix("error converting YAML to JSON: yaml: ")
+            .unwrap_or(&e.message);
+        match (e.line, e.column) {
+            (Some(line), Some(column)) => LessonError::new(
+                file,
+                first_line + line - 1,
+                column + indent,
+                format!("{what}: {message}"),
+            ),
+            _ => LessonError::new(file, first_line, 0, format!("{what}: {message}")),
+        }
+    })
+}
+
 /// serde_yaml writes " at line L column C" into its messages; the error carries the
 /// location, moved to the file, so the text drops it.
 fn strip_location(message: &str) -> String {

@@ -78,6 +78,7 @@ const LETTERS: &str = "a-zа-яё0-9";
 
 /// Parses `glossary.yaml`; `file` names it in errors.
 pub fn parse_glossary(file: &str, text: &str) -> Result<Glossary, LessonError> {
+    crate::error::yaml_bounds(file, 1, 0, "glossary", text)?;
     let parsed: GlossaryFile = serde_yaml::from_str(text).map_err(|e| {
         let (line, column) = e
             .location()

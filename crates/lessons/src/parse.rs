@@ -3,7 +3,7 @@
 //! `solution`, `quiz`, `predict`, `incident`) are the lesson's parts. Every error
 //! names the file, line and column and says what was expected.
 
-use crate::error::{yaml_error, LessonError};
+use crate::error::{yaml_bounds, yaml_error, LessonError};
 use crate::markdown;
 use crate::model::*;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Parser, Tag, TagEnd};
@@ -227,6 +227,7 @@ fn front_matter(file: &str, text: &str) -> Result<(Meta, usize), LessonError> {
         ));
     };
     let yaml = &text[start..yaml_end];
+    yaml_bounds(file, 2, 0, "front matter", yaml)?;
     let raw: RawMeta =
         serde_yaml::from_str(yaml).map_err(|e| yaml_error(file, 2, 0, "front matter", &e))?;
     let key_line = |key: &str| {
@@ -672,6 +673,7 @@ fn is_block_kind(info: &str) -> bool {
 
 /// Parses a block's YAML; `fence` is the file line of the opening fence.
 fn yaml_value(file: &str, fence: usize, kind: &str, text: &str) -> Result<Value, LessonError> {
+    yaml_bounds(file, fence + 1, 0, &format!("```{kind} block"), text)?;
     serde_yaml::from_str(text)
         .map_err(|e| yaml_error(file, fence + 1, 0, &format!("```{kind} block"), &e))
 }

@@ -183,3 +183,27 @@ fn a_solution_that_would_fill_memory_is_refused_at_its_line() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn an_alias_bomb_in_the_front_matter_is_refused_at_its_line() {
+    // One 256 KiB anchor aliased 3,000 times in a list the front matter has (the
+    // file stays under the 512 KiB a lesson file may have).
+    let mut text = format!(
+        "---\nid: hostile\ntitle: &t \"{}\"\nsummary: \"x\"\nlevel: beginner\nminutes: 5\ntags:\n",
+        "x".repeat(256 * 1024)
+    );
+    for _ in 0..3_000 {
+        text.push_str("  - *t\n");
+    }
+    text.push_str("---\n\nIntro.\n\n## Step one\n\nText.\n");
+    let errors = on_small_stack(move || match parse_lesson("hostile/en.md", &text) {
+        Ok(_) => Vec::new(),
+        Err(e) => e.iter().map(|e| e.to_string()).collect(),
+    });
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("hostile/en.md:")
+            && errors[0].contains("front matter: the YAML expands to more than"),
+        "{errors:?}"
+    );
+}

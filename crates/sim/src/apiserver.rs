@@ -304,6 +304,70 @@ fn check_data_size(obj: &Object, errors: &mut Vec<FieldError>) {
         errors.push(too_long(path, MAX_CONFIG_DATA_BYTES));
     }
 }
+/// `ValidateConfigMap`'s and `ValidateSecret`'s keys: each must be a config key
+/// (`IsConfigMapKey`, apimachinery validation.go), and a ConfigMap key may not be in
+/// both `data` and `binaryData`.
+fn check_data_keys(obj: &Object, errors: &mut Vec<FieldError>) {
+    let check = |path: &str, key: &str, errors: &mut Vec<FieldError>| {
+        for why in config_key_problems(key) {
+            errors.push(FieldError(format!(
+                "{path}[{key}]: Invalid value: \"{key}\": {why}"
+            )));
+        }
+    };
+    match obj {
+        Object::ConfigMap(cm) => {
+            for key in cm.data.iter().flat_map(|d| d.keys()) {
+                check("data", key, errors);
+                if cm.binary_data.as_ref().is_some_and(|b| b.contains_key(key)) {
+                    errors.push(FieldError(format!(
+                        "data[{key}]: Invalid value: \"{key}\": duplicate of key present in binaryData"
+                    )));
+                }
+            }
+            for key in cm.binary_data.iter().flat_map(|d| d.keys()) {
+                check("binaryData", key, errors);
+            }
+        }
+        Object::Secret(secret) => {
+            // `stringData` is merged into `data` before validation: its keys are
+            // named as `data`'s.
+            let keys: std::collections::BTreeSet<&String> = secret
+                .data
+                .iter()
+                .flat_map(|d| d.keys())
+                .chain(secret.string_data.iter().flat_map(|d| d.keys()))
+                .collect();
+            for key in keys {
+                check("data", key, errors);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// apimachinery `IsConfigMapKey`.
+fn config_key_problems(key: &str) -> Vec<&'static str> {
+    let mut problems = Vec::new();
+    if key.len() > 253 {
+        problems.push("must be no more than 253 characters");
+    }
+    if key.is_empty()
+        || !key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    {
+        problems.push("a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
+    }
+    match key {
+        "." => problems.push("must not be '.'"),
+        ".." => problems.push("must not be '..'"),
+        k if k.starts_with("..") => problems.push("must not start with '..'"),
+        _ => {}
+    }
+    problems
+}
+
 /// Events live this long (`--event-ttl`).
 pub const EVENT_TTL: crate::time::SimDuration = crate::time::SimDuration::secs(3600);
 
@@ -1465,6 +1529,7 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         &mut errors,
     );
     check_data_size(obj, &mut errors);
+    check_data_keys(obj, &mut errors);
     let template_labels = match obj {
         Object::Deployment(d) => d
             .spec

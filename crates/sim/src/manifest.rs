@@ -15,6 +15,21 @@ pub const MAX_MANIFEST_BYTES: usize = 1024 * 1024;
 /// The most documents one manifest may hold.
 pub const MAX_DOCUMENTS: usize = 500;
 
+/// The most bytes a manifest's documents may expand to, aliases (`*name`) counted by
+/// what they stand for: a few kilobytes of anchors and aliases cannot fill memory.
+/// go-yaml's answer to the same attack ("document contains excessive aliasing")
+/// counts nodes; bytes also catch one large anchor aliased many times. Each scalar
+/// counts its bytes and every node [`NODE_BYTES`] more.
+pub const MAX_DECODED_BYTES: usize = 8 * 1024 * 1024;
+
+/// What a node costs in [`MAX_DECODED_BYTES`] besides its text.
+pub const NODE_BYTES: usize = 16;
+
+/// The deepest nesting of flow collections (`[`, `{`) a manifest may have: serde_yaml's
+/// recursion limit, checked before the parser runs so that refusing a deep text
+/// costs time linear in its length.
+pub const MAX_NESTING: usize = 128;
+
 /// A manifest document that could not be turned into an object.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManifestError {
@@ -77,6 +92,7 @@ pub fn decode_manifests(text: &str) -> Result<Vec<Object>, ManifestError> {
     if let Some(e) = control_character(text) {
         return Err(e);
     }
+    check_bounds(text)?;
     let mut objects = Vec::new();
     for (index, doc) in serde_yaml::Deserializer::from_str(text).enumerate() {
         let document = index + 1;
@@ -94,6 +110,17 @@ pub fn decode_manifests(text: &str) -> Result<Vec<Object>, ManifestError> {
         if value.is_null() {
             continue;
         }
+        // Go's encoding/json has no infinity or NaN: sigs.k8s.io/yaml's conversion
+        // fails on `.inf` where serde_json would quietly write null.
+        if let Some(bad) = non_finite(&value) {
+            return Err(ManifestError {
+                document,
+                line: None,
+                column: None,
+                kind: ManifestErrorKind::Syntax,
+                message: format!("error converting YAML to JSON: json: unsupported value: {bad}"),
+            });
+        }
         // Round-trip through JSON so numbers and keys take JSON's shape, as the
         // apiserver sees them after kubectl converts YAML to JSON.
         let json: serde_json::Value = serde_json::to_value(&value).map_err(|e| ManifestError {
@@ -106,6 +133,201 @@ pub fn decode_manifests(text: &str) -> Result<Vec<Object>, ManifestError> {
         objects.push(decode_object(document, json)?);
     }
     Ok(objects)
+}
+
+/// The first infinite or NaN number in a value, as Go prints it (`+Inf`, `-Inf`, `NaN`).
+fn non_finite(value: &serde_yaml::Value) -> Option<&'static str> {
+    use serde_yaml::Value;
+    match value {
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.is_nan() => Some("NaN"),
+            Some(f) if f == f64::INFINITY => Some("+Inf"),
+            Some(f) if f == f64::NEG_INFINITY => Some("-Inf"),
+            _ => None,
+        },
+        Value::Sequence(items) => items.iter().find_map(non_finite),
+        Value::Mapping(m) => m
+            .iter()
+            .find_map(|(k, v)| non_finite(k).or_else(|| non_finite(v))),
+        Value::Tagged(t) => non_finite(&t.value),
+        _ => None,
+    }
+}
+
+/// The bounds every YAML text is held to before it is decoded (manifests, and the
+/// lesson files' front matter, blocks and index): nesting within [`MAX_NESTING`],
+/// the expansion within [`MAX_DECODED_BYTES`]. Both checks take time linear in the
+/// text (and in the budget), however it is built.
+pub fn check_bounds(text: &str) -> Result<(), ManifestError> {
+    if let Some(e) = too_deep(text) {
+        return Err(e);
+    }
+    expansion_within_budget(text)
+}
+
+/// The first flow collection nested deeper than [`MAX_NESTING`], where it opens.
+/// Quoted scalars and comments are skipped; brackets inside a block scalar (`|`)
+/// count, which can only refuse text nested that deep anyway.
+fn too_deep(text: &str) -> Option<ManifestError> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    let mut prev = '\n';
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        match (quote, c) {
+            (_, '\n') if quote != Some('"') && quote != Some('\'') => comment = false,
+            _ if comment => {}
+            (Some('"'), '\\') => {
+                chars.next();
+            }
+            (Some(q), c) if c == q => {
+                if q == '\'' && chars.peek().is_some_and(|(_, n)| *n == '\'') {
+                    chars.next();
+                } else {
+                    quote = None;
+                }
+            }
+            (Some(_), _) => {}
+            (None, '#') if prev.is_whitespace() => comment = true,
+            // A quote opens a scalar only where a scalar starts.
+            (None, '\'' | '"')
+                if prev.is_whitespace() || matches!(prev, '[' | '{' | ',' | ':' | '-') =>
+            {
+                quote = Some(c)
+            }
+            (None, '[' | '{') => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    let (line, column) = line_column(text, at);
+                    return Some(ManifestError {
+                        document: document_at(text, at),
+                        line: Some(line),
+                        column: Some(column),
+                        kind: ManifestErrorKind::Syntax,
+                        message: format!(
+                            "error converting YAML to JSON: yaml: exceeded max depth of {MAX_NESTING}"
+                        ),
+                    });
+                }
+            }
+            (None, ']' | '}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        prev = c;
+    }
+    None
+}
+
+/// Walks every document as serde would, aliases replayed, counting bytes against
+/// [`MAX_DECODED_BYTES`] and stopping as soon as the budget is spent, before
+/// anything of the expansion is built.
+fn expansion_within_budget(text: &str) -> Result<(), ManifestError> {
+    let budget = std::cell::Cell::new(MAX_DECODED_BYTES);
+    for (index, doc) in serde_yaml::Deserializer::from_str(text).enumerate() {
+        if index >= MAX_DOCUMENTS {
+            break;
+        }
+        if let Err(e) = serde::de::DeserializeSeed::deserialize(Budget(&budget), doc) {
+            if !e.to_string().contains(BUDGET_SPENT) {
+                // A syntax error: the decode that follows reports it in full.
+                return Ok(());
+            }
+            let location = e.location();
+            return Err(ManifestError {
+                document: index + 1,
+                line: location.as_ref().map(|l| l.line()),
+                column: location.as_ref().map(|l| l.column()),
+                kind: ManifestErrorKind::TooLarge,
+                message: format!(
+                    "the YAML expands to more than {MAX_DECODED_BYTES} bytes once its aliases (*name) are replaced by what they name; this is the most a YAML text may decode to"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+const BUDGET_SPENT: &str = "decoded-size budget spent";
+
+/// A serde visitor that builds nothing and counts what it visits.
+#[derive(Clone, Copy)]
+struct Budget<'a>(&'a std::cell::Cell<usize>);
+
+impl Budget<'_> {
+    fn take<E: serde::de::Error>(self, bytes: usize) -> Result<(), E> {
+        let cost = bytes.saturating_add(NODE_BYTES);
+        let left = self.0.get();
+        if cost > left {
+            return Err(E::custom(BUDGET_SPENT));
+        }
+        self.0.set(left - cost);
+        Ok(())
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Budget<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Budget<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.take(0)
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.take(8)
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.take(8)
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.take(8)
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+        self.take(v.len())
+    }
+    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<(), E> {
+        self.take(v.len())
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.take(0)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        self.take(0)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.take(0)?;
+        serde::de::DeserializeSeed::deserialize(self, d)
+    }
+    fn visit_newtype_struct<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.take(0)?;
+        serde::de::DeserializeSeed::deserialize(self, d)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.take(0)?;
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.take(0)?;
+        while map.next_key_seed(self)?.is_some() {
+            map.next_value_seed(self)?;
+        }
+        Ok(())
+    }
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
+        use serde::de::VariantAccess;
+        self.take(0)?;
+        let ((), variant) = data.variant_seed(self)?;
+        variant.newtype_variant_seed(self)
+    }
 }
 
 /// Whether libyaml's reader takes the character (`yaml_parser_update_buffer`):

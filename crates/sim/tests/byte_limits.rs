@@ -10,6 +10,7 @@ use warehouse_sim::apiserver::{
     MAX_ANNOTATIONS_BYTES, MAX_CONFIG_DATA_BYTES, MAX_CONTAINERS_PER_POD, MAX_REQUEST_BODY_BYTES,
 };
 use warehouse_sim::etcd::MAX_ETCD_SNAPSHOT_BYTES;
+use warehouse_sim::manifest::{MAX_DECODED_BYTES, MAX_NESTING};
 use warehouse_sim::store::{object_size_bytes, MAX_ETCD_VALUE_BYTES, MAX_WATCH_LOG_BYTES};
 use warehouse_sim::{decode_manifests, Cluster, Kind, Object, SimDuration, StatusReason, Topology};
 
@@ -93,6 +94,88 @@ fn pod_with_env(name: &str, bytes: usize) -> Object {
                "spec": {"containers": [{"name": "app", "image": "nginx", "env": env}]}}),
     )
     .unwrap()
+}
+
+/// A big anchor aliased many times: a small text that would expand to gigabytes.
+fn alias_bomb(anchor_bytes: usize, aliases: usize) -> String {
+    let mut text = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\n  annotations:\n    a: &big \"{}\"\ndata:\n",
+        "x".repeat(anchor_bytes)
+    );
+    for i in 0..aliases {
+        text.push_str(&format!("  k{i}: *big\n"));
+    }
+    text
+}
+
+#[test]
+fn aliases_count_by_what_they_expand_to() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // 512 KiB aliased 3,000 times: 1.5 GB once expanded, from a text of 560 KB.
+    let text = alias_bomb(512 * 1024, 3_000);
+    let before = held();
+    let e = decode_manifests(&text).unwrap_err();
+    let grew = held() - before;
+    assert_eq!(e.kind, warehouse_sim::ManifestErrorKind::TooLarge, "{e:?}");
+    assert!(
+        e.message.contains(&MAX_DECODED_BYTES.to_string()) && e.message.contains("aliases"),
+        "{}",
+        e.message
+    );
+    // Refused with a place in the text (the anchor the budget ran out on).
+    assert_eq!(e.line, Some(6), "{e:?}");
+    assert!(
+        grew < 64 << 20,
+        "refusing the expansion held {grew} bytes more"
+    );
+    // Nested aliases (a billion laughs) are refused the same way.
+    let mut laughs = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\n  labels:\n    l0: &l0 [\"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\"]\n");
+    for i in 1..10 {
+        let p = i - 1;
+        laughs.push_str(&format!(
+            "    l{i}: &l{i} [*l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}]\n"
+        ));
+    }
+    let e = decode_manifests(&laughs).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            warehouse_sim::ManifestErrorKind::TooLarge | warehouse_sim::ManifestErrorKind::Syntax
+        ),
+        "{e:?}"
+    );
+    // Aliases that stay small are YAML like any other.
+    let fine = alias_bomb(16, 50);
+    assert_eq!(decode_manifests(&fine).unwrap().len(), 1);
+}
+
+#[test]
+fn deep_nesting_is_refused_in_time_linear_in_the_text() {
+    for n in [129usize, 131_072, 1 << 19] {
+        let text = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata:\n  a: {}",
+            "[".repeat(n)
+        );
+        let e = decode_manifests(&text).unwrap_err();
+        assert!(
+            e.message
+                .contains(&format!("exceeded max depth of {MAX_NESTING}")),
+            "{n}: {e:?}"
+        );
+        // Where the 129th bracket opens.
+        assert_eq!((e.line, e.column), (Some(6), Some(6 + MAX_NESTING)), "{n}");
+    }
+    // Brackets inside quotes and comments are text.
+    let quoted = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: text # {}\ndata:\n  a: '{}'\n  b: \"{}\"\n",
+        "[".repeat(500),
+        "[".repeat(500),
+        "{".repeat(500)
+    );
+    assert_eq!(decode_manifests(&quoted).unwrap().len(), 1);
+    // JSON nested within the limit decodes.
+    let json = format!("{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"j\", \"annotations\": {{\"a\": \"{}\"}}}}}}", "]".repeat(10));
+    assert_eq!(decode_manifests(&json).unwrap().len(), 1);
 }
 
 #[test]

@@ -457,7 +457,8 @@ fn set_new_rs_annotations(
             }
         }
     }
-    if !exists && set_replicas_annotations(rs, desired(d), desired(d) + max_surge(d)) {
+    if !exists && set_replicas_annotations(rs, desired(d), desired(d).saturating_add(max_surge(d)))
+    {
         changed = true;
     }
     changed
@@ -483,7 +484,7 @@ fn replica_set_fraction(rs: &ReplicaSet, d: &Deployment) -> i32 {
     if desired(d) == 0 {
         return -rs_replicas(rs);
     }
-    let max_now = desired(d) + max_surge(d);
+    let max_now = desired(d).saturating_add(max_surge(d));
     let before = annotation(&rs.metadata, MAX_REPLICAS)
         .and_then(|v| v.parse::<i32>().ok())
         .filter(|v| *v != 0)
@@ -810,7 +811,7 @@ impl Cluster {
         // NewRSNewReplicas
         let new_replicas = if is_rolling(d) {
             let current: i32 = olds.iter().map(rs_replicas).sum();
-            let max_total = replicas_total + max_surge(d);
+            let max_total = replicas_total.saturating_add(max_surge(d));
             if current >= max_total {
                 0
             } else {
@@ -939,8 +940,11 @@ impl Cluster {
     ) -> Option<ReplicaSet> {
         let from = rs_replicas(rs);
         let mut copy = rs.clone();
-        let annotations_changed =
-            set_replicas_annotations(&mut copy, desired(d), desired(d) + max_surge(d));
+        let annotations_changed = set_replicas_annotations(
+            &mut copy,
+            desired(d),
+            desired(d).saturating_add(max_surge(d)),
+        );
         if from == to && !annotations_changed {
             return None;
         }
@@ -1039,7 +1043,7 @@ impl Cluster {
         let mut active = active;
         let total: i32 = active.iter().map(rs_replicas).sum();
         let allowed = if desired(d) > 0 {
-            desired(d) + max_surge(d)
+            desired(d).saturating_add(max_surge(d))
         } else {
             0
         };
@@ -1358,7 +1362,7 @@ impl Cluster {
         }
         // NewRSNewReplicas for RollingUpdate.
         let current: i32 = all.iter().map(rs_replicas).sum();
-        let max_total = want + max_surge(d);
+        let max_total = want.saturating_add(max_surge(d));
         let to = if current >= max_total {
             have
         } else {

@@ -239,3 +239,22 @@ fn an_infinite_number_is_refused_as_go_refuses_to_write_it_as_json() {
         assert_eq!(s.cluster.revision(), revision);
     }
 }
+
+#[test]
+fn a_limit_range_whose_min_is_above_its_max_is_refused() {
+    let mut s = session();
+    let lr = |min: &str, max: &str| {
+        format!("apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: bounds\nspec:\n  limits:\n  - type: Container\n    min:\n      cpu: \"{min}\"\n    max:\n      cpu: \"{max}\"\n")
+    };
+    let revision = s.cluster.revision();
+    let out = apply(&mut s, &lr("2", "1"));
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(s.cluster.revision(), revision);
+    let out = apply(&mut s, &lr("100m", "1"));
+    assert_eq!(out.stdout, "limitrange/bounds created\n", "{}", out.stderr);
+}

@@ -1608,6 +1608,7 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
             q.spec.as_ref().and_then(|s| s.hard.as_ref()),
             &mut errors,
         ),
+        Object::LimitRange(l) => crate::validation::limit_range(l.spec.as_ref(), &mut errors),
         _ => {}
     }
     if errors.is_empty() {

@@ -562,3 +562,104 @@ pub(crate) fn quota_hard(
         }
     }
 }
+
+/// core validation's `ValidateLimitRange`, the comparisons between an item's bounds:
+/// per resource, min ≤ defaultRequest ≤ default ≤ max, min ≤ max, and a
+/// maxLimitRequestRatio of at least 1.
+pub(crate) fn limit_range(
+    spec: Option<&k8s_openapi::api::core::v1::LimitRangeSpec>,
+    errors: &mut Vec<FieldError>,
+) {
+    type Bounds<'a> = Option<&'a BTreeMap<String, K8sQuantity>>;
+    fn get(bounds: Bounds<'_>, key: &str) -> Option<Quantity> {
+        bounds
+            .and_then(|b| b.get(key))
+            .and_then(|q| Quantity::parse(&q.0))
+    }
+    for (i, item) in spec.iter().flat_map(|s| s.limits.iter()).enumerate() {
+        let keys: BTreeSet<&String> = [
+            item.max.as_ref(),
+            item.min.as_ref(),
+            item.default.as_ref(),
+            item.default_request.as_ref(),
+            item.max_limit_request_ratio.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(|m| m.keys())
+        .collect();
+        let at = |field: &str, key: &str| format!("spec.limits[{i}].{field}[{key}]");
+        for key in keys {
+            let min = get(item.min.as_ref(), key);
+            let max = get(item.max.as_ref(), key);
+            let default = get(item.default.as_ref(), key);
+            let request = get(item.default_request.as_ref(), key);
+            let ratio = get(item.max_limit_request_ratio.as_ref(), key);
+            let mut check = |field: &str, shown: &Option<Quantity>, bad: bool, why: String| {
+                if let (true, Some(v)) = (bad, shown) {
+                    push(
+                        errors,
+                        format!("{}: Invalid value: \"{v}\": {why}", at(field, key)),
+                    );
+                }
+            };
+            if let (Some(lo), Some(hi)) = (&min, &max) {
+                check(
+                    "min",
+                    &min,
+                    lo > hi,
+                    format!("min value {lo} is greater than max value {hi}"),
+                );
+            }
+            if let (Some(lo), Some(r)) = (&min, &request) {
+                check(
+                    "defaultRequest",
+                    &request,
+                    lo > r,
+                    format!("min value {lo} is greater than default request value {r}"),
+                );
+            }
+            if let (Some(r), Some(hi)) = (&request, &max) {
+                check(
+                    "defaultRequest",
+                    &request,
+                    r > hi,
+                    format!("default request value {r} is greater than max value {hi}"),
+                );
+            }
+            if let (Some(r), Some(d)) = (&request, &default) {
+                check(
+                    "defaultRequest",
+                    &request,
+                    r > d,
+                    format!("default request value {r} is greater than default limit value {d}"),
+                );
+            }
+            if let (Some(lo), Some(d)) = (&min, &default) {
+                check(
+                    "default",
+                    &min,
+                    lo > d,
+                    format!("min value {lo} is greater than default value {d}"),
+                );
+            }
+            if let (Some(d), Some(hi)) = (&default, &max) {
+                check(
+                    "default",
+                    &max,
+                    d > hi,
+                    format!("default value {d} is greater than max value {hi}"),
+                );
+            }
+            if let Some(r) = &ratio {
+                let one = Quantity::parse("1").expect("1 is a quantity");
+                check(
+                    "maxLimitRequestRatio",
+                    &ratio,
+                    *r < one,
+                    format!("ratio {r} is less than 1"),
+                );
+            }
+        }
+    }
+}

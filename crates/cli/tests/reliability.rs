@@ -125,6 +125,20 @@ fn rows() -> Vec<Row> {
         ),
         apply("a 2 MiB manifest", format!("{POD}# {}\n", "x".repeat(2 << 20))),
         apply("an alias bomb (nine levels of nine aliases)", billion_laughs),
+        apply(
+            "a 256 KiB anchor aliased 100 times",
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    a: &big \"{}\"\ndata:\n{}",
+                "x".repeat(256 << 10),
+                (0..100).map(|i| format!("  k{i}: *big\n")).collect::<String>()
+            ),
+        ),
+        apply("131,072 nested `[`", format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: {}", "[".repeat(131_072))),
+        apply("`replicas: .inf`", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  replicas: .inf\n"),
+        apply(
+            "a LimitRange with `min` above `max`",
+            "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: l\nspec:\n  limits:\n  - type: Container\n    min: {cpu: \"2\"}\n    max: {cpu: \"1\"}\n",
+        ),
         apply("a control character (BEL) in a name", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\u{7}\n"),
         apply(
             "an unclosed quote on line 4",

@@ -502,7 +502,13 @@ impl Cluster {
         // The status manager posts what it could not, and puts back what others
         // changed meanwhile (the node controller marked every pod not ready).
         self.kubelet_sync_statuses(name, true);
-        let pods: Vec<ObjectKey> = self.store.pods_on_node(name).cloned().collect();
+        // Its pod watch relists: the pods bound to it now, and the ones it still runs
+        // that were deleted meanwhile (their containers stop).
+        let mut pods: BTreeSet<ObjectKey> = self.store.pods_on_node(name).cloned().collect();
+        if let Some(k) = self.kubelets.get(name) {
+            pods.extend(k.pods.keys().cloned());
+            pods.extend(k.containers.keys().cloned());
+        }
         for p in pods {
             self.enqueue(crate::cluster::Component::Kubelet(name.to_string()), p);
         }

@@ -447,3 +447,23 @@ fn a_node_with_an_invalid_label_or_taint_is_refused_and_nothing_changes() {
         "the name is still free"
     );
 }
+
+#[test]
+fn a_partitioned_kubelet_stops_the_pods_deleted_meanwhile_when_it_reconnects() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, &deployment("web", 3, "zone-b"));
+    c.advance(SimDuration::secs(120));
+    assert_eq!(pods_on(&c, "zone-b"), 3);
+    c.fault(Fault::PartitionNode("zone-b".into())).unwrap();
+    c.delete(Kind::Node, "", "zone-b").unwrap();
+    // The pod garbage collector deletes the orphans; the kubelet cannot see it.
+    c.advance(SimDuration::secs(60));
+    assert_eq!(pods_on(&c, "zone-b"), 0);
+    assert!(!c.runtime_pods("zone-b").is_empty(), "the containers run on, unseen");
+    c.fault(Fault::HealNode("zone-b".into())).unwrap();
+    c.advance(SimDuration::secs(60));
+    // Its watch relisted: nothing it runs is gone from the apiserver.
+    for key in c.runtime_pods("zone-b") {
+        assert!(c.get(key.kind, &key.namespace, &key.name).is_ok(), "{key:?} still runs");
+    }
+}

@@ -459,11 +459,17 @@ fn a_partitioned_kubelet_stops_the_pods_deleted_meanwhile_when_it_reconnects() {
     // The pod garbage collector deletes the orphans; the kubelet cannot see it.
     c.advance(SimDuration::secs(60));
     assert_eq!(pods_on(&c, "zone-b"), 0);
-    assert!(!c.runtime_pods("zone-b").is_empty(), "the containers run on, unseen");
+    assert!(
+        !c.runtime_pods("zone-b").is_empty(),
+        "the containers run on, unseen"
+    );
     c.fault(Fault::HealNode("zone-b".into())).unwrap();
     c.advance(SimDuration::secs(60));
     // Its watch relisted: nothing it runs is gone from the apiserver.
     for key in c.runtime_pods("zone-b") {
-        assert!(c.get(key.kind, &key.namespace, &key.name).is_ok(), "{key:?} still runs");
+        assert!(
+            c.get(key.kind, &key.namespace, &key.name).is_ok(),
+            "{key:?} still runs"
+        );
     }
 }

@@ -5,6 +5,7 @@
 use crate::cli::ApplyArgs;
 use crate::json::go_escape;
 use crate::{errors, merge, CommandOutput, Context};
+use warehouse_sim::request::Body;
 use warehouse_sim::{Cluster, ManifestError, ManifestErrorKind, Object, StatusReason};
 
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -310,14 +311,13 @@ fn apply_one(
             } else {
                 obj.namespace().to_string()
             };
-            let created =
-                crate::authorize(cluster, ctx, "create", kind, &ns, "").and_then(
-                    |()| match dry_run {
-                        DryRun::None => cluster.create(obj),
-                        DryRun::Server => cluster.create_dry_run(obj),
-                        DryRun::Client => Ok(obj),
-                    },
-                );
+            let created = match dry_run {
+                DryRun::None => crate::send(cluster, ctx, Body::Create(obj)),
+                DryRun::Server => crate::send_dry(cluster, ctx, Body::Create(obj), true),
+                DryRun::Client => {
+                    crate::authorize(cluster, ctx, "create", kind, &ns, "").map(|()| obj)
+                }
+            };
             match created {
                 Ok(created) => {
                     if let Some(w) = not_simulated_warning(&created) {
@@ -394,13 +394,14 @@ fn apply_one(
                     return;
                 }
             };
-            let patched =
-                crate::authorize(cluster, ctx, "patch", kind, live.namespace(), live.name())
-                    .and_then(|()| match dry_run {
-                        DryRun::None => cluster.update(updated),
-                        DryRun::Server => cluster.update_dry_run(updated),
-                        DryRun::Client => Ok(updated),
-                    });
+            let patched = match dry_run {
+                DryRun::None => crate::send(cluster, ctx, Body::patch(updated)),
+                DryRun::Server => crate::send_dry(cluster, ctx, Body::patch(updated), true),
+                DryRun::Client => {
+                    crate::authorize(cluster, ctx, "patch", kind, live.namespace(), live.name())
+                        .map(|()| updated)
+                }
+            };
             match patched {
                 Ok(updated) => {
                     if let Some(w) = not_simulated_warning(&updated) {

@@ -2,7 +2,7 @@
 
 use crate::{CommandOutput, Context};
 use warehouse_sim::sort::StableSort;
-use warehouse_sim::{Attributes, Cluster, Kind};
+use warehouse_sim::{Attributes, Caller, Cluster, Kind};
 
 const CAN_I_USAGE: &str = "error: you must specify two arguments: verb resource or verb resource/resourceName.\nSee 'kubectl auth can-i -h' for help and examples";
 
@@ -35,8 +35,18 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
         }
         i += 1;
     }
+    // Each subcommand is a review the desk answers for whoever the credentials
+    // name: it authenticates them first.
+    let caller = || {
+        cluster
+            .authenticate_request(&ctx.credentials)
+            .map_err(|e| CommandOutput::error(crate::errors::render(&e, None)))
+    };
     match words.get(1).map(String::as_str) {
-        Some("whoami") if words.len() == 2 => whoami(ctx),
+        Some("whoami") if words.len() == 2 => match caller() {
+            Ok(c) => whoami(&c),
+            Err(out) => out,
+        },
         Some("can-i") if list => {
             if words.len() > 2 {
                 return CommandOutput::error(
@@ -44,9 +54,15 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
                 );
             }
             let ns = namespace.unwrap_or_else(|| ctx.default_namespace.clone());
-            can_i_list(cluster, ctx, &ns, no_headers)
+            match caller() {
+                Ok(c) => can_i_list(cluster, &c, &ns, no_headers),
+                Err(out) => out,
+            }
         }
-        Some("can-i") => can_i(cluster, ctx, &words[2..], namespace, all_namespaces),
+        Some("can-i") => match caller() {
+            Ok(c) => can_i(cluster, ctx, &c, &words[2..], namespace, all_namespaces),
+            Err(out) => out,
+        },
         Some(other) => CommandOutput::error(format!(
             "error: unknown command \"{other}\" for \"kubectl auth\"\nRun 'kubectl auth --help' for usage."
         )),
@@ -86,12 +102,12 @@ impl Rule {
 /// by their string form, in a tabwriter table.
 fn can_i_list(
     cluster: &Cluster,
-    ctx: &Context<'_>,
+    caller: &Caller,
     namespace: &str,
     no_headers: bool,
 ) -> CommandOutput {
     let mut broken: Vec<Rule> = Vec::new();
-    for r in cluster.rules_for(&ctx.caller, namespace) {
+    for r in cluster.rules_for(caller, namespace) {
         let verbs = r.verbs.clone();
         for url in r.non_resource_urls.iter().flatten() {
             broken.push(Rule {
@@ -171,13 +187,13 @@ fn can_i_list(
     }
 }
 
-fn whoami(ctx: &Context<'_>) -> CommandOutput {
+fn whoami(caller: &Caller) -> CommandOutput {
     let rows = vec![
         vec!["ATTRIBUTE".to_string(), "VALUE".to_string()],
-        vec!["Username".to_string(), ctx.caller.user.clone()],
+        vec!["Username".to_string(), caller.user.clone()],
         vec![
             "Groups".to_string(),
-            format!("[{}]", ctx.caller.groups.join(" ")),
+            format!("[{}]", caller.groups.join(" ")),
         ],
     ];
     CommandOutput {
@@ -189,6 +205,7 @@ fn whoami(ctx: &Context<'_>) -> CommandOutput {
 fn can_i(
     cluster: &Cluster,
     ctx: &Context<'_>,
+    caller: &Caller,
     words: &[String],
     namespace: Option<String>,
     all_namespaces: bool,
@@ -226,7 +243,7 @@ fn can_i(
         namespace: if kind.namespaced() { ns } else { String::new() },
         name,
     };
-    if cluster.authorizer_allows(&ctx.caller, &attrs) {
+    if cluster.authorizer_allows(caller, &attrs) {
         CommandOutput {
             stdout: "yes\n".into(),
             ..CommandOutput::default()

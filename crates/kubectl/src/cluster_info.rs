@@ -40,8 +40,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
     let ns = parsed
         .namespace
         .unwrap_or_else(|| "kube-system".to_string());
-    let services = match cluster
-        .list_by(&ctx.caller, Kind::Service, Some(&ns))
+    let services = match crate::list(cluster, ctx, Kind::Service, Some(&ns))
         .and_then(|s| cluster.check_storage().map(|()| s))
     {
         Ok(s) => s,

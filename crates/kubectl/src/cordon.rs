@@ -4,7 +4,8 @@
 //! taint.
 
 use crate::{errors, CommandOutput, Context};
-use warehouse_sim::{Caller, Cluster, Kind, Object};
+use warehouse_sim::request::Body;
+use warehouse_sim::{Cluster, Kind, Object};
 
 /// Node names and the flags cordon, uncordon and drain share.
 pub(crate) struct NodeArgs {
@@ -77,13 +78,13 @@ pub(crate) fn parse(command: &str, args: &[String]) -> Result<NodeArgs, CommandO
 /// cordoned`). Returns false on an error, which is printed.
 pub(crate) fn cordon_one(
     cluster: &mut Cluster,
-    caller: &Caller,
+    ctx: &Context<'_>,
     name: &str,
     desired: bool,
     out: &mut CommandOutput,
 ) -> bool {
     let verb = if desired { "cordoned" } else { "uncordoned" };
-    let node = match cluster.get_by(caller, Kind::Node, "", name) {
+    let node = match crate::get(cluster, ctx, Kind::Node, "", name) {
         Ok(Object::Node(n)) => n,
         Ok(_) => return false,
         Err(e) => {
@@ -103,7 +104,7 @@ pub(crate) fn cordon_one(
     let mut updated = node;
     let spec = updated.spec.get_or_insert_with(Default::default);
     spec.unschedulable = desired.then_some(true);
-    match cluster.update_by(caller, Object::Node(updated)) {
+    match crate::send(cluster, ctx, Body::patch(Object::Node(updated))) {
         Ok(_) => {
             out.out_line(format!("node/{name} {verb}"));
             true
@@ -128,7 +129,7 @@ pub(crate) fn run(
     };
     let mut out = CommandOutput::new();
     for name in &parsed.nodes {
-        cordon_one(cluster, &ctx.caller, name, desired, &mut out);
+        cordon_one(cluster, ctx, name, desired, &mut out);
     }
     out
 }

@@ -5,6 +5,7 @@
 use crate::apply::{not_simulated_warning, prepare, read_all, strip_status};
 use crate::cli::{CreateArgs, ReplaceArgs};
 use crate::{errors, CommandOutput, Context};
+use warehouse_sim::request::Body;
 use warehouse_sim::{Cluster, Kind, Object};
 
 fn name_only(output: Option<&str>, command: &str) -> Result<bool, CommandOutput> {
@@ -77,10 +78,7 @@ pub(crate) fn create(cluster: &mut Cluster, ctx: &Context, args: CreateArgs) -> 
     let mut out = CommandOutput::new();
     for item in items {
         let obj = strip_status(&item.object).unwrap_or(item.object);
-        let kind = obj.kind();
-        let result = crate::authorize(cluster, ctx, "create", kind, obj.namespace(), "")
-            .and_then(|()| cluster.check_storage())
-            .and_then(|()| cluster.create(obj));
+        let result = crate::send(cluster, ctx, Body::Create(obj));
         match result {
             Ok(created) => report(&mut out, &created, "created", name_only),
             Err(e) => out.fail(errors::render(&e, Some(("creating", &item.source)))),
@@ -107,8 +105,8 @@ fn create_token(
         name: name.to_string(),
     };
     let result = cluster
-        .authorize(&ctx.caller, &attrs)
-        .and_then(|()| cluster.check_storage())
+        .authorize_read(&ctx.credentials, &attrs)
+        .and_then(|_| cluster.check_storage())
         .and_then(|()| cluster.issue_service_account_token(&ns, name));
     match result {
         Ok(token) => {
@@ -136,9 +134,7 @@ fn create_namespace(
         }
     };
     let mut out = CommandOutput::new();
-    let result = crate::authorize(cluster, ctx, "create", Kind::Namespace, "", "")
-        .and_then(|()| cluster.check_storage())
-        .and_then(|()| cluster.create(obj));
+    let result = crate::send(cluster, ctx, Body::Create(obj));
     match result {
         Ok(created) => report(&mut out, &created, "created", name_only),
         Err(e) => out.fail(errors::render(&e, None)),
@@ -173,10 +169,7 @@ pub(crate) fn replace(cluster: &mut Cluster, ctx: &Context, args: ReplaceArgs) -
     let mut out = CommandOutput::new();
     for item in items {
         let obj = item.object;
-        let kind = obj.kind();
-        let result = crate::authorize(cluster, ctx, "update", kind, obj.namespace(), obj.name())
-            .and_then(|()| cluster.check_storage())
-            .and_then(|()| cluster.update(obj));
+        let result = crate::send(cluster, ctx, Body::Update(obj));
         match result {
             Ok(replaced) => report(&mut out, &replaced, "replaced", name_only),
             Err(e) => out.fail(errors::render(&e, Some(("replacing", &item.source)))),

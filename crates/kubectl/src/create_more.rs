@@ -256,13 +256,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Ok(o) => o,
         Err(e) => return CommandOutput::error(format!("error: {e}")),
     };
-    let result = crate::authorize(cluster, ctx, "create", kind, &ns, "")
-        .and_then(|()| cluster.check_storage())
-        .and_then(|()| match suffix {
-            "" => cluster.create(obj),
-            " (dry run)" => Ok(obj),
-            _ => cluster.create_dry_run(obj),
-        });
+    let result = crate::create_generated(cluster, ctx, obj, suffix);
     let mut out = CommandOutput::new();
     match result {
         Ok(created) => {

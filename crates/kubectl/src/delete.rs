@@ -5,8 +5,9 @@ use crate::get::parse_resource_args;
 use crate::selector::Selector;
 use crate::{apply, errors, CommandOutput, Context};
 use std::collections::BTreeMap;
+use warehouse_sim::request::Body;
 use warehouse_sim::time::SimDuration;
-use warehouse_sim::{Cluster, DeleteOptions, Kind, Propagation, StatusReason};
+use warehouse_sim::{Cluster, DeleteOptions, Kind, ObjectKey, Propagation, StatusReason};
 
 /// The longest a delete waits for its objects to be gone when `--timeout` is 0,
 /// kubectl's default. kubectl then waits up to a week (a learner would press
@@ -180,8 +181,11 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
             grace_period_seconds: (grace >= 0).then_some(grace),
             propagation,
         };
-        let result = crate::authorize(cluster, ctx, "delete", t.kind, &t.namespace, &t.name)
-            .and_then(|()| cluster.delete_with(t.kind, &t.namespace, &t.name, options));
+        let body = Body::Delete {
+            key: ObjectKey::new(t.kind, &t.namespace, &t.name),
+            options: Some(options),
+        };
+        let result = crate::send(cluster, ctx, body);
         match result {
             Ok(object) => {
                 deleted.push((

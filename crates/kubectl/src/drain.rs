@@ -13,6 +13,7 @@ use crate::cordon::{cordon_one, split_args};
 use crate::{errors, CommandOutput, Context};
 use k8s_openapi::api::core::v1::Pod;
 use std::collections::BTreeMap;
+use warehouse_sim::request::Body;
 use warehouse_sim::{parse_duration, Cluster, Kind, Object, SimDuration};
 
 const DAEMONSET_FATAL: &str = "DaemonSet-managed Pods (use --ignore-daemonsets to ignore)";
@@ -199,7 +200,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     let mut out = CommandOutput::new();
     // RunCordonOrUncordon: every node first; a missing node stops the command.
     for name in &nodes {
-        if !cordon_one(cluster, &ctx.caller, name, true, &mut out) {
+        if !cordon_one(cluster, ctx, name, true, &mut out) {
             return out;
         }
     }
@@ -245,8 +246,7 @@ fn drain_node(
     timeout: Option<SimDuration>,
     out: &mut CommandOutput,
 ) -> Result<(), Vec<String>> {
-    let pods: Vec<Pod> = cluster
-        .list_by(&ctx.caller, Kind::Pod, None)
+    let pods: Vec<Pod> = crate::list(cluster, ctx, Kind::Pod, None)
         .map_err(|e| vec![errors::render(&e, None)])?
         .into_iter()
         .filter_map(|o| match o {
@@ -292,8 +292,13 @@ fn drain_node(
         let ns = pod.metadata.namespace.clone().unwrap_or_default();
         let name = pod.metadata.name.clone().unwrap_or_default();
         out.out_line(format!("evicting pod {ns}/{name}"));
-        match cluster.evict_by(&ctx.caller, &ns, &name, grace) {
-            Ok(()) => waiting.push((ns, name, pod.metadata.uid.clone().unwrap_or_default())),
+        let eviction = Body::Evict {
+            namespace: ns.clone(),
+            name: name.clone(),
+            grace_period_seconds: grace,
+        };
+        match crate::send(cluster, ctx, eviction) {
+            Ok(_) => waiting.push((ns, name, pod.metadata.uid.clone().unwrap_or_default())),
             Err(e) if e.reason == warehouse_sim::StatusReason::NotFound => {}
             Err(e) => return Err(vec![errors::render(&e, None)]),
         }

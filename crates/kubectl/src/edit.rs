@@ -12,6 +12,7 @@
 //! YAML editor and sends the edited text here ([`buffer`] gives the text to open).
 
 use crate::{errors, CommandOutput, Context};
+use warehouse_sim::request::{Body, Credentials};
 use warehouse_sim::{Cluster, Kind};
 
 const HEADER: &str = "# Please edit the object below. Lines beginning with a '#' will be ignored,\n# and an empty file will abort the edit. If an error occurs while saving this file will be\n# reopened with the relevant failures.\n#\n";
@@ -79,7 +80,7 @@ pub fn buffer(cluster: &Cluster, namespace: &str, args: &[String]) -> Result<Str
         stdin: None,
         files: &crate::NoFiles,
         default_namespace: namespace.to_string(),
-        caller: warehouse_sim::Caller::admin(),
+        credentials: Credentials::admin(),
     };
     let (kind, ns, name) = target(&ctx, args)?;
     let obj = cluster
@@ -169,9 +170,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         );
         return out;
     }
-    let result = crate::authorize(cluster, ctx, "patch", kind, &ns, &name)
-        .and_then(|()| cluster.check_storage())
-        .and_then(|()| cluster.update(obj));
+    let result = crate::send(cluster, ctx, Body::patch(obj));
     match result {
         Ok(updated) => {
             let group = kind.info().group;

@@ -127,8 +127,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
     } else {
         Some(namespace.as_str())
     };
-    let listed = cluster
-        .list_by(&ctx.caller, Kind::Event, scope)
+    let listed = crate::list(cluster, ctx, Kind::Event, scope)
         .and_then(|l| cluster.check_storage().map(|()| l));
     let objects = match listed {
         Ok(l) => l,

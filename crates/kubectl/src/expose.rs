@@ -149,13 +149,7 @@ pub(crate) fn create_service(
         ))
         }
     };
-    let result = crate::authorize(cluster, ctx, "create", Kind::Service, &spec.namespace, "")
-        .and_then(|()| cluster.check_storage())
-        .and_then(|()| match suffix {
-            "" => cluster.create(obj),
-            " (dry run)" => Ok(obj),
-            _ => cluster.create_dry_run(obj),
-        });
+    let result = crate::create_generated(cluster, ctx, obj, suffix);
     let created = result.map_err(|e| errors::render(&e, None))?;
     Ok(match output {
         None => format!("service/{} {verb}{suffix}", created.name()),
@@ -336,7 +330,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     let mut out = CommandOutput::new();
     for r in resources {
         for name in &r.names {
-            let obj = match cluster.get_by(&ctx.caller, r.kind, &namespace, name) {
+            let obj = match crate::get(cluster, ctx, r.kind, &namespace, name) {
                 Ok(o) => o,
                 Err(e) => {
                     out.fail(errors::render(&e, None));

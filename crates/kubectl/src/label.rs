@@ -239,7 +239,7 @@ pub(crate) fn run(
             } else {
                 Some(ns)
             };
-            match cluster.list_by(&ctx.caller, r.kind, scope) {
+            match crate::list(cluster, ctx, r.kind, scope) {
                 Ok(list) => {
                     let empty = BTreeMap::new();
                     objects.extend(list.into_iter().filter(|o| {
@@ -252,7 +252,7 @@ pub(crate) fn run(
             }
         } else {
             for name in &r.names {
-                match cluster.get_by(&ctx.caller, r.kind, ns, name) {
+                match crate::get(cluster, ctx, r.kind, ns, name) {
                     Ok(o) => objects.push(o),
                     Err(e) => out.fail(errors::render(&e, None)),
                 }

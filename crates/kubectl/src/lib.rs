@@ -62,7 +62,8 @@ mod version;
 mod wait;
 pub mod yaml;
 
-use warehouse_sim::{ApiError, Caller, Cluster, Kind, SimDuration};
+use warehouse_sim::request::{Body, Credentials, Request};
+use warehouse_sim::{ApiError, Attributes, Cluster, Kind, Object, SimDuration};
 
 /// Where `-f FILE` reads from. The CLI reads the disk (relative to the script's
 /// folder); the web app has no files and only `-f -` works there.
@@ -316,15 +317,27 @@ impl Session {
         {
             return CommandOutput::error(CONNECTION_REFUSED);
         }
-        let caller = match self.caller(&identity) {
+        let credentials = match credentials(&identity) {
             Ok(c) => c,
             Err(out) => return out,
         };
+        // Commands whose only request in this simulation is discovery (or the
+        // server's version) meet the desk's authentication there; every other
+        // command meets it with its first request, which the desk answers (and,
+        // for a write, records at the gate that refused it).
+        if matches!(
+            command,
+            cli::Command::ApiResources(_) | cli::Command::Explain(_) | cli::Command::Version(_)
+        ) {
+            if let Err(e) = self.cluster.authenticate_request(&credentials) {
+                return CommandOutput::error(errors::render(&e, None));
+            }
+        }
         let ctx = Context {
             stdin,
             files,
             default_namespace: self.namespace.clone(),
-            caller,
+            credentials,
         };
         match command {
             cli::Command::Help(text) => CommandOutput {
@@ -371,32 +384,23 @@ impl Session {
             cli::Command::CreateJob(a) => create_job::run(&mut self.cluster, &ctx, &a),
         }
     }
+}
 
-    /// Authentication and impersonation: the identity the request is made as.
-    fn caller(&self, id: &cli::Identity) -> Result<Caller, CommandOutput> {
-        let authenticated = match &id.token {
-            Some(t) => self.cluster.authenticate(t).map_err(|_| {
-                CommandOutput::error("error: You must be logged in to the server (Unauthorized)")
-            })?,
-            None => Caller::admin(),
-        };
-        match &id.as_user {
-            None if id.as_groups.is_empty() => Ok(authenticated),
-            None => Err(CommandOutput::error(
-                "error: requesting uid, groups or user-extra for  without impersonating a user",
-            )),
-            Some(user) => {
-                // Impersonation is itself authorized: only callers allowed to
-                // `impersonate` users may do it (the administrator here).
-                if !authenticated.groups.iter().any(|g| g == "system:masters") {
-                    return Err(CommandOutput::error(format!(
-                        "Error from server (Forbidden): users \"{user}\" is forbidden: User \"{}\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope",
-                        authenticated.user
-                    )));
-                }
-                Ok(Caller::impersonated(user, &id.as_groups))
-            }
-        }
+/// The credentials kubectl sends: `--token` (else the kubeconfig's own token) and
+/// the impersonation headers of `--as` and `--as-group`. Who they name is for the
+/// desk to decide ([`Cluster::authenticate_request`]).
+fn credentials(id: &cli::Identity) -> Result<Credentials, CommandOutput> {
+    let base = match &id.token {
+        Some(t) => Credentials::token(t),
+        None => Credentials::admin(),
+    };
+    match &id.as_user {
+        None if id.as_groups.is_empty() => Ok(base),
+        // client-go refuses impersonation headers without a user before sending.
+        None => Err(CommandOutput::error(
+            "error: requesting uid, groups or user-extra for  without impersonating a user",
+        )),
+        Some(user) => Ok(base.impersonating(user, &id.as_groups)),
     }
 }
 
@@ -409,7 +413,78 @@ pub(crate) fn authorize(
     namespace: &str,
     name: &str,
 ) -> Result<(), ApiError> {
-    cluster.check(&ctx.caller, verb, kind, namespace, name)
+    let a = Attributes {
+        verb: verb.into(),
+        kind,
+        subresource: None,
+        namespace: if kind.namespaced() {
+            namespace.to_string()
+        } else {
+            String::new()
+        },
+        name: name.to_string(),
+    };
+    cluster.authorize_read(&ctx.credentials, &a).map(|_| ())
+}
+
+/// `get` of one object as the session's caller.
+pub(crate) fn get(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    kind: Kind,
+    namespace: &str,
+    name: &str,
+) -> Result<Object, ApiError> {
+    authorize(cluster, ctx, "get", kind, namespace, name)?;
+    cluster.get(kind, namespace, name)
+}
+
+/// `list` as the session's caller (all namespaces when `namespace` is None).
+pub(crate) fn list(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    kind: Kind,
+    namespace: Option<&str>,
+) -> Result<Vec<Object>, ApiError> {
+    authorize(cluster, ctx, "list", kind, namespace.unwrap_or(""), "")?;
+    Ok(cluster.list(kind, namespace))
+}
+
+/// A write as the session's caller, handled by the desk end to end.
+pub(crate) fn send(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    body: Body,
+) -> Result<Object, ApiError> {
+    cluster.handle(Request::new(&ctx.credentials, body))
+}
+
+/// Sends an object a generator made (`run`, `expose`, `create deployment`, …) with
+/// the suffix its dry-run flag chose: `""` creates it, `" (server dry run)"` sends a
+/// server-side dry run, and `" (dry run)"` (client side) sends nothing: the object is
+/// returned after the desk says the caller could create it.
+pub(crate) fn create_generated(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    obj: Object,
+    suffix: &str,
+) -> Result<Object, ApiError> {
+    if suffix == " (dry run)" {
+        authorize(cluster, ctx, "create", obj.kind(), obj.namespace(), "")?;
+        cluster.check_storage()?;
+        return Ok(obj);
+    }
+    send_dry(cluster, ctx, Body::Create(obj), !suffix.is_empty())
+}
+
+/// [`send`] as a server-side dry run when `dry_run` is set.
+pub(crate) fn send_dry(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    body: Body,
+    dry_run: bool,
+) -> Result<Object, ApiError> {
+    cluster.handle(Request::new(&ctx.credentials, body).dry_run(dry_run))
 }
 
 /// The most simulated time one kubectl command lets pass while it waits (`wait`,
@@ -437,8 +512,8 @@ pub(crate) struct Context<'a> {
     pub stdin: Option<&'a str>,
     pub files: &'a dyn FileSource,
     pub default_namespace: String,
-    /// Who the request is made as.
-    pub caller: Caller,
+    /// What the requests present to the desk, which decides who they come from.
+    pub credentials: Credentials,
 }
 
 impl Context<'_> {

@@ -19,6 +19,7 @@ use warehouse_sim::controllers::deployment::{
     equal_ignore_hash, revision_of, ANNOTATIONS_NOT_COPIED, REVISION,
 };
 use warehouse_sim::controllers::selector_matches;
+use warehouse_sim::request::Body;
 use warehouse_sim::sort::StableSort;
 use warehouse_sim::{parse_duration, Cluster, Kind, Object, SimDuration};
 
@@ -126,18 +127,14 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
 pub(crate) fn patch(
     cluster: &mut Cluster,
     ctx: &Context<'_>,
-    obj: Object,
+    object: Object,
     subresource: Option<&str>,
 ) -> Result<Object, warehouse_sim::ApiError> {
-    let attrs = warehouse_sim::Attributes {
-        verb: "patch".into(),
-        kind: obj.kind(),
+    let body = Body::Patch {
+        object,
         subresource: subresource.map(str::to_string),
-        namespace: obj.namespace().to_string(),
-        name: obj.name().to_string(),
     };
-    cluster.authorize(&ctx.caller, &attrs)?;
-    cluster.update(obj)
+    crate::send(cluster, ctx, body)
 }
 
 /// The Deployments named on the command line (`deployment web`, `deploy/web`).
@@ -204,7 +201,7 @@ fn get_deployment(
     namespace: &str,
     name: &str,
 ) -> Result<Deployment, String> {
-    match cluster.get_by(&ctx.caller, Kind::Deployment, namespace, name) {
+    match crate::get(cluster, ctx, Kind::Deployment, namespace, name) {
         Ok(Object::Deployment(d)) => Ok(d),
         Ok(_) => Err(format!("error: {name} is not a deployment")),
         Err(e) => Err(errors::render(&e, None)),
@@ -220,8 +217,7 @@ fn replica_sets(
 ) -> Result<Vec<ReplicaSet>, String> {
     let ns = d.metadata.namespace.clone().unwrap_or_default();
     let uid = d.metadata.uid.clone().unwrap_or_default();
-    let list = cluster
-        .list_by(&ctx.caller, Kind::ReplicaSet, Some(&ns))
+    let list = crate::list(cluster, ctx, Kind::ReplicaSet, Some(&ns))
         .map_err(|e| errors::render(&e, None))?;
     Ok(list
         .into_iter()
@@ -310,7 +306,7 @@ fn daemon_set_status(
     namespace: &str,
     name: &str,
 ) -> Result<(String, bool), String> {
-    let ds = match cluster.get_by(&ctx.caller, Kind::DaemonSet, namespace, name) {
+    let ds = match crate::get(cluster, ctx, Kind::DaemonSet, namespace, name) {
         Ok(Object::DaemonSet(ds)) => ds,
         Ok(_) => return Err(format!("error: {name} is not a daemon set")),
         Err(e) => return Err(errors::render(&e, None)),
@@ -368,7 +364,7 @@ fn restart_daemon_set(
     name: &str,
     out: &mut CommandOutput,
 ) {
-    let mut ds = match cluster.get_by(&ctx.caller, Kind::DaemonSet, namespace, name) {
+    let mut ds = match crate::get(cluster, ctx, Kind::DaemonSet, namespace, name) {
         Ok(Object::DaemonSet(ds)) => ds,
         Ok(_) => return,
         Err(e) => return out.fail(errors::render(&e, None)),
@@ -395,7 +391,7 @@ fn restart_daemon_set(
 /// container waits on an image or a crash loop, adds its reason to a waiting line.
 fn with_warning(cluster: &Cluster, ctx: &Context<'_>, d: &Deployment, line: String) -> String {
     let ns = d.metadata.namespace.clone().unwrap_or_default();
-    let Ok(pods) = cluster.list_by(&ctx.caller, Kind::Pod, Some(&ns)) else {
+    let Ok(pods) = crate::list(cluster, ctx, Kind::Pod, Some(&ns)) else {
         return line;
     };
     let none = BTreeMap::new();

@@ -279,13 +279,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Err(e) => return CommandOutput::error(format!("error: {e}")),
     };
     let mut out = CommandOutput::new();
-    let result = crate::authorize(cluster, ctx, "create", Kind::Pod, &ns, "")
-        .and_then(|()| cluster.check_storage())
-        .and_then(|()| match suffix {
-            "" => cluster.create(obj),
-            " (dry run)" => Ok(obj),
-            _ => cluster.create_dry_run(obj),
-        });
+    let result = crate::create_generated(cluster, ctx, obj, suffix);
     let created = match result {
         Ok(c) => c,
         Err(e) => return CommandOutput::error(errors::render(&e, None)),

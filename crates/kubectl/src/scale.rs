@@ -60,7 +60,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             continue;
         }
         for name in &r.names {
-            let obj = match cluster.get_by(&ctx.caller, r.kind, &namespace, name) {
+            let obj = match crate::get(cluster, ctx, r.kind, &namespace, name) {
                 Ok(o) => o,
                 Err(e) => {
                     out.fail(errors::render(&e, None));

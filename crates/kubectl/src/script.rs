@@ -762,7 +762,10 @@ pub(crate) fn execute_action(
             Err(e) => CommandOutput::error(format!("error: {e}")),
         },
         Action::AddUser { name, groups } => {
-            let token = session.cluster.add_user(name, groups);
+            let token = match session.cluster.add_user(name, groups) {
+                Ok(t) => t,
+                Err(e) => return CommandOutput::error(format!("error: sim user add: {e}")),
+            };
             let mut out = CommandOutput::new();
             out.out_line(format!(
                 "user \"{name}\" added; kubectl --token={token} authenticates as it"

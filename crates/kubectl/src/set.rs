@@ -138,7 +138,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             continue;
         }
         for name in &t.names {
-            let obj = match cluster.get_by(&ctx.caller, t.kind, &namespace, name) {
+            let obj = match crate::get(cluster, ctx, t.kind, &namespace, name) {
                 Ok(o) => o,
                 Err(e) => {
                     out.fail(errors::render(&e, None));

@@ -5,6 +5,7 @@
 use crate::cordon::split_args;
 use crate::{errors, CommandOutput, Context};
 use k8s_openapi::api::core::v1::Taint;
+use warehouse_sim::request::Body;
 use warehouse_sim::{Cluster, Kind, Object};
 
 const USAGE: &str = "error: at least one taint update is required";
@@ -192,7 +193,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     };
     let mut out = CommandOutput::new();
     for name in &nodes {
-        let node = match cluster.get_by(&ctx.caller, Kind::Node, "", name) {
+        let node = match crate::get(cluster, ctx, Kind::Node, "", name) {
             Ok(Object::Node(n)) => n,
             Ok(_) => continue,
             Err(e) => {
@@ -269,7 +270,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         let mut updated = node;
         updated.spec.get_or_insert_with(Default::default).taints =
             (!merged.is_empty()).then_some(merged);
-        match cluster.update_by(&ctx.caller, Object::Node(updated)) {
+        match crate::send(cluster, ctx, Body::patch(Object::Node(updated))) {
             Ok(_) => out.out_line(format!("node/{name} {op}")),
             Err(e) => out.fail(errors::render(&e, None)),
         }

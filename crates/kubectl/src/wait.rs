@@ -250,7 +250,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             } else {
                 Some(ns.as_str())
             };
-            match cluster.list_by(&ctx.caller, r.kind, scope) {
+            match crate::list(cluster, ctx, r.kind, scope) {
                 Ok(list) => {
                     let empty = BTreeMap::new();
                     for o in list {
@@ -264,7 +264,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             }
         } else {
             for name in &r.names {
-                match cluster.get_by(&ctx.caller, r.kind, &ns, name) {
+                match crate::get(cluster, ctx, r.kind, &ns, name) {
                     Ok(_) => targets.push((r.kind, ns.clone(), name.clone())),
                     // Waiting for a deletion ignores objects that are already gone.
                     Err(e) if is_delete && e.reason == StatusReason::NotFound => {}

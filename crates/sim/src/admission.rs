@@ -64,6 +64,7 @@ impl Cluster {
         &mut self,
         obj: &Object,
         old: Option<&Object>,
+        dry_run: bool,
     ) -> Result<(), ApiError> {
         if old.is_some() {
             return Ok(());
@@ -76,7 +77,7 @@ impl Cluster {
                 }
             }
         }
-        self.resource_quota_admit(obj)
+        self.resource_quota_admit(obj, dry_run)
     }
 
     fn limit_ranges(&self, namespace: &str) -> Vec<LimitRange> {
@@ -92,8 +93,8 @@ impl Cluster {
     /// The ResourceQuota plugin (plugin/pkg/admission/resourcequota `checkRequest`):
     /// every quota of the namespace that tracks the object must leave room for it;
     /// then the object's usage is charged to the quotas' `status.used` at once, so the
-    /// next request sees it before the controller recounts.
-    fn resource_quota_admit(&mut self, obj: &Object) -> Result<(), ApiError> {
+    /// next request sees it before the controller recounts (not for a dry run).
+    fn resource_quota_admit(&mut self, obj: &Object, dry_run: bool) -> Result<(), ApiError> {
         let kind = obj.kind();
         if !kind.namespaced() {
             return Ok(());
@@ -149,7 +150,7 @@ impl Cluster {
             return Ok(());
         }
         let delta = quota::usage(obj, self.now);
-        if delta.values().all(Quantity::is_zero) || self.dry_run {
+        if delta.values().all(Quantity::is_zero) || dry_run {
             // A dry run is checked like any request but charges nothing.
             return Ok(());
         }
@@ -520,7 +521,9 @@ spec:
 ",
         )
         .unwrap();
-        let err = c.resource_quota_admit(&Object::Pod(pod)).unwrap_err();
+        let err = c
+            .resource_quota_admit(&Object::Pod(pod), false)
+            .unwrap_err();
         assert!(
             err.message
                 .ends_with("forbidden: status unknown for quota: q, resources: pods"),

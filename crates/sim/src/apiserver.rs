@@ -51,19 +51,26 @@ fn event_writer(component: &str, host: Option<&str>) -> Actor {
 pub enum Actor {
     /// The cluster's own bootstrap writes.
     System,
-    /// The kubectl user (`kubernetes-admin`, in `system:masters`).
-    Admin,
+    /// A person: the identity the desk authenticated (and, with impersonation,
+    /// the one it was asked to act as). `kubectl` without flags is
+    /// `kubernetes-admin`, in `system:masters`.
+    User(crate::auth::Caller),
     Controller(&'static str),
     Scheduler,
     Kubelet(String),
 }
 
 impl Actor {
+    /// The cluster administrator (kubectl's default user).
+    pub fn admin() -> Actor {
+        Actor::User(crate::auth::Caller::admin())
+    }
+
     /// The username the apiserver authenticates.
     pub fn username(&self) -> String {
         match self {
             Actor::System => "system:apiserver".into(),
-            Actor::Admin => "kubernetes-admin".into(),
+            Actor::User(caller) => caller.user.clone(),
             Actor::Controller(name) => format!("system:serviceaccount:kube-system:{name}"),
             Actor::Scheduler => "system:kube-scheduler".into(),
             Actor::Kubelet(node) => format!("system:node:{node}"),
@@ -72,7 +79,7 @@ impl Actor {
 }
 
 /// The verbs a [`RequestRecord`] can hold (writes are what the desk records).
-pub const REQUEST_VERBS: [&str; 3] = ["create", "update", "delete"];
+pub const REQUEST_VERBS: [&str; 4] = ["create", "update", "delete", "patch"];
 
 /// One request as the reception desk saw it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -459,7 +466,7 @@ impl Cluster {
         // What was asked for, for the record of a refused request.
         let attempted = obj.key();
         let result = check_request_body(&obj)
-            .and_then(|()| self.admit_create(&mut obj))
+            .and_then(|()| self.admit_create(&mut obj, false))
             .and_then(|()| {
                 self.check_storage()?;
                 let ev = self.store.create(obj)?;
@@ -472,10 +479,9 @@ impl Cluster {
 
     /// `dryRun=All` for a create: the whole pipeline runs (defaulting, admission,
     /// validation, the AlreadyExists check) but nothing is stored or charged.
-    pub fn create_dry_run(&mut self, mut obj: Object) -> Result<Object, ApiError> {
-        self.dry_run = true;
-        let result = check_request_body(&obj)
-            .and_then(|()| self.admit_create(&mut obj))
+    pub(crate) fn create_dry_run(&mut self, mut obj: Object) -> Result<Object, ApiError> {
+        check_request_body(&obj)
+            .and_then(|()| self.admit_create(&mut obj, true))
             .and_then(|()| {
                 if self.store.get(&obj.key()).is_some() {
                     let key = obj.key();
@@ -490,29 +496,35 @@ impl Cluster {
                 } else {
                     Ok(obj)
                 }
-            });
-        self.dry_run = false;
-        result
+            })
     }
 
     /// `dryRun=All` for an update: admission and validation, nothing stored.
-    pub fn update_dry_run(&mut self, mut obj: Object) -> Result<Object, ApiError> {
-        self.dry_run = true;
-        let result = check_request_body(&obj)
-            .and_then(|()| self.admit_update(&mut obj))
-            .map(|()| obj);
-        self.dry_run = false;
-        result
+    pub(crate) fn update_dry_run(&mut self, mut obj: Object) -> Result<Object, ApiError> {
+        check_request_body(&obj)
+            .and_then(|()| self.admit_update(&mut obj, true))
+            .map(|()| obj)
     }
 
-    pub(crate) fn update_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
+    pub(crate) fn update_as(&mut self, actor: Actor, obj: Object) -> Result<Object, ApiError> {
+        self.write_as(actor, "update", obj)
+    }
+
+    /// An update (`PUT`, verb `update`) or a patch (verb `patch`, its result already
+    /// merged by the client) as `actor`: the same pipeline, recorded under `verb`.
+    pub(crate) fn write_as(
+        &mut self,
+        actor: Actor,
+        verb: &'static str,
+        mut obj: Object,
+    ) -> Result<Object, ApiError> {
         self.connect_as()?;
         self.reachable_from(&actor)?;
         let arrived = self.feed.next_seq();
         self.current_actor = actor.username();
         let attempted = obj.key();
         let result = check_request_body(&obj)
-            .and_then(|()| self.admit_update(&mut obj))
+            .and_then(|()| self.admit_update(&mut obj, false))
             .and_then(|()| {
                 self.check_storage()?;
                 let key = obj.key();
@@ -528,7 +540,7 @@ impl Cluster {
                 self.dispatch(&ev);
                 Ok(ev.object)
             });
-        self.record_request(&actor, "update", &result, Some(&attempted), arrived);
+        self.record_request(&actor, verb, &result, Some(&attempted), arrived);
         result
     }
 
@@ -693,6 +705,19 @@ impl Cluster {
         key: Option<&ObjectKey>,
         arrived: u64,
     ) {
+        self.record_request_of(&actor.username(), verb, result, key, arrived);
+    }
+
+    /// [`Cluster::record_request`] for a user named by the desk: the authenticated
+    /// user, or [`UNAUTHENTICATED`] when no credential was recognised.
+    pub(crate) fn record_request_of(
+        &mut self,
+        user: &str,
+        verb: &'static str,
+        result: &Result<Object, ApiError>,
+        key: Option<&ObjectKey>,
+        arrived: u64,
+    ) {
         debug_assert!(REQUEST_VERBS.contains(&verb), "unknown verb {verb}");
         let (resource, namespace, name) = match (result, key) {
             (Ok(o), _) => (
@@ -715,7 +740,7 @@ impl Cluster {
             .collect();
         let record = RequestRecord {
             at: self.now,
-            user: actor.username(),
+            user: user.to_string(),
             verb,
             resource,
             namespace,
@@ -732,7 +757,7 @@ impl Cluster {
     }
 
     /// Mutating admission, validation and validating admission for a create.
-    fn admit_create(&mut self, obj: &mut Object) -> Result<(), ApiError> {
+    fn admit_create(&mut self, obj: &mut Object, dry_run: bool) -> Result<(), ApiError> {
         let kind = obj.kind();
         // Namespace: set from context or default; cluster-scoped objects have none.
         if kind.namespaced() {
@@ -806,7 +831,7 @@ impl Cluster {
             _ => None,
         };
         validate(obj)?;
-        self.admission_validate(obj, None)?;
+        self.admission_validate(obj, None, dry_run)?;
         self.allocate_service_addresses(obj, None)?;
         let uid = early_uid.unwrap_or_else(|| self.rng.uid());
         let now = self.now.to_k8s();
@@ -897,7 +922,7 @@ impl Cluster {
 
     /// Admission and validation for an update: identity fields are kept, immutable
     /// fields checked, generation bumped when the spec changes.
-    fn admit_update(&mut self, obj: &mut Object) -> Result<(), ApiError> {
+    fn admit_update(&mut self, obj: &mut Object, dry_run: bool) -> Result<(), ApiError> {
         let kind = obj.kind();
         if kind.namespaced() && obj.namespace().is_empty() {
             obj.meta_mut().namespace = Some("default".into());
@@ -910,7 +935,7 @@ impl Cluster {
         default_object(obj);
         validate(obj)?;
         check_immutable(&old, obj)?;
-        self.admission_validate(obj, Some(&old))?;
+        self.admission_validate(obj, Some(&old), dry_run)?;
         self.allocate_service_addresses(obj, Some(&old))?;
         let old_meta = old.meta();
         let spec_changed = !same_spec(&old, obj);

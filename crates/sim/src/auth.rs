@@ -449,13 +449,23 @@ impl Cluster {
             .ok_or_else(|| ApiError::new(StatusReason::Unauthorized, "Unauthorized"))
     }
 
-    /// Adds a user to the simulated kubeconfig and returns their bearer token.
-    pub fn add_user(&mut self, user: &str, groups: &[String]) -> String {
+    /// Adds a user to the simulated kubeconfig and returns their bearer token,
+    /// `NAME-token`. A name whose token another user holds (`admin`, whose token is
+    /// the administrator's) is refused: it would take that user's pass away.
+    pub fn add_user(&mut self, user: &str, groups: &[String]) -> Result<String, String> {
         let token = format!("{user}-token");
+        if let Some(holder) = self.authenticator.tokens.get(&token) {
+            if holder.user != user {
+                return Err(format!(
+                    "the token {token} already belongs to the user \"{}\"; choose another name",
+                    holder.user
+                ));
+            }
+        }
         self.authenticator
             .tokens
             .insert(token.clone(), Caller::impersonated(user, groups));
-        token
+        Ok(token)
     }
 
     /// The TokenRequest API (`kubectl create token SA`): a bearer token that
@@ -638,40 +648,6 @@ impl Cluster {
         self.authorize(caller, &a)
     }
 
-    /// `create`, as `caller`.
-    pub fn create_by(&mut self, caller: &Caller, obj: Object) -> Result<Object, ApiError> {
-        let ns = if obj.namespace().is_empty() {
-            "default".to_string()
-        } else {
-            obj.namespace().to_string()
-        };
-        self.check(caller, "create", obj.kind(), &ns, "")?;
-        self.create(obj)
-    }
-
-    /// `update`, as `caller`.
-    pub fn update_by(&mut self, caller: &Caller, obj: Object) -> Result<Object, ApiError> {
-        let ns = if obj.namespace().is_empty() {
-            "default".to_string()
-        } else {
-            obj.namespace().to_string()
-        };
-        self.check(caller, "update", obj.kind(), &ns, obj.name())?;
-        self.update(obj)
-    }
-
-    /// `delete`, as `caller`.
-    pub fn delete_by(
-        &mut self,
-        caller: &Caller,
-        kind: Kind,
-        namespace: &str,
-        name: &str,
-    ) -> Result<Object, ApiError> {
-        self.check(caller, "delete", kind, namespace, name)?;
-        self.delete(kind, namespace, name)
-    }
-
     /// `get`, as `caller`.
     pub fn get_by(
         &self,
@@ -778,7 +754,7 @@ mod tests {
         let mut c = Cluster::new(1, Topology::default());
         assert_eq!(c.authenticate("nope").unwrap_err().code(), 401);
         assert_eq!(c.authenticate(ADMIN_TOKEN).unwrap(), Caller::admin());
-        let t = c.add_user("jane", &["devs".into()]);
+        let t = c.add_user("jane", &["devs".into()]).unwrap();
         assert_eq!(c.authenticate(&t).unwrap().user, "jane");
     }
 }

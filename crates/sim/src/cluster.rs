@@ -8,6 +8,7 @@ use crate::error::{ApiError, SimError};
 use crate::kubelet::KubeletState;
 use crate::names::SimRng;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::request::{Body, Credentials, Request};
 use crate::scheduler::SchedulerState;
 use crate::store::{EventType, Store, WatchEvent};
 use crate::time::{SimDuration, SimTime};
@@ -453,8 +454,6 @@ pub struct Cluster {
     requests: VecDeque<RequestRecord>,
     pub(crate) authenticator: crate::auth::Authenticator,
     pub(crate) trace: crate::trace::Trace,
-    /// Set while a dry-run request goes through admission (nothing may be written).
-    pub(crate) dry_run: bool,
     /// Why the writes being made now happen (see `trace.rs`).
     pub(crate) current_cause: crate::trace::Cause,
     /// Who is writing now (the username of the request being served).
@@ -562,7 +561,6 @@ impl Cluster {
             requests: VecDeque::new(),
             authenticator: crate::auth::Authenticator::with_admin(),
             trace: crate::trace::Trace::default(),
-            dry_run: false,
             current_cause: crate::trace::Cause::Bootstrap,
             current_actor: String::new(),
             dispatching: None,
@@ -702,29 +700,22 @@ impl Cluster {
     }
 
     /// Creates an object as the cluster administrator (kubectl's default user).
-    pub fn create(&mut self, mut obj: Object) -> Result<Object, ApiError> {
-        self.current_cause = crate::trace::Cause::User;
-        // Status is written only through the status subresource, by controllers.
-        clear_status(&mut obj);
-        self.create_as(Actor::Admin, obj)
+    pub fn create(&mut self, obj: Object) -> Result<Object, ApiError> {
+        self.handle(Request::new(&Credentials::admin(), Body::Create(obj)))
     }
 
     /// Replaces an object as the cluster administrator.
-    pub fn update(&mut self, mut obj: Object) -> Result<Object, ApiError> {
-        self.current_cause = crate::trace::Cause::User;
-        // A user's update of the main resource leaves status as it is.
-        if let Some(live) = self.store.get(&obj.key()) {
-            copy_status(live, &mut obj);
-        }
-        self.update_as(Actor::Admin, obj)
+    pub fn update(&mut self, obj: Object) -> Result<Object, ApiError> {
+        self.handle(Request::new(&Credentials::admin(), Body::Update(obj)))
     }
 
     /// Deletes an object as the cluster administrator, with background propagation.
     /// Returns the object as it stands after the request (with a deletion timestamp
     /// if the deletion is graceful and still in progress).
     pub fn delete(&mut self, kind: Kind, namespace: &str, name: &str) -> Result<Object, ApiError> {
-        self.current_cause = crate::trace::Cause::User;
-        self.delete_as(Actor::Admin, &ObjectKey::new(kind, namespace, name), None)
+        let key = ObjectKey::new(kind, namespace, name);
+        let body = Body::Delete { key, options: None };
+        self.handle(Request::new(&Credentials::admin(), body))
     }
 
     /// Deletes as the cluster administrator with explicit options: a grace period
@@ -736,13 +727,12 @@ impl Cluster {
         name: &str,
         options: DeleteOptions,
     ) -> Result<Object, ApiError> {
-        self.current_cause = crate::trace::Cause::User;
-        self.delete_with_options_as(
-            Actor::Admin,
-            &ObjectKey::new(kind, namespace, name),
-            options.grace_period_seconds,
-            Some(options.propagation),
-        )
+        let key = ObjectKey::new(kind, namespace, name);
+        let body = Body::Delete {
+            key,
+            options: Some(options),
+        };
+        self.handle(Request::new(&Credentials::admin(), body))
     }
 
     /// Deletes with an explicit grace period in seconds (`--grace-period`).
@@ -754,7 +744,7 @@ impl Cluster {
         grace_seconds: i64,
     ) -> Result<Object, ApiError> {
         self.delete_as(
-            Actor::Admin,
+            Actor::admin(),
             &ObjectKey::new(kind, namespace, name),
             Some(grace_seconds),
         )
@@ -1240,7 +1230,7 @@ impl Cluster {
     }
 }
 
-fn clear_status(obj: &mut Object) {
+pub(crate) fn clear_status(obj: &mut Object) {
     match obj {
         Object::Pod(o) => o.status = None,
         Object::Deployment(o) => o.status = None,
@@ -1255,7 +1245,7 @@ fn clear_status(obj: &mut Object) {
     }
 }
 
-fn copy_status(from: &Object, to: &mut Object) {
+pub(crate) fn copy_status(from: &Object, to: &mut Object) {
     match (from, to) {
         (Object::Pod(a), Object::Pod(b)) => b.status = a.status.clone(),
         (Object::Deployment(a), Object::Deployment(b)) => b.status = a.status.clone(),

@@ -7,7 +7,6 @@
 //! no disruption left).
 
 use crate::apiserver::Actor;
-use crate::auth::{Attributes, Caller};
 use crate::cluster::Cluster;
 use crate::controllers::set_pod_condition;
 use crate::error::ApiError;
@@ -15,33 +14,23 @@ use crate::object::{Kind, Object, ObjectKey};
 use k8s_openapi::api::core::v1::PodCondition;
 
 impl Cluster {
-    /// `POST /api/v1/namespaces/NS/pods/NAME/eviction`, as `caller`, with the
-    /// eviction's `deleteOptions.gracePeriodSeconds`.
-    pub fn evict_by(
+    /// `POST /api/v1/namespaces/NS/pods/NAME/eviction` as `actor` (the desk already
+    /// authorized it: [`crate::request::Body::Evict`]), with the eviction's
+    /// `deleteOptions.gracePeriodSeconds`. Returns the pod as it stands after.
+    pub(crate) fn evict_as(
         &mut self,
-        caller: &Caller,
+        actor: Actor,
         namespace: &str,
         name: &str,
         grace_period_seconds: Option<i64>,
-    ) -> Result<(), ApiError> {
-        self.authorize(
-            caller,
-            &Attributes {
-                verb: "create".into(),
-                kind: Kind::Pod,
-                subresource: Some("eviction".into()),
-                namespace: namespace.to_string(),
-                name: name.to_string(),
-            },
-        )?;
+    ) -> Result<Object, ApiError> {
         let key = ObjectKey::new(Kind::Pod, namespace, name);
         let Some(Object::Pod(pod)) = self.store.get(&key).cloned() else {
             return Err(ApiError::not_found("pods", name));
         };
-        self.current_cause = crate::trace::Cause::User;
         if pod.metadata.deletion_timestamp.is_some() {
             // Already terminating: the eviction succeeds without another delete.
-            return Ok(());
+            return Ok(Object::Pod(pod));
         }
         let mut marked = pod;
         set_pod_condition(
@@ -55,8 +44,7 @@ impl Cluster {
                 ..Default::default()
             },
         );
-        self.update_as(Actor::Admin, Object::Pod(marked))?;
-        self.delete_with_options_as(Actor::Admin, &key, grace_period_seconds, None)?;
-        Ok(())
+        self.update_as(actor.clone(), Object::Pod(marked))?;
+        self.delete_with_options_as(actor, &key, grace_period_seconds, None)
     }
 }

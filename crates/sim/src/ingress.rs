@@ -461,7 +461,7 @@ impl Cluster {
             .get(&ObjectKey::new(Kind::IngressClass, "", CLASS_NAME))
             .is_some();
         if !exists {
-            self.create_as(Actor::Admin, Object::IngressClass(nginx_ingress_class()))
+            self.create_as(Actor::admin(), Object::IngressClass(nginx_ingress_class()))
                 .map_err(|e| crate::SimError(e.to_string()))?;
         }
         self.ingress.installed = true;

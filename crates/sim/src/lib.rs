@@ -42,6 +42,7 @@ pub mod podstatus;
 pub mod proxy;
 pub mod quantity;
 pub mod quota;
+pub mod request;
 pub mod runtime;
 pub mod scenarios;
 pub mod scheduler;

@@ -198,9 +198,9 @@ impl Cluster {
             crate::object::from_manifest(SERVICE).expect("the metrics-server Service parses");
         // Check the apiserver answers before writing anything.
         self.check_storage()?;
-        let _ = self.create_as(Actor::Admin, Object::ServiceAccount(sa));
-        self.create_as(Actor::Admin, Object::Deployment(d))?;
-        self.create_as(Actor::Admin, Object::Service(s))?;
+        let _ = self.create_as(Actor::admin(), Object::ServiceAccount(sa));
+        self.create_as(Actor::admin(), Object::Deployment(d))?;
+        self.create_as(Actor::admin(), Object::Service(s))?;
         Ok(
             "serviceaccount/metrics-server created\ndeployment.apps/metrics-server created\nservice/metrics-server created"
                 .into(),
@@ -220,7 +220,7 @@ impl Cluster {
             (Kind::ServiceAccount, "serviceaccount"),
         ] {
             let key = ObjectKey::new(kind, NAMESPACE, NAME);
-            if self.delete_as(Actor::Admin, &key, None).is_ok() {
+            if self.delete_as(Actor::admin(), &key, None).is_ok() {
                 out.push(format!("{word} \"{NAME}\" deleted"));
             }
         }
@@ -461,7 +461,7 @@ mod tests {
         c.enable_metrics_server().unwrap();
         c.advance(SimDuration::secs(120));
         c.create_as(
-            Actor::Admin,
+            Actor::admin(),
             pod("metadata: {name: cpu-demo, namespace: default}
 spec:
   containers:

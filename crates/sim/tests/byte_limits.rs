@@ -262,9 +262,12 @@ fn etcd_refuses_a_value_over_1_5_mib_and_the_apiserver_a_body_over_3_mib() {
     assert_eq!(c.revision(), rev, "nothing written");
     assert!(c.get(Kind::Pod, "default", "big").is_err());
     // A dry run never reaches etcd: it passes.
-    assert!(c
-        .create_dry_run(pod_with_env("big", MAX_ETCD_VALUE_BYTES))
-        .is_ok());
+    let dry = warehouse_sim::request::Request::new(
+        &warehouse_sim::request::Credentials::admin(),
+        warehouse_sim::request::Body::Create(pod_with_env("big", MAX_ETCD_VALUE_BYTES)),
+    )
+    .dry_run(true);
+    assert!(c.handle(dry).is_ok());
     let err = c
         .create(pod_with_env("huge", MAX_REQUEST_BODY_BYTES))
         .unwrap_err();

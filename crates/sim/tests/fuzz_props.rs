@@ -21,7 +21,7 @@ fn snapshots() -> Vec<(&'static str, Vec<u8>)> {
     busy.advance(SimDuration::secs(20));
     busy.fault(Fault::KillNode("zone-b".into())).unwrap();
     busy.etcd_snapshot_save("backup").unwrap();
-    busy.add_user("jane", &["devs".to_string()]);
+    busy.add_user("jane", &["devs".to_string()]).unwrap();
     busy.advance(SimDuration::secs(7));
     vec![
         ("cold", Cluster::new(1, Topology::default()).snapshot()),

@@ -339,8 +339,17 @@ spec:
 fn the_eviction_subresource_marks_and_deletes_the_pod() {
     let mut c = cluster_with(&BIG.replace("cpu: '6'", "cpu: 100m"));
     c.advance(SimDuration::secs(10));
-    let jane = warehouse_sim::Caller::impersonated("jane", &[]);
-    let denied = c.evict_by(&jane, "default", "big", None).unwrap_err();
+    use warehouse_sim::request::{Body, Credentials, Request};
+    let evict = |creds: &Credentials, name: &str, grace| {
+        let body = Body::Evict {
+            namespace: "default".into(),
+            name: name.into(),
+            grace_period_seconds: grace,
+        };
+        Request::new(creds, body)
+    };
+    let jane = Credentials::admin().impersonating("jane", &[]);
+    let denied = c.handle(evict(&jane, "big", None)).unwrap_err();
     assert_eq!(denied.reason, warehouse_sim::StatusReason::Forbidden);
     assert!(
         denied
@@ -349,10 +358,10 @@ fn the_eviction_subresource_marks_and_deletes_the_pod() {
         "{}",
         denied.message
     );
-    let admin = warehouse_sim::Caller::admin();
-    let missing = c.evict_by(&admin, "default", "nope", None).unwrap_err();
+    let admin = Credentials::admin();
+    let missing = c.handle(evict(&admin, "nope", None)).unwrap_err();
     assert_eq!(missing.message, "pods \"nope\" not found");
-    c.evict_by(&admin, "default", "big", Some(5)).unwrap();
+    c.handle(evict(&admin, "big", Some(5))).unwrap();
     let pod = c.get(Kind::Pod, "default", "big").unwrap();
     let pod = pod.as_pod().unwrap();
     assert!(pod.metadata.deletion_timestamp.is_some());

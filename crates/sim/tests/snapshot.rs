@@ -29,7 +29,7 @@ fn busy_cluster() -> Cluster {
     c.fault(Fault::KillNode("zone-b".into())).unwrap();
     c.etcd_snapshot_save("backup").unwrap();
     c.advance(SimDuration::millis(37_345));
-    c.add_user("jane", &["devs".to_string()]);
+    c.add_user("jane", &["devs".to_string()]).unwrap();
     c
 }
 

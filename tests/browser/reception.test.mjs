@@ -96,3 +96,51 @@ test('reception desk: requests with their stages, refusals and latency; describe
   }
   assert.deepEqual(problems, [], 'console errors or page errors during the run');
 });
+
+test('the desk decides who asks: a forged pass stops at the badge, jane at the permission gate, --as is recorded as jane', { timeout: 60_000 }, async () => {
+  const { page, problems } = app;
+  const run = async (line) => {
+    await page.fill('#kubectl-input', line);
+    await page.press('#kubectl-input', 'Enter');
+  };
+  // Only the learner's requests, so the control plane's own writes do not push
+  // these rows out of the log.
+  await page.check('#requests-mine-only');
+  await run('kubectl run forged --image=nginx:1.27 --token=forged-pass');
+  await waitForText(page, '#kubectl-output', 'You must be logged in to the server (Unauthorized)');
+  const forged = page.locator('.request-log li.request.refused[data-target="pods/forged"]').first();
+  await forged.waitFor({ timeout: WAIT_MS });
+  assert.equal(await forged.getAttribute('data-code'), '401');
+  assert.equal(await forged.locator('.stage').count(), 1, 'stopped at the first check');
+  assert.equal(await forged.locator('.stage.refused').getAttribute('data-stage'), 'authentication');
+  assert.match(await forged.locator('.request-who').textContent(), /unknown pass/);
+  await page.waitForSelector('.office-svg g.envelope.refused[data-gate="badge"]', { timeout: 5_000 });
+
+  await run('sim user add jane');
+  await waitForText(page, '#kubectl-output', 'jane-token');
+  await run('kubectl run jane-1 --image=nginx:1.27 --token=jane-token');
+  await waitForText(page, '#kubectl-output', 'User "jane" cannot create resource "pods"');
+  const denied = page.locator('.request-log li.request.refused[data-target="pods/jane-1"]').first();
+  await denied.waitFor({ timeout: WAIT_MS });
+  assert.equal(await denied.getAttribute('data-user'), 'jane');
+  assert.equal(await denied.getAttribute('data-code'), '403');
+  assert.equal(await denied.locator('.stage.refused').getAttribute('data-stage'), 'authorization');
+  await page.waitForSelector('.office-svg g.envelope.refused[data-gate="permission"]', { timeout: 5_000 });
+
+  await run('kubectl create rolebinding jane-edit --clusterrole=edit --user=jane');
+  await waitForText(page, '#kubectl-output', 'rolebinding.rbac.authorization.k8s.io/jane-edit created');
+  await run('kubectl run jane-2 --image=nginx:1.27 --as=jane');
+  await waitForText(page, '#kubectl-output', 'pod/jane-2 created');
+  const made = page.locator('.request-log li.request[data-target="pods/jane-2"]').first();
+  await made.waitFor({ timeout: WAIT_MS });
+  assert.equal(await made.getAttribute('data-user'), 'jane');
+  assert.equal(await made.getAttribute('data-code'), '201');
+
+  // In Russian the unknown pass is named in Russian.
+  await page.click('#lang-toggle');
+  await waitForText(page, '.request-log li.request[data-target="pods/forged"] .request-who', 'пропуск не опознан');
+  await screenshot(page, 'reception-identity');
+  await page.click('#lang-toggle');
+  await page.uncheck('#requests-mine-only');
+  assert.deepEqual(problems, [], 'console errors or page errors during the run');
+});

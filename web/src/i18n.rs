@@ -127,6 +127,21 @@ impl Tr {
         self.pick([en, en, ru, ru])
     }
 
+    /// The user a request log row names: the desk's own word for a request whose
+    /// pass it did not recognise, translated; a user's name as it is.
+    pub fn user<'a>(self, user: &'a str) -> &'a str {
+        if user == warehouse_sim::request::UNAUTHENTICATED {
+            self.pick([
+                "(unknown pass)",
+                "(unauthenticated)",
+                "(пропуск не опознан)",
+                "(не аутентифицирован)",
+            ])
+        } else {
+            user
+        }
+    }
+
     /// A request pipeline stage's name (`Stage::as_str` in, label out).
     pub fn stage(self, stage: &str) -> &'static str {
         match stage {

@@ -100,7 +100,7 @@ pub fn RequestLog(props: &RequestsProps) -> Html {
         let class = if refused { "request refused" } else { "request" };
         html! {
             <li class={class} data-learner={warehouse_sim::apiserver::user_is_learner(&r.user).to_string()} data-user={r.user.clone()} data-verb={r.verb} data-target={r.target.clone()} data-code={r.code.to_string()}>
-                <span class="request-who">{ &r.user }</span>
+                <span class="request-who">{ tr.user(&r.user) }</span>
                 <span class="request-what">{ format!("{} {}", r.verb, r.target) }</span>
                 <span class="request-stages">{ for stages }</span>
                 <span class="request-code">{ r.code }</span>

@@ -628,7 +628,13 @@ pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr, focus: Option<&st
         };
         let y = PATH_Y + if e.by_learner { -14.0 } else { 14.0 };
         let title = match e.refused_at {
-            Some((_, stage)) => format!("{} — {} {} ({})", tr.user(&e.user), e.what, e.code, tr.stage(stage)),
+            Some((_, stage)) => format!(
+                "{} — {} {} ({})",
+                tr.user(&e.user),
+                e.what,
+                e.code,
+                tr.stage(stage)
+            ),
             None => format!("{} — {} {}", tr.user(&e.user), e.what, e.code),
         };
         let label = e.refused_at.map(|_| {

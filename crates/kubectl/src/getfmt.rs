@@ -751,7 +751,10 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
         printer.opts.wide = wide;
     }
     if !args.watch_only {
-        let added: Vec<(&str, Object)> = initial.into_iter().map(|o| ("ADDED", o)).collect();
+        let added: Vec<(&str, std::sync::Arc<Object>)> = initial
+            .into_iter()
+            .map(|o| ("ADDED", std::sync::Arc::new(o)))
+            .collect();
         printer.print(&added, cluster, &mut out);
     }
     // The watch itself is a request of its own, authorized for the `watch` verb.
@@ -786,7 +789,7 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
             }
         };
         revision = cluster.revision();
-        let objects: Vec<(&str, Object)> = events
+        let objects: Vec<(&str, std::sync::Arc<Object>)> = events
             .into_iter()
             .filter(|e| selected(&e.object))
             .map(|e| (e.event_type.as_str(), e.object))
@@ -819,7 +822,12 @@ impl WatchPrinter {
 
     /// Prints watch events (type and object); the type shows with
     /// `--output-watch-events`.
-    fn print(&mut self, events: &[(&str, Object)], cluster: &Cluster, out: &mut CommandOutput) {
+    fn print(
+        &mut self,
+        events: &[(&str, std::sync::Arc<Object>)],
+        cluster: &Cluster,
+        out: &mut CommandOutput,
+    ) {
         if events.is_empty() {
             return;
         }

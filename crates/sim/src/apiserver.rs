@@ -471,7 +471,7 @@ impl Cluster {
                 self.check_storage()?;
                 let ev = self.store.create(obj)?;
                 self.dispatch(&ev);
-                Ok(ev.object)
+                Ok(std::sync::Arc::unwrap_or_clone(ev.object))
             });
         self.record_request(&actor, "create", &result, Some(&attempted), arrived);
         result
@@ -538,7 +538,7 @@ impl Cluster {
                     self.store.update(obj)?
                 };
                 self.dispatch(&ev);
-                Ok(ev.object)
+                Ok(std::sync::Arc::unwrap_or_clone(ev.object))
             });
         self.record_request(&actor, verb, &result, Some(&attempted), arrived);
         result
@@ -623,7 +623,7 @@ impl Cluster {
                 meta.finalizers = (!finalizers.is_empty()).then_some(finalizers);
                 let ev = self.store.update(updated)?;
                 self.dispatch(&ev);
-                return Ok(ev.object);
+                return Ok(std::sync::Arc::unwrap_or_clone(ev.object));
             }
         }
         if let Object::Namespace(ns) = &current {
@@ -651,7 +651,7 @@ impl Cluster {
             }
             let ev = self.store.update(updated)?;
             self.dispatch(&ev);
-            return Ok(ev.object);
+            return Ok(std::sync::Arc::unwrap_or_clone(ev.object));
         }
         if !finalizers.is_empty() {
             // Pending finalizers: mark as deleting (upstream `markAsDeleting`) and keep
@@ -672,14 +672,14 @@ impl Cluster {
             }
             let ev = self.store.update(updated)?;
             self.dispatch(&ev);
-            return Ok(ev.object);
+            return Ok(std::sync::Arc::unwrap_or_clone(ev.object));
         }
         let ev = self.store.remove(key)?;
         if key.kind == Kind::Event {
             self.event_correlator.forget(key, None, self.now);
         }
         self.dispatch(&ev);
-        Ok(ev.object)
+        Ok(std::sync::Arc::unwrap_or_clone(ev.object))
     }
 
     /// The namespace's `finalize` subresource: removes an emptied, terminating
@@ -691,7 +691,7 @@ impl Cluster {
             .store
             .remove(key)
             .inspect(|ev| self.dispatch(ev))
-            .map(|ev| ev.object);
+            .map(|ev| std::sync::Arc::unwrap_or_clone(ev.object));
         self.record_request(&actor, "update", &result, Some(key), arrived);
     }
 

@@ -58,7 +58,7 @@ fn ingress_ips(svc: &Service) -> Vec<String> {
 impl Cluster {
     /// A Service changed: arm a sync when it needs a load balancer or has one to lose.
     pub(crate) fn cloud_observe_service(&mut self, ev: &WatchEvent) {
-        let Object::Service(svc) = &ev.object else {
+        let Object::Service(svc) = &*ev.object else {
             return;
         };
         let key = ev.object.key();

@@ -1056,7 +1056,7 @@ impl Cluster {
     }
 
     fn dispatch_inner(&mut self, ev: &WatchEvent) {
-        let obj = &ev.object;
+        let obj: &Object = &ev.object;
         let key = obj.key();
         self.proxy_observe(ev);
         self.ingress_observe(ev);

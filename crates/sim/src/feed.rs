@@ -208,16 +208,16 @@ impl Cluster {
         };
         let proxy_kind = match self.proxy.mode {
             crate::proxy::ProxyMode::EndpointSlices => {
-                matches!(ev.object, Object::EndpointSlice(_))
+                matches!(*ev.object, Object::EndpointSlice(_))
             }
-            crate::proxy::ProxyMode::Endpoints => matches!(ev.object, Object::Endpoints(_)),
+            crate::proxy::ProxyMode::Endpoints => matches!(*ev.object, Object::Endpoints(_)),
         };
-        let service = matches!(ev.object, Object::Service(_));
+        let service = matches!(*ev.object, Object::Service(_));
         if proxy_kind || service {
             notified.push("kube-proxy".into());
         }
         // CoreDNS watches EndpointSlices whatever kube-proxy reads.
-        if service || matches!(ev.object, Object::EndpointSlice(_)) {
+        if service || matches!(*ev.object, Object::EndpointSlice(_)) {
             notified.push("coredns".into());
         }
         if self.ingress.installed && crate::ingress::IngressState::watches(&ev.object) {

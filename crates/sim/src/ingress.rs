@@ -74,7 +74,7 @@ pub const GATEWAY_TIMEOUT_BODY: &str = "<html>\n<head><title>504 Gateway Time-ou
 struct Delivery {
     at: SimTime,
     deleted: bool,
-    object: Object,
+    object: std::sync::Arc<Object>,
 }
 
 /// The controller's informer caches and counters.
@@ -579,7 +579,7 @@ impl Cluster {
             self.ingress.stats.objects += 1;
             self.ingress.stats.bytes += json_size(&d.object);
             self.ingress.apply(&d.object, d.deleted);
-            if let (Object::Ingress(ing), false) = (&d.object, d.deleted) {
+            if let (Object::Ingress(ing), false) = (&*d.object, d.deleted) {
                 if self.ingress.owns(ing) {
                     synced.push(d.object.clone());
                 }

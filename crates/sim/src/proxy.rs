@@ -112,7 +112,7 @@ pub struct WatcherLine {
 struct Delivery {
     at: SimTime,
     deleted: bool,
-    object: Object,
+    object: std::sync::Arc<Object>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -346,7 +346,7 @@ impl Cluster {
     /// Called for every watch event: queues it for the watchers that see it.
     pub(crate) fn proxy_observe(&mut self, ev: &WatchEvent) {
         if !matches!(
-            ev.object,
+            *ev.object,
             Object::Service(_) | Object::EndpointSlice(_) | Object::Endpoints(_)
         ) {
             return;
@@ -428,7 +428,7 @@ impl Cluster {
                 break;
             };
             let size = json_size(&d.object);
-            if matches!(d.object, Object::Service(_) | Object::EndpointSlice(_)) {
+            if matches!(*d.object, Object::Service(_) | Object::EndpointSlice(_)) {
                 self.proxy.coredns.objects += 1;
                 self.proxy.coredns.bytes += size;
                 to_coredns = true;
@@ -475,7 +475,7 @@ impl Cluster {
         let pending = std::mem::take(&mut self.proxy.pending);
         self.proxy.pending = pending
             .into_iter()
-            .filter(|d| !matches!(d.object, Object::EndpointSlice(_) | Object::Endpoints(_)))
+            .filter(|d| !matches!(*d.object, Object::EndpointSlice(_) | Object::Endpoints(_)))
             .collect();
         for p in self.proxy.nodes.values_mut() {
             p.synced = false;

@@ -6,6 +6,7 @@ use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 /// How many watch events the log keeps before compacting the oldest away. A watcher
 /// that asks for an older revision gets 410 Gone and must relist.
@@ -62,11 +63,13 @@ impl EventType {
 }
 
 /// One change, as a watch delivers it. For `Deleted`, `object` is the last state.
+/// The object is shared with the store and every watcher that holds the event: a
+/// write allocates its object once, and nobody changes it afterwards.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WatchEvent {
     pub revision: u64,
     pub event_type: EventType,
-    pub object: Object,
+    pub object: Arc<Object>,
 }
 
 /// How many objects the store takes in all: pods, and objects of every kind. Past
@@ -90,7 +93,7 @@ impl Default for ObjectLimits {
 #[derive(Default)]
 pub struct Store {
     revision: u64,
-    objects: BTreeMap<ObjectKey, Object>,
+    objects: BTreeMap<ObjectKey, Arc<Object>>,
     /// Dependents by the uid of each of their owners (the garbage collector's graph).
     by_owner: BTreeMap<String, BTreeSet<ObjectKey>>,
     /// Pods by `spec.nodeName` (what a kubelet's field-selected watch sees).
@@ -125,12 +128,17 @@ impl Store {
     }
 
     pub fn get(&self, key: &ObjectKey) -> Option<&Object> {
+        self.objects.get(key).map(|o| &**o)
+    }
+
+    /// The stored object itself, shared (no copy).
+    pub fn get_shared(&self, key: &ObjectKey) -> Option<&Arc<Object>> {
         self.objects.get(key)
     }
 
     /// Every object, in key order.
     pub fn objects(&self) -> impl Iterator<Item = &Object> {
-        self.objects.values()
+        self.objects.values().map(|o| &**o)
     }
 
     /// A store holding `objects` (each keeping its resourceVersion) at `revision`,
@@ -172,7 +180,7 @@ impl Store {
             store.index(&obj, true);
             *store.counts.entry(key.kind).or_default() += 1;
             store.total += 1;
-            store.objects.insert(key, obj);
+            store.objects.insert(key, Arc::new(obj));
         }
         let mut previous = 0;
         for ev in &log {
@@ -225,11 +233,14 @@ impl Store {
             .take_while(move |(k, _)| {
                 k.kind == kind && namespace.is_none_or(|ns| k.namespace == ns)
             })
-            .map(|(_, o)| o)
+            .map(|(_, o)| &**o)
     }
 
     pub fn by_uid(&self, uid: &str) -> Option<&Object> {
-        self.by_uid.get(uid).and_then(|k| self.objects.get(k))
+        self.by_uid
+            .get(uid)
+            .and_then(|k| self.objects.get(k))
+            .map(|o| &**o)
     }
 
     /// Keys of objects that name `owner_uid` among their ownerReferences.
@@ -317,7 +328,8 @@ impl Store {
         let size = Store::check_value_size(&obj)?;
         self.revision += 1;
         self.index(&obj, true);
-        self.objects.insert(key.clone(), obj.clone());
+        let obj = Arc::new(obj);
+        self.objects.insert(key.clone(), Arc::clone(&obj));
         *self.counts.entry(key.kind).or_default() += 1;
         self.total += 1;
         Ok(self.log_event(EventType::Added, obj, size))
@@ -346,7 +358,8 @@ impl Store {
         let size = Store::check_value_size(&obj)?;
         self.revision += 1;
         // The old object leaves the map as the new one enters it (no copy of it).
-        if let Some(old) = self.objects.insert(key, obj.clone()) {
+        let obj = Arc::new(obj);
+        if let Some(old) = self.objects.insert(key, Arc::clone(&obj)) {
             self.index(&old, false);
         }
         self.index(&obj, true);
@@ -364,7 +377,9 @@ impl Store {
         }
         self.total -= 1;
         self.revision += 1;
-        old.meta_mut().resource_version = Some(self.revision.to_string());
+        // The last state, at the deletion's revision: a copy only if a watcher still
+        // holds the object as it was.
+        Arc::make_mut(&mut old).meta_mut().resource_version = Some(self.revision.to_string());
         let size = object_size_bytes(&old);
         Ok(self.log_event(EventType::Deleted, old, size))
     }
@@ -412,7 +427,7 @@ impl Store {
         }
     }
 
-    fn log_event(&mut self, event_type: EventType, object: Object, size: usize) -> WatchEvent {
+    fn log_event(&mut self, event_type: EventType, object: Arc<Object>, size: usize) -> WatchEvent {
         if object.kind() == Kind::Event {
             self.event_writes += 1;
         }
@@ -509,7 +524,7 @@ impl Serialize for Store {
         StoreRef {
             revision: self.revision,
             compacted: self.compacted,
-            objects: self.objects.values().collect(),
+            objects: self.objects.values().map(|o| &**o).collect(),
             log: &self.log,
             limits: self.limits,
         }

@@ -605,7 +605,7 @@ mod tests {
         WatchEvent {
             revision,
             event_type,
-            object: config_map(name),
+            object: config_map(name).into(),
         }
     }
 

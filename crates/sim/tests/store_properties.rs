@@ -85,7 +85,7 @@ proptest! {
         for ev in store.events_since(0).unwrap() {
             match ev.event_type {
                 EventType::Added | EventType::Modified => {
-                    replayed.insert(ev.object.key(), ev.object.clone());
+                    replayed.insert(ev.object.key(), (*ev.object).clone());
                 }
                 EventType::Deleted => {
                     replayed.remove(&ev.object.key());

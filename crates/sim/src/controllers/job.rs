@@ -319,7 +319,7 @@ impl Cluster {
     /// (or that lost its owner reference) is queued itself, so the finalizer is removed
     /// (upstream `enqueueOrphanPod` / `handleOrphanPod`).
     pub(crate) fn job_controller_observe_pod(&mut self, ev: &WatchEvent) {
-        let Object::Pod(pod) = &ev.object else {
+        let Object::Pod(pod) = &*ev.object else {
             return;
         };
         let owner = pod

@@ -92,7 +92,7 @@ impl Cluster {
     }
 
     pub(crate) fn pod_gc_observe_node(&mut self, ev: &WatchEvent) {
-        let Object::Node(node) = &ev.object else {
+        let Object::Node(node) = &*ev.object else {
             return;
         };
         let name = node.metadata.name.clone().unwrap_or_default();
@@ -110,7 +110,7 @@ impl Cluster {
     }
 
     pub(crate) fn pod_gc_observe_pod(&mut self, ev: &WatchEvent) {
-        let Object::Pod(pod) = &ev.object else {
+        let Object::Pod(pod) = &*ev.object else {
             return;
         };
         if ev.event_type == EventType::Deleted {

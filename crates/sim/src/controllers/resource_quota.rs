@@ -33,7 +33,7 @@ fn needs_sync(q: &ResourceQuota) -> bool {
 impl Cluster {
     /// The controller's informers, fed by the apiserver's watch fan-out.
     pub(crate) fn resource_quota_observe(&mut self, ev: &WatchEvent) {
-        let obj = &ev.object;
+        let obj: &Object = &ev.object;
         let kind = obj.kind();
         if let Object::ResourceQuota(q) = obj {
             if ev.event_type == EventType::Deleted {

@@ -270,7 +270,9 @@ impl Cluster {
     /// parked pods on the events that may help them (AssignedPodDelete, a pod turning
     /// terminal, an update to the parked pod itself).
     pub(crate) fn scheduler_observe_pod(&mut self, ev: &WatchEvent) {
-        let Object::Pod(pod) = &ev.object else { return };
+        let Object::Pod(pod) = &*ev.object else {
+            return;
+        };
         let key = ev.object.key();
         let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
         let terminal = matches!(phase, Some("Succeeded") | Some("Failed"));
@@ -314,7 +316,7 @@ impl Cluster {
     /// Informer handler for nodes: NodeAdd, and a NodeUpdate that changes what the
     /// filters read, move the parked pods.
     pub(crate) fn scheduler_observe_node(&mut self, ev: &WatchEvent) {
-        let Object::Node(node) = &ev.object else {
+        let Object::Node(node) = &*ev.object else {
             return;
         };
         let name = node.metadata.name.clone().unwrap_or_default();

@@ -154,3 +154,20 @@ fn the_administrators_token_cannot_be_taken_by_a_new_user() {
     let out = run(&mut s, "kubectl auth whoami");
     assert!(out.contains("kubernetes-admin"), "{out}");
 }
+
+#[test]
+fn a_restored_cluster_keeps_the_desks_passes() {
+    let mut s = session();
+    run(&mut s, "sim user add jane");
+    let snap = s.cluster.snapshot();
+    s.cluster = Cluster::restore(&snap).unwrap();
+    assert_eq!(
+        run(&mut s, "kubectl run a --image=nginx:1.27"),
+        "pod/a created\n"
+    );
+    let out = run(&mut s, "kubectl auth whoami --token=jane-token");
+    assert!(out.contains("jane"), "{out}");
+    run(&mut s, "kubectl run b --image=nginx:1.27 --as=jane");
+    let r = last_request(&s);
+    assert_eq!((r.user.as_str(), r.code), ("jane", 403));
+}

@@ -14,6 +14,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The controllers whose event recorders write as their own service account.
 const EVENT_CONTROLLERS: &[&str] = &[
@@ -458,7 +459,11 @@ impl Cluster {
         }
     }
 
-    pub(crate) fn create_as(&mut self, actor: Actor, mut obj: Object) -> Result<Object, ApiError> {
+    pub(crate) fn create_as(
+        &mut self,
+        actor: Actor,
+        mut obj: Object,
+    ) -> Result<Arc<Object>, ApiError> {
         self.connect_as()?;
         self.reachable_from(&actor)?;
         let arrived = self.feed.next_seq();
@@ -471,7 +476,7 @@ impl Cluster {
                 self.check_storage()?;
                 let ev = self.store.create(obj)?;
                 self.dispatch(&ev);
-                Ok(std::sync::Arc::unwrap_or_clone(ev.object))
+                Ok(ev.object)
             });
         self.record_request(&actor, "create", &result, Some(&attempted), arrived);
         result
@@ -506,7 +511,7 @@ impl Cluster {
             .map(|()| obj)
     }
 
-    pub(crate) fn update_as(&mut self, actor: Actor, obj: Object) -> Result<Object, ApiError> {
+    pub(crate) fn update_as(&mut self, actor: Actor, obj: Object) -> Result<Arc<Object>, ApiError> {
         self.write_as(actor, "update", obj)
     }
 
@@ -517,7 +522,7 @@ impl Cluster {
         actor: Actor,
         verb: &'static str,
         mut obj: Object,
-    ) -> Result<Object, ApiError> {
+    ) -> Result<Arc<Object>, ApiError> {
         self.connect_as()?;
         self.reachable_from(&actor)?;
         let arrived = self.feed.next_seq();
@@ -538,7 +543,7 @@ impl Cluster {
                     self.store.update(obj)?
                 };
                 self.dispatch(&ev);
-                Ok(std::sync::Arc::unwrap_or_clone(ev.object))
+                Ok(ev.object)
             });
         self.record_request(&actor, verb, &result, Some(&attempted), arrived);
         result
@@ -552,7 +557,7 @@ impl Cluster {
         actor: Actor,
         key: &ObjectKey,
         grace: Option<i64>,
-    ) -> Result<Object, ApiError> {
+    ) -> Result<Arc<Object>, ApiError> {
         self.delete_with_options_as(actor, key, grace, None)
     }
 
@@ -566,7 +571,7 @@ impl Cluster {
         key: &ObjectKey,
         grace: Option<i64>,
         propagation: Option<Propagation>,
-    ) -> Result<Object, ApiError> {
+    ) -> Result<Arc<Object>, ApiError> {
         self.connect_as()?;
         self.reachable_from(&actor)?;
         let arrived = self.feed.next_seq();
@@ -581,13 +586,13 @@ impl Cluster {
         key: &ObjectKey,
         grace: Option<i64>,
         propagation: Option<Propagation>,
-    ) -> Result<Object, ApiError> {
+    ) -> Result<Arc<Object>, ApiError> {
         self.check_storage()?;
-        let Some(current) = self.store.get(key).cloned() else {
+        let Some(current) = self.store.get_shared(key).cloned() else {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
         };
         let finalizers = gc_finalizers(current.meta(), propagation);
-        if let Object::Pod(pod) = &current {
+        if let Object::Pod(pod) = &*current {
             let bound = pod
                 .spec
                 .as_ref()
@@ -614,7 +619,7 @@ impl Cluster {
                     // the finalizers while the deletion is pending).
                     return Ok(current);
                 }
-                let mut updated = current.clone();
+                let mut updated = (*current).clone();
                 let meta = updated.meta_mut();
                 meta.deletion_timestamp =
                     Some((self.now + crate::time::SimDuration::from_secs_i64(grace)).to_k8s());
@@ -623,10 +628,10 @@ impl Cluster {
                 meta.finalizers = (!finalizers.is_empty()).then_some(finalizers);
                 let ev = self.store.update(updated)?;
                 self.dispatch(&ev);
-                return Ok(std::sync::Arc::unwrap_or_clone(ev.object));
+                return Ok(ev.object);
             }
         }
-        if let Object::Namespace(ns) = &current {
+        if let Object::Namespace(ns) = &*current {
             // Namespaces are finalized by the namespace controller: Terminating
             // first, removed once empty.
             if ns.metadata.deletion_timestamp.is_some() {
@@ -644,19 +649,19 @@ impl Cluster {
                     ),
                 ));
             }
-            let mut updated = current.clone();
+            let mut updated = (*current).clone();
             updated.meta_mut().deletion_timestamp = Some(self.now.to_k8s());
             if let Object::Namespace(n) = &mut updated {
                 n.status.get_or_insert_with(Default::default).phase = Some("Terminating".into());
             }
             let ev = self.store.update(updated)?;
             self.dispatch(&ev);
-            return Ok(std::sync::Arc::unwrap_or_clone(ev.object));
+            return Ok(ev.object);
         }
         if !finalizers.is_empty() {
             // Pending finalizers: mark as deleting (upstream `markAsDeleting`) and keep
             // the object until the last finalizer is removed.
-            let mut updated = current.clone();
+            let mut updated = (*current).clone();
             let meta = updated.meta_mut();
             let now = self.now.to_k8s();
             if meta.deletion_timestamp.is_none() {
@@ -667,19 +672,19 @@ impl Cluster {
             }
             meta.deletion_grace_period_seconds = Some(0);
             meta.finalizers = Some(finalizers);
-            if updated == current {
+            if updated == *current {
                 return Ok(current);
             }
             let ev = self.store.update(updated)?;
             self.dispatch(&ev);
-            return Ok(std::sync::Arc::unwrap_or_clone(ev.object));
+            return Ok(ev.object);
         }
         let ev = self.store.remove(key)?;
         if key.kind == Kind::Event {
             self.event_correlator.forget(key, None, self.now);
         }
         self.dispatch(&ev);
-        Ok(std::sync::Arc::unwrap_or_clone(ev.object))
+        Ok(ev.object)
     }
 
     /// The namespace's `finalize` subresource: removes an emptied, terminating
@@ -691,7 +696,7 @@ impl Cluster {
             .store
             .remove(key)
             .inspect(|ev| self.dispatch(ev))
-            .map(|ev| std::sync::Arc::unwrap_or_clone(ev.object));
+            .map(|ev| ev.object);
         self.record_request(&actor, "update", &result, Some(key), arrived);
     }
 
@@ -701,7 +706,7 @@ impl Cluster {
         &mut self,
         actor: &Actor,
         verb: &'static str,
-        result: &Result<Object, ApiError>,
+        result: &Result<Arc<Object>, ApiError>,
         key: Option<&ObjectKey>,
         arrived: u64,
     ) {
@@ -714,7 +719,7 @@ impl Cluster {
         &mut self,
         user: &str,
         verb: &'static str,
-        result: &Result<Object, ApiError>,
+        result: &Result<Arc<Object>, ApiError>,
         key: Option<&ObjectKey>,
         arrived: u64,
     ) {

@@ -748,6 +748,7 @@ impl Cluster {
             &ObjectKey::new(kind, namespace, name),
             Some(grace_seconds),
         )
+        .map(std::sync::Arc::unwrap_or_clone)
     }
 
     /// Reads one object.

@@ -23,14 +23,14 @@ impl Cluster {
         namespace: &str,
         name: &str,
         grace_period_seconds: Option<i64>,
-    ) -> Result<Object, ApiError> {
+    ) -> Result<std::sync::Arc<Object>, ApiError> {
         let key = ObjectKey::new(Kind::Pod, namespace, name);
         let Some(Object::Pod(pod)) = self.store.get(&key).cloned() else {
             return Err(ApiError::not_found("pods", name));
         };
         if pod.metadata.deletion_timestamp.is_some() {
             // Already terminating: the eviction succeeds without another delete.
-            return Ok(Object::Pod(pod));
+            return Ok(std::sync::Arc::new(Object::Pod(pod)));
         }
         let mut marked = pod;
         set_pod_condition(

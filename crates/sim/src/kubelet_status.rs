@@ -94,7 +94,11 @@ impl Cluster {
 
     /// `SetPodStatus` and the sync that follows: caches `pod`'s status and posts the
     /// pod. A post that fails leaves the pod unsynced, for the next status sync.
-    pub(crate) fn kubelet_post_pod(&mut self, node: &str, pod: Pod) -> Result<Object, ApiError> {
+    pub(crate) fn kubelet_post_pod(
+        &mut self,
+        node: &str,
+        pod: Pod,
+    ) -> Result<std::sync::Arc<Object>, ApiError> {
         let key = ObjectKey::new(
             crate::object::Kind::Pod,
             pod.metadata.namespace.as_deref().unwrap_or_default(),

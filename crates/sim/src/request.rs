@@ -18,6 +18,7 @@ use crate::auth::{Attributes, Caller, ADMIN_TOKEN, SYSTEM_PRIVILEGED_GROUP};
 use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
+use std::sync::Arc;
 
 /// What the request log names as the user of a request whose credentials the desk
 /// did not recognise (the audit log has no user for it either).
@@ -226,12 +227,12 @@ impl Cluster {
         self.check_storage()?;
         self.current_cause = crate::trace::Cause::User;
         let actor = Actor::User(caller);
-        match (req.body, req.dry_run) {
+        let stored = match (req.body, req.dry_run) {
             (Body::Create(obj), false) => self.create_as(actor, without_status(obj)),
-            (Body::Create(obj), true) => self.create_dry_run(without_status(obj)),
+            (Body::Create(obj), true) => self.create_dry_run(without_status(obj)).map(Arc::new),
             (Body::Update(obj) | Body::Patch { object: obj, .. }, true) => {
                 let obj = self.with_stored_status(obj);
-                self.update_dry_run(obj)
+                self.update_dry_run(obj).map(Arc::new)
             }
             (Body::Update(obj), false) => {
                 let obj = self.with_stored_status(obj);
@@ -263,7 +264,8 @@ impl Cluster {
                 },
                 _,
             ) => self.evict_as(actor, &namespace, &name, grace_period_seconds),
-        }
+        };
+        stored.map(Arc::unwrap_or_clone)
     }
 
     /// `obj` with the status the store holds for it: a user's update of the main

@@ -677,7 +677,10 @@ impl Cluster {
 
     /// Writes a Deployment (status included) and returns what was stored.
     fn write_deployment(&mut self, d: Deployment) -> Option<Deployment> {
-        match self.update_as(ACTOR, Object::Deployment(d)) {
+        match self
+            .update_as(ACTOR, Object::Deployment(d))
+            .map(std::sync::Arc::unwrap_or_clone)
+        {
             Ok(Object::Deployment(d)) => Some(d),
             _ => None,
         }
@@ -736,7 +739,10 @@ impl Cluster {
             let annotations_changed = set_new_rs_annotations(d, &mut copy, new_revision, true);
             if annotations_changed || copy.spec.min_ready_seconds != d.spec.min_ready_seconds {
                 copy.spec.min_ready_seconds = d.spec.min_ready_seconds;
-                return match self.update_as(ACTOR, Object::ReplicaSet(copy)) {
+                return match self
+                    .update_as(ACTOR, Object::ReplicaSet(copy))
+                    .map(std::sync::Arc::unwrap_or_clone)
+                {
                     Ok(Object::ReplicaSet(updated)) => Some((Some(updated), olds)),
                     _ => None,
                 };
@@ -845,7 +851,10 @@ impl Cluster {
             status: None,
         };
         set_new_rs_annotations(d, &mut rs, revision, false);
-        match self.create_as(ACTOR, Object::ReplicaSet(rs)) {
+        match self
+            .create_as(ACTOR, Object::ReplicaSet(rs))
+            .map(std::sync::Arc::unwrap_or_clone)
+        {
             Ok(Object::ReplicaSet(created)) => {
                 if new_replicas > 0 {
                     self.record_event(
@@ -949,7 +958,10 @@ impl Cluster {
             return None;
         }
         copy.spec.replicas = Some(to);
-        let written = match self.update_as(ACTOR, Object::ReplicaSet(copy)) {
+        let written = match self
+            .update_as(ACTOR, Object::ReplicaSet(copy))
+            .map(std::sync::Arc::unwrap_or_clone)
+        {
             Ok(Object::ReplicaSet(w)) => w,
             _ => return None,
         };

@@ -805,7 +805,10 @@ impl Cluster {
             return Some(live);
         }
         job.metadata.resource_version = live.metadata.resource_version.clone();
-        match self.update_as(ACTOR, Object::Job(job)) {
+        match self
+            .update_as(ACTOR, Object::Job(job))
+            .map(std::sync::Arc::unwrap_or_clone)
+        {
             Ok(Object::Job(j)) => Some(j),
             _ => {
                 self.requeue_rate_limited(Component::JobController, key);

@@ -413,17 +413,7 @@ pub(crate) fn authorize(
     namespace: &str,
     name: &str,
 ) -> Result<(), ApiError> {
-    let a = Attributes {
-        verb: verb.into(),
-        kind,
-        subresource: None,
-        namespace: if kind.namespaced() {
-            namespace.to_string()
-        } else {
-            String::new()
-        },
-        name: name.to_string(),
-    };
+    let a = Attributes::on(verb, kind, namespace, name);
     cluster.authorize_read(&ctx.credentials, &a).map(|_| ())
 }
 

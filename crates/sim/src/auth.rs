@@ -70,6 +70,24 @@ pub struct Attributes {
     pub name: String,
 }
 
+impl Attributes {
+    /// `verb` on one object (or, with an empty name, on the collection) of `kind`;
+    /// the namespace is dropped for cluster-scoped kinds.
+    pub fn on(verb: &str, kind: Kind, namespace: &str, name: &str) -> Attributes {
+        Attributes {
+            verb: verb.into(),
+            kind,
+            subresource: None,
+            namespace: if kind.namespaced() {
+                namespace.to_string()
+            } else {
+                String::new()
+            },
+            name: name.to_string(),
+        }
+    }
+}
+
 /// The users the simulated kubeconfig knows, by bearer token.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Authenticator {
@@ -634,18 +652,7 @@ impl Cluster {
         namespace: &str,
         name: &str,
     ) -> Result<(), ApiError> {
-        let a = Attributes {
-            verb: verb.into(),
-            kind,
-            subresource: None,
-            namespace: if kind.namespaced() {
-                namespace.to_string()
-            } else {
-                String::new()
-            },
-            name: name.to_string(),
-        };
-        self.authorize(caller, &a)
+        self.authorize(caller, &Attributes::on(verb, kind, namespace, name))
     }
 
     /// `get`, as `caller`.

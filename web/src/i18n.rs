@@ -129,7 +129,7 @@ impl Tr {
 
     /// The user a request log row names: the desk's own word for a request whose
     /// pass it did not recognise, translated; a user's name as it is.
-    pub fn user<'a>(self, user: &'a str) -> &'a str {
+    pub fn user(self, user: &str) -> &str {
         if user == warehouse_sim::request::UNAUTHENTICATED {
             self.pick([
                 "(unknown pass)",

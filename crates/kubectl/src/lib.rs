@@ -440,6 +440,18 @@ pub(crate) fn list(
     Ok(cluster.list(kind, namespace))
 }
 
+/// [`list`] without copying: the objects as the store holds them, for commands that
+/// read many objects while they wait (`rollout status`).
+pub(crate) fn list_refs<'a>(
+    cluster: &'a Cluster,
+    ctx: &Context<'_>,
+    kind: Kind,
+    namespace: Option<&'a str>,
+) -> Result<impl Iterator<Item = &'a Object> + 'a, ApiError> {
+    authorize(cluster, ctx, "list", kind, namespace.unwrap_or(""), "")?;
+    Ok(cluster.list_refs(kind, namespace))
+}
+
 /// A write as the session's caller, handled by the desk end to end.
 pub(crate) fn send(
     cluster: &mut Cluster,

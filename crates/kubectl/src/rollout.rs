@@ -391,11 +391,11 @@ fn restart_daemon_set(
 /// container waits on an image or a crash loop, adds its reason to a waiting line.
 fn with_warning(cluster: &Cluster, ctx: &Context<'_>, d: &Deployment, line: String) -> String {
     let ns = d.metadata.namespace.clone().unwrap_or_default();
-    let Ok(pods) = crate::list(cluster, ctx, Kind::Pod, Some(&ns)) else {
+    let Ok(pods) = crate::list_refs(cluster, ctx, Kind::Pod, Some(&ns)) else {
         return line;
     };
     let none = BTreeMap::new();
-    for o in &pods {
+    for o in pods {
         let Object::Pod(p) = o else {
             continue;
         };
@@ -405,7 +405,9 @@ fn with_warning(cluster: &Cluster, ctx: &Context<'_>, d: &Deployment, line: Stri
         ) {
             continue;
         }
-        let status = p.status.clone().unwrap_or_default();
+        let Some(status) = p.status.as_ref() else {
+            continue;
+        };
         for c in status.conditions.iter().flatten() {
             if c.type_ == "PodScheduled"
                 && c.status == "False"
@@ -466,7 +468,18 @@ fn status(
     let limit = crate::bounded_wait(timeout.unwrap_or(MAX_WAIT), out);
     let start = cluster.now();
     let mut printed = std::collections::BTreeSet::new();
+    // The answer changes only with a write: while the store's revision stands
+    // still, a second of waiting reads nothing again.
+    let mut seen: Option<u64> = None;
     loop {
+        if seen == Some(cluster.revision()) {
+            if cluster.now().since(start) >= limit {
+                return out.fail("error: timed out waiting for the condition");
+            }
+            cluster.advance(SimDuration::secs(1));
+            continue;
+        }
+        seen = Some(cluster.revision());
         let current = if kind == Kind::DaemonSet {
             daemon_set_status(cluster, ctx, namespace, name)
         } else {

@@ -771,6 +771,17 @@ impl Cluster {
 
     /// Lists objects of a kind, in one namespace or (None) all, ordered by namespace
     /// and name.
+    /// Objects of `kind`, as the store holds them (no copy), in key order; all
+    /// namespaces when `namespace` is None.
+    pub fn list_refs<'a>(
+        &'a self,
+        kind: Kind,
+        namespace: Option<&'a str>,
+    ) -> impl Iterator<Item = &'a Object> + 'a {
+        let ns = if kind.namespaced() { namespace } else { None };
+        self.store.list(kind, ns)
+    }
+
     pub fn list(&self, kind: Kind, namespace: Option<&str>) -> Vec<Object> {
         let ns = if kind.namespaced() { namespace } else { None };
         self.store.list(kind, ns).cloned().collect()

@@ -90,6 +90,18 @@ impl Default for ObjectLimits {
     }
 }
 
+/// The objects and their history. Only the apiserver writes it: `create`, `update`
+/// and `remove` are private to the simulation, so no client (kubectl, the web app, a
+/// test outside the crate) can change the cluster except through a request.
+///
+/// ```compile_fail
+/// # use warehouse_sim::{decode_manifests, store::Store};
+/// let mut store = Store::default();
+/// let cm = decode_manifests("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+///     .unwrap()
+///     .remove(0);
+/// store.create(cm).unwrap(); // error: `create` is private
+/// ```
 #[derive(Default)]
 pub struct Store {
     revision: u64,
@@ -312,7 +324,7 @@ impl Store {
 
     /// Creates `obj`, which must not exist. Sets resourceVersion; the apiserver has
     /// already set uid, timestamps and generation.
-    pub fn create(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {
+    pub(crate) fn create(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {
         let key = obj.key();
         if self.objects.contains_key(&key) {
             return Err(ApiError::new(
@@ -337,7 +349,7 @@ impl Store {
 
     /// Replaces an existing object. If `obj` carries a resourceVersion it must match
     /// the stored one (optimistic concurrency), else 409 Conflict.
-    pub fn update(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {
+    pub(crate) fn update(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {
         let key = obj.key();
         let Some(old) = self.objects.get(&key) else {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
@@ -367,7 +379,7 @@ impl Store {
     }
 
     /// Removes an object for good.
-    pub fn remove(&mut self, key: &ObjectKey) -> Result<WatchEvent, ApiError> {
+    pub(crate) fn remove(&mut self, key: &ObjectKey) -> Result<WatchEvent, ApiError> {
         let Some(mut old) = self.objects.remove(key) else {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
         };
@@ -559,3 +571,7 @@ impl crate::cluster::Cluster {
         self.etcd.snapshot_bytes()
     }
 }
+
+#[cfg(test)]
+#[path = "store_properties.rs"]
+mod properties;

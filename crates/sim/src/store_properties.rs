@@ -2,10 +2,10 @@
 //! deletes: resourceVersions only grow, stale updates conflict, and replaying the watch
 //! log rebuilds the store exactly.
 
+use crate::store::{EventType, Store};
+use crate::{decode_manifests, Object, ObjectKey};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-use warehouse_sim::store::{EventType, Store};
-use warehouse_sim::{decode_manifests, Object, ObjectKey};
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -93,7 +93,7 @@ proptest! {
             }
         }
         let live: BTreeMap<ObjectKey, Object> = store
-            .list(warehouse_sim::Kind::ConfigMap, None)
+            .list(crate::Kind::ConfigMap, None)
             .map(|o| (o.key(), o.clone()))
             .collect();
         prop_assert_eq!(replayed, live);
@@ -103,7 +103,7 @@ proptest! {
 #[test]
 fn a_watch_older_than_the_log_is_gone() {
     let mut store = Store::default();
-    for i in 0..(warehouse_sim::store::WATCH_LOG_CAPACITY + 10) {
+    for i in 0..(crate::store::WATCH_LOG_CAPACITY + 10) {
         store.create(config_map((i % 200) as u8, 0)).ok();
         store.remove(&config_map((i % 200) as u8, 0).key()).ok();
     }

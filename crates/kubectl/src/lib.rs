@@ -436,8 +436,7 @@ pub(crate) fn list(
     kind: Kind,
     namespace: Option<&str>,
 ) -> Result<Vec<Object>, ApiError> {
-    authorize(cluster, ctx, "list", kind, namespace.unwrap_or(""), "")?;
-    Ok(cluster.list(kind, namespace))
+    Ok(list_refs(cluster, ctx, kind, namespace)?.cloned().collect())
 }
 
 /// [`list`] without copying: the objects as the store holds them, for commands that

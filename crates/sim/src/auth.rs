@@ -641,42 +641,6 @@ impl Cluster {
         }
         false
     }
-
-    /// Authorizes `verb` on one object (or, with an empty name, on the collection) of
-    /// `kind`; the namespace is ignored for cluster-scoped kinds.
-    pub fn check(
-        &self,
-        caller: &Caller,
-        verb: &str,
-        kind: Kind,
-        namespace: &str,
-        name: &str,
-    ) -> Result<(), ApiError> {
-        self.authorize(caller, &Attributes::on(verb, kind, namespace, name))
-    }
-
-    /// `get`, as `caller`.
-    pub fn get_by(
-        &self,
-        caller: &Caller,
-        kind: Kind,
-        namespace: &str,
-        name: &str,
-    ) -> Result<Object, ApiError> {
-        self.check(caller, "get", kind, namespace, name)?;
-        self.get(kind, namespace, name)
-    }
-
-    /// `list`, as `caller` (all namespaces when `namespace` is None).
-    pub fn list_by(
-        &self,
-        caller: &Caller,
-        kind: Kind,
-        namespace: Option<&str>,
-    ) -> Result<Vec<Object>, ApiError> {
-        self.check(caller, "list", kind, namespace.unwrap_or(""), "")?;
-        Ok(self.list(kind, namespace))
-    }
 }
 
 #[cfg(test)]
@@ -685,13 +649,7 @@ mod tests {
     use crate::{decode_manifests, Topology};
 
     fn attrs(verb: &str, kind: Kind, ns: &str, name: &str) -> Attributes {
-        Attributes {
-            verb: verb.into(),
-            kind,
-            subresource: None,
-            namespace: ns.into(),
-            name: name.into(),
-        }
+        Attributes::on(verb, kind, ns, name)
     }
 
     fn apply(c: &mut Cluster, yaml: &str) {
@@ -705,18 +663,22 @@ mod tests {
         let c = Cluster::new(1, Topology::default());
         assert!(c.rbac_allows(&Caller::admin(), &attrs("delete", Kind::Node, "", "zone-a")));
         let jane = Caller::impersonated("jane", &[]);
-        let err = c.list_by(&jane, Kind::Pod, Some("default")).unwrap_err();
+        let err = c
+            .authorize(&jane, &attrs("list", Kind::Pod, "default", ""))
+            .unwrap_err();
         assert_eq!(
             err.to_string(),
             "Error from server (Forbidden): pods is forbidden: User \"jane\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\""
         );
-        let err = c.list_by(&jane, Kind::Node, None).unwrap_err();
+        let err = c
+            .authorize(&jane, &attrs("list", Kind::Node, "", ""))
+            .unwrap_err();
         assert_eq!(
             err.message,
             "nodes is forbidden: User \"jane\" cannot list resource \"nodes\" in API group \"\" at the cluster scope"
         );
         let err = c
-            .get_by(&jane, Kind::Deployment, "default", "web")
+            .authorize(&jane, &attrs("get", Kind::Deployment, "default", "web"))
             .unwrap_err();
         assert_eq!(
             err.message,

@@ -101,19 +101,9 @@ impl Body {
 
     /// The authorizer's view of this body (verb, resource, namespace, name).
     fn attributes(&self) -> Attributes {
-        let scoped = |kind: Kind, ns: &str| -> String {
-            match (kind.namespaced(), ns) {
-                (false, _) => String::new(),
-                (true, "") => "default".to_string(),
-                (true, ns) => ns.to_string(),
-            }
-        };
-        let of = |verb: &str, kind: Kind, ns: &str, name: &str| Attributes {
-            verb: verb.to_string(),
-            kind,
-            subresource: None,
-            namespace: scoped(kind, ns),
-            name: name.to_string(),
+        // A namespaced object sent without a namespace lands in `default`.
+        let of = |verb: &str, kind: Kind, ns: &str, name: &str| {
+            Attributes::on(verb, kind, if ns.is_empty() { "default" } else { ns }, name)
         };
         match self {
             Body::Create(o) => of("create", o.kind(), o.namespace(), ""),

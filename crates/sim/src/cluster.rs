@@ -10,7 +10,7 @@ use crate::names::SimRng;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::request::{Body, Credentials, Request};
 use crate::scheduler::SchedulerState;
-use crate::store::{EventType, Store, WatchEvent};
+use crate::store::{Store, WatchEvent};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -148,46 +148,19 @@ pub enum Fault {
 /// A component that watches the apiserver and has a work queue.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Component {
-    DeploymentController,
-    ReplicaSetController,
-    DaemonSetController,
-    EndpointSliceController,
-    EndpointsController,
-    GarbageCollector,
-    NamespaceController,
-    ServiceAccountController,
-    ResourceQuotaController,
-    NodeLifecycleController,
-    TaintEvictionController,
+    /// One of the controller manager's controllers (`controllers/manager.rs`).
+    Controller(crate::controllers::manager::ControllerId),
     Scheduler,
     Kubelet(String),
-    JobController,
-    TtlAfterFinishedController,
-    PodGarbageCollector,
 }
 
 impl Component {
     /// The name the component writes with (its user or controller name).
     pub fn actor(&self) -> Actor {
         match self {
-            Component::DeploymentController => Actor::Controller("deployment-controller"),
-            Component::ReplicaSetController => Actor::Controller("replicaset-controller"),
-            Component::DaemonSetController => Actor::Controller("daemonset-controller"),
-            Component::EndpointSliceController => Actor::Controller("endpointslice-controller"),
-            Component::EndpointsController => Actor::Controller("endpoint-controller"),
-            Component::GarbageCollector => Actor::Controller("garbage-collector"),
-            Component::NamespaceController => Actor::Controller("namespace-controller"),
-            Component::ServiceAccountController => Actor::Controller("service-account-controller"),
-            Component::ResourceQuotaController => Actor::Controller("resourcequota-controller"),
-            Component::NodeLifecycleController => Actor::Controller("node-lifecycle-controller"),
-            Component::TaintEvictionController => Actor::Controller("taint-eviction-controller"),
+            Component::Controller(id) => Actor::Controller(id.name()),
             Component::Scheduler => Actor::Scheduler,
             Component::Kubelet(n) => Actor::Kubelet(n.clone()),
-            Component::JobController => Actor::Controller("job-controller"),
-            Component::TtlAfterFinishedController => {
-                Actor::Controller("ttl-after-finished-controller")
-            }
-            Component::PodGarbageCollector => Actor::Controller("pod-garbage-collector"),
         }
     }
 }
@@ -236,11 +209,6 @@ pub(crate) enum Timer {
     /// The leader-election renew deadline of an apiserver outage that began at
     /// `since` (see `control_plane.rs`).
     LeaderElection { since: SimTime },
-    /// The Job controller's `queue.AddAfter`: a pod failure back-off or an
-    /// activeDeadlineSeconds deadline ends.
-    JobRequeue(ObjectKey),
-    /// A finished Job's ttlSecondsAfterFinished runs out.
-    TtlAfterFinished(ObjectKey),
     /// The pod garbage collector's quarantine of a node that no longer exists ends.
     PodGcQuarantine(String),
     /// The pod garbage collector's check of terminated pods (`gcCheckPeriod`).
@@ -259,9 +227,10 @@ pub(crate) enum Timer {
     /// ClusterRoles and ClusterRoleBindings created.
     RbacBootstrap,
     /// The work queue's `AddAfter`: a controller asked to look at a key again at a
-    /// known moment (a pod reaching minReadySeconds, a progress deadline).
+    /// known moment (a pod reaching minReadySeconds, a progress deadline, a Job's
+    /// back-off, a finished Job's time to live).
     EnqueueAfter {
-        component: Component,
+        id: crate::controllers::manager::ControllerId,
         key: ObjectKey,
     },
     /// A container's process exits, or is looked at again when its exit was not yet
@@ -397,14 +366,14 @@ impl Timer {
             Timer::Requeue { .. } => "rate-limited requeue",
             Timer::ResourceQuotaResync => "resource quota resync period",
             Timer::LeaderElection { .. } => "leader election renew deadline",
-            Timer::JobRequeue(_) => "job requeue after",
-            Timer::TtlAfterFinished(_) => "ttl after finished",
             Timer::PodGcQuarantine(_) => "pod gc quarantine",
             Timer::PodGcCheck => "pod gc check period",
             Timer::KubernetesService => "kubernetes service reconcile interval",
             Timer::ActiveDeadline { .. } => "pod active deadline",
             Timer::RbacBootstrap => "apiserver start (rbac bootstrap)",
-            Timer::EnqueueAfter { .. } => "delayed requeue",
+            Timer::EnqueueAfter { id, .. } => {
+                crate::controllers::manager::requeue_after_reason(*id)
+            }
             Timer::ContainerExited { .. } => "container exited",
             Timer::ContainerRestart { .. } => "container back-off ended",
             Timer::ContainerKilled { .. } => "container killed",
@@ -851,10 +820,6 @@ impl Cluster {
             Timer::Requeue { component, key } => self.enqueue(component, key),
             Timer::ResourceQuotaResync => self.resync_resource_quotas(),
             Timer::LeaderElection { since } => self.leader_election_deadline(since),
-            Timer::JobRequeue(key) => self.job_requeue_fired(key),
-            Timer::TtlAfterFinished(key) => {
-                self.enqueue(Component::TtlAfterFinishedController, key)
-            }
             Timer::PodGcQuarantine(node) => self.pod_gc_quarantine_ended(&node),
             Timer::PodGcCheck => self.pod_gc_check(),
             Timer::KubernetesService => self.reconcile_kubernetes_service(),
@@ -862,7 +827,7 @@ impl Cluster {
                 self.kubelet_active_deadline_fired(&node, &pod, &uid)
             }
             Timer::RbacBootstrap => self.ensure_rbac_policy(),
-            Timer::EnqueueAfter { component, key } => self.enqueue(component, key),
+            Timer::EnqueueAfter { id, key } => self.enqueue(id.component(), key),
             Timer::ContainerExited {
                 node,
                 pod,
@@ -957,97 +922,13 @@ impl Cluster {
             None => return,
         };
         self.key_causes = causes;
-        match &component {
-            Component::DeploymentController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_deployment(&k);
-                }
-            }
-            Component::ReplicaSetController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_replica_set(&k);
-                }
-            }
-            Component::DaemonSetController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_daemon_set(&k);
-                }
-            }
-            Component::EndpointSliceController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_endpoint_slices(&k);
-                }
-            }
-            Component::EndpointsController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_endpoints(&k);
-                }
-            }
-            Component::GarbageCollector => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.collect_garbage(&k);
-                }
-            }
-            Component::ServiceAccountController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_default_service_account(&k);
-                }
-            }
-            Component::ResourceQuotaController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_resource_quota(&k);
-                }
-            }
-            Component::NamespaceController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_namespace(&k);
-                }
-            }
-            Component::TaintEvictionController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_node_taints(&k);
-                }
-            }
+        match component {
+            Component::Controller(id) => self.work_controller_queue(id, keys),
             Component::Scheduler => self.schedule_pending(keys),
             Component::Kubelet(node) => {
-                let node = node.clone();
                 for k in keys {
                     self.begin_key(&k);
                     self.kubelet_sync_pod(&node, &k);
-                }
-            }
-            Component::JobController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_job(&k);
-                }
-            }
-            Component::TtlAfterFinishedController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_ttl_after_finished(&k);
-                }
-            }
-            Component::PodGarbageCollector => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.pod_gc_sync(&k);
-                }
-            }
-            Component::NodeLifecycleController => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.sync_unschedulable_taint(&k);
                 }
             }
         }
@@ -1068,162 +949,13 @@ impl Cluster {
     }
 
     fn dispatch_inner(&mut self, ev: &WatchEvent) {
-        let obj: &Object = &ev.object;
-        let key = obj.key();
         self.proxy_observe(ev);
         self.ingress_observe(ev);
-        match obj {
-            Object::Deployment(_) => self.enqueue(Component::DeploymentController, key),
-            Object::ReplicaSet(rs) => {
-                if ev.event_type == EventType::Added {
-                    for pod in self.orphans_for(rs) {
-                        self.enqueue(Component::ReplicaSetController, pod);
-                    }
-                }
-                self.enqueue(Component::ReplicaSetController, key.clone());
-                if let Some(owner) = controller_of(obj, Kind::Deployment) {
-                    self.enqueue(Component::DeploymentController, owner);
-                } else if ev.event_type != EventType::Deleted {
-                    for d in self.deployments_for_orphan(rs) {
-                        self.enqueue(Component::DeploymentController, d);
-                    }
-                }
-            }
-            Object::DaemonSet(ds) => {
-                if ev.event_type == EventType::Added {
-                    let ns = key.namespace.clone();
-                    for pod in self.orphans_matching(&ns, &ds.spec.selector) {
-                        self.enqueue(Component::DaemonSetController, pod);
-                    }
-                }
-                self.enqueue(Component::DaemonSetController, key)
-            }
-            Object::Job(job) => {
-                self.enqueue(Component::JobController, key.clone());
-                if ev.event_type != EventType::Deleted
-                    && crate::controllers::ttl_after_finished::needs_cleanup(job)
-                {
-                    self.enqueue(Component::TtlAfterFinishedController, key);
-                }
-            }
-            Object::Service(_) => {
-                self.cloud_observe_service(ev);
-                self.enqueue(Component::EndpointSliceController, key.clone());
-                self.enqueue(Component::EndpointsController, key);
-            }
-            Object::EndpointSlice(slice) => {
-                // A managed slice changed or went by someone else's hand: its
-                // Service is reconciled again.
-                let labels = slice.metadata.labels.as_ref();
-                let managed = labels
-                    .and_then(|l| l.get(crate::controllers::endpointslice::LABEL_MANAGED_BY))
-                    .is_some_and(|m| m == crate::controllers::endpointslice::MANAGED_BY);
-                let service = labels
-                    .and_then(|l| l.get(crate::controllers::endpointslice::LABEL_SERVICE_NAME));
-                if let (true, Some(service), EventType::Deleted) =
-                    (managed, service, &ev.event_type)
-                {
-                    let svc = ObjectKey::new(Kind::Service, &key.namespace, service);
-                    self.enqueue(Component::EndpointSliceController, svc);
-                }
-            }
-            Object::Endpoints(_) if ev.event_type == EventType::Deleted => {
-                let svc = ObjectKey::new(Kind::Service, &key.namespace, &key.name);
-                if self.store.get(&svc).is_some() {
-                    self.enqueue(Component::EndpointsController, svc);
-                }
-            }
-            Object::Pod(pod) => {
-                self.job_controller_observe_pod(ev);
-                for svc in self.services_for_pod_event(&key, pod, &ev.event_type) {
-                    self.enqueue(Component::EndpointSliceController, svc.clone());
-                    self.enqueue(Component::EndpointsController, svc);
-                }
-                if let Some(owner) = controller_of(obj, Kind::ReplicaSet) {
-                    if ev.event_type == EventType::Deleted {
-                        if let Some(d) = self.recreate_deployment_of_pod(&owner) {
-                            self.enqueue(Component::DeploymentController, d);
-                        }
-                    }
-                    self.enqueue(Component::ReplicaSetController, owner);
-                }
-                if let Some(owner) = controller_of(obj, Kind::DaemonSet) {
-                    self.enqueue(Component::DaemonSetController, owner);
-                }
-                // An orphan may be adopted by a ReplicaSet or a DaemonSet whose
-                // selector matches it (upstream `addPod`/`updatePod` enqueue
-                // `getPodReplicaSets`, `getDaemonSetsForPod`).
-                if ev.event_type != EventType::Deleted
-                    && crate::controllers::replicaset::is_orphan(pod)
-                    && crate::controllers::pod_is_active(pod)
-                    && pod.metadata.labels.as_ref().is_some_and(|l| !l.is_empty())
-                {
-                    self.enqueue(Component::ReplicaSetController, key.clone());
-                    self.enqueue(Component::DaemonSetController, key.clone());
-                }
-                self.scheduler_observe_pod(ev);
-                let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
-                match node {
-                    Some(node) => {
-                        if self.kubelets.get(&node).is_some_and(|k| k.running) {
-                            self.enqueue(Component::Kubelet(node), key);
-                        }
-                    }
-                    None => {
-                        let parked = self.is_parked_unschedulable(&key);
-                        if ev.event_type != EventType::Deleted && !parked {
-                            self.enqueue(Component::Scheduler, key);
-                        }
-                    }
-                }
-            }
-            Object::Node(node) => {
-                self.pod_gc_observe_node(ev);
-                if ev.event_type != EventType::Deleted && self.node_placement_changed(node) {
-                    self.daemon_sets_observe_node();
-                }
-                self.scheduler_observe_node(ev);
-                if ev.event_type != EventType::Deleted
-                    && crate::controllers::node_lifecycle::unschedulable_taint_stale(node)
-                {
-                    self.enqueue(Component::NodeLifecycleController, key.clone());
-                }
-                self.enqueue(Component::TaintEvictionController, key);
-            }
-            Object::Namespace(ns)
-                if ns.metadata.deletion_timestamp.is_some()
-                    && ev.event_type != EventType::Deleted =>
-            {
-                self.enqueue(Component::NamespaceController, key);
-            }
-            Object::Namespace(_) if ev.event_type == EventType::Added => {
-                self.enqueue(Component::ServiceAccountController, key);
-            }
-            Object::ServiceAccount(_)
-                if ev.event_type == EventType::Deleted && key.name == "default" =>
-            {
-                let ns = ObjectKey::new(Kind::Namespace, "", &key.namespace);
-                self.enqueue(Component::ServiceAccountController, ns);
-            }
-            _ => {}
-        }
-        // A terminating namespace waits for its last objects to go.
-        if ev.event_type == EventType::Deleted && obj.kind().namespaced() {
-            let ns_key = ObjectKey::new(Kind::Namespace, "", obj.namespace());
-            if self
-                .store
-                .get(&ns_key)
-                .is_some_and(|n| n.meta().deletion_timestamp.is_some())
-            {
-                self.enqueue(Component::NamespaceController, ns_key);
-            }
-        }
-        self.garbage_collector_observe(ev);
+        self.cloud_observe_service(ev);
+        self.controllers_watch(ev);
+        self.scheduler_watch(ev);
+        self.kubelets_watch(ev);
         self.kubernetes_service_observe(ev);
-        self.resource_quota_observe(ev);
-        if matches!(obj, Object::Pod(_)) {
-            self.pod_gc_observe_pod(ev);
-        }
     }
 
     /// Sets the cause of the writes a component is about to make for `key`.

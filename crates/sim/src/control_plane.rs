@@ -275,14 +275,16 @@ impl Cluster {
         let process = match component {
             Component::Scheduler => self.component_running(ControlPlaneComponent::Scheduler),
             Component::Kubelet(node) => self.kubelet_reachable(node),
-            _ => self.component_running(ControlPlaneComponent::ControllerManager),
+            Component::Controller(_) => {
+                self.component_running(ControlPlaneComponent::ControllerManager)
+            }
         };
         process && self.api_writable()
     }
 
     /// Whether the controller manager runs and can write.
     pub(crate) fn controller_manager_active(&self) -> bool {
-        self.can_work(&Component::NodeLifecycleController)
+        self.can_work(&crate::controllers::node_lifecycle::ID.component())
     }
 
     /// Holds back a timer whose work needs the apiserver while it cannot be reached;
@@ -463,59 +465,7 @@ impl Cluster {
     /// worked once the apiserver accepts writes.
     pub(crate) fn relist(&mut self, c: ControlPlaneComponent) {
         match c {
-            ControlPlaneComponent::ControllerManager => {
-                self.endpoint_controllers_relist();
-                for (kind, component) in [
-                    (Kind::Deployment, Component::DeploymentController),
-                    (Kind::ReplicaSet, Component::ReplicaSetController),
-                    (Kind::DaemonSet, Component::DaemonSetController),
-                    (Kind::Service, Component::EndpointSliceController),
-                    (Kind::Service, Component::EndpointsController),
-                    (Kind::Node, Component::TaintEvictionController),
-                    (Kind::Job, Component::JobController),
-                    (Kind::Job, Component::TtlAfterFinishedController),
-                ] {
-                    let keys: Vec<ObjectKey> =
-                        self.store.list(kind, None).map(Object::key).collect();
-                    for k in keys {
-                        self.enqueue(component.clone(), k);
-                    }
-                }
-                let terminating: Vec<ObjectKey> = self
-                    .store
-                    .list(Kind::Namespace, None)
-                    .filter(|n| n.meta().deletion_timestamp.is_some())
-                    .map(Object::key)
-                    .collect();
-                for k in terminating {
-                    self.enqueue(Component::NamespaceController, k);
-                }
-                // The garbage collector rebuilds its graph: dependents whose owners
-                // are gone are collected, and owners being deleted with a GC finalizer
-                // are processed.
-                use crate::controllers::garbage_collector::{
-                    has_finalizer, owner_is_simulated, FOREGROUND_FINALIZER, ORPHAN_FINALIZER,
-                };
-                let mut orphans = Vec::new();
-                for kind in Kind::ALL {
-                    for o in self.store.list(kind, None) {
-                        let meta = o.meta();
-                        let dangling =
-                            meta.owner_references.iter().flatten().any(|r| {
-                                owner_is_simulated(r) && self.store.by_uid(&r.uid).is_none()
-                            });
-                        let finalizing = meta.deletion_timestamp.is_some()
-                            && (has_finalizer(meta, FOREGROUND_FINALIZER)
-                                || has_finalizer(meta, ORPHAN_FINALIZER));
-                        if dangling || finalizing {
-                            orphans.push(o.key());
-                        }
-                    }
-                }
-                for k in orphans {
-                    self.enqueue(Component::GarbageCollector, k);
-                }
-            }
+            ControlPlaneComponent::ControllerManager => self.controllers_relist(),
             ControlPlaneComponent::Scheduler => {
                 self.scheduler.forget_unschedulable();
                 let pending: Vec<ObjectKey> = self

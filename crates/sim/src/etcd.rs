@@ -608,7 +608,7 @@ impl Cluster {
             );
         }
         for q in quotas {
-            self.enqueue(Component::ResourceQuotaController, q);
+            self.enqueue(crate::controllers::resource_quota::ID.component(), q);
         }
         let namespaces: Vec<ObjectKey> = self
             .store
@@ -616,7 +616,7 @@ impl Cluster {
             .map(Object::key)
             .collect();
         for ns in namespaces {
-            self.enqueue(Component::ServiceAccountController, ns);
+            self.enqueue(crate::controllers::serviceaccount::ID.component(), ns);
         }
         // Each running kubelet: the pods bound to it, and the pods its runtime runs.
         let nodes: Vec<String> = self

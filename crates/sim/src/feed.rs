@@ -273,9 +273,6 @@ pub fn component_name(component: &Component) -> String {
     match component {
         Component::Kubelet(node) => format!("kubelet:{node}"),
         Component::Scheduler => "kube-scheduler".to_string(),
-        other => match other.actor() {
-            crate::apiserver::Actor::Controller(name) => name.to_string(),
-            a => a.username(),
-        },
+        Component::Controller(id) => id.name().to_string(),
     }
 }

@@ -179,6 +179,21 @@ fn node_conditions(
 }
 
 impl Cluster {
+    /// Each kubelet watches the pods bound to its node (a `spec.nodeName` field
+    /// selector): a pod event reaches the running kubelet it names.
+    pub(crate) fn kubelets_watch(&mut self, ev: &crate::store::WatchEvent) {
+        let Object::Pod(pod) = &*ev.object else {
+            return;
+        };
+        let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.as_deref()) else {
+            return;
+        };
+        if self.kubelets.get(node).is_some_and(|k| k.running) {
+            let component = crate::cluster::Component::Kubelet(node.to_string());
+            self.enqueue(component, ev.object.key());
+        }
+    }
+
     /// Registers a node as its kubelet does at start-up: the Node object, its Lease,
     /// and the heartbeat timer.
     pub(crate) fn register_node(&mut self, spec: &NodeSpec) {

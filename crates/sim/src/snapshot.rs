@@ -295,8 +295,14 @@ mod tests {
             },
             Timer::SchedulerBackoff(key.clone()),
             Timer::EventExpiry(key.clone()),
-            Timer::JobRequeue(key.clone()),
-            Timer::TtlAfterFinished(key.clone()),
+            Timer::EnqueueAfter {
+                id: crate::controllers::job::ID,
+                key: key.clone(),
+            },
+            Timer::EnqueueAfter {
+                id: crate::controllers::ttl_after_finished::ID,
+                key: key.clone(),
+            },
             Timer::PodGcQuarantine("n".into()),
             Timer::PodGcCheck,
             Timer::KubernetesService,
@@ -364,7 +370,10 @@ mod tests {
                 kind: crate::kubelet_probes::ProbeKind::Liveness,
             },
             Timer::CloudServiceSync(key.clone()),
-            Timer::EnqueueAfter { component, key },
+            Timer::EnqueueAfter {
+                id: crate::controllers::replicaset::ID,
+                key,
+            },
             Timer::ProxyDelivery,
             Timer::IngressDelivery,
             Timer::IngressStatusSync,

@@ -611,7 +611,7 @@ mod tests {
 
     fn reacting_to(revision: u64) -> Cause {
         Cause::Watch {
-            component: Component::GarbageCollector,
+            component: crate::controllers::garbage_collector::ID.component(),
             revision,
         }
     }

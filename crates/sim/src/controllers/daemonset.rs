@@ -12,13 +12,15 @@
 //! RollingUpdate honours `maxUnavailable` (an int or a percentage of the desired
 //! pods, at least 1 when maxSurge is 0); OnDelete replaces a pod only when it goes.
 
+use super::manager::{Action, Controller, ControllerId};
 use super::node_lifecycle::tolerates;
 use super::replicaset::pod_is_available;
 use super::{omit_zero, pod_is_ready, pod_matches_node};
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Component};
+use crate::cluster::{controller_of, Cluster};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::sort::StableSort;
+use crate::store::{EventType, WatchEvent};
 use k8s_openapi::api::apps::v1::{DaemonSet, DaemonSetStatus};
 use k8s_openapi::api::core::v1::{
     Affinity, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod,
@@ -28,8 +30,54 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference}
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 
-const ACTOR: Actor = Actor::Controller("daemonset-controller");
-const SOURCE: &str = "daemonset-controller";
+pub(crate) const ID: ControllerId = ControllerId::new("daemonset-controller");
+const ACTOR: Actor = Actor::Controller(ID.name());
+const SOURCE: &str = ID.name();
+
+/// The DaemonSet controller: DaemonSets, their pods, orphan pods one may adopt, and
+/// nodes whose labels or taints changed.
+pub(crate) struct DaemonSetController;
+
+impl Controller for DaemonSetController {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        let obj: &Object = &ev.object;
+        match obj {
+            Object::DaemonSet(ds) => {
+                if ev.event_type == EventType::Added {
+                    keys.extend(c.orphans_matching(obj.namespace(), &ds.spec.selector));
+                }
+                keys.push(obj.key());
+            }
+            Object::Pod(_) => {
+                keys.extend(controller_of(obj, Kind::DaemonSet));
+                if super::adoptable_orphan(ev) {
+                    keys.push(obj.key());
+                }
+            }
+            // Node add or update: every DaemonSet looks at the node again (upstream
+            // `addNode` / `updateNode` enqueue the sets whose decision may have
+            // changed).
+            Object::Node(node)
+                if ev.event_type != EventType::Deleted && c.node_placement_changed(node) =>
+            {
+                keys.extend(c.store.list(Kind::DaemonSet, None).map(Object::key));
+            }
+            _ => {}
+        }
+    }
+
+    fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
+        keys.extend(c.store.list(Kind::DaemonSet, None).map(Object::key));
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.sync_daemon_set(key)
+    }
+}
 /// The label upstream puts on daemon pods naming their ControllerRevision.
 pub const REVISION_LABEL: &str = "controller-revision-hash";
 
@@ -45,18 +93,17 @@ const DAEMON_TOLERATIONS: [(&str, &str); 6] = [
 ];
 
 impl Cluster {
-    pub(crate) fn sync_daemon_set(&mut self, key: &ObjectKey) {
+    fn sync_daemon_set(&mut self, key: &ObjectKey) -> Action {
         if key.kind == Kind::Pod {
-            // An orphan pod the watch saw (see `Cluster::dispatch`).
+            // An orphan pod the watch saw.
             self.adopt_orphan_daemon_pod(key);
-            return;
+            return Action::Done;
         }
         let Some(Object::DaemonSet(ds)) = self.store.get(key).cloned() else {
-            self.forget_failures(&Component::DaemonSetController, key);
-            return;
+            return Action::Done;
         };
         if ds.metadata.deletion_timestamp.is_some() {
-            return;
+            return Action::Done;
         }
         let uid = ds.metadata.uid.clone().unwrap_or_default();
         // `getDaemonPods` claims the pods: the ones whose labels no longer match go.
@@ -214,12 +261,12 @@ impl Cluster {
                 );
             }
         }
-        if failed {
-            self.requeue_rate_limited(Component::DaemonSetController, key.clone());
-        } else {
-            self.forget_failures(&Component::DaemonSetController, key);
-        }
         self.update_daemon_set_status(key, &verdicts);
+        if failed {
+            Action::Requeue
+        } else {
+            Action::Done
+        }
     }
 
     /// The adoption half of `ClaimPods`: an active orphan pod whose labels match a
@@ -306,19 +353,6 @@ impl Cluster {
             let mut updated = ds;
             updated.status = Some(status);
             let _ = self.update_as(ACTOR, Object::DaemonSet(updated));
-        }
-    }
-
-    /// Node add or update: every DaemonSet looks at the node again (upstream
-    /// `addNode` / `updateNode` enqueue the sets whose decision may have changed).
-    pub(crate) fn daemon_sets_observe_node(&mut self) {
-        let keys: Vec<ObjectKey> = self
-            .store
-            .list(Kind::DaemonSet, None)
-            .map(Object::key)
-            .collect();
-        for k in keys {
-            self.enqueue(Component::DaemonSetController, k);
         }
     }
 }

@@ -18,12 +18,14 @@
 //! DeploymentReplicaSetTerminatingReplicas gate is on by default since v1.35); the
 //! alpha `podReplacementPolicy` is not simulated.
 
+use super::manager::{Action, Controller, ControllerId};
 use super::omit_zero;
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Component, Timer};
+use crate::cluster::{controller_of, Cluster};
 use crate::names::pod_template_hash;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::sort::StableSort;
+use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::apps::v1::{
     Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet, ReplicaSetSpec,
@@ -33,8 +35,46 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference}
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 
-const ACTOR: Actor = Actor::Controller("deployment-controller");
-const COMPONENT: &str = "deployment-controller";
+pub(crate) const ID: ControllerId = ControllerId::new("deployment-controller");
+const ACTOR: Actor = Actor::Controller(ID.name());
+const COMPONENT: &str = ID.name();
+
+/// The Deployment controller: Deployments, the ReplicaSets they own or may adopt,
+/// and (for the Recreate strategy) the pods whose end lets a rollout go on.
+pub(crate) struct DeploymentController;
+
+impl Controller for DeploymentController {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        let obj: &Object = &ev.object;
+        match obj {
+            Object::Deployment(_) => keys.push(obj.key()),
+            Object::ReplicaSet(rs) => match controller_of(obj, Kind::Deployment) {
+                Some(owner) => keys.push(owner),
+                None if ev.event_type != EventType::Deleted => {
+                    keys.extend(c.deployments_for_orphan(rs))
+                }
+                None => {}
+            },
+            Object::Pod(_) if ev.event_type == EventType::Deleted => {
+                let owner = controller_of(obj, Kind::ReplicaSet);
+                keys.extend(owner.and_then(|rs| c.recreate_deployment_of_pod(&rs)));
+            }
+            _ => {}
+        }
+    }
+
+    fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
+        keys.extend(c.store.list(Kind::Deployment, None).map(Object::key));
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.sync_deployment(key)
+    }
+}
 const HASH_LABEL: &str = "pod-template-hash";
 /// `deploymentutil.RevisionAnnotation`.
 pub const REVISION: &str = "deployment.kubernetes.io/revision";
@@ -513,31 +553,25 @@ fn replica_set_proportion(rs: &ReplicaSet, d: &Deployment, to_add: i32, added: i
 
 impl Cluster {
     /// `syncDeployment`.
-    pub(crate) fn sync_deployment(&mut self, key: &ObjectKey) {
+    fn sync_deployment(&mut self, key: &ObjectKey) -> Action {
         let Some(Object::Deployment(d)) = self.store.get(key).cloned() else {
-            return;
+            return Action::Done;
         };
         if d.metadata.deletion_timestamp.is_some() {
             let (new_rs, olds) = self.split_replica_sets(&d);
             self.sync_deployment_status(&d, new_rs.as_ref(), &olds);
-            return;
+            return Action::Done;
         }
         self.claim_replica_sets(&d);
         let Some(d) = self.check_paused_conditions(d) else {
-            return;
+            return Action::Requeue;
         };
-        if d.spec.paused == Some(true) {
-            self.sync_scale_only(d);
-            return;
-        }
-        if self.is_scaling_event(&d) {
-            self.sync_scale_only(d);
-            return;
-        }
-        if is_rolling(&d) {
-            self.rollout_rolling(d);
+        if d.spec.paused == Some(true) || self.is_scaling_event(&d) {
+            self.sync_scale_only(d)
+        } else if is_rolling(&d) {
+            self.rollout_rolling(d)
         } else {
-            self.rollout_recreate(d);
+            self.rollout_recreate(d)
         }
     }
 
@@ -919,10 +953,6 @@ impl Cluster {
                     "ReplicaSetCreateError",
                     msg,
                 );
-                self.requeue_rate_limited(
-                    Component::DeploymentController,
-                    Object::Deployment(d.clone()).key(),
-                );
                 None
             }
         }
@@ -998,9 +1028,9 @@ impl Cluster {
 
     /// `sync`: scaling events and paused Deployments. Scales proportionally, cleans
     /// up old ReplicaSets while paused, and writes status.
-    fn sync_scale_only(&mut self, mut d: Deployment) {
+    fn sync_scale_only(&mut self, mut d: Deployment) -> Action {
         let Some((new_rs, olds)) = self.sync_revision(&mut d, false) else {
-            return;
+            return Action::Requeue;
         };
         self.scale(&d, new_rs.as_ref(), &olds);
         if d.spec.paused == Some(true) {
@@ -1009,6 +1039,7 @@ impl Cluster {
         }
         let (new_rs, olds) = self.split_replica_sets(&d);
         self.sync_deployment_status(&d, new_rs.as_ref(), &olds);
+        Action::Done
     }
 
     /// `scale`: one active ReplicaSet takes the whole size; a saturated new one sends
@@ -1321,25 +1352,19 @@ impl Cluster {
         } else {
             deadline.max(self.now) + SimDuration::millis(1)
         };
-        self.schedule(
-            at,
-            Timer::EnqueueAfter {
-                component: Component::DeploymentController,
-                key: Object::Deployment(d.clone()).key(),
-            },
-        );
+        self.enqueue_after(ID, Object::Deployment(d.clone()).key(), at);
     }
 
     /// `rolloutRolling`.
-    fn rollout_rolling(&mut self, mut d: Deployment) {
+    fn rollout_rolling(&mut self, mut d: Deployment) -> Action {
         let Some((Some(new_rs), olds)) = self.sync_revision(&mut d, true) else {
-            return;
+            return Action::Requeue;
         };
         let mut all = olds.clone();
         all.push(new_rs.clone());
         if self.reconcile_new_replica_set(&d, &new_rs, &all) {
             self.sync_rollout_status(&d);
-            return;
+            return Action::Done;
         }
         let active_olds: Vec<ReplicaSet> = olds
             .iter()
@@ -1348,12 +1373,13 @@ impl Cluster {
             .collect();
         if self.reconcile_old_replica_sets(&d, &new_rs, active_olds, &all) {
             self.sync_rollout_status(&d);
-            return;
+            return Action::Done;
         }
         if deployment_complete(&d, &status_of(&d)) {
             self.cleanup_deployment(&d, &olds);
         }
         self.sync_rollout_status(&d);
+        Action::Done
     }
 
     /// `reconcileNewReplicaSet`: scale the new ReplicaSet up within maxSurge (or down
@@ -1444,9 +1470,9 @@ impl Cluster {
 
     /// `rolloutRecreate`: old ReplicaSets to zero, wait until none of their pods is
     /// left running, then create (or scale up) the new one at full size.
-    fn rollout_recreate(&mut self, mut d: Deployment) {
+    fn rollout_recreate(&mut self, mut d: Deployment) -> Action {
         let Some((new_rs, olds)) = self.sync_revision(&mut d, false) else {
-            return;
+            return Action::Requeue;
         };
         let mut scaled_down = false;
         for rs in olds.iter().filter(|rs| rs_replicas(rs) > 0) {
@@ -1454,17 +1480,17 @@ impl Cluster {
         }
         if scaled_down {
             self.sync_rollout_status(&d);
-            return;
+            return Action::Done;
         }
         if self.old_pods_running(&olds) {
             self.sync_rollout_status(&d);
-            return;
+            return Action::Done;
         }
         let new_rs = match new_rs {
             Some(rs) => rs,
             None => match self.sync_revision(&mut d, true) {
                 Some((Some(rs), _)) => rs,
-                _ => return,
+                _ => return Action::Requeue,
             },
         };
         self.scale_and_record(&d, &new_rs, desired(&d));
@@ -1472,6 +1498,7 @@ impl Cluster {
             self.cleanup_deployment(&d, &olds);
         }
         self.sync_rollout_status(&d);
+        Action::Done
     }
 
     /// `oldPodsRunning`: an old ReplicaSet still counts pods, or owns a pod that has

@@ -13,6 +13,7 @@
 //! Simplified: ports inside a subset are ordered by name (upstream orders them by a
 //! hash); no `endpoints.kubernetes.io/last-change-trigger-time` annotation.
 
+use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::controllers::endpointslice::{
@@ -21,13 +22,48 @@ use crate::controllers::endpointslice::{
 use crate::controllers::pod_is_ready;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::sort::StableSort;
+use crate::store::{EventType, WatchEvent};
 use k8s_openapi::api::core::v1::{
     EndpointAddress, EndpointPort, EndpointSubset, Endpoints, ObjectReference, Service,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
 
-const ACTOR: Actor = Actor::Controller("endpoint-controller");
+pub(crate) const ID: ControllerId = ControllerId::new("endpoint-controller");
+const ACTOR: Actor = Actor::Controller(ID.name());
+
+/// The Endpoints controller: Services, the pods they select, and Endpoints deleted
+/// while their Service stays.
+pub(crate) struct EndpointsController;
+
+impl Controller for EndpointsController {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        match &*ev.object {
+            Object::Service(_) => keys.push(ev.object.key()),
+            Object::Endpoints(_) if ev.event_type == EventType::Deleted => {
+                let svc = ObjectKey::new(Kind::Service, ev.object.namespace(), ev.object.name());
+                if c.store.get(&svc).is_some() {
+                    keys.push(svc);
+                }
+            }
+            Object::Pod(_) => keys.extend(c.services_for_pod_event(ev)),
+            _ => {}
+        }
+    }
+
+    fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
+        keys.extend(c.store.list(Kind::Service, None).map(Object::key));
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.sync_endpoints(key);
+        Action::Done
+    }
+}
 /// `maxCapacity`: the most addresses one Endpoints object holds.
 pub const MAX_CAPACITY: usize = 1000;
 pub const OVER_CAPACITY: &str = "endpoints.kubernetes.io/over-capacity";
@@ -36,7 +72,7 @@ type Ports = Vec<(String, i32, String)>;
 
 impl Cluster {
     /// Reconciles one Service's Endpoints.
-    pub(crate) fn sync_endpoints(&mut self, svc_key: &ObjectKey) {
+    fn sync_endpoints(&mut self, svc_key: &ObjectKey) {
         let ep_key = ObjectKey::new(Kind::Endpoints, &svc_key.namespace, &svc_key.name);
         let svc = match self.store.get(svc_key) {
             Some(Object::Service(s)) => s.clone(),

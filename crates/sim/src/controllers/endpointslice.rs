@@ -21,11 +21,13 @@
 //! no topology hints; the mirroring controller for selector-less Services with
 //! hand-written Endpoints is not simulated.
 
+use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::controllers::pod_is_ready;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::sort::StableSort;
+use crate::store::{EventType, WatchEvent};
 use k8s_openapi::api::core::v1::{ObjectReference, Pod, Service};
 use k8s_openapi::api::discovery::v1::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
@@ -99,6 +101,53 @@ pub fn has_managed_endpoints(svc: &Service) -> bool {
         && spec.and_then(|s| s.type_.as_deref()) != Some("ExternalName")
 }
 
+pub(crate) const ID: ControllerId = ControllerId::new("endpointslice-controller");
+
+/// The EndpointSlice controller: Services, the pods they select, and managed slices
+/// deleted by someone else's hand.
+pub(crate) struct EndpointSliceController;
+
+impl Controller for EndpointSliceController {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        match &*ev.object {
+            Object::Service(_) => keys.push(ev.object.key()),
+            Object::EndpointSlice(slice) if ev.event_type == EventType::Deleted => {
+                // A managed slice went by someone else's hand: its Service is
+                // reconciled again.
+                let labels = slice.metadata.labels.as_ref();
+                let managed = labels
+                    .and_then(|l| l.get(LABEL_MANAGED_BY))
+                    .is_some_and(|m| m == MANAGED_BY);
+                if let (true, Some(service)) =
+                    (managed, labels.and_then(|l| l.get(LABEL_SERVICE_NAME)))
+                {
+                    keys.push(ObjectKey::new(
+                        Kind::Service,
+                        ev.object.namespace(),
+                        service,
+                    ));
+                }
+            }
+            Object::Pod(_) => keys.extend(c.services_for_pod_event(ev)),
+            _ => {}
+        }
+    }
+
+    fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
+        c.endpoint_controllers_relist();
+        keys.extend(c.store.list(Kind::Service, None).map(Object::key));
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.sync_endpoint_slices(key);
+        Action::Done
+    }
+}
+
 pub fn is_headless(svc: &Service) -> bool {
     svc.spec.as_ref().and_then(|s| s.cluster_ip.as_deref()) == Some("None")
 }
@@ -135,7 +184,7 @@ impl Cluster {
             .map(Object::key)
             .collect();
         for k in services {
-            self.enqueue(crate::cluster::Component::EndpointSliceController, k);
+            self.enqueue(ID.component(), k);
         }
         Ok(format!("max-endpoints-per-slice set to {n}"))
     }
@@ -149,13 +198,32 @@ impl Cluster {
     /// they are now, so a Service created after the pod's last event is not missed.
     /// An update that changes neither the labels nor what an endpoint shows
     /// (upstream `podEndpointsChanged`) syncs nothing.
-    pub(crate) fn services_for_pod_event(
+    ///
+    /// The EndpointSlice and Endpoints controllers share this pod informer: the
+    /// answer for a watch event is worked out once and kept for the second.
+    pub(crate) fn services_for_pod_event(&mut self, ev: &WatchEvent) -> Vec<ObjectKey> {
+        let Object::Pod(pod) = &*ev.object else {
+            return Vec::new();
+        };
+        if let Some((revision, services)) = &self.endpoints.last_pod_event {
+            if *revision == ev.revision {
+                return services.clone();
+            }
+        }
+        let services: Vec<ObjectKey> = self
+            .pod_event_services(&ev.object.key(), pod, &ev.event_type)
+            .into_iter()
+            .collect();
+        self.endpoints.last_pod_event = Some((ev.revision, services.clone()));
+        services
+    }
+
+    fn pod_event_services(
         &mut self,
         pod_key: &ObjectKey,
         pod: &Pod,
-        event: &crate::store::EventType,
+        event: &EventType,
     ) -> BTreeSet<ObjectKey> {
-        use crate::store::EventType;
         let deleted = *event == EventType::Deleted;
         let labels = pod.metadata.labels.clone().unwrap_or_default();
         let facts = PodEndpointFacts::of(pod);
@@ -232,10 +300,11 @@ impl Cluster {
             .collect();
         // Each pod's next event syncs its Services.
         self.endpoints.facts.clear();
+        self.endpoints.last_pod_event = None;
     }
 
     /// Reconciles one Service's EndpointSlices.
-    pub(crate) fn sync_endpoint_slices(&mut self, svc_key: &ObjectKey) {
+    fn sync_endpoint_slices(&mut self, svc_key: &ObjectKey) {
         // A deleted Service's slices go with it (ownerReferences, garbage collector).
         let Some(Object::Service(svc)) = self.store.get(svc_key).cloned() else {
             return;
@@ -615,6 +684,10 @@ pub struct EndpointsState {
     /// Each pod's endpoint facts at its last event.
     #[serde(default, with = "crate::snapshot::pairs")]
     pub facts: BTreeMap<ObjectKey, PodEndpointFacts>,
+    /// The Services of the last pod event, by its revision (see
+    /// `Cluster::services_for_pod_event`).
+    #[serde(skip)]
+    pub(crate) last_pod_event: Option<(u64, Vec<ObjectKey>)>,
 }
 
 /// What an endpoint shows of a pod besides its labels: upstream
@@ -664,6 +737,7 @@ impl Default for EndpointsState {
             max_per_slice: DEFAULT_MAX_ENDPOINTS_PER_SLICE,
             labels: BTreeMap::new(),
             facts: BTreeMap::new(),
+            last_pod_event: None,
         }
     }
 }

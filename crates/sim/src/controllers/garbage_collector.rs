@@ -11,13 +11,55 @@
 //! The dependency graph is the store's dependents-by-owner-uid index; the graph
 //! builder's reactions to watch events are [`Cluster::garbage_collector_observe`].
 
+use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::{Actor, Propagation};
-use crate::cluster::{Cluster, Component};
+use crate::cluster::Cluster;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::store::{EventType, WatchEvent};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 
+pub(crate) const ID: ControllerId = ControllerId::new("garbage-collector");
 const ACTOR: Actor = Actor::Controller("generic-garbage-collector");
+
+/// The garbage collector: owners deleted with a GC finalizer, the dependents of
+/// removed objects, and owners waiting for their dependents.
+pub(crate) struct GarbageCollector;
+
+impl Controller for GarbageCollector {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        c.garbage_collector_observe(ev, keys);
+    }
+
+    /// The graph rebuilt: dependents whose owners are gone are collected, and owners
+    /// being deleted with a GC finalizer are processed.
+    fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
+        for kind in Kind::ALL {
+            for o in c.store.list(kind, None) {
+                let meta = o.meta();
+                let dangling = meta
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|r| owner_is_simulated(r) && c.store.by_uid(&r.uid).is_none());
+                let finalizing = meta.deletion_timestamp.is_some()
+                    && (has_finalizer(meta, FOREGROUND_FINALIZER)
+                        || has_finalizer(meta, ORPHAN_FINALIZER));
+                if dangling || finalizing {
+                    keys.push(o.key());
+                }
+            }
+        }
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.collect_garbage(key);
+        Action::Done
+    }
+}
 
 /// `metav1.FinalizerDeleteDependents`.
 pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
@@ -38,39 +80,33 @@ impl Cluster {
     /// owner deleted with a GC finalizer needs processing; the dependents of a removed
     /// object need a look; an owner waiting in the foreground learns that one of its
     /// dependents is gone.
-    pub(crate) fn garbage_collector_observe(&mut self, ev: &WatchEvent) {
+    fn garbage_collector_observe(&self, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
         let obj = &ev.object;
         let meta = obj.meta();
         if ev.event_type != EventType::Deleted
             && meta.deletion_timestamp.is_some()
             && (has_finalizer(meta, FOREGROUND_FINALIZER) || has_finalizer(meta, ORPHAN_FINALIZER))
         {
-            self.enqueue(Component::GarbageCollector, obj.key());
+            keys.push(obj.key());
         }
         if ev.event_type != EventType::Deleted {
             return;
         }
         if let Some(uid) = meta.uid.as_deref() {
-            let dependents: Vec<ObjectKey> = self.store.dependents(uid).cloned().collect();
-            for d in dependents {
-                self.enqueue(Component::GarbageCollector, d);
-            }
+            keys.extend(self.store.dependents(uid).cloned());
         }
-        let waiting: Vec<ObjectKey> = meta
+        let waiting = meta
             .owner_references
             .iter()
             .flatten()
             .filter_map(|r| self.store.by_uid(&r.uid))
             .filter(|owner| deleting_dependents(owner.meta()))
-            .map(Object::key)
-            .collect();
-        for owner in waiting {
-            self.enqueue(Component::GarbageCollector, owner);
-        }
+            .map(Object::key);
+        keys.extend(waiting);
     }
 
     /// Processes one item of the garbage collector's queue.
-    pub(crate) fn collect_garbage(&mut self, key: &ObjectKey) {
+    fn collect_garbage(&mut self, key: &ObjectKey) {
         let Some(obj) = self.store.get(key).cloned() else {
             return;
         };
@@ -117,7 +153,7 @@ impl Cluster {
             updated.meta_mut().owner_references = Some(solid);
             if self.update_as(ACTOR, updated).is_ok() {
                 for (_, owner) in waiting {
-                    self.enqueue(Component::GarbageCollector, owner);
+                    self.enqueue(ID.component(), owner);
                 }
             }
             return;

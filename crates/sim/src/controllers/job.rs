@@ -24,9 +24,10 @@
 //! policies, success policies, per-index back-off limits, `managedBy` and elastic
 //! indexed Jobs are not simulated (kubectl warns when a Job sets them).
 
+use super::manager::{Action, Controller, ControllerId};
 use super::{pod_is_active, pod_is_ready};
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Component, Timer};
+use crate::cluster::Cluster;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::sort::StableSort;
 use crate::store::{EventType, WatchEvent};
@@ -36,7 +37,38 @@ use k8s_openapi::api::core::v1::{EnvVar, EnvVarSource, ObjectFieldSelector, Pod}
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
 use std::collections::BTreeSet;
 
-const ACTOR: Actor = Actor::Controller("job-controller");
+pub(crate) const ID: ControllerId = ControllerId::new("job-controller");
+const ACTOR: Actor = Actor::Controller(ID.name());
+
+/// The Job controller: Jobs, and the pods a Job owns or that still hold its
+/// tracking finalizer.
+pub(crate) struct JobController;
+
+impl Controller for JobController {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        match &*ev.object {
+            Object::Job(_) => keys.push(ev.object.key()),
+            Object::Pod(_) => keys.extend(c.job_controller_observe_pod(ev)),
+            _ => {}
+        }
+    }
+
+    fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
+        keys.extend(c.store.list(Kind::Job, None).map(Object::key));
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.sync_job(key)
+    }
+
+    fn requeue_after_reason(&self) -> &'static str {
+        "job requeue after"
+    }
+}
 const SOURCE: &str = "job-controller";
 
 /// The finalizer that keeps a Job's pod until the controller has counted it.
@@ -318,9 +350,9 @@ impl Cluster {
     /// controls it; a pod that still has the tracking finalizer but whose Job is gone
     /// (or that lost its owner reference) is queued itself, so the finalizer is removed
     /// (upstream `enqueueOrphanPod` / `handleOrphanPod`).
-    pub(crate) fn job_controller_observe_pod(&mut self, ev: &WatchEvent) {
+    fn job_controller_observe_pod(&self, ev: &WatchEvent) -> Option<ObjectKey> {
         let Object::Pod(pod) = &*ev.object else {
-            return;
+            return None;
         };
         let owner = pod
             .metadata
@@ -337,11 +369,13 @@ impl Cluster {
             _ => false,
         };
         if let (true, Some(k)) = (owner_alive, job_key) {
-            self.enqueue(Component::JobController, k);
+            Some(k)
         } else if ev.event_type != EventType::Deleted && has_finalizer(pod) {
             // An orphan (its Job deleted, or orphaned by `--cascade=orphan`) still
             // holding the finalizer.
-            self.enqueue(Component::JobController, ev.object.key());
+            Some(ev.object.key())
+        } else {
+            None
         }
     }
 
@@ -356,15 +390,7 @@ impl Cluster {
             return;
         }
         self.job_requeue.insert(key.clone(), at);
-        self.schedule(at, Timer::JobRequeue(key.clone()));
-    }
-
-    /// A Job's requeue timer fired.
-    pub(crate) fn job_requeue_fired(&mut self, key: ObjectKey) {
-        if self.job_requeue.get(&key).is_some_and(|t| *t <= self.now) {
-            self.job_requeue.remove(&key);
-        }
-        self.enqueue(Component::JobController, key);
+        self.enqueue_after(ID, key.clone(), at);
     }
 
     /// Removes the tracking finalizer from a pod whose Job no longer exists.
@@ -414,14 +440,16 @@ impl Cluster {
         }
     }
 
-    pub(crate) fn sync_job(&mut self, key: &ObjectKey) {
+    fn sync_job(&mut self, key: &ObjectKey) -> Action {
+        if self.job_requeue.get(key).is_some_and(|t| *t <= self.now) {
+            self.job_requeue.remove(key);
+        }
         if key.kind == Kind::Pod {
             self.release_orphan_pod(key);
-            return;
+            return Action::Done;
         }
         let Some(Object::Job(mut job)) = self.store.get(key).cloned() else {
-            self.forget_failures(&Component::JobController, key);
-            return;
+            return Action::Done;
         };
         let uid = job.metadata.uid.clone().unwrap_or_default();
         let only_failed = job
@@ -431,11 +459,12 @@ impl Cluster {
             == Some("Failed");
         if job_finished(&job) {
             self.job_backoff.remove(&uid);
-            return;
+            return Action::Done;
         }
         let Some(spec) = job.spec.clone() else {
-            return;
+            return Action::Done;
         };
+        let mut action = Action::Done;
         let now = self.now;
         let job_obj = Object::Job(job.clone());
         let suspended = spec.suspend == Some(true);
@@ -569,7 +598,7 @@ impl Cluster {
             }
         } else {
             if job.metadata.deletion_timestamp.is_none() {
-                let (a, t, r) = self.manage_job(
+                let (a, t, r, failed) = self.manage_job(
                     key,
                     &job_obj,
                     &active_pods,
@@ -580,6 +609,9 @@ impl Cluster {
                 active = a;
                 terminating += t;
                 ready -= r;
+                if failed {
+                    action = Action::Requeue;
+                }
             }
             let complete = match completions {
                 None => succeeded > 0 && active == 0,
@@ -701,7 +733,7 @@ impl Cluster {
         }
         // Flush the uncounted pods (and the interim condition) before the finalizers go.
         let Some(mut job) = self.write_job_status(job) else {
-            return;
+            return Action::Requeue;
         };
         match new_backoff {
             Some(r) if r != BackoffRecord::default() => {
@@ -755,7 +787,7 @@ impl Cluster {
             }
         }
         let Some(job) = self.write_job_status(job) else {
-            return;
+            return Action::Requeue;
         };
         if let Some((reason, message, terminal)) = finished_now {
             self.job_backoff.remove(&uid);
@@ -788,7 +820,7 @@ impl Cluster {
                 self.record_event(&job_obj, SOURCE, None, "Warning", &reason, message);
             }
         }
-        self.forget_failures(&Component::JobController, key);
+        action
     }
 
     /// Writes the Job's status if it changed; returns the Job as stored (None when the
@@ -810,10 +842,7 @@ impl Cluster {
             .map(std::sync::Arc::unwrap_or_clone)
         {
             Ok(Object::Job(j)) => Some(j),
-            _ => {
-                self.requeue_rate_limited(Component::JobController, key);
-                None
-            }
+            _ => None,
         }
     }
 
@@ -851,7 +880,8 @@ impl Cluster {
     }
 
     /// `manageJob`: creates or deletes pods so that the active ones match what the Job
-    /// wants now. Returns (active, newly terminating, ready ones deleted).
+    /// wants now. Returns (active, newly terminating, ready ones deleted, whether a
+    /// creation failed).
     fn manage_job(
         &mut self,
         key: &ObjectKey,
@@ -860,15 +890,16 @@ impl Cluster {
         succeeded: i32,
         succeeded_indexes: &BTreeSet<i32>,
         new_backoff: &Option<BackoffRecord>,
-    ) -> (i32, i32, i32) {
+    ) -> (i32, i32, i32, bool) {
         let Object::Job(job) = job_obj else {
-            return (active_pods.len() as i32, 0, 0);
+            return (active_pods.len() as i32, 0, 0, false);
         };
         let spec = job.spec.clone().unwrap_or_default();
         let active = active_pods.len() as i32;
         let parallelism = spec.parallelism.unwrap_or(1).max(0);
         if spec.suspend == Some(true) {
-            return self.delete_pods_ranked(job_obj, active_pods, active_pods.len());
+            let (a, t, r) = self.delete_pods_ranked(job_obj, active_pods, active_pods.len());
+            return (a, t, r, false);
         }
         let want = match spec.completions {
             None if succeeded > 0 => active,
@@ -877,10 +908,11 @@ impl Cluster {
         };
         if active > want {
             // Indexed: pods of succeeded indexes or duplicates go first.
-            return self.delete_pods_ranked(job_obj, active_pods, (active - want) as usize);
+            let (a, t, r) = self.delete_pods_ranked(job_obj, active_pods, (active - want) as usize);
+            return (a, t, r, false);
         }
         if active == want {
-            return (active, 0, 0);
+            return (active, 0, 0, false);
         }
         let uid = job.metadata.uid.clone().unwrap_or_default();
         let record = new_backoff
@@ -890,7 +922,7 @@ impl Cluster {
         let remaining = record.remaining(self.now);
         if remaining.as_millis() > 0 {
             self.job_requeue_after(key, self.now + remaining);
-            return (active, 0, 0);
+            return (active, 0, 0, false);
         }
         let diff = ((want - active) as usize).min(MAX_POD_CREATE_DELETE_PER_SYNC);
         let indexes: Vec<Option<i32>> = if spec.completion_mode.as_deref() == Some("Indexed") {
@@ -908,6 +940,7 @@ impl Cluster {
         };
         // slowStartBatch: 1, 2, 4, … creations; a failed batch stops the rest.
         let mut created = 0;
+        let mut failed = false;
         let mut batch = 1;
         let mut iter = indexes.into_iter();
         'outer: loop {
@@ -939,7 +972,7 @@ impl Cluster {
                             "FailedCreate",
                             format!("Error creating: {}", e.message),
                         );
-                        self.requeue_rate_limited(Component::JobController, key.clone());
+                        failed = true;
                         break 'outer;
                     }
                 }
@@ -949,7 +982,7 @@ impl Cluster {
             }
             batch *= 2;
         }
-        (active + created, 0, 0)
+        (active + created, 0, 0, failed)
     }
 
     /// Deletes `n` active pods in upstream's removal order (`activePodsForRemoval`:

@@ -4,10 +4,13 @@
 
 pub mod daemonset;
 pub mod deployment;
+#[cfg(test)]
+mod echo;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod garbage_collector;
 pub mod job;
+pub mod manager;
 pub mod namespace;
 pub mod node_lifecycle;
 pub mod podgc;
@@ -45,9 +48,25 @@ impl Cluster {
 
     /// The work queue's `Forget`: a key that synced starts its back-off afresh.
     pub(crate) fn forget_failures(&mut self, component: &Component, key: &ObjectKey) {
+        if self.requeue_failures.is_empty() {
+            return;
+        }
         self.requeue_failures
             .remove(&(component.clone(), key.clone()));
     }
+}
+
+/// Whether a watch event shows an orphan pod that a ReplicaSet or DaemonSet whose
+/// selector matches may adopt (upstream `addPod`/`updatePod` enqueue
+/// `getPodReplicaSets`, `getDaemonSetsForPod`): active, labelled, not deleted.
+pub(crate) fn adoptable_orphan(ev: &crate::store::WatchEvent) -> bool {
+    let crate::object::Object::Pod(pod) = &*ev.object else {
+        return false;
+    };
+    ev.event_type != crate::store::EventType::Deleted
+        && replicaset::is_orphan(pod)
+        && pod_is_active(pod)
+        && pod.metadata.labels.as_ref().is_some_and(|l| !l.is_empty())
 }
 
 /// Whether `labels` satisfy `selector` (matchLabels and matchExpressions), as

@@ -1,14 +1,59 @@
 //! The namespace controller: empties a Terminating namespace, then removes it.
 //! Mirrors `namespacedResourcesDeleter` in pkg/controller/namespace/deletion.
 
+use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
-use crate::object::{Kind, ObjectKey};
+use crate::object::{Kind, Object, ObjectKey};
+use crate::store::{EventType, WatchEvent};
 
-const ACTOR: Actor = Actor::Controller("namespace-controller");
+pub(crate) const ID: ControllerId = ControllerId::new("namespace-controller");
+const ACTOR: Actor = Actor::Controller(ID.name());
+
+/// The namespace controller: Terminating namespaces, looked at again as their last
+/// objects go.
+pub(crate) struct NamespaceController;
+
+impl Controller for NamespaceController {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        let obj: &Object = &ev.object;
+        let deleted = ev.event_type == EventType::Deleted;
+        if let Object::Namespace(ns) = obj {
+            if ns.metadata.deletion_timestamp.is_some() && !deleted {
+                keys.push(obj.key());
+            }
+        } else if deleted && obj.kind().namespaced() {
+            // A terminating namespace waits for its last objects to go.
+            let ns_key = ObjectKey::new(Kind::Namespace, "", obj.namespace());
+            if c.store
+                .get(&ns_key)
+                .is_some_and(|n| n.meta().deletion_timestamp.is_some())
+            {
+                keys.push(ns_key);
+            }
+        }
+    }
+
+    fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
+        let terminating = c
+            .store
+            .list(Kind::Namespace, None)
+            .filter(|n| n.meta().deletion_timestamp.is_some());
+        keys.extend(terminating.map(Object::key));
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.sync_namespace(key);
+        Action::Done
+    }
+}
 
 impl Cluster {
-    pub(crate) fn sync_namespace(&mut self, key: &ObjectKey) {
+    fn sync_namespace(&mut self, key: &ObjectKey) {
         let terminating = self
             .store
             .get(key)

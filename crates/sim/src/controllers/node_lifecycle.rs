@@ -22,11 +22,13 @@
 //! tolerate it, after `tolerationSeconds` (300 s from DefaultTolerationSeconds) if they
 //! do, never if they tolerate it forever.
 
+use super::manager::{Action, Controller, ControllerId};
 use super::set_pod_condition;
 use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Timer};
 use crate::control_plane::NodeHealth;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Node, NodeCondition, PodCondition, Taint, Toleration};
 use serde::{Deserialize, Serialize};
@@ -52,7 +54,56 @@ pub fn unschedulable_taint_stale(node: &Node) -> bool {
 }
 
 const NODE_ACTOR: Actor = Actor::Controller("node-controller");
-const EVICTION_ACTOR: Actor = Actor::Controller("taint-eviction-controller");
+pub(crate) const ID: ControllerId = ControllerId::new("node-lifecycle-controller");
+pub(crate) const TAINT_EVICTION_ID: ControllerId = ControllerId::new("taint-eviction-controller");
+const EVICTION_ACTOR: Actor = Actor::Controller(TAINT_EVICTION_ID.name());
+
+/// The node lifecycle controller's queue: cordoned or uncordoned nodes whose
+/// `unschedulable` taint is out of date. Its health monitor runs on its own period.
+pub(crate) struct NodeLifecycleController;
+
+impl Controller for NodeLifecycleController {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, _c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        if let Object::Node(node) = &*ev.object {
+            if ev.event_type != EventType::Deleted && unschedulable_taint_stale(node) {
+                keys.push(ev.object.key());
+            }
+        }
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.sync_unschedulable_taint(key);
+        Action::Done
+    }
+}
+
+/// The taint eviction controller: nodes whose NoExecute taints may have changed.
+pub(crate) struct TaintEvictionController;
+
+impl Controller for TaintEvictionController {
+    fn id(&self) -> ControllerId {
+        TAINT_EVICTION_ID
+    }
+
+    fn watch(&self, _c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        if let Object::Node(_) = &*ev.object {
+            keys.push(ev.object.key());
+        }
+    }
+
+    fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
+        keys.extend(c.store.list(Kind::Node, None).map(Object::key));
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.sync_node_taints(key);
+        Action::Done
+    }
+}
 
 /// The node's Ready condition status: "True", "False" or "Unknown".
 pub fn node_ready_status(node: &Node) -> &str {
@@ -867,7 +918,7 @@ impl Cluster {
     /// `doNoScheduleTaintingPass` for cordons: a node with `spec.unschedulable` gets
     /// the `node.kubernetes.io/unschedulable:NoSchedule` taint, an uncordoned one
     /// loses it.
-    pub(crate) fn sync_unschedulable_taint(&mut self, node_key: &ObjectKey) {
+    fn sync_unschedulable_taint(&mut self, node_key: &ObjectKey) {
         let Some(Object::Node(mut node)) = self.store.get(node_key).cloned() else {
             return;
         };
@@ -912,7 +963,7 @@ impl Cluster {
 
     /// Taint eviction: (re)computes each pod's eviction deadline on a node whose
     /// NoExecute taints changed.
-    pub(crate) fn sync_node_taints(&mut self, node_key: &ObjectKey) {
+    fn sync_node_taints(&mut self, node_key: &ObjectKey) {
         let taints: Vec<Taint> = match self.store.get(node_key).and_then(|o| o.as_node()) {
             Some(n) => n
                 .spec

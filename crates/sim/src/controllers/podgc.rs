@@ -17,8 +17,9 @@
 //! pods by age). The orphan quarantine starts when the node's deletion is seen rather
 //! than at the next 20 s pass, so orphans go 40 s after their node, not 40–80 s.
 
+use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Component, Timer};
+use crate::cluster::{Cluster, Timer};
 use crate::controllers::node_lifecycle::node_ready_status;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::store::{EventType, WatchEvent};
@@ -26,7 +27,30 @@ use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Node, Pod, PodCondition};
 use std::collections::BTreeSet;
 
-const ACTOR: Actor = Actor::Controller("pod-garbage-collector");
+pub(crate) const ID: ControllerId = ControllerId::new("pod-garbage-collector");
+const ACTOR: Actor = Actor::Controller(ID.name());
+
+/// The pod garbage collector: nodes deleted or put out of service, and pods that
+/// became collectable.
+pub(crate) struct PodGarbageCollector;
+
+impl Controller for PodGarbageCollector {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        match &*ev.object {
+            Object::Node(_) => c.pod_gc_observe_node(ev, keys),
+            Object::Pod(_) => c.pod_gc_observe_pod(ev, keys),
+            _ => {}
+        }
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.pod_gc_sync(key)
+    }
+}
 /// `gcCheckPeriod`.
 pub const GC_CHECK_PERIOD: SimDuration = SimDuration::secs(20);
 /// `quarantineTime`: how long a node must be missing before its pods are orphans.
@@ -91,7 +115,7 @@ impl Cluster {
         self.arm_terminated_check();
     }
 
-    pub(crate) fn pod_gc_observe_node(&mut self, ev: &WatchEvent) {
+    fn pod_gc_observe_node(&mut self, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
         let Object::Node(node) = &*ev.object else {
             return;
         };
@@ -105,11 +129,11 @@ impl Cluster {
         // The node exists (again): its pods are no longer orphans.
         self.pod_gc.orphaned.remove(&name);
         if out_of_service(node) {
-            self.enqueue(Component::PodGarbageCollector, ev.object.key());
+            keys.push(ev.object.key());
         }
     }
 
-    pub(crate) fn pod_gc_observe_pod(&mut self, ev: &WatchEvent) {
+    fn pod_gc_observe_pod(&mut self, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
         let Object::Pod(pod) = &*ev.object else {
             return;
         };
@@ -123,21 +147,17 @@ impl Cluster {
             Some(node) => {
                 let node_key = ObjectKey::new(Kind::Node, "", node);
                 match self.store.get(&node_key) {
-                    None if self.pod_gc.orphaned.contains(node) => {
-                        self.enqueue(Component::PodGarbageCollector, ev.object.key());
-                    }
+                    None if self.pod_gc.orphaned.contains(node) => keys.push(ev.object.key()),
                     None => self.quarantine_node(node),
                     Some(Object::Node(n))
                         if pod.metadata.deletion_timestamp.is_some() && out_of_service(n) =>
                     {
-                        self.enqueue(Component::PodGarbageCollector, node_key);
+                        keys.push(node_key)
                     }
                     _ => {}
                 }
             }
-            None if pod.metadata.deletion_timestamp.is_some() => {
-                self.enqueue(Component::PodGarbageCollector, ev.object.key());
-            }
+            None if pod.metadata.deletion_timestamp.is_some() => keys.push(ev.object.key()),
             None => {}
         }
     }
@@ -195,7 +215,7 @@ impl Cluster {
         }
         self.pod_gc.orphaned.insert(node.to_string());
         for p in pods {
-            self.enqueue(Component::PodGarbageCollector, p);
+            self.enqueue(ID.component(), p);
         }
     }
 
@@ -223,14 +243,16 @@ impl Cluster {
         }
     }
 
-    pub(crate) fn pod_gc_sync(&mut self, key: &ObjectKey) {
+    /// Collects what `key` names; a failed write brings the key back.
+    fn pod_gc_sync(&mut self, key: &ObjectKey) -> Action {
+        let mut failed = false;
         match key.kind {
             Kind::Node => {
                 let Some(Object::Node(node)) = self.store.get(key) else {
-                    return;
+                    return Action::Done;
                 };
                 if !out_of_service(node) {
-                    return;
+                    return Action::Done;
                 }
                 let terminating: Vec<Pod> = self
                     .store
@@ -240,12 +262,12 @@ impl Cluster {
                     .cloned()
                     .collect();
                 for pod in terminating {
-                    self.mark_failed_and_delete(pod, None);
+                    failed |= !self.mark_failed_and_delete(pod, None);
                 }
             }
             Kind::Pod => {
                 let Some(Object::Pod(pod)) = self.store.get(key).cloned() else {
-                    return;
+                    return Action::Done;
                 };
                 match node_of(&pod) {
                     Some(node) => {
@@ -267,25 +289,31 @@ impl Cluster {
                                 last_transition_time: Some(self.now.to_k8s()),
                                 ..Default::default()
                             };
-                            self.mark_failed_and_delete(pod, Some(condition));
+                            failed |= !self.mark_failed_and_delete(pod, Some(condition));
                             if self.store.pods_on_node(&node).next().is_none() {
                                 self.pod_gc.orphaned.remove(&node);
                             }
                         }
                     }
                     None if pod.metadata.deletion_timestamp.is_some() => {
-                        self.mark_failed_and_delete(pod, None);
+                        failed |= !self.mark_failed_and_delete(pod, None);
                     }
                     None => {}
                 }
             }
             _ => {}
         }
+        if failed {
+            Action::Requeue
+        } else {
+            Action::Done
+        }
     }
 
     /// `markFailedAndDeletePodWithCondition`: a pod not yet terminal gets phase Failed
-    /// (and the condition), then a delete with grace period 0.
-    fn mark_failed_and_delete(&mut self, pod: Pod, condition: Option<PodCondition>) {
+    /// (and the condition), then a delete with grace period 0. False when the status
+    /// write failed.
+    fn mark_failed_and_delete(&mut self, pod: Pod, condition: Option<PodCondition>) -> bool {
         let key = Object::Pod(pod.clone()).key();
         if !is_terminated(&pod) {
             let mut updated = pod;
@@ -294,10 +322,10 @@ impl Cluster {
                 super::set_pod_condition(&mut updated, c);
             }
             if self.update_as(ACTOR, Object::Pod(updated)).is_err() {
-                self.requeue_rate_limited(Component::PodGarbageCollector, key);
-                return;
+                return false;
             }
         }
         let _ = self.delete_as(ACTOR, &key, Some(0));
+        true
     }
 }

@@ -10,32 +10,72 @@
 //! Simplification: an orphan pod is adopted by the oldest matching ReplicaSet when
 //! its watch event arrives (upstream every matching ReplicaSet races for it).
 
+use super::manager::{Action, Controller, ControllerId};
 use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready, selector_matches};
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Component, Timer};
+use crate::cluster::{controller_of, Cluster};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::sort::StableSort;
+use crate::store::{EventType, WatchEvent};
 use crate::time::SimTime;
 use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
 use std::collections::BTreeMap;
 
-const ACTOR: Actor = Actor::Controller("replicaset-controller");
+pub(crate) const ID: ControllerId = ControllerId::new("replicaset-controller");
+const ACTOR: Actor = Actor::Controller(ID.name());
+
+/// The ReplicaSet controller: ReplicaSets, their pods, and orphan pods one of them
+/// may adopt (queued by the pod's own key).
+pub(crate) struct ReplicaSetController;
+
+impl Controller for ReplicaSetController {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        let obj: &Object = &ev.object;
+        match obj {
+            Object::ReplicaSet(rs) => {
+                if ev.event_type == EventType::Added {
+                    keys.extend(c.orphans_for(rs));
+                }
+                keys.push(obj.key());
+            }
+            Object::Pod(_) => {
+                keys.extend(controller_of(obj, Kind::ReplicaSet));
+                if super::adoptable_orphan(ev) {
+                    keys.push(obj.key());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
+        keys.extend(c.store.list(Kind::ReplicaSet, None).map(Object::key));
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.sync_replica_set(key)
+    }
+}
 /// Upstream `burstReplicas`: at most this many creations or deletions per sync.
 pub const BURST_REPLICAS: usize = 500;
 
 impl Cluster {
-    pub(crate) fn sync_replica_set(&mut self, key: &ObjectKey) {
+    fn sync_replica_set(&mut self, key: &ObjectKey) -> Action {
         if key.kind == Kind::Pod {
-            // An orphan pod the watch saw (see `Cluster::dispatch`).
+            // An orphan pod the watch saw.
             self.adopt_orphan_pod(key);
-            return;
+            return Action::Done;
         }
         let Some(Object::ReplicaSet(rs)) = self.store.get(key).cloned() else {
-            self.forget_failures(&Component::ReplicaSetController, key);
-            return;
+            return Action::Done;
         };
+        let mut action = Action::Done;
         let uid = rs.metadata.uid.clone().unwrap_or_default();
         let want = rs.spec.replicas.unwrap_or(1).max(0) as usize;
         self.release_unmatched_pods(&rs);
@@ -56,15 +96,10 @@ impl Cluster {
                 let n = (want - active).min(BURST_REPLICAS);
                 // A refused creation (a quota, say) is an error of this sync: the key
                 // comes back after a back-off, as upstream's rate-limited queue does.
-                match self.create_pods_slow_start(&rs, n) {
-                    Ok(()) => self.forget_failures(&Component::ReplicaSetController, key),
-                    Err(message) => {
-                        manage_error = Some(("FailedCreate", message));
-                        self.requeue_rate_limited(Component::ReplicaSetController, key.clone());
-                    }
+                if let Err(message) = self.create_pods_slow_start(&rs, n) {
+                    manage_error = Some(("FailedCreate", message));
+                    action = Action::Requeue;
                 }
-            } else {
-                self.forget_failures(&Component::ReplicaSetController, key);
             }
             for v in victims {
                 if self.delete_as(ACTOR, &v, None).is_ok() {
@@ -81,6 +116,7 @@ impl Cluster {
             }
         }
         self.update_replica_set_status(key, manage_error);
+        action
     }
 
     /// Release half of `PodControllerRefManager.ClaimPods`
@@ -310,13 +346,7 @@ impl Cluster {
             // a pod becomes available with no event of its own. Armed when the status
             // changes, so each ready pod gets one look rather than one per sync.
             if let Some(at) = next_available {
-                self.schedule(
-                    at,
-                    Timer::EnqueueAfter {
-                        component: Component::ReplicaSetController,
-                        key: key.clone(),
-                    },
-                );
+                self.enqueue_after(ID, key.clone(), at);
             }
         }
     }

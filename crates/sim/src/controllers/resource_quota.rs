@@ -8,8 +8,9 @@
 //! `status.used` as it admits them. Recounts list only the namespace's objects of the
 //! kinds the quota tracks, and only namespaces with a quota pay for them.
 
+use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Component, Timer};
+use crate::cluster::{Cluster, Timer};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::quantity::Quantity;
 use crate::quota::{self, ResourceList};
@@ -17,7 +18,27 @@ use crate::store::{EventType, WatchEvent};
 use crate::time::SimDuration;
 use k8s_openapi::api::core::v1::{ResourceQuota, ResourceQuotaStatus};
 
-const ACTOR: Actor = Actor::Controller("resourcequota-controller");
+pub(crate) const ID: ControllerId = ControllerId::new("resourcequota-controller");
+const ACTOR: Actor = Actor::Controller(ID.name());
+
+/// The resource quota controller: quotas whose status lags their spec, and the
+/// quotas an object's removal (or a pod's end) replenishes.
+pub(crate) struct ResourceQuotaController;
+
+impl Controller for ResourceQuotaController {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        c.resource_quota_observe(ev, keys);
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.sync_resource_quota(key);
+        Action::Done
+    }
+}
 /// Upstream `--resource-quota-sync-period`.
 pub const RESYNC_PERIOD: SimDuration = SimDuration::secs(300);
 
@@ -32,7 +53,7 @@ fn needs_sync(q: &ResourceQuota) -> bool {
 
 impl Cluster {
     /// The controller's informers, fed by the apiserver's watch fan-out.
-    pub(crate) fn resource_quota_observe(&mut self, ev: &WatchEvent) {
+    fn resource_quota_observe(&mut self, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
         let obj: &Object = &ev.object;
         let kind = obj.kind();
         if let Object::ResourceQuota(q) = obj {
@@ -44,7 +65,7 @@ impl Cluster {
                 self.schedule(self.now + RESYNC_PERIOD, Timer::ResourceQuotaResync);
             }
             if needs_sync(q) {
-                self.enqueue(Component::ResourceQuotaController, obj.key());
+                keys.push(obj.key());
             }
             return;
         }
@@ -64,7 +85,7 @@ impl Cluster {
         if !replenish {
             return;
         }
-        let quotas: Vec<ObjectKey> = self
+        let quotas = self
             .store
             .list(Kind::ResourceQuota, Some(obj.namespace()))
             .filter(|q| match q {
@@ -73,11 +94,8 @@ impl Cluster {
                 }
                 _ => false,
             })
-            .map(Object::key)
-            .collect();
-        for q in quotas {
-            self.enqueue(Component::ResourceQuotaController, q);
-        }
+            .map(Object::key);
+        keys.extend(quotas);
     }
 
     /// The periodic full resync: every quota is recounted (it catches pods that
@@ -93,14 +111,14 @@ impl Cluster {
             return;
         }
         for q in quotas {
-            self.enqueue(Component::ResourceQuotaController, q);
+            self.enqueue(ID.component(), q);
         }
         self.schedule(self.now + RESYNC_PERIOD, Timer::ResourceQuotaResync);
     }
 
     /// Upstream `syncResourceQuota`: status.hard from spec.hard, status.used counted
     /// from the namespace's objects; written only when it changed.
-    pub(crate) fn sync_resource_quota(&mut self, key: &ObjectKey) {
+    fn sync_resource_quota(&mut self, key: &ObjectKey) {
         let Some(Object::ResourceQuota(q)) = self.store.get(key).cloned() else {
             return;
         };

@@ -6,18 +6,52 @@
 //! (`kube-api-access-…`), and it admits pods naming `default` even in the instant
 //! before the controller has created it.
 
+use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
+use crate::store::{EventType, WatchEvent};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-const ACTOR: Actor = Actor::Controller("service-account-controller");
+pub(crate) const ID: ControllerId = ControllerId::new("service-account-controller");
+const ACTOR: Actor = Actor::Controller(ID.name());
+
+/// The ServiceAccount controller: new namespaces, and namespaces whose `default`
+/// ServiceAccount was deleted.
+pub(crate) struct ServiceAccountController;
+
+impl Controller for ServiceAccountController {
+    fn id(&self) -> ControllerId {
+        ID
+    }
+
+    fn watch(&self, _c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+        match (&*ev.object, ev.event_type) {
+            (Object::Namespace(ns), EventType::Added)
+                if ns.metadata.deletion_timestamp.is_none() =>
+            {
+                keys.push(ev.object.key())
+            }
+            (Object::ServiceAccount(sa), EventType::Deleted)
+                if sa.metadata.name.as_deref() == Some("default") =>
+            {
+                keys.push(ObjectKey::new(Kind::Namespace, "", ev.object.namespace()))
+            }
+            _ => {}
+        }
+    }
+
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
+        c.sync_default_service_account(key);
+        Action::Done
+    }
+}
 
 impl Cluster {
     /// Creates the namespace's `default` ServiceAccount if it is missing.
-    pub(crate) fn sync_default_service_account(&mut self, namespace: &ObjectKey) {
+    fn sync_default_service_account(&mut self, namespace: &ObjectKey) {
         let active = self
             .store
             .get(namespace)

@@ -13,7 +13,7 @@ pub mod plugins;
 pub mod queue;
 
 use crate::apiserver::Actor;
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, Component};
 use crate::controllers::set_pod_condition;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::sort::StableSort;
@@ -266,6 +266,23 @@ fn node_info_from(info: &mut NodeInfo, node: &k8s_openapi::api::core::v1::Node) 
 }
 
 impl Cluster {
+    /// The scheduler's informers: pod and node events keep its cache in step, and a
+    /// pod not yet bound (and not parked as unschedulable) joins its queue.
+    pub(crate) fn scheduler_watch(&mut self, ev: &WatchEvent) {
+        self.scheduler_observe_pod(ev);
+        self.scheduler_observe_node(ev);
+        let Object::Pod(pod) = &*ev.object else {
+            return;
+        };
+        let unbound = pod.spec.as_ref().is_none_or(|s| s.node_name.is_none());
+        if unbound && ev.event_type != EventType::Deleted {
+            let key = ev.object.key();
+            if !self.is_parked_unschedulable(&key) {
+                self.enqueue(Component::Scheduler, key);
+            }
+        }
+    }
+
     /// Informer handler: keeps the node totals in step with assigned pods, and moves
     /// parked pods on the events that may help them (AssignedPodDelete, a pod turning
     /// terminal, an update to the parked pod itself).

@@ -1,0 +1,187 @@
+//! The controller manager's runtime: the controllers it runs, how a watch event
+//! becomes keys on their work queues, and how a queue is worked.
+//!
+//! A controller is a value implementing [`Controller`]: its event handlers
+//! ([`Controller::watch`], upstream's `AddFunc`/`UpdateFunc`/`DeleteFunc` deciding
+//! which keys to queue), its informers' initial list ([`Controller::relist`]) and
+//! its `syncHandler` ([`Controller::reconcile`]), which returns an [`Action`] for
+//! the key, as kube-runtime's reconcilers do. The runtime owns the rest: one work
+//! queue per controller (a set of keys, so a key queued twice is synced once), the
+//! watch delay before a queue is worked, the rate-limited requeue of a failed key
+//! (`AddRateLimited`/`Forget`) and delayed requeues (`AddAfter`).
+//!
+//! Adding a controller is one module and one line in [`CONTROLLERS`].
+
+use crate::cluster::{Cluster, Component, Timer};
+use crate::object::ObjectKey;
+use crate::store::WatchEvent;
+use crate::time::SimTime;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// What a reconcile asks of its work queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// The key is synced: its failure count starts afresh (`Forget`).
+    Done,
+    /// The sync failed: the key comes back after the rate limiter's back-off, longer
+    /// with each failure in a row (`AddRateLimited`).
+    Requeue,
+}
+
+/// One controller of the controller manager.
+pub(crate) trait Controller: Sync {
+    /// Its name: the user it writes as, and how the trace and the office name it.
+    fn id(&self) -> ControllerId;
+
+    /// The keys a watch event puts on its queue. May update the controller's own
+    /// memory (its informer's view of the object).
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>);
+
+    /// The keys its informers' initial list queues when the controller manager
+    /// (re)starts. Nothing by default.
+    fn relist(&self, _c: &mut Cluster, _keys: &mut Vec<ObjectKey>) {}
+
+    /// Looks at one key: reads the current state and writes through the apiserver.
+    fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action;
+
+    /// How the trace names a delayed requeue ([`Cluster::enqueue_after`]) of this
+    /// controller.
+    fn requeue_after_reason(&self) -> &'static str {
+        "delayed requeue"
+    }
+}
+
+/// Every controller the controller manager runs, in the order a watch event
+/// reaches them.
+pub(crate) static CONTROLLERS: &[&dyn Controller] = &[
+    &super::job::JobController,
+    &super::endpointslice::EndpointSliceController,
+    &super::endpoints::EndpointsController,
+    &super::replicaset::ReplicaSetController,
+    &super::deployment::DeploymentController,
+    &super::daemonset::DaemonSetController,
+    &super::namespace::NamespaceController,
+    &super::serviceaccount::ServiceAccountController,
+    &super::garbage_collector::GarbageCollector,
+    &super::resource_quota::ResourceQuotaController,
+    &super::podgc::PodGarbageCollector,
+    &super::node_lifecycle::NodeLifecycleController,
+    &super::node_lifecycle::TaintEvictionController,
+    &super::ttl_after_finished::TtlAfterFinishedController,
+    #[cfg(test)]
+    &super::echo::EchoController,
+];
+
+/// A controller, by the name it writes with (`replicaset-controller`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ControllerId(&'static str);
+
+impl ControllerId {
+    pub(crate) const fn new(name: &'static str) -> ControllerId {
+        ControllerId(name)
+    }
+
+    /// The controller's name, as its requests and the trace show it.
+    pub const fn name(self) -> &'static str {
+        self.0
+    }
+
+    /// The component whose queue is this controller's.
+    pub(crate) const fn component(self) -> Component {
+        Component::Controller(self)
+    }
+
+    fn controller(self) -> &'static dyn Controller {
+        CONTROLLERS
+            .iter()
+            .copied()
+            .find(|c| c.id() == self)
+            .expect("a ControllerId names a registered controller")
+    }
+}
+
+impl Serialize for ControllerId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ControllerId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        CONTROLLERS
+            .iter()
+            .map(|c| c.id())
+            .find(|id| id.0 == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown controller {name:?}")))
+    }
+}
+
+impl Cluster {
+    /// Hands a watch event to every controller, queueing the keys each asks for.
+    pub(crate) fn controllers_watch(&mut self, ev: &WatchEvent) {
+        let mut keys = Vec::new();
+        for controller in CONTROLLERS.iter() {
+            controller.watch(self, ev, &mut keys);
+            for key in keys.drain(..) {
+                self.enqueue(controller.id().component(), key);
+            }
+        }
+    }
+
+    /// The informers' initial list of a (re)started controller manager.
+    pub(crate) fn controllers_relist(&mut self) {
+        let mut keys = Vec::new();
+        for controller in CONTROLLERS.iter() {
+            controller.relist(self, &mut keys);
+            for key in keys.drain(..) {
+                self.enqueue(controller.id().component(), key);
+            }
+        }
+    }
+
+    /// Works `keys`, taken off the controller's queue, one reconcile each.
+    pub(crate) fn work_controller_queue(
+        &mut self,
+        id: ControllerId,
+        keys: impl IntoIterator<Item = ObjectKey>,
+    ) {
+        let controller = id.controller();
+        for key in keys {
+            self.begin_key(&key);
+            match controller.reconcile(self, &key) {
+                Action::Done => self.forget_failures(&id.component(), &key),
+                Action::Requeue => self.requeue_rate_limited(id.component(), key),
+            }
+        }
+    }
+
+    /// The work queue's `AddAfter`: the controller looks at `key` again at `at`.
+    pub(crate) fn enqueue_after(&mut self, id: ControllerId, key: ObjectKey, at: SimTime) {
+        self.schedule(at, Timer::EnqueueAfter { id, key });
+    }
+}
+
+/// How the trace names a delayed requeue of `id`.
+pub(crate) fn requeue_after_reason(id: ControllerId) -> &'static str {
+    id.controller().requeue_after_reason()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controller_names_are_unique_and_round_trip() {
+        let mut names: Vec<&str> = CONTROLLERS.iter().map(|c| c.id().name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), CONTROLLERS.len());
+        for c in CONTROLLERS.iter() {
+            let json = serde_json::to_string(&c.id()).unwrap();
+            let back: ControllerId = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, c.id());
+        }
+        assert!(serde_json::from_str::<ControllerId>("\"no-such-controller\"").is_err());
+    }
+}

@@ -170,11 +170,12 @@ impl Component {
 pub(crate) enum Timer {
     /// Deliver pending watch events to a component and let it work its queue.
     Wake(Component),
-    /// The node lifecycle controller's monitor loop (`--node-monitor-period`).
-    NodeMonitor,
-    /// The node lifecycle controller's `doNoExecuteTaintingPass`, when a zone's
-    /// tainting queue waits for its rate limiter's next token.
-    NoExecuteTainting,
+    /// A controller's own timer: a monitor period, a resync, a deadline
+    /// (`controllers/manager.rs`).
+    Tick {
+        id: crate::controllers::manager::ControllerId,
+        tick: crate::controllers::manager::Tick,
+    },
     /// A kubelet renews its Lease.
     LeaseRenew(String),
     /// The runtime finished pulling and started a pod's containers.
@@ -189,8 +190,6 @@ pub(crate) enum Timer {
         pod: ObjectKey,
         uid: String,
     },
-    /// The taint eviction controller's deadline for a pod on a NoExecute-tainted node.
-    Evict { pod: ObjectKey, uid: String },
     /// A pod unschedulable since `since` goes back to the scheduling queue
     /// (`podMaxInUnschedulablePodsDuration`).
     SchedulerFlush { pod: ObjectKey, since: SimTime },
@@ -204,15 +203,9 @@ pub(crate) enum Timer {
         component: Component,
         key: ObjectKey,
     },
-    /// The resource quota controller's full resync (`--resource-quota-sync-period`).
-    ResourceQuotaResync,
     /// The leader-election renew deadline of an apiserver outage that began at
     /// `since` (see `control_plane.rs`).
     LeaderElection { since: SimTime },
-    /// The pod garbage collector's quarantine of a node that no longer exists ends.
-    PodGcQuarantine(String),
-    /// The pod garbage collector's check of terminated pods (`gcCheckPeriod`).
-    PodGcCheck,
     /// The apiserver's `kubernetes` Service controller's reconcile
     /// (`--endpoint-reconciler` interval, 10 s): the Service, its Endpoints and
     /// EndpointSlice put back.
@@ -309,24 +302,16 @@ pub(crate) enum Timer {
 
 impl Timer {
     /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 33] = [
+    pub(crate) const DESCRIPTIONS: [&'static str; 25] = [
         "watch delivery",
-        "node monitor period",
-        "no-execute tainting pass",
         "lease renewal",
         "containers started",
         "containers stopped",
-        "toleration expired",
         "unschedulable pods flush",
         "pod scheduling backoff",
         "event TTL",
         "rate-limited requeue",
-        "resource quota resync period",
         "leader election renew deadline",
-        "job requeue after",
-        "ttl after finished",
-        "pod gc quarantine",
-        "pod gc check period",
         "kubernetes service reconcile interval",
         "apiserver start (rbac bootstrap)",
         "pod active deadline",
@@ -345,29 +330,29 @@ impl Timer {
         "traffic tick",
     ];
 
-    /// The static description equal to `text`, if a timer has it.
+    /// The static description equal to `text`, if a timer (or a controller's tick
+    /// or delayed requeue) has it.
     pub(crate) fn intern_description(text: &str) -> Option<&'static str> {
-        Self::DESCRIPTIONS.into_iter().find(|d| *d == text)
+        Self::DESCRIPTIONS
+            .into_iter()
+            .find(|d| *d == text)
+            .or_else(|| crate::controllers::manager::tick_name(text))
+            .or_else(|| crate::controllers::manager::requeue_reason_named(text))
     }
 
     /// A short description for the trace.
     pub(crate) fn describe(&self) -> &'static str {
         match self {
             Timer::Wake(_) => "watch delivery",
-            Timer::NodeMonitor => "node monitor period",
-            Timer::NoExecuteTainting => "no-execute tainting pass",
+            Timer::Tick { tick, .. } => tick.what,
             Timer::LeaseRenew(_) => "lease renewal",
             Timer::ContainersStarted { .. } => "containers started",
             Timer::ContainersStopped { .. } => "containers stopped",
-            Timer::Evict { .. } => "toleration expired",
             Timer::SchedulerFlush { .. } => "unschedulable pods flush",
             Timer::SchedulerBackoff(_) => "pod scheduling backoff",
             Timer::EventExpiry(_) => "event TTL",
             Timer::Requeue { .. } => "rate-limited requeue",
-            Timer::ResourceQuotaResync => "resource quota resync period",
             Timer::LeaderElection { .. } => "leader election renew deadline",
-            Timer::PodGcQuarantine(_) => "pod gc quarantine",
-            Timer::PodGcCheck => "pod gc check period",
             Timer::KubernetesService => "kubernetes service reconcile interval",
             Timer::ActiveDeadline { .. } => "pod active deadline",
             Timer::RbacBootstrap => "apiserver start (rbac bootstrap)",
@@ -418,8 +403,6 @@ pub struct Cluster {
     pub(crate) queues: BTreeMap<Component, WorkQueue>,
     pub(crate) scheduler: SchedulerState,
     pub(crate) kubelets: BTreeMap<String, KubeletState>,
-    /// Pending eviction deadlines by pod uid, so a node's recovery can cancel them.
-    pub(crate) evictions: BTreeMap<String, SimTime>,
     requests: VecDeque<RequestRecord>,
     pub(crate) authenticator: crate::auth::Authenticator,
     pub(crate) trace: crate::trace::Trace,
@@ -438,33 +421,20 @@ pub struct Cluster {
     /// Failed syncs per queued key, for the rate-limited requeue back-off.
     #[serde(with = "crate::snapshot::pairs")]
     pub(crate) requeue_failures: BTreeMap<(Component, ObjectKey), u32>,
-    /// Whether the resource quota controller's periodic resync is armed.
-    pub(crate) quota_resync_scheduled: bool,
     pub(crate) pod_ip_next: BTreeMap<String, u32>,
     pub(crate) node_cidrs: BTreeMap<String, u32>,
     /// The control-plane components' processes and the controller manager's memory.
     pub(crate) control_plane: ControlPlane,
     /// etcd's members beyond the first, its leader, and its saved snapshots.
     pub(crate) etcd: crate::etcd::EtcdCluster,
-    /// The Job controller's pod failure back-off records, by Job uid (in memory
-    /// upstream too: `podBackoffStore`).
-    #[serde(default)]
-    pub(crate) job_backoff: BTreeMap<String, crate::controllers::job::BackoffRecord>,
-    /// The Job controller's pending `AddAfter` requeues, by Job.
-    #[serde(default, with = "crate::snapshot::pairs")]
-    pub(crate) job_requeue: BTreeMap<ObjectKey, SimTime>,
-    /// The pod garbage collector's state (quarantined nodes, threshold).
-    #[serde(default)]
-    pub(crate) pod_gc: crate::controllers::podgc::PodGcState,
+    /// What the controller manager's controllers remember between reconciles.
+    pub(crate) controllers: crate::controllers::Memory,
     /// Whether the `kubernetes` Service controller's next reconcile is scheduled.
     #[serde(default)]
     pub(crate) kubernetes_service_armed: bool,
     /// What happened, for drawing (`feed.rs`). A view: snapshots leave it out.
     #[serde(skip)]
     pub(crate) feed: crate::feed::Feed,
-    /// The endpoint controllers' memory (each pod's last labels, slice size).
-    #[serde(default)]
-    pub(crate) endpoints: crate::controllers::endpointslice::EndpointsState,
     /// What the simulation has done so far (see [`Work`]).
     #[serde(default)]
     pub(crate) work: Work,
@@ -510,12 +480,12 @@ impl Cluster {
         let mut c = Cluster {
             seed,
             etcd: crate::etcd::EtcdCluster::new(members),
+            controllers: Default::default(),
             work: Work::default(),
             proxy: Default::default(),
             cloud: Default::default(),
             ingress: Default::default(),
             traffic: Default::default(),
-            endpoints: Default::default(),
             topology: topology.clone().with_etcd_members(members),
             now: SimTime(0),
             rng: SimRng::new(seed),
@@ -526,7 +496,6 @@ impl Cluster {
             queues: BTreeMap::new(),
             scheduler: SchedulerState::default(),
             kubelets: BTreeMap::new(),
-            evictions: BTreeMap::new(),
             requests: VecDeque::new(),
             authenticator: crate::auth::Authenticator::with_admin(),
             trace: crate::trace::Trace::default(),
@@ -537,13 +506,9 @@ impl Cluster {
             event_counter: 0,
             event_correlator: Default::default(),
             requeue_failures: BTreeMap::new(),
-            quota_resync_scheduled: false,
             pod_ip_next: BTreeMap::new(),
             node_cidrs: BTreeMap::new(),
             control_plane: ControlPlane::default(),
-            job_backoff: BTreeMap::new(),
-            job_requeue: BTreeMap::new(),
-            pod_gc: Default::default(),
             kubernetes_service_armed: false,
             feed: Default::default(),
         };
@@ -561,10 +526,7 @@ impl Cluster {
             c.register_node(spec);
         }
         c.bootstrap_addons();
-        c.schedule(
-            SimTime(0) + crate::controllers::node_lifecycle::MONITOR_PERIOD,
-            Timer::NodeMonitor,
-        );
+        c.start_controllers();
         if c.topology.boot == crate::boot::Boot::Settled {
             c.advance(crate::boot::SETTLE_TIME);
         }
@@ -790,22 +752,7 @@ impl Cluster {
         };
         match timer {
             Timer::Wake(component) => self.wake(component),
-            Timer::NodeMonitor => {
-                if self.controller_manager_active() {
-                    self.monitor_node_health();
-                }
-                self.schedule(
-                    self.now + crate::controllers::node_lifecycle::MONITOR_PERIOD,
-                    Timer::NodeMonitor,
-                );
-            }
-            Timer::NoExecuteTainting => {
-                if self.controller_manager_active() {
-                    self.no_execute_tainting_pass();
-                } else {
-                    self.control_plane.node_lifecycle.forget_tainting_timer();
-                }
-            }
+            Timer::Tick { id, tick } => self.fire_tick(id, &tick),
             Timer::LeaseRenew(node) => self.kubelet_renew_lease(&node),
             Timer::ContainersStarted { node, pod, uid } => {
                 self.kubelet_containers_started(&node, &pod, &uid)
@@ -813,15 +760,11 @@ impl Cluster {
             Timer::ContainersStopped { node, pod, uid } => {
                 self.kubelet_containers_stopped(&node, &pod, &uid)
             }
-            Timer::Evict { pod, uid } => self.evict_pod(&pod, &uid),
             Timer::SchedulerFlush { pod, since } => self.scheduler_flush(&pod, since),
             Timer::SchedulerBackoff(pod) => self.scheduler_backoff_done(&pod),
             Timer::EventExpiry(key) => self.expire_event(&key),
             Timer::Requeue { component, key } => self.enqueue(component, key),
-            Timer::ResourceQuotaResync => self.resync_resource_quotas(),
             Timer::LeaderElection { since } => self.leader_election_deadline(since),
-            Timer::PodGcQuarantine(node) => self.pod_gc_quarantine_ended(&node),
-            Timer::PodGcCheck => self.pod_gc_check(),
             Timer::KubernetesService => self.reconcile_kubernetes_service(),
             Timer::ActiveDeadline { node, pod, uid } => {
                 self.kubelet_active_deadline_fired(&node, &pod, &uid)

@@ -30,6 +30,7 @@
 
 use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Component, Timer, WATCH_DELAY};
+use crate::controllers::manager::Hold;
 use crate::controllers::set_pod_condition;
 use crate::error::{ApiError, SimError, StatusReason};
 use crate::object::{from_manifest, Kind, Object, ObjectKey};
@@ -300,14 +301,11 @@ impl Cluster {
             | Timer::ImagePulled { .. }
             | Timer::ActiveDeadline { .. }
             | Timer::Probe { .. } => !self.api_writable(),
-            // A stopped controller manager forgets its eviction deadlines (its relist
-            // sets them again); one cut off from the apiserver keeps them.
-            Timer::Evict { .. }
-                if !self.component_running(ControlPlaneComponent::ControllerManager) =>
-            {
-                return None
-            }
-            Timer::Evict { .. } => !self.api_writable(),
+            Timer::Tick { id, tick } => match self.hold_tick(*id, tick) {
+                Hold::Fire => false,
+                Hold::Defer => true,
+                Hold::Drop => return None,
+            },
             // etcd expires the Event's lease itself; only etcd must be up.
             Timer::EventExpiry(_) => self.check_storage().is_err(),
             Timer::KubernetesService | Timer::RbacBootstrap => !self.api_writable(),
@@ -446,8 +444,8 @@ impl Cluster {
             ControlPlaneComponent::ControllerManager => {
                 self.control_plane.node_health.clear();
                 self.control_plane.node_lifecycle.forget();
-                self.evictions.clear();
-                self.job_backoff.clear();
+                self.controllers.evictions.clear();
+                self.controllers.job_backoff.clear();
             }
             ControlPlaneComponent::Scheduler => self.scheduler.forget_unschedulable(),
             // The apiserver's post-start hooks: bootstrap RBAC, and the `kubernetes`

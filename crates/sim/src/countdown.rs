@@ -94,7 +94,7 @@ impl Cluster {
                 let Some(uid) = pod.metadata.uid.as_deref() else {
                     continue;
                 };
-                if let Some(at) = self.evictions.get(uid) {
+                if let Some(at) = self.controllers.evictions.get(uid) {
                     *due.entry(at.0).or_default() += 1;
                 }
             }

@@ -600,12 +600,8 @@ impl Cluster {
             .list(Kind::ResourceQuota, None)
             .map(Object::key)
             .collect();
-        if !quotas.is_empty() && !self.quota_resync_scheduled {
-            self.quota_resync_scheduled = true;
-            self.schedule(
-                self.now + crate::controllers::resource_quota::RESYNC_PERIOD,
-                Timer::ResourceQuotaResync,
-            );
+        if !quotas.is_empty() {
+            self.arm_quota_resync();
         }
         for q in quotas {
             self.enqueue(crate::controllers::resource_quota::ID.component(), q);

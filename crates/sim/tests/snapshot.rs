@@ -3,7 +3,7 @@
 mod common;
 use common::*;
 
-use warehouse_sim::snapshot::{fnv1a64, SNAPSHOT_FORMAT};
+use warehouse_sim::snapshot::{fnv1a64, SNAPSHOT_FORMAT, SNAPSHOT_VERSION};
 use warehouse_sim::{
     Cluster, ControlPlaneComponent, Fault, Kind, Object, ObjectKey, SimDuration, SnapshotError,
     Topology,
@@ -172,7 +172,7 @@ fn truncated_or_corrupted_snapshots_are_errors() {
     ));
     let newer = String::from_utf8(bytes.clone())
         .unwrap()
-        .replacen(" v1 ", " v9 ", 1);
+        .replacen(&format!(" {SNAPSHOT_VERSION} "), " v9 ", 1);
     assert!(matches!(
         Cluster::restore(newer.as_bytes()),
         Err(SnapshotError::Version { .. })
@@ -199,7 +199,7 @@ fn restore_err(bytes: &[u8]) -> SnapshotError {
 /// Bytes with a valid checksum over an edited body.
 fn resealed(body: &str) -> Vec<u8> {
     format!(
-        "{SNAPSHOT_FORMAT} v1 fnv1a64={:016x}\n{body}",
+        "{SNAPSHOT_FORMAT} {SNAPSHOT_VERSION} fnv1a64={:016x}\n{body}",
         fnv1a64(body.as_bytes())
     )
     .into_bytes()

@@ -166,7 +166,7 @@ fn owner_ref(svc: &Service) -> OwnerReference {
 impl Cluster {
     /// The largest number of endpoints one slice holds (`--max-endpoints-per-slice`).
     pub fn max_endpoints_per_slice(&self) -> usize {
-        self.endpoints.max_per_slice
+        self.controllers.endpoints.max_per_slice
     }
 
     /// `sim config max-endpoints-per-slice N`: the controller manager's flag; every
@@ -177,7 +177,7 @@ impl Cluster {
                 "max-endpoints-per-slice must be between 1 and {MAX_ENDPOINTS_PER_SLICE_LIMIT}"
             ));
         }
-        self.endpoints.max_per_slice = n;
+        self.controllers.endpoints.max_per_slice = n;
         let services: Vec<ObjectKey> = self
             .store
             .list(Kind::Service, None)
@@ -205,7 +205,7 @@ impl Cluster {
         let Object::Pod(pod) = &*ev.object else {
             return Vec::new();
         };
-        if let Some((revision, services)) = &self.endpoints.last_pod_event {
+        if let Some((revision, services)) = &self.controllers.endpoints.last_pod_event {
             if *revision == ev.revision {
                 return services.clone();
             }
@@ -214,7 +214,7 @@ impl Cluster {
             .pod_event_services(&ev.object.key(), pod, &ev.event_type)
             .into_iter()
             .collect();
-        self.endpoints.last_pod_event = Some((ev.revision, services.clone()));
+        self.controllers.endpoints.last_pod_event = Some((ev.revision, services.clone()));
         services
     }
 
@@ -229,15 +229,19 @@ impl Cluster {
         let facts = PodEndpointFacts::of(pod);
         let (before, facts_before) = if deleted {
             (
-                self.endpoints.labels.remove(pod_key),
-                self.endpoints.facts.remove(pod_key),
+                self.controllers.endpoints.labels.remove(pod_key),
+                self.controllers.endpoints.facts.remove(pod_key),
             )
         } else {
             (
-                self.endpoints
+                self.controllers
+                    .endpoints
                     .labels
                     .insert(pod_key.clone(), labels.clone()),
-                self.endpoints.facts.insert(pod_key.clone(), facts.clone()),
+                self.controllers
+                    .endpoints
+                    .facts
+                    .insert(pod_key.clone(), facts.clone()),
             )
         };
         let mut services: BTreeSet<ObjectKey> = BTreeSet::new();
@@ -288,7 +292,7 @@ impl Cluster {
     /// The endpoint controllers' informer lists pods again (a controller manager
     /// that starts, an etcd restore): the labels it knows are the pods' as they are.
     pub(crate) fn endpoint_controllers_relist(&mut self) {
-        self.endpoints.labels = self
+        self.controllers.endpoints.labels = self
             .store
             .list(Kind::Pod, None)
             .filter_map(|o| {
@@ -299,8 +303,8 @@ impl Cluster {
             })
             .collect();
         // Each pod's next event syncs its Services.
-        self.endpoints.facts.clear();
-        self.endpoints.last_pod_event = None;
+        self.controllers.endpoints.facts.clear();
+        self.controllers.endpoints.last_pod_event = None;
     }
 
     /// Reconciles one Service's EndpointSlices.
@@ -312,7 +316,7 @@ impl Cluster {
         if !has_managed_endpoints(&svc) || svc.metadata.deletion_timestamp.is_some() {
             return;
         }
-        let max = self.endpoints.max_per_slice;
+        let max = self.controllers.endpoints.max_per_slice;
         let desired = self.desired_endpoints(&svc);
         let uid = svc.metadata.uid.clone().unwrap_or_default();
         let existing: Vec<EndpointSlice> = self

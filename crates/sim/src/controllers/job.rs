@@ -383,13 +383,14 @@ impl Cluster {
     /// another unnecessary (the delaying queue keeps the earliest).
     fn job_requeue_after(&mut self, key: &ObjectKey, at: SimTime) {
         if self
+            .controllers
             .job_requeue
             .get(key)
             .is_some_and(|t| *t <= at && *t >= self.now)
         {
             return;
         }
-        self.job_requeue.insert(key.clone(), at);
+        self.controllers.job_requeue.insert(key.clone(), at);
         self.enqueue_after(ID, key.clone(), at);
     }
 
@@ -441,8 +442,13 @@ impl Cluster {
     }
 
     fn sync_job(&mut self, key: &ObjectKey) -> Action {
-        if self.job_requeue.get(key).is_some_and(|t| *t <= self.now) {
-            self.job_requeue.remove(key);
+        if self
+            .controllers
+            .job_requeue
+            .get(key)
+            .is_some_and(|t| *t <= self.now)
+        {
+            self.controllers.job_requeue.remove(key);
         }
         if key.kind == Kind::Pod {
             self.release_orphan_pod(key);
@@ -458,7 +464,7 @@ impl Cluster {
             .and_then(|s| s.pod_replacement_policy.as_deref())
             == Some("Failed");
         if job_finished(&job) {
-            self.job_backoff.remove(&uid);
+            self.controllers.job_backoff.remove(&uid);
             return Action::Done;
         }
         let Some(spec) = job.spec.clone() else {
@@ -737,10 +743,10 @@ impl Cluster {
         };
         match new_backoff {
             Some(r) if r != BackoffRecord::default() => {
-                self.job_backoff.insert(uid.clone(), r);
+                self.controllers.job_backoff.insert(uid.clone(), r);
             }
             Some(_) => {
-                self.job_backoff.remove(&uid);
+                self.controllers.job_backoff.remove(&uid);
             }
             None => {}
         }
@@ -790,7 +796,7 @@ impl Cluster {
             return Action::Requeue;
         };
         if let Some((reason, message, terminal)) = finished_now {
-            self.job_backoff.remove(&uid);
+            self.controllers.job_backoff.remove(&uid);
             let job_obj = Object::Job(job.clone());
             if terminal == "Complete" {
                 let spec = job.spec.as_ref();
@@ -855,7 +861,12 @@ impl Cluster {
         new_failed: &[&Pod],
         now: SimTime,
     ) -> Option<BackoffRecord> {
-        let mut record = self.job_backoff.get(uid).cloned().unwrap_or_default();
+        let mut record = self
+            .controllers
+            .job_backoff
+            .get(uid)
+            .cloned()
+            .unwrap_or_default();
         match (new_succeeded.last(), new_failed.is_empty()) {
             (None, true) => return None,
             (None, false) => {
@@ -917,7 +928,7 @@ impl Cluster {
         let uid = job.metadata.uid.clone().unwrap_or_default();
         let record = new_backoff
             .clone()
-            .or_else(|| self.job_backoff.get(&uid).cloned())
+            .or_else(|| self.controllers.job_backoff.get(&uid).cloned())
             .unwrap_or_default();
         let remaining = record.remaining(self.now);
         if remaining.as_millis() > 0 {

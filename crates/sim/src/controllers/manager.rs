@@ -8,7 +8,9 @@
 //! the key, as kube-runtime's reconcilers do. The runtime owns the rest: one work
 //! queue per controller (a set of keys, so a key queued twice is synced once), the
 //! watch delay before a queue is worked, the rate-limited requeue of a failed key
-//! (`AddRateLimited`/`Forget`) and delayed requeues (`AddAfter`).
+//! (`AddRateLimited`/`Forget`) and delayed requeues (`AddAfter`). A controller with a
+//! loop of its own (a monitor period, a resync) asks for [`Tick`]s: the runtime keeps
+//! them in the cluster's timer queue and hands each back to [`Controller::tick`].
 //!
 //! Adding a controller is one module and one line in [`CONTROLLERS`].
 
@@ -49,6 +51,104 @@ pub(crate) trait Controller: Sync {
     fn requeue_after_reason(&self) -> &'static str {
         "delayed requeue"
     }
+
+    /// Called once when the cluster is built: where a periodic loop starts.
+    fn start(&self, _c: &mut Cluster) {}
+
+    /// The names of the ticks this controller asks for ([`Cluster::schedule_tick`]),
+    /// as the trace shows them.
+    fn ticks(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// A tick this controller asked for is due.
+    fn tick(&self, _c: &mut Cluster, _tick: &Tick) {}
+
+    /// What becomes of a due tick while the control plane is (partly) down. By
+    /// default it fires: a tick's handler checks what it needs itself.
+    fn hold(&self, _c: &Cluster, _tick: &Tick) -> Hold {
+        Hold::Fire
+    }
+}
+
+/// A controller's own timer: what it is for (one of [`Controller::ticks`]), and the
+/// object and uid it concerns, if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Tick {
+    pub what: &'static str,
+    pub key: Option<ObjectKey>,
+    pub uid: String,
+}
+
+impl Tick {
+    pub(crate) fn new(what: &'static str) -> Tick {
+        Tick {
+            what,
+            key: None,
+            uid: String::new(),
+        }
+    }
+
+    pub(crate) fn about(what: &'static str, key: ObjectKey, uid: &str) -> Tick {
+        Tick {
+            what,
+            key: Some(key),
+            uid: uid.to_string(),
+        }
+    }
+}
+
+/// What [`Controller::hold`] decides for a due tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Hold {
+    /// It fires now.
+    Fire,
+    /// It waits until the apiserver can be written again.
+    Defer,
+    /// It is dropped (the controller sets it again when it relists).
+    Drop,
+}
+
+/// A [`Tick`] as a snapshot holds it.
+#[derive(Serialize, Deserialize)]
+struct FlatTick {
+    what: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key: Option<ObjectKey>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    uid: String,
+}
+
+impl Serialize for Tick {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        FlatTick {
+            what: self.what.to_string(),
+            key: self.key.clone(),
+            uid: self.uid.clone(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Tick {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let flat = FlatTick::deserialize(d)?;
+        let what = tick_name(&flat.what)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown tick {:?}", flat.what)))?;
+        Ok(Tick {
+            what,
+            key: flat.key,
+            uid: flat.uid,
+        })
+    }
+}
+
+/// The static name of a controller's tick equal to `text`.
+pub(crate) fn tick_name(text: &str) -> Option<&'static str> {
+    CONTROLLERS
+        .iter()
+        .flat_map(|c| c.ticks().iter().copied())
+        .find(|t| *t == text)
 }
 
 /// Every controller the controller manager runs, in the order a watch event
@@ -156,10 +256,41 @@ impl Cluster {
         }
     }
 
+    /// Every controller's [`Controller::start`], when the cluster is built.
+    pub(crate) fn start_controllers(&mut self) {
+        for controller in CONTROLLERS.iter() {
+            controller.start(self);
+        }
+    }
+
+    /// Schedules one of the controller's own ticks for `at`.
+    pub(crate) fn schedule_tick(&mut self, id: ControllerId, at: SimTime, tick: Tick) {
+        debug_assert!(id.controller().ticks().contains(&tick.what));
+        self.schedule(at, Timer::Tick { id, tick });
+    }
+
+    /// A due tick goes to its controller.
+    pub(crate) fn fire_tick(&mut self, id: ControllerId, tick: &Tick) {
+        id.controller().tick(self, tick);
+    }
+
+    /// What becomes of a due tick while the control plane is down.
+    pub(crate) fn hold_tick(&self, id: ControllerId, tick: &Tick) -> Hold {
+        id.controller().hold(self, tick)
+    }
+
     /// The work queue's `AddAfter`: the controller looks at `key` again at `at`.
     pub(crate) fn enqueue_after(&mut self, id: ControllerId, key: ObjectKey, at: SimTime) {
         self.schedule(at, Timer::EnqueueAfter { id, key });
     }
+}
+
+/// The static name of a controller's delayed requeue equal to `text`.
+pub(crate) fn requeue_reason_named(text: &str) -> Option<&'static str> {
+    CONTROLLERS
+        .iter()
+        .map(|c| c.requeue_after_reason())
+        .find(|t| *t == text)
 }
 
 /// How the trace names a delayed requeue of `id`.

@@ -26,6 +26,27 @@ use k8s_openapi::api::core::v1::{NodeSelectorRequirement, Pod, PodCondition, Pod
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use std::collections::BTreeMap;
 
+/// What the controllers remember between reconciles (their informers' extra state,
+/// back-off records, armed timers). A snapshot keeps it.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Memory {
+    /// The taint eviction controller's pending deadlines by pod uid, so a node's
+    /// recovery can cancel them.
+    pub evictions: BTreeMap<String, crate::time::SimTime>,
+    /// Whether the resource quota controller's periodic resync is armed.
+    pub quota_resync_scheduled: bool,
+    /// The Job controller's pod failure back-off records, by Job uid (in memory
+    /// upstream too: `podBackoffStore`).
+    pub job_backoff: BTreeMap<String, job::BackoffRecord>,
+    /// The Job controller's pending `AddAfter` requeues, by Job.
+    #[serde(with = "crate::snapshot::pairs")]
+    pub job_requeue: BTreeMap<ObjectKey, crate::time::SimTime>,
+    /// The pod garbage collector's state (quarantined nodes, threshold).
+    pub pod_gc: podgc::PodGcState,
+    /// The endpoint controllers' memory (each pod's last labels, slice size).
+    pub endpoints: endpointslice::EndpointsState,
+}
+
 /// The per-item back-off of upstream's `workqueue.DefaultTypedControllerRateLimiter`:
 /// 5 ms after the first failure, doubling, at most 1000 s.
 pub fn requeue_backoff(failures: u32) -> SimDuration {

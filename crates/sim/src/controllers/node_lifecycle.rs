@@ -22,10 +22,11 @@
 //! tolerate it, after `tolerationSeconds` (300 s from DefaultTolerationSeconds) if they
 //! do, never if they tolerate it forever.
 
-use super::manager::{Action, Controller, ControllerId};
+use super::manager::{Action, Controller, ControllerId, Hold, Tick};
 use super::set_pod_condition;
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Timer};
+use crate::cluster::Cluster;
+use crate::control_plane::ControlPlaneComponent;
 use crate::control_plane::NodeHealth;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::store::{EventType, WatchEvent};
@@ -79,7 +80,37 @@ impl Controller for NodeLifecycleController {
         c.sync_unschedulable_taint(key);
         Action::Done
     }
+
+    fn start(&self, c: &mut Cluster) {
+        c.schedule_tick(ID, c.now + MONITOR_PERIOD, Tick::new(MONITOR_TICK));
+    }
+
+    fn ticks(&self) -> &'static [&'static str] {
+        &[MONITOR_TICK, TAINTING_TICK]
+    }
+
+    fn tick(&self, c: &mut Cluster, tick: &Tick) {
+        let active = c.controller_manager_active();
+        if tick.what == MONITOR_TICK {
+            if active {
+                c.monitor_node_health();
+            }
+            c.schedule_tick(ID, c.now + MONITOR_PERIOD, Tick::new(MONITOR_TICK));
+        } else if active {
+            c.no_execute_tainting_pass();
+        } else {
+            c.control_plane.node_lifecycle.forget_tainting_timer();
+        }
+    }
 }
+
+/// The monitor loop (`--node-monitor-period`).
+const MONITOR_TICK: &str = "node monitor period";
+/// `doNoExecuteTaintingPass`, when a zone's tainting queue waits for its rate
+/// limiter's next token.
+const TAINTING_TICK: &str = "no-execute tainting pass";
+/// A pod's eviction deadline on a NoExecute-tainted node.
+const EVICT_TICK: &str = "toleration expired";
 
 /// The taint eviction controller: nodes whose NoExecute taints may have changed.
 pub(crate) struct TaintEvictionController;
@@ -102,6 +133,28 @@ impl Controller for TaintEvictionController {
     fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
         c.sync_node_taints(key);
         Action::Done
+    }
+
+    fn ticks(&self) -> &'static [&'static str] {
+        &[EVICT_TICK]
+    }
+
+    fn tick(&self, c: &mut Cluster, tick: &Tick) {
+        if let Some(pod) = &tick.key {
+            c.evict_pod(pod, &tick.uid);
+        }
+    }
+
+    /// A stopped controller manager forgets its eviction deadlines (its relist sets
+    /// them again); one cut off from the apiserver keeps them.
+    fn hold(&self, c: &Cluster, _tick: &Tick) -> Hold {
+        if !c.component_running(ControlPlaneComponent::ControllerManager) {
+            Hold::Drop
+        } else if !c.api_writable() {
+            Hold::Defer
+        } else {
+            Hold::Fire
+        }
     }
 }
 
@@ -813,7 +866,7 @@ impl Cluster {
             let lifecycle = &mut self.control_plane.node_lifecycle;
             if lifecycle.tainting_at.is_none_or(|t| at < t) {
                 lifecycle.tainting_at = Some(at);
-                self.schedule(at, Timer::NoExecuteTainting);
+                self.schedule_tick(ID, at, Tick::new(TAINTING_TICK));
             }
         }
     }
@@ -985,7 +1038,7 @@ impl Cluster {
                 continue;
             }
             if taints.is_empty() {
-                self.evictions.remove(&uid);
+                self.controllers.evictions.remove(&uid);
                 continue;
             }
             let tolerations = pod
@@ -1024,19 +1077,14 @@ impl Cluster {
             }
             match deadline {
                 Some(at) if !forever => {
-                    if self.evictions.get(&uid) != Some(&at) {
-                        self.evictions.insert(uid.clone(), at);
-                        self.schedule(
-                            at,
-                            Timer::Evict {
-                                pod: key.clone(),
-                                uid,
-                            },
-                        );
+                    if self.controllers.evictions.get(&uid) != Some(&at) {
+                        self.controllers.evictions.insert(uid.clone(), at);
+                        let tick = Tick::about(EVICT_TICK, key.clone(), &uid);
+                        self.schedule_tick(TAINT_EVICTION_ID, at, tick);
                     }
                 }
                 _ => {
-                    self.evictions.remove(&uid);
+                    self.controllers.evictions.remove(&uid);
                 }
             }
         }
@@ -1045,9 +1093,9 @@ impl Cluster {
     /// An eviction deadline passed: mark the pod with a DisruptionTarget condition and
     /// delete it.
     pub(crate) fn evict_pod(&mut self, key: &ObjectKey, uid: &str) {
-        match self.evictions.get(uid) {
+        match self.controllers.evictions.get(uid) {
             Some(at) if *at <= self.now => {
-                self.evictions.remove(uid);
+                self.controllers.evictions.remove(uid);
             }
             _ => return, // cancelled or rescheduled
         }

@@ -17,9 +17,9 @@
 //! pods by age). The orphan quarantine starts when the node's deletion is seen rather
 //! than at the next 20 s pass, so orphans go 40 s after their node, not 40–80 s.
 
-use super::manager::{Action, Controller, ControllerId};
+use super::manager::{Action, Controller, ControllerId, Tick};
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Timer};
+use crate::cluster::Cluster;
 use crate::controllers::node_lifecycle::node_ready_status;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::store::{EventType, WatchEvent};
@@ -50,6 +50,26 @@ impl Controller for PodGarbageCollector {
     fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
         c.pod_gc_sync(key)
     }
+
+    fn ticks(&self) -> &'static [&'static str] {
+        &[QUARANTINE_TICK, CHECK_TICK]
+    }
+
+    fn tick(&self, c: &mut Cluster, tick: &Tick) {
+        match &tick.key {
+            Some(node) if tick.what == QUARANTINE_TICK => c.pod_gc_quarantine_ended(&node.name),
+            _ => c.pod_gc_check(),
+        }
+    }
+}
+
+/// The quarantine of a node that no longer exists ends.
+const QUARANTINE_TICK: &str = "pod gc quarantine";
+/// The check of terminated pods (`gcCheckPeriod`).
+const CHECK_TICK: &str = "pod gc check period";
+
+fn quarantine_tick(node: &str) -> Tick {
+    Tick::about(QUARANTINE_TICK, ObjectKey::new(Kind::Node, "", node), "")
 }
 /// `gcCheckPeriod`.
 pub const GC_CHECK_PERIOD: SimDuration = SimDuration::secs(20);
@@ -111,7 +131,7 @@ impl Cluster {
     /// kube-controller-manager's `--terminated-pod-gc-threshold` (0 disables the
     /// terminated-pod collection).
     pub fn set_terminated_pod_gc_threshold(&mut self, threshold: usize) {
-        self.pod_gc.terminated_threshold = threshold;
+        self.controllers.pod_gc.terminated_threshold = threshold;
         self.arm_terminated_check();
     }
 
@@ -127,7 +147,7 @@ impl Cluster {
             return;
         }
         // The node exists (again): its pods are no longer orphans.
-        self.pod_gc.orphaned.remove(&name);
+        self.controllers.pod_gc.orphaned.remove(&name);
         if out_of_service(node) {
             keys.push(ev.object.key());
         }
@@ -147,7 +167,9 @@ impl Cluster {
             Some(node) => {
                 let node_key = ObjectKey::new(Kind::Node, "", node);
                 match self.store.get(&node_key) {
-                    None if self.pod_gc.orphaned.contains(node) => keys.push(ev.object.key()),
+                    None if self.controllers.pod_gc.orphaned.contains(node) => {
+                        keys.push(ev.object.key())
+                    }
                     None => self.quarantine_node(node),
                     Some(Object::Node(n))
                         if pod.metadata.deletion_timestamp.is_some() && out_of_service(n) =>
@@ -163,45 +185,39 @@ impl Cluster {
     }
 
     fn quarantine_node(&mut self, node: &str) {
-        if self.pod_gc.orphaned.contains(node) {
+        if self.controllers.pod_gc.orphaned.contains(node) {
             return;
         }
-        if self.pod_gc.quarantined.insert(node.to_string()) {
-            self.schedule(
-                self.now + QUARANTINE,
-                Timer::PodGcQuarantine(node.to_string()),
-            );
+        if self.controllers.pod_gc.quarantined.insert(node.to_string()) {
+            self.schedule_tick(ID, self.now + QUARANTINE, quarantine_tick(node));
         }
     }
 
     /// Schedules the terminated-pod check at the collector's next 20 s tick, when
     /// there are more terminated pods than the threshold.
     fn arm_terminated_check(&mut self) {
-        let threshold = self.pod_gc.terminated_threshold;
-        if self.pod_gc.check_armed
+        let threshold = self.controllers.pod_gc.terminated_threshold;
+        if self.controllers.pod_gc.check_armed
             || threshold == 0
             || self.store.terminated_pod_count() <= threshold
         {
             return;
         }
-        self.pod_gc.check_armed = true;
+        self.controllers.pod_gc.check_armed = true;
         let period = GC_CHECK_PERIOD.as_millis();
         let next = (self.now.0 / period + 1) * period;
-        self.schedule(SimTime(next), Timer::PodGcCheck);
+        self.schedule_tick(ID, SimTime(next), Tick::new(CHECK_TICK));
     }
 
     /// The quarantine of a missing node ended: if the node is still gone, its pods
     /// are orphans.
-    pub(crate) fn pod_gc_quarantine_ended(&mut self, node: &str) {
+    fn pod_gc_quarantine_ended(&mut self, node: &str) {
         if !self.controller_manager_active() {
             // The collector is not running: it finds the orphans when it runs again.
-            self.schedule(
-                self.now + GC_CHECK_PERIOD,
-                Timer::PodGcQuarantine(node.into()),
-            );
+            self.schedule_tick(ID, self.now + GC_CHECK_PERIOD, quarantine_tick(node));
             return;
         }
-        self.pod_gc.quarantined.remove(node);
+        self.controllers.pod_gc.quarantined.remove(node);
         if self
             .store
             .get(&ObjectKey::new(Kind::Node, "", node))
@@ -213,21 +229,21 @@ impl Cluster {
         if pods.is_empty() {
             return;
         }
-        self.pod_gc.orphaned.insert(node.to_string());
+        self.controllers.pod_gc.orphaned.insert(node.to_string());
         for p in pods {
             self.enqueue(ID.component(), p);
         }
     }
 
     /// `gcTerminated`: deletes the oldest terminated pods above the threshold.
-    pub(crate) fn pod_gc_check(&mut self) {
-        self.pod_gc.check_armed = false;
+    fn pod_gc_check(&mut self) {
+        self.controllers.pod_gc.check_armed = false;
         if !self.controller_manager_active() {
-            self.pod_gc.check_armed = true;
-            self.schedule(self.now + GC_CHECK_PERIOD, Timer::PodGcCheck);
+            self.controllers.pod_gc.check_armed = true;
+            self.schedule_tick(ID, self.now + GC_CHECK_PERIOD, Tick::new(CHECK_TICK));
             return;
         }
-        let threshold = self.pod_gc.terminated_threshold;
+        let threshold = self.controllers.pod_gc.terminated_threshold;
         let count = self.store.terminated_pod_count();
         if threshold == 0 || count <= threshold {
             return;
@@ -276,10 +292,10 @@ impl Cluster {
                             .get(&ObjectKey::new(Kind::Node, "", node))
                             .is_none();
                         if !missing {
-                            self.pod_gc.orphaned.remove(node);
+                            self.controllers.pod_gc.orphaned.remove(node);
                         }
                         let done = is_terminated(&pod) && pod.metadata.deletion_timestamp.is_some();
-                        if missing && self.pod_gc.orphaned.contains(node) && !done {
+                        if missing && self.controllers.pod_gc.orphaned.contains(node) && !done {
                             let node = node.to_string();
                             let condition = PodCondition {
                                 type_: "DisruptionTarget".into(),
@@ -291,7 +307,7 @@ impl Cluster {
                             };
                             failed |= !self.mark_failed_and_delete(pod, Some(condition));
                             if self.store.pods_on_node(&node).next().is_none() {
-                                self.pod_gc.orphaned.remove(&node);
+                                self.controllers.pod_gc.orphaned.remove(&node);
                             }
                         }
                     }

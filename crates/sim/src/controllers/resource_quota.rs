@@ -8,9 +8,9 @@
 //! `status.used` as it admits them. Recounts list only the namespace's objects of the
 //! kinds the quota tracks, and only namespaces with a quota pay for them.
 
-use super::manager::{Action, Controller, ControllerId};
+use super::manager::{Action, Controller, ControllerId, Tick};
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Timer};
+use crate::cluster::Cluster;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::quantity::Quantity;
 use crate::quota::{self, ResourceList};
@@ -38,6 +38,26 @@ impl Controller for ResourceQuotaController {
         c.sync_resource_quota(key);
         Action::Done
     }
+
+    fn ticks(&self) -> &'static [&'static str] {
+        &[RESYNC_TICK]
+    }
+
+    fn tick(&self, c: &mut Cluster, _tick: &Tick) {
+        c.resync_resource_quotas();
+    }
+}
+
+const RESYNC_TICK: &str = "resource quota resync period";
+
+impl Cluster {
+    /// Arms the periodic full resync, if it is not armed yet.
+    pub(crate) fn arm_quota_resync(&mut self) {
+        if !self.controllers.quota_resync_scheduled {
+            self.controllers.quota_resync_scheduled = true;
+            self.schedule_tick(ID, self.now + RESYNC_PERIOD, Tick::new(RESYNC_TICK));
+        }
+    }
 }
 /// Upstream `--resource-quota-sync-period`.
 pub const RESYNC_PERIOD: SimDuration = SimDuration::secs(300);
@@ -60,10 +80,7 @@ impl Cluster {
             if ev.event_type == EventType::Deleted {
                 return;
             }
-            if !self.quota_resync_scheduled {
-                self.quota_resync_scheduled = true;
-                self.schedule(self.now + RESYNC_PERIOD, Timer::ResourceQuotaResync);
-            }
+            self.arm_quota_resync();
             if needs_sync(q) {
                 keys.push(obj.key());
             }
@@ -100,20 +117,20 @@ impl Cluster {
 
     /// The periodic full resync: every quota is recounted (it catches pods that
     /// stopped counting when their grace period ran out on a lost node).
-    pub(crate) fn resync_resource_quotas(&mut self) {
+    fn resync_resource_quotas(&mut self) {
         let quotas: Vec<ObjectKey> = self
             .store
             .list(Kind::ResourceQuota, None)
             .map(Object::key)
             .collect();
         if quotas.is_empty() {
-            self.quota_resync_scheduled = false;
+            self.controllers.quota_resync_scheduled = false;
             return;
         }
         for q in quotas {
             self.enqueue(ID.component(), q);
         }
-        self.schedule(self.now + RESYNC_PERIOD, Timer::ResourceQuotaResync);
+        self.schedule_tick(ID, self.now + RESYNC_PERIOD, Tick::new(RESYNC_TICK));
     }
 
     /// Upstream `syncResourceQuota`: status.hard from spec.hard, status.used counted

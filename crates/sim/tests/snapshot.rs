@@ -170,9 +170,11 @@ fn truncated_or_corrupted_snapshots_are_errors() {
         Cluster::restore(b"hello\nworld"),
         Err(SnapshotError::NotASnapshot(_))
     ));
-    let newer = String::from_utf8(bytes.clone())
-        .unwrap()
-        .replacen(&format!(" {SNAPSHOT_VERSION} "), " v9 ", 1);
+    let newer = String::from_utf8(bytes.clone()).unwrap().replacen(
+        &format!(" {SNAPSHOT_VERSION} "),
+        " v9 ",
+        1,
+    );
     assert!(matches!(
         Cluster::restore(newer.as_bytes()),
         Err(SnapshotError::Version { .. })

@@ -334,6 +334,66 @@ fn ensure_condition(
     }
 }
 
+/// What a sync counted, for [`Cluster::track_job_status`].
+struct Tally<'a> {
+    pods: &'a [Pod],
+    uncounted: UncountedTerminatedPods,
+    only_failed: bool,
+    indexed: bool,
+    completions: i32,
+    succeeded_indexes: BTreeSet<i32>,
+    succeeded: i32,
+    active: i32,
+    ready: i32,
+    terminating: i32,
+    new_backoff: Option<BackoffRecord>,
+}
+
+/// Pods that finished since the last sync: still holding the finalizer and not yet
+/// in the uncounted lists; succeeded ones and failed ones, each by finish time.
+fn newly_finished<'a>(
+    pods: &'a [Pod],
+    uncounted: &UncountedTerminatedPods,
+    only_failed: bool,
+    now: SimTime,
+) -> (Vec<&'a Pod>, Vec<&'a Pod>) {
+    let set =
+        |l: &Option<Vec<String>>| -> BTreeSet<String> { l.iter().flatten().cloned().collect() };
+    let (uncounted_succeeded, uncounted_failed) =
+        (set(&uncounted.succeeded), set(&uncounted.failed));
+    let mut succeeded: Vec<&Pod> = pods
+        .iter()
+        .filter(|p| {
+            phase(p) == Some("Succeeded")
+                && has_finalizer(p)
+                && !uncounted_succeeded.contains(&uid_of(p))
+        })
+        .collect();
+    let mut failed: Vec<&Pod> = pods
+        .iter()
+        .filter(|p| {
+            is_pod_failed(p, only_failed)
+                && has_finalizer(p)
+                && !uncounted_failed.contains(&uid_of(p))
+        })
+        .collect();
+    succeeded.stable_sort_by_key(|p| finished_time(p, now));
+    failed.stable_sort_by_key(|p| finished_time(p, now));
+    (succeeded, failed)
+}
+
+/// An Indexed Job's succeeded indexes: the ones its status records, plus those of
+/// pods that succeeded since.
+fn succeeded_indexes(recorded: &str, pods: &[Pod], completions: i32) -> BTreeSet<i32> {
+    let mut indexes = parse_indexes(recorded, completions);
+    for p in pods.iter().filter(|p| phase(p) == Some("Succeeded")) {
+        if let Some(i) = completion_index(p).filter(|i| *i < completions) {
+            indexes.insert(i);
+        }
+    }
+    indexes
+}
+
 /// What one sync decided the Job's end to be.
 struct Finished {
     /// `Complete` or `Failed` (the terminal type).
@@ -474,131 +534,48 @@ impl Cluster {
         let now = self.now;
         let job_obj = Object::Job(job.clone());
         let suspended = spec.suspend == Some(true);
-        let backoff_limit = spec.backoff_limit.unwrap_or(6);
         let indexed = spec.completion_mode.as_deref() == Some("Indexed");
         let completions = spec.completions;
         let pods: Vec<Pod> = self.owned_pods(&uid).cloned().collect();
         let status = job.status.get_or_insert_with(Default::default);
         let uncounted = status.uncounted_terminated_pods.clone().unwrap_or_default();
-        let uncounted_succeeded: BTreeSet<String> = uncounted
-            .succeeded
-            .clone()
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
-        let uncounted_failed: BTreeSet<String> = uncounted
-            .failed
-            .clone()
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
         let active_pods: Vec<&Pod> = pods.iter().filter(|p| pod_is_active(p)).collect();
         let mut terminating = pods.iter().filter(|p| is_terminating(p)).count() as i32;
         let mut active = active_pods.len() as i32;
         let mut ready = active_pods.iter().filter(|p| pod_is_ready(p)).count() as i32;
-        // Newly finished pods: still holding the finalizer and not yet uncounted.
-        let mut new_succeeded: Vec<&Pod> = pods
-            .iter()
-            .filter(|p| {
-                phase(p) == Some("Succeeded")
-                    && has_finalizer(p)
-                    && !uncounted_succeeded.contains(&uid_of(p))
-            })
-            .collect();
-        let mut new_failed: Vec<&Pod> = pods
-            .iter()
-            .filter(|p| {
-                is_pod_failed(p, only_failed)
-                    && has_finalizer(p)
-                    && !uncounted_failed.contains(&uid_of(p))
-            })
-            .collect();
-        new_succeeded.stable_sort_by_key(|p| finished_time(p, now));
-        new_failed.stable_sort_by_key(|p| finished_time(p, now));
+        let (new_succeeded, new_failed) = newly_finished(&pods, &uncounted, only_failed, now);
+        // Distinct uids: a status written with a uid twice counts it once.
+        let uncounted_len =
+            |l: &Option<Vec<String>>| l.iter().flatten().collect::<BTreeSet<_>>().len() as i32;
         let mut succeeded = status.succeeded.unwrap_or(0)
             + new_succeeded.len() as i32
-            + uncounted_succeeded.len() as i32;
+            + uncounted_len(&uncounted.succeeded);
         let failed =
-            status.failed.unwrap_or(0) + new_failed.len() as i32 + uncounted_failed.len() as i32;
+            status.failed.unwrap_or(0) + new_failed.len() as i32 + uncounted_len(&uncounted.failed);
         if status.start_time.is_none() && !suspended {
             status.start_time = Some(now.to_k8s());
         }
         let start = status.start_time.as_ref().map(SimTime::from_k8s);
         let new_backoff = self.new_backoff_record(&uid, &new_succeeded, &new_failed, now);
 
-        // Succeeded indexes (Indexed mode): the ones recorded, plus new successes.
         let completions_n = completions.unwrap_or(0).max(0);
-        let mut succeeded_indexes = if indexed {
-            parse_indexes(
-                status.completed_indexes.as_deref().unwrap_or(""),
-                completions_n,
-            )
+        let succeeded_indexes = if indexed {
+            let recorded = status.completed_indexes.as_deref().unwrap_or("");
+            let indexes = succeeded_indexes(recorded, &pods, completions_n);
+            succeeded = indexes.len() as i32;
+            indexes
         } else {
             BTreeSet::new()
         };
-        if indexed {
-            for p in pods.iter().filter(|p| phase(p) == Some("Succeeded")) {
-                if let Some(i) = completion_index(p).filter(|i| *i < completions_n) {
-                    succeeded_indexes.insert(i);
-                }
-            }
-            succeeded = succeeded_indexes.len() as i32;
-        }
 
         // The end, if it is decided: an interim condition already set, or a verdict now.
-        let mut finished: Option<Finished> = None;
-        if let Some(c) = condition(&job, "SuccessCriteriaMet").filter(|c| c.status == "True") {
-            finished = Some(Finished {
-                terminal: "Complete",
-                reason: c.reason.clone().unwrap_or_default(),
-                message: c.message.clone().unwrap_or_default(),
-                interim: None,
-            });
-        } else if let Some(c) = condition(&job, "FailureTarget").filter(|c| c.status == "True") {
-            finished = Some(Finished {
-                terminal: "Failed",
-                reason: c.reason.clone().unwrap_or_default(),
-                message: c.message.clone().unwrap_or_default(),
-                interim: None,
-            });
-        } else if failed > backoff_limit || past_backoff_limit_on_failure(&job, &pods) {
-            finished = Some(Finished {
-                terminal: "Failed",
-                reason: "BackoffLimitExceeded".into(),
-                message: "Job has reached the specified backoff limit".into(),
-                interim: Some("FailureTarget"),
-            });
-        } else if let (Some(ads), Some(start), false) =
-            (spec.active_deadline_seconds, start, suspended)
-        {
-            let deadline = start + SimDuration::from_secs_i64(ads);
-            if now >= deadline {
-                finished = Some(Finished {
-                    terminal: "Failed",
-                    reason: "DeadlineExceeded".into(),
-                    message: "Job was active longer than specified deadline".into(),
-                    interim: Some("FailureTarget"),
-                });
-            } else {
-                self.job_requeue_after(key, deadline);
-            }
-        }
-
+        let mut finished = self.job_verdict(key, &job, &pods, failed, start);
         if finished.is_some() {
             // Remove the active pods; the finalizers go below, once counted.
-            let victims: Vec<(ObjectKey, bool)> = active_pods
-                .iter()
-                .map(|p| (Object::Pod((*p).clone()).key(), pod_is_ready(p)))
-                .collect();
-            for (victim, was_ready) in victims {
-                if self.delete_job_pod(&job_obj, &victim) {
-                    active -= 1;
-                    terminating += 1;
-                    if was_ready {
-                        ready -= 1;
-                    }
-                }
-            }
+            let (deleted, ready_deleted) = self.delete_active_job_pods(&job_obj, &active_pods);
+            active -= deleted;
+            terminating += deleted;
+            ready -= ready_deleted;
             if active > 0 {
                 finished = None;
             }
@@ -631,52 +608,71 @@ impl Cluster {
                     interim: Some("SuccessCriteriaMet"),
                 });
             } else if job.metadata.deletion_timestamp.is_none() {
-                let status = job.status.get_or_insert_with(Default::default);
-                let conditions = status.conditions.get_or_insert_with(Vec::new);
-                if suspended {
-                    if ensure_condition(
-                        conditions,
-                        "Suspended",
-                        "True",
-                        "JobSuspended",
-                        "Job suspended",
-                        now,
-                    ) {
-                        self.record_event(
-                            &job_obj,
-                            SOURCE,
-                            None,
-                            "Normal",
-                            "Suspended",
-                            "Job suspended".into(),
-                        );
-                    }
-                } else if ensure_condition(
-                    conditions,
-                    "Suspended",
-                    "False",
-                    "JobResumed",
-                    "Job resumed",
-                    now,
-                ) {
-                    self.record_event(
-                        &job_obj,
-                        SOURCE,
-                        None,
-                        "Normal",
-                        "Resumed",
-                        "Job resumed".into(),
-                    );
-                    // A resumed Job's activeDeadlineSeconds counts from now.
-                    status.start_time = Some(now.to_k8s());
-                }
-                if status.conditions.as_ref().is_some_and(Vec::is_empty) {
-                    status.conditions = None;
-                }
+                self.sync_suspended_condition(&mut job, &job_obj, suspended);
             }
         }
 
-        // trackJobStatusAndRemoveFinalizers.
+        let tally = Tally {
+            pods: &pods,
+            uncounted,
+            only_failed,
+            indexed,
+            completions: completions_n,
+            succeeded_indexes,
+            succeeded,
+            active,
+            ready,
+            terminating,
+            new_backoff,
+        };
+        if self.track_job_status(job, tally, finished) {
+            action
+        } else {
+            Action::Requeue
+        }
+    }
+
+    /// Deletes a finished Job's active pods; returns how many went, and how many of
+    /// those were ready.
+    fn delete_active_job_pods(&mut self, job_obj: &Object, active_pods: &[&Pod]) -> (i32, i32) {
+        let (mut deleted, mut ready_deleted) = (0, 0);
+        for p in active_pods {
+            let victim = Object::Pod((*p).clone()).key();
+            if self.delete_job_pod(job_obj, &victim) {
+                deleted += 1;
+                if pod_is_ready(p) {
+                    ready_deleted += 1;
+                }
+            }
+        }
+        (deleted, ready_deleted)
+    }
+
+    /// `trackJobStatusAndRemoveFinalizers`: finished pods go into the uncounted
+    /// lists, the status is written, their finalizers are removed, then they move
+    /// into the counters; the terminal condition once every pod is counted. False
+    /// when a status write failed.
+    fn track_job_status(
+        &mut self,
+        mut job: Job,
+        tally: Tally<'_>,
+        mut finished: Option<Finished>,
+    ) -> bool {
+        let Tally {
+            pods,
+            uncounted,
+            only_failed,
+            indexed,
+            completions: completions_n,
+            succeeded_indexes,
+            succeeded,
+            active,
+            ready,
+            terminating,
+            new_backoff,
+        } = tally;
+        let now = self.now;
+        let uid = job.metadata.uid.clone().unwrap_or_default();
         let status = job.status.get_or_insert_with(Default::default);
         status.active = super::omit_zero(active);
         status.ready = Some(ready.max(0));
@@ -687,7 +683,7 @@ impl Cluster {
         let mut reached_max_uncounted = false;
         let mut unc_succeeded: Vec<String> = uncounted.succeeded.clone().unwrap_or_default();
         let mut unc_failed: Vec<String> = uncounted.failed.clone().unwrap_or_default();
-        for p in &pods {
+        for p in pods {
             if !has_finalizer(p) {
                 continue;
             }
@@ -739,7 +735,7 @@ impl Cluster {
         }
         // Flush the uncounted pods (and the interim condition) before the finalizers go.
         let Some(mut job) = self.write_job_status(job) else {
-            return Action::Requeue;
+            return false;
         };
         match new_backoff {
             Some(r) if r != BackoffRecord::default() => {
@@ -793,40 +789,148 @@ impl Cluster {
             }
         }
         let Some(job) = self.write_job_status(job) else {
-            return Action::Requeue;
+            return false;
         };
         if let Some((reason, message, terminal)) = finished_now {
             self.controllers.job_backoff.remove(&uid);
-            let job_obj = Object::Job(job.clone());
-            if terminal == "Complete" {
-                let spec = job.spec.as_ref();
-                let succeeded = job.status.as_ref().and_then(|s| s.succeeded).unwrap_or(0);
-                if spec
-                    .and_then(|s| s.completions)
-                    .is_some_and(|c| succeeded > c)
-                {
-                    self.record_event(
-                        &job_obj,
-                        SOURCE,
-                        None,
-                        "Warning",
-                        "TooManySucceededPods",
-                        "Too many succeeded pods running after completion count reached".into(),
-                    );
-                }
+            self.announce_job_finished(&job, &reason, message, terminal);
+        }
+        true
+    }
+
+    /// The Job's end, if it is decided: an interim condition already set
+    /// (`SuccessCriteriaMet`, `FailureTarget`), the back-off limit passed, or
+    /// activeDeadlineSeconds run out (before then, a requeue at the deadline).
+    fn job_verdict(
+        &mut self,
+        key: &ObjectKey,
+        job: &Job,
+        pods: &[Pod],
+        failed: i32,
+        start: Option<SimTime>,
+    ) -> Option<Finished> {
+        let spec = job.spec.as_ref()?;
+        let suspended = spec.suspend == Some(true);
+        let backoff_limit = spec.backoff_limit.unwrap_or(6);
+        let mut finished: Option<Finished> = None;
+        if let Some(c) = condition(job, "SuccessCriteriaMet").filter(|c| c.status == "True") {
+            finished = Some(Finished {
+                terminal: "Complete",
+                reason: c.reason.clone().unwrap_or_default(),
+                message: c.message.clone().unwrap_or_default(),
+                interim: None,
+            });
+        } else if let Some(c) = condition(job, "FailureTarget").filter(|c| c.status == "True") {
+            finished = Some(Finished {
+                terminal: "Failed",
+                reason: c.reason.clone().unwrap_or_default(),
+                message: c.message.clone().unwrap_or_default(),
+                interim: None,
+            });
+        } else if failed > backoff_limit || past_backoff_limit_on_failure(job, pods) {
+            finished = Some(Finished {
+                terminal: "Failed",
+                reason: "BackoffLimitExceeded".into(),
+                message: "Job has reached the specified backoff limit".into(),
+                interim: Some("FailureTarget"),
+            });
+        } else if let (Some(ads), Some(start), false) =
+            (spec.active_deadline_seconds, start, suspended)
+        {
+            let deadline = start + SimDuration::from_secs_i64(ads);
+            if self.now >= deadline {
+                finished = Some(Finished {
+                    terminal: "Failed",
+                    reason: "DeadlineExceeded".into(),
+                    message: "Job was active longer than specified deadline".into(),
+                    interim: Some("FailureTarget"),
+                });
+            } else {
+                self.job_requeue_after(key, deadline);
+            }
+        }
+        finished
+    }
+
+    /// The `Suspended` condition: set (and a `Suspended` Event) while the Job is
+    /// suspended, `False` with a `Resumed` Event once it resumes, when its
+    /// activeDeadlineSeconds starts counting again.
+    fn sync_suspended_condition(&mut self, job: &mut Job, job_obj: &Object, suspended: bool) {
+        let now = self.now;
+        let status = job.status.get_or_insert_with(Default::default);
+        let conditions = status.conditions.get_or_insert_with(Vec::new);
+        if suspended {
+            if ensure_condition(
+                conditions,
+                "Suspended",
+                "True",
+                "JobSuspended",
+                "Job suspended",
+                now,
+            ) {
+                self.record_event(
+                    job_obj,
+                    SOURCE,
+                    None,
+                    "Normal",
+                    "Suspended",
+                    "Job suspended".into(),
+                );
+            }
+        } else if ensure_condition(
+            conditions,
+            "Suspended",
+            "False",
+            "JobResumed",
+            "Job resumed",
+            now,
+        ) {
+            self.record_event(
+                job_obj,
+                SOURCE,
+                None,
+                "Normal",
+                "Resumed",
+                "Job resumed".into(),
+            );
+            // A resumed Job's activeDeadlineSeconds counts from now.
+            status.start_time = Some(now.to_k8s());
+        }
+        if status.conditions.as_ref().is_some_and(Vec::is_empty) {
+            status.conditions = None;
+        }
+    }
+
+    /// The Events of a Job that just finished.
+    fn announce_job_finished(&mut self, job: &Job, reason: &str, message: String, terminal: &str) {
+        let job_obj = Object::Job(job.clone());
+        if terminal == "Complete" {
+            let spec = job.spec.as_ref();
+            let succeeded = job.status.as_ref().and_then(|s| s.succeeded).unwrap_or(0);
+            if spec
+                .and_then(|s| s.completions)
+                .is_some_and(|c| succeeded > c)
+            {
                 self.record_event(
                     &job_obj,
                     SOURCE,
                     None,
-                    "Normal",
-                    "Completed",
-                    "Job completed".into(),
+                    "Warning",
+                    "TooManySucceededPods",
+                    "Too many succeeded pods running after completion count reached".into(),
                 );
-            } else {
-                self.record_event(&job_obj, SOURCE, None, "Warning", &reason, message);
             }
+            self.record_event(
+                &job_obj,
+                SOURCE,
+                None,
+                "Normal",
+                "Completed",
+                "Job completed".into(),
+            );
+        } else {
+            self.record_event(&job_obj, SOURCE, None, "Warning", reason, message);
         }
-        action
     }
 
     /// Writes the Job's status if it changed; returns the Job as stored (None when the

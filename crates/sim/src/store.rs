@@ -106,8 +106,10 @@ impl Default for ObjectLimits {
 pub struct Store {
     revision: u64,
     objects: BTreeMap<ObjectKey, Arc<Object>>,
-    /// Dependents by the uid of each of their owners (the garbage collector's graph).
-    by_owner: BTreeMap<String, BTreeSet<ObjectKey>>,
+    /// Dependents by the uid of each of their owners (the garbage collector's graph),
+    /// holding the same shared objects as `objects`: a controller reads what it owns
+    /// without looking each key up.
+    by_owner: BTreeMap<String, BTreeMap<ObjectKey, Arc<Object>>>,
     /// Pods by `spec.nodeName` (what a kubelet's field-selected watch sees).
     pods_by_node: BTreeMap<String, BTreeSet<ObjectKey>>,
     /// Keys by uid.
@@ -189,10 +191,11 @@ impl Store {
             if store.objects.contains_key(&key) {
                 return Err(format!("{key} is stored twice"));
             }
+            let obj = Arc::new(obj);
             store.index(&obj, true);
             *store.counts.entry(key.kind).or_default() += 1;
             store.total += 1;
-            store.objects.insert(key, Arc::new(obj));
+            store.objects.insert(key, obj);
         }
         let mut previous = 0;
         for ev in &log {
@@ -257,7 +260,15 @@ impl Store {
 
     /// Keys of objects that name `owner_uid` among their ownerReferences.
     pub fn dependents(&self, owner_uid: &str) -> impl Iterator<Item = &ObjectKey> {
-        self.by_owner.get(owner_uid).into_iter().flatten()
+        self.by_owner.get(owner_uid).into_iter().flat_map(|m| m.keys())
+    }
+
+    /// The objects that name `owner_uid` among their ownerReferences, in key order.
+    pub fn dependent_objects(&self, owner_uid: &str) -> impl Iterator<Item = &Object> {
+        self.by_owner
+            .get(owner_uid)
+            .into_iter()
+            .flat_map(|m| m.values().map(|o| &**o))
     }
 
     /// Terminated pods (phase Succeeded or Failed), evicted ones first, then oldest
@@ -339,8 +350,8 @@ impl Store {
         obj.meta_mut().resource_version = Some((self.revision + 1).to_string());
         let size = Store::check_value_size(&obj)?;
         self.revision += 1;
-        self.index(&obj, true);
         let obj = Arc::new(obj);
+        self.index(&obj, true);
         self.objects.insert(key.clone(), Arc::clone(&obj));
         *self.counts.entry(key.kind).or_default() += 1;
         self.total += 1;
@@ -371,10 +382,10 @@ impl Store {
         self.revision += 1;
         // The old object leaves the map as the new one enters it (no copy of it).
         let obj = Arc::new(obj);
-        if let Some(old) = self.objects.insert(key, Arc::clone(&obj)) {
-            self.index(&old, false);
+        match self.objects.insert(key.clone(), Arc::clone(&obj)) {
+            Some(old) => self.reindex(&key, &old, &obj),
+            None => self.index(&obj, true),
         }
-        self.index(&obj, true);
         Ok(self.log_event(EventType::Modified, obj, size))
     }
 
@@ -452,7 +463,31 @@ impl Store {
         ev
     }
 
-    fn index(&mut self, obj: &Object, add: bool) {
+    /// An update's index changes. Most updates change no indexed field (a status, a
+    /// label): then only the owner index takes the new object; otherwise the old
+    /// entries go and the new ones come.
+    fn reindex(&mut self, key: &ObjectKey, old: &Arc<Object>, new: &Arc<Object>) {
+        let (om, nm) = (old.meta(), new.meta());
+        let unchanged = om.uid == nm.uid
+            && om.owner_references == nm.owner_references
+            && pod_index_facts(old) == pod_index_facts(new);
+        if !unchanged {
+            self.index(old, false);
+            self.index(new, true);
+            return;
+        }
+        for owner in nm.owner_references.iter().flatten() {
+            if let Some(slot) = self
+                .by_owner
+                .get_mut(&owner.uid)
+                .and_then(|m| m.get_mut(key))
+            {
+                *slot = Arc::clone(new);
+            }
+        }
+    }
+
+    fn index(&mut self, obj: &Arc<Object>, add: bool) {
         let key = obj.key();
         let meta = obj.meta();
         if let Some(uid) = meta.uid.as_deref() {
@@ -467,7 +502,7 @@ impl Store {
                 self.by_owner
                     .entry(owner.uid.clone())
                     .or_default()
-                    .insert(key.clone());
+                    .insert(key.clone(), Arc::clone(obj));
             } else if let Some(set) = self.by_owner.get_mut(&owner.uid) {
                 set.remove(&key);
                 if set.is_empty() {
@@ -475,16 +510,8 @@ impl Store {
                 }
             }
         }
-        if let Object::Pod(p) = obj {
-            let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
-            if matches!(phase, Some("Succeeded") | Some("Failed")) {
-                let created = meta
-                    .creation_timestamp
-                    .as_ref()
-                    .map(|t| t.0.as_millisecond())
-                    .unwrap_or(0);
-                let evicted = phase == Some("Failed")
-                    && p.status.as_ref().and_then(|s| s.reason.as_deref()) == Some("Evicted");
+        if let Some((node, terminated)) = pod_index_facts(obj) {
+            if let Some((evicted, created)) = terminated {
                 let entry = (!evicted, created, key.clone());
                 if add {
                     self.terminated_pods.insert(entry);
@@ -492,7 +519,7 @@ impl Store {
                     self.terminated_pods.remove(&entry);
                 }
             }
-            if let Some(node) = p.spec.as_ref().and_then(|s| s.node_name.as_deref()) {
+            if let Some(node) = node {
                 if add {
                     self.pods_by_node
                         .entry(node.to_string())
@@ -507,6 +534,31 @@ impl Store {
             }
         }
     }
+}
+
+/// What the pod indexes read of a pod: its node, and its place among terminated pods
+/// (evicted, created), if it is terminated.
+type PodIndexFacts<'a> = (Option<&'a str>, Option<(bool, i64)>);
+
+/// A pod's [`PodIndexFacts`]; None for other kinds.
+fn pod_index_facts(obj: &Object) -> Option<PodIndexFacts<'_>> {
+    let Object::Pod(p) = obj else {
+        return None;
+    };
+    let node = p.spec.as_ref().and_then(|s| s.node_name.as_deref());
+    let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
+    let terminated = matches!(phase, Some("Succeeded") | Some("Failed")).then(|| {
+        let created = p
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|t| t.0.as_millisecond())
+            .unwrap_or(0);
+        let evicted = phase == Some("Failed")
+            && p.status.as_ref().and_then(|s| s.reason.as_deref()) == Some("Evicted");
+        (evicted, created)
+    });
+    Some((node, terminated))
 }
 
 /// What a snapshot keeps of the store: the revision, the compaction point, the

@@ -578,9 +578,8 @@ impl Cluster {
     fn owned_replica_sets(&self, uid: &str) -> Vec<ReplicaSet> {
         let mut rss: Vec<ReplicaSet> = self
             .store
-            .dependents(uid)
-            .filter(|k| k.kind == Kind::ReplicaSet)
-            .filter_map(|k| self.store.get(k).and_then(|o| o.as_replica_set()).cloned())
+            .dependent_objects(uid)
+            .filter_map(|o| o.as_replica_set().cloned())
             .filter(|rs| {
                 rs.metadata
                     .owner_references

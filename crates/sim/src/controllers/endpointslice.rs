@@ -321,10 +321,9 @@ impl Cluster {
         let uid = svc.metadata.uid.clone().unwrap_or_default();
         let existing: Vec<EndpointSlice> = self
             .store
-            .dependents(&uid)
-            .filter(|k| k.kind == Kind::EndpointSlice)
-            .filter_map(|k| match self.store.get(k) {
-                Some(Object::EndpointSlice(s)) => Some(s.clone()),
+            .dependent_objects(&uid)
+            .filter_map(|o| match o {
+                Object::EndpointSlice(s) => Some(s.clone()),
                 _ => None,
             })
             .filter(|s| {

@@ -226,9 +226,8 @@ impl Cluster {
         owner_uid: &'a str,
     ) -> impl Iterator<Item = &'a Pod> + 'a {
         self.store
-            .dependents(owner_uid)
-            .filter(|k| k.kind == Kind::Pod)
-            .filter_map(|k| self.store.get(k).and_then(|o| o.as_pod()))
+            .dependent_objects(owner_uid)
+            .filter_map(Object::as_pod)
             .filter(move |p| {
                 p.metadata
                     .owner_references

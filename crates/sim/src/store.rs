@@ -260,7 +260,10 @@ impl Store {
 
     /// Keys of objects that name `owner_uid` among their ownerReferences.
     pub fn dependents(&self, owner_uid: &str) -> impl Iterator<Item = &ObjectKey> {
-        self.by_owner.get(owner_uid).into_iter().flat_map(|m| m.keys())
+        self.by_owner
+            .get(owner_uid)
+            .into_iter()
+            .flat_map(|m| m.keys())
     }
 
     /// The objects that name `owner_uid` among their ownerReferences, in key order.

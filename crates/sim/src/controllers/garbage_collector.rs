@@ -182,17 +182,15 @@ impl Cluster {
         let uid = owner.meta().uid.clone().unwrap_or_default();
         let blocking: Vec<ObjectKey> = self
             .store
-            .dependents(&uid)
-            .filter(|k| {
-                self.store.get(k).is_some_and(|d| {
-                    d.meta()
-                        .owner_references
-                        .iter()
-                        .flatten()
-                        .any(|r| r.uid == uid && r.block_owner_deletion == Some(true))
-                })
+            .dependent_objects(&uid)
+            .filter(|d| {
+                d.meta()
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|r| r.uid == uid && r.block_owner_deletion == Some(true))
             })
-            .cloned()
+            .map(Object::key)
             .collect();
         if blocking.is_empty() {
             self.remove_finalizer(owner, FOREGROUND_FINALIZER);

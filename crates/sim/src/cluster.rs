@@ -197,10 +197,10 @@ pub(crate) enum Timer {
     SchedulerBackoff(ObjectKey),
     /// An Event object reaches its time to live.
     EventExpiry(ObjectKey),
-    /// A key whose sync failed goes back on its component's queue after a back-off
-    /// (the work queue's rate limiter).
+    /// A key whose reconcile failed goes back on its controller's queue after a
+    /// back-off (the work queue's rate limiter).
     Requeue {
-        component: Component,
+        id: crate::controllers::manager::ControllerId,
         key: ObjectKey,
     },
     /// The leader-election renew deadline of an apiserver outage that began at
@@ -418,9 +418,6 @@ pub struct Cluster {
     pub(crate) event_counter: u64,
     /// The event recorders' correlator (repeats become counts).
     pub(crate) event_correlator: crate::events::EventCorrelator,
-    /// Failed syncs per queued key, for the rate-limited requeue back-off.
-    #[serde(with = "crate::snapshot::pairs")]
-    pub(crate) requeue_failures: BTreeMap<(Component, ObjectKey), u32>,
     pub(crate) pod_ip_next: BTreeMap<String, u32>,
     pub(crate) node_cidrs: BTreeMap<String, u32>,
     /// The control-plane components' processes and the controller manager's memory.
@@ -505,7 +502,6 @@ impl Cluster {
             key_causes: BTreeMap::new(),
             event_counter: 0,
             event_correlator: Default::default(),
-            requeue_failures: BTreeMap::new(),
             pod_ip_next: BTreeMap::new(),
             node_cidrs: BTreeMap::new(),
             control_plane: ControlPlane::default(),
@@ -752,7 +748,7 @@ impl Cluster {
         };
         match timer {
             Timer::Wake(component) => self.wake(component),
-            Timer::Tick { id, tick } => self.fire_tick(id, &tick),
+            Timer::Tick { id, tick } => id.controller().tick(self, &tick),
             Timer::LeaseRenew(node) => self.kubelet_renew_lease(&node),
             Timer::ContainersStarted { node, pod, uid } => {
                 self.kubelet_containers_started(&node, &pod, &uid)
@@ -763,7 +759,7 @@ impl Cluster {
             Timer::SchedulerFlush { pod, since } => self.scheduler_flush(&pod, since),
             Timer::SchedulerBackoff(pod) => self.scheduler_backoff_done(&pod),
             Timer::EventExpiry(key) => self.expire_event(&key),
-            Timer::Requeue { component, key } => self.enqueue(component, key),
+            Timer::Requeue { id, key } => self.enqueue(id.component(), key),
             Timer::LeaderElection { since } => self.leader_election_deadline(since),
             Timer::KubernetesService => self.reconcile_kubernetes_service(),
             Timer::ActiveDeadline { node, pod, uid } => {

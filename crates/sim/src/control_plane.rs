@@ -301,7 +301,7 @@ impl Cluster {
             | Timer::ImagePulled { .. }
             | Timer::ActiveDeadline { .. }
             | Timer::Probe { .. } => !self.api_writable(),
-            Timer::Tick { id, tick } => match self.hold_tick(*id, tick) {
+            Timer::Tick { id, tick } => match id.controller().hold(self, tick) {
                 Hold::Fire => false,
                 Hold::Defer => true,
                 Hold::Drop => return None,

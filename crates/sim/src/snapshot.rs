@@ -305,7 +305,7 @@ mod tests {
             },
             Timer::RbacBootstrap,
             Timer::Requeue {
-                component: component.clone(),
+                id: crate::controllers::job::ID,
                 key: key.clone(),
             },
             Timer::LeaderElection { since: SimTime(0) },

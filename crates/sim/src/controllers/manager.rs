@@ -17,8 +17,15 @@
 use crate::cluster::{Cluster, Component, Timer};
 use crate::object::ObjectKey;
 use crate::store::WatchEvent;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The per-item back-off of upstream's `workqueue.DefaultTypedControllerRateLimiter`:
+/// 5 ms after the first failure, doubling, at most 1000 s.
+pub fn requeue_backoff(failures: u32) -> SimDuration {
+    let ms = 5u64.saturating_mul(1u64 << failures.min(40));
+    SimDuration::millis(ms.min(1_000_000))
+}
 
 /// What a reconcile asks of its work queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,7 +198,8 @@ impl ControllerId {
         Component::Controller(self)
     }
 
-    fn controller(self) -> &'static dyn Controller {
+    /// The registered controller of this name.
+    pub(crate) fn controller(self) -> &'static dyn Controller {
         CONTROLLERS
             .iter()
             .copied()
@@ -250,9 +258,29 @@ impl Cluster {
         for key in keys {
             self.begin_key(&key);
             match controller.reconcile(self, &key) {
-                Action::Done => self.forget_failures(&id.component(), &key),
-                Action::Requeue => self.requeue_rate_limited(id.component(), key),
+                Action::Done => self.forget_failures(id, &key),
+                Action::Requeue => self.requeue_rate_limited(id, key),
             }
+        }
+    }
+
+    /// The work queue's `AddRateLimited`: a key whose reconcile failed comes back
+    /// after its back-off, longer with each failure in a row.
+    fn requeue_rate_limited(&mut self, id: ControllerId, key: ObjectKey) {
+        let failures = self
+            .controllers
+            .failures
+            .entry((id, key.clone()))
+            .or_insert(0);
+        let delay = requeue_backoff(*failures);
+        *failures = failures.saturating_add(1);
+        self.schedule(self.now + delay, Timer::Requeue { id, key });
+    }
+
+    /// The work queue's `Forget`: a key that synced starts its back-off afresh.
+    fn forget_failures(&mut self, id: ControllerId, key: &ObjectKey) {
+        if !self.controllers.failures.is_empty() {
+            self.controllers.failures.remove(&(id, key.clone()));
         }
     }
 
@@ -267,16 +295,6 @@ impl Cluster {
     pub(crate) fn schedule_tick(&mut self, id: ControllerId, at: SimTime, tick: Tick) {
         debug_assert!(id.controller().ticks().contains(&tick.what));
         self.schedule(at, Timer::Tick { id, tick });
-    }
-
-    /// A due tick goes to its controller.
-    pub(crate) fn fire_tick(&mut self, id: ControllerId, tick: &Tick) {
-        id.controller().tick(self, tick);
-    }
-
-    /// What becomes of a due tick while the control plane is down.
-    pub(crate) fn hold_tick(&self, id: ControllerId, tick: &Tick) -> Hold {
-        id.controller().hold(self, tick)
     }
 
     /// The work queue's `AddAfter`: the controller looks at `key` again at `at`.

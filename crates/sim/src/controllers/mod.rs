@@ -19,9 +19,7 @@ pub mod resource_quota;
 pub mod serviceaccount;
 pub mod ttl_after_finished;
 
-use crate::cluster::{Cluster, Component, Timer};
 use crate::object::ObjectKey;
-use crate::time::SimDuration;
 use k8s_openapi::api::core::v1::{NodeSelectorRequirement, Pod, PodCondition, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use std::collections::BTreeMap;
@@ -45,36 +43,9 @@ pub(crate) struct Memory {
     pub pod_gc: podgc::PodGcState,
     /// The endpoint controllers' memory (each pod's last labels, slice size).
     pub endpoints: endpointslice::EndpointsState,
-}
-
-/// The per-item back-off of upstream's `workqueue.DefaultTypedControllerRateLimiter`:
-/// 5 ms after the first failure, doubling, at most 1000 s.
-pub fn requeue_backoff(failures: u32) -> SimDuration {
-    let ms = 5u64.saturating_mul(1u64 << failures.min(40));
-    SimDuration::millis(ms.min(1_000_000))
-}
-
-impl Cluster {
-    /// The work queue's `AddRateLimited`: a key whose sync failed comes back after
-    /// its back-off, longer with each failure.
-    pub(crate) fn requeue_rate_limited(&mut self, component: Component, key: ObjectKey) {
-        let failures = self
-            .requeue_failures
-            .entry((component.clone(), key.clone()))
-            .or_insert(0);
-        let delay = requeue_backoff(*failures);
-        *failures = failures.saturating_add(1);
-        self.schedule(self.now + delay, Timer::Requeue { component, key });
-    }
-
-    /// The work queue's `Forget`: a key that synced starts its back-off afresh.
-    pub(crate) fn forget_failures(&mut self, component: &Component, key: &ObjectKey) {
-        if self.requeue_failures.is_empty() {
-            return;
-        }
-        self.requeue_failures
-            .remove(&(component.clone(), key.clone()));
-    }
+    /// Failed reconciles in a row per queued key, for the rate-limited requeue.
+    #[serde(with = "crate::snapshot::pairs")]
+    pub failures: BTreeMap<(manager::ControllerId, ObjectKey), u32>,
 }
 
 /// Whether a watch event shows an orphan pod that a ReplicaSet or DaemonSet whose

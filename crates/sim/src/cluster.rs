@@ -882,7 +882,12 @@ impl Cluster {
         let outer = self.dispatching.replace(ev.revision);
         self.feed_dispatch_begin();
         let writer = self.current_actor.clone();
-        self.dispatch_inner(ev);
+        // No component watches Events (the garbage collector and the quota
+        // controller ignore them upstream): kubectl, the feed and the trace see them,
+        // no controller is woken by them.
+        if ev.object.kind() != Kind::Event {
+            self.dispatch_inner(ev);
+        }
         self.feed_dispatch_end(ev, &writer);
         self.dispatching = outer;
     }

@@ -79,8 +79,13 @@ fn is_pod_resource(name: &str) -> bool {
 }
 
 /// Whether objects of `kind` are charged for the quota resource `name` (the
-/// evaluators' `MatchingResources`).
+/// evaluators' `MatchingResources`). Events are never charged: the quota system
+/// ignores them (upstream `DefaultIgnoredResources`), so `count/events` limits
+/// nothing.
 pub fn tracks(kind: Kind, name: &str) -> bool {
+    if kind == Kind::Event {
+        return false;
+    }
     if name == count_name(kind) || legacy_count_name(kind) == Some(name) {
         return true;
     }
@@ -505,5 +510,6 @@ mod tests {
         assert!(tracks(Kind::Pod, "requests.nvidia.com/gpu"));
         assert!(!tracks(Kind::Pod, "configmaps"));
         assert!(!tracks(Kind::Service, "pods"));
+        assert!(!tracks(Kind::Event, "count/events"));
     }
 }

@@ -1,6 +1,13 @@
 //! The ledger vault (etcd): objects by key, one global revision, a resourceVersion per
-//! object, optimistic concurrency, indexes for the lookups controllers make, and a
-//! bounded watch log. Only the apiserver writes here.
+//! object, optimistic concurrency, indexes for the lookups controllers make, and
+//! bounded watch logs. Only the apiserver writes here.
+//!
+//! Events live in a partition of their own: their own watch log (upstream's apiserver
+//! keeps a watch cache per resource, so a storm of Events never pushes a pod's
+//! history out of reach), their own bound on how many are kept, and no place in the
+//! owner index (the garbage collector and the quota controller ignore Events
+//! upstream). Big clusters go further and keep Events in a separate etcd
+//! (`--etcd-servers-overrides`); here they share the one revision counter.
 
 use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
@@ -8,8 +15,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
-/// How many watch events the log keeps before compacting the oldest away. A watcher
-/// that asks for an older revision gets 410 Gone and must relist.
+/// How many watch events each log (the Events' one, and everything else's) keeps
+/// before compacting the oldest away. A watcher that asks for an older revision gets
+/// 410 Gone and must relist.
 pub const WATCH_LOG_CAPACITY: usize = 4096;
 
 /// How many bytes of objects ([`object_size_bytes`]) the watch log keeps in all
@@ -90,6 +98,92 @@ impl Default for ObjectLimits {
     }
 }
 
+/// One partition's recent writes, oldest first, bounded by [`WATCH_LOG_CAPACITY`]
+/// events and [`MAX_WATCH_LOG_BYTES`] bytes (the newest write always stays).
+#[derive(Default)]
+struct WatchLog {
+    events: VecDeque<WatchEvent>,
+    /// The size of each event's object ([`object_size_bytes`]), in order.
+    sizes: VecDeque<usize>,
+    /// Their sum.
+    bytes: usize,
+    /// The revision of the newest write compacted away: every write of this
+    /// partition after it is still here.
+    complete_after: u64,
+}
+
+impl WatchLog {
+    fn push(&mut self, ev: WatchEvent, size: usize) {
+        self.events.push_back(ev);
+        self.sizes.push_back(size);
+        self.bytes = self.bytes.saturating_add(size);
+        while self.events.len() > 1
+            && (self.events.len() > WATCH_LOG_CAPACITY || self.bytes > MAX_WATCH_LOG_BYTES)
+        {
+            if let Some(gone) = self.events.pop_front() {
+                self.complete_after = gone.revision;
+            }
+            let gone = self.sizes.pop_front().unwrap_or(0);
+            self.bytes = self.bytes.saturating_sub(gone);
+        }
+    }
+
+    /// The writes after `revision`, or 410 Gone when this log (or a compaction of
+    /// the whole store, `compacted`) no longer reaches back that far.
+    fn since(
+        &self,
+        revision: u64,
+        compacted: u64,
+    ) -> Result<std::collections::vec_deque::Iter<'_, WatchEvent>, ApiError> {
+        let oldest = compacted.max(self.complete_after);
+        if revision < oldest {
+            return Err(ApiError::new(
+                StatusReason::Gone,
+                format!("too old resource version: {revision} ({oldest})"),
+            ));
+        }
+        let start = self.events.partition_point(|e| e.revision <= revision);
+        Ok(self.events.range(start..))
+    }
+
+    /// The write at `revision`, and the same object's write before it while this log
+    /// still holds it.
+    fn logged(&self, revision: u64) -> Option<(Option<&WatchEvent>, &WatchEvent)> {
+        let at = self.events.partition_point(|e| e.revision < revision);
+        let ev = self.events.get(at).filter(|e| e.revision == revision)?;
+        let key = ev.object.key();
+        let before = if ev.event_type == EventType::Added {
+            None
+        } else {
+            self.events
+                .range(..at)
+                .rev()
+                .find(|e| e.object.key() == key)
+        };
+        Some((before, ev))
+    }
+}
+
+/// Merges two revision-ordered runs of watch events into one.
+struct Merged<'a, A: Iterator<Item = &'a WatchEvent>, B: Iterator<Item = &'a WatchEvent>> {
+    a: std::iter::Peekable<A>,
+    b: std::iter::Peekable<B>,
+}
+
+impl<'a, A: Iterator<Item = &'a WatchEvent>, B: Iterator<Item = &'a WatchEvent>> Iterator
+    for Merged<'a, A, B>
+{
+    type Item = &'a WatchEvent;
+
+    fn next(&mut self) -> Option<&'a WatchEvent> {
+        match (self.a.peek(), self.b.peek()) {
+            (Some(a), Some(b)) if b.revision < a.revision => self.b.next(),
+            (Some(_), _) => self.a.next(),
+            (None, _) => self.b.next(),
+        }
+    }
+}
+
 /// The objects and their history. Only the apiserver writes it: `create`, `update`
 /// and `remove` are private to the simulation, so no client (kubectl, the web app, a
 /// test outside the crate) can change the cluster except through a request.
@@ -118,11 +212,10 @@ pub struct Store {
     /// creation time, oldest first (the pod garbage collector's
     /// `--terminated-pod-gc-threshold` order, `byEvictionAndCreationTimestamp`).
     terminated_pods: BTreeSet<(bool, i64, ObjectKey)>,
-    log: VecDeque<WatchEvent>,
-    /// The size of each event's object in `log` ([`object_size_bytes`]), in order.
-    log_sizes: VecDeque<usize>,
-    /// Their sum: at most [`MAX_WATCH_LOG_BYTES`] (or a single event that is more).
-    log_bytes: usize,
+    /// The watch log of every kind but Events.
+    log: WatchLog,
+    /// The Events' watch log.
+    event_log: WatchLog,
     /// Revisions up to this one are compacted: a watch from before it gets 410 Gone
     /// even when the log is empty (set by a restore with `--mark-compacted`).
     compacted: u64,
@@ -159,7 +252,7 @@ impl Store {
     /// with an empty watch log and every earlier revision compacted: what etcd serves
     /// after `etcdutl snapshot restore --bump-revision --mark-compacted`.
     pub(crate) fn restored(objects: Vec<Object>, revision: u64) -> Result<Store, String> {
-        Store::from_parts(revision, revision, objects, VecDeque::new())
+        Store::from_parts(revision, revision, objects, Logs::default())
     }
 
     /// Rebuilds a store from its objects and log; the indexes are derived from the
@@ -168,7 +261,7 @@ impl Store {
         revision: u64,
         compacted: u64,
         objects: Vec<Object>,
-        log: VecDeque<WatchEvent>,
+        logs: Logs,
     ) -> Result<Store, String> {
         let mut store = Store {
             revision,
@@ -197,23 +290,48 @@ impl Store {
             store.total += 1;
             store.objects.insert(key, obj);
         }
-        let mut previous = 0;
-        for ev in &log {
-            if ev.revision <= previous || ev.revision > revision {
+        // A snapshot from before the Events had their own log holds them in the one
+        // log: they move to theirs.
+        let (events, others): (VecDeque<WatchEvent>, VecDeque<WatchEvent>) = logs
+            .log
+            .into_iter()
+            .partition(|e| e.object.kind() == Kind::Event);
+        let event_log = logs.event_log.into_iter().chain(events).collect();
+        for (log, complete_after, events) in [
+            (&mut store.log, logs.log_complete_after, others),
+            (
+                &mut store.event_log,
+                logs.event_log_complete_after,
+                event_log,
+            ),
+        ] {
+            let events: VecDeque<WatchEvent> = events;
+            let mut previous = 0;
+            for ev in &events {
+                if ev.revision <= previous || ev.revision > revision {
+                    return Err(format!(
+                        "the watch log's revisions are not increasing up to {revision}"
+                    ));
+                }
+                previous = ev.revision;
+            }
+            if events.len() > WATCH_LOG_CAPACITY {
                 return Err(format!(
-                    "the watch log's revisions are not increasing up to {revision}"
+                    "the watch log holds {} events, more than {WATCH_LOG_CAPACITY}",
+                    events.len()
                 ));
             }
-            previous = ev.revision;
-        }
-        if log.len() > WATCH_LOG_CAPACITY {
-            return Err(format!(
-                "the watch log holds {} events, more than {WATCH_LOG_CAPACITY}",
-                log.len()
-            ));
-        }
-        for ev in log {
-            store.push_log(ev);
+            // Without a record of it, the log is complete from just before its oldest
+            // write on.
+            log.complete_after = complete_after.unwrap_or_else(|| {
+                events
+                    .front()
+                    .map_or(compacted, |e| e.revision.saturating_sub(1))
+            });
+            for ev in events {
+                let size = object_size_bytes(&ev.object);
+                log.push(ev, size);
+            }
         }
         Ok(store)
     }
@@ -290,50 +408,44 @@ impl Store {
         self.pods_by_node.get(node).into_iter().flatten()
     }
 
-    /// Watch events after `revision`, or Gone if the log no longer reaches back that
-    /// far.
+    /// Watch events of every kind after `revision`, in revision order, or Gone if
+    /// either log no longer reaches back that far.
     pub fn events_since(
         &self,
         revision: u64,
     ) -> Result<impl Iterator<Item = &WatchEvent>, ApiError> {
-        if revision < self.compacted {
-            return Err(ApiError::new(
-                StatusReason::Gone,
-                format!(
-                    "too old resource version: {} ({})",
-                    revision, self.compacted
-                ),
-            ));
-        }
-        if let Some(first) = self.log.front() {
-            if revision + 1 < first.revision {
-                return Err(ApiError::new(
-                    StatusReason::Gone,
-                    format!(
-                        "too old resource version: {} ({})",
-                        revision,
-                        first.revision - 1
-                    ),
-                ));
-            }
-        }
-        let start = self.log.partition_point(|e| e.revision <= revision);
-        Ok(self.log.range(start..))
+        self.events_of(None, revision)
     }
 
-    /// The write at `revision` while the watch log still holds it, and the same
+    /// Watch events after `revision` of one kind's partition (`Some(Kind::Event)`:
+    /// the Events' log; another kind: everything else's), or of both in revision
+    /// order (`None`); or Gone if a log read no longer reaches back that far.
+    pub fn events_of(
+        &self,
+        kind: Option<Kind>,
+        revision: u64,
+    ) -> Result<impl Iterator<Item = &WatchEvent>, ApiError> {
+        let main = match kind {
+            Some(Kind::Event) => None,
+            _ => Some(self.log.since(revision, self.compacted)?),
+        };
+        let events = match kind {
+            Some(k) if k != Kind::Event => None,
+            _ => Some(self.event_log.since(revision, self.compacted)?),
+        };
+        Ok(Merged {
+            a: main.into_iter().flatten().peekable(),
+            b: events.into_iter().flatten().peekable(),
+        })
+    }
+
+    /// The write at `revision` while a watch log still holds it, and the same
     /// object's write before it when the log reaches back that far (`None` for a
     /// creation, or for an object whose earlier write has left the log).
     pub fn logged(&self, revision: u64) -> Option<(Option<&WatchEvent>, &WatchEvent)> {
-        let at = self.log.partition_point(|e| e.revision < revision);
-        let ev = self.log.get(at).filter(|e| e.revision == revision)?;
-        let key = ev.object.key();
-        let before = if ev.event_type == EventType::Added {
-            None
-        } else {
-            self.log.range(..at).rev().find(|e| e.object.key() == key)
-        };
-        Some((before, ev))
+        self.log
+            .logged(revision)
+            .or_else(|| self.event_log.logged(revision))
     }
 
     /// Creates `obj`, which must not exist. Sets resourceVersion; the apiserver has
@@ -420,49 +532,38 @@ impl Store {
         Ok(size)
     }
 
-    /// How many bytes of objects the watch log holds ([`object_size_bytes`] of each
-    /// event's object): at most [`MAX_WATCH_LOG_BYTES`], or one event's when a single
-    /// event is bigger.
+    /// How many bytes of objects the watch log of every kind but Events holds
+    /// ([`object_size_bytes`] of each event's object): at most
+    /// [`MAX_WATCH_LOG_BYTES`], or one event's when a single event is bigger.
     pub fn watch_log_bytes(&self) -> usize {
-        self.log_bytes
+        self.log.bytes
     }
 
-    /// How many events the watch log holds: at most [`WATCH_LOG_CAPACITY`].
+    /// How many events the watch log of every kind but Events holds: at most
+    /// [`WATCH_LOG_CAPACITY`].
     pub fn watch_log_len(&self) -> usize {
-        self.log.len()
+        self.log.events.len()
     }
 
-    /// Appends to the watch log, compacting the oldest events away while it holds more
-    /// than [`WATCH_LOG_CAPACITY`] events or [`MAX_WATCH_LOG_BYTES`] bytes (the newest
-    /// event always stays).
-    fn push_log(&mut self, ev: WatchEvent) {
-        let size = object_size_bytes(&ev.object);
-        self.push_log_sized(ev, size);
-    }
-
-    fn push_log_sized(&mut self, ev: WatchEvent, size: usize) {
-        self.log.push_back(ev);
-        self.log_sizes.push_back(size);
-        self.log_bytes = self.log_bytes.saturating_add(size);
-        while self.log.len() > 1
-            && (self.log.len() > WATCH_LOG_CAPACITY || self.log_bytes > MAX_WATCH_LOG_BYTES)
-        {
-            self.log.pop_front();
-            let gone = self.log_sizes.pop_front().unwrap_or(0);
-            self.log_bytes = self.log_bytes.saturating_sub(gone);
-        }
+    /// How many events the Events' own watch log holds: at most
+    /// [`WATCH_LOG_CAPACITY`].
+    pub fn event_log_len(&self) -> usize {
+        self.event_log.events.len()
     }
 
     fn log_event(&mut self, event_type: EventType, object: Arc<Object>, size: usize) -> WatchEvent {
-        if object.kind() == Kind::Event {
+        let log = if object.kind() == Kind::Event {
             self.event_writes += 1;
-        }
+            &mut self.event_log
+        } else {
+            &mut self.log
+        };
         let ev = WatchEvent {
             revision: self.revision,
             event_type,
             object,
         };
-        self.push_log_sized(ev.clone(), size);
+        log.push(ev.clone(), size);
         ev
     }
 
@@ -500,7 +601,13 @@ impl Store {
                 self.by_uid.remove(uid);
             }
         }
-        for owner in meta.owner_references.iter().flatten() {
+        // The garbage collector ignores Events (upstream `DefaultIgnoredResources`):
+        // an Event naming an owner is not its dependent.
+        let owners = match obj.kind() {
+            Kind::Event => None,
+            _ => meta.owner_references.as_ref(),
+        };
+        for owner in owners.into_iter().flatten() {
             if add {
                 self.by_owner
                     .entry(owner.uid.clone())
@@ -565,15 +672,31 @@ fn pod_index_facts(obj: &Object) -> Option<PodIndexFacts<'_>> {
 }
 
 /// What a snapshot keeps of the store: the revision, the compaction point, the
-/// objects and the watch log. The indexes and counts are derived from the objects when
-/// it is read back.
+/// objects and the watch logs. The indexes and counts are derived from the objects
+/// when it is read back.
 #[derive(Serialize)]
 struct StoreRef<'a> {
     revision: u64,
     compacted: u64,
     objects: Vec<&'a Object>,
     log: &'a VecDeque<WatchEvent>,
+    event_log: &'a VecDeque<WatchEvent>,
+    log_complete_after: u64,
+    event_log_complete_after: u64,
     limits: ObjectLimits,
+}
+
+/// The watch logs as a snapshot holds them. One written before Events had their own
+/// log has them in `log` and no completeness records.
+#[derive(Default, Deserialize)]
+struct Logs {
+    log: VecDeque<WatchEvent>,
+    #[serde(default)]
+    event_log: VecDeque<WatchEvent>,
+    #[serde(default)]
+    log_complete_after: Option<u64>,
+    #[serde(default)]
+    event_log_complete_after: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -581,7 +704,8 @@ struct StoreOwned {
     revision: u64,
     compacted: u64,
     objects: Vec<Object>,
-    log: VecDeque<WatchEvent>,
+    #[serde(flatten)]
+    logs: Logs,
     #[serde(default)]
     limits: ObjectLimits,
 }
@@ -592,7 +716,10 @@ impl Serialize for Store {
             revision: self.revision,
             compacted: self.compacted,
             objects: self.objects.values().map(|o| &**o).collect(),
-            log: &self.log,
+            log: &self.log.events,
+            event_log: &self.event_log.events,
+            log_complete_after: self.log.complete_after,
+            event_log_complete_after: self.event_log.complete_after,
             limits: self.limits,
         }
         .serialize(serializer)
@@ -602,7 +729,7 @@ impl Serialize for Store {
 impl<'de> Deserialize<'de> for Store {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let s = StoreOwned::deserialize(deserializer)?;
-        let mut store = Store::from_parts(s.revision, s.compacted, s.objects, s.log)
+        let mut store = Store::from_parts(s.revision, s.compacted, s.objects, s.logs)
             .map_err(serde::de::Error::custom)?;
         store.limits = s.limits;
         Ok(store)

@@ -116,3 +116,78 @@ fn a_watch_older_than_the_log_is_gone() {
     );
     assert!(store.events_since(store.revision()).is_ok());
 }
+
+fn event(n: usize) -> Object {
+    let yaml = format!(
+        "apiVersion: v1\nkind: Event\nmetadata: {{name: ev-{n}, namespace: default}}\ninvolvedObject: {{kind: ConfigMap, name: cm-0, namespace: default}}\nreason: Tested\nmessage: \"{n}\"\n"
+    );
+    decode_manifests(&yaml).unwrap().remove(0)
+}
+
+#[test]
+fn a_storm_of_events_leaves_other_kinds_history_in_reach() {
+    let mut store = Store::default();
+    let before = store.revision();
+    store.create(config_map(0, 0)).unwrap();
+    for n in 0..(crate::store::WATCH_LOG_CAPACITY + 10) {
+        store.create(event(n)).unwrap();
+    }
+    // The ConfigMap's creation is still in its log, though thousands of Events came
+    // after it.
+    let configmaps: Vec<_> = store
+        .events_of(Some(crate::Kind::ConfigMap), before)
+        .unwrap()
+        .collect();
+    assert_eq!(configmaps.len(), 1);
+    assert_eq!(configmaps[0].object.key(), config_map(0, 0).key());
+    assert_eq!(store.watch_log_len(), 1);
+    // The Events' own log is bounded: their oldest are gone.
+    assert_eq!(store.event_log_len(), crate::store::WATCH_LOG_CAPACITY);
+    let gone = store
+        .events_of(Some(crate::Kind::Event), before + 1)
+        .err()
+        .expect("the oldest events were compacted");
+    assert_eq!(gone.code(), 410);
+    assert_eq!(
+        gone.message,
+        format!("too old resource version: {} (11)", before + 1)
+    );
+    // A watch of every kind needs both logs.
+    assert_eq!(
+        store.events_since(before).err().map(|e| e.code()),
+        Some(410)
+    );
+    // From a recent revision, both logs are merged in revision order.
+    store.create(config_map(1, 0)).unwrap();
+    store.create(event(99_999)).unwrap();
+    let recent: Vec<u64> = store
+        .events_since(store.revision() - 3)
+        .unwrap()
+        .map(|e| e.revision)
+        .collect();
+    let last = store.revision();
+    assert_eq!(recent, vec![last - 2, last - 1, last]);
+}
+
+#[test]
+fn a_snapshot_keeps_each_logs_reach() {
+    let mut store = Store::default();
+    for n in 0..(crate::store::WATCH_LOG_CAPACITY + 10) {
+        store.create(event(n)).unwrap();
+    }
+    store.create(config_map(0, 0)).unwrap();
+    let json = serde_json::to_string(&store).unwrap();
+    let back: Store = serde_json::from_str(&json).unwrap();
+    for kind in [crate::Kind::ConfigMap, crate::Kind::Event] {
+        for revision in [0, 5, 11, store.revision() - 1] {
+            assert_eq!(
+                store
+                    .events_of(Some(kind), revision)
+                    .map(|e| e.count())
+                    .ok(),
+                back.events_of(Some(kind), revision).map(|e| e.count()).ok(),
+                "{kind:?} from {revision}"
+            );
+        }
+    }
+}

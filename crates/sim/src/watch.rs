@@ -1,7 +1,7 @@
 //! Watches as clients open them: a kind, optionally a namespace, label and field
 //! selectors, and a resourceVersion to start after. Served from the store's bounded
-//! event log; a start point older than the log answers 410 Gone, and the client must
-//! list again (as informers do).
+//! watch logs (Events have their own); a start point older than the log answers 410
+//! Gone, and the client must list again (as informers do).
 
 use crate::cluster::Cluster;
 use crate::error::ApiError;
@@ -76,7 +76,7 @@ impl Cluster {
     ) -> Result<Vec<WatchEvent>, ApiError> {
         Ok(self
             .store
-            .events_since(resource_version)?
+            .events_of(filter.kind, resource_version)?
             .filter(|e| filter.matches(&e.object))
             .cloned()
             .collect())

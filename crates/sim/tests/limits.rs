@@ -104,3 +104,34 @@ fn the_object_limit_counts_every_kind() {
     c.delete(Kind::ConfigMap, "default", "a").unwrap();
     c.create(cm("c")).unwrap();
 }
+
+#[test]
+fn events_are_kept_apart_from_the_object_limit() {
+    let mut c = cluster_with(common::WEB);
+    c.advance(SimDuration::secs(30));
+    let events_before = c.kind_count(Kind::Event);
+    assert!(events_before > 0, "the rollout recorded events");
+    // Every object but the Events: the cluster is full.
+    let others = c.object_count() - events_before;
+    c.set_object_limits(ObjectLimits {
+        pods: usize::MAX,
+        objects: others,
+    });
+    let Ok(Object::Deployment(mut d)) = c.get(Kind::Deployment, "default", "web") else {
+        panic!("web is a Deployment");
+    };
+    let replicas = d.spec.replicas.unwrap_or(1);
+    d.spec.replicas = Some(replicas + 1);
+    c.update(Object::Deployment(d)).unwrap();
+    c.advance(SimDuration::secs(5));
+    // The new pod is refused, and the refusal is still recorded as an Event: the
+    // Events have their own bound, not the objects' one.
+    let failed = events(&c, "FailedCreate");
+    assert!(
+        failed.iter().any(|m| m.ends_with(&format!(
+            "is forbidden: this simulated cluster holds at most {others} objects"
+        ))),
+        "{failed:?}"
+    );
+    assert_eq!(c.object_count() - c.kind_count(Kind::Event), others);
+}

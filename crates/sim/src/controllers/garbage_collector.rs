@@ -37,7 +37,8 @@ impl Controller for GarbageCollector {
     /// The graph rebuilt: dependents whose owners are gone are collected, and owners
     /// being deleted with a GC finalizer are processed.
     fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
-        for kind in Kind::ALL {
+        // Events are not in the graph (upstream `DefaultIgnoredResources`).
+        for kind in Kind::ALL.into_iter().filter(|k| *k != Kind::Event) {
             for o in c.store.list(kind, None) {
                 let meta = o.meta();
                 let dangling = meta

@@ -78,6 +78,11 @@ pub struct WatchEvent {
     pub revision: u64,
     pub event_type: EventType,
     pub object: Arc<Object>,
+    /// For `Modified`, the object as it stood before this write (what an informer's
+    /// update handler gets as its old object). `None` for `Added` and `Deleted`, and
+    /// in the watch logs, which keep only what a watch delivers.
+    #[serde(skip)]
+    pub old: Option<Arc<Object>>,
 }
 
 /// How many objects the store takes in all: pods, and objects of every kind. Past
@@ -470,7 +475,7 @@ impl Store {
         self.objects.insert(key.clone(), Arc::clone(&obj));
         *self.counts.entry(key.kind).or_default() += 1;
         self.total += 1;
-        Ok(self.log_event(EventType::Added, obj, size))
+        Ok(self.log_event(EventType::Added, obj, None, size))
     }
 
     /// Replaces an existing object. If `obj` carries a resourceVersion it must match
@@ -497,11 +502,12 @@ impl Store {
         self.revision += 1;
         // The old object leaves the map as the new one enters it (no copy of it).
         let obj = Arc::new(obj);
-        match self.objects.insert(key.clone(), Arc::clone(&obj)) {
-            Some(old) => self.reindex(&key, &old, &obj),
+        let old = self.objects.insert(key.clone(), Arc::clone(&obj));
+        match &old {
+            Some(old) => self.reindex(&key, old, &obj),
             None => self.index(&obj, true),
         }
-        Ok(self.log_event(EventType::Modified, obj, size))
+        Ok(self.log_event(EventType::Modified, obj, old, size))
     }
 
     /// Removes an object for good.
@@ -519,7 +525,7 @@ impl Store {
         // holds the object as it was.
         Arc::make_mut(&mut old).meta_mut().resource_version = Some(self.revision.to_string());
         let size = object_size_bytes(&old);
-        Ok(self.log_event(EventType::Deleted, old, size))
+        Ok(self.log_event(EventType::Deleted, old, None, size))
     }
 
     /// etcd's value limit: the object's size ([`object_size_bytes`]), or the
@@ -551,20 +557,27 @@ impl Store {
         self.event_log.events.len()
     }
 
-    fn log_event(&mut self, event_type: EventType, object: Arc<Object>, size: usize) -> WatchEvent {
+    fn log_event(
+        &mut self,
+        event_type: EventType,
+        object: Arc<Object>,
+        old: Option<Arc<Object>>,
+        size: usize,
+    ) -> WatchEvent {
         let log = if object.kind() == Kind::Event {
             self.event_writes += 1;
             &mut self.event_log
         } else {
             &mut self.log
         };
-        let ev = WatchEvent {
+        let logged = WatchEvent {
             revision: self.revision,
             event_type,
             object,
+            old: None,
         };
-        log.push(ev.clone(), size);
-        ev
+        log.push(logged.clone(), size);
+        WatchEvent { old, ..logged }
     }
 
     /// An update's index changes. Most updates change no indexed field (a status, a

@@ -606,6 +606,7 @@ mod tests {
             revision,
             event_type,
             object: config_map(name).into(),
+            old: None,
         }
     }
 

@@ -191,13 +191,11 @@ impl Cluster {
 
     /// The Services to sync for a pod event (upstream
     /// `GetServicesToUpdateOnPodChange`, and `GetPodServiceMemberships` of the final
-    /// state for a deletion): those whose selector matches the pod's labels, and
-    /// those matching the labels it had at its previous event. The watch here
-    /// carries only the new pod, so each pod's labels and endpoint facts are
-    /// remembered (the informer's cache); both sets are taken from the Services as
-    /// they are now, so a Service created after the pod's last event is not missed.
-    /// An update that changes neither the labels nor what an endpoint shows
-    /// (upstream `podEndpointsChanged`) syncs nothing.
+    /// state for a deletion): those whose selector matches the pod's labels, and for
+    /// an update those matching the labels of the old pod the event carries. Both
+    /// sets are taken from the Services as they are now, so a Service created after
+    /// the pod's last event is not missed. An update that changes neither the labels
+    /// nor what an endpoint shows (upstream `podEndpointsChanged`) syncs nothing.
     ///
     /// The EndpointSlice and Endpoints controllers share this pod informer: the
     /// answer for a watch event is worked out once and kept for the second.
@@ -210,8 +208,12 @@ impl Cluster {
                 return services.clone();
             }
         }
+        let old = match ev.event_type {
+            EventType::Modified => ev.old.as_deref().and_then(Object::as_pod),
+            EventType::Added | EventType::Deleted => None,
+        };
         let services: Vec<ObjectKey> = self
-            .pod_event_services(&ev.object.key(), pod, &ev.event_type)
+            .pod_event_services(&ev.object.key(), pod, old)
             .into_iter()
             .collect();
         self.controllers.endpoints.last_pod_event = Some((ev.revision, services.clone()));
@@ -219,45 +221,27 @@ impl Cluster {
     }
 
     fn pod_event_services(
-        &mut self,
+        &self,
         pod_key: &ObjectKey,
         pod: &Pod,
-        event: &EventType,
+        old: Option<&Pod>,
     ) -> BTreeSet<ObjectKey> {
-        let deleted = *event == EventType::Deleted;
-        let labels = pod.metadata.labels.clone().unwrap_or_default();
-        let facts = PodEndpointFacts::of(pod);
-        let (before, facts_before) = if deleted {
-            (
-                self.controllers.endpoints.labels.remove(pod_key),
-                self.controllers.endpoints.facts.remove(pod_key),
-            )
-        } else {
-            (
-                self.controllers
-                    .endpoints
-                    .labels
-                    .insert(pod_key.clone(), labels.clone()),
-                self.controllers
-                    .endpoints
-                    .facts
-                    .insert(pod_key.clone(), facts.clone()),
-            )
-        };
+        let no_labels = BTreeMap::new();
+        let labels = pod.metadata.labels.as_ref().unwrap_or(&no_labels);
+        let before = old.map(|o| o.metadata.labels.as_ref().unwrap_or(&no_labels));
         let mut services: BTreeSet<ObjectKey> = BTreeSet::new();
-        if *event == EventType::Modified
-            && before.as_ref() == Some(&labels)
-            && facts_before.as_ref() == Some(&facts)
-        {
-            return services;
+        if let Some(old) = old {
+            if before == Some(labels) && PodEndpointFacts::of(old) == PodEndpointFacts::of(pod) {
+                return services;
+            }
         }
         for o in self.store.list(Kind::Service, Some(&pod_key.namespace)) {
             let Object::Service(svc) = o else {
                 continue;
             };
             if has_managed_endpoints(svc)
-                && std::iter::once(&labels)
-                    .chain(&before)
+                && std::iter::once(labels)
+                    .chain(before)
                     .any(|l| selects_labels(svc, l))
             {
                 services.insert(o.key());
@@ -290,20 +274,9 @@ impl Cluster {
     }
 
     /// The endpoint controllers' informer lists pods again (a controller manager
-    /// that starts, an etcd restore): the labels it knows are the pods' as they are.
+    /// that starts, an etcd restore): what it worked out for the last pod event is
+    /// forgotten.
     pub(crate) fn endpoint_controllers_relist(&mut self) {
-        self.controllers.endpoints.labels = self
-            .store
-            .list(Kind::Pod, None)
-            .filter_map(|o| {
-                Some((
-                    o.key(),
-                    o.as_pod()?.metadata.labels.clone().unwrap_or_default(),
-                ))
-            })
-            .collect();
-        // Each pod's next event syncs its Services.
-        self.controllers.endpoints.facts.clear();
         self.controllers.endpoints.last_pod_event = None;
     }
 
@@ -676,17 +649,11 @@ fn reconcile_port_group(
     (created, updated, deleted)
 }
 
-/// The EndpointSlice controller's memory: the Services each pod was a member of, and
-/// the slice size.
+/// The EndpointSlice controller's settings and memory: the slice size, and the
+/// Services of the last pod event.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EndpointsState {
     pub max_per_slice: usize,
-    /// Each pod's labels at its last event (the old object of the next update).
-    #[serde(default, with = "crate::snapshot::pairs")]
-    pub labels: BTreeMap<ObjectKey, BTreeMap<String, String>>,
-    /// Each pod's endpoint facts at its last event.
-    #[serde(default, with = "crate::snapshot::pairs")]
-    pub facts: BTreeMap<ObjectKey, PodEndpointFacts>,
     /// The Services of the last pod event, by its revision (see
     /// `Cluster::services_for_pod_event`).
     #[serde(skip)]
@@ -698,7 +665,7 @@ pub struct EndpointsState {
 /// the node and hostname as fixed once the pod has an IP; the node, hostname,
 /// subdomain and phase are compared here as well, so no change an endpoint shows is
 /// missed.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodEndpointFacts {
     deleting: bool,
     ready: bool,
@@ -738,8 +705,6 @@ impl Default for EndpointsState {
     fn default() -> Self {
         EndpointsState {
             max_per_slice: DEFAULT_MAX_ENDPOINTS_PER_SLICE,
-            labels: BTreeMap::new(),
-            facts: BTreeMap::new(),
             last_pod_event: None,
         }
     }

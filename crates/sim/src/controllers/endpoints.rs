@@ -101,12 +101,12 @@ impl Cluster {
         if is_headless(&svc) {
             labels.insert(LABEL_HEADLESS.into(), String::new());
         }
+        // Read in place: copied only when it changes.
         let current = match self.store.get(&ep_key) {
-            Some(Object::Endpoints(e)) => Some(e.clone()),
+            Some(Object::Endpoints(e)) => Some(e),
             _ => None,
         };
         let mut annotations = current
-            .as_ref()
             .and_then(|c| c.metadata.annotations.clone())
             .unwrap_or_default();
         if truncated {
@@ -123,7 +123,8 @@ impl Cluster {
                     && cur.metadata.labels == labels
                     && cur.metadata.annotations == annotations
                     && (total <= MAX_CAPACITY || truncated) => {}
-            Some(mut cur) => {
+            Some(cur) => {
+                let mut cur = cur.clone();
                 cur.subsets = subsets;
                 cur.metadata.labels = labels;
                 cur.metadata.annotations = annotations;

@@ -48,6 +48,9 @@ pub const MAX_ENDPOINTS_PER_SLICE_LIMIT: usize = 1000;
 /// A slice's ports: name, port, protocol (what groups endpoints into slices).
 type PortKey = Vec<(String, i32, String)>;
 
+/// The slices to create, to update and to delete.
+type SlicePlan = (Vec<EndpointSlice>, Vec<EndpointSlice>, Vec<EndpointSlice>);
+
 /// `endpointsliceutil.ShouldPodBeInEndpoints`: a pod with an IP that has not finished;
 /// terminating pods only when `include_terminating`.
 pub fn pod_in_endpoints(pod: &Pod, include_terminating: bool) -> bool {
@@ -290,13 +293,33 @@ impl Cluster {
             return;
         }
         let max = self.controllers.endpoints.max_per_slice;
-        let desired = self.desired_endpoints(&svc);
-        let uid = svc.metadata.uid.clone().unwrap_or_default();
-        let existing: Vec<EndpointSlice> = self
+        let (to_create, to_update, to_delete) = self.plan_endpoint_slices(&svc, max);
+        for s in to_delete {
+            let key = ObjectKey::new(
+                Kind::EndpointSlice,
+                &svc_key.namespace,
+                s.metadata.name.as_deref().unwrap_or(""),
+            );
+            let _ = self.delete_as(ACTOR, &key, None);
+        }
+        for s in to_update {
+            let _ = self.update_as(ACTOR, Object::EndpointSlice(s));
+        }
+        for s in to_create {
+            let _ = self.create_as(ACTOR, Object::EndpointSlice(s));
+        }
+    }
+
+    /// What to create, update and delete so that the Service's managed slices hold
+    /// its endpoints: read in place, and only the slices that change are copied.
+    fn plan_endpoint_slices(&self, svc: &Service, max: usize) -> SlicePlan {
+        let desired = self.desired_endpoints(svc);
+        let uid = svc.metadata.uid.as_deref().unwrap_or_default();
+        let existing: Vec<&EndpointSlice> = self
             .store
-            .dependent_objects(&uid)
+            .dependent_objects(uid)
             .filter_map(|o| match o {
-                Object::EndpointSlice(s) => Some(s.clone()),
+                Object::EndpointSlice(s) => Some(s),
                 _ => None,
             })
             .filter(|s| {
@@ -312,26 +335,26 @@ impl Cluster {
         let mut to_create: Vec<EndpointSlice> = Vec::new();
         let mut to_update: Vec<EndpointSlice> = Vec::new();
         let mut to_delete: Vec<EndpointSlice> = Vec::new();
-        let mut by_ports: BTreeMap<PortKey, Vec<EndpointSlice>> = BTreeMap::new();
-        for s in existing.iter().cloned() {
-            by_ports.entry(slice_port_key(&s)).or_default().push(s);
+        let mut by_ports: BTreeMap<PortKey, Vec<&EndpointSlice>> = BTreeMap::new();
+        for s in existing.iter().copied() {
+            by_ports.entry(slice_port_key(s)).or_default().push(s);
         }
         // Slices whose ports nobody resolves to any more go.
         for (key, slices) in &by_ports {
             if !desired.contains_key(key) {
-                to_delete.extend(slices.iter().cloned());
+                to_delete.extend(slices.iter().map(|s| (*s).clone()));
             }
         }
         for (key, endpoints) in &desired {
             let slices = by_ports.remove(key).unwrap_or_default();
-            let (c, u, d) = reconcile_port_group(&svc, key, endpoints, slices, max);
+            let (c, u, d) = reconcile_port_group(svc, key, endpoints, slices, max);
             to_create.extend(c);
             to_update.extend(u);
             to_delete.extend(d);
         }
         // A Service without endpoints keeps one empty placeholder slice.
         if existing.len() == to_delete.len() && to_create.is_empty() {
-            let placeholder = new_slice(&svc, &Vec::new());
+            let placeholder = new_slice(svc, &Vec::new());
             let is_placeholder = |s: &EndpointSlice| {
                 s.endpoints.as_ref().is_none_or(Vec::is_empty)
                     && s.ports.as_ref().is_none_or(Vec::is_empty)
@@ -343,39 +366,26 @@ impl Cluster {
             }
         }
         // Labels follow the Service's (headless marker included) on every slice kept.
-        for s in existing.iter() {
-            let name = s.metadata.name.clone().unwrap_or_default();
-            let wanted = slice_labels(&svc);
+        let wanted = slice_labels(svc);
+        for s in existing {
+            let name = s.metadata.name.as_deref().unwrap_or_default();
             let deleting = to_delete
                 .iter()
-                .any(|d| d.metadata.name.as_deref() == Some(&name));
+                .any(|d| d.metadata.name.as_deref() == Some(name));
             let updating = to_update
                 .iter_mut()
-                .find(|u| u.metadata.name.as_deref() == Some(&name));
+                .find(|u| u.metadata.name.as_deref() == Some(name));
             match updating {
-                Some(u) => u.metadata.labels = Some(wanted),
+                Some(u) => u.metadata.labels = Some(wanted.clone()),
                 None if !deleting && s.metadata.labels.as_ref() != Some(&wanted) => {
                     let mut u = s.clone();
-                    u.metadata.labels = Some(wanted);
+                    u.metadata.labels = Some(wanted.clone());
                     to_update.push(u);
                 }
                 None => {}
             }
         }
-        for s in to_delete {
-            let key = ObjectKey::new(
-                Kind::EndpointSlice,
-                &svc_key.namespace,
-                s.metadata.name.as_deref().unwrap_or(""),
-            );
-            let _ = self.delete_as(ACTOR, &key, None);
-        }
-        for s in to_update {
-            let _ = self.update_as(ACTOR, Object::EndpointSlice(s));
-        }
-        for s in to_create {
-            let _ = self.create_as(ACTOR, Object::EndpointSlice(s));
-        }
+        (to_create, to_update, to_delete)
     }
 
     /// The endpoints the Service should have, grouped by the ports they resolve to.
@@ -540,41 +550,60 @@ fn slice_len(s: &EndpointSlice) -> usize {
     s.endpoints.as_ref().map_or(0, Vec::len)
 }
 
-fn endpoint_key(e: &Endpoint) -> String {
+fn endpoint_key(e: &Endpoint) -> &str {
     e.target_ref
         .as_ref()
-        .and_then(|r| r.uid.clone())
-        .unwrap_or_else(|| e.addresses.first().cloned().unwrap_or_default())
+        .and_then(|r| r.uid.as_deref())
+        .unwrap_or_else(|| e.addresses.first().map_or("", String::as_str))
+}
+
+/// The name of the pod an endpoint stands for ("" for none).
+fn endpoint_pod_name(e: &Endpoint) -> &str {
+    e.target_ref
+        .as_ref()
+        .and_then(|r| r.name.as_deref())
+        .unwrap_or("")
+}
+
+/// A copy of `slice` holding `endpoints` instead of its own.
+fn with_endpoints(slice: &EndpointSlice, endpoints: Vec<Endpoint>) -> EndpointSlice {
+    EndpointSlice {
+        metadata: slice.metadata.clone(),
+        address_type: slice.address_type.clone(),
+        ports: slice.ports.clone(),
+        endpoints: Some(endpoints),
+    }
 }
 
 /// `reconcileByPortMapping`: what to create, update and delete among one port
-/// group's slices so that they hold exactly `desired`.
+/// group's slices so that they hold exactly `desired`. Only the slices that change
+/// are copied.
 fn reconcile_port_group(
     svc: &Service,
     ports: &PortKey,
     desired: &[Endpoint],
-    existing: Vec<EndpointSlice>,
+    existing: Vec<&EndpointSlice>,
     max: usize,
 ) -> (Vec<EndpointSlice>, Vec<EndpointSlice>, Vec<EndpointSlice>) {
-    let mut want: BTreeMap<String, &Endpoint> =
+    let mut want: BTreeMap<&str, &Endpoint> =
         desired.iter().map(|e| (endpoint_key(e), e)).collect();
     let mut updated: Vec<EndpointSlice> = Vec::new();
-    let mut unchanged: Vec<EndpointSlice> = Vec::new();
+    let mut unchanged: Vec<&EndpointSlice> = Vec::new();
     let mut deleted: Vec<EndpointSlice> = Vec::new();
     // 1. Keep each existing slice's endpoints that are still wanted (updated if they
     // changed), drop the rest.
     for slice in existing {
         let mut changed = false;
-        let mut kept: Vec<Endpoint> = Vec::new();
+        let mut kept: Vec<&Endpoint> = Vec::new();
         for e in slice.endpoints.iter().flatten() {
-            match want.remove(&endpoint_key(e)) {
+            match want.remove(endpoint_key(e)) {
                 Some(new) => {
                     if new != e {
                         changed = true;
                     }
                     // Endpoints past the current limit move out (the limit shrank).
                     if kept.len() < max {
-                        kept.push(new.clone());
+                        kept.push(new);
                     } else {
                         want.insert(endpoint_key(new), new);
                         changed = true;
@@ -586,23 +615,13 @@ fn reconcile_port_group(
         if !changed {
             unchanged.push(slice);
         } else if kept.is_empty() {
-            deleted.push(slice);
+            deleted.push(slice.clone());
         } else {
-            let mut s = slice;
-            s.endpoints = Some(kept);
-            updated.push(s);
+            updated.push(with_endpoints(slice, kept.into_iter().cloned().collect()));
         }
     }
     let mut remaining: Vec<&Endpoint> = want.into_values().collect();
-    remaining.stable_sort_by(|a, b| {
-        let name = |e: &Endpoint| {
-            e.target_ref
-                .as_ref()
-                .and_then(|r| r.name.clone())
-                .unwrap_or_default()
-        };
-        name(a).cmp(&name(b))
-    });
+    remaining.stable_sort_by(|a, b| endpoint_pod_name(a).cmp(endpoint_pod_name(b)));
     let mut remaining = remaining.into_iter().peekable();
     // 2. Fill the slices being rewritten anyway, fullest first.
     updated.stable_sort_by_key(|s| std::cmp::Reverse(slice_len(s)));
@@ -631,7 +650,7 @@ fn reconcile_port_group(
             None
         };
         let mut slice = match fit {
-            Some(i) => unchanged.remove(i),
+            Some(i) => unchanged.remove(i).clone(),
             None => new_slice(svc, ports),
         };
         let room = max.saturating_sub(slice_len(&slice));

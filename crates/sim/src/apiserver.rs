@@ -953,10 +953,9 @@ impl Cluster {
             obj.meta_mut().namespace = Some("default".into());
         }
         let key = obj.key();
-        let Some(old) = self.store.get(&key) else {
+        let Some(old) = self.store.get_shared(&key).cloned() else {
             return Err(ApiError::not_found(&kind.qualified_plural(), &key.name));
         };
-        let old = old.clone();
         default_object(obj);
         validate(obj)?;
         check_immutable(&old, obj)?;

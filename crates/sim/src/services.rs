@@ -110,6 +110,9 @@ impl Cluster {
         obj: &mut Object,
         old: Option<&Object>,
     ) -> Result<(), ApiError> {
+        if !matches!(obj, Object::Service(_)) {
+            return Ok(());
+        }
         let (taken_ips, taken_ports) = self.service_allocations(obj);
         let old = match old {
             Some(Object::Service(s)) => Some(s.clone()),

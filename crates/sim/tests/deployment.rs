@@ -460,6 +460,32 @@ fn a_pod_relabelled_out_of_the_selector_is_released_and_replaced() {
 }
 
 #[test]
+fn a_pod_created_with_a_controller_reference_it_does_not_match_is_released() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, FRONTEND_RS);
+    c.advance(SimDuration::secs(10));
+    let Ok(Object::ReplicaSet(rs)) = c.get(Kind::ReplicaSet, "default", "frontend") else {
+        panic!("frontend is a ReplicaSet");
+    };
+    let uid = rs.metadata.uid.unwrap();
+    // A pod that names the ReplicaSet as its controller but carries other labels:
+    // the ReplicaSet's next claim lets it go.
+    let pod = BARE_POD.replace("stray", "claimed").replace("tier: frontend", "tier: backend").replace(
+        "  labels:",
+        &format!("  ownerReferences:\n  - {{apiVersion: apps/v1, kind: ReplicaSet, name: frontend, uid: {uid}, controller: true}}\n  labels:"),
+    );
+    create(&mut c, &pod);
+    assert_eq!(controller_name(&c, "claimed").as_deref(), Some("frontend"));
+    c.advance(SimDuration::secs(10));
+    assert_eq!(controller_name(&c, "claimed"), None, "released");
+    assert_eq!(
+        pod_counts(&c).0,
+        4,
+        "three for the ReplicaSet and the released one"
+    );
+}
+
+#[test]
 fn a_deployment_adopts_the_replica_set_an_orphaning_delete_left_behind() {
     let mut c = Cluster::new(1, Topology::default());
     let manifest = web(3, "nginx:1.26", "");

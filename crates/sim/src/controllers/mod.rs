@@ -41,8 +41,13 @@ pub(crate) struct Memory {
     pub job_requeue: BTreeMap<ObjectKey, crate::time::SimTime>,
     /// The pod garbage collector's state (quarantined nodes, threshold).
     pub pod_gc: podgc::PodGcState,
-    /// The endpoint controllers' memory (each pod's last labels, slice size).
+    /// The endpoint controllers' memory (the slice size, the last pod event's
+    /// Services).
     pub endpoints: endpointslice::EndpointsState,
+    /// Pods a ReplicaSet controls whose labels its selector no longer matched when
+    /// their watch event came, by ReplicaSet: what its next claim releases.
+    #[serde(default, with = "crate::snapshot::pairs")]
+    pub unmatched_pods: BTreeMap<ObjectKey, std::collections::BTreeSet<ObjectKey>>,
     /// Failed reconciles in a row per queued key, for the rate-limited requeue.
     #[serde(with = "crate::snapshot::pairs")]
     pub failures: BTreeMap<(manager::ControllerId, ObjectKey), u32>,

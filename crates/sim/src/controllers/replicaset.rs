@@ -44,8 +44,12 @@ impl Controller for ReplicaSetController {
                 }
                 keys.push(obj.key());
             }
-            Object::Pod(_) => {
-                keys.extend(controller_of(obj, Kind::ReplicaSet));
+            Object::Pod(pod) => {
+                let owner = controller_of(obj, Kind::ReplicaSet);
+                if let (Some(rs), true) = (&owner, ev.event_type != EventType::Deleted) {
+                    c.note_unmatched_pod(rs, pod);
+                }
+                keys.extend(owner);
                 if super::adoptable_orphan(ev) {
                     keys.push(obj.key());
                 }
@@ -55,13 +59,59 @@ impl Controller for ReplicaSetController {
     }
 
     fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
-        keys.extend(c.store.list(Kind::ReplicaSet, None).map(Object::key));
+        let sets: Vec<ObjectKey> = c
+            .store
+            .list(Kind::ReplicaSet, None)
+            .map(Object::key)
+            .collect();
+        // The informers start from a full list: every pod is looked at once.
+        for rs in &sets {
+            let uid = c
+                .store
+                .get(rs)
+                .and_then(|o| o.meta().uid.clone())
+                .unwrap_or_default();
+            let pods: Vec<ObjectKey> = c.owned_pods(&uid).map(pod_key).collect();
+            for key in pods {
+                if let Some(Object::Pod(pod)) = c.store.get_shared(&key).cloned().as_deref() {
+                    c.note_unmatched_pod(rs, pod);
+                }
+            }
+        }
+        keys.extend(sets);
     }
 
     fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
         c.sync_replica_set(key)
     }
 }
+/// Whether the pod's controller reference points at `owner_uid`.
+fn controlled_by(pod: &Pod, owner_uid: &str) -> bool {
+    pod.metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .any(|r| r.controller == Some(true) && r.uid == owner_uid)
+}
+
+/// A pod's key.
+fn pod_key(pod: &Pod) -> ObjectKey {
+    ObjectKey::new(
+        Kind::Pod,
+        pod.metadata.namespace.as_deref().unwrap_or_default(),
+        pod.metadata.name.as_deref().unwrap_or_default(),
+    )
+}
+
+/// A ReplicaSet's key.
+fn rs_key(rs: &ReplicaSet) -> ObjectKey {
+    ObjectKey::new(
+        Kind::ReplicaSet,
+        rs.metadata.namespace.as_deref().unwrap_or_default(),
+        rs.metadata.name.as_deref().unwrap_or_default(),
+    )
+}
+
 /// Upstream `burstReplicas`: at most this many creations or deletions per sync.
 pub const BURST_REPLICAS: usize = 500;
 
@@ -73,6 +123,7 @@ impl Cluster {
             return Action::Done;
         }
         let Some(Object::ReplicaSet(rs)) = self.store.get(key).cloned() else {
+            self.controllers.unmatched_pods.remove(key);
             return Action::Done;
         };
         let mut action = Action::Done;
@@ -124,12 +175,83 @@ impl Cluster {
     /// whose labels no longer match its selector loses its controller reference and
     /// becomes an orphan (the ReplicaSet then makes a replacement). A ReplicaSet
     /// being deleted releases nothing.
+    ///
+    /// Upstream looks at every pod on each sync. A pod's labels stop matching only
+    /// through a write of that pod (a ReplicaSet's selector is immutable), so the
+    /// watch notes such pods as their events come ([`Cluster::note_unmatched_pod`])
+    /// and a sync looks at those alone: the same pods are released, in the same
+    /// order, without reading the ReplicaSet's thousands of others.
     fn release_unmatched_pods(&mut self, rs: &ReplicaSet) {
         if rs.metadata.deletion_timestamp.is_some() {
             return;
         }
+        let Some(noted) = self.controllers.unmatched_pods.remove(&rs_key(rs)) else {
+            return;
+        };
         let uid = rs.metadata.uid.clone().unwrap_or_default();
-        self.release_unmatched(ACTOR, &uid, &rs.spec.selector);
+        let no_labels = BTreeMap::new();
+        let unmatched: Vec<Pod> = noted
+            .iter()
+            .filter_map(|k| self.store.get(k).and_then(Object::as_pod))
+            .filter(|p| controlled_by(p, &uid))
+            .filter(|p| {
+                !selector_matches(
+                    &rs.spec.selector,
+                    p.metadata.labels.as_ref().unwrap_or(&no_labels),
+                )
+            })
+            .cloned()
+            .collect();
+        for pod in unmatched {
+            let key = pod_key(&pod);
+            if self.release_pod(ACTOR, &uid, pod).is_err() {
+                // Looked at again next time, as upstream's next full claim would.
+                let noted = self
+                    .controllers
+                    .unmatched_pods
+                    .entry(rs_key(rs))
+                    .or_default();
+                noted.insert(key);
+            }
+        }
+    }
+
+    /// Notes a pod the ReplicaSet `rs` controls if its selector does not match the
+    /// pod's labels (or the ReplicaSet is not known), for its next claim.
+    fn note_unmatched_pod(&mut self, rs: &ObjectKey, pod: &Pod) {
+        let matches = match self.store.get(rs) {
+            Some(Object::ReplicaSet(set)) => {
+                let no_labels = BTreeMap::new();
+                selector_matches(
+                    &set.spec.selector,
+                    pod.metadata.labels.as_ref().unwrap_or(&no_labels),
+                )
+            }
+            _ => false,
+        };
+        if !matches {
+            self.controllers
+                .unmatched_pods
+                .entry(rs.clone())
+                .or_default()
+                .insert(pod_key(pod));
+        }
+    }
+
+    /// Removes `owner_uid` from the pod's owner references (the release of a claim).
+    fn release_pod(
+        &mut self,
+        actor: Actor,
+        owner_uid: &str,
+        mut pod: Pod,
+    ) -> Result<(), crate::error::ApiError> {
+        if let Some(refs) = pod.metadata.owner_references.as_mut() {
+            refs.retain(|r| r.uid != owner_uid);
+            if refs.is_empty() {
+                pod.metadata.owner_references = None;
+            }
+        }
+        self.update_as(actor, Object::Pod(pod)).map(|_| ())
     }
 
     /// The release half of `ClaimPods` for any controller: the pods `owner_uid`
@@ -149,14 +271,9 @@ impl Cluster {
             })
             .cloned()
             .collect();
-        for mut pod in unmatched {
-            if let Some(refs) = pod.metadata.owner_references.as_mut() {
-                refs.retain(|r| r.uid != owner_uid);
-                if refs.is_empty() {
-                    pod.metadata.owner_references = None;
-                }
-            }
-            let _ = self.update_as(actor.clone(), Object::Pod(pod));
+        for pod in unmatched {
+            // A failed release is tried again at the next sync's claim.
+            let _ = self.release_pod(actor.clone(), owner_uid, pod);
         }
     }
 
@@ -228,13 +345,7 @@ impl Cluster {
         self.store
             .dependent_objects(owner_uid)
             .filter_map(Object::as_pod)
-            .filter(move |p| {
-                p.metadata
-                    .owner_references
-                    .iter()
-                    .flatten()
-                    .any(|r| r.controller == Some(true) && r.uid == owner_uid)
-            })
+            .filter(move |p| controlled_by(p, owner_uid))
     }
 
     /// Creates `n` pods in batches of 1, 2, 4, …, as upstream's `slowStartBatch` does;

@@ -685,37 +685,38 @@ pub struct EndpointsState {
 /// subdomain and phase are compared here as well, so no change an endpoint shows is
 /// missed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PodEndpointFacts {
+struct PodEndpointFacts<'a> {
     deleting: bool,
     ready: bool,
-    ips: Vec<String>,
-    node: Option<String>,
-    phase: Option<String>,
-    hostname: Option<String>,
-    subdomain: Option<String>,
+    ips: Vec<&'a str>,
+    node: Option<&'a str>,
+    phase: Option<&'a str>,
+    hostname: Option<&'a str>,
+    subdomain: Option<&'a str>,
 }
 
-impl PodEndpointFacts {
-    fn of(pod: &Pod) -> Self {
+impl<'a> PodEndpointFacts<'a> {
+    /// Read in place, without copying the pod's strings.
+    fn of(pod: &'a Pod) -> Self {
         let status = pod.status.as_ref();
         let spec = pod.spec.as_ref();
-        let mut ips: Vec<String> = status
+        let mut ips: Vec<&str> = status
             .and_then(|s| s.pod_ips.as_ref())
             .into_iter()
             .flatten()
-            .map(|i| i.ip.clone())
+            .map(|i| i.ip.as_str())
             .collect();
-        if let Some(ip) = status.and_then(|s| s.pod_ip.as_ref()) {
-            ips.push(ip.clone());
+        if let Some(ip) = status.and_then(|s| s.pod_ip.as_deref()) {
+            ips.push(ip);
         }
         PodEndpointFacts {
             deleting: pod.metadata.deletion_timestamp.is_some(),
             ready: pod_is_ready(pod),
             ips,
-            node: spec.and_then(|s| s.node_name.clone()),
-            phase: status.and_then(|s| s.phase.clone()),
-            hostname: spec.and_then(|s| s.hostname.clone()),
-            subdomain: spec.and_then(|s| s.subdomain.clone()),
+            node: spec.and_then(|s| s.node_name.as_deref()),
+            phase: status.and_then(|s| s.phase.as_deref()),
+            hostname: spec.and_then(|s| s.hostname.as_deref()),
+            subdomain: spec.and_then(|s| s.subdomain.as_deref()),
         }
     }
 }

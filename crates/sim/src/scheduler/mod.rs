@@ -215,6 +215,42 @@ impl SchedulerState {
     }
 }
 
+/// Whether the pod has finished (phase Succeeded or Failed).
+fn is_terminal(pod: &Pod) -> bool {
+    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
+    matches!(phase, Some("Succeeded") | Some("Failed"))
+}
+
+/// Whether two versions of a pod count the same in the scheduler's cache: the same
+/// node, requests, host ports, labels and namespace, and the same deleting and
+/// finished state ([`accounted_for`] reads nothing else).
+fn same_accounting(a: &Pod, b: &Pod) -> bool {
+    let containers = |x: &[k8s_openapi::api::core::v1::Container],
+                      y: &[k8s_openapi::api::core::v1::Container]| {
+        x.len() == y.len()
+            && x.iter()
+                .zip(y)
+                .all(|(c, d)| c.resources == d.resources && c.ports == d.ports)
+    };
+    let specs = match (a.spec.as_ref(), b.spec.as_ref()) {
+        (Some(x), Some(y)) => {
+            x.node_name == y.node_name
+                && containers(&x.containers, &y.containers)
+                && containers(
+                    x.init_containers.as_deref().unwrap_or_default(),
+                    y.init_containers.as_deref().unwrap_or_default(),
+                )
+        }
+        (None, None) => true,
+        _ => false,
+    };
+    specs
+        && a.metadata.labels == b.metadata.labels
+        && a.metadata.namespace == b.metadata.namespace
+        && a.metadata.deletion_timestamp.is_some() == b.metadata.deletion_timestamp.is_some()
+        && is_terminal(a) == is_terminal(b)
+}
+
 fn accounted_for(pod: &Pod, node: String) -> Accounted {
     Accounted {
         node,
@@ -291,15 +327,23 @@ impl Cluster {
             return;
         };
         let key = ev.object.key();
-        let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
-        let terminal = matches!(phase, Some("Succeeded") | Some("Failed"));
-        let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
-        let entry = match (ev.event_type, node, terminal) {
-            (EventType::Deleted, _, _) | (_, None, _) | (_, _, true) => None,
-            (_, Some(n), false) => Some(accounted_for(pod, n)),
-        };
-        let freed = entry.is_none() && self.scheduler.accounted.contains_key(&key);
-        self.scheduler.account(&key, entry);
+        // Most updates are a kubelet's status write: nothing the cache counts moved.
+        let unchanged = ev.event_type == EventType::Modified
+            && ev
+                .old
+                .as_deref()
+                .and_then(Object::as_pod)
+                .is_some_and(|old| same_accounting(old, pod));
+        let mut freed = false;
+        if !unchanged {
+            let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
+            let entry = match (ev.event_type, node, is_terminal(pod)) {
+                (EventType::Deleted, _, _) | (_, None, _) | (_, _, true) => None,
+                (_, Some(n), false) => Some(accounted_for(pod, n)),
+            };
+            freed = entry.is_none() && self.scheduler.accounted.contains_key(&key);
+            self.scheduler.account(&key, entry);
+        }
         if ev.event_type == EventType::Deleted {
             self.scheduler.queue.forget(&key);
         } else if ev.event_type == EventType::Modified

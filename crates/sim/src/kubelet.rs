@@ -130,6 +130,26 @@ pub struct KubeletState {
     /// (`active_deadline.rs`).
     #[serde(default, with = "crate::snapshot::pairs")]
     pub(crate) deadlines: BTreeMap<ObjectKey, (String, crate::time::SimTime)>,
+    /// The image list last worked out for the Node's status, and the images it was
+    /// worked out from: rebuilt only when the images on disk change.
+    #[serde(skip)]
+    image_list: Option<(BTreeSet<String>, Option<Vec<ContainerImage>>)>,
+}
+
+/// `Node.status.images` for the images on a node's disk: largest first, at most 50
+/// (`--node-status-max-images`); `None` for none.
+fn image_list(on_disk: &BTreeSet<String>) -> Option<Vec<ContainerImage>> {
+    let mut images: Vec<ContainerImage> = on_disk
+        .iter()
+        .map(|i| ContainerImage {
+            names: Some(vec![crate::scheduler::plugins::canonical_image(i)]),
+            size_bytes: Some(images::size(i) as i64),
+        })
+        .collect();
+    images.stable_sort_by(|a, b| b.size_bytes.cmp(&a.size_bytes).then(a.names.cmp(&b.names)));
+    images.dedup_by(|a, b| a.names == b.names);
+    images.truncate(50);
+    (!images.is_empty()).then_some(images)
 }
 
 fn quantity(s: impl Into<String>) -> Quantity {
@@ -422,27 +442,24 @@ impl Cluster {
     /// The node status loop's image list (`Node.status.images`, largest first, at
     /// most 50 as `--node-status-max-images`), posted when it changed.
     fn kubelet_report_images(&mut self, node: &str) {
-        let Some(k) = self.kubelets.get(node) else {
+        let Some(k) = self.kubelets.get_mut(node) else {
             return;
         };
-        let mut images: Vec<ContainerImage> = k
-            .images
-            .iter()
-            .map(|i| ContainerImage {
-                names: Some(vec![crate::scheduler::plugins::canonical_image(i)]),
-                size_bytes: Some(images::size(i) as i64),
-            })
-            .collect();
-        images.stable_sort_by(|a, b| b.size_bytes.cmp(&a.size_bytes).then(a.names.cmp(&b.names)));
-        images.dedup_by(|a, b| a.names == b.names);
-        images.truncate(50);
+        let stale = k
+            .image_list
+            .as_ref()
+            .is_none_or(|(from, _)| *from != k.images);
+        if stale {
+            k.image_list = Some((k.images.clone(), image_list(&k.images)));
+        }
+        let new = k.image_list.as_ref().and_then(|(_, list)| list.as_ref());
         let node_key = ObjectKey::new(Kind::Node, "", node);
-        let new = (!images.is_empty()).then_some(images);
         let changed = matches!(self.store.get(&node_key), Some(Object::Node(n))
-            if n.status.as_ref().and_then(|s| s.images.as_ref()) != new.as_ref());
+            if n.status.as_ref().and_then(|s| s.images.as_ref()) != new);
         if !changed {
             return;
         }
+        let new = new.cloned();
         if let Some(Object::Node(mut n)) = self.store.get(&node_key).cloned() {
             n.status.get_or_insert_with(Default::default).images = new;
             let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Node(n));

@@ -667,6 +667,14 @@ fn de<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {
 /// Decodes a built-in YAML manifest: read as JSON, then typed by [`de`], the
 /// decoder every stored object goes through (the browser build then carries one
 /// typed decoder for the k8s-openapi types, not a second one for YAML).
+/// When the object was created, in Unix milliseconds (0 for never: not stored yet).
+pub(crate) fn created_millis(meta: &ObjectMeta) -> i64 {
+    meta.creation_timestamp
+        .as_ref()
+        .map(|t| t.0.as_millisecond())
+        .unwrap_or(0)
+}
+
 pub(crate) fn from_manifest<T: DeserializeOwned>(yaml: &str) -> Result<T, String> {
     let value: serde_json::Value = serde_yaml::from_str(yaml).map_err(|e| e.to_string())?;
     de(value)

@@ -301,7 +301,7 @@ impl Store {
             .log
             .into_iter()
             .partition(|e| e.object.kind() == Kind::Event);
-        let event_log = logs.event_log.into_iter().chain(events).collect();
+        let event_log: VecDeque<WatchEvent> = logs.event_log.into_iter().chain(events).collect();
         for (log, complete_after, events) in [
             (&mut store.log, logs.log_complete_after, others),
             (
@@ -310,7 +310,6 @@ impl Store {
                 event_log,
             ),
         ] {
-            let events: VecDeque<WatchEvent> = events;
             let mut previous = 0;
             for ev in &events {
                 if ev.revision <= previous || ev.revision > revision {
@@ -671,12 +670,7 @@ fn pod_index_facts(obj: &Object) -> Option<PodIndexFacts<'_>> {
     let node = p.spec.as_ref().and_then(|s| s.node_name.as_deref());
     let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
     let terminated = matches!(phase, Some("Succeeded") | Some("Failed")).then(|| {
-        let created = p
-            .metadata
-            .creation_timestamp
-            .as_ref()
-            .map(|t| t.0.as_millisecond())
-            .unwrap_or(0);
+        let created = crate::object::created_millis(&p.metadata);
         let evicted = phase == Some("Failed")
             && p.status.as_ref().and_then(|s| s.reason.as_deref()) == Some("Evicted");
         (evicted, created)

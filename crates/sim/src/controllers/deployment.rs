@@ -313,14 +313,7 @@ pub fn revision_of(rs: &ReplicaSet) -> Option<i64> {
 
 /// `ReplicaSetsByCreationTimestamp`: older first, then by name.
 fn creation_key(rs: &ReplicaSet) -> (i64, String) {
-    (
-        rs.metadata
-            .creation_timestamp
-            .as_ref()
-            .map(|t| t.0.as_millisecond())
-            .unwrap_or(0),
-        rs_name(rs),
-    )
+    (crate::object::created_millis(&rs.metadata), rs_name(rs))
 }
 
 /// The template without the pod-template-hash label, for comparison
@@ -580,13 +573,7 @@ impl Cluster {
             .store
             .dependent_objects(uid)
             .filter_map(|o| o.as_replica_set().cloned())
-            .filter(|rs| {
-                rs.metadata
-                    .owner_references
-                    .iter()
-                    .flatten()
-                    .any(|r| r.controller == Some(true) && r.uid == uid)
-            })
+            .filter(|rs| super::controlled_by(&rs.metadata, uid))
             .collect();
         rss.stable_sort_by_key(creation_key);
         rss

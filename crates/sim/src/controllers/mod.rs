@@ -66,6 +66,17 @@ pub(crate) fn adoptable_orphan(ev: &crate::store::WatchEvent) -> bool {
         && pod.metadata.labels.as_ref().is_some_and(|l| !l.is_empty())
 }
 
+/// Whether the object's controller reference points at `owner_uid`.
+pub(crate) fn controlled_by(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    owner_uid: &str,
+) -> bool {
+    meta.owner_references
+        .iter()
+        .flatten()
+        .any(|r| r.controller == Some(true) && r.uid == owner_uid)
+}
+
 /// Whether `labels` satisfy `selector` (matchLabels and matchExpressions), as
 /// apimachinery's `LabelSelectorAsSelector` evaluates it. An empty selector matches
 /// everything.

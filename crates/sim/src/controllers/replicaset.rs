@@ -11,7 +11,9 @@
 //! its watch event arrives (upstream every matching ReplicaSet races for it).
 
 use super::manager::{Action, Controller, ControllerId};
-use super::{omit_zero, pod_condition, pod_is_active, pod_is_ready, selector_matches};
+use super::{
+    controlled_by, omit_zero, pod_condition, pod_is_active, pod_is_ready, selector_matches,
+};
 use crate::apiserver::Actor;
 use crate::cluster::{controller_of, Cluster};
 use crate::object::{Kind, Object, ObjectKey};
@@ -85,15 +87,6 @@ impl Controller for ReplicaSetController {
         c.sync_replica_set(key)
     }
 }
-/// Whether the pod's controller reference points at `owner_uid`.
-fn controlled_by(pod: &Pod, owner_uid: &str) -> bool {
-    pod.metadata
-        .owner_references
-        .iter()
-        .flatten()
-        .any(|r| r.controller == Some(true) && r.uid == owner_uid)
-}
-
 /// A pod's key.
 fn pod_key(pod: &Pod) -> ObjectKey {
     ObjectKey::new(
@@ -193,7 +186,7 @@ impl Cluster {
         let unmatched: Vec<Pod> = noted
             .iter()
             .filter_map(|k| self.store.get(k).and_then(Object::as_pod))
-            .filter(|p| controlled_by(p, &uid))
+            .filter(|p| controlled_by(&p.metadata, &uid))
             .filter(|p| {
                 !selector_matches(
                     &rs.spec.selector,
@@ -345,7 +338,7 @@ impl Cluster {
         self.store
             .dependent_objects(owner_uid)
             .filter_map(Object::as_pod)
-            .filter(move |p| controlled_by(p, owner_uid))
+            .filter(move |p| controlled_by(&p.metadata, owner_uid))
     }
 
     /// Creates `n` pods in batches of 1, 2, 4, …, as upstream's `slowStartBatch` does;
@@ -665,12 +658,7 @@ fn rank_key(p: &Pod, per_node: &BTreeMap<String, usize>) -> RankKey {
         .and_then(|s| s.container_statuses.as_ref())
         .map(|cs| cs.iter().map(|c| c.restart_count).sum())
         .unwrap_or(0);
-    let created = p
-        .metadata
-        .creation_timestamp
-        .as_ref()
-        .map(|t| t.0.as_millisecond())
-        .unwrap_or(0);
+    let created = crate::object::created_millis(&p.metadata);
     (
         assigned,
         phase_rank,

@@ -215,12 +215,6 @@ impl SchedulerState {
     }
 }
 
-/// Whether the pod has finished (phase Succeeded or Failed).
-fn is_terminal(pod: &Pod) -> bool {
-    let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
-    matches!(phase, Some("Succeeded") | Some("Failed"))
-}
-
 /// Whether two versions of a pod count the same in the scheduler's cache: the same
 /// node, requests, host ports, labels and namespace, and the same deleting and
 /// finished state ([`accounted_for`] reads nothing else).
@@ -248,7 +242,8 @@ fn same_accounting(a: &Pod, b: &Pod) -> bool {
         && a.metadata.labels == b.metadata.labels
         && a.metadata.namespace == b.metadata.namespace
         && a.metadata.deletion_timestamp.is_some() == b.metadata.deletion_timestamp.is_some()
-        && is_terminal(a) == is_terminal(b)
+        && crate::kubelet_containers::pod_is_terminal(a)
+            == crate::kubelet_containers::pod_is_terminal(b)
 }
 
 fn accounted_for(pod: &Pod, node: String) -> Accounted {
@@ -337,7 +332,11 @@ impl Cluster {
         let mut freed = false;
         if !unchanged {
             let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
-            let entry = match (ev.event_type, node, is_terminal(pod)) {
+            let entry = match (
+                ev.event_type,
+                node,
+                crate::kubelet_containers::pod_is_terminal(pod),
+            ) {
                 (EventType::Deleted, _, _) | (_, None, _) | (_, _, true) => None,
                 (_, Some(n), false) => Some(accounted_for(pod, n)),
             };
@@ -454,12 +453,7 @@ impl Cluster {
                     return None;
                 }
                 let prio = pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);
-                let arrived = pod
-                    .metadata
-                    .creation_timestamp
-                    .as_ref()
-                    .map(|t| t.0.as_millisecond())
-                    .unwrap_or(0);
+                let arrived = crate::object::created_millis(&pod.metadata);
                 Some((-prio, arrived, k))
             })
             .collect();

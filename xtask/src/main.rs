@@ -8,6 +8,8 @@
 //!   counting every test and naming every failure (`report.rs`). The native tests,
 //!   lesson replays and bench smoke run in a clean copy of the repository
 //!   (`clean_copy.rs`), so nothing beside it or ignored in it can be read.
+//! * `cargo xtask invariants` — the architecture invariants the compiler proves
+//!   (`invariants.rs`); also a step of `test`.
 //! * `cargo xtask screenshots` — build the app (release), drive headless Chromium
 //!   through `tests/browser/screenshots.mjs` and write `docs/screenshots/*.png`.
 //! * `cargo xtask bench` — build the app (release) and run the browser benchmark
@@ -37,6 +39,7 @@ use anyhow::{bail, ensure, Context, Result};
 mod clean_copy;
 mod csp;
 mod fuzz;
+mod invariants;
 mod paths;
 mod precompress;
 mod report;
@@ -49,6 +52,8 @@ commands:
   serve [--port N]   build the web app (release) and serve dist/ on http://127.0.0.1:N
                      (default 8080) as a static host does: gzip copies, no live reload
   test               run every check: fmt, tests, clippy, wasm builds, browser tests
+  invariants         check the architecture invariants the compiler proves (only the
+                     apiserver writes the store; see xtask/src/invariants.rs)
   screenshots        build (release) and write docs/screenshots/*.png of the key views
   bench              build (release) and measure the app in Chromium; writes docs/bench-browser.md
   csp [DIR]          Trunk's post-build hook: hash the inline scripts into the page's CSP
@@ -79,6 +84,7 @@ const TYPICAL_CARGO_TEST: &str =
     "about 12 min on two cores the first time (7 min compiling every crate, then the \
      tests), about 3.5 min after a change";
 const TYPICAL_CLIPPY: &str = "about 4.5 min on two cores the first time, seconds after";
+const TYPICAL_INVARIANTS: &str = "under a minute: the sim crate checked once more";
 const TYPICAL_WASM_SIM: &str = "about 2 min on two cores the first time, seconds after";
 const TYPICAL_LESSONS: &str = "about 3 min on two cores: every lesson's solution, each \
      near-miss and each alternative replayed (5 min the first time: it builds the CLI)";
@@ -106,6 +112,9 @@ fn run() -> Result<ExitCode> {
     match args.first().map(String::as_str) {
         Some("serve") => serve(&ws, parse_port(&args[1..])?),
         Some("test") if args.len() == 1 => test(&ws),
+        Some("invariants") if args.len() == 1 => {
+            Ok(exit_code(invariants::run(&ws.root, ws.cmd("cargo", &[]))?))
+        }
         Some("screenshots") if args.len() == 1 => browser_script(&ws, "screenshots.mjs"),
         Some("bench") if args.len() == 1 => browser_script(&ws, "bench.mjs"),
         Some("csp") if args.len() <= 2 => {
@@ -734,6 +743,8 @@ fn stands_alone(ws: &Workspace, total: usize) -> Outcome {
 /// The checks, in order. `copy` is the clean copy: what reads the repository's
 /// files as tests do runs there.
 fn test_steps(ws: &Workspace, copy: &Workspace) -> Result<Vec<Step>> {
+    let xtask_exe = env::current_exe().context("cannot find the xtask executable")?;
+    let xtask_exe = xtask_exe.to_string_lossy();
     let mut steps = vec![
         Step::new(
             "fmt",
@@ -780,6 +791,12 @@ fn test_steps(ws: &Workspace, copy: &Workspace) -> Result<Vec<Step>> {
                     ],
                 ),
             ],
+        ),
+        // After clippy, which has checked every dependency already.
+        Step::new(
+            "invariants",
+            TYPICAL_INVARIANTS,
+            vec![ws.cmd(&xtask_exe, &["invariants"])],
         ),
         Step::new(
             "wasm build (sim)",

@@ -1,5 +1,5 @@
 //! Admission plugins beyond defaulting: LimitRanger (mutating and validating) and
-//! ResourceQuota (validating). Called by the apiserver pipeline in `apiserver.rs`, in
+//! ResourceQuota (validating). Called by the apiserver pipeline in `apiserver/mod.rs`, in
 //! upstream order: mutating plugins before validation, validating plugins after it,
 //! ResourceQuota last.
 
@@ -511,7 +511,7 @@ status:
         )
         .unwrap();
         // Written as the controller would, without its usage for pods.
-        c.store.create(Object::ResourceQuota(q)).unwrap();
+        c.put_directly(Object::ResourceQuota(q)).unwrap();
         let pod: Pod = crate::object::from_manifest(
             "apiVersion: v1
 kind: Pod

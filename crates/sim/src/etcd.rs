@@ -532,9 +532,8 @@ impl Cluster {
         let objects: Vec<Object> = serde_json::from_str(saved.objects.get())
             .map_err(|e| SimError(format!("snapshot \"{name}\" is damaged: {e}")))?;
         let undone = undone_by_restore(&self.store, &objects);
-        let restored = Store::restored(objects, revision)
+        self.reload_store(objects, revision)
             .map_err(|e| SimError(format!("snapshot \"{name}\" is damaged: {e}")))?;
-        self.store = restored;
         let last = LastRestore {
             name: name.to_string(),
             revision: snapshot_revision,

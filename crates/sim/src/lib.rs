@@ -39,6 +39,8 @@ pub mod metrics;
 pub mod names;
 pub mod object;
 pub mod podstatus;
+#[cfg(warehouse_probe)]
+mod probe;
 pub mod proxy;
 pub mod quantity;
 pub mod quota;
@@ -50,7 +52,6 @@ pub mod services;
 pub mod shell;
 pub mod snapshot;
 pub mod sort;
-pub mod store;
 #[doc(hidden)]
 pub mod testing;
 pub mod time;
@@ -60,6 +61,7 @@ pub(crate) mod validation;
 pub mod view;
 pub mod watch;
 
+pub use apiserver::store;
 pub use apiserver::{DeleteOptions, Propagation};
 pub use auth::{Attributes, Caller};
 pub use boot::{Boot, SETTLE_TIME};

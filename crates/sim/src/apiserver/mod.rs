@@ -16,6 +16,20 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub mod store;
+
+/// The calls `probe.rs` makes, which compile here: the apiserver writes its store
+/// (`cargo xtask invariants`).
+#[cfg(warehouse_probe)]
+#[allow(dead_code)]
+fn inside_the_apiserver(c: &mut Cluster, obj: Object, key: &ObjectKey) {
+    let _ = c.store.create(obj.clone());
+    let _ = c.store.update(obj.clone());
+    let _ = c.store.remove(key);
+    let _ = store::Store::restored(vec![obj], 1);
+    c.store.limits = Default::default();
+}
+
 /// The controllers whose event recorders write as their own service account.
 const EVENT_CONTROLLERS: &[&str] = &[
     "deployment-controller",
@@ -921,6 +935,26 @@ impl Cluster {
                 ),
             )),
         }
+    }
+
+    /// Replaces the storage with `objects` at `revision`: an etcd restore
+    /// (`etcd.rs`). The indexes and counts are built again from the objects; the
+    /// watch logs start empty, so a watch from before the restore gets 410 Gone.
+    pub(crate) fn reload_store(
+        &mut self,
+        objects: Vec<Object>,
+        revision: u64,
+    ) -> Result<(), String> {
+        self.store = store::Store::restored(objects, revision)?;
+        Ok(())
+    }
+
+    /// Writes `obj` into the storage without a request, as `etcdctl put` would:
+    /// no admission, no validation, no watch event dispatched. For tests that need
+    /// an object in a state no request makes.
+    #[cfg(test)]
+    pub(crate) fn put_directly(&mut self, obj: Object) -> Result<(), ApiError> {
+        self.store.create(obj).map(drop)
     }
 
     /// The cluster's limits on the pods and objects it holds.

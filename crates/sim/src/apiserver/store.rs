@@ -190,8 +190,10 @@ impl<'a, A: Iterator<Item = &'a WatchEvent>, B: Iterator<Item = &'a WatchEvent>>
 }
 
 /// The objects and their history. Only the apiserver writes it: `create`, `update`
-/// and `remove` are private to the simulation, so no client (kubectl, the web app, a
-/// test outside the crate) can change the cluster except through a request.
+/// and `remove` are private to the `apiserver` module, so neither a component of
+/// the simulation nor a client (kubectl, the web app, a test outside the crate) can
+/// change the cluster except through a request (`cargo xtask invariants` checks the
+/// first, this example the second).
 ///
 /// ```compile_fail
 /// # use warehouse_sim::{decode_manifests, store::Store};
@@ -231,7 +233,7 @@ pub struct Store {
     /// Writes of Events (created, updated, removed).
     event_writes: u64,
     /// The most objects this store takes (checked by the apiserver before a create).
-    pub(crate) limits: ObjectLimits,
+    pub(in crate::apiserver) limits: ObjectLimits,
 }
 
 impl Store {
@@ -256,7 +258,10 @@ impl Store {
     /// A store holding `objects` (each keeping its resourceVersion) at `revision`,
     /// with an empty watch log and every earlier revision compacted: what etcd serves
     /// after `etcdutl snapshot restore --bump-revision --mark-compacted`.
-    pub(crate) fn restored(objects: Vec<Object>, revision: u64) -> Result<Store, String> {
+    pub(in crate::apiserver) fn restored(
+        objects: Vec<Object>,
+        revision: u64,
+    ) -> Result<Store, String> {
         Store::from_parts(revision, revision, objects, Logs::default())
     }
 
@@ -454,7 +459,7 @@ impl Store {
 
     /// Creates `obj`, which must not exist. Sets resourceVersion; the apiserver has
     /// already set uid, timestamps and generation.
-    pub(crate) fn create(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {
+    pub(in crate::apiserver) fn create(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {
         let key = obj.key();
         if self.objects.contains_key(&key) {
             return Err(ApiError::new(
@@ -479,7 +484,7 @@ impl Store {
 
     /// Replaces an existing object. If `obj` carries a resourceVersion it must match
     /// the stored one (optimistic concurrency), else 409 Conflict.
-    pub(crate) fn update(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {
+    pub(in crate::apiserver) fn update(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {
         let key = obj.key();
         let Some(old) = self.objects.get(&key) else {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
@@ -510,7 +515,7 @@ impl Store {
     }
 
     /// Removes an object for good.
-    pub(crate) fn remove(&mut self, key: &ObjectKey) -> Result<WatchEvent, ApiError> {
+    pub(in crate::apiserver) fn remove(&mut self, key: &ObjectKey) -> Result<WatchEvent, ApiError> {
         let Some(mut old) = self.objects.remove(key) else {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
         };

@@ -4,7 +4,7 @@
 //! containers are killed.
 //!
 //! Upstream checks the deadline on every pod sync and the kubelet's sync loop asks
-//! each second whether a pod's deadline has come; here one `Timer::ActiveDeadline`
+//! each second whether a pod's deadline has come; here one `KubeletTimer::ActiveDeadline`
 //! per pod fires at the deadline (armed again when a spec update shortens it). A huge
 //! deadline saturates at `SimTime::MAX` instead of overflowing.
 //!
@@ -12,7 +12,8 @@
 //! a SIGKILL), without the pod's termination grace period; containers that never
 //! started stay waiting.
 
-use crate::cluster::{Cluster, Timer};
+use crate::cluster::Cluster;
+use crate::kubelet::KubeletTimer;
 use crate::kubelet_containers::refresh_pod_status;
 use crate::object::ObjectKey;
 use crate::time::{SimDuration, SimTime};
@@ -61,7 +62,7 @@ impl Cluster {
         k.deadlines.insert(key.clone(), (uid.clone(), at));
         self.schedule(
             at,
-            Timer::ActiveDeadline {
+            KubeletTimer::ActiveDeadline {
                 node: node.to_string(),
                 pod: key.clone(),
                 uid,
@@ -70,7 +71,7 @@ impl Cluster {
         false
     }
 
-    /// `Timer::ActiveDeadline`: the deadline armed for this pod has come.
+    /// `KubeletTimer::ActiveDeadline`: the deadline armed for this pod has come.
     pub(crate) fn kubelet_active_deadline_fired(&mut self, node: &str, key: &ObjectKey, uid: &str) {
         let Some(k) = self.kubelets.get_mut(node) else {
             return;

@@ -14,7 +14,7 @@
 //! deleted Service is gone at once and its address is released after it.
 
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Timer, WATCH_DELAY};
+use crate::cluster::{Cluster, WATCH_DELAY};
 use crate::object::{Object, ObjectKey};
 use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
@@ -76,10 +76,10 @@ impl Cluster {
             return;
         }
         self.cloud.armed.insert(key.clone(), at);
-        self.schedule(at, Timer::CloudServiceSync(key));
+        self.schedule(at, CloudTimer::CloudServiceSync(key));
     }
 
-    /// `Timer::CloudServiceSync`: the service controller syncs one Service.
+    /// `CloudTimer::CloudServiceSync`: the service controller syncs one Service.
     pub(crate) fn cloud_sync_service(&mut self, key: ObjectKey) {
         if self.cloud.armed.get(&key).is_some_and(|t| *t > self.now) {
             return; // a later timer for the same Service supersedes this one
@@ -262,5 +262,25 @@ impl Cluster {
             .iter()
             .map(|(o, (k, _))| (format!("203.0.113.{o}"), k.clone()))
             .collect()
+    }
+}
+
+/// The cloud service controller's timer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum CloudTimer {
+    /// The cloud service controller syncs a Service's load balancer.
+    CloudServiceSync(ObjectKey),
+}
+
+impl crate::components::Timers for CloudTimer {
+    const DESCRIPTIONS: &'static [&'static str] = &["cloud service sync"];
+
+    fn describe(&self) -> &'static str {
+        Self::DESCRIPTIONS[0]
+    }
+
+    fn fire(self, c: &mut Cluster) {
+        let CloudTimer::CloudServiceSync(key) = self;
+        c.cloud_sync_service(key);
     }
 }

@@ -145,235 +145,8 @@ pub enum Fault {
     StartEtcdMember(String),
 }
 
-/// A component that watches the apiserver and has a work queue.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Component {
-    /// One of the controller manager's controllers (`controllers/manager.rs`).
-    Controller(crate::controllers::manager::ControllerId),
-    Scheduler,
-    Kubelet(String),
-}
-
-impl Component {
-    /// The name the component writes with (its user or controller name).
-    pub fn actor(&self) -> Actor {
-        match self {
-            Component::Controller(id) => Actor::Controller(id.name()),
-            Component::Scheduler => Actor::Scheduler,
-            Component::Kubelet(n) => Actor::Kubelet(n.clone()),
-        }
-    }
-}
-
-/// Things scheduled for a moment in simulated time.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) enum Timer {
-    /// Deliver pending watch events to a component and let it work its queue.
-    Wake(Component),
-    /// A controller's own timer: a monitor period, a resync, a deadline
-    /// (`controllers/manager.rs`).
-    Tick {
-        id: crate::controllers::manager::ControllerId,
-        tick: crate::controllers::manager::Tick,
-    },
-    /// A kubelet renews its Lease.
-    LeaseRenew(String),
-    /// The runtime finished pulling and started a pod's containers.
-    ContainersStarted {
-        node: String,
-        pod: ObjectKey,
-        uid: String,
-    },
-    /// A pod's containers stopped after a deletion request.
-    ContainersStopped {
-        node: String,
-        pod: ObjectKey,
-        uid: String,
-    },
-    /// A pod unschedulable since `since` goes back to the scheduling queue
-    /// (`podMaxInUnschedulablePodsDuration`).
-    SchedulerFlush { pod: ObjectKey, since: SimTime },
-    /// A pod's scheduling back-off ends: from the backoffQ to the activeQ.
-    SchedulerBackoff(ObjectKey),
-    /// An Event object reaches its time to live.
-    EventExpiry(ObjectKey),
-    /// A key whose reconcile failed goes back on its controller's queue after a
-    /// back-off (the work queue's rate limiter).
-    Requeue {
-        id: crate::controllers::manager::ControllerId,
-        key: ObjectKey,
-    },
-    /// The leader-election renew deadline of an apiserver outage that began at
-    /// `since` (see `control_plane.rs`).
-    LeaderElection { since: SimTime },
-    /// The apiserver's `kubernetes` Service controller's reconcile
-    /// (`--endpoint-reconciler` interval, 10 s): the Service, its Endpoints and
-    /// EndpointSlice put back.
-    KubernetesService,
-    /// A pod's `activeDeadlineSeconds` since its start run out (`active_deadline.rs`).
-    ActiveDeadline {
-        node: String,
-        pod: ObjectKey,
-        uid: String,
-    },
-    /// The apiserver's RBAC post-start hook (`EnsureRBACPolicy`): missing bootstrap
-    /// ClusterRoles and ClusterRoleBindings created.
-    RbacBootstrap,
-    /// The work queue's `AddAfter`: a controller asked to look at a key again at a
-    /// known moment (a pod reaching minReadySeconds, a progress deadline, a Job's
-    /// back-off, a finished Job's time to live).
-    EnqueueAfter {
-        id: crate::controllers::manager::ControllerId,
-        key: ObjectKey,
-    },
-    /// A container's process exits, or is looked at again when its exit was not yet
-    /// known (see `runtime.rs`). `restarts` names the container instance.
-    ContainerExited {
-        node: String,
-        pod: ObjectKey,
-        uid: String,
-        container: String,
-        restarts: i32,
-    },
-    /// A container the kubelet is killing (a failed liveness or startup probe) stops:
-    /// it exited after SIGTERM, or the grace period ended and it got SIGKILL.
-    ContainerKilled {
-        node: String,
-        pod: ObjectKey,
-        uid: String,
-        container: String,
-        restarts: i32,
-        code: i32,
-    },
-    /// A container's restart back-off ends (or the kubelet's next sync after a first
-    /// exit): it starts again.
-    ContainerRestart {
-        node: String,
-        pod: ObjectKey,
-        uid: String,
-        container: String,
-        restarts: i32,
-    },
-    /// The kubelet's next sync after a failed pull: ErrImagePull becomes
-    /// ImagePullBackOff (`attempt` names the failed pull).
-    ImagePullBackOff {
-        node: String,
-        pod: ObjectKey,
-        uid: String,
-        container: String,
-        attempt: u32,
-    },
-    /// A container's image pull back-off ends: the kubelet pulls again.
-    ImagePullRetry {
-        node: String,
-        pod: ObjectKey,
-        uid: String,
-        container: String,
-        attempt: u32,
-    },
-    /// A retried pull finished: the container starts.
-    ImagePulled {
-        node: String,
-        pod: ObjectKey,
-        uid: String,
-        container: String,
-        attempt: u32,
-    },
-    /// A container probe's period comes round (`kubelet_probes.rs`).
-    Probe {
-        node: String,
-        pod: ObjectKey,
-        uid: String,
-        container: String,
-        restarts: i32,
-        kind: crate::kubelet_probes::ProbeKind,
-    },
-    /// Watch events reach every kube-proxy and CoreDNS (`proxy.rs`).
-    ProxyDelivery,
-    /// The cloud service controller syncs a Service's load balancer (`cloud.rs`).
-    CloudServiceSync(ObjectKey),
-    /// Watch events reach the ingress controller (`ingress.rs`).
-    IngressDelivery,
-    /// The ingress controller's status syncer writes Ingress addresses.
-    IngressStatusSync,
-    /// A traffic source sends one tick's requests (`traffic.rs`).
-    TrafficTick { name: String, generation: u64 },
-}
-
-impl Timer {
-    /// Every [`Timer::describe`] text, for reading causes back from a snapshot.
-    pub(crate) const DESCRIPTIONS: [&'static str; 25] = [
-        "watch delivery",
-        "lease renewal",
-        "containers started",
-        "containers stopped",
-        "unschedulable pods flush",
-        "pod scheduling backoff",
-        "event TTL",
-        "rate-limited requeue",
-        "leader election renew deadline",
-        "kubernetes service reconcile interval",
-        "apiserver start (rbac bootstrap)",
-        "pod active deadline",
-        "delayed requeue",
-        "container exited",
-        "container back-off ended",
-        "container killed",
-        "kubelet sync after a failed pull",
-        "image pull back-off ended",
-        "image pulled",
-        "probe period",
-        "proxy watch delivery",
-        "cloud service sync",
-        "ingress watch delivery",
-        "ingress status sync",
-        "traffic tick",
-    ];
-
-    /// The static description equal to `text`, if a timer (or a controller's tick
-    /// or delayed requeue) has it.
-    pub(crate) fn intern_description(text: &str) -> Option<&'static str> {
-        Self::DESCRIPTIONS
-            .into_iter()
-            .find(|d| *d == text)
-            .or_else(|| crate::controllers::manager::tick_name(text))
-            .or_else(|| crate::controllers::manager::requeue_reason_named(text))
-    }
-
-    /// A short description for the trace.
-    pub(crate) fn describe(&self) -> &'static str {
-        match self {
-            Timer::Wake(_) => "watch delivery",
-            Timer::Tick { tick, .. } => tick.what,
-            Timer::LeaseRenew(_) => "lease renewal",
-            Timer::ContainersStarted { .. } => "containers started",
-            Timer::ContainersStopped { .. } => "containers stopped",
-            Timer::SchedulerFlush { .. } => "unschedulable pods flush",
-            Timer::SchedulerBackoff(_) => "pod scheduling backoff",
-            Timer::EventExpiry(_) => "event TTL",
-            Timer::Requeue { .. } => "rate-limited requeue",
-            Timer::LeaderElection { .. } => "leader election renew deadline",
-            Timer::KubernetesService => "kubernetes service reconcile interval",
-            Timer::ActiveDeadline { .. } => "pod active deadline",
-            Timer::RbacBootstrap => "apiserver start (rbac bootstrap)",
-            Timer::EnqueueAfter { id, .. } => {
-                crate::controllers::manager::requeue_after_reason(*id)
-            }
-            Timer::ContainerExited { .. } => "container exited",
-            Timer::ContainerRestart { .. } => "container back-off ended",
-            Timer::ContainerKilled { .. } => "container killed",
-            Timer::ImagePullBackOff { .. } => "kubelet sync after a failed pull",
-            Timer::ImagePullRetry { .. } => "image pull back-off ended",
-            Timer::ImagePulled { .. } => "image pulled",
-            Timer::Probe { .. } => "probe period",
-            Timer::ProxyDelivery => "proxy watch delivery",
-            Timer::CloudServiceSync(_) => "cloud service sync",
-            Timer::IngressDelivery => "ingress watch delivery",
-            Timer::IngressStatusSync => "ingress status sync",
-            Timer::TrafficTick { .. } => "traffic tick",
-        }
-    }
-}
+pub use crate::components::Component;
+pub(crate) use crate::components::Timer;
 
 #[derive(Default, Serialize, Deserialize)]
 pub(crate) struct WorkQueue {
@@ -607,16 +380,8 @@ impl Cluster {
         };
         self.current_cause = crate::trace::Cause::Fault(description);
         match fault {
-            Fault::KillNode(name) => {
-                let r = self.kill_node(&name);
-                self.proxy_node_stopped(&name);
-                r
-            }
-            Fault::RestartNode(name) => {
-                let r = self.restart_node(&name);
-                self.proxy_relist_unsynced();
-                r
-            }
+            Fault::KillNode(name) => self.power_off_node(&name),
+            Fault::RestartNode(name) => self.power_on_node(&name),
             Fault::PartitionNode(name) => self.partition_node(&name),
             Fault::HealNode(name) => self.heal_node(&name),
             Fault::StopComponent(c) => self.stop(c),
@@ -734,7 +499,8 @@ impl Cluster {
 
     // ----- internals shared by the components -----
 
-    pub(crate) fn schedule(&mut self, at: SimTime, timer: Timer) {
+    pub(crate) fn schedule(&mut self, at: SimTime, timer: impl Into<Timer>) {
+        let timer = timer.into();
         let seq = self.next_timer;
         self.next_timer += 1;
         self.timers.push(Reverse((at.max(self.now), seq)));
@@ -743,86 +509,8 @@ impl Cluster {
     }
 
     fn fire(&mut self, timer: Timer) {
-        let Some(timer) = self.hold_until_reachable(timer) else {
-            return;
-        };
-        match timer {
-            Timer::Wake(component) => self.wake(component),
-            Timer::Tick { id, tick } => id.controller().tick(self, &tick),
-            Timer::LeaseRenew(node) => self.kubelet_renew_lease(&node),
-            Timer::ContainersStarted { node, pod, uid } => {
-                self.kubelet_containers_started(&node, &pod, &uid)
-            }
-            Timer::ContainersStopped { node, pod, uid } => {
-                self.kubelet_containers_stopped(&node, &pod, &uid)
-            }
-            Timer::SchedulerFlush { pod, since } => self.scheduler_flush(&pod, since),
-            Timer::SchedulerBackoff(pod) => self.scheduler_backoff_done(&pod),
-            Timer::EventExpiry(key) => self.expire_event(&key),
-            Timer::Requeue { id, key } => self.enqueue(id.component(), key),
-            Timer::LeaderElection { since } => self.leader_election_deadline(since),
-            Timer::KubernetesService => self.reconcile_kubernetes_service(),
-            Timer::ActiveDeadline { node, pod, uid } => {
-                self.kubelet_active_deadline_fired(&node, &pod, &uid)
-            }
-            Timer::RbacBootstrap => self.ensure_rbac_policy(),
-            Timer::EnqueueAfter { id, key } => self.enqueue(id.component(), key),
-            Timer::ContainerExited {
-                node,
-                pod,
-                uid,
-                container,
-                restarts,
-            } => self.kubelet_container_exited(&node, &pod, &uid, &container, restarts),
-            Timer::ContainerRestart {
-                node,
-                pod,
-                uid,
-                container,
-                restarts,
-            } => self.kubelet_restart_container(&node, &pod, &uid, &container, restarts),
-            Timer::ContainerKilled {
-                node,
-                pod,
-                uid,
-                container,
-                restarts,
-                code,
-            } => self.kubelet_container_killed(&node, &pod, &uid, &container, restarts, code),
-            Timer::ImagePullBackOff {
-                node,
-                pod,
-                uid,
-                container,
-                attempt,
-            } => self.kubelet_image_pull_backoff(&node, &pod, &uid, &container, attempt),
-            Timer::ImagePullRetry {
-                node,
-                pod,
-                uid,
-                container,
-                attempt,
-            } => self.kubelet_image_pull_retry(&node, &pod, &uid, &container, attempt),
-            Timer::ImagePulled {
-                node,
-                pod,
-                uid,
-                container,
-                attempt,
-            } => self.kubelet_image_pulled(&node, &pod, &uid, &container, attempt),
-            Timer::Probe {
-                node,
-                pod,
-                uid,
-                container,
-                restarts,
-                kind,
-            } => self.kubelet_probe(&node, &pod, &uid, &container, restarts, kind),
-            Timer::ProxyDelivery => self.proxy_deliver(),
-            Timer::CloudServiceSync(key) => self.cloud_sync_service(key),
-            Timer::IngressDelivery => self.ingress_deliver(),
-            Timer::IngressStatusSync => self.ingress_status_sync(),
-            Timer::TrafficTick { name, generation } => self.traffic_tick(&name, generation),
+        if let Some(timer) = self.hold_until_reachable(timer) {
+            timer.fire(self);
         }
     }
 
@@ -846,7 +534,7 @@ impl Cluster {
         }
     }
 
-    fn wake(&mut self, component: Component) {
+    pub(crate) fn wake(&mut self, component: Component) {
         if !self.can_work(&component) {
             // A stopped component, or one the apiserver does not answer, keeps its
             // queue for when it can work again.
@@ -861,16 +549,7 @@ impl Cluster {
             None => return,
         };
         self.key_causes = causes;
-        match component {
-            Component::Controller(id) => self.work_controller_queue(id, keys),
-            Component::Scheduler => self.schedule_pending(keys),
-            Component::Kubelet(node) => {
-                for k in keys {
-                    self.begin_key(&k);
-                    self.kubelet_sync_pod(&node, &k);
-                }
-            }
-        }
+        component.work(self, keys);
     }
 
     /// Sends a write's watch event to every component whose watch it matches. This is
@@ -893,13 +572,9 @@ impl Cluster {
     }
 
     fn dispatch_inner(&mut self, ev: &WatchEvent) {
-        self.proxy_observe(ev);
-        self.ingress_observe(ev);
-        self.cloud_observe_service(ev);
-        self.controllers_watch(ev);
-        self.scheduler_watch(ev);
-        self.kubelets_watch(ev);
-        self.kubernetes_service_observe(ev);
+        for watch in crate::components::WATCHERS {
+            watch(self, ev);
+        }
     }
 
     /// Sets the cause of the writes a component is about to make for `key`.

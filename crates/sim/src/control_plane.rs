@@ -292,24 +292,12 @@ impl Cluster {
     /// the timer fires again when it can. Returns the timer if it may fire now.
     pub(crate) fn hold_until_reachable(&mut self, timer: Timer) -> Option<Timer> {
         let needs = match &timer {
-            Timer::ContainersStarted { .. }
-            | Timer::ContainersStopped { .. }
-            | Timer::ContainerExited { .. }
-            | Timer::ContainerRestart { .. }
-            | Timer::ImagePullBackOff { .. }
-            | Timer::ImagePullRetry { .. }
-            | Timer::ImagePulled { .. }
-            | Timer::ActiveDeadline { .. }
-            | Timer::Probe { .. } => !self.api_writable(),
             Timer::Tick { id, tick } => match id.controller().hold(self, tick) {
                 Hold::Fire => false,
                 Hold::Defer => true,
                 Hold::Drop => return None,
             },
-            // etcd expires the Event's lease itself; only etcd must be up.
-            Timer::EventExpiry(_) => self.check_storage().is_err(),
-            Timer::KubernetesService | Timer::RbacBootstrap => !self.api_writable(),
-            _ => false,
+            other => other.held(self),
         };
         if !needs {
             return Some(timer);
@@ -451,7 +439,7 @@ impl Cluster {
             // The apiserver's post-start hooks: bootstrap RBAC, and the `kubernetes`
             // Service controller's first reconcile.
             ControlPlaneComponent::ApiServer => {
-                self.schedule(self.now, Timer::RbacBootstrap);
+                self.schedule(self.now, crate::apiserver::ApiserverTimer::RbacBootstrap);
                 self.arm_kubernetes_service(self.now);
             }
             ControlPlaneComponent::Etcd => {}
@@ -504,7 +492,7 @@ impl Cluster {
             self.control_plane.outage_since = Some(self.now);
             self.schedule(
                 self.now + LEADER_ELECTION_RENEW_DEADLINE,
-                Timer::LeaderElection { since: self.now },
+                ControlPlaneTimer::LeaderElection { since: self.now },
             );
         } else if !was_writable && writable {
             self.control_plane.outage_since = None;
@@ -1384,5 +1372,26 @@ mod tests {
         let s = config_seen(SimTime(1500), "etcd");
         assert!(s.starts_with("2026-01-01T00:00:01.5"), "{s}");
         assert_eq!(s.len(), "2026-01-01T00:00:01.500000000Z".len(), "{s}");
+    }
+}
+
+/// The control plane's own timer.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum ControlPlaneTimer {
+    /// The leader-election renew deadline of an apiserver outage that began at
+    /// `since`.
+    LeaderElection { since: SimTime },
+}
+
+impl crate::components::Timers for ControlPlaneTimer {
+    const DESCRIPTIONS: &'static [&'static str] = &["leader election renew deadline"];
+
+    fn describe(&self) -> &'static str {
+        Self::DESCRIPTIONS[0]
+    }
+
+    fn fire(self, c: &mut Cluster) {
+        let ControlPlaneTimer::LeaderElection { since } = self;
+        c.leader_election_deadline(since);
     }
 }

@@ -38,6 +38,7 @@
 //! gone are stopped, restored pods that no longer run are started again, and statuses
 //! it reported that the restore rolled back are posted again).
 
+use crate::apiserver::ApiserverTimer;
 use crate::cluster::{Cluster, Component, Timer};
 use crate::control_plane::ControlPlaneComponent;
 use crate::error::SimError;
@@ -647,12 +648,12 @@ impl Cluster {
     fn rearm_event_expiry(&mut self) {
         let mut pending: BTreeSet<&ObjectKey> = BTreeSet::new();
         for (timer, _) in self.timer_payloads.values() {
-            if let Timer::EventExpiry(k) = timer {
+            if let Timer::Apiserver(ApiserverTimer::EventExpiry(k)) = timer {
                 pending.insert(k);
             }
         }
         for timer in self.control_plane_deferred() {
-            if let Timer::EventExpiry(k) = timer {
+            if let Timer::Apiserver(ApiserverTimer::EventExpiry(k)) = timer {
                 pending.insert(k);
             }
         }
@@ -674,7 +675,7 @@ impl Cluster {
             })
             .collect();
         for (key, at) in due {
-            self.schedule(at, Timer::EventExpiry(key));
+            self.schedule(at, ApiserverTimer::EventExpiry(key));
         }
     }
 }

@@ -31,7 +31,7 @@
 //!   locations (ingress-nginx without `use-regex`).
 
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, Timer, WATCH_DELAY};
+use crate::cluster::{Cluster, WATCH_DELAY};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::proxy::WatcherStats;
 use crate::sort::StableSort;
@@ -556,11 +556,11 @@ impl Cluster {
         });
         if !self.ingress.delivery_scheduled {
             self.ingress.delivery_scheduled = true;
-            self.schedule(self.now + WATCH_DELAY, Timer::IngressDelivery);
+            self.schedule(self.now + WATCH_DELAY, IngressTimer::IngressDelivery);
         }
     }
 
-    /// `Timer::IngressDelivery`: the due watch events reach the controller; each
+    /// `IngressTimer::IngressDelivery`: the due watch events reach the controller; each
     /// Ingress it takes gets a `Sync` event, and its status is checked.
     pub(crate) fn ingress_deliver(&mut self) {
         self.ingress.delivery_scheduled = false;
@@ -603,7 +603,7 @@ impl Cluster {
         }
         if let Some(next) = self.ingress.pending.front().map(|d| d.at) {
             self.ingress.delivery_scheduled = true;
-            self.schedule(next, Timer::IngressDelivery);
+            self.schedule(next, IngressTimer::IngressDelivery);
         }
     }
 
@@ -621,11 +621,14 @@ impl Cluster {
         self.ingress.status_pending.insert(key);
         if !self.ingress.status_scheduled {
             self.ingress.status_scheduled = true;
-            self.schedule(self.now + STATUS_SYNC_DELAY, Timer::IngressStatusSync);
+            self.schedule(
+                self.now + STATUS_SYNC_DELAY,
+                IngressTimer::IngressStatusSync,
+            );
         }
     }
 
-    /// `Timer::IngressStatusSync`: the status syncer writes the published address
+    /// `IngressTimer::IngressStatusSync`: the status syncer writes the published address
     /// into every pending Ingress's `status.loadBalancer.ingress`.
     pub(crate) fn ingress_status_sync(&mut self) {
         self.ingress.status_scheduled = false;
@@ -634,7 +637,7 @@ impl Cluster {
         }
         if !self.ingress_running() || !self.api_writable() {
             self.ingress.status_scheduled = true;
-            self.schedule(self.now + RETRY, Timer::IngressStatusSync);
+            self.schedule(self.now + RETRY, IngressTimer::IngressStatusSync);
             return;
         }
         let Some(ip) = self.ingress_address() else {
@@ -662,7 +665,7 @@ impl Cluster {
         }
         if !self.ingress.status_pending.is_empty() {
             self.ingress.status_scheduled = true;
-            self.schedule(self.now + RETRY, Timer::IngressStatusSync);
+            self.schedule(self.now + RETRY, IngressTimer::IngressStatusSync);
         }
     }
 
@@ -876,5 +879,33 @@ mod tests {
             {"http": {"paths": [path("/", "Prefix", "second")]}}]}}),
         );
         assert_eq!(route([&a, &b], "x", "/"), svc("default", "first", 80));
+    }
+}
+
+/// The ingress controller's timers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum IngressTimer {
+    /// Watch events reach the ingress controller.
+    IngressDelivery,
+    /// The ingress controller's status syncer writes Ingress addresses.
+    IngressStatusSync,
+}
+
+impl crate::components::Timers for IngressTimer {
+    const DESCRIPTIONS: &'static [&'static str] =
+        &["ingress watch delivery", "ingress status sync"];
+
+    fn describe(&self) -> &'static str {
+        match self {
+            IngressTimer::IngressDelivery => Self::DESCRIPTIONS[0],
+            IngressTimer::IngressStatusSync => Self::DESCRIPTIONS[1],
+        }
+    }
+
+    fn fire(self, c: &mut Cluster) {
+        match self {
+            IngressTimer::IngressDelivery => c.ingress_deliver(),
+            IngressTimer::IngressStatusSync => c.ingress_status_sync(),
+        }
     }
 }

@@ -7,7 +7,7 @@
 //! control plane last saw it.
 
 use crate::apiserver::Actor;
-use crate::cluster::{Cluster, NodeSpec, Timer};
+use crate::cluster::{Cluster, NodeSpec};
 use crate::controllers::set_pod_condition;
 use crate::error::SimError;
 use crate::images;
@@ -126,7 +126,7 @@ pub struct KubeletState {
     #[serde(with = "crate::snapshot::pairs")]
     pub containers: BTreeMap<ObjectKey, crate::kubelet_containers::PodRuntime>,
     /// The active deadline armed for each pod (its uid and the moment), so a sync
-    /// arms a `Timer::ActiveDeadline` only when the deadline moved
+    /// arms a `KubeletTimer::ActiveDeadline` only when the deadline moved
     /// (`active_deadline.rs`).
     #[serde(default, with = "crate::snapshot::pairs")]
     pub(crate) deadlines: BTreeMap<ObjectKey, (String, crate::time::SimTime)>,
@@ -336,7 +336,7 @@ impl Cluster {
         );
         self.schedule(
             self.now + LEASE_RENEW_INTERVAL,
-            Timer::LeaseRenew(spec.name.clone()),
+            KubeletTimer::LeaseRenew(spec.name.clone()),
         );
         // Pods the kubelet runs from the start: the control plane's static pods
         // (kubeadm's manifests). kube-proxy comes from its DaemonSet.
@@ -404,7 +404,7 @@ impl Cluster {
         self.kubelet_sync_statuses(node, false);
         self.schedule(
             self.now + LEASE_RENEW_INTERVAL,
-            Timer::LeaseRenew(node.to_string()),
+            KubeletTimer::LeaseRenew(node.to_string()),
         );
     }
 
@@ -1043,7 +1043,7 @@ impl Cluster {
         }
         self.schedule(
             self.now + SimDuration::millis(delay),
-            Timer::ContainersStarted {
+            KubeletTimer::ContainersStarted {
                 node: node.to_string(),
                 pod: key.clone(),
                 uid,
@@ -1191,7 +1191,7 @@ impl Cluster {
         }
         self.schedule(
             self.now + SimDuration::millis(stop),
-            Timer::ContainersStopped {
+            KubeletTimer::ContainersStopped {
                 node: node.to_string(),
                 pod: key.clone(),
                 uid: uid.to_string(),
@@ -1269,5 +1269,197 @@ mod address_tests {
         assert_eq!(node_address(253), "172.18.0.255");
         assert_eq!(node_address(254), "172.18.1.0");
         assert_eq!(node_address(4999), "172.18.19.137");
+    }
+}
+
+/// A kubelet's timers: each names its node, and a pod's by its uid too, so a
+/// timer armed for a pod that has since been replaced finds nothing to do.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum KubeletTimer {
+    /// A kubelet renews its Lease.
+    LeaseRenew(String),
+    /// The runtime finished pulling and started a pod's containers.
+    ContainersStarted {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+    },
+    /// A pod's containers stopped after a deletion request.
+    ContainersStopped {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+    },
+    /// A pod's `activeDeadlineSeconds` since its start run out (`active_deadline.rs`).
+    ActiveDeadline {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+    },
+    /// A container's process exits, or is looked at again when its exit was not yet
+    /// known (see `runtime.rs`). `restarts` names the container instance.
+    ContainerExited {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+    },
+    /// A container the kubelet is killing (a failed liveness or startup probe) stops:
+    /// it exited after SIGTERM, or the grace period ended and it got SIGKILL.
+    ContainerKilled {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+        code: i32,
+    },
+    /// A container's restart back-off ends (or the kubelet's next sync after a first
+    /// exit): it starts again.
+    ContainerRestart {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+    },
+    /// The kubelet's next sync after a failed pull: ErrImagePull becomes
+    /// ImagePullBackOff (`attempt` names the failed pull).
+    ImagePullBackOff {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        attempt: u32,
+    },
+    /// A container's image pull back-off ends: the kubelet pulls again.
+    ImagePullRetry {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        attempt: u32,
+    },
+    /// A retried pull finished: the container starts.
+    ImagePulled {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        attempt: u32,
+    },
+    /// A container probe's period comes round (`kubelet_probes.rs`).
+    Probe {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+        kind: crate::kubelet_probes::ProbeKind,
+    },
+}
+
+impl crate::components::Timers for KubeletTimer {
+    const DESCRIPTIONS: &'static [&'static str] = &[
+        "lease renewal",
+        "containers started",
+        "containers stopped",
+        "pod active deadline",
+        "container exited",
+        "container killed",
+        "container back-off ended",
+        "kubelet sync after a failed pull",
+        "image pull back-off ended",
+        "image pulled",
+        "probe period",
+    ];
+
+    fn describe(&self) -> &'static str {
+        Self::DESCRIPTIONS[match self {
+            KubeletTimer::LeaseRenew(_) => 0,
+            KubeletTimer::ContainersStarted { .. } => 1,
+            KubeletTimer::ContainersStopped { .. } => 2,
+            KubeletTimer::ActiveDeadline { .. } => 3,
+            KubeletTimer::ContainerExited { .. } => 4,
+            KubeletTimer::ContainerKilled { .. } => 5,
+            KubeletTimer::ContainerRestart { .. } => 6,
+            KubeletTimer::ImagePullBackOff { .. } => 7,
+            KubeletTimer::ImagePullRetry { .. } => 8,
+            KubeletTimer::ImagePulled { .. } => 9,
+            KubeletTimer::Probe { .. } => 10,
+        }]
+    }
+
+    /// A pod's timers write its status, so they wait while the apiserver cannot
+    /// take writes; a Lease renewal fails on its own (`kubelet_renew_lease`).
+    fn held(&self, c: &Cluster) -> bool {
+        !matches!(self, KubeletTimer::LeaseRenew(_)) && !c.api_writable()
+    }
+
+    fn fire(self, c: &mut Cluster) {
+        match self {
+            KubeletTimer::LeaseRenew(node) => c.kubelet_renew_lease(&node),
+            KubeletTimer::ContainersStarted { node, pod, uid } => {
+                c.kubelet_containers_started(&node, &pod, &uid)
+            }
+            KubeletTimer::ContainersStopped { node, pod, uid } => {
+                c.kubelet_containers_stopped(&node, &pod, &uid)
+            }
+            KubeletTimer::ActiveDeadline { node, pod, uid } => {
+                c.kubelet_active_deadline_fired(&node, &pod, &uid)
+            }
+            KubeletTimer::ContainerExited {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+            } => c.kubelet_container_exited(&node, &pod, &uid, &container, restarts),
+            KubeletTimer::ContainerKilled {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+                code,
+            } => c.kubelet_container_killed(&node, &pod, &uid, &container, restarts, code),
+            KubeletTimer::ContainerRestart {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+            } => c.kubelet_restart_container(&node, &pod, &uid, &container, restarts),
+            KubeletTimer::ImagePullBackOff {
+                node,
+                pod,
+                uid,
+                container,
+                attempt,
+            } => c.kubelet_image_pull_backoff(&node, &pod, &uid, &container, attempt),
+            KubeletTimer::ImagePullRetry {
+                node,
+                pod,
+                uid,
+                container,
+                attempt,
+            } => c.kubelet_image_pull_retry(&node, &pod, &uid, &container, attempt),
+            KubeletTimer::ImagePulled {
+                node,
+                pod,
+                uid,
+                container,
+                attempt,
+            } => c.kubelet_image_pulled(&node, &pod, &uid, &container, attempt),
+            KubeletTimer::Probe {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+                kind,
+            } => c.kubelet_probe(&node, &pod, &uid, &container, restarts, kind),
+        }
     }
 }

@@ -17,9 +17,10 @@
 //! the first init container starts, and sidecars (restartable init containers) are
 //! run as plain init containers.
 
-use crate::cluster::{Cluster, Timer};
+use crate::cluster::Cluster;
 use crate::controllers::set_pod_condition;
 use crate::images;
+use crate::kubelet::KubeletTimer;
 use crate::object::{Object, ObjectKey};
 use crate::runtime::{self, Outcome, Process};
 use crate::time::{SimDuration, SimTime};
@@ -605,7 +606,7 @@ impl Cluster {
         };
         self.schedule(
             at,
-            Timer::ContainerExited {
+            KubeletTimer::ContainerExited {
                 node: node.to_string(),
                 pod: key.clone(),
                 uid: uid.to_string(),
@@ -829,7 +830,7 @@ impl Cluster {
         }
         self.schedule(
             SimTime(finished_ms) + SimDuration::millis(delay),
-            Timer::ContainerRestart {
+            KubeletTimer::ContainerRestart {
                 node: node.to_string(),
                 pod: key.clone(),
                 uid,
@@ -948,7 +949,7 @@ impl Cluster {
             }
             self.schedule(
                 self.now,
-                Timer::ImagePullRetry {
+                KubeletTimer::ImagePullRetry {
                     node: node.to_string(),
                     pod: key.clone(),
                     uid,

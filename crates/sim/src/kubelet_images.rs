@@ -9,8 +9,9 @@
 //! sync); a changed image in the pod spec is pulled at once (a running container
 //! with a changed image is restarted with it, `kubelet_definition_changed`).
 
-use crate::cluster::{Cluster, Timer};
+use crate::cluster::Cluster;
 use crate::images;
+use crate::kubelet::KubeletTimer;
 use crate::kubelet_containers::{
     refresh_pod_status, PendingEvent, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, RELIST_MS,
 };
@@ -150,7 +151,7 @@ impl Cluster {
         set_waiting(pod, name, image, "ErrImagePull", error);
         self.schedule(
             self.now + SimDuration::millis(RELIST_MS),
-            Timer::ImagePullBackOff {
+            KubeletTimer::ImagePullBackOff {
                 node: node.to_string(),
                 pod: key.clone(),
                 uid: uid.clone(),
@@ -160,7 +161,7 @@ impl Cluster {
         );
         self.schedule(
             self.now + SimDuration::millis(backoff),
-            Timer::ImagePullRetry {
+            KubeletTimer::ImagePullRetry {
                 node: node.to_string(),
                 pod: key.clone(),
                 uid,
@@ -275,7 +276,7 @@ impl Cluster {
         let ms = images::pull_ms(&image);
         self.schedule(
             self.now + SimDuration::millis(ms),
-            Timer::ImagePulled {
+            KubeletTimer::ImagePulled {
                 node: node.to_string(),
                 pod: key.clone(),
                 uid: uid.to_string(),
@@ -364,7 +365,7 @@ impl Cluster {
         for (name, attempt) in retry {
             self.schedule(
                 SimTime(self.now.0),
-                Timer::ImagePullRetry {
+                KubeletTimer::ImagePullRetry {
                     node: node.to_string(),
                     pod: key.clone(),
                     uid: uid.clone(),

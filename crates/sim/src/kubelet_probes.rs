@@ -15,7 +15,8 @@
 //! (a shell as PID 1 ignores SIGTERM) is killed when the grace period ends (exit 137),
 //! the probe's `terminationGracePeriodSeconds` or else the pod's (30 s by default).
 
-use crate::cluster::{Cluster, Timer};
+use crate::cluster::Cluster;
+use crate::kubelet::KubeletTimer;
 use crate::kubelet_containers::{refresh_pod_status, PendingEvent};
 use crate::object::{Object, ObjectKey};
 use crate::runtime::{self, Process};
@@ -212,7 +213,7 @@ impl Cluster {
                 let delay = (p.initial_delay_seconds.unwrap_or(0).max(0) as u64 * 1000).max(1000);
                 self.schedule(
                     self.now + SimDuration::millis(delay),
-                    Timer::Probe {
+                    KubeletTimer::Probe {
                         node: node.to_string(),
                         pod: key.clone(),
                         uid: uid.to_string(),
@@ -261,7 +262,7 @@ impl Cluster {
         let Some(probe) = kind.of(&c).cloned() else {
             return;
         };
-        let again = Timer::Probe {
+        let again = KubeletTimer::Probe {
             node: node.to_string(),
             pod: key.clone(),
             uid: uid.to_string(),
@@ -367,7 +368,7 @@ impl Cluster {
             } else {
                 self.schedule(
                     self.now + SimDuration::millis(delay),
-                    Timer::ContainerKilled {
+                    KubeletTimer::ContainerKilled {
                         node: node.to_string(),
                         pod: key.clone(),
                         uid: uid.to_string(),

@@ -12,6 +12,7 @@ pub mod auth;
 pub mod boot;
 pub mod cloud;
 pub mod cluster;
+pub(crate) mod components;
 pub mod control_plane;
 pub mod controllers;
 pub mod countdown;

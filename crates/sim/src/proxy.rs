@@ -26,7 +26,7 @@
 //! - The bytes of a delivery are the JSON size of the object (a watch event carries
 //!   the whole object); the `{"type":…}` envelope is not counted.
 
-use crate::cluster::{Cluster, Timer, WATCH_DELAY};
+use crate::cluster::{Cluster, WATCH_DELAY};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::sort::StableSort;
 use crate::store::{EventType, WatchEvent};
@@ -358,7 +358,7 @@ impl Cluster {
         });
         if !self.proxy.delivery_scheduled {
             self.proxy.delivery_scheduled = true;
-            self.schedule(self.now + WATCH_DELAY, Timer::ProxyDelivery);
+            self.schedule(self.now + WATCH_DELAY, ProxyTimer::ProxyDelivery);
         }
     }
 
@@ -415,7 +415,7 @@ impl Cluster {
         unsynced
     }
 
-    /// `Timer::ProxyDelivery`: the watch events due now reach every kube-proxy and
+    /// `ProxyTimer::ProxyDelivery`: the watch events due now reach every kube-proxy and
     /// CoreDNS; each proxy's rules follow and count one sync.
     pub(crate) fn proxy_deliver(&mut self) {
         self.proxy.delivery_scheduled = false;
@@ -458,7 +458,7 @@ impl Cluster {
         }
         if let Some(next) = self.proxy.pending.front().map(|d| d.at) {
             self.proxy.delivery_scheduled = true;
-            self.schedule(next, Timer::ProxyDelivery);
+            self.schedule(next, ProxyTimer::ProxyDelivery);
         }
     }
 
@@ -687,4 +687,23 @@ fn table(rows: &[[String; 5]]) -> String {
         s.push('\n');
     }
     s
+}
+
+/// kube-proxy's and CoreDNS's timer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum ProxyTimer {
+    /// Watch events reach every kube-proxy and CoreDNS.
+    ProxyDelivery,
+}
+
+impl crate::components::Timers for ProxyTimer {
+    const DESCRIPTIONS: &'static [&'static str] = &["proxy watch delivery"];
+
+    fn describe(&self) -> &'static str {
+        Self::DESCRIPTIONS[0]
+    }
+
+    fn fire(self, c: &mut Cluster) {
+        c.proxy_deliver();
+    }
 }

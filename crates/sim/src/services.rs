@@ -15,7 +15,7 @@
 //! an allocation costs a look over the Services, not over anything else.
 
 use crate::apiserver::{invalid, Actor, FieldError};
-use crate::cluster::{Cluster, Timer};
+use crate::cluster::Cluster;
 use crate::error::ApiError;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::store::{EventType, WatchEvent};
@@ -477,7 +477,7 @@ impl Cluster {
     pub(crate) fn arm_kubernetes_service(&mut self, at: SimTime) {
         if !self.kubernetes_service_armed {
             self.kubernetes_service_armed = true;
-            self.schedule(at, Timer::KubernetesService);
+            self.schedule(at, crate::apiserver::ApiserverTimer::KubernetesService);
         }
     }
 

@@ -270,25 +270,28 @@ mod tests {
     fn every_timer_description_can_be_read_back() {
         let key = crate::object::ObjectKey::new(crate::object::Kind::Pod, "default", "p");
         let component = crate::cluster::Component::Scheduler;
-        let timers = [
+        let timers: [Timer; 27] = [
             Timer::Wake(component.clone()),
-            Timer::LeaseRenew("n".into()),
-            Timer::ContainersStarted {
+            crate::kubelet::KubeletTimer::LeaseRenew("n".into()).into(),
+            crate::kubelet::KubeletTimer::ContainersStarted {
                 node: "n".into(),
                 pod: key.clone(),
                 uid: "u".into(),
-            },
-            Timer::ContainersStopped {
+            }
+            .into(),
+            crate::kubelet::KubeletTimer::ContainersStopped {
                 node: "n".into(),
                 pod: key.clone(),
                 uid: "u".into(),
-            },
-            Timer::SchedulerFlush {
+            }
+            .into(),
+            crate::scheduler::SchedulerTimer::SchedulerFlush {
                 pod: key.clone(),
                 since: SimTime(0),
-            },
-            Timer::SchedulerBackoff(key.clone()),
-            Timer::EventExpiry(key.clone()),
+            }
+            .into(),
+            crate::scheduler::SchedulerTimer::SchedulerBackoff(key.clone()).into(),
+            crate::apiserver::ApiserverTimer::EventExpiry(key.clone()).into(),
             Timer::EnqueueAfter {
                 id: crate::controllers::job::ID,
                 key: key.clone(),
@@ -297,88 +300,97 @@ mod tests {
                 id: crate::controllers::ttl_after_finished::ID,
                 key: key.clone(),
             },
-            Timer::KubernetesService,
-            Timer::ActiveDeadline {
+            crate::apiserver::ApiserverTimer::KubernetesService.into(),
+            crate::kubelet::KubeletTimer::ActiveDeadline {
                 node: "n".into(),
                 pod: key.clone(),
                 uid: "u".into(),
-            },
-            Timer::RbacBootstrap,
+            }
+            .into(),
+            crate::apiserver::ApiserverTimer::RbacBootstrap.into(),
             Timer::Requeue {
                 id: crate::controllers::job::ID,
                 key: key.clone(),
             },
-            Timer::LeaderElection { since: SimTime(0) },
-            Timer::ContainerExited {
+            crate::control_plane::ControlPlaneTimer::LeaderElection { since: SimTime(0) }.into(),
+            crate::kubelet::KubeletTimer::ContainerExited {
                 node: "n".into(),
                 pod: key.clone(),
                 uid: "u".into(),
                 container: "c".into(),
                 restarts: 0,
-            },
-            Timer::ContainerRestart {
+            }
+            .into(),
+            crate::kubelet::KubeletTimer::ContainerRestart {
                 node: "n".into(),
                 pod: key.clone(),
                 uid: "u".into(),
                 container: "c".into(),
                 restarts: 0,
-            },
-            Timer::ContainerKilled {
+            }
+            .into(),
+            crate::kubelet::KubeletTimer::ContainerKilled {
                 node: "n".into(),
                 pod: key.clone(),
                 uid: "u".into(),
                 container: "c".into(),
                 restarts: 0,
                 code: 137,
-            },
-            Timer::ImagePullBackOff {
+            }
+            .into(),
+            crate::kubelet::KubeletTimer::ImagePullBackOff {
                 node: "n".into(),
                 pod: key.clone(),
                 uid: "u".into(),
                 container: "c".into(),
                 attempt: 0,
-            },
-            Timer::ImagePullRetry {
+            }
+            .into(),
+            crate::kubelet::KubeletTimer::ImagePullRetry {
                 node: "n".into(),
                 pod: key.clone(),
                 uid: "u".into(),
                 container: "c".into(),
                 attempt: 0,
-            },
-            Timer::ImagePulled {
+            }
+            .into(),
+            crate::kubelet::KubeletTimer::ImagePulled {
                 node: "n".into(),
                 pod: key.clone(),
                 uid: "u".into(),
                 container: "c".into(),
                 attempt: 0,
-            },
-            Timer::Probe {
+            }
+            .into(),
+            crate::kubelet::KubeletTimer::Probe {
                 node: "n".into(),
                 pod: key.clone(),
                 uid: "u".into(),
                 container: "c".into(),
                 restarts: 0,
                 kind: crate::kubelet_probes::ProbeKind::Liveness,
-            },
-            Timer::CloudServiceSync(key.clone()),
+            }
+            .into(),
+            crate::cloud::CloudTimer::CloudServiceSync(key.clone()).into(),
             Timer::EnqueueAfter {
                 id: crate::controllers::replicaset::ID,
                 key,
             },
-            Timer::ProxyDelivery,
-            Timer::IngressDelivery,
-            Timer::IngressStatusSync,
-            Timer::TrafficTick {
+            crate::proxy::ProxyTimer::ProxyDelivery.into(),
+            crate::ingress::IngressTimer::IngressDelivery.into(),
+            crate::ingress::IngressTimer::IngressStatusSync.into(),
+            crate::traffic::TrafficTimer::TrafficTick {
                 name: "t".into(),
                 generation: 1,
-            },
+            }
+            .into(),
         ];
         for t in &timers {
             assert_eq!(Timer::intern_description(t.describe()), Some(t.describe()));
         }
         // The two delayed requeues with names of their own stand beside the generic
         // one in the list above.
-        assert_eq!(timers.len(), Timer::DESCRIPTIONS.len() + 2);
+        assert_eq!(timers.len(), Timer::description_count() + 2);
         // Every controller's ticks and requeue reasons are read back too.
         for c in crate::controllers::manager::CONTROLLERS.iter() {
             for tick in c.ticks() {

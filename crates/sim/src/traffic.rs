@@ -7,7 +7,7 @@
 //! [--from POD] [--host H] [-n NAMESPACE]`.
 //!
 //! Cost follows the traffic, not the cluster: a running source has one timer
-//! ([`Timer::TrafficTick`]) every [`TICK`], which sends that tick's share of the
+//! ([`TrafficTimer`]) every [`TICK`], which sends that tick's share of the
 //! requests through [`Cluster::http_request`] at the tick's moment. Each source keeps
 //! its counters, failures by reason, and a latency histogram in 0.1 ms buckets
 //! (the latencies are the request path's model, see `http.rs`). Sources are part of
@@ -15,7 +15,7 @@
 //! Each tick's requests all leave at the tick's moment; the 1 s a timed-out request
 //! waits holds up nothing else (every request is its own client).
 
-use crate::cluster::{Cluster, Timer};
+use crate::cluster::Cluster;
 use crate::http::RequestSource;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::SimDuration;
@@ -509,7 +509,7 @@ impl Cluster {
         );
         self.schedule(
             self.now + TICK,
-            Timer::TrafficTick {
+            TrafficTimer::TrafficTick {
                 name: name.to_string(),
                 generation,
             },
@@ -624,7 +624,7 @@ impl Cluster {
         }
     }
 
-    /// `Timer::TrafficTick`: a source sends this tick's requests.
+    /// `TrafficTimer::TrafficTick`: a source sends this tick's requests.
     pub(crate) fn traffic_tick(&mut self, name: &str, generation: u64) {
         let Some(s) = self.traffic.sources.get(name) else {
             return;
@@ -696,7 +696,7 @@ impl Cluster {
         }
         self.schedule(
             self.now + TICK,
-            Timer::TrafficTick {
+            TrafficTimer::TrafficTick {
                 name: name.to_string(),
                 generation,
             },
@@ -818,5 +818,25 @@ mod tests {
         assert_eq!(st.percentile_ms(50), 2.0);
         assert_eq!(st.percentile_ms(90), 2.0);
         assert_eq!(st.percentile_ms(99), 1000.0);
+    }
+}
+
+/// The traffic generator's timer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum TrafficTimer {
+    /// A traffic source sends one tick's requests.
+    TrafficTick { name: String, generation: u64 },
+}
+
+impl crate::components::Timers for TrafficTimer {
+    const DESCRIPTIONS: &'static [&'static str] = &["traffic tick"];
+
+    fn describe(&self) -> &'static str {
+        Self::DESCRIPTIONS[0]
+    }
+
+    fn fire(self, c: &mut Cluster) {
+        let TrafficTimer::TrafficTick { name, generation } = self;
+        c.traffic_tick(&name, generation);
     }
 }

@@ -18,6 +18,52 @@ use std::sync::Arc;
 
 pub mod store;
 
+/// The apiserver's own timers.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum ApiserverTimer {
+    /// An Event object reaches its time to live.
+    EventExpiry(ObjectKey),
+    /// The `kubernetes` Service controller's reconcile (`--endpoint-reconciler`
+    /// interval, 10 s): the Service, its Endpoints and EndpointSlice put back
+    /// (`services.rs`).
+    KubernetesService,
+    /// The RBAC post-start hook (`EnsureRBACPolicy`): missing bootstrap
+    /// ClusterRoles and ClusterRoleBindings created (`auth.rs`).
+    RbacBootstrap,
+}
+
+impl crate::components::Timers for ApiserverTimer {
+    const DESCRIPTIONS: &'static [&'static str] = &[
+        "event TTL",
+        "kubernetes service reconcile interval",
+        "apiserver start (rbac bootstrap)",
+    ];
+
+    fn describe(&self) -> &'static str {
+        Self::DESCRIPTIONS[match self {
+            ApiserverTimer::EventExpiry(_) => 0,
+            ApiserverTimer::KubernetesService => 1,
+            ApiserverTimer::RbacBootstrap => 2,
+        }]
+    }
+
+    fn held(&self, c: &Cluster) -> bool {
+        match self {
+            // etcd expires the Event's lease itself; only etcd must be up.
+            ApiserverTimer::EventExpiry(_) => c.check_storage().is_err(),
+            ApiserverTimer::KubernetesService | ApiserverTimer::RbacBootstrap => !c.api_writable(),
+        }
+    }
+
+    fn fire(self, c: &mut Cluster) {
+        match self {
+            ApiserverTimer::EventExpiry(key) => c.expire_event(&key),
+            ApiserverTimer::KubernetesService => c.reconcile_kubernetes_service(),
+            ApiserverTimer::RbacBootstrap => c.ensure_rbac_policy(),
+        }
+    }
+}
+
 /// The calls `probe.rs` makes, which compile here: the apiserver writes its store
 /// (`cargo xtask invariants`).
 #[cfg(warehouse_probe)]
@@ -1082,10 +1128,7 @@ impl Cluster {
             Ok(created) => {
                 let key = created.key();
                 self.event_correlator.remember(correlation.key, key.clone());
-                self.schedule(
-                    self.now + EVENT_TTL,
-                    crate::cluster::Timer::EventExpiry(key),
-                );
+                self.schedule(self.now + EVENT_TTL, ApiserverTimer::EventExpiry(key));
             }
             Err(_) => self.event_correlator.abandon(&ev),
         }
@@ -1146,10 +1189,7 @@ impl Cluster {
             .map(crate::time::SimTime::from_k8s)
             .unwrap_or(self.now);
         if last + EVENT_TTL > self.now {
-            self.schedule(
-                last + EVENT_TTL,
-                crate::cluster::Timer::EventExpiry(key.clone()),
-            );
+            self.schedule(last + EVENT_TTL, ApiserverTimer::EventExpiry(key.clone()));
             return;
         }
         // etcd deletes the key when its lease expires: a deletion like any other,

@@ -336,7 +336,7 @@ impl TaintQueue {
 pub(crate) struct NodeLifecycle {
     zone_states: BTreeMap<String, ZoneState>,
     tainters: BTreeMap<String, TaintQueue>,
-    /// When a `Timer::NoExecuteTainting` is due, if one is.
+    /// When the tainting pass tick (`TAINTING_TICK`) is due, if one is.
     tainting_at: Option<SimTime>,
     /// The controller's log lines (kube-controller-manager's container log).
     log: VecDeque<(SimTime, String)>,
@@ -806,7 +806,7 @@ impl Cluster {
 
     /// `doNoExecuteTaintingPass`: in each zone, while the limiter gives a token, the
     /// queue's head gets the NoExecute taint its Ready condition calls for. Then a
-    /// `Timer::NoExecuteTainting` for the next token a waiting queue needs (upstream
+    /// `TAINTING_TICK` for the next token a waiting queue needs (upstream
     /// looks every 100 ms; the timer falls on the same 100 ms steps).
     pub(crate) fn no_execute_tainting_pass(&mut self) {
         let now = self.now;

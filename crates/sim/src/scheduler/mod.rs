@@ -24,6 +24,7 @@ use plugins::{HostPort, PodFacts, Resources, SpreadConstraint, SCORE_WEIGHTS};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub use plugins::pod_requests;
+pub(crate) use queue::SchedulerTimer;
 pub use queue::{INITIAL_BACKOFF, MAX_BACKOFF, MAX_IN_UNSCHEDULABLE};
 
 /// Scheduling decisions kept for the "why this zone?" view (the latest per pod).

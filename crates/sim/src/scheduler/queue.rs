@@ -10,7 +10,7 @@
 //! can help) are reduced to the event kinds above, and the unschedulable pods are
 //! flushed by one timer each at exactly 5 minutes instead of a 30 s sweep.
 
-use crate::cluster::{Cluster, Component, Timer};
+use crate::cluster::{Cluster, Component};
 use crate::object::ObjectKey;
 use crate::time::{SimDuration, SimTime};
 use std::collections::BTreeMap;
@@ -94,7 +94,7 @@ impl Cluster {
         q.unschedulable.insert(key.clone(), now);
         self.schedule(
             now + MAX_IN_UNSCHEDULABLE,
-            Timer::SchedulerFlush {
+            SchedulerTimer::SchedulerFlush {
                 pod: key.clone(),
                 since: now,
             },
@@ -119,7 +119,7 @@ impl Cluster {
         let end = q.backoff_end(key);
         if end > self.now {
             q.backoff.insert(key.clone(), end);
-            self.schedule(end, Timer::SchedulerBackoff(key.clone()));
+            self.schedule(end, SchedulerTimer::SchedulerBackoff(key.clone()));
         } else {
             self.enqueue(Component::Scheduler, key.clone());
         }
@@ -156,5 +156,34 @@ mod tests {
     fn backoff_doubles_to_ten_seconds() {
         let s: Vec<u64> = (1..=6).map(|a| backoff_duration(a).as_secs()).collect();
         assert_eq!(s, vec![1, 2, 4, 8, 10, 10]);
+    }
+}
+
+/// The scheduling queue's timers.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum SchedulerTimer {
+    /// A pod unschedulable since `since` goes back to the scheduling queue
+    /// (`podMaxInUnschedulablePodsDuration`).
+    SchedulerFlush { pod: ObjectKey, since: SimTime },
+    /// A pod's scheduling back-off ends: from the backoffQ to the activeQ.
+    SchedulerBackoff(ObjectKey),
+}
+
+impl crate::components::Timers for SchedulerTimer {
+    const DESCRIPTIONS: &'static [&'static str] =
+        &["unschedulable pods flush", "pod scheduling backoff"];
+
+    fn describe(&self) -> &'static str {
+        match self {
+            SchedulerTimer::SchedulerFlush { .. } => Self::DESCRIPTIONS[0],
+            SchedulerTimer::SchedulerBackoff(_) => Self::DESCRIPTIONS[1],
+        }
+    }
+
+    fn fire(self, c: &mut Cluster) {
+        match self {
+            SchedulerTimer::SchedulerFlush { pod, since } => c.scheduler_flush(&pod, since),
+            SchedulerTimer::SchedulerBackoff(pod) => c.scheduler_backoff_done(&pod),
+        }
     }
 }

@@ -118,6 +118,23 @@ const WRITE: &[&str] = &["create", "delete", "deletecollection", "patch", "updat
 /// The rules of the default user-facing ClusterRoles, flattened from upstream's
 /// aggregated roles (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go).
 fn default_roles() -> Vec<(&'static str, Vec<PolicyRule>)> {
+    let view = view_rules();
+    let mut edit = view.clone();
+    edit.extend(edit_additions());
+    let mut admin = edit.clone();
+    admin.extend(admin_additions());
+    let mut roles = vec![
+        ("cluster-admin", all_rules()),
+        ("admin", admin),
+        ("edit", edit),
+        ("view", view),
+    ];
+    roles.extend(system_roles());
+    roles
+}
+
+/// `view`: read access to most namespaced objects, not Secrets.
+fn view_rules() -> Vec<PolicyRule> {
     let view_core = &[
         "configmaps",
         "endpoints",
@@ -154,7 +171,7 @@ fn default_roles() -> Vec<(&'static str, Vec<PolicyRule>)> {
         "statefulsets/scale",
         "statefulsets/status",
     ];
-    let view = vec![
+    vec![
         rule(&[""], view_core, READ),
         rule(&["apps"], apps, READ),
         rule(
@@ -181,9 +198,12 @@ fn default_roles() -> Vec<(&'static str, Vec<PolicyRule>)> {
             &["ingresses", "ingresses/status", "networkpolicies"],
             READ,
         ),
-    ];
-    let mut edit = view.clone();
-    edit.extend([
+    ]
+}
+
+/// What `edit` adds to `view`: Secrets, the pod subresources, and writes.
+fn edit_additions() -> [PolicyRule; 12] {
+    [
         rule(
             &[""],
             &[
@@ -248,9 +268,12 @@ fn default_roles() -> Vec<(&'static str, Vec<PolicyRule>)> {
         ),
         rule(&["policy"], &["poddisruptionbudgets"], WRITE),
         rule(&["discovery.k8s.io"], &["endpointslices"], WRITE),
-    ]);
-    let mut admin = edit.clone();
-    admin.extend([
+    ]
+}
+
+/// What `admin` adds to `edit`: Roles and RoleBindings in the namespace.
+fn admin_additions() -> [PolicyRule; 3] {
+    [
         rule(
             &["rbac.authorization.k8s.io"],
             &["rolebindings", "roles"],
@@ -266,25 +289,29 @@ fn default_roles() -> Vec<(&'static str, Vec<PolicyRule>)> {
             &["localsubjectaccessreviews"],
             &["create"],
         ),
-    ]);
-    let all = vec![
+    ]
+}
+
+/// `cluster-admin`: everything.
+fn all_rules() -> Vec<PolicyRule> {
+    vec![
         rule(&["*"], &["*"], &["*"]),
         PolicyRule {
             non_resource_urls: Some(vec!["*".into()]),
             verbs: vec!["*".into()],
             ..Default::default()
         },
-    ];
+    ]
+}
+
+/// The `system:` roles every user gets: who am I, what may I do, and discovery.
+fn system_roles() -> Vec<(&'static str, Vec<PolicyRule>)> {
     let urls = |list: &[&str]| PolicyRule {
         non_resource_urls: Some(list.iter().map(|u| u.to_string()).collect()),
         verbs: vec!["get".into()],
         ..Default::default()
     };
     vec![
-        ("cluster-admin", all),
-        ("admin", admin),
-        ("edit", edit),
-        ("view", view),
         (
             "system:basic-user",
             vec![

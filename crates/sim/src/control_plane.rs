@@ -939,9 +939,20 @@ fn static_pod_manifest(
             .collect();
         (servers.join(","), member_name(0), peers.join(","))
     };
-    let common = |body: &str| {
-        format!(
-            "apiVersion: v1
+    let body = match c {
+        ControlPlaneComponent::ApiServer => apiserver_spec(ip, &image, &etcd_servers),
+        ControlPlaneComponent::Etcd => etcd_spec(ip, &image, &etcd_name, &initial_cluster),
+        ControlPlaneComponent::Scheduler => scheduler_spec(&image),
+        ControlPlaneComponent::ControllerManager => controller_manager_spec(&image),
+    };
+    static_pod(c, &body)
+}
+
+/// What every control-plane static pod has around its own `body` (annotations and
+/// spec): its labels, host network, priority and tolerations.
+fn static_pod(c: ControlPlaneComponent, body: &str) -> String {
+    format!(
+        "apiVersion: v1
 kind: Pod
 metadata:
   namespace: kube-system
@@ -958,17 +969,19 @@ metadata:
   - effect: NoExecute
     operator: Exists
 ",
-            name = c.name()
-        )
+        name = c.name()
+    )
+}
+
+/// A probe of a control-plane container, as kubeadm writes it.
+fn probe(path: &str, host: &str, scheme: &str, threshold: u32, period: u32, delay: bool) -> String {
+    let delay = if delay {
+        "        initialDelaySeconds: 10\n"
+    } else {
+        ""
     };
-    let probe = |path: &str, host: &str, scheme: &str, threshold: u32, period: u32, delay: bool| {
-        let delay = if delay {
-            "        initialDelaySeconds: 10\n"
-        } else {
-            ""
-        };
-        format!(
-            "        failureThreshold: {threshold}
+    format!(
+        "        failureThreshold: {threshold}
         httpGet:
           host: {host}
           path: {path}
@@ -977,11 +990,13 @@ metadata:
 {delay}        periodSeconds: {period}
         timeoutSeconds: 15
 "
-        )
-    };
-    match c {
-        ControlPlaneComponent::ApiServer => common(&format!(
-            "  annotations:
+    )
+}
+
+/// kube-apiserver's pod: metadata annotations and spec, below `static_pod`'s header.
+fn apiserver_spec(ip: &str, image: &str, etcd_servers: &str) -> String {
+    format!(
+        "  annotations:
     kubeadm.kubernetes.io/kube-apiserver.advertise-address.endpoint: {ip}:6443
 spec:
   containers:
@@ -1019,12 +1034,16 @@ spec:
       requests:
         cpu: 250m
 ",
-            live = probe("/livez", ip, "HTTPS", 8, 10, true),
-            ready = probe("/readyz", ip, "HTTPS", 3, 1, false),
-            startup = probe("/livez", ip, "HTTPS", 24, 10, true),
-        )),
-        ControlPlaneComponent::Etcd => common(&format!(
-            "  annotations:
+        live = probe("/livez", ip, "HTTPS", 8, 10, true),
+        ready = probe("/readyz", ip, "HTTPS", 3, 1, false),
+        startup = probe("/livez", ip, "HTTPS", 24, 10, true),
+    )
+}
+
+/// etcd's pod: metadata annotations and spec, below `static_pod`'s header.
+fn etcd_spec(ip: &str, image: &str, etcd_name: &str, initial_cluster: &str) -> String {
+    format!(
+        "  annotations:
     kubeadm.kubernetes.io/etcd.advertise-client-urls: https://{ip}:2379
 spec:
   containers:
@@ -1062,12 +1081,16 @@ spec:
         cpu: 100m
         memory: 100Mi
 ",
-            live = probe("/livez", "127.0.0.1", "HTTP", 8, 10, true),
-            ready = probe("/readyz", "127.0.0.1", "HTTP", 3, 1, false),
-            startup = probe("/readyz", "127.0.0.1", "HTTP", 24, 10, true),
-        )),
-        ControlPlaneComponent::Scheduler => common(&format!(
-            "spec:
+        live = probe("/livez", "127.0.0.1", "HTTP", 8, 10, true),
+        ready = probe("/readyz", "127.0.0.1", "HTTP", 3, 1, false),
+        startup = probe("/readyz", "127.0.0.1", "HTTP", 24, 10, true),
+    )
+}
+
+/// kube-scheduler's pod spec, below `static_pod`'s header.
+fn scheduler_spec(image: &str) -> String {
+    format!(
+        "spec:
   containers:
   - name: kube-scheduler
     image: {image}
@@ -1090,12 +1113,16 @@ spec:
       requests:
         cpu: 100m
 ",
-            live = probe("/livez", "127.0.0.1", "HTTPS", 8, 10, true),
-            ready = probe("/readyz", "127.0.0.1", "HTTPS", 3, 1, false),
-            startup = probe("/livez", "127.0.0.1", "HTTPS", 24, 10, true),
-        )),
-        ControlPlaneComponent::ControllerManager => common(&format!(
-            "spec:
+        live = probe("/livez", "127.0.0.1", "HTTPS", 8, 10, true),
+        ready = probe("/readyz", "127.0.0.1", "HTTPS", 3, 1, false),
+        startup = probe("/livez", "127.0.0.1", "HTTPS", 24, 10, true),
+    )
+}
+
+/// kube-controller-manager's pod spec, below `static_pod`'s header.
+fn controller_manager_spec(image: &str) -> String {
+    format!(
+        "spec:
   containers:
   - name: kube-controller-manager
     image: {image}
@@ -1128,10 +1155,9 @@ spec:
       requests:
         cpu: 200m
 ",
-            live = probe("/healthz", "127.0.0.1", "HTTPS", 8, 10, true),
-            startup = probe("/healthz", "127.0.0.1", "HTTPS", 24, 10, true),
-        )),
-    }
+        live = probe("/healthz", "127.0.0.1", "HTTPS", 8, 10, true),
+        startup = probe("/healthz", "127.0.0.1", "HTTPS", 24, 10, true),
+    )
 }
 
 /// kubeadm's kube-proxy DaemonSet (cmd/kubeadm/app/phases/addons/proxy/manifests.go):

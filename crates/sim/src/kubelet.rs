@@ -18,10 +18,10 @@ use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::api::core::v1::ContainerImage;
 use k8s_openapi::api::core::v1::{
     ContainerState, ContainerStateWaiting, ContainerStatus, Node, NodeAddress, NodeCondition,
-    NodeSpec as CoreNodeSpec, NodeStatus, NodeSystemInfo, Pod, PodCondition, PodIP, Taint,
+    NodeSpec as CoreNodeSpec, NodeStatus, NodeSystemInfo, Pod, PodCondition, PodIP, PodSpec, Taint,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta, Time};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// `--node-status-update-frequency` / Lease renew interval.
@@ -821,20 +821,7 @@ impl Cluster {
             .as_ref()
             .and_then(|s| s.pod_ip.as_ref())
             .is_some();
-        let host_ip = self
-            .store
-            .get(&ObjectKey::new(Kind::Node, "", node))
-            .and_then(|o| o.as_node())
-            .and_then(|n| {
-                n.status
-                    .as_ref()?
-                    .addresses
-                    .as_ref()?
-                    .iter()
-                    .find(|a| a.type_ == "InternalIP")
-                    .map(|a| a.address.clone())
-            })
-            .unwrap_or_default();
+        let host_ip = self.node_internal_ip(node).unwrap_or_default();
         // hostNetwork pods share the node's address; others get one from its CIDR.
         let host_network = pod.spec.as_ref().and_then(|s| s.host_network) == Some(true);
         let ip = match pod.status.as_ref().and_then(|s| s.pod_ip.clone()) {
@@ -843,130 +830,32 @@ impl Cluster {
             None => self.allocate_pod_ip(node),
         };
         let spec = pod.spec.clone().unwrap_or_default();
-        let previous: BTreeMap<String, i32> = pod
-            .status
-            .as_ref()
-            .and_then(|s| s.container_statuses.as_ref())
-            .map(|cs| {
-                cs.iter()
-                    .map(|c| (c.name.clone(), c.restart_count))
-                    .collect()
-            })
-            .unwrap_or_default();
-        {
-            let status = pod.status.get_or_insert_with(Default::default);
-            status.phase = Some("Pending".into());
-            status.host_ip = Some(host_ip.clone());
-            status.host_ips = Some(vec![k8s_openapi::api::core::v1::HostIP { ip: host_ip }]);
-            status.pod_ip = Some(ip.clone());
-            status.pod_ips = Some(vec![PodIP { ip }]);
-            if status.start_time.is_none() {
-                status.start_time = Some(now.clone());
-            }
-            // With init containers, every container waits for them (PodInitializing).
-            let has_init = spec.init_containers.as_ref().is_some_and(|v| !v.is_empty());
-            let waiting_reason = if has_init {
-                "PodInitializing"
-            } else {
-                "ContainerCreating"
-            };
-            status.init_container_statuses = has_init.then(|| {
-                spec.init_containers
-                    .iter()
-                    .flatten()
-                    .map(|c| ContainerStatus {
-                        name: c.name.clone(),
-                        image: c.image.clone().unwrap_or_default(),
-                        started: Some(false),
-                        state: Some(ContainerState {
-                            waiting: Some(ContainerStateWaiting {
-                                reason: Some("PodInitializing".into()),
-                                message: None,
-                            }),
-                            ..Default::default()
-                        }),
-                        ..Default::default()
-                    })
-                    .collect()
-            });
-            status.container_statuses = Some(
-                spec.containers
-                    .iter()
-                    .map(|c| ContainerStatus {
-                        name: c.name.clone(),
-                        image: c.image.clone().unwrap_or_default(),
-                        image_id: String::new(),
-                        ready: false,
-                        started: Some(false),
-                        restart_count: previous
-                            .get(&c.name)
-                            .map(|r| r + i32::from(restarted))
-                            .unwrap_or(0),
-                        state: Some(ContainerState {
-                            waiting: Some(ContainerStateWaiting {
-                                reason: Some(waiting_reason.into()),
-                                message: None,
-                            }),
-                            ..Default::default()
-                        }),
-                        ..Default::default()
-                    })
-                    .collect(),
-            );
-        }
-        let init_names: Vec<String> = spec
-            .init_containers
-            .iter()
-            .flatten()
-            .map(|c| c.name.clone())
-            .collect();
-        let initialized = if init_names.is_empty() {
-            "True"
-        } else {
-            "False"
-        };
-        for (t, s) in [
-            ("PodReadyToStartContainers", "True"),
-            ("Initialized", initialized),
-            ("Ready", "False"),
-            ("ContainersReady", "False"),
-            // Pods created already bound (with spec.nodeName) never met the scheduler.
-            ("PodScheduled", "True"),
-        ] {
-            let reason = (s == "False").then(|| {
-                if t == "Initialized" {
-                    "ContainersNotInitialized".to_string()
-                } else {
-                    "ContainersNotReady".to_string()
-                }
-            });
-            let names: Vec<&str> = if t == "Initialized" {
-                init_names.iter().map(String::as_str).collect()
-            } else {
-                spec.containers.iter().map(|c| c.name.as_str()).collect()
-            };
-            set_pod_condition(
-                &mut pod,
-                PodCondition {
-                    type_: t.into(),
-                    status: s.into(),
-                    reason: reason.clone(),
-                    message: reason.as_ref().map(|r| {
-                        let what = if r == "ContainersNotInitialized" {
-                            "incomplete"
-                        } else {
-                            "unready"
-                        };
-                        format!("containers with {what} status: [{}]", names.join(" "))
-                    }),
-                    last_transition_time: Some(now.clone()),
-                    ..Default::default()
-                },
-            );
-        }
+        fill_pending_status(&mut pod, &spec, host_ip, ip, &now, restarted);
+        set_starting_conditions(&mut pod, &spec, &now);
         let Ok(obj) = self.kubelet_post_pod(node, pod) else {
             return;
         };
+        let (delay, pulled) = self.pull_images(node, &obj, &spec);
+        if let Some(k) = self.kubelets.get_mut(node) {
+            k.pods
+                .insert(key.clone(), RuntimePod::Starting { uid: uid.clone() });
+            k.pulled_events.insert(key.clone(), pulled);
+        }
+        self.schedule(
+            self.now + SimDuration::millis(delay),
+            KubeletTimer::ContainersStarted {
+                node: node.to_string(),
+                pod: key.clone(),
+                uid,
+            },
+        );
+    }
+
+    /// Pulls each image the node lacks, one after another (serializeImagePulls),
+    /// recording `Pulling` (and `Pulled` for a present image) as it goes. Returns
+    /// when the containers can start, from now, and the `Pulled` messages to report
+    /// then.
+    fn pull_images(&mut self, node: &str, obj: &Object, spec: &PodSpec) -> (u64, Vec<String>) {
         // Pull each image the node lacks, one after another (serializeImagePulls).
         let mut delay = SANDBOX_MS;
         let k = self
@@ -994,7 +883,7 @@ impl Cluster {
                 if images::pull_error(&image).is_some() {
                     // The pull fails; the failure is reported when the others start.
                     self.record_event(
-                        &obj,
+                        obj,
                         "kubelet",
                         Some(node),
                         "Normal",
@@ -1005,7 +894,7 @@ impl Cluster {
                 }
                 let ms = images::pull_ms(&image);
                 self.record_event(
-                    &obj,
+                    obj,
                     "kubelet",
                     Some(node),
                     "Normal",
@@ -1027,7 +916,7 @@ impl Cluster {
                 ));
             } else {
                 self.record_event(
-                    &obj,
+                    obj,
                     "kubelet",
                     Some(node),
                     "Normal",
@@ -1036,19 +925,7 @@ impl Cluster {
                 );
             }
         }
-        if let Some(k) = self.kubelets.get_mut(node) {
-            k.pods
-                .insert(key.clone(), RuntimePod::Starting { uid: uid.clone() });
-            k.pulled_events.insert(key.clone(), pulled);
-        }
-        self.schedule(
-            self.now + SimDuration::millis(delay),
-            KubeletTimer::ContainersStarted {
-                node: node.to_string(),
-                pod: key.clone(),
-                uid,
-            },
-        );
+        (delay, pulled)
     }
 
     fn allocate_pod_ip(&mut self, node: &str) -> String {
@@ -1461,5 +1338,142 @@ impl crate::components::Timers for KubeletTimer {
                 kind,
             } => c.kubelet_probe(&node, &pod, &uid, &container, restarts, kind),
         }
+    }
+}
+
+/// A starting pod's status: Pending, its addresses, and every container waiting
+/// (on its init containers, or to be created). Restart counts carry over when the
+/// kubelet starts the same pod again (`restarted`).
+fn fill_pending_status(
+    pod: &mut Pod,
+    spec: &PodSpec,
+    host_ip: String,
+    ip: String,
+    now: &Time,
+    restarted: bool,
+) {
+    let previous: BTreeMap<String, i32> = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_ref())
+        .map(|cs| {
+            cs.iter()
+                .map(|c| (c.name.clone(), c.restart_count))
+                .collect()
+        })
+        .unwrap_or_default();
+    let status = pod.status.get_or_insert_with(Default::default);
+    status.phase = Some("Pending".into());
+    status.host_ip = Some(host_ip.clone());
+    status.host_ips = Some(vec![k8s_openapi::api::core::v1::HostIP { ip: host_ip }]);
+    status.pod_ip = Some(ip.clone());
+    status.pod_ips = Some(vec![PodIP { ip }]);
+    if status.start_time.is_none() {
+        status.start_time = Some(now.clone());
+    }
+    // With init containers, every container waits for them (PodInitializing).
+    let has_init = spec.init_containers.as_ref().is_some_and(|v| !v.is_empty());
+    let waiting_reason = if has_init {
+        "PodInitializing"
+    } else {
+        "ContainerCreating"
+    };
+    status.init_container_statuses = has_init.then(|| {
+        spec.init_containers
+            .iter()
+            .flatten()
+            .map(|c| ContainerStatus {
+                name: c.name.clone(),
+                image: c.image.clone().unwrap_or_default(),
+                started: Some(false),
+                state: Some(ContainerState {
+                    waiting: Some(ContainerStateWaiting {
+                        reason: Some("PodInitializing".into()),
+                        message: None,
+                    }),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+            .collect()
+    });
+    status.container_statuses = Some(
+        spec.containers
+            .iter()
+            .map(|c| ContainerStatus {
+                name: c.name.clone(),
+                image: c.image.clone().unwrap_or_default(),
+                image_id: String::new(),
+                ready: false,
+                started: Some(false),
+                restart_count: previous
+                    .get(&c.name)
+                    .map(|r| r + i32::from(restarted))
+                    .unwrap_or(0),
+                state: Some(ContainerState {
+                    waiting: Some(ContainerStateWaiting {
+                        reason: Some(waiting_reason.into()),
+                        message: None,
+                    }),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+            .collect(),
+    );
+}
+
+/// A starting pod's conditions: sandbox ready, initialized once it has no init
+/// containers, not ready, scheduled.
+fn set_starting_conditions(pod: &mut Pod, spec: &PodSpec, now: &Time) {
+    let init_names: Vec<String> = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .map(|c| c.name.clone())
+        .collect();
+    let initialized = if init_names.is_empty() {
+        "True"
+    } else {
+        "False"
+    };
+    for (t, s) in [
+        ("PodReadyToStartContainers", "True"),
+        ("Initialized", initialized),
+        ("Ready", "False"),
+        ("ContainersReady", "False"),
+        // Pods created already bound (with spec.nodeName) never met the scheduler.
+        ("PodScheduled", "True"),
+    ] {
+        let reason = (s == "False").then(|| {
+            if t == "Initialized" {
+                "ContainersNotInitialized".to_string()
+            } else {
+                "ContainersNotReady".to_string()
+            }
+        });
+        let names: Vec<&str> = if t == "Initialized" {
+            init_names.iter().map(String::as_str).collect()
+        } else {
+            spec.containers.iter().map(|c| c.name.as_str()).collect()
+        };
+        set_pod_condition(
+            pod,
+            PodCondition {
+                type_: t.into(),
+                status: s.into(),
+                reason: reason.clone(),
+                message: reason.as_ref().map(|r| {
+                    let what = if r == "ContainersNotInitialized" {
+                        "incomplete"
+                    } else {
+                        "unready"
+                    };
+                    format!("containers with {what} status: [{}]", names.join(" "))
+                }),
+                last_transition_time: Some(now.clone()),
+                ..Default::default()
+            },
+        );
     }
 }

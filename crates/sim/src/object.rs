@@ -68,6 +68,82 @@ pub struct KindInfo {
     pub simulated: bool,
 }
 
+impl KindInfo {
+    /// A namespaced kind the simulation acts on.
+    const fn new(
+        kind: &'static str,
+        plural: &'static str,
+        singular: &'static str,
+        short_names: &'static [&'static str],
+        group: &'static str,
+        versions: &'static [&'static str],
+    ) -> KindInfo {
+        KindInfo {
+            kind,
+            plural,
+            singular,
+            short_names,
+            group,
+            versions,
+            namespaced: true,
+            simulated: true,
+        }
+    }
+
+    const fn cluster_scoped(self) -> KindInfo {
+        KindInfo {
+            namespaced: false,
+            ..self
+        }
+    }
+
+    /// Stored and served, but nothing in the simulation acts on it.
+    const fn stored_only(self) -> KindInfo {
+        KindInfo {
+            simulated: false,
+            ..self
+        }
+    }
+}
+
+/// Every kind's discovery data, in the order `Kind` declares them.
+#[rustfmt::skip]
+static INFO: [KindInfo; Kind::ALL.len()] = [
+    KindInfo::new("Namespace", "namespaces", "namespace", &["ns"], "", &["v1"]).cluster_scoped(),
+    KindInfo::new("Node", "nodes", "node", &["no"], "", &["v1"]).cluster_scoped(),
+    KindInfo::new("Pod", "pods", "pod", &["po"], "", &["v1"]),
+    KindInfo::new("ReplicaSet", "replicasets", "replicaset", &["rs"], "apps", &["v1"]),
+    KindInfo::new("Deployment", "deployments", "deployment", &["deploy"], "apps", &["v1"]),
+    KindInfo::new("DaemonSet", "daemonsets", "daemonset", &["ds"], "apps", &["v1"]),
+    KindInfo::new("Job", "jobs", "job", &[], "batch", &["v1"]),
+    KindInfo::new("Service", "services", "service", &["svc"], "", &["v1"]),
+    KindInfo::new("Endpoints", "endpoints", "endpoints", &["ep"], "", &["v1"]),
+    KindInfo::new("EndpointSlice", "endpointslices", "endpointslice", &[], "discovery.k8s.io", &["v1"]),
+    KindInfo::new("Ingress", "ingresses", "ingress", &["ing"], "networking.k8s.io", &["v1"]),
+    KindInfo::new("IngressClass", "ingressclasses", "ingressclass", &[], "networking.k8s.io", &["v1"]).cluster_scoped(),
+    KindInfo::new("ConfigMap", "configmaps", "configmap", &["cm"], "", &["v1"]),
+    KindInfo::new("Secret", "secrets", "secret", &[], "", &["v1"]),
+    KindInfo::new("ServiceAccount", "serviceaccounts", "serviceaccount", &["sa"], "", &["v1"]),
+    KindInfo::new("Role", "roles", "role", &[], "rbac.authorization.k8s.io", &["v1"]),
+    KindInfo::new("ClusterRole", "clusterroles", "clusterrole", &[], "rbac.authorization.k8s.io", &["v1"]).cluster_scoped(),
+    KindInfo::new("RoleBinding", "rolebindings", "rolebinding", &[], "rbac.authorization.k8s.io", &["v1"]),
+    KindInfo::new("ClusterRoleBinding", "clusterrolebindings", "clusterrolebinding", &[], "rbac.authorization.k8s.io", &["v1"]).cluster_scoped(),
+    KindInfo::new("LimitRange", "limitranges", "limitrange", &["limits"], "", &["v1"]),
+    KindInfo::new("ResourceQuota", "resourcequotas", "resourcequota", &["quota"], "", &["v1"]),
+    KindInfo::new("Lease", "leases", "lease", &[], "coordination.k8s.io", &["v1"]),
+    KindInfo::new("Event", "events", "event", &["ev"], "", &["v1"]),
+    KindInfo::new("StatefulSet", "statefulsets", "statefulset", &["sts"], "apps", &["v1"]).stored_only(),
+    KindInfo::new("CronJob", "cronjobs", "cronjob", &["cj"], "batch", &["v1"]).stored_only(),
+    KindInfo::new("HorizontalPodAutoscaler", "horizontalpodautoscalers", "horizontalpodautoscaler", &["hpa"], "autoscaling", &["v2", "v1"]).stored_only(),
+    KindInfo::new("PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", &["pvc"], "", &["v1"]).stored_only(),
+    KindInfo::new("PersistentVolume", "persistentvolumes", "persistentvolume", &["pv"], "", &["v1"]).cluster_scoped().stored_only(),
+    KindInfo::new("NetworkPolicy", "networkpolicies", "networkpolicy", &["netpol"], "networking.k8s.io", &["v1"]).stored_only(),
+    KindInfo::new("ReplicationController", "replicationcontrollers", "replicationcontroller", &["rc"], "", &["v1"]).stored_only(),
+    KindInfo::new("PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", &["pdb"], "policy", &["v1"]).stored_only(),
+    KindInfo::new("StorageClass", "storageclasses", "storageclass", &["sc"], "storage.k8s.io", &["v1"]).cluster_scoped().stored_only(),
+    KindInfo::new("PriorityClass", "priorityclasses", "priorityclass", &["pc"], "scheduling.k8s.io", &["v1"]).cluster_scoped().stored_only(),
+];
+
 impl Kind {
     pub const ALL: [Kind; 33] = [
         Kind::Namespace,
@@ -105,339 +181,9 @@ impl Kind {
         Kind::PriorityClass,
     ];
 
+    /// Discovery data (`INFO` holds one row per kind, in declaration order).
     pub fn info(self) -> &'static KindInfo {
-        match self {
-            Kind::Namespace => &KindInfo {
-                kind: "Namespace",
-                plural: "namespaces",
-                singular: "namespace",
-                short_names: &["ns"],
-                group: "",
-                versions: &["v1"],
-                namespaced: false,
-                simulated: true,
-            },
-            Kind::Node => &KindInfo {
-                kind: "Node",
-                plural: "nodes",
-                singular: "node",
-                short_names: &["no"],
-                group: "",
-                versions: &["v1"],
-                namespaced: false,
-                simulated: true,
-            },
-            Kind::Pod => &KindInfo {
-                kind: "Pod",
-                plural: "pods",
-                singular: "pod",
-                short_names: &["po"],
-                group: "",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::ReplicaSet => &KindInfo {
-                kind: "ReplicaSet",
-                plural: "replicasets",
-                singular: "replicaset",
-                short_names: &["rs"],
-                group: "apps",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::Deployment => &KindInfo {
-                kind: "Deployment",
-                plural: "deployments",
-                singular: "deployment",
-                short_names: &["deploy"],
-                group: "apps",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::DaemonSet => &KindInfo {
-                kind: "DaemonSet",
-                plural: "daemonsets",
-                singular: "daemonset",
-                short_names: &["ds"],
-                group: "apps",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::Job => &KindInfo {
-                kind: "Job",
-                plural: "jobs",
-                singular: "job",
-                short_names: &[],
-                group: "batch",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::Service => &KindInfo {
-                kind: "Service",
-                plural: "services",
-                singular: "service",
-                short_names: &["svc"],
-                group: "",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::Endpoints => &KindInfo {
-                kind: "Endpoints",
-                plural: "endpoints",
-                singular: "endpoints",
-                short_names: &["ep"],
-                group: "",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::EndpointSlice => &KindInfo {
-                kind: "EndpointSlice",
-                plural: "endpointslices",
-                singular: "endpointslice",
-                short_names: &[],
-                group: "discovery.k8s.io",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::Ingress => &KindInfo {
-                kind: "Ingress",
-                plural: "ingresses",
-                singular: "ingress",
-                short_names: &["ing"],
-                group: "networking.k8s.io",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::IngressClass => &KindInfo {
-                kind: "IngressClass",
-                plural: "ingressclasses",
-                singular: "ingressclass",
-                short_names: &[],
-                group: "networking.k8s.io",
-                versions: &["v1"],
-                namespaced: false,
-                simulated: true,
-            },
-            Kind::ConfigMap => &KindInfo {
-                kind: "ConfigMap",
-                plural: "configmaps",
-                singular: "configmap",
-                short_names: &["cm"],
-                group: "",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::Secret => &KindInfo {
-                kind: "Secret",
-                plural: "secrets",
-                singular: "secret",
-                short_names: &[],
-                group: "",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::ServiceAccount => &KindInfo {
-                kind: "ServiceAccount",
-                plural: "serviceaccounts",
-                singular: "serviceaccount",
-                short_names: &["sa"],
-                group: "",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::Role => &KindInfo {
-                kind: "Role",
-                plural: "roles",
-                singular: "role",
-                short_names: &[],
-                group: "rbac.authorization.k8s.io",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::ClusterRole => &KindInfo {
-                kind: "ClusterRole",
-                plural: "clusterroles",
-                singular: "clusterrole",
-                short_names: &[],
-                group: "rbac.authorization.k8s.io",
-                versions: &["v1"],
-                namespaced: false,
-                simulated: true,
-            },
-            Kind::RoleBinding => &KindInfo {
-                kind: "RoleBinding",
-                plural: "rolebindings",
-                singular: "rolebinding",
-                short_names: &[],
-                group: "rbac.authorization.k8s.io",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::ClusterRoleBinding => &KindInfo {
-                kind: "ClusterRoleBinding",
-                plural: "clusterrolebindings",
-                singular: "clusterrolebinding",
-                short_names: &[],
-                group: "rbac.authorization.k8s.io",
-                versions: &["v1"],
-                namespaced: false,
-                simulated: true,
-            },
-            Kind::LimitRange => &KindInfo {
-                kind: "LimitRange",
-                plural: "limitranges",
-                singular: "limitrange",
-                short_names: &["limits"],
-                group: "",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::ResourceQuota => &KindInfo {
-                kind: "ResourceQuota",
-                plural: "resourcequotas",
-                singular: "resourcequota",
-                short_names: &["quota"],
-                group: "",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::Lease => &KindInfo {
-                kind: "Lease",
-                plural: "leases",
-                singular: "lease",
-                short_names: &[],
-                group: "coordination.k8s.io",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::Event => &KindInfo {
-                kind: "Event",
-                plural: "events",
-                singular: "event",
-                short_names: &["ev"],
-                group: "",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: true,
-            },
-            Kind::StatefulSet => &KindInfo {
-                kind: "StatefulSet",
-                plural: "statefulsets",
-                singular: "statefulset",
-                short_names: &["sts"],
-                group: "apps",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: false,
-            },
-            Kind::CronJob => &KindInfo {
-                kind: "CronJob",
-                plural: "cronjobs",
-                singular: "cronjob",
-                short_names: &["cj"],
-                group: "batch",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: false,
-            },
-            Kind::HorizontalPodAutoscaler => &KindInfo {
-                kind: "HorizontalPodAutoscaler",
-                plural: "horizontalpodautoscalers",
-                singular: "horizontalpodautoscaler",
-                short_names: &["hpa"],
-                group: "autoscaling",
-                versions: &["v2", "v1"],
-                namespaced: true,
-                simulated: false,
-            },
-            Kind::PersistentVolumeClaim => &KindInfo {
-                kind: "PersistentVolumeClaim",
-                plural: "persistentvolumeclaims",
-                singular: "persistentvolumeclaim",
-                short_names: &["pvc"],
-                group: "",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: false,
-            },
-            Kind::PersistentVolume => &KindInfo {
-                kind: "PersistentVolume",
-                plural: "persistentvolumes",
-                singular: "persistentvolume",
-                short_names: &["pv"],
-                group: "",
-                versions: &["v1"],
-                namespaced: false,
-                simulated: false,
-            },
-            Kind::NetworkPolicy => &KindInfo {
-                kind: "NetworkPolicy",
-                plural: "networkpolicies",
-                singular: "networkpolicy",
-                short_names: &["netpol"],
-                group: "networking.k8s.io",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: false,
-            },
-            Kind::ReplicationController => &KindInfo {
-                kind: "ReplicationController",
-                plural: "replicationcontrollers",
-                singular: "replicationcontroller",
-                short_names: &["rc"],
-                group: "",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: false,
-            },
-            Kind::PodDisruptionBudget => &KindInfo {
-                kind: "PodDisruptionBudget",
-                plural: "poddisruptionbudgets",
-                singular: "poddisruptionbudget",
-                short_names: &["pdb"],
-                group: "policy",
-                versions: &["v1"],
-                namespaced: true,
-                simulated: false,
-            },
-            Kind::StorageClass => &KindInfo {
-                kind: "StorageClass",
-                plural: "storageclasses",
-                singular: "storageclass",
-                short_names: &["sc"],
-                group: "storage.k8s.io",
-                versions: &["v1"],
-                namespaced: false,
-                simulated: false,
-            },
-            Kind::PriorityClass => &KindInfo {
-                kind: "PriorityClass",
-                plural: "priorityclasses",
-                singular: "priorityclass",
-                short_names: &["pc"],
-                group: "scheduling.k8s.io",
-                versions: &["v1"],
-                namespaced: false,
-                simulated: false,
-            },
-        }
+        &INFO[self as usize]
     }
 
     pub fn as_str(self) -> &'static str {
@@ -1028,5 +774,19 @@ impl<'de> serde::Deserialize<'de> for Object {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
         Object::from_stored_json(value).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `INFO` is indexed by the enum's order: each row must be its kind's.
+    #[test]
+    fn every_kind_reads_its_own_discovery_row() {
+        for (i, kind) in Kind::ALL.into_iter().enumerate() {
+            assert_eq!(kind as usize, i, "Kind::ALL is in declaration order");
+            assert_eq!(kind.info().kind, format!("{kind:?}"));
+        }
     }
 }

@@ -1220,61 +1220,8 @@ impl Shell<'_> {
                 }
                 flow
             }
-            Node::Loop { until, cond, body } => {
-                let mut last = 0;
-                let mut repeats = repeat::Repeats::default();
-                loop {
-                    self.skip_repeats(&mut repeats, last);
-                    if !self.step() {
-                        return Flow::Stop;
-                    }
-                    match self.exec(cond) {
-                        Flow::Normal => {}
-                        other => return other,
-                    }
-                    if (self.status == 0) == *until {
-                        break;
-                    }
-                    match self.exec(body) {
-                        Flow::Normal => {}
-                        Flow::Break(n) if n > 1 => return Flow::Break(n - 1),
-                        Flow::Break(_) => break,
-                        Flow::Continue(n) if n > 1 => return Flow::Continue(n - 1),
-                        Flow::Continue(_) => {}
-                        other => return other,
-                    }
-                    last = self.status;
-                }
-                self.status = last;
-                Flow::Normal
-            }
-            Node::For { var, items, body } => {
-                let values = match items {
-                    Some(words) => match self.expand_words(words) {
-                        Ok(v) => v,
-                        Err(flow) => return flow,
-                    },
-                    None => self.args.clone(),
-                };
-                self.status = 0;
-                for value in values {
-                    if !self.step() {
-                        return Flow::Stop;
-                    }
-                    if let Err(flow) = self.set_var(var, value) {
-                        return flow;
-                    }
-                    match self.exec(body) {
-                        Flow::Normal => {}
-                        Flow::Break(n) if n > 1 => return Flow::Break(n - 1),
-                        Flow::Break(_) => break,
-                        Flow::Continue(n) if n > 1 => return Flow::Continue(n - 1),
-                        Flow::Continue(_) => {}
-                        other => return other,
-                    }
-                }
-                Flow::Normal
-            }
+            Node::Loop { until, cond, body } => self.exec_loop(*until, cond, body),
+            Node::For { var, items, body } => self.exec_for(var, items.as_deref(), body),
             Node::If {
                 branches,
                 otherwise,
@@ -1310,66 +1257,129 @@ impl Shell<'_> {
                 assigns,
                 words,
                 redirects: _,
-            } => {
-                if !self.step() {
-                    return Flow::Stop;
-                }
-                let argv = match self.expand_words(words) {
-                    Ok(v) => v,
-                    Err(flow) => return flow,
-                };
-                let mut values = Vec::new();
-                for (name, w) in assigns {
-                    match self.expand_joined(w) {
-                        Ok(v) => values.push((name.clone(), v)),
-                        Err(flow) => return flow,
-                    }
-                }
-                if argv.is_empty() {
-                    for (name, value) in values {
-                        if let Err(flow) = self.set_var(&name, value) {
-                            return flow;
-                        }
-                    }
-                    self.status = 0;
-                    return Flow::Normal;
-                }
-                // `VAR=x cmd`: the assignment holds for the command only.
-                let saved: Vec<_> = values
-                    .iter()
-                    .map(|(n, _)| (n.clone(), self.vars.get(n).cloned()))
-                    .collect();
-                let exported_before = self.exported.len();
-                for (name, value) in values {
-                    self.exported.push(name.clone());
-                    if let Err(flow) = self.set_var(&name, value) {
-                        return flow;
-                    }
-                }
-                let written = self.written;
-                let mut flow = self.command(&argv);
-                if let Some(failed) = self.failed.take() {
-                    flow = failed;
-                }
-                // What the command wrote is work too (`cat` of a large file).
-                if !self.charge(self.written - written) {
-                    flow = Flow::Stop;
-                }
-                if !saved.is_empty() {
-                    for (name, old) in saved {
-                        match old {
-                            Some(v) => {
-                                // It fitted before: putting it back cannot fail.
-                                let _ = self.set_var(&name, v);
-                            }
-                            None => self.unset_var(&name),
-                        }
-                    }
-                    self.exported.truncate(exported_before);
-                }
-                flow
+            } => self.exec_simple(assigns, words),
+        }
+    }
+
+    /// `while COND; do BODY; done` (`until` when `until`): the status is the body's
+    /// last, or 0 if it never ran.
+    fn exec_loop(&mut self, until: bool, cond: &Node, body: &Node) -> Flow {
+        let mut last = 0;
+        let mut repeats = repeat::Repeats::default();
+        loop {
+            self.skip_repeats(&mut repeats, last);
+            if !self.step() {
+                return Flow::Stop;
+            }
+            match self.exec(cond) {
+                Flow::Normal => {}
+                other => return other,
+            }
+            if (self.status == 0) == until {
+                break;
+            }
+            match self.exec(body) {
+                Flow::Normal => {}
+                Flow::Break(n) if n > 1 => return Flow::Break(n - 1),
+                Flow::Break(_) => break,
+                Flow::Continue(n) if n > 1 => return Flow::Continue(n - 1),
+                Flow::Continue(_) => {}
+                other => return other,
+            }
+            last = self.status;
+        }
+        self.status = last;
+        Flow::Normal
+    }
+
+    /// `for VAR in WORDS; do BODY; done` (the positional arguments without `in`).
+    fn exec_for(&mut self, var: &str, items: Option<&[Word]>, body: &Node) -> Flow {
+        let values = match items {
+            Some(words) => match self.expand_words(words) {
+                Ok(v) => v,
+                Err(flow) => return flow,
+            },
+            None => self.args.clone(),
+        };
+        self.status = 0;
+        for value in values {
+            if !self.step() {
+                return Flow::Stop;
+            }
+            if let Err(flow) = self.set_var(var, value) {
+                return flow;
+            }
+            match self.exec(body) {
+                Flow::Normal => {}
+                Flow::Break(n) if n > 1 => return Flow::Break(n - 1),
+                Flow::Break(_) => break,
+                Flow::Continue(n) if n > 1 => return Flow::Continue(n - 1),
+                Flow::Continue(_) => {}
+                other => return other,
             }
         }
+        Flow::Normal
+    }
+
+    /// A simple command without redirections: expand, assign, run.
+    fn exec_simple(&mut self, assigns: &[(String, Word)], words: &[Word]) -> Flow {
+        if !self.step() {
+            return Flow::Stop;
+        }
+        let argv = match self.expand_words(words) {
+            Ok(v) => v,
+            Err(flow) => return flow,
+        };
+        let mut values = Vec::new();
+        for (name, w) in assigns {
+            match self.expand_joined(w) {
+                Ok(v) => values.push((name.clone(), v)),
+                Err(flow) => return flow,
+            }
+        }
+        if argv.is_empty() {
+            for (name, value) in values {
+                if let Err(flow) = self.set_var(&name, value) {
+                    return flow;
+                }
+            }
+            self.status = 0;
+            return Flow::Normal;
+        }
+        // `VAR=x cmd`: the assignment holds for the command only.
+        let saved: Vec<_> = values
+            .iter()
+            .map(|(n, _)| (n.clone(), self.vars.get(n).cloned()))
+            .collect();
+        let exported_before = self.exported.len();
+        for (name, value) in values {
+            self.exported.push(name.clone());
+            if let Err(flow) = self.set_var(&name, value) {
+                return flow;
+            }
+        }
+        let written = self.written;
+        let mut flow = self.command(&argv);
+        if let Some(failed) = self.failed.take() {
+            flow = failed;
+        }
+        // What the command wrote is work too (`cat` of a large file).
+        if !self.charge(self.written - written) {
+            flow = Flow::Stop;
+        }
+        if !saved.is_empty() {
+            for (name, old) in saved {
+                match old {
+                    Some(v) => {
+                        // It fitted before: putting it back cannot fail.
+                        let _ = self.set_var(&name, v);
+                    }
+                    None => self.unset_var(&name),
+                }
+            }
+            self.exported.truncate(exported_before);
+        }
+        flow
     }
 
     /// A simple command with output redirections: each descriptor's sink is worked
@@ -1674,117 +1684,13 @@ impl Shell<'_> {
         match name.as_str() {
             "true" | ":" => {}
             "false" => self.status = 1,
-            "exit" => {
-                let code = match args.first() {
-                    None => self.status,
-                    Some(a) => match a.parse::<i64>() {
-                        Ok(n) => (n & 0xff) as i32,
-                        Err(_) => {
-                            self.error(format!("sh: exit: Illegal number: {a}"));
-                            2
-                        }
-                    },
-                };
-                return Flow::Exit(code);
-            }
-            "break" | "continue" => {
-                let n = args
-                    .first()
-                    .and_then(|a| a.parse().ok())
-                    .unwrap_or(1u32)
-                    .max(1);
-                return if name == "break" {
-                    Flow::Break(n)
-                } else {
-                    Flow::Continue(n)
-                };
-            }
-            "echo" => {
-                let mut newline = true;
-                let mut rest = args;
-                if rest.first().map(String::as_str) == Some("-n") {
-                    newline = false;
-                    rest = &rest[1..];
-                }
-                let mut text = rest.join(" ");
-                if newline {
-                    text.push('\n');
-                }
-                self.write(&text);
-            }
-            "printf" => {
-                let Some(format) = args.first() else {
-                    self.error("printf: usage: printf FORMAT [ARGUMENT...]".into());
-                    self.status = 1;
-                    return Flow::Normal;
-                };
-                let text = printf(format, &args[1..]);
-                self.write(&text);
-            }
-            "sleep" => {
-                let Some(a) = args.first() else {
-                    self.error("sleep: missing operand".into());
-                    self.status = 1;
-                    return Flow::Normal;
-                };
-                if a == "infinity" || a == "inf" {
-                    return self.sleep(None);
-                }
-                let mut total = 0u64;
-                for a in args {
-                    match parse_sleep(a) {
-                        Some(ms) => total = total.saturating_add(ms),
-                        None => {
-                            self.error(format!("sleep: invalid number '{a}'"));
-                            self.status = 1;
-                            return Flow::Normal;
-                        }
-                    }
-                }
-                return self.sleep(Some(total));
-            }
-            "date" => {
-                let ts = k8s_openapi::jiff::Timestamp::from_millisecond(self.now_ms())
-                    .unwrap_or(k8s_openapi::jiff::Timestamp::UNIX_EPOCH);
-                let dt = ts.to_zoned(k8s_openapi::jiff::tz::TimeZone::UTC);
-                let format = match args.first() {
-                    Some(f) if f.starts_with('+') => f[1..].to_string(),
-                    Some(f) if f == "-u" || f == "-R" || f == "-I" => {
-                        "%a %b %e %H:%M:%S UTC %Y".to_string()
-                    }
-                    Some(f) => {
-                        self.error(format!("date: invalid date '{f}'"));
-                        self.status = 1;
-                        return Flow::Normal;
-                    }
-                    None => "%a %b %e %H:%M:%S UTC %Y".to_string(),
-                };
-                let text = format!("{}\n", dt.strftime(&format));
-                self.write(&text);
-            }
-            "printenv" => {
-                if args.is_empty() {
-                    let text: String = self
-                        .env_pairs()
-                        .into_iter()
-                        .map(|(k, v)| format!("{k}={v}\n"))
-                        .collect();
-                    self.write(&text);
-                } else {
-                    let env: BTreeMap<_, _> = self.env_pairs().into_iter().collect();
-                    let mut missing = false;
-                    for a in args {
-                        match env.get(a) {
-                            Some(v) => {
-                                let v = format!("{v}\n");
-                                self.write(&v);
-                            }
-                            None => missing = true,
-                        }
-                    }
-                    self.status = i32::from(missing);
-                }
-            }
+            "exit" => return self.builtin_exit(args),
+            "break" | "continue" => return self.builtin_break_or_continue(&name, args),
+            "echo" => return self.builtin_echo(args),
+            "printf" => return self.builtin_printf(args),
+            "sleep" => return self.builtin_sleep_for(args),
+            "date" => return self.builtin_date(args),
+            "printenv" => return self.builtin_printenv(args),
             "env" => {
                 let text: String = self
                     .env_pairs()
@@ -1793,81 +1699,14 @@ impl Shell<'_> {
                     .collect();
                 self.write(&text);
             }
-            "export" => {
-                for a in args {
-                    match a.split_once('=') {
-                        Some((k, v)) => {
-                            if let Err(flow) = self.set_var(k, v.to_string()) {
-                                return flow;
-                            }
-                            self.exported.push(k.to_string());
-                        }
-                        None => self.exported.push(a.clone()),
-                    }
-                }
-            }
+            "export" => return self.builtin_export(args),
             "unset" => {
                 for a in args {
                     self.unset_var(a);
                 }
             }
-            "test" | "[" => {
-                let mut args = args.to_vec();
-                if name == "[" {
-                    if args.last().map(String::as_str) != Some("]") {
-                        self.error("sh: missing ]".into());
-                        self.status = 2;
-                        return Flow::Normal;
-                    }
-                    args.pop();
-                }
-                self.status = match test(&args) {
-                    Ok(true) => 0,
-                    Ok(false) => 1,
-                    Err(e) => {
-                        self.error(format!("sh: {e}"));
-                        2
-                    }
-                };
-            }
-            "seq" => {
-                let nums: Vec<i64> = args.iter().filter_map(|a| a.parse().ok()).collect();
-                if nums.len() != args.len() || nums.is_empty() || nums.len() > 3 {
-                    self.error("seq: invalid argument".into());
-                    self.status = 1;
-                    return Flow::Normal;
-                }
-                let (first, step, last) = match nums[..] {
-                    [l] => (1, 1, l),
-                    [f, l] => (f, 1, l),
-                    [f, s, l] => (f, s, l),
-                    _ => (1, 1, 0),
-                };
-                // Checked: the sequence ends where the next number would not fit
-                // in 64 bits. Written a chunk at a time, each charged, so a
-                // sequence without end runs out of budget (or of memory in a
-                // `$(...)`), never wraps.
-                let mut text = String::new();
-                let mut next = Some(first);
-                while let Some(i) = next
-                    .filter(|&i| step != 0 && ((step > 0 && i <= last) || (step < 0 && i >= last)))
-                {
-                    text.push_str(&i.to_string());
-                    text.push('\n');
-                    next = i.checked_add(step);
-                    if text.len() >= 64 * BYTES_PER_STEP {
-                        self.write(&text);
-                        if self.failed.is_some() {
-                            return Flow::Normal;
-                        }
-                        if !self.charge(text.len()) {
-                            return Flow::Stop;
-                        }
-                        text.clear();
-                    }
-                }
-                self.write(&text);
-            }
+            "test" | "[" => return self.builtin_test(&name, args),
+            "seq" => return self.builtin_seq(args),
             "hostname" => {
                 let h = format!(
                     "{}\n",
@@ -1887,75 +1726,11 @@ impl Shell<'_> {
             }
             // Without a tty, stdin is empty: `cat` and `read` see end of file at once.
             "cat" if args.is_empty() => {}
-            "cat" => {
-                for a in args {
-                    match self.files.get(&absolute(a)).cloned() {
-                        Some(text) => self.write(&text),
-                        None if self.is_dir(a) => {
-                            self.error("cat: read error: Is a directory".to_string());
-                            self.status = 1;
-                        }
-                        None => {
-                            self.error(format!("cat: can't open '{a}': No such file or directory"));
-                            self.status = 1;
-                        }
-                    }
-                }
-            }
-            "touch" => {
-                for a in args.iter().filter(|a| !a.starts_with('-')) {
-                    let path = absolute(a);
-                    if self.files.contains_key(&path) {
-                        continue;
-                    }
-                    let problem = if path.len() > PATH_MAX {
-                        "File name too long"
-                    } else if self.files.len() >= MAX_FILES {
-                        "No space left on device"
-                    } else {
-                        self.files.insert(path, String::new());
-                        continue;
-                    };
-                    self.error(format!("touch: {a}: {problem}"));
-                    self.status = 1;
-                }
-            }
+            "cat" => return self.builtin_cat(args),
+            "touch" => return self.builtin_touch(args),
             "mkdir" => {}
-            "rm" => {
-                let force = args.iter().any(|a| a.starts_with('-') && a.contains('f'));
-                for a in args.iter().filter(|a| !a.starts_with('-')) {
-                    if self.files.remove(&absolute(a)).is_none() && !force {
-                        self.error(format!("rm: can't remove '{a}': No such file or directory"));
-                        self.status = 1;
-                    }
-                }
-            }
-            "ls" => {
-                let dirs: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-                let dir = dirs
-                    .first()
-                    .map(|d| absolute(d).trim_end_matches('/').to_string())
-                    .unwrap_or_default();
-                if self.files.contains_key(&dir) {
-                    let text = format!("{dir}\n");
-                    self.write(&text);
-                } else if dir.is_empty() || self.is_dir(&dir) {
-                    let prefix = format!("{dir}/");
-                    let mut names = std::collections::BTreeSet::new();
-                    for path in self.files.keys() {
-                        if let Some(rest) = path.strip_prefix(&prefix) {
-                            if let Some(first) = rest.split('/').next() {
-                                names.insert(first.to_string());
-                            }
-                        }
-                    }
-                    let text: String = names.into_iter().map(|n| format!("{n}\n")).collect();
-                    self.write(&text);
-                } else {
-                    self.error(format!("ls: {dir}: No such file or directory"));
-                    self.status = 1;
-                }
-            }
+            "rm" => return self.builtin_rm(args),
+            "ls" => return self.builtin_ls(args),
             "read" => self.status = 1,
             "tail" if args.iter().any(|a| a == "-f" || a == "-F") => return self.sleep(None),
             "tail" => {
@@ -1965,23 +1740,315 @@ impl Shell<'_> {
                 ));
                 self.status = 1;
             }
-            _ => {
-                let env = self.env_pairs();
-                // The program's environment is copied: work too.
-                if !self.charge(env.iter().map(|(k, v)| k.len() + v.len()).sum()) {
+            _ => return self.builtin_program(argv),
+        }
+        Flow::Normal
+    }
+
+    /// `exit [N]`: leave the shell with N, or the last status.
+    fn builtin_exit(&mut self, args: &[String]) -> Flow {
+        let code = match args.first() {
+            None => self.status,
+            Some(a) => match a.parse::<i64>() {
+                Ok(n) => (n & 0xff) as i32,
+                Err(_) => {
+                    self.error(format!("sh: exit: Illegal number: {a}"));
+                    2
+                }
+            },
+        };
+        Flow::Exit(code)
+    }
+
+    /// `break [N]` and `continue [N]`.
+    fn builtin_break_or_continue(&mut self, name: &str, args: &[String]) -> Flow {
+        let n = args
+            .first()
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(1u32)
+            .max(1);
+        if name == "break" {
+            Flow::Break(n)
+        } else {
+            Flow::Continue(n)
+        }
+    }
+
+    /// `echo [-n] WORDS`.
+    fn builtin_echo(&mut self, args: &[String]) -> Flow {
+        let mut newline = true;
+        let mut rest = args;
+        if rest.first().map(String::as_str) == Some("-n") {
+            newline = false;
+            rest = &rest[1..];
+        }
+        let mut text = rest.join(" ");
+        if newline {
+            text.push('\n');
+        }
+        self.write(&text);
+        Flow::Normal
+    }
+
+    /// `printf FORMAT [ARGUMENT...]`.
+    fn builtin_printf(&mut self, args: &[String]) -> Flow {
+        let Some(format) = args.first() else {
+            self.error("printf: usage: printf FORMAT [ARGUMENT...]".into());
+            self.status = 1;
+            return Flow::Normal;
+        };
+        let text = printf(format, &args[1..]);
+        self.write(&text);
+        Flow::Normal
+    }
+
+    /// `sleep N[smhd]...` and `sleep infinity`.
+    fn builtin_sleep_for(&mut self, args: &[String]) -> Flow {
+        let Some(a) = args.first() else {
+            self.error("sleep: missing operand".into());
+            self.status = 1;
+            return Flow::Normal;
+        };
+        if a == "infinity" || a == "inf" {
+            return self.sleep(None);
+        }
+        let mut total = 0u64;
+        for a in args {
+            match parse_sleep(a) {
+                Some(ms) => total = total.saturating_add(ms),
+                None => {
+                    self.error(format!("sleep: invalid number '{a}'"));
+                    self.status = 1;
+                    return Flow::Normal;
+                }
+            }
+        }
+        self.sleep(Some(total))
+    }
+
+    /// `date [+FORMAT]` in UTC.
+    fn builtin_date(&mut self, args: &[String]) -> Flow {
+        let ts = k8s_openapi::jiff::Timestamp::from_millisecond(self.now_ms())
+            .unwrap_or(k8s_openapi::jiff::Timestamp::UNIX_EPOCH);
+        let dt = ts.to_zoned(k8s_openapi::jiff::tz::TimeZone::UTC);
+        let format = match args.first() {
+            Some(f) if f.starts_with('+') => f[1..].to_string(),
+            Some(f) if f == "-u" || f == "-R" || f == "-I" => {
+                "%a %b %e %H:%M:%S UTC %Y".to_string()
+            }
+            Some(f) => {
+                self.error(format!("date: invalid date '{f}'"));
+                self.status = 1;
+                return Flow::Normal;
+            }
+            None => "%a %b %e %H:%M:%S UTC %Y".to_string(),
+        };
+        let text = format!("{}\n", dt.strftime(&format));
+        self.write(&text);
+        Flow::Normal
+    }
+
+    /// `printenv [NAME...]`.
+    fn builtin_printenv(&mut self, args: &[String]) -> Flow {
+        if args.is_empty() {
+            let text: String = self
+                .env_pairs()
+                .into_iter()
+                .map(|(k, v)| format!("{k}={v}\n"))
+                .collect();
+            self.write(&text);
+        } else {
+            let env: BTreeMap<_, _> = self.env_pairs().into_iter().collect();
+            let mut missing = false;
+            for a in args {
+                match env.get(a) {
+                    Some(v) => {
+                        let v = format!("{v}\n");
+                        self.write(&v);
+                    }
+                    None => missing = true,
+                }
+            }
+            self.status = i32::from(missing);
+        }
+        Flow::Normal
+    }
+
+    /// `export NAME[=VALUE]...`.
+    fn builtin_export(&mut self, args: &[String]) -> Flow {
+        for a in args {
+            match a.split_once('=') {
+                Some((k, v)) => {
+                    if let Err(flow) = self.set_var(k, v.to_string()) {
+                        return flow;
+                    }
+                    self.exported.push(k.to_string());
+                }
+                None => self.exported.push(a.clone()),
+            }
+        }
+        Flow::Normal
+    }
+
+    /// `test EXPR` and `[ EXPR ]`.
+    fn builtin_test(&mut self, name: &str, args: &[String]) -> Flow {
+        let mut args = args.to_vec();
+        if name == "[" {
+            if args.last().map(String::as_str) != Some("]") {
+                self.error("sh: missing ]".into());
+                self.status = 2;
+                return Flow::Normal;
+            }
+            args.pop();
+        }
+        self.status = match test(&args) {
+            Ok(true) => 0,
+            Ok(false) => 1,
+            Err(e) => {
+                self.error(format!("sh: {e}"));
+                2
+            }
+        };
+        Flow::Normal
+    }
+
+    /// `seq [FIRST [STEP]] LAST`, checked against overflow.
+    fn builtin_seq(&mut self, args: &[String]) -> Flow {
+        let nums: Vec<i64> = args.iter().filter_map(|a| a.parse().ok()).collect();
+        if nums.len() != args.len() || nums.is_empty() || nums.len() > 3 {
+            self.error("seq: invalid argument".into());
+            self.status = 1;
+            return Flow::Normal;
+        }
+        let (first, step, last) = match nums[..] {
+            [l] => (1, 1, l),
+            [f, l] => (f, 1, l),
+            [f, s, l] => (f, s, l),
+            _ => (1, 1, 0),
+        };
+        // Checked: the sequence ends where the next number would not fit
+        // in 64 bits. Written a chunk at a time, each charged, so a
+        // sequence without end runs out of budget (or of memory in a
+        // `$(...)`), never wraps.
+        let mut text = String::new();
+        let mut next = Some(first);
+        while let Some(i) =
+            next.filter(|&i| step != 0 && ((step > 0 && i <= last) || (step < 0 && i >= last)))
+        {
+            text.push_str(&i.to_string());
+            text.push('\n');
+            next = i.checked_add(step);
+            if text.len() >= 64 * BYTES_PER_STEP {
+                self.write(&text);
+                if self.failed.is_some() {
+                    return Flow::Normal;
+                }
+                if !self.charge(text.len()) {
                     return Flow::Stop;
                 }
-                self.outside_reads += 1;
-                match self.programs.run(argv, &env) {
-                    Some(out) => {
-                        self.write(&out.text);
-                        self.status = out.status;
-                    }
-                    None => {
-                        self.error(format!("sh: {}: not found", argv[0]));
-                        self.status = 127;
+                text.clear();
+            }
+        }
+        self.write(&text);
+        Flow::Normal
+    }
+
+    /// `cat FILE...` from the container's files.
+    fn builtin_cat(&mut self, args: &[String]) -> Flow {
+        for a in args {
+            match self.files.get(&absolute(a)).cloned() {
+                Some(text) => self.write(&text),
+                None if self.is_dir(a) => {
+                    self.error("cat: read error: Is a directory".to_string());
+                    self.status = 1;
+                }
+                None => {
+                    self.error(format!("cat: can't open '{a}': No such file or directory"));
+                    self.status = 1;
+                }
+            }
+        }
+        Flow::Normal
+    }
+
+    /// `touch FILE...`.
+    fn builtin_touch(&mut self, args: &[String]) -> Flow {
+        for a in args.iter().filter(|a| !a.starts_with('-')) {
+            let path = absolute(a);
+            if self.files.contains_key(&path) {
+                continue;
+            }
+            let problem = if path.len() > PATH_MAX {
+                "File name too long"
+            } else if self.files.len() >= MAX_FILES {
+                "No space left on device"
+            } else {
+                self.files.insert(path, String::new());
+                continue;
+            };
+            self.error(format!("touch: {a}: {problem}"));
+            self.status = 1;
+        }
+        Flow::Normal
+    }
+
+    /// `rm [-f] FILE...`.
+    fn builtin_rm(&mut self, args: &[String]) -> Flow {
+        let force = args.iter().any(|a| a.starts_with('-') && a.contains('f'));
+        for a in args.iter().filter(|a| !a.starts_with('-')) {
+            if self.files.remove(&absolute(a)).is_none() && !force {
+                self.error(format!("rm: can't remove '{a}': No such file or directory"));
+                self.status = 1;
+            }
+        }
+        Flow::Normal
+    }
+
+    /// `ls [DIR]`.
+    fn builtin_ls(&mut self, args: &[String]) -> Flow {
+        let dirs: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+        let dir = dirs
+            .first()
+            .map(|d| absolute(d).trim_end_matches('/').to_string())
+            .unwrap_or_default();
+        if self.files.contains_key(&dir) {
+            let text = format!("{dir}\n");
+            self.write(&text);
+        } else if dir.is_empty() || self.is_dir(&dir) {
+            let prefix = format!("{dir}/");
+            let mut names = std::collections::BTreeSet::new();
+            for path in self.files.keys() {
+                if let Some(rest) = path.strip_prefix(&prefix) {
+                    if let Some(first) = rest.split('/').next() {
+                        names.insert(first.to_string());
                     }
                 }
+            }
+            let text: String = names.into_iter().map(|n| format!("{n}\n")).collect();
+            self.write(&text);
+        } else {
+            self.error(format!("ls: {dir}: No such file or directory"));
+            self.status = 1;
+        }
+        Flow::Normal
+    }
+
+    /// Anything else: a program of the image, or `not found`.
+    fn builtin_program(&mut self, argv: &[String]) -> Flow {
+        let env = self.env_pairs();
+        // The program's environment is copied: work too.
+        if !self.charge(env.iter().map(|(k, v)| k.len() + v.len()).sum()) {
+            return Flow::Stop;
+        }
+        self.outside_reads += 1;
+        match self.programs.run(argv, &env) {
+            Some(out) => {
+                self.write(&out.text);
+                self.status = out.status;
+            }
+            None => {
+                self.error(format!("sh: {}: not found", argv[0]));
+                self.status = 127;
             }
         }
         Flow::Normal

@@ -296,29 +296,11 @@ impl Cluster {
         else {
             return;
         };
-        let mut events: Vec<PendingEvent> = Vec::new();
         let before = state.passed;
-        match &result {
-            Ok(()) => {
-                state.successes += 1;
-                state.failures = 0;
-                if state.successes >= success_threshold || kind == ProbeKind::Startup {
-                    state.passed = true;
-                }
-            }
-            Err(message) => {
-                state.failures += 1;
-                state.successes = 0;
-                events.push((
-                    "Warning",
-                    "Unhealthy",
-                    format!("{} probe failed: {message}", kind.name()),
-                ));
-                if state.failures >= failure_threshold && kind == ProbeKind::Readiness {
-                    state.passed = false;
-                }
-            }
-        }
+        let mut events: Vec<PendingEvent> =
+            tally(state, &result, kind, success_threshold, failure_threshold)
+                .into_iter()
+                .collect();
         let failures = state.failures;
         let passed = state.passed;
         let kill = result.is_err()
@@ -335,24 +317,7 @@ impl Cluster {
             ));
             // A server stops cleanly on SIGTERM; anything else is killed when the
             // grace period (the probe's, else the pod's) ends.
-            let clean = stops_cleanly(&run.process);
-            let grace_ms = crate::time::SimDuration::from_secs_i64(
-                probe
-                    .termination_grace_period_seconds
-                    .or_else(|| {
-                        pod.spec
-                            .as_ref()
-                            .and_then(|s| s.termination_grace_period_seconds)
-                    })
-                    .unwrap_or(30),
-            )
-            .as_millis();
-            let stop_ms = crate::images::stop_ms(&run.process.image);
-            let (code, delay) = if clean && stop_ms <= grace_ms {
-                (0, stop_ms)
-            } else {
-                (137, grace_ms)
-            };
+            let (code, delay) = kill_outcome(&run.process, &probe, &pod);
             if let Some(r) = self
                 .pod_runtime_mut(node, key)
                 .and_then(|p| p.containers.get_mut(name))
@@ -384,21 +349,7 @@ impl Cluster {
         // Only startup and readiness results show in the pod's status.
         let changed = passed != before && kind != ProbeKind::Liveness;
         if changed {
-            if let Some(cs) = pod
-                .status
-                .as_mut()
-                .and_then(|s| s.container_statuses.as_mut())
-                .and_then(|v| v.iter_mut().find(|s| s.name == name))
-            {
-                match kind {
-                    ProbeKind::Startup => {
-                        cs.started = Some(true);
-                        cs.ready = !readiness;
-                    }
-                    ProbeKind::Readiness => cs.ready = passed,
-                    ProbeKind::Liveness => {}
-                }
-            }
+            mark_probe_result(&mut pod, name, kind, passed, readiness);
             refresh_pod_status(&mut pod, &self.now.to_k8s());
             self.write_pod_with_events(node, pod, events);
         } else if !events.is_empty() {
@@ -410,6 +361,94 @@ impl Cluster {
         // A startup probe stops once it has passed.
         if !(kind == ProbeKind::Startup && passed) {
             self.schedule(next, again);
+        }
+    }
+}
+
+/// Counts one probe result into its container's state: `passed` turns true after
+/// `success` successes in a row (a startup probe's first), and false for a
+/// readiness probe after `failure` failures in a row. A failure is an `Unhealthy`
+/// event.
+fn tally(
+    state: &mut ProbeState,
+    result: &Result<(), String>,
+    kind: ProbeKind,
+    success: i32,
+    failure: i32,
+) -> Option<PendingEvent> {
+    match result {
+        Ok(()) => {
+            state.successes += 1;
+            state.failures = 0;
+            if state.successes >= success || kind == ProbeKind::Startup {
+                state.passed = true;
+            }
+            None
+        }
+        Err(message) => {
+            state.failures += 1;
+            state.successes = 0;
+            if state.failures >= failure && kind == ProbeKind::Readiness {
+                state.passed = false;
+            }
+            Some((
+                "Warning",
+                "Unhealthy",
+                format!("{} probe failed: {message}", kind.name()),
+            ))
+        }
+    }
+}
+
+/// How a container killed for a failed probe ends: a server stops cleanly on
+/// SIGTERM (exit 0, after its stop time); anything else is killed (137) when the
+/// grace period — the probe's, else the pod's — ends. `(code, delay in ms)`.
+fn kill_outcome(
+    process: &Process,
+    probe: &Probe,
+    pod: &k8s_openapi::api::core::v1::Pod,
+) -> (i32, u64) {
+    let clean = stops_cleanly(process);
+    let grace_ms = crate::time::SimDuration::from_secs_i64(
+        probe
+            .termination_grace_period_seconds
+            .or_else(|| {
+                pod.spec
+                    .as_ref()
+                    .and_then(|s| s.termination_grace_period_seconds)
+            })
+            .unwrap_or(30),
+    )
+    .as_millis();
+    let stop_ms = crate::images::stop_ms(&process.image);
+    if clean && stop_ms <= grace_ms {
+        (0, stop_ms)
+    } else {
+        (137, grace_ms)
+    }
+}
+
+/// Shows a startup or readiness probe's new verdict in the container's status.
+fn mark_probe_result(
+    pod: &mut k8s_openapi::api::core::v1::Pod,
+    name: &str,
+    kind: ProbeKind,
+    passed: bool,
+    readiness: bool,
+) {
+    if let Some(cs) = pod
+        .status
+        .as_mut()
+        .and_then(|s| s.container_statuses.as_mut())
+        .and_then(|v| v.iter_mut().find(|s| s.name == name))
+    {
+        match kind {
+            ProbeKind::Startup => {
+                cs.started = Some(true);
+                cs.ready = !readiness;
+            }
+            ProbeKind::Readiness => cs.ready = passed,
+            ProbeKind::Liveness => {}
         }
     }
 }

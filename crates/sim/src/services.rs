@@ -20,7 +20,7 @@ use crate::error::ApiError;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
-use k8s_openapi::api::core::v1::Service;
+use k8s_openapi::api::core::v1::{Service, ServiceSpec};
 use std::collections::BTreeSet;
 
 /// The service CIDR's network address (10.96.0.0) and prefix length.
@@ -141,71 +141,7 @@ impl Cluster {
         let spec = svc.spec.get_or_insert_with(Default::default);
         let type_ = spec.type_.clone().unwrap_or_else(|| "ClusterIP".into());
 
-        // ClusterIP.
-        if type_ == "ExternalName" {
-            spec.cluster_ip = None;
-            spec.cluster_ips = None;
-        } else {
-            let asked = spec
-                .cluster_ip
-                .clone()
-                .filter(|s| !s.is_empty())
-                .or_else(|| spec.cluster_ips.as_ref().and_then(|l| l.first().cloned()))
-                .or_else(|| old_spec.and_then(|o| o.cluster_ip.clone()));
-            let before = old_spec
-                .and_then(|o| o.cluster_ip.clone())
-                .filter(|ip| !ip.is_empty());
-            let ip = match asked.as_deref() {
-                Some(text) if before.as_deref().is_some_and(|b| b != text) => {
-                    errors.push(FieldError(format!(
-                        "spec.clusterIPs[0]: Invalid value: []string{{\"{text}\"}}: may not change once set"
-                    )));
-                    None
-                }
-                Some("None") => Some("None".to_string()),
-                Some(text) if old_spec.and_then(|o| o.cluster_ip.as_deref()) == Some(text) => {
-                    Some(text.to_string())
-                }
-                Some(text) => match parse_ip(text) {
-                    None => {
-                        errors.push(FieldError(format!(
-                            "spec.clusterIPs[0]: Invalid value: \"{text}\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
-                        )));
-                        None
-                    }
-                    Some(ip) if !in_range(ip) => {
-                        errors.push(FieldError(format!(
-                            "spec.clusterIPs: Invalid value: []string{{\"{text}\"}}: failed to allocate IP {text}: the provided IP ({text}) is not in the valid range. The range of valid IPs is {SERVICE_CIDR_TEXT}"
-                        )));
-                        None
-                    }
-                    Some(ip) if taken_ips.contains(&ip) => {
-                        errors.push(FieldError(format!(
-                            "spec.clusterIPs: Invalid value: []string{{\"{text}\"}}: failed to allocate IP {text}: provided IP is already allocated"
-                        )));
-                        None
-                    }
-                    Some(_) => Some(text.to_string()),
-                },
-                None => match self.random_free(range_size(), offset(range_size(), 256), |i| {
-                    taken_ips.contains(&(SERVICE_CIDR.0 + 1 + i))
-                }) {
-                    Some(i) => Some(ip_text(SERVICE_CIDR.0 + 1 + i)),
-                    None => {
-                        errors.push(FieldError("spec.clusterIPs: Internal error: failed to allocate a serviceIP: range is full"
-                            .to_string()));
-                        None
-                    }
-                },
-            };
-            if let Some(ip) = ip {
-                spec.cluster_ip = Some(ip.clone());
-                spec.cluster_ips = Some(vec![ip]);
-                spec.ip_families.get_or_insert_with(|| vec!["IPv4".into()]);
-                spec.ip_family_policy
-                    .get_or_insert_with(|| "SingleStack".into());
-            }
-        }
+        self.allocate_cluster_ip(spec, old_spec, &type_, taken_ips, &mut errors);
 
         // Node ports.
         let wants_node_ports = match type_.as_str() {
@@ -280,6 +216,82 @@ impl Cluster {
             spec.allocate_load_balancer_node_ports.get_or_insert(true);
         }
         errors
+    }
+
+    /// Keeps, checks or allocates the Service's ClusterIP (none for ExternalName;
+    /// once set it may not change), adding what is wrong to `errors`.
+    fn allocate_cluster_ip(
+        &mut self,
+        spec: &mut ServiceSpec,
+        old_spec: Option<&ServiceSpec>,
+        type_: &str,
+        taken_ips: &BTreeSet<u32>,
+        errors: &mut Vec<FieldError>,
+    ) {
+        if type_ == "ExternalName" {
+            spec.cluster_ip = None;
+            spec.cluster_ips = None;
+        } else {
+            let asked = spec
+                .cluster_ip
+                .clone()
+                .filter(|s| !s.is_empty())
+                .or_else(|| spec.cluster_ips.as_ref().and_then(|l| l.first().cloned()))
+                .or_else(|| old_spec.and_then(|o| o.cluster_ip.clone()));
+            let before = old_spec
+                .and_then(|o| o.cluster_ip.clone())
+                .filter(|ip| !ip.is_empty());
+            let ip = match asked.as_deref() {
+                Some(text) if before.as_deref().is_some_and(|b| b != text) => {
+                    errors.push(FieldError(format!(
+                    "spec.clusterIPs[0]: Invalid value: []string{{\"{text}\"}}: may not change once set"
+                )));
+                    None
+                }
+                Some("None") => Some("None".to_string()),
+                Some(text) if old_spec.and_then(|o| o.cluster_ip.as_deref()) == Some(text) => {
+                    Some(text.to_string())
+                }
+                Some(text) => match parse_ip(text) {
+                    None => {
+                        errors.push(FieldError(format!(
+                        "spec.clusterIPs[0]: Invalid value: \"{text}\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
+                    )));
+                        None
+                    }
+                    Some(ip) if !in_range(ip) => {
+                        errors.push(FieldError(format!(
+                        "spec.clusterIPs: Invalid value: []string{{\"{text}\"}}: failed to allocate IP {text}: the provided IP ({text}) is not in the valid range. The range of valid IPs is {SERVICE_CIDR_TEXT}"
+                    )));
+                        None
+                    }
+                    Some(ip) if taken_ips.contains(&ip) => {
+                        errors.push(FieldError(format!(
+                        "spec.clusterIPs: Invalid value: []string{{\"{text}\"}}: failed to allocate IP {text}: provided IP is already allocated"
+                    )));
+                        None
+                    }
+                    Some(_) => Some(text.to_string()),
+                },
+                None => match self.random_free(range_size(), offset(range_size(), 256), |i| {
+                    taken_ips.contains(&(SERVICE_CIDR.0 + 1 + i))
+                }) {
+                    Some(i) => Some(ip_text(SERVICE_CIDR.0 + 1 + i)),
+                    None => {
+                        errors.push(FieldError("spec.clusterIPs: Internal error: failed to allocate a serviceIP: range is full"
+                        .to_string()));
+                        None
+                    }
+                },
+            };
+            if let Some(ip) = ip {
+                spec.cluster_ip = Some(ip.clone());
+                spec.cluster_ips = Some(vec![ip]);
+                spec.ip_families.get_or_insert_with(|| vec!["IPv4".into()]);
+                spec.ip_family_policy
+                    .get_or_insert_with(|| "SingleStack".into());
+            }
+        }
     }
 
     /// A free index in `0..size`, drawn at random above `offset` first, then below it

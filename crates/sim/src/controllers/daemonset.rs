@@ -196,17 +196,19 @@ impl Cluster {
         // Pods targeting a node that no longer exists: the bound ones are left to the
         // pod garbage collector; the unscheduled ones (`getUnscheduledPodsWithoutNode`:
         // never bound, the pod garbage collector cannot see them) go here.
-        for pods in by_node.values() {
-            for p in pods {
-                let unbound = p
-                    .spec
-                    .as_ref()
-                    .is_none_or(|s| s.node_name.as_deref().unwrap_or("").is_empty());
-                if unbound && p.metadata.deletion_timestamp.is_none() {
-                    delete.push(pod_key(p));
-                }
-            }
-        }
+        delete.extend(
+            by_node
+                .values()
+                .flatten()
+                .filter(|p| {
+                    let unbound = p
+                        .spec
+                        .as_ref()
+                        .is_none_or(|s| s.node_name.as_deref().unwrap_or("").is_empty());
+                    unbound && p.metadata.deletion_timestamp.is_none()
+                })
+                .map(|p| pod_key(p)),
+        );
         let strategy = ds.spec.update_strategy.as_ref();
         if strategy.and_then(|s| s.type_.as_deref()) != Some("OnDelete") {
             // rollingUpdate with maxSurge 0: stale pods that are not available go at
@@ -222,10 +224,29 @@ impl Cluster {
             let budget = max_unavailable.saturating_sub(unavailable);
             delete.extend(old_available.into_iter().take(budget));
         }
+        let failed = !self.apply_daemon_plan(&ds, &hash, create, delete);
+        self.update_daemon_set_status(key, &verdicts);
+        if failed {
+            Action::Requeue
+        } else {
+            Action::Done
+        }
+    }
+
+    /// Creates a pod for each node in `create` (stopping at the first failure) and
+    /// deletes the pods in `delete`, with an Event for each. False when a create
+    /// failed.
+    fn apply_daemon_plan(
+        &mut self,
+        ds: &DaemonSet,
+        hash: &str,
+        create: Vec<String>,
+        delete: Vec<ObjectKey>,
+    ) -> bool {
         let ds_obj = Object::DaemonSet(ds.clone());
         let mut failed = false;
         for node in create {
-            let pod = new_daemon_pod(&ds, &node, &hash);
+            let pod = new_daemon_pod(ds, &node, hash);
             match self.create_as(ACTOR, Object::Pod(pod)) {
                 Ok(created) => self.record_event(
                     &ds_obj,
@@ -261,12 +282,7 @@ impl Cluster {
                 );
             }
         }
-        self.update_daemon_set_status(key, &verdicts);
-        if failed {
-            Action::Requeue
-        } else {
-            Action::Done
-        }
+        !failed
     }
 
     /// The adoption half of `ClaimPods`: an active orphan pod whose labels match a

@@ -578,67 +578,11 @@ impl Cluster {
             }
         }
         // Score: (plugin, raw, normalised) per feasible node, for the plugins that run.
-        let mut table: Vec<(&str, Vec<i64>, Vec<i64>)> = Vec::new();
-        if feasible.len() > 1 || detailed {
-            let raw: Vec<i64> = feasible
-                .iter()
-                .map(|(_, n)| plugins::taint_raw(&facts, n))
-                .collect();
-            let norm = plugins::default_normalize(&raw, true);
-            table.push(("TaintToleration", raw, norm));
-            let has_preferred = facts
-                .spec
-                .and_then(|s| s.affinity.as_ref())
-                .and_then(|a| a.node_affinity.as_ref())
-                .and_then(|a| {
-                    a.preferred_during_scheduling_ignored_during_execution
-                        .as_ref()
-                })
-                .is_some_and(|p| !p.is_empty());
-            if has_preferred {
-                let raw: Vec<i64> = feasible
-                    .iter()
-                    .map(|(name, n)| plugins::affinity_raw(&facts, name, n))
-                    .collect();
-                let norm = plugins::default_normalize(&raw, false);
-                table.push(("NodeAffinity", raw, norm));
-            }
-            if facts.spread.iter().any(|c| !c.hard) {
-                let raw = plugins::spread_raw(&facts, &feasible, nodes);
-                let norm = plugins::spread_normalize(&raw);
-                let raw = raw.into_iter().map(|r| r.unwrap_or(0)).collect();
-                table.push(("PodTopologySpread", raw, norm));
-            }
-            let raw: Vec<i64> = feasible
-                .iter()
-                .map(|(_, n)| plugins::least_allocated(&facts, n))
-                .collect();
-            table.push(("NodeResourcesFit", raw.clone(), raw));
-            let best_effort = facts.requests.cpu == 0 && facts.requests.memory == 0;
-            if !best_effort {
-                let raw: Vec<i64> = feasible
-                    .iter()
-                    .map(|(_, n)| plugins::balanced_allocation(&facts, n))
-                    .collect();
-                table.push(("NodeResourcesBalancedAllocation", raw.clone(), raw));
-            }
-            // How many nodes have each of the pod's images (upstream's imageStates).
-            let mut have: BTreeMap<&str, usize> =
-                facts.images.iter().map(|i| (i.as_str(), 0)).collect();
-            for n in nodes.values() {
-                for (img, count) in have.iter_mut() {
-                    if n.images.contains_key(*img) {
-                        *count += 1;
-                    }
-                }
-            }
-            let spread_of = |img: &str| have.get(img).copied().unwrap_or(0);
-            let raw: Vec<i64> = feasible
-                .iter()
-                .map(|(_, n)| plugins::image_locality(&facts, n, &spread_of, nodes.len()))
-                .collect();
-            table.push(("ImageLocality", raw.clone(), raw));
-        }
+        let table = if feasible.len() > 1 || detailed {
+            score_table(&facts, &feasible, nodes)
+        } else {
+            Vec::new()
+        };
         let weight = |plugin: &str| {
             SCORE_WEIGHTS
                 .iter()
@@ -763,6 +707,74 @@ fn fit_error(
         hist(reasons),
         hist(preemption)
     )
+}
+
+/// The score plugins' table for the feasible nodes: (plugin, raw, normalised) per
+/// node, for the plugins that run on this pod, in upstream's order.
+fn score_table(
+    facts: &PodFacts,
+    feasible: &[(&String, &NodeInfo)],
+    nodes: &BTreeMap<String, NodeInfo>,
+) -> Vec<(&'static str, Vec<i64>, Vec<i64>)> {
+    let mut table: Vec<(&'static str, Vec<i64>, Vec<i64>)> = Vec::new();
+    let raw: Vec<i64> = feasible
+        .iter()
+        .map(|(_, n)| plugins::taint_raw(facts, n))
+        .collect();
+    let norm = plugins::default_normalize(&raw, true);
+    table.push(("TaintToleration", raw, norm));
+    let has_preferred = facts
+        .spec
+        .and_then(|s| s.affinity.as_ref())
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|a| {
+            a.preferred_during_scheduling_ignored_during_execution
+                .as_ref()
+        })
+        .is_some_and(|p| !p.is_empty());
+    if has_preferred {
+        let raw: Vec<i64> = feasible
+            .iter()
+            .map(|(name, n)| plugins::affinity_raw(facts, name, n))
+            .collect();
+        let norm = plugins::default_normalize(&raw, false);
+        table.push(("NodeAffinity", raw, norm));
+    }
+    if facts.spread.iter().any(|c| !c.hard) {
+        let raw = plugins::spread_raw(facts, feasible, nodes);
+        let norm = plugins::spread_normalize(&raw);
+        let raw = raw.into_iter().map(|r| r.unwrap_or(0)).collect();
+        table.push(("PodTopologySpread", raw, norm));
+    }
+    let raw: Vec<i64> = feasible
+        .iter()
+        .map(|(_, n)| plugins::least_allocated(facts, n))
+        .collect();
+    table.push(("NodeResourcesFit", raw.clone(), raw));
+    let best_effort = facts.requests.cpu == 0 && facts.requests.memory == 0;
+    if !best_effort {
+        let raw: Vec<i64> = feasible
+            .iter()
+            .map(|(_, n)| plugins::balanced_allocation(facts, n))
+            .collect();
+        table.push(("NodeResourcesBalancedAllocation", raw.clone(), raw));
+    }
+    // How many nodes have each of the pod's images (upstream's imageStates).
+    let mut have: BTreeMap<&str, usize> = facts.images.iter().map(|i| (i.as_str(), 0)).collect();
+    for n in nodes.values() {
+        for (img, count) in have.iter_mut() {
+            if n.images.contains_key(*img) {
+                *count += 1;
+            }
+        }
+    }
+    let spread_of = |img: &str| have.get(img).copied().unwrap_or(0);
+    let raw: Vec<i64> = feasible
+        .iter()
+        .map(|(_, n)| plugins::image_locality(facts, n, &spread_of, nodes.len()))
+        .collect();
+    table.push(("ImageLocality", raw.clone(), raw));
+    table
 }
 
 #[cfg(test)]

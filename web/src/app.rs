@@ -97,51 +97,12 @@ pub fn App() -> Html {
             }
         })
     };
-    let panel = match &state.panel {
-        Panel::Sandbox => None,
-        Panel::Catalogue => Some(html! {
-            <CatalogueView catalogue={state.catalogue.clone()} progress={state.progress.clone()}
-                           {tr} dispatch={dispatch.clone()} />
-        }),
-        Panel::Lesson => state.lesson.clone().map(|open| html! {
-            <LessonPanel {open} progress={state.progress.clone()} {tr} dispatch={dispatch.clone()} />
-        }),
-        Panel::Loading(what) => Some(html! {
-            <section class="lesson panel"><p class="muted">{ format!("{}: {what}…", tr.l(L::Loading)) }</p></section>
-        }),
-        Panel::Errors(errors) => Some(html! {
-            <section id="lesson-errors" class="lesson panel" role="alert">
-                <div class="lesson-top">
-                    <button type="button" class="link" onclick={
-                        let d = dispatch.clone();
-                        Callback::from(move |_: MouseEvent| d.dispatch(Action::ShowCatalogue))
-                    }>{ tr.l(L::BackToCatalogue) }</button>
-                </div>
-                <h2>{ tr.l(L::LessonErrors) }</h2>
-                <ul class="lesson-errors">
-                    { for errors.iter().map(|e| html! { <li><pre>{ e }</pre></li> }) }
-                </ul>
-                <AuthorBox {tr} dispatch={dispatch.clone()} />
-            </section>
-        }),
-    };
-    let progress_notice = state.progress_notice.clone().map(|why| {
-        let d = dispatch.clone();
-        html! {
-            <div id="progress-notice" class="notice-bar" role="status">
-                { format!("{} ({why}).", tr.l(L::ProgressReset)) }
-                <button type="button" onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::DismissProgressNotice))}>
-                    { tr.l(L::Dismiss) }
-                </button>
-            </div>
-        }
-    });
-    let focus: Option<AttrValue> = state
-        .lesson
-        .as_ref()
-        .and_then(|o| o.frame.as_deref())
-        .and_then(|f| f.as_ref().ok())
-        .map(|f| AttrValue::from(crate::frame_card::focus(f)));
+    let panel = side_panel(&state, tr, &dispatch);
+    let progress_notice = state
+        .progress_notice
+        .clone()
+        .map(|why| progress_notice_bar(why, tr, &dispatch));
+    let focus = lesson_focus(&state);
     html! {
         <div class="app">
             <Toolbar time_ms={state.floor.now_ms} playing={state.playing} speed={state.speed}
@@ -180,4 +141,60 @@ pub fn App() -> Html {
             </main>
         </div>
     }
+}
+
+/// The panel beside the floor: the catalogue, the open lesson, a lesson loading, or
+/// the errors of one that could not be opened; none in the sandbox.
+fn side_panel(state: &AppState, tr: Tr, dispatch: &UseReducerDispatcher<AppState>) -> Option<Html> {
+    match &state.panel {
+        Panel::Sandbox => None,
+        Panel::Catalogue => Some(html! {
+            <CatalogueView catalogue={state.catalogue.clone()} progress={state.progress.clone()}
+                           {tr} dispatch={dispatch.clone()} />
+        }),
+        Panel::Lesson => state.lesson.clone().map(|open| html! {
+            <LessonPanel {open} progress={state.progress.clone()} {tr} dispatch={dispatch.clone()} />
+        }),
+        Panel::Loading(what) => Some(html! {
+            <section class="lesson panel"><p class="muted">{ format!("{}: {what}…", tr.l(L::Loading)) }</p></section>
+        }),
+        Panel::Errors(errors) => Some(html! {
+            <section id="lesson-errors" class="lesson panel" role="alert">
+                <div class="lesson-top">
+                    <button type="button" class="link" onclick={
+                        let d = dispatch.clone();
+                        Callback::from(move |_: MouseEvent| d.dispatch(Action::ShowCatalogue))
+                    }>{ tr.l(L::BackToCatalogue) }</button>
+                </div>
+                <h2>{ tr.l(L::LessonErrors) }</h2>
+                <ul class="lesson-errors">
+                    { for errors.iter().map(|e| html! { <li><pre>{ e }</pre></li> }) }
+                </ul>
+                <AuthorBox {tr} dispatch={dispatch.clone()} />
+            </section>
+        }),
+    }
+}
+
+/// The bar saying saved progress was reset (and `why`), with its dismiss button.
+fn progress_notice_bar(why: String, tr: Tr, dispatch: &UseReducerDispatcher<AppState>) -> Html {
+    let d = dispatch.clone();
+    html! {
+        <div id="progress-notice" class="notice-bar" role="status">
+            { format!("{} ({why}).", tr.l(L::ProgressReset)) }
+            <button type="button" onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::DismissProgressNotice))}>
+                { tr.l(L::Dismiss) }
+            </button>
+        </div>
+    }
+}
+
+/// The station the open walkthrough's moment lights in the office, if any.
+fn lesson_focus(state: &AppState) -> Option<AttrValue> {
+    state
+        .lesson
+        .as_ref()
+        .and_then(|o| o.frame.as_deref())
+        .and_then(|f| f.as_ref().ok())
+        .map(|f| AttrValue::from(crate::frame_card::focus(f)))
 }

@@ -399,52 +399,7 @@ pub fn WarehouseCanvas(props: &CanvasProps) -> Html {
         let canvas_ref = canvas_ref.clone();
         let force = force.clone();
         use_effect_with((), move |_| {
-            let f2 = force.clone();
-            let listener =
-                wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || f2.force_update());
-            let window = web_sys::window();
-            if let Some(w) = &window {
-                let _ =
-                    w.add_event_listener_with_callback("resize", listener.as_ref().unchecked_ref());
-            }
-            let canvas = canvas_ref.cast::<HtmlCanvasElement>();
-            let wheel = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::WheelEvent)>::new(
-                move |e: web_sys::WheelEvent| {
-                    e.prevent_default();
-                    {
-                        let mut f = floor.borrow_mut();
-                        let (ox, oy) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
-                        let z = (f.zoom * (-e.delta_y() * 0.0015).exp()).clamp(0.25, 8.0);
-                        let k = z / f.zoom;
-                        f.pan = (ox - (ox - f.pan.0) * k, oy - (oy - f.pan.1) * k);
-                        f.zoom = z;
-                    }
-                    force.force_update();
-                },
-            );
-            if let Some(c) = &canvas {
-                let opts = web_sys::AddEventListenerOptions::new();
-                opts.set_passive(false);
-                let _ = c.add_event_listener_with_callback_and_add_event_listener_options(
-                    "wheel",
-                    wheel.as_ref().unchecked_ref(),
-                    &opts,
-                );
-            }
-            move || {
-                if let Some(w) = &window {
-                    let _ = w.remove_event_listener_with_callback(
-                        "resize",
-                        listener.as_ref().unchecked_ref(),
-                    );
-                }
-                if let Some(c) = &canvas {
-                    let _ = c.remove_event_listener_with_callback(
-                        "wheel",
-                        wheel.as_ref().unchecked_ref(),
-                    );
-                }
-            }
+            listen_resize_and_wheel(floor, canvas_ref, force)
         });
     }
 
@@ -458,77 +413,9 @@ pub fn WarehouseCanvas(props: &CanvasProps) -> Html {
         });
     }
 
-    let to_content = |f: &Floor, e: &MouseEvent| {
-        (
-            (f64::from(e.offset_x()) - f.pan.0) / f.zoom,
-            (f64::from(e.offset_y()) - f.pan.1) / f.zoom,
-        )
-    };
-    let onmousedown = {
-        let floor = floor.clone();
-        Callback::from(move |e: MouseEvent| {
-            let mut f = floor.borrow_mut();
-            f.drag = Some((
-                f64::from(e.client_x()),
-                f64::from(e.client_y()),
-                f.pan.0,
-                f.pan.1,
-            ));
-            f.dragged = false;
-        })
-    };
-    let onmousemove = {
-        let floor = floor.clone();
-        let tip_ref = tip_ref.clone();
-        let force = force.clone();
-        Callback::from(move |e: MouseEvent| {
-            let mut f = floor.borrow_mut();
-            if let Some((x0, y0, px, py)) = f.drag {
-                let (dx, dy) = (f64::from(e.client_x()) - x0, f64::from(e.client_y()) - y0);
-                if e.buttons() & 1 == 1 && (f.dragged || dx.abs() + dy.abs() > 4.0) {
-                    f.dragged = true;
-                    f.pan = (px + dx, py + dy);
-                    drop(f);
-                    force.force_update();
-                    return;
-                }
-            }
-            let (x, y) = to_content(&f, &e);
-            let target = f.hit(x, y);
-            let text = match (&target, &f.last) {
-                (Some(t), Some((view, data, tr))) => Some(describe(t, view, data, *tr)),
-                _ => None,
-            };
-            drop(f);
-            let (ox, oy) = e
-                .target_dyn_into::<web_sys::HtmlElement>()
-                .map_or((0.0, 0.0), |c| {
-                    (f64::from(c.offset_left()), f64::from(c.offset_top()))
-                });
-            show_tip(
-                &tip_ref,
-                text,
-                f64::from(e.offset_x()) + ox,
-                f64::from(e.offset_y()) + oy,
-            );
-        })
-    };
-    let onmouseup = {
-        let floor = floor.clone();
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |e: MouseEvent| {
-            let mut f = floor.borrow_mut();
-            let dragged = f.dragged;
-            f.drag = None;
-            f.dragged = false;
-            if !dragged {
-                let (x, y) = to_content(&f, &e);
-                let target = f.hit(x, y);
-                drop(f);
-                dispatch.dispatch(Action::Inspect(target));
-            }
-        })
-    };
+    let onmousedown = on_mouse_down(&floor);
+    let onmousemove = on_mouse_move(&floor, &tip_ref, &force);
+    let onmouseup = on_mouse_up(&floor, &props.dispatch);
     let onmouseleave = {
         let floor = floor.clone();
         let tip_ref = tip_ref.clone();
@@ -537,22 +424,7 @@ pub fn WarehouseCanvas(props: &CanvasProps) -> Html {
             show_tip(&tip_ref, None, 0.0, 0.0);
         })
     };
-    let zoom_by = |k: f64| {
-        let floor = floor.clone();
-        let force = force.clone();
-        Callback::from(move |_: MouseEvent| {
-            {
-                let mut f = floor.borrow_mut();
-                if k == 0.0 {
-                    f.zoom = 1.0;
-                    f.pan = (0.0, 0.0);
-                } else {
-                    f.zoom = (f.zoom * k).clamp(0.25, 8.0);
-                }
-            }
-            force.force_update();
-        })
-    };
+    let zoom_by = |k: f64| on_zoom(&floor, &force, k);
     let toggle_scroll = {
         let floor = floor.clone();
         let force = force.clone();
@@ -599,6 +471,163 @@ pub fn WarehouseCanvas(props: &CanvasProps) -> Html {
         <div id="floor-tooltip" class="floor-tooltip" ref={tip_ref} role="tooltip" hidden=true></div>
         </>
     }
+}
+
+/// Listens for the window's resizes (a redraw) and the canvas's wheel (a zoom about
+/// the pointer, keeping the page from scrolling); returns what stops listening.
+fn listen_resize_and_wheel(
+    floor: Rc<RefCell<Floor>>,
+    canvas_ref: NodeRef,
+    force: UseForceUpdateHandle,
+) -> impl FnOnce() {
+    let f2 = force.clone();
+    let listener = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || f2.force_update());
+    let window = web_sys::window();
+    if let Some(w) = &window {
+        let _ = w.add_event_listener_with_callback("resize", listener.as_ref().unchecked_ref());
+    }
+    let canvas = canvas_ref.cast::<HtmlCanvasElement>();
+    let wheel = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::WheelEvent)>::new(
+        move |e: web_sys::WheelEvent| {
+            e.prevent_default();
+            {
+                let mut f = floor.borrow_mut();
+                let (ox, oy) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
+                let z = (f.zoom * (-e.delta_y() * 0.0015).exp()).clamp(0.25, 8.0);
+                let k = z / f.zoom;
+                f.pan = (ox - (ox - f.pan.0) * k, oy - (oy - f.pan.1) * k);
+                f.zoom = z;
+            }
+            force.force_update();
+        },
+    );
+    if let Some(c) = &canvas {
+        let opts = web_sys::AddEventListenerOptions::new();
+        opts.set_passive(false);
+        let _ = c.add_event_listener_with_callback_and_add_event_listener_options(
+            "wheel",
+            wheel.as_ref().unchecked_ref(),
+            &opts,
+        );
+    }
+    move || {
+        if let Some(w) = &window {
+            let _ =
+                w.remove_event_listener_with_callback("resize", listener.as_ref().unchecked_ref());
+        }
+        if let Some(c) = &canvas {
+            let _ = c.remove_event_listener_with_callback("wheel", wheel.as_ref().unchecked_ref());
+        }
+    }
+}
+
+/// Where a mouse event points on the floor, before zoom and pan.
+fn to_content(f: &Floor, e: &MouseEvent) -> (f64, f64) {
+    (
+        (f64::from(e.offset_x()) - f.pan.0) / f.zoom,
+        (f64::from(e.offset_y()) - f.pan.1) / f.zoom,
+    )
+}
+
+/// A press starts a drag (a click, unless the pointer moves far enough).
+fn on_mouse_down(floor: &Rc<RefCell<Floor>>) -> Callback<MouseEvent> {
+    let floor = floor.clone();
+    Callback::from(move |e: MouseEvent| {
+        let mut f = floor.borrow_mut();
+        f.drag = Some((
+            f64::from(e.client_x()),
+            f64::from(e.client_y()),
+            f.pan.0,
+            f.pan.1,
+        ));
+        f.dragged = false;
+    })
+}
+
+/// A move pans the floor while dragging, and otherwise shows the tooltip of what
+/// is under the pointer.
+fn on_mouse_move(
+    floor: &Rc<RefCell<Floor>>,
+    tip_ref: &NodeRef,
+    force: &UseForceUpdateHandle,
+) -> Callback<MouseEvent> {
+    let floor = floor.clone();
+    let tip_ref = tip_ref.clone();
+    let force = force.clone();
+    Callback::from(move |e: MouseEvent| {
+        let mut f = floor.borrow_mut();
+        if let Some((x0, y0, px, py)) = f.drag {
+            let (dx, dy) = (f64::from(e.client_x()) - x0, f64::from(e.client_y()) - y0);
+            if e.buttons() & 1 == 1 && (f.dragged || dx.abs() + dy.abs() > 4.0) {
+                f.dragged = true;
+                f.pan = (px + dx, py + dy);
+                drop(f);
+                force.force_update();
+                return;
+            }
+        }
+        let (x, y) = to_content(&f, &e);
+        let target = f.hit(x, y);
+        let text = match (&target, &f.last) {
+            (Some(t), Some((view, data, tr))) => Some(describe(t, view, data, *tr)),
+            _ => None,
+        };
+        drop(f);
+        let (ox, oy) = e
+            .target_dyn_into::<web_sys::HtmlElement>()
+            .map_or((0.0, 0.0), |c| {
+                (f64::from(c.offset_left()), f64::from(c.offset_top()))
+            });
+        show_tip(
+            &tip_ref,
+            text,
+            f64::from(e.offset_x()) + ox,
+            f64::from(e.offset_y()) + oy,
+        );
+    })
+}
+
+/// A release that ends no drag is a click: it inspects what is under the pointer.
+fn on_mouse_up(
+    floor: &Rc<RefCell<Floor>>,
+    dispatch: &UseReducerDispatcher<AppState>,
+) -> Callback<MouseEvent> {
+    let floor = floor.clone();
+    let dispatch = dispatch.clone();
+    Callback::from(move |e: MouseEvent| {
+        let mut f = floor.borrow_mut();
+        let dragged = f.dragged;
+        f.drag = None;
+        f.dragged = false;
+        if !dragged {
+            let (x, y) = to_content(&f, &e);
+            let target = f.hit(x, y);
+            drop(f);
+            dispatch.dispatch(Action::Inspect(target));
+        }
+    })
+}
+
+/// A zoom button: zooms by `k`, or back to the whole floor when `k` is 0.
+fn on_zoom(
+    floor: &Rc<RefCell<Floor>>,
+    force: &UseForceUpdateHandle,
+    k: f64,
+) -> Callback<MouseEvent> {
+    let floor = floor.clone();
+    let force = force.clone();
+    Callback::from(move |_: MouseEvent| {
+        {
+            let mut f = floor.borrow_mut();
+            if k == 0.0 {
+                f.zoom = 1.0;
+                f.pan = (0.0, 0.0);
+            } else {
+                f.zoom = (f.zoom * k).clamp(0.25, 8.0);
+            }
+        }
+        force.force_update();
+    })
 }
 
 fn show_tip(tip: &NodeRef, text: Option<(String, String)>, x: f64, y: f64) {
@@ -867,47 +896,7 @@ fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
     let hidden = data.desks.len() - shown.len();
 
     // Sheets whose version moved since the last look flash, with the changed lines.
-    let fresh_desks = !f
-        .anim
-        .seen_desks
-        .as_ref()
-        .is_some_and(|d| Rc::ptr_eq(d, &data.desks));
-    if fresh_desks {
-        let first = f.anim.seen_desks.is_none();
-        for d in data.desks.iter() {
-            let known = d.sheets.iter().any(|s| {
-                f.anim
-                    .sheets
-                    .contains_key(&format!("{}/{}", d.namespace, s.name))
-            }) || f.anim.sheets.keys().any(|k| {
-                k.strip_prefix(&format!("{}/{}-", d.namespace, d.name))
-                    .is_some_and(|rest| !rest.contains('-'))
-            });
-            for s in &d.sheets {
-                let key = format!("{}/{}", d.namespace, s.name);
-                let old = f
-                    .anim
-                    .sheets
-                    .insert(key.clone(), s.resource_version.clone());
-                let moved = old.as_ref() != Some(&s.resource_version);
-                if moved && !first && (old.is_some() || known) {
-                    let before = f.anim.lines.get(&key).cloned().unwrap_or_default();
-                    let changed = s
-                        .lines
-                        .iter()
-                        .filter(|l| !before.contains(l))
-                        .map(|l| l.ip.clone())
-                        .collect();
-                    f.anim.flashes.insert(key.clone(), (now, changed));
-                }
-                f.anim.lines.insert(key, s.lines.clone());
-            }
-        }
-        f.anim.seen_desks = Some(data.desks.clone());
-    }
-    f.anim
-        .flashes
-        .retain(|_, (since, _)| now - *since < FLASH_MS);
+    let fresh_desks = f.anim.note_sheets(&data.desks, now);
     let flashing = |ns: &str, name: &str| f.anim.flashes.contains_key(&format!("{ns}/{name}"));
 
     let desk_top = PAD + strip_height(css_width) + GAP;
@@ -923,31 +912,7 @@ fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
         f.show_scroll,
     );
     let lay = layout_with(css_width, view.nodes.len(), desks.rect.h + GAP);
-    let dpr = web_sys::window()
-        .map(|w| w.device_pixel_ratio())
-        .unwrap_or(1.0)
-        .clamp(1.0, 3.0);
-    let (px_w, px_h) = (
-        (lay.width * dpr).round() as u32,
-        (lay.height * dpr).round() as u32,
-    );
-    if canvas.width() != px_w || canvas.height() != px_h {
-        canvas.set_width(px_w);
-        canvas.set_height(px_h);
-        canvas
-            .style()
-            .set_property("height", &format!("{}px", lay.height))?;
-    }
-    ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0)?;
-    ctx.clear_rect(0.0, 0.0, f64::from(px_w), f64::from(px_h));
-    ctx.set_transform(
-        dpr * f.zoom,
-        0.0,
-        0.0,
-        dpr * f.zoom,
-        dpr * f.pan.0,
-        dpr * f.pan.1,
-    )?;
+    size_canvas(canvas, &ctx, &lay, f.zoom, f.pan)?;
 
     let robots: usize =
         view.nodes.iter().map(|n| n.pods.len()).sum::<usize>() + view.unscheduled.len();
@@ -980,9 +945,89 @@ fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
         draw_zone(&mut p, *rect, i, node)?;
     }
     draw_bay(&mut p, lay.bay, &view.unscheduled)?;
+    draw_ghosts(&mut p, &view);
+    let busy = p.busy || !p.anim.flashes.is_empty() || !p.anim.walks.is_empty();
+    report_draw(f, fresh_desks, &desks, &shown);
+    Ok(busy)
+}
 
-    // Robots gone since the last view fade where they stood.
-    if fresh_view {
+impl Anim {
+    /// Notes the sheets' versions and lines when the desks are new; a sheet whose
+    /// version moved (and that was known before) flashes with its changed lines.
+    /// Drops the flashes that are over; says whether the desks were new.
+    fn note_sheets(&mut self, desks: &Rc<Vec<DeskView>>, now: f64) -> bool {
+        let fresh_desks = !self
+            .seen_desks
+            .as_ref()
+            .is_some_and(|d| Rc::ptr_eq(d, desks));
+        if fresh_desks {
+            let first = self.seen_desks.is_none();
+            for d in desks.iter() {
+                let known = d.sheets.iter().any(|s| {
+                    self.sheets
+                        .contains_key(&format!("{}/{}", d.namespace, s.name))
+                }) || self.sheets.keys().any(|k| {
+                    k.strip_prefix(&format!("{}/{}-", d.namespace, d.name))
+                        .is_some_and(|rest| !rest.contains('-'))
+                });
+                for s in &d.sheets {
+                    let key = format!("{}/{}", d.namespace, s.name);
+                    let old = self.sheets.insert(key.clone(), s.resource_version.clone());
+                    let moved = old.as_ref() != Some(&s.resource_version);
+                    if moved && !first && (old.is_some() || known) {
+                        let before = self.lines.get(&key).cloned().unwrap_or_default();
+                        let changed = s
+                            .lines
+                            .iter()
+                            .filter(|l| !before.contains(l))
+                            .map(|l| l.ip.clone())
+                            .collect();
+                        self.flashes.insert(key.clone(), (now, changed));
+                    }
+                    self.lines.insert(key, s.lines.clone());
+                }
+            }
+            self.seen_desks = Some(desks.clone());
+        }
+        self.flashes.retain(|_, (since, _)| now - *since < FLASH_MS);
+        fresh_desks
+    }
+}
+
+/// Sizes the canvas for the layout at the device's pixel ratio (when that changed),
+/// clears it, and sets the zoom and pan.
+fn size_canvas(
+    canvas: &HtmlCanvasElement,
+    ctx: &CanvasRenderingContext2d,
+    lay: &Layout,
+    zoom: f64,
+    pan: (f64, f64),
+) -> Result<(), JsValue> {
+    let dpr = web_sys::window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .clamp(1.0, 3.0);
+    let (px_w, px_h) = (
+        (lay.width * dpr).round() as u32,
+        (lay.height * dpr).round() as u32,
+    );
+    if canvas.width() != px_w || canvas.height() != px_h {
+        canvas.set_width(px_w);
+        canvas.set_height(px_h);
+        canvas
+            .style()
+            .set_property("height", &format!("{}px", lay.height))?;
+    }
+    ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0)?;
+    ctx.clear_rect(0.0, 0.0, f64::from(px_w), f64::from(px_h));
+    ctx.set_transform(dpr * zoom, 0.0, 0.0, dpr * zoom, dpr * pan.0, dpr * pan.1)?;
+    Ok(())
+}
+
+/// Robots gone since the last view fade where they stood; walks that are over end.
+fn draw_ghosts(p: &mut Paint, view: &Rc<ClusterView>) {
+    let (ctx, now) = (p.ctx, p.now);
+    if p.fresh_view {
         if p.animate {
             let gone: Vec<_> = p
                 .anim
@@ -1007,9 +1052,11 @@ fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
     }
     ctx.set_global_alpha(1.0);
     p.anim.walks.retain(|_, w| now - w.2 < WALK_MS);
-    let busy = p.busy || !p.anim.flashes.is_empty() || !p.anim.walks.is_empty();
+}
 
-    // What the test hook reports.
+/// What the test hook reports of a draw: the zoom, and (when the desks are new or a
+/// flash ended) the flashing sheets and the desks as drawn.
+fn report_draw(f: &Floor, fresh_desks: bool, desks: &DeskLayout, shown: &[&DeskView]) {
     HOOK.with(|h| {
         let mut h = h.borrow_mut();
         h.draws += 1;
@@ -1021,44 +1068,46 @@ fn draw(canvas: &HtmlCanvasElement, f: &mut Floor) -> Result<bool, JsValue> {
             h.desks = desks
                 .desks
                 .iter()
-                .map(|b| {
-                    let d = shown[b.index];
-                    HookDesk {
-                        namespace: d.namespace.clone(),
-                        name: d.name.clone(),
-                        cluster_ip: d.cluster_ip.clone(),
-                        selector: d.selector.iter().map(|(k, v)| format!("{k}={v}")).collect(),
-                        scroll_lines: d.scroll_lines,
-                        sheets: d
-                            .sheets
-                            .iter()
-                            .map(|s| HookSheet {
-                                name: s.name.clone(),
-                                resource_version: s.resource_version.clone(),
-                                expanded: b
-                                    .sheets
-                                    .iter()
-                                    .any(|x| x.expanded && d.sheets[x.index].name == s.name),
-                                lines: s
-                                    .lines
-                                    .iter()
-                                    .map(|l| {
-                                        format!(
-                                            "{} {} {}",
-                                            l.ip,
-                                            l.pod.as_deref().unwrap_or("-"),
-                                            line_state(l)
-                                        )
-                                    })
-                                    .collect(),
-                            })
-                            .collect(),
-                    }
-                })
+                .map(|b| hook_desk(b, shown[b.index]))
                 .collect();
         }
     });
-    Ok(busy)
+}
+
+/// A desk as the test hook tells it: its sheets with their lines, and which are
+/// drawn expanded.
+fn hook_desk(b: &DeskBox, d: &DeskView) -> HookDesk {
+    HookDesk {
+        namespace: d.namespace.clone(),
+        name: d.name.clone(),
+        cluster_ip: d.cluster_ip.clone(),
+        selector: d.selector.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        scroll_lines: d.scroll_lines,
+        sheets: d
+            .sheets
+            .iter()
+            .map(|s| HookSheet {
+                name: s.name.clone(),
+                resource_version: s.resource_version.clone(),
+                expanded: b
+                    .sheets
+                    .iter()
+                    .any(|x| x.expanded && d.sheets[x.index].name == s.name),
+                lines: s
+                    .lines
+                    .iter()
+                    .map(|l| {
+                        format!(
+                            "{} {} {}",
+                            l.ip,
+                            l.pod.as_deref().unwrap_or("-"),
+                            line_state(l)
+                        )
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
 }
 
 /// The strip's height on a canvas this wide.
@@ -1934,14 +1983,66 @@ fn draw_robots(
     });
     let s = grid.cell;
     let pad = (s * 0.1).max(0.5);
-    let inner = s - 2.0 * pad;
-    let simple = inner < 6.0;
+    let robots = Robots {
+        pods: &pods[..shown],
+        origins: robot_origins(p, &grid, &pods[..shown], node),
+        s,
+        pad,
+        inner: s - 2.0 * pad,
+    };
+    let simple = robots.inner < 6.0;
+    fill_robots(ctx, &robots, simple)?;
+    if !simple {
+        draw_visors_and_stripes(ctx, &robots, dark_floor);
+    }
+    if s >= 10.0 {
+        draw_rings(ctx, &robots)?;
+    }
+    if s >= 14.0 {
+        draw_badges(p, &robots)?;
+    }
 
-    // Where each robot stands: its cell, or on its walk from the waiting bay.
-    let mut origins: Vec<(f64, f64)> = (0..shown).map(|i| grid.cell_origin(i)).collect();
+    if shown < pods.len() {
+        ctx.set_fill_style_str(if dark_floor { "#ffffff" } else { INK });
+        font(ctx, 11.0, true);
+        ctx.set_text_align("right");
+        ctx.fill_text(
+            &format!("+{}", pods.len() - shown),
+            area.x + area.w,
+            area.y + area.h - 2.0,
+        )?;
+        ctx.set_text_align("left");
+    }
+    Ok(())
+}
+
+/// The robots of a grid as they are drawn: where each stands, and the measures of a
+/// cell.
+struct Robots<'a> {
+    /// The robots shown (index into their zone's pods, pod).
+    pods: &'a [(usize, &'a PodView)],
+    /// Each one's top-left corner.
+    origins: Vec<(f64, f64)>,
+    /// The cell's size.
+    s: f64,
+    /// The gap between a cell's edge and its robot.
+    pad: f64,
+    /// The robot's size.
+    inner: f64,
+}
+
+/// Where each robot stands: its cell, or on its walk from the waiting bay. On a new
+/// view, notes where each is drawn, for the walks and ghosts of the next one.
+fn robot_origins(
+    p: &mut Paint,
+    grid: &Grid,
+    pods: &[(usize, &PodView)],
+    node: Option<usize>,
+) -> Vec<(f64, f64)> {
+    let mut origins: Vec<(f64, f64)> = (0..pods.len()).map(|i| grid.cell_origin(i)).collect();
     if p.animate {
-        p.anim.cell = s;
-        for (i, (_, pod)) in pods[..shown].iter().enumerate() {
+        p.anim.cell = grid.cell;
+        for (i, (_, pod)) in pods.iter().enumerate() {
             let key = format!("{}/{}", pod.namespace, pod.name);
             let (x, y) = origins[i];
             if p.fresh_view {
@@ -1962,25 +2063,31 @@ fn draw_robots(
             }
         }
     }
+    origins
+}
 
+/// The robots' bodies, one path per state colour: a square each when `simple`,
+/// otherwise a head over a body.
+fn fill_robots(ctx: &CanvasRenderingContext2d, r: &Robots, simple: bool) -> Result<(), JsValue> {
+    let (s, pad, inner) = (r.s, r.pad, r.inner);
     for state in RobotState::ALL {
         let mut any = false;
         ctx.begin_path();
-        for (i, (_, pod)) in pods[..shown].iter().enumerate() {
+        for (i, (_, pod)) in r.pods.iter().enumerate() {
             if pod.state != state {
                 continue;
             }
             any = true;
-            let (x, y) = origins[i];
+            let (x, y) = r.origins[i];
             if simple {
                 ctx.rect(x + pad, y + pad, inner, inner);
             } else {
                 // Head: a circle; body: a box under it.
                 let cx = x + s / 2.0;
-                let r = inner * 0.2;
-                let cy = y + pad + r + inner * 0.02;
-                ctx.move_to(cx + r, cy);
-                ctx.arc(cx, cy, r, 0.0, TAU)?;
+                let rad = inner * 0.2;
+                let cy = y + pad + rad + inner * 0.02;
+                ctx.move_to(cx + rad, cy);
+                ctx.arc(cx, cy, rad, 0.0, TAU)?;
                 ctx.rect(
                     x + pad + inner * 0.16,
                     y + pad + inner * 0.44,
@@ -1994,117 +2101,111 @@ fn draw_robots(
             ctx.fill();
         }
     }
+    Ok(())
+}
 
-    if !simple {
-        // Visors on the bodies so a robot reads as a robot, and stripes on the ones
-        // shutting down.
-        ctx.begin_path();
-        for &(x, y) in &origins {
-            ctx.rect(
-                x + pad + inner * 0.28,
-                y + pad + inner * 0.54,
-                inner * 0.44,
-                inner * 0.12,
-            );
-        }
-        ctx.set_fill_style_str(if dark_floor { "#d8dde3" } else { "#ffffff" });
-        ctx.fill();
+/// Visors on the bodies so a robot reads as a robot, and stripes on the ones
+/// shutting down.
+fn draw_visors_and_stripes(ctx: &CanvasRenderingContext2d, r: &Robots, dark_floor: bool) {
+    let (pad, inner) = (r.pad, r.inner);
+    ctx.begin_path();
+    for &(x, y) in &r.origins {
+        ctx.rect(
+            x + pad + inner * 0.28,
+            y + pad + inner * 0.54,
+            inner * 0.44,
+            inner * 0.12,
+        );
+    }
+    ctx.set_fill_style_str(if dark_floor { "#d8dde3" } else { "#ffffff" });
+    ctx.fill();
 
-        ctx.begin_path();
-        let mut any = false;
-        for (i, (_, pod)) in pods[..shown].iter().enumerate() {
-            if pod.state == RobotState::Terminating {
-                any = true;
-                let (x, y) = origins[i];
-                let (bx, by) = (x + pad + inner * 0.16, y + pad + inner * 0.44);
-                let (bw, bh) = (inner * 0.68, inner * 0.54);
-                ctx.move_to(bx, by + bh);
-                ctx.line_to(bx + bw * 0.5, by);
-                ctx.move_to(bx + bw * 0.5, by + bh);
-                ctx.line_to(bx + bw, by);
-            }
-        }
-        if any {
-            ctx.set_stroke_style_str("#555b63");
-            ctx.set_line_width((inner * 0.08).max(1.0));
-            ctx.stroke();
-            ctx.set_line_width(1.0);
+    ctx.begin_path();
+    let mut any = false;
+    for (i, (_, pod)) in r.pods.iter().enumerate() {
+        if pod.state == RobotState::Terminating {
+            any = true;
+            let (x, y) = r.origins[i];
+            let (bx, by) = (x + pad + inner * 0.16, y + pad + inner * 0.44);
+            let (bw, bh) = (inner * 0.68, inner * 0.54);
+            ctx.move_to(bx, by + bh);
+            ctx.line_to(bx + bw * 0.5, by);
+            ctx.move_to(bx + bw * 0.5, by + bh);
+            ctx.line_to(bx + bw, by);
         }
     }
-
-    if s >= 10.0 {
-        // A ring in the workload's colour (the Deployment, Job or DaemonSet).
-        let mut rings: BTreeMap<&'static str, Vec<usize>> = BTreeMap::new();
-        for (i, (_, pod)) in pods[..shown].iter().enumerate() {
-            if let Some(owner) = crate::floor::owner_of(pod.owner.as_deref()) {
-                rings.entry(owner_color(&owner)).or_default().push(i);
-            }
-        }
-        ctx.set_line_width((s * 0.07).max(1.2));
-        for (color, cells) in rings {
-            ctx.begin_path();
-            for i in cells {
-                let (x, y) = origins[i];
-                ctx.move_to(x + s - pad * 0.5, y + s * 0.5);
-                ctx.arc(x + s * 0.5, y + s * 0.5, s * 0.5 - pad * 0.5, 0.0, TAU)?;
-            }
-            ctx.set_stroke_style_str(color);
-            ctx.stroke();
-        }
+    if any {
+        ctx.set_stroke_style_str("#555b63");
+        ctx.set_line_width((inner * 0.08).max(1.0));
+        ctx.stroke();
         ctx.set_line_width(1.0);
     }
+}
 
-    if s >= 14.0 {
-        // Restarts (↻N) and the back-off or pull countdown.
-        font(ctx, (s * 0.3).clamp(8.0, 11.0), true);
-        for (i, (_, pod)) in pods[..shown].iter().enumerate() {
-            let (x, y) = origins[i];
-            if pod.restarts > 0 {
-                let label = format!("↻{}", pod.restarts);
-                ctx.set_text_align("right");
-                ctx.set_fill_style_str("#ffffff");
-                let w = ctx.measure_text(&label)?.width();
-                ctx.fill_rect(x + s - w - 3.0, y, w + 3.0, s * 0.3 + 2.0);
-                ctx.set_fill_style_str("#b00020");
-                ctx.fill_text(&label, x + s - 1.0, y + s * 0.3)?;
-                ctx.set_text_align("left");
-            }
-            if !p.countdowns.is_empty() {
-                let key = format!("{}/{}", pod.namespace, pod.name);
-                if let Some(c) = p.countdowns.get(key.as_str()) {
-                    let left = c.due_ms.saturating_sub(p.now_ms).div_ceil(1000);
-                    let label = format!("{left}s");
-                    ctx.set_text_align("center");
-                    ctx.set_fill_style_str("#1f2933");
-                    let w = ctx.measure_text(&label)?.width();
-                    ctx.fill_rect(
-                        x + s / 2.0 - w / 2.0 - 2.0,
-                        y + s - s * 0.3 - 2.0,
-                        w + 4.0,
-                        s * 0.3 + 2.0,
-                    );
-                    ctx.set_fill_style_str(if c.kind == CountdownKind::PullRetry {
-                        "#ffd54a"
-                    } else {
-                        "#ff8a80"
-                    });
-                    ctx.fill_text(&label, x + s / 2.0, y + s - 2.0)?;
-                    ctx.set_text_align("left");
-                }
-            }
+/// A ring around each robot in its workload's colour (the Deployment, Job or
+/// DaemonSet), one path per colour.
+fn draw_rings(ctx: &CanvasRenderingContext2d, r: &Robots) -> Result<(), JsValue> {
+    let (s, pad) = (r.s, r.pad);
+    let mut rings: BTreeMap<&'static str, Vec<usize>> = BTreeMap::new();
+    for (i, (_, pod)) in r.pods.iter().enumerate() {
+        if let Some(owner) = crate::floor::owner_of(pod.owner.as_deref()) {
+            rings.entry(owner_color(&owner)).or_default().push(i);
         }
     }
+    ctx.set_line_width((s * 0.07).max(1.2));
+    for (color, cells) in rings {
+        ctx.begin_path();
+        for i in cells {
+            let (x, y) = r.origins[i];
+            ctx.move_to(x + s - pad * 0.5, y + s * 0.5);
+            ctx.arc(x + s * 0.5, y + s * 0.5, s * 0.5 - pad * 0.5, 0.0, TAU)?;
+        }
+        ctx.set_stroke_style_str(color);
+        ctx.stroke();
+    }
+    ctx.set_line_width(1.0);
+    Ok(())
+}
 
-    if shown < pods.len() {
-        ctx.set_fill_style_str(if dark_floor { "#ffffff" } else { INK });
-        font(ctx, 11.0, true);
-        ctx.set_text_align("right");
-        ctx.fill_text(
-            &format!("+{}", pods.len() - shown),
-            area.x + area.w,
-            area.y + area.h - 2.0,
-        )?;
-        ctx.set_text_align("left");
+/// Restarts (↻N) in a robot's corner, and the back-off or pull countdown under it.
+fn draw_badges(p: &Paint, r: &Robots) -> Result<(), JsValue> {
+    let (ctx, s) = (p.ctx, r.s);
+    font(ctx, (s * 0.3).clamp(8.0, 11.0), true);
+    for (i, (_, pod)) in r.pods.iter().enumerate() {
+        let (x, y) = r.origins[i];
+        if pod.restarts > 0 {
+            let label = format!("↻{}", pod.restarts);
+            ctx.set_text_align("right");
+            ctx.set_fill_style_str("#ffffff");
+            let w = ctx.measure_text(&label)?.width();
+            ctx.fill_rect(x + s - w - 3.0, y, w + 3.0, s * 0.3 + 2.0);
+            ctx.set_fill_style_str("#b00020");
+            ctx.fill_text(&label, x + s - 1.0, y + s * 0.3)?;
+            ctx.set_text_align("left");
+        }
+        if !p.countdowns.is_empty() {
+            let key = format!("{}/{}", pod.namespace, pod.name);
+            if let Some(c) = p.countdowns.get(key.as_str()) {
+                let left = c.due_ms.saturating_sub(p.now_ms).div_ceil(1000);
+                let label = format!("{left}s");
+                ctx.set_text_align("center");
+                ctx.set_fill_style_str("#1f2933");
+                let w = ctx.measure_text(&label)?.width();
+                ctx.fill_rect(
+                    x + s / 2.0 - w / 2.0 - 2.0,
+                    y + s - s * 0.3 - 2.0,
+                    w + 4.0,
+                    s * 0.3 + 2.0,
+                );
+                ctx.set_fill_style_str(if c.kind == CountdownKind::PullRetry {
+                    "#ffd54a"
+                } else {
+                    "#ff8a80"
+                });
+                ctx.fill_text(&label, x + s / 2.0, y + s - 2.0)?;
+                ctx.set_text_align("left");
+            }
+        }
     }
     Ok(())
 }

@@ -47,56 +47,192 @@ impl Names {
     }
 }
 
-/// A label that does not depend on a number or a name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Key {
-    Title,
-    Play,
-    Pause,
-    Speed,
-    Clock,
-    ClockTitle,
-    AdvanceTitle,
-    TimingNote,
-    LangToggle,
-    LangToggleTitle,
-    NamesToggle,
-    ZonesHeading,
-    KillZone,
-    RestartZone,
-    Ready,
-    NotReady,
-    PoweredOff,
-    ControlPlaneZone,
-    ControlPlaneStrip,
-    WaitingBay,
-    Apiserver,
-    Etcd,
-    Scheduler,
-    ControllerManager,
-    ComponentsHeading,
-    RequestsHeading,
-    DecisionHeading,
-    DecisionPick,
-    DecisionNone,
-    DecisionZone,
-    DecisionTotal,
-    RequestsHint,
-    ComponentRunning,
-    ComponentStopped,
-    StopComponent,
-    StartComponent,
-    SystemRobots,
-    LegendHeading,
-    EditorHeading,
-    Apply,
-    SaveEdit,
-    CancelEdit,
-    TerminalHeading,
-    TerminalHint,
-    TerminalPlaceholder,
-    CanvasLabel,
-    Dismiss,
+/// Declares [`Key`] and [`Tr::t`] from one table: every key has its label by
+/// construction. `both(EN, RU)` is a label the same under warehouse and Kubernetes
+/// names; `pick([EN warehouse, EN Kubernetes, RU warehouse, RU Kubernetes])` one
+/// that differs.
+macro_rules! labels {
+    ($($key:ident => $how:ident($($text:expr),+ $(,)?),)+) => {
+        /// A label that does not depend on a number or a name.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Key {
+            $($key,)+
+        }
+
+        impl Tr {
+            /// The label `key` in this language and naming.
+            pub fn t(self, key: Key) -> &'static str {
+                match key {
+                    $(Key::$key => self.$how($($text),+),)+
+                }
+            }
+        }
+    };
+}
+
+labels! {
+    Title => both("Kube Warehouse", "Kube-склад"),
+    Play => both("Play", "Пуск"),
+    Pause => both("Pause", "Пауза"),
+    Speed => both("Speed", "Скорость"),
+    Clock => both("Time", "Время"),
+    ClockTitle => both(
+        "Simulated time since the warehouse opened (minutes:seconds)",
+        "Время симуляции с открытия склада (минуты:секунды)",
+    ),
+    AdvanceTitle => both(
+        "Jump simulated time forward at once",
+        "Сразу перемотать время симуляции вперёд",
+    ),
+    TimingNote => pick([
+        "Timings follow real Kubernetes: a zone that stops reporting is marked \
+         not ready after about 50 s, and its robots are evicted 300 s later. \
+         Fast-forward with +1m and +5m.",
+        "Timings follow real Kubernetes: a node without heartbeats is marked \
+         NotReady after about 50 s, and its pods are evicted 300 s later. \
+         Fast-forward with +1m and +5m.",
+        "Задержки как в настоящем Kubernetes: зону, которая перестала выходить \
+         на связь, помечают неготовой примерно через 50 с, а её роботов выселяют \
+         ещё через 300 с. Перематывайте время кнопками +1 мин и +5 мин.",
+        "Задержки как в настоящем Kubernetes: узел без heartbeat-сигналов \
+         получает статус NotReady примерно через 50 с, а его поды вытесняются \
+         ещё через 300 с. Перематывайте время кнопками +1 мин и +5 мин.",
+    ]),
+    LangToggle => both("Русский", "English"),
+    LangToggleTitle => both("Переключить на русский", "Switch to English"),
+    NamesToggle => pick([
+        "Show Kubernetes names",
+        "Show warehouse names",
+        "Показать названия Kubernetes",
+        "Показать складские названия",
+    ]),
+    ZonesHeading => pick(["Zones", "Nodes", "Зоны", "Узлы"]),
+    KillZone => pick(["Kill zone", "Kill node", "Отключить зону", "Отключить узел"]),
+    RestartZone => pick([
+        "Restart zone",
+        "Restart node",
+        "Включить зону",
+        "Включить узел",
+    ]),
+    Ready => pick(["ready", "Ready", "готова", "Ready (готов)"]),
+    NotReady => pick(["not ready", "NotReady", "не готова", "NotReady (не готов)"]),
+    PoweredOff => pick(["powered off", "powered off", "отключена", "отключён"]),
+    ControlPlaneZone => pick([
+        "office zone (control plane)",
+        "control-plane node",
+        "зона конторы (control plane)",
+        "управляющий узел",
+    ]),
+    ControlPlaneStrip => pick([
+        "Warehouse office",
+        "Control plane",
+        "Контора склада",
+        "Плоскость управления",
+    ]),
+    WaitingBay => pick([
+        "Waiting bay: robots without a zone yet",
+        "Pending pods: not yet scheduled to a node",
+        "Площадка ожидания: роботы, которым ещё не дали зону",
+        "Поды в ожидании: ещё не назначены на узел",
+    ]),
+    Apiserver => pick([
+        "Reception desk",
+        "kube-apiserver",
+        "Стойка регистрации",
+        "kube-apiserver",
+    ]),
+    Etcd => pick(["Ledger vault", "etcd", "Хранилище журнала (etcd)", "etcd"]),
+    Scheduler => pick([
+        "Zone dispatcher",
+        "kube-scheduler",
+        "Диспетчер зон",
+        "kube-scheduler",
+    ]),
+    ControllerManager => pick([
+        "Floor manager",
+        "kube-controller-manager",
+        "Начальник смены",
+        "kube-controller-manager",
+    ]),
+    ComponentsHeading => pick([
+        "Warehouse office staff",
+        "Control-plane components",
+        "Персонал конторы",
+        "Компоненты плоскости управления",
+    ]),
+    DecisionHeading => pick([
+        "Why this zone? The dispatcher's decision",
+        "Scheduling decision (kube-scheduler)",
+        "Почему эта зона? Решение диспетчера",
+        "Решение планировщика (kube-scheduler)",
+    ]),
+    DecisionPick => pick([
+        "Pick a robot to see how each zone was judged: the checks that ruled zones \
+         out, then the scores of the rest.",
+        "Pick a pod to see each node's filter verdict and plugin scores.",
+        "Выберите робота: какие проверки отсеяли зоны и сколько баллов получили \
+         остальные.",
+        "Выберите под: вердикт фильтров и баллы плагинов для каждого узла.",
+    ]),
+    DecisionNone => pick([
+        "The dispatcher has not judged this robot (it was placed before, or by hand).",
+        "No scheduling attempt recorded for this pod.",
+        "Диспетчер ещё не оценивал этого робота.",
+        "Для этого пода нет записи о планировании.",
+    ]),
+    DecisionZone => pick(["Zone", "Node", "Зона", "Узел"]),
+    DecisionTotal => both("Total", "Итого"),
+    RequestsHeading => pick([
+        "Reception desk log",
+        "API server requests",
+        "Журнал стойки регистрации",
+        "Запросы к API-серверу",
+    ]),
+    RequestsHint => pick([
+        "Every change passes reception's checks in order: who are you, may you, \
+         fill in defaults, is it valid, policy checks, then the ledger vault. \
+         Times are a model of a small healthy cluster; the simulation itself \
+         answers at once.",
+        "Each write passes authentication, authorization, mutating admission, \
+         validation, validating admission, then etcd. Latencies are a model of a \
+         small healthy cluster; the simulated apiserver answers at once.",
+        "Каждое изменение проходит проверки стойки по порядку: кто вы, можно ли \
+         вам, заполнение значений по умолчанию, правильность, правила, затем \
+         хранилище журнала (etcd). Время — модель небольшого исправного кластера; \
+         сама симуляция отвечает сразу.",
+        "Каждая запись проходит аутентификацию, авторизацию, изменяющий контроль \
+         допуска, валидацию, проверяющий контроль допуска, затем etcd. Задержки — \
+         модель небольшого исправного кластера; симулированный API-сервер \
+         отвечает сразу.",
+    ]),
+    ComponentRunning => pick(["at work", "running", "на месте", "работает"]),
+    ComponentStopped => pick(["stopped", "stopped", "остановлен", "остановлен"]),
+    StopComponent => both("Stop", "Остановить"),
+    StartComponent => both("Start", "Запустить"),
+    SystemRobots => pick([
+        "Warehouse staff robots (kube-system)",
+        "System pods (kube-system)",
+        "Служебные роботы склада (kube-system)",
+        "Системные поды (kube-system)",
+    ]),
+    LegendHeading => pick(["Robots", "Pods", "Роботы", "Поды"]),
+    EditorHeading => both("Manifest (YAML)", "Манифест (YAML)"),
+    Apply => both("Apply", "Применить"),
+    SaveEdit => both("Save edit", "Сохранить правку"),
+    CancelEdit => both("Cancel edit", "Отменить правку"),
+    TerminalHeading => both("kubectl", "kubectl"),
+    TerminalHint => both(
+        "Enter runs the command, Tab completes it, ↑/↓ walk the history, “clear” empties the screen. “sim why pod/NAME” explains how an object came to be.",
+        "Enter — выполнить, Tab — дополнить, ↑/↓ — история команд, «clear» очищает экран. «sim why pod/ИМЯ» объясняет, откуда взялся объект.",
+    ),
+    TerminalPlaceholder => both("get pods -o wide", "get pods -o wide"),
+    CanvasLabel => pick([
+        "The warehouse floor: zones and their robots",
+        "The cluster: nodes and their pods",
+        "Склад: зоны и их роботы",
+        "Кластер: узлы и их поды",
+    ]),
+    Dismiss => both("Dismiss", "Закрыть"),
 }
 
 /// A label table for one language and one vocabulary.
@@ -181,177 +317,6 @@ impl Tr {
                 "запись в хранилище журнала (etcd)",
                 "etcd",
             ]),
-        }
-    }
-
-    pub fn t(self, key: Key) -> &'static str {
-        match key {
-            Key::Title => self.both("Kube Warehouse", "Kube-склад"),
-            Key::Play => self.both("Play", "Пуск"),
-            Key::Pause => self.both("Pause", "Пауза"),
-            Key::Speed => self.both("Speed", "Скорость"),
-            Key::Clock => self.both("Time", "Время"),
-            Key::ClockTitle => self.both(
-                "Simulated time since the warehouse opened (minutes:seconds)",
-                "Время симуляции с открытия склада (минуты:секунды)",
-            ),
-            Key::AdvanceTitle => self.both(
-                "Jump simulated time forward at once",
-                "Сразу перемотать время симуляции вперёд",
-            ),
-            Key::TimingNote => self.pick([
-                "Timings follow real Kubernetes: a zone that stops reporting is marked \
-                 not ready after about 50 s, and its robots are evicted 300 s later. \
-                 Fast-forward with +1m and +5m.",
-                "Timings follow real Kubernetes: a node without heartbeats is marked \
-                 NotReady after about 50 s, and its pods are evicted 300 s later. \
-                 Fast-forward with +1m and +5m.",
-                "Задержки как в настоящем Kubernetes: зону, которая перестала выходить \
-                 на связь, помечают неготовой примерно через 50 с, а её роботов выселяют \
-                 ещё через 300 с. Перематывайте время кнопками +1 мин и +5 мин.",
-                "Задержки как в настоящем Kubernetes: узел без heartbeat-сигналов \
-                 получает статус NotReady примерно через 50 с, а его поды вытесняются \
-                 ещё через 300 с. Перематывайте время кнопками +1 мин и +5 мин.",
-            ]),
-            Key::LangToggle => self.both("Русский", "English"),
-            Key::LangToggleTitle => self.both("Переключить на русский", "Switch to English"),
-            Key::NamesToggle => self.pick([
-                "Show Kubernetes names",
-                "Show warehouse names",
-                "Показать названия Kubernetes",
-                "Показать складские названия",
-            ]),
-            Key::ZonesHeading => self.pick(["Zones", "Nodes", "Зоны", "Узлы"]),
-            Key::KillZone => {
-                self.pick(["Kill zone", "Kill node", "Отключить зону", "Отключить узел"])
-            }
-            Key::RestartZone => self.pick([
-                "Restart zone",
-                "Restart node",
-                "Включить зону",
-                "Включить узел",
-            ]),
-            Key::Ready => self.pick(["ready", "Ready", "готова", "Ready (готов)"]),
-            Key::NotReady => {
-                self.pick(["not ready", "NotReady", "не готова", "NotReady (не готов)"])
-            }
-            Key::PoweredOff => self.pick(["powered off", "powered off", "отключена", "отключён"]),
-            Key::ControlPlaneZone => self.pick([
-                "office zone (control plane)",
-                "control-plane node",
-                "зона конторы (control plane)",
-                "управляющий узел",
-            ]),
-            Key::ControlPlaneStrip => self.pick([
-                "Warehouse office",
-                "Control plane",
-                "Контора склада",
-                "Плоскость управления",
-            ]),
-            Key::WaitingBay => self.pick([
-                "Waiting bay: robots without a zone yet",
-                "Pending pods: not yet scheduled to a node",
-                "Площадка ожидания: роботы, которым ещё не дали зону",
-                "Поды в ожидании: ещё не назначены на узел",
-            ]),
-            Key::Apiserver => self.pick([
-                "Reception desk",
-                "kube-apiserver",
-                "Стойка регистрации",
-                "kube-apiserver",
-            ]),
-            Key::Etcd => self.pick(["Ledger vault", "etcd", "Хранилище журнала (etcd)", "etcd"]),
-            Key::Scheduler => self.pick([
-                "Zone dispatcher",
-                "kube-scheduler",
-                "Диспетчер зон",
-                "kube-scheduler",
-            ]),
-            Key::ControllerManager => self.pick([
-                "Floor manager",
-                "kube-controller-manager",
-                "Начальник смены",
-                "kube-controller-manager",
-            ]),
-            Key::ComponentsHeading => self.pick([
-                "Warehouse office staff",
-                "Control-plane components",
-                "Персонал конторы",
-                "Компоненты плоскости управления",
-            ]),
-            Key::DecisionHeading => self.pick([
-                "Why this zone? The dispatcher's decision",
-                "Scheduling decision (kube-scheduler)",
-                "Почему эта зона? Решение диспетчера",
-                "Решение планировщика (kube-scheduler)",
-            ]),
-            Key::DecisionPick => self.pick([
-                "Pick a robot to see how each zone was judged: the checks that ruled zones \
-                 out, then the scores of the rest.",
-                "Pick a pod to see each node's filter verdict and plugin scores.",
-                "Выберите робота: какие проверки отсеяли зоны и сколько баллов получили \
-                 остальные.",
-                "Выберите под: вердикт фильтров и баллы плагинов для каждого узла.",
-            ]),
-            Key::DecisionNone => self.pick([
-                "The dispatcher has not judged this robot (it was placed before, or by hand).",
-                "No scheduling attempt recorded for this pod.",
-                "Диспетчер ещё не оценивал этого робота.",
-                "Для этого пода нет записи о планировании.",
-            ]),
-            Key::DecisionZone => self.pick(["Zone", "Node", "Зона", "Узел"]),
-            Key::DecisionTotal => self.both("Total", "Итого"),
-            Key::RequestsHeading => self.pick([
-                "Reception desk log",
-                "API server requests",
-                "Журнал стойки регистрации",
-                "Запросы к API-серверу",
-            ]),
-            Key::RequestsHint => self.pick([
-                "Every change passes reception's checks in order: who are you, may you, \
-                 fill in defaults, is it valid, policy checks, then the ledger vault. \
-                 Times are a model of a small healthy cluster; the simulation itself \
-                 answers at once.",
-                "Each write passes authentication, authorization, mutating admission, \
-                 validation, validating admission, then etcd. Latencies are a model of a \
-                 small healthy cluster; the simulated apiserver answers at once.",
-                "Каждое изменение проходит проверки стойки по порядку: кто вы, можно ли \
-                 вам, заполнение значений по умолчанию, правильность, правила, затем \
-                 хранилище журнала (etcd). Время — модель небольшого исправного кластера; \
-                 сама симуляция отвечает сразу.",
-                "Каждая запись проходит аутентификацию, авторизацию, изменяющий контроль \
-                 допуска, валидацию, проверяющий контроль допуска, затем etcd. Задержки — \
-                 модель небольшого исправного кластера; симулированный API-сервер \
-                 отвечает сразу.",
-            ]),
-            Key::ComponentRunning => self.pick(["at work", "running", "на месте", "работает"]),
-            Key::ComponentStopped => self.pick(["stopped", "stopped", "остановлен", "остановлен"]),
-            Key::StopComponent => self.both("Stop", "Остановить"),
-            Key::StartComponent => self.both("Start", "Запустить"),
-            Key::SystemRobots => self.pick([
-                "Warehouse staff robots (kube-system)",
-                "System pods (kube-system)",
-                "Служебные роботы склада (kube-system)",
-                "Системные поды (kube-system)",
-            ]),
-            Key::LegendHeading => self.pick(["Robots", "Pods", "Роботы", "Поды"]),
-            Key::EditorHeading => self.both("Manifest (YAML)", "Манифест (YAML)"),
-            Key::Apply => self.both("Apply", "Применить"),
-            Key::SaveEdit => self.both("Save edit", "Сохранить правку"),
-            Key::CancelEdit => self.both("Cancel edit", "Отменить правку"),
-            Key::TerminalHeading => self.both("kubectl", "kubectl"),
-            Key::TerminalHint => self.both(
-                "Enter runs the command, Tab completes it, ↑/↓ walk the history, “clear” empties the screen. “sim why pod/NAME” explains how an object came to be.",
-                "Enter — выполнить, Tab — дополнить, ↑/↓ — история команд, «clear» очищает экран. «sim why pod/ИМЯ» объясняет, откуда взялся объект.",
-            ),
-            Key::TerminalPlaceholder => self.both("get pods -o wide", "get pods -o wide"),
-            Key::CanvasLabel => self.pick([
-                "The warehouse floor: zones and their robots",
-                "The cluster: nodes and their pods",
-                "Склад: зоны и их роботы",
-                "Кластер: узлы и их поды",
-            ]),
-            Key::Dismiss => self.both("Dismiss", "Закрыть"),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The inspector's labels, in English and Russian, in warehouse and Kubernetes words
 //! (the same four-way table as `i18n.rs`, kept beside the inspector).
 
-use crate::i18n::{Lang, Names, Tr};
+use crate::i18n::{Key, Lang, Names, Tr};
 use warehouse_sim::ControlPlaneComponent;
 
 /// A label of the inspector.
@@ -32,8 +32,6 @@ pub enum I {
     KindDesk,
     KindSheet,
     KindStaff,
-    AtWork,
-    Stopped,
     Down,
     StaffPod,
 }
@@ -150,8 +148,6 @@ pub fn t(tr: Tr, key: I) -> &'static str {
                 "Компонент плоскости управления",
             ],
         ),
-        I::AtWork => pick(tr, ["at work", "running", "на месте", "работает"]),
-        I::Stopped => pick(tr, ["stopped", "stopped", "остановлен", "остановлен"]),
         I::Down => pick(
             tr,
             [
@@ -366,12 +362,13 @@ pub fn cause(tr: Tr, how: &str) -> String {
     how.to_string()
 }
 
-/// The state of a staff member.
+/// The state of a staff member: stopped and at work read as on the staff list
+/// (`Tr::t`, one table for both); down is the inspector's own.
 pub fn staff_state(tr: Tr, running: bool, stopped: bool) -> &'static str {
     if stopped {
-        t(tr, I::Stopped)
+        tr.t(Key::ComponentStopped)
     } else if running {
-        t(tr, I::AtWork)
+        tr.t(Key::ComponentRunning)
     } else {
         t(tr, I::Down)
     }

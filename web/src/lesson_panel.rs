@@ -6,8 +6,9 @@ use crate::i18n::{Lang, Tr, L};
 use crate::lessons::{OpenLesson, Progress};
 use crate::prose;
 use crate::state::{Action, AppState};
+use std::collections::BTreeSet;
 use std::rc::Rc;
-use warehouse_lessons::{Block, Predict, Quiz};
+use warehouse_lessons::{Block, Lesson, Predict, Quiz, Solution, Step};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -24,11 +25,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     let russian = tr.lang == Lang::Ru;
     let open = &props.open;
     let lesson = open.lesson(russian).clone();
-    let send = |action: Action| {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_: MouseEvent| dispatch.dispatch(action.clone()))
-    };
-    let copy = |text: String| Callback::from(move |_: MouseEvent| crate::fetch::copy(text.clone()));
+    let send = |action: Action| on_click_send(&props.dispatch, action);
     let n = lesson.steps.len();
     // A new step is read from its title: "Next →" far below scrolls up to it.
     {
@@ -58,104 +55,13 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     });
     let last = open.step + 1 == n;
 
-    let block = |(i, b): (usize, &Block)| -> Html {
-        match b {
-            Block::Prose(md) => html! { <div class="prose">{ prose::md(md) }</div> },
-            Block::Run(run) => html! {
-                <div class="run-block" data-line={run.line.to_string()}>
-                    <pre><code>{ &run.text }</code></pre>
-                    <div class="block-actions">
-                        <button type="button" class="run primary" onclick={send(Action::RunBlock(run.text.clone()))}>
-                            { tr.l(L::Run) }
-                        </button>
-                        <button type="button" class="copy" onclick={copy(run.text.clone())}>{ tr.l(L::Copy) }</button>
-                    </div>
-                </div>
-            },
-            Block::Yaml { line, text } => html! {
-                <div class="yaml-block" data-line={line.to_string()}>
-                    <pre><code>{ text }</code></pre>
-                    <div class="block-actions">
-                        <button type="button" class="open-editor primary"
-                                onclick={send(Action::OpenInEditor(text.clone()))}>
-                            { tr.l(L::OpenInEditor) }
-                        </button>
-                        <button type="button" class="copy" onclick={copy(text.clone())}>{ tr.l(L::Copy) }</button>
-                    </div>
-                </div>
-            },
-            Block::Quiz(q) => quiz(i, q, open, tr, &props.dispatch),
-            Block::Predict(p) => predict(i, p, open, tr, &props.dispatch),
-        }
-    };
-
-    let check = step.check.as_ref().map(|_| {
-        let result = open.check.clone();
-        let passed = result.as_ref().is_some_and(|r| r.passed());
-        html! {
-            <section id="step-check" class={classes!("check", passed.then_some("passed"))}
-                     aria-live="polite">
-                <h3>{ tr.l(L::CheckHeading) }</h3>
-                <p class="check-summary">
-                    { if passed { tr.l(L::CheckPassed) } else { tr.l(L::CheckWaiting) } }
-                </p>
-                <ul class="conditions">
-                { for result.iter().flat_map(|r| r.conditions.iter()).map(|c| html! {
-                    <li class={classes!("condition", if c.passed { "pass" } else { "fail" })}>
-                        <span class="mark" aria-hidden="true">{ if c.passed { "✓" } else { "✗" } }</span>
-                        <code class="run">{ &c.run }</code>
-                        <div class="expected">
-                            <span class="label">{ tr.l(L::Expected) }{ if russian { " " } else { ": " } }</span>
-                            { c.expectations.iter().map(|(e, _)| expectation(tr, e)).collect::<Vec<_>>().join("; ") }
-                        </div>
-                        if !c.passed {
-                            <div class="actual">
-                                <span class="label">{ tr.l(L::Actual) }{ ":" }</span>
-                                <pre>{ if c.actual.is_empty() { tr.l(L::Nothing).to_string() } else { c.actual.clone() } }</pre>
-                            </div>
-                        }
-                    </li>
-                }) }
-                </ul>
-            </section>
-        }
-    });
-
-    let hints = (!step.hints.is_empty()).then(|| {
-        html! {
-            <section class="hints">
-                { for step.hints.iter().take(open.hints).enumerate().map(|(i, h)| html! {
-                    <div class="hint-box">
-                        <strong>{ format!("{} {}", tr.l(L::Hint), i + 1) }</strong>
-                        { prose::md(&h.body) }
-                    </div>
-                }) }
-                if open.hints < step.hints.len() {
-                    <button id="show-hint" type="button" onclick={send(Action::RevealHint)}>
-                        { format!("{} ({}/{})", tr.l(L::NextHint), open.hints + 1, step.hints.len()) }
-                    </button>
-                }
-            </section>
-        }
-    });
-
-    let solution = step.solution.as_ref().map(|s| {
-        html! {
-            <section class="solution">
-                <div class="block-actions">
-                    <button id="show-solution" type="button" onclick={send(Action::ToggleSolution)}>
-                        { if open.solution { tr.l(L::HideSolution) } else { tr.l(L::ShowSolution) } }
-                    </button>
-                    <button id="run-solution" type="button" onclick={send(Action::RunSolution)}>
-                        { tr.l(L::RunSolution) }
-                    </button>
-                </div>
-                if open.solution {
-                    <pre class="solution-text"><code>{ &s.text }</code></pre>
-                }
-            </section>
-        }
-    });
+    let block = |(i, b): (usize, &Block)| block_view(i, b, open, tr, &props.dispatch);
+    let check = step.check.as_ref().map(|_| step_check(open, tr));
+    let hints = (!step.hints.is_empty()).then(|| hints_section(step, open, tr, &props.dispatch));
+    let solution = step
+        .solution
+        .as_ref()
+        .map(|s| solution_section(s, open, tr, &props.dispatch));
 
     html! {
         <section id="lesson" class="lesson panel" aria-labelledby="lesson-title"
@@ -167,18 +73,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 <span class="step-count">{ tr.step_of(open.step + 1, n) }</span>
             </div>
             <h2 id="lesson-title" class="lesson-title">{ &lesson.meta.title }</h2>
-            <ol class="step-dots" aria-label="steps">
-                { for lesson.steps.iter().enumerate().map(|(i, s)| html! {
-                    <li>
-                        <button type="button" title={s.title.clone()}
-                                class={classes!("dot", (i == open.step).then_some("current"), done.contains(&i).then_some("done"))}
-                                aria-current={(i == open.step).then_some("step")}
-                                onclick={send(Action::GotoStep(i))}>
-                            { if done.contains(&i) { "✓".to_string() } else { (i + 1).to_string() } }
-                        </button>
-                    </li>
-                }) }
-            </ol>
+            { step_dots(&lesson, open.step, &done, &props.dispatch) }
             if let Some(note) = &open.note {
                 <p class="lesson-note">{ note }</p>
             }
@@ -198,34 +93,210 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
             { check }
             { hints }
             { solution }
-            <nav class="step-nav">
-                <button id="prev-step" type="button" disabled={open.step == 0}
-                        onclick={send(Action::GotoStep(open.step.saturating_sub(1)))}>
-                    { tr.l(L::Previous) }
-                </button>
-                <button id="reset-step" type="button" title={tr.l(L::ResetTitle)}
-                        onclick={send(Action::ResetStep)}>
-                    { tr.l(L::Reset) }
-                </button>
-                if last {
-                    <button id="next-step" type="button"
-                            class={classes!((step_done || step.check.is_none()).then_some("primary"))}
-                            onclick={send(Action::ShowCatalogue)}>
-                        { tr.l(L::Finish) }
-                    </button>
-                } else {
-                    <button id="next-step" type="button"
-                            class={classes!((step_done || step.check.is_none()).then_some("primary"))}
-                            onclick={send(Action::GotoStep(open.step + 1))}>
-                        { tr.l(L::Next) }
-                    </button>
-                }
-            </nav>
+            { step_nav(open.step, last, step_done || step.check.is_none(), tr, &props.dispatch) }
             if last && step_done {
                 <p class="lesson-done">{ tr.l(L::LessonDone) }</p>
             }
             <p class="hint">{ tr.l(L::ClusterNote) }</p>
         </section>
+    }
+}
+
+/// A click that sends `action` to the reducer.
+fn on_click_send(
+    dispatch: &UseReducerDispatcher<AppState>,
+    action: Action,
+) -> Callback<MouseEvent> {
+    let dispatch = dispatch.clone();
+    Callback::from(move |_: MouseEvent| dispatch.dispatch(action.clone()))
+}
+
+/// A click that copies `text` to the clipboard.
+fn on_click_copy(text: String) -> Callback<MouseEvent> {
+    Callback::from(move |_: MouseEvent| crate::fetch::copy(text.clone()))
+}
+
+/// Block `i` of a step or of the intro: prose, a command to run or copy, YAML to open
+/// in the editor, a quiz or a prediction.
+fn block_view(
+    i: usize,
+    b: &Block,
+    open: &OpenLesson,
+    tr: Tr,
+    dispatch: &UseReducerDispatcher<AppState>,
+) -> Html {
+    let send = |action: Action| on_click_send(dispatch, action);
+    match b {
+        Block::Prose(md) => html! { <div class="prose">{ prose::md(md) }</div> },
+        Block::Run(run) => html! {
+            <div class="run-block" data-line={run.line.to_string()}>
+                <pre><code>{ &run.text }</code></pre>
+                <div class="block-actions">
+                    <button type="button" class="run primary" onclick={send(Action::RunBlock(run.text.clone()))}>
+                        { tr.l(L::Run) }
+                    </button>
+                    <button type="button" class="copy" onclick={on_click_copy(run.text.clone())}>{ tr.l(L::Copy) }</button>
+                </div>
+            </div>
+        },
+        Block::Yaml { line, text } => html! {
+            <div class="yaml-block" data-line={line.to_string()}>
+                <pre><code>{ text }</code></pre>
+                <div class="block-actions">
+                    <button type="button" class="open-editor primary"
+                            onclick={send(Action::OpenInEditor(text.clone()))}>
+                        { tr.l(L::OpenInEditor) }
+                    </button>
+                    <button type="button" class="copy" onclick={on_click_copy(text.clone())}>{ tr.l(L::Copy) }</button>
+                </div>
+            </div>
+        },
+        Block::Quiz(q) => quiz(i, q, open, tr, dispatch),
+        Block::Predict(p) => predict(i, p, open, tr, dispatch),
+    }
+}
+
+/// The dots of the lesson's steps: the current one marked, the done ones ticked,
+/// each a way to its step.
+fn step_dots(
+    lesson: &Lesson,
+    current: usize,
+    done: &BTreeSet<usize>,
+    dispatch: &UseReducerDispatcher<AppState>,
+) -> Html {
+    html! {
+        <ol class="step-dots" aria-label="steps">
+            { for lesson.steps.iter().enumerate().map(|(i, s)| html! {
+                <li>
+                    <button type="button" title={s.title.clone()}
+                            class={classes!("dot", (i == current).then_some("current"), done.contains(&i).then_some("done"))}
+                            aria-current={(i == current).then_some("step")}
+                            onclick={on_click_send(dispatch, Action::GotoStep(i))}>
+                        { if done.contains(&i) { "✓".to_string() } else { (i + 1).to_string() } }
+                    </button>
+                </li>
+            }) }
+        </ol>
+    }
+}
+
+/// The step's live check: passed or still waiting, and each condition's expected
+/// and (when it fails) actual output.
+fn step_check(open: &OpenLesson, tr: Tr) -> Html {
+    let russian = tr.lang == Lang::Ru;
+    let result = open.check.clone();
+    let passed = result.as_ref().is_some_and(|r| r.passed());
+    html! {
+        <section id="step-check" class={classes!("check", passed.then_some("passed"))}
+                 aria-live="polite">
+            <h3>{ tr.l(L::CheckHeading) }</h3>
+            <p class="check-summary">
+                { if passed { tr.l(L::CheckPassed) } else { tr.l(L::CheckWaiting) } }
+            </p>
+            <ul class="conditions">
+            { for result.iter().flat_map(|r| r.conditions.iter()).map(|c| html! {
+                <li class={classes!("condition", if c.passed { "pass" } else { "fail" })}>
+                    <span class="mark" aria-hidden="true">{ if c.passed { "✓" } else { "✗" } }</span>
+                    <code class="run">{ &c.run }</code>
+                    <div class="expected">
+                        <span class="label">{ tr.l(L::Expected) }{ if russian { " " } else { ": " } }</span>
+                        { c.expectations.iter().map(|(e, _)| expectation(tr, e)).collect::<Vec<_>>().join("; ") }
+                    </div>
+                    if !c.passed {
+                        <div class="actual">
+                            <span class="label">{ tr.l(L::Actual) }{ ":" }</span>
+                            <pre>{ if c.actual.is_empty() { tr.l(L::Nothing).to_string() } else { c.actual.clone() } }</pre>
+                        </div>
+                    }
+                </li>
+            }) }
+            </ul>
+        </section>
+    }
+}
+
+/// The hints shown so far, and the button for the next one.
+fn hints_section(
+    step: &Step,
+    open: &OpenLesson,
+    tr: Tr,
+    dispatch: &UseReducerDispatcher<AppState>,
+) -> Html {
+    html! {
+        <section class="hints">
+            { for step.hints.iter().take(open.hints).enumerate().map(|(i, h)| html! {
+                <div class="hint-box">
+                    <strong>{ format!("{} {}", tr.l(L::Hint), i + 1) }</strong>
+                    { prose::md(&h.body) }
+                </div>
+            }) }
+            if open.hints < step.hints.len() {
+                <button id="show-hint" type="button" onclick={on_click_send(dispatch, Action::RevealHint)}>
+                    { format!("{} ({}/{})", tr.l(L::NextHint), open.hints + 1, step.hints.len()) }
+                </button>
+            }
+        </section>
+    }
+}
+
+/// The solution: shown or hidden, and a button that runs it.
+fn solution_section(
+    s: &Solution,
+    open: &OpenLesson,
+    tr: Tr,
+    dispatch: &UseReducerDispatcher<AppState>,
+) -> Html {
+    html! {
+        <section class="solution">
+            <div class="block-actions">
+                <button id="show-solution" type="button" onclick={on_click_send(dispatch, Action::ToggleSolution)}>
+                    { if open.solution { tr.l(L::HideSolution) } else { tr.l(L::ShowSolution) } }
+                </button>
+                <button id="run-solution" type="button" onclick={on_click_send(dispatch, Action::RunSolution)}>
+                    { tr.l(L::RunSolution) }
+                </button>
+            </div>
+            if open.solution {
+                <pre class="solution-text"><code>{ &s.text }</code></pre>
+            }
+        </section>
+    }
+}
+
+/// Previous, reset, and next (finish on the last step); next is the primary button
+/// once the step is done or has nothing to check.
+fn step_nav(
+    step: usize,
+    last: bool,
+    ready: bool,
+    tr: Tr,
+    dispatch: &UseReducerDispatcher<AppState>,
+) -> Html {
+    let send = |action: Action| on_click_send(dispatch, action);
+    html! {
+        <nav class="step-nav">
+            <button id="prev-step" type="button" disabled={step == 0}
+                    onclick={send(Action::GotoStep(step.saturating_sub(1)))}>
+                { tr.l(L::Previous) }
+            </button>
+            <button id="reset-step" type="button" title={tr.l(L::ResetTitle)}
+                    onclick={send(Action::ResetStep)}>
+                { tr.l(L::Reset) }
+            </button>
+            if last {
+                <button id="next-step" type="button"
+                        class={classes!(ready.then_some("primary"))}
+                        onclick={send(Action::ShowCatalogue)}>
+                    { tr.l(L::Finish) }
+                </button>
+            } else {
+                <button id="next-step" type="button"
+                        class={classes!(ready.then_some("primary"))}
+                        onclick={send(Action::GotoStep(step + 1))}>
+                    { tr.l(L::Next) }
+                </button>
+            }
+        </nav>
     }
 }
 

@@ -260,45 +260,11 @@ impl AppState {
                 self.lesson = None;
                 self.panel = Panel::Catalogue;
             }
-            Action::UseSandbox => {
-                // A sandbox after a lesson is a warehouse of its own, not the
-                // lesson's left over.
-                if self.lesson.is_some() || self.epoch > 0 {
-                    *self.session.borrow_mut() = crate::kubectl::Session::new(
-                        warehouse_sim::Cluster::settled(crate::state::SEED, Default::default()),
-                    );
-                    self.new_cluster();
-                    self.yaml = yew::AttrValue::from(crate::state::EXAMPLE_DEPLOYMENT);
-                    self.editing = None;
-                    self.apply_result = None;
-                    self.notice = None;
-                    Rc::make_mut(&mut self.terminal).entries.clear();
-                    self.refresh_view();
-                }
-                self.lesson = None;
-                self.panel = Panel::Sandbox;
-            }
+            Action::UseSandbox => self.use_sandbox(),
             Action::LessonLoading(what) => self.panel = Panel::Loading(what),
             Action::LessonFailed(e) => self.panel = Panel::Errors(Rc::new(vec![e])),
             Action::LessonFetched(origin, texts) => self.open_lesson(origin, texts),
-            Action::GotoStep(i) => {
-                if let Some((open, lesson)) = self.shown() {
-                    // A step without a check is done when the learner moves on.
-                    let here = open.step;
-                    // ... but a walkthrough step only once its moment happened: its
-                    // card said "not happened yet", so moving past it is no ✓.
-                    let happened = lesson.steps.get(here).is_some_and(|s| s.frame.is_none())
-                        || open.frame.as_deref().is_some_and(|f| f.is_ok());
-                    if i > here
-                        && happened
-                        && lesson.steps.get(here).is_some_and(|s| s.check.is_none())
-                    {
-                        let id = open.id().to_string();
-                        self.save_step(&id, here, Some(here));
-                    }
-                    self.open_step(i);
-                }
-            }
+            Action::GotoStep(i) => self.goto_step(i),
             Action::RunBlock(text) => {
                 self.run_script(&text, true);
             }
@@ -330,25 +296,7 @@ impl AppState {
                     self.run_script(&text, true);
                 }
             }
-            Action::QuizChoose { block, option } => {
-                let multiple = self.shown().and_then(|(o, l)| {
-                    l.steps.get(o.step).and_then(|s| match s.blocks.get(block) {
-                        Some(warehouse_lessons::Block::Quiz(q)) => Some(q.answers.len() > 1),
-                        _ => None,
-                    })
-                });
-                if let (Some(multiple), Some(o)) = (multiple, self.open_mut()) {
-                    let q = o.quizzes.entry(block).or_default();
-                    if multiple {
-                        if !q.chosen.remove(&option) {
-                            q.chosen.insert(option);
-                        }
-                    } else {
-                        q.chosen = [option].into();
-                    }
-                    q.checked = false;
-                }
-            }
+            Action::QuizChoose { block, option } => self.quiz_choose(block, option),
             Action::QuizCheck(block) => {
                 if let Some(o) = self.open_mut() {
                     let q = o.quizzes.entry(block).or_default();
@@ -363,74 +311,138 @@ impl AppState {
                     }
                 }
             }
-            Action::PredictCommit(block) => {
-                let Some((open, lesson)) = self.shown() else {
-                    return;
-                };
-                let Some(warehouse_lessons::Block::Predict(predict)) = lesson
-                    .steps
-                    .get(open.step)
-                    .and_then(|s| s.blocks.get(block))
-                else {
-                    return;
-                };
-                let Some(chosen) = open.predicts.get(&block).and_then(|p| p.chosen) else {
-                    return;
-                };
-                if open
-                    .predicts
-                    .get(&block)
-                    .is_some_and(|p| p.outcome.is_some())
-                {
-                    return;
-                }
-                self.lesson_advance(predict.advance);
-                let shown =
-                    check::run_quietly(&mut self.session.borrow_mut(), &predict.show, &*open.files);
-                let right = chosen == predict.answer;
-                if let Some(o) = self.open_mut() {
-                    o.predicts.entry(block).or_default().outcome = Some((shown, right));
-                }
-                self.refresh_view();
-            }
-            Action::ResetStep => {
-                let Some((open, _)) = self.shown() else {
-                    return;
-                };
-                let result = open
-                    .runner
-                    .borrow_mut()
-                    .reset(&mut self.session.borrow_mut());
-                if result.is_ok() {
-                    self.new_cluster();
-                }
-                let text = match result {
-                    Ok(()) => i18n::step_reset(self.lang).to_string(),
-                    Err(e) => e,
-                };
-                Rc::make_mut(&mut self.terminal)
-                    .entries
-                    .push_back(crate::state::Entry {
-                        prompt: format!("# {text}"),
-                        stdout: String::new(),
-                        stderr: String::new(),
-                    });
-                let now = self.session.borrow().cluster.now().0;
-                if let Some(o) = self.open_mut() {
-                    o.predicts.clear();
-                    o.check = None;
-                    o.checked_at = None;
-                    // As the runner: the step starts again from the restored cluster,
-                    // and the moments from this step on are found again.
-                    let step = o.step;
-                    o.opened_ms.insert(step, now);
-                    o.frame_ms.retain(|&k, _| k < step);
-                    o.frame = None;
-                }
-                self.refresh_view();
-            }
+            Action::PredictCommit(block) => self.predict_commit(block),
+            Action::ResetStep => self.reset_step(),
             _ => {}
         }
+    }
+
+    /// Leaves the lesson (if one is open) for the sandbox.
+    fn use_sandbox(&mut self) {
+        // A sandbox after a lesson is a warehouse of its own, not the
+        // lesson's left over.
+        if self.lesson.is_some() || self.epoch > 0 {
+            *self.session.borrow_mut() = crate::kubectl::Session::new(
+                warehouse_sim::Cluster::settled(crate::state::SEED, Default::default()),
+            );
+            self.new_cluster();
+            self.yaml = yew::AttrValue::from(crate::state::EXAMPLE_DEPLOYMENT);
+            self.editing = None;
+            self.apply_result = None;
+            self.notice = None;
+            Rc::make_mut(&mut self.terminal).entries.clear();
+            self.refresh_view();
+        }
+        self.lesson = None;
+        self.panel = Panel::Sandbox;
+    }
+
+    /// Moves to step `i`, marking the step left done when it had nothing to check.
+    fn goto_step(&mut self, i: usize) {
+        if let Some((open, lesson)) = self.shown() {
+            // A step without a check is done when the learner moves on.
+            let here = open.step;
+            // ... but a walkthrough step only once its moment happened: its
+            // card said "not happened yet", so moving past it is no ✓.
+            let happened = lesson.steps.get(here).is_some_and(|s| s.frame.is_none())
+                || open.frame.as_deref().is_some_and(|f| f.is_ok());
+            if i > here && happened && lesson.steps.get(here).is_some_and(|s| s.check.is_none()) {
+                let id = open.id().to_string();
+                self.save_step(&id, here, Some(here));
+            }
+            self.open_step(i);
+        }
+    }
+
+    /// Chooses (or, in a quiz of several answers, toggles) an option of quiz `block`.
+    fn quiz_choose(&mut self, block: usize, option: usize) {
+        let multiple = self.shown().and_then(|(o, l)| {
+            l.steps.get(o.step).and_then(|s| match s.blocks.get(block) {
+                Some(warehouse_lessons::Block::Quiz(q)) => Some(q.answers.len() > 1),
+                _ => None,
+            })
+        });
+        if let (Some(multiple), Some(o)) = (multiple, self.open_mut()) {
+            let q = o.quizzes.entry(block).or_default();
+            if multiple {
+                if !q.chosen.remove(&option) {
+                    q.chosen.insert(option);
+                }
+            } else {
+                q.chosen = [option].into();
+            }
+            q.checked = false;
+        }
+    }
+
+    /// Commits prediction `block`: time moves on, and what it shows is compared with
+    /// the choice.
+    fn predict_commit(&mut self, block: usize) {
+        let Some((open, lesson)) = self.shown() else {
+            return;
+        };
+        let Some(warehouse_lessons::Block::Predict(predict)) = lesson
+            .steps
+            .get(open.step)
+            .and_then(|s| s.blocks.get(block))
+        else {
+            return;
+        };
+        let Some(chosen) = open.predicts.get(&block).and_then(|p| p.chosen) else {
+            return;
+        };
+        if open
+            .predicts
+            .get(&block)
+            .is_some_and(|p| p.outcome.is_some())
+        {
+            return;
+        }
+        self.lesson_advance(predict.advance);
+        let shown = check::run_quietly(&mut self.session.borrow_mut(), &predict.show, &*open.files);
+        let right = chosen == predict.answer;
+        if let Some(o) = self.open_mut() {
+            o.predicts.entry(block).or_default().outcome = Some((shown, right));
+        }
+        self.refresh_view();
+    }
+
+    /// Puts the cluster back as it was when the step opened, and starts the step again.
+    fn reset_step(&mut self) {
+        let Some((open, _)) = self.shown() else {
+            return;
+        };
+        let result = open
+            .runner
+            .borrow_mut()
+            .reset(&mut self.session.borrow_mut());
+        if result.is_ok() {
+            self.new_cluster();
+        }
+        let text = match result {
+            Ok(()) => i18n::step_reset(self.lang).to_string(),
+            Err(e) => e,
+        };
+        Rc::make_mut(&mut self.terminal)
+            .entries
+            .push_back(crate::state::Entry {
+                prompt: format!("# {text}"),
+                stdout: String::new(),
+                stderr: String::new(),
+            });
+        let now = self.session.borrow().cluster.now().0;
+        if let Some(o) = self.open_mut() {
+            o.predicts.clear();
+            o.check = None;
+            o.checked_at = None;
+            // As the runner: the step starts again from the restored cluster,
+            // and the moments from this step on are found again.
+            let step = o.step;
+            o.opened_ms.insert(step, now);
+            o.frame_ms.retain(|&k, _| k < step);
+            o.frame = None;
+        }
+        self.refresh_view();
     }
 
     /// After every action: the open step's check (when the store changed, or every

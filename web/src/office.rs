@@ -256,9 +256,7 @@ impl OfficeModel {
         self.info.missed += missed;
         self.skip(SKIP_ENVELOPE, missed);
         let now = self.now;
-        let mut evicted: BTreeMap<Option<String>, std::collections::BTreeSet<String>> =
-            BTreeMap::new();
-        let mut replaced = 0usize;
+        let mut evictions = Evictions::default();
         for event in events {
             match event {
                 FeedEvent::Request {
@@ -270,53 +268,14 @@ impl OfficeModel {
                     refused_at,
                     by_learner,
                     ..
-                } => {
-                    self.info.envelopes += 1;
-                    let what = format!("{verb} {target}");
-                    let refused = refused_at.map(|s| (Gate::of_stage(s), s));
-                    if let Some((gate, stage)) = refused {
-                        self.info.refused.push(RefusedInfo {
-                            user: user.clone(),
-                            what: what.clone(),
-                            code: *code,
-                            gate: gate.id().to_string(),
-                            stage: stage.to_string(),
-                        });
-                        if self.info.refused.len() > 20 {
-                            self.info.refused.remove(0);
-                        }
-                        self.notable.push_back(Notable::Refused {
-                            at_ms: *at_ms,
-                            what: what.clone(),
-                            code: *code,
-                            gate,
-                        });
-                    }
-                    // Learners' and refused envelopes always get a place.
-                    let keep = refused.is_some() || *by_learner;
-                    if self.envelopes.len() >= MAX_ENVELOPES {
-                        if !keep {
-                            self.skip(SKIP_ENVELOPE, 1);
-                            continue;
-                        }
-                        if let Some(i) = self
-                            .envelopes
-                            .iter()
-                            .position(|e| !e.by_learner && e.refused_at.is_none())
-                        {
-                            self.envelopes.remove(i);
-                            self.skip(SKIP_ENVELOPE, 1);
-                        }
-                    }
-                    self.envelopes.push_back(Envelope {
-                        born: now,
-                        user: user.clone(),
-                        what,
-                        code: *code,
-                        refused_at: refused,
-                        by_learner: *by_learner,
-                    });
-                }
+                } => self.request_arrived(
+                    *at_ms,
+                    user,
+                    format!("{verb} {target}"),
+                    *code,
+                    *refused_at,
+                    *by_learner,
+                ),
                 FeedEvent::Write {
                     actor,
                     kind,
@@ -332,35 +291,7 @@ impl OfficeModel {
                     }
                     if *kind == "Pod" {
                         let key = format!("{namespace}/{name}");
-                        if actor_is(actor, "taint-eviction-controller")
-                            && *change == warehouse_sim::feed::Change::Modified
-                        {
-                            let waiting: usize = self.awaiting.values().map(|s| s.len()).sum();
-                            if let Some(rs) = replicaset_of(&key) {
-                                if waiting < MAX_AWAITING {
-                                    self.awaiting
-                                        .entry(rs.to_string())
-                                        .or_default()
-                                        .insert(key.clone());
-                                }
-                            }
-                            evicted.entry(pod_zone(&key)).or_default().insert(key);
-                        } else if actor_is(actor, "replicaset-controller")
-                            && *change == warehouse_sim::feed::Change::Added
-                        {
-                            // A new robot replaces an evicted one of its own ReplicaSet;
-                            // any other (a new Deployment, a scale-up) is no replacement.
-                            if let Some(rs) = replicaset_of(&key) {
-                                if let Some(gone) = self.awaiting.get_mut(rs) {
-                                    if gone.pop_first().is_some() {
-                                        replaced += 1;
-                                    }
-                                    if gone.is_empty() {
-                                        self.awaiting.remove(rs);
-                                    }
-                                }
-                            }
-                        }
+                        self.pod_written(actor, key, *change, pod_zone, &mut evictions);
                     }
                     if self.notifications.len() >= MAX_WRITES {
                         self.skip(SKIP_WRITE, 1);
@@ -374,41 +305,166 @@ impl OfficeModel {
                 }
                 FeedEvent::Order {
                     via, pod, failure, ..
-                } => {
-                    self.info.orders += 1;
-                    if failure.is_some() {
-                        self.info.orders_failed += 1;
+                } => self.order_sent(via, pod, failure, pod_zone),
+            }
+        }
+        self.tell_evictions(evictions);
+    }
+
+    /// An API request: an envelope (unless too many are in flight), and a notable
+    /// event when it was refused.
+    fn request_arrived(
+        &mut self,
+        at_ms: u64,
+        user: &str,
+        what: String,
+        code: u16,
+        refused_at: Option<&'static str>,
+        by_learner: bool,
+    ) {
+        self.info.envelopes += 1;
+        let refused = refused_at.map(|s| (Gate::of_stage(s), s));
+        if let Some((gate, stage)) = refused {
+            self.info.refused.push(RefusedInfo {
+                user: user.to_string(),
+                what: what.clone(),
+                code,
+                gate: gate.id().to_string(),
+                stage: stage.to_string(),
+            });
+            if self.info.refused.len() > 20 {
+                self.info.refused.remove(0);
+            }
+            self.notable.push_back(Notable::Refused {
+                at_ms,
+                what: what.clone(),
+                code,
+                gate,
+            });
+        }
+        // Learners' and refused envelopes always get a place.
+        let keep = refused.is_some() || by_learner;
+        if self.envelopes.len() >= MAX_ENVELOPES {
+            if !keep {
+                self.skip(SKIP_ENVELOPE, 1);
+                return;
+            }
+            if let Some(i) = self
+                .envelopes
+                .iter()
+                .position(|e| !e.by_learner && e.refused_at.is_none())
+            {
+                self.envelopes.remove(i);
+                self.skip(SKIP_ENVELOPE, 1);
+            }
+        }
+        self.envelopes.push_back(Envelope {
+            born: self.now,
+            user: user.to_string(),
+            what,
+            code,
+            refused_at: refused,
+            by_learner,
+        });
+    }
+
+    /// A robot (`namespace/name`) written by `actor`: evicted by the taint eviction
+    /// controller, or a replacement the ReplicaSet controller made for an evicted one.
+    fn pod_written(
+        &mut self,
+        actor: &str,
+        key: String,
+        change: warehouse_sim::feed::Change,
+        pod_zone: &dyn Fn(&str) -> Option<String>,
+        evictions: &mut Evictions,
+    ) {
+        if actor_is(actor, "taint-eviction-controller")
+            && change == warehouse_sim::feed::Change::Modified
+        {
+            let waiting: usize = self.awaiting.values().map(|s| s.len()).sum();
+            if let Some(rs) = replicaset_of(&key) {
+                if waiting < MAX_AWAITING {
+                    self.awaiting
+                        .entry(rs.to_string())
+                        .or_default()
+                        .insert(key.clone());
+                }
+            }
+            evictions
+                .by_zone
+                .entry(pod_zone(&key))
+                .or_default()
+                .insert(key);
+        } else if actor_is(actor, "replicaset-controller")
+            && change == warehouse_sim::feed::Change::Added
+        {
+            // A new robot replaces an evicted one of its own ReplicaSet;
+            // any other (a new Deployment, a scale-up) is no replacement.
+            if let Some(rs) = replicaset_of(&key) {
+                if let Some(gone) = self.awaiting.get_mut(rs) {
+                    if gone.pop_first().is_some() {
+                        evictions.replaced += 1;
                     }
-                    if self.boxes.len() >= MAX_BOXES {
-                        self.skip(SKIP_BOX, 1);
-                        continue;
+                    if gone.is_empty() {
+                        self.awaiting.remove(rs);
                     }
-                    let zone = via_zone(via).or_else(|| pod.as_deref().and_then(pod_zone));
-                    self.boxes.push_back(OrderBox {
-                        born: now,
-                        zone,
-                        pod: pod.clone(),
-                        failure: failure.clone(),
-                    });
                 }
             }
         }
+    }
+
+    /// An order of the traffic generator: a box (unless too many are in flight) on
+    /// its way to the zone it went through, or to the zone of the robot that answered.
+    fn order_sent(
+        &mut self,
+        via: &[String],
+        pod: &Option<String>,
+        failure: &Option<String>,
+        pod_zone: &dyn Fn(&str) -> Option<String>,
+    ) {
+        self.info.orders += 1;
+        if failure.is_some() {
+            self.info.orders_failed += 1;
+        }
+        if self.boxes.len() >= MAX_BOXES {
+            self.skip(SKIP_BOX, 1);
+            return;
+        }
+        let zone = via_zone(via).or_else(|| pod.as_deref().and_then(pod_zone));
+        self.boxes.push_back(OrderBox {
+            born: self.now,
+            zone,
+            pod: pod.clone(),
+            failure: failure.clone(),
+        });
+    }
+
+    /// Tells the evictions (one event per zone) and the replacements of one ingest,
+    /// and keeps the last 12 notable events.
+    fn tell_evictions(&mut self, evictions: Evictions) {
         let at_ms = 0;
-        for (zone, pods) in evicted {
+        for (zone, pods) in evictions.by_zone {
             let count = pods.len();
             self.notable
                 .push_back(Notable::Evicted { at_ms, zone, count });
         }
-        if replaced > 0 {
+        if evictions.replaced > 0 {
             self.notable.push_back(Notable::Replaced {
                 at_ms,
-                count: replaced,
+                count: evictions.replaced,
             });
         }
         while self.notable.len() > 12 {
             self.notable.pop_front();
         }
     }
+}
+
+/// The robots evicted (by zone) and replaced within one [`OfficeModel::ingest`].
+#[derive(Default)]
+struct Evictions {
+    by_zone: BTreeMap<Option<String>, std::collections::BTreeSet<String>>,
+    replaced: usize,
 }
 
 /// A station that notifications fly to: its feed name and its label.
@@ -556,123 +612,131 @@ fn box_shape(x: f64, y: f64, fill: &str) -> Html {
     }
 }
 
-/// Draws the office from the model and the view.
-pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr, focus: Option<&str>) -> Html {
-    let ru = tr.lang == Lang::Ru;
-    let apiserver_up = view
-        .components
+/// Where the conveyor routers stand, and the robots under them.
+const ROUTER_Y: f64 = DOCK_Y + 30.0;
+const ROBOT_Y: f64 = DOCK_Y + 90.0;
+
+/// The component `name` is running (or not on the strip at all).
+fn component_up(view: &ClusterView, name: &str) -> bool {
+    view.components
         .iter()
-        .find(|c| c.name == "kube-apiserver")
-        .is_none_or(|c| c.running);
-    let etcd_up = view
-        .components
-        .iter()
-        .find(|c| c.name == "etcd")
-        .is_none_or(|c| c.running);
-    let gate_x = |g: Gate| DOOR_X + (VAULT_X - DOOR_X) * g.progress();
-    let gates = Gate::ALL.iter().map(|&g| {
-        let x = gate_x(g);
-        let up = if g == Gate::Vault {
-            etcd_up
-        } else {
-            apiserver_up
-        };
-        let class = classes!(
-            "office-gate",
-            (!up).then_some("down"),
-            (focus == Some("desk") && g != Gate::Vault).then_some("focus")
-        );
-        let (w, h) = if g == Gate::Vault {
-            (70.0, 70.0)
-        } else {
-            (44.0, 56.0)
-        };
-        html! {
-            <g class={class} data-gate={g.id()}>
-                <rect x={format!("{:.1}", x - w / 2.0)} y={format!("{:.1}", PATH_Y - h / 2.0)}
-                      width={w.to_string()} height={h.to_string()} rx="4" />
-                <text x={format!("{x:.1}")} y={format!("{:.1}", PATH_Y - h / 2.0 - 5.0)}
-                      text-anchor="middle" class="office-label">{ gate_label(tr, g) }</text>
-            </g>
-        }
-    });
-    let desk_label = crate::i18n::Tr::t(tr, crate::i18n::Key::Apiserver);
-    let down_label = if ru {
-        "остановлена"
+        .find(|c| c.name == name)
+        .is_none_or(|c| c.running)
+}
+
+/// Where a gate stands on the envelopes' path.
+fn gate_x(gate: Gate) -> f64 {
+    DOOR_X + (VAULT_X - DOOR_X) * gate.progress()
+}
+
+/// A gate of the reception desk (or the vault), greyed while its component is down.
+fn gate_node(g: Gate, tr: Tr, focus: Option<&str>, apiserver_up: bool, etcd_up: bool) -> Html {
+    let x = gate_x(g);
+    let up = if g == Gate::Vault {
+        etcd_up
     } else {
-        "stopped"
+        apiserver_up
     };
-    let envelopes = model.envelopes.iter().map(|e| {
-        let age = model.now - e.born;
-        let (x, fill, stroke, class) = match e.refused_at {
-            Some((gate, _)) => {
-                let stop = gate.progress();
-                let t = ease(age / (ENVELOPE_MS * stop)) * stop;
-                let at_gate = t >= stop - 1e-6;
-                let x = DOOR_X + (VAULT_X - DOOR_X) * t;
-                if at_gate {
-                    (x - 36.0, "#fde2e2", "#c0392b", "envelope refused")
-                } else {
-                    (x, "#fffaf0", "#8a6d3b", "envelope")
-                }
+    let class = classes!(
+        "office-gate",
+        (!up).then_some("down"),
+        (focus == Some("desk") && g != Gate::Vault).then_some("focus")
+    );
+    let (w, h) = if g == Gate::Vault {
+        (70.0, 70.0)
+    } else {
+        (44.0, 56.0)
+    };
+    html! {
+        <g class={class} data-gate={g.id()}>
+            <rect x={format!("{:.1}", x - w / 2.0)} y={format!("{:.1}", PATH_Y - h / 2.0)}
+                  width={w.to_string()} height={h.to_string()} rx="4" />
+            <text x={format!("{x:.1}")} y={format!("{:.1}", PATH_Y - h / 2.0 - 5.0)}
+                  text-anchor="middle" class="office-label">{ gate_label(tr, g) }</text>
+        </g>
+    }
+}
+
+/// An envelope on its way to the vault at the real time `now`, or stopped red at the
+/// gate that refused it.
+fn envelope_node(e: &Envelope, now: f64, tr: Tr) -> Html {
+    let age = now - e.born;
+    let (x, fill, stroke, class) = match e.refused_at {
+        Some((gate, _)) => {
+            let stop = gate.progress();
+            let t = ease(age / (ENVELOPE_MS * stop)) * stop;
+            let at_gate = t >= stop - 1e-6;
+            let x = DOOR_X + (VAULT_X - DOOR_X) * t;
+            if at_gate {
+                (x - 36.0, "#fde2e2", "#c0392b", "envelope refused")
+            } else {
+                (x, "#fffaf0", "#8a6d3b", "envelope")
             }
-            None => {
-                let x = DOOR_X + (VAULT_X - DOOR_X) * ease(age / ENVELOPE_MS);
-                (
-                    x,
-                    "#fffaf0",
-                    if e.by_learner { "#1f5fa8" } else { "#8a6d3b" },
-                    "envelope",
-                )
-            }
-        };
-        let y = PATH_Y + if e.by_learner { -14.0 } else { 14.0 };
-        let title = match e.refused_at {
-            Some((_, stage)) => format!(
-                "{} — {} {} ({})",
-                tr.user(&e.user),
-                e.what,
-                e.code,
-                tr.stage(stage)
-            ),
-            None => format!("{} — {} {}", tr.user(&e.user), e.what, e.code),
-        };
-        let label = e.refused_at.map(|_| {
-            html! {
-                <text x={format!("{x:.1}")} y={format!("{:.1}", y + 22.0)} text-anchor="middle"
-                      class="office-refused-label">{ e.code }</text>
-            }
-        });
+        }
+        None => {
+            let x = DOOR_X + (VAULT_X - DOOR_X) * ease(age / ENVELOPE_MS);
+            (
+                x,
+                "#fffaf0",
+                if e.by_learner { "#1f5fa8" } else { "#8a6d3b" },
+                "envelope",
+            )
+        }
+    };
+    let y = PATH_Y + if e.by_learner { -14.0 } else { 14.0 };
+    let title = match e.refused_at {
+        Some((_, stage)) => format!(
+            "{} — {} {} ({})",
+            tr.user(&e.user),
+            e.what,
+            e.code,
+            tr.stage(stage)
+        ),
+        None => format!("{} — {} {}", tr.user(&e.user), e.what, e.code),
+    };
+    let label = e.refused_at.map(|_| {
         html! {
-            <g class={class} data-code={e.code.to_string()}
-               data-gate={e.refused_at.map(|(g, _)| g.id())}
-               data-learner={e.by_learner.to_string()}>
-                <title>{ title }</title>
-                { envelope_shape(x, y, fill, stroke) }
-                { for label }
-            </g>
+            <text x={format!("{x:.1}")} y={format!("{:.1}", y + 22.0)} text-anchor="middle"
+                  class="office-refused-label">{ e.code }</text>
         }
     });
-    let stations = stations(view);
-    let station_nodes = stations.iter().map(|s| {
-        let lit = model.lit.get(&s.id).is_some_and(|at| model.now - at >= NOTIFY_MS * 0.8);
-        let class = classes!(
-            "office-station",
-            lit.then_some("lit"),
-            (focus == Some(s.id.as_str())).then_some("focus")
-        );
-        html! {
-            <g class={class} data-station={s.id.clone()}>
-                <title>{ s.id.clone() }</title>
-                <rect x={format!("{:.1}", s.x)} y={format!("{:.1}", s.y)} width={STATION_W.to_string()}
-                      height={STATION_H.to_string()} rx="3" />
-                <text x={format!("{:.1}", s.x + STATION_W / 2.0)} y={format!("{:.1}", s.y + 16.0)}
-                      text-anchor="middle" class="office-station-label">{ station_label(tr, &s.id) }</text>
-            </g>
-        }
-    });
+    html! {
+        <g class={class} data-code={e.code.to_string()}
+           data-gate={e.refused_at.map(|(g, _)| g.id())}
+           data-learner={e.by_learner.to_string()}>
+            <title>{ title }</title>
+            { envelope_shape(x, y, fill, stroke) }
+            { for label }
+        </g>
+    }
+}
+
+/// A station of the office staff, lit while a notification has just reached it.
+fn station_node(s: &Station, model: &OfficeModel, tr: Tr, focus: Option<&str>) -> Html {
+    let lit = model
+        .lit
+        .get(&s.id)
+        .is_some_and(|at| model.now - at >= NOTIFY_MS * 0.8);
+    let class = classes!(
+        "office-station",
+        lit.then_some("lit"),
+        (focus == Some(s.id.as_str())).then_some("focus")
+    );
+    html! {
+        <g class={class} data-station={s.id.clone()}>
+            <title>{ s.id.clone() }</title>
+            <rect x={format!("{:.1}", s.x)} y={format!("{:.1}", s.y)} width={STATION_W.to_string()}
+                  height={STATION_H.to_string()} rx="3" />
+            <text x={format!("{:.1}", s.x + STATION_W / 2.0)} y={format!("{:.1}", s.y + 16.0)}
+                  text-anchor="middle" class="office-station-label">{ station_label(tr, &s.id) }</text>
+        </g>
+    }
+}
+
+/// The notifications in flight from the vault to the stations that watch.
+fn sparks<'a>(model: &'a OfficeModel, stations: &'a [Station]) -> impl Iterator<Item = Html> + 'a {
     let vault = (VAULT_X, PATH_Y);
-    let sparks = model.notifications.iter().flat_map(|n| {
+    model.notifications.iter().flat_map(move |n| {
         let t = ease((model.now - n.born) / NOTIFY_MS);
         n.to
             .iter()
@@ -684,100 +748,109 @@ pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr, focus: Option<&st
                 html! { <circle class="notify" cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="4" /> }
             })
             .collect::<Vec<_>>()
-    });
-    // The data plane: the dock gate, one conveyor router per worker zone, its robots.
-    let zones: Vec<&str> = view
-        .nodes
-        .iter()
-        .filter(|n| !n.control_plane)
-        .map(|n| n.name.as_str())
-        .collect();
-    let zone_x = |z: &str| -> f64 {
-        let i = zones.iter().position(|n| *n == z).unwrap_or(0) as f64;
-        let span = (W - 260.0) / zones.len().max(1) as f64;
-        230.0 + span * (i + 0.5)
-    };
-    let router_y = DOCK_Y + 30.0;
-    let robot_y = DOCK_Y + 90.0;
-    let routers = zones.iter().map(|z| {
-        let x = zone_x(z);
-        let label = if tr.names == Names::Warehouse {
-            if ru {
-                format!("маршрутизатор {z}")
-            } else {
-                format!("router {z}")
-            }
-        } else {
-            format!("kube-proxy {z}")
-        };
-        let robots = if tr.names == Names::Warehouse {
-            if ru {
-                format!("роботы {z}")
-            } else {
-                format!("robots {z}")
-            }
-        } else {
-            format!("pods {z}")
-        };
-        html! {
-            <g class="office-router" data-zone={z.to_string()}>
-                <line x1="130" y1={format!("{router_y:.1}")} x2={format!("{x:.1}")} y2={format!("{router_y:.1}")} class="conveyor" />
-                <line x1={format!("{x:.1}")} y1={format!("{router_y:.1}")} x2={format!("{x:.1}")} y2={format!("{robot_y:.1}")} class="conveyor" />
-                <circle cx={format!("{x:.1}")} cy={format!("{router_y:.1}")} r="12" class="router" />
-                <text x={format!("{x:.1}")} y={format!("{:.1}", router_y - 16.0)} text-anchor="middle" class="office-label">{ label }</text>
-                <rect x={format!("{:.1}", x - 45.0)} y={format!("{:.1}", robot_y - 2.0)} width="90" height="18" rx="3" class="office-robots" />
-                <text x={format!("{x:.1}")} y={format!("{:.1}", robot_y + 11.0)} text-anchor="middle" class="office-station-label">{ robots }</text>
-            </g>
-        }
-    });
-    let boxes = model.boxes.iter().map(|b| {
-        let age = model.now - b.born;
-        let tx = b.zone.as_deref().map(zone_x).unwrap_or(180.0);
-        let (x, y, fill, class) = match &b.failure {
-            Some(_) => {
-                let t = ease(age / (BOX_MS * 0.5));
-                let x = 140.0 + (tx - 140.0) * t * 0.5;
-                let drop = ((age - BOX_MS * 0.5) / DROP_MS).clamp(0.0, 1.0);
-                (x, router_y + drop * 55.0, "#e74c3c", "order failed")
-            }
-            None => {
-                let t = (age / BOX_MS).clamp(0.0, 1.0);
-                if t < 0.65 {
-                    let u = t / 0.65;
-                    (140.0 + (tx - 140.0) * u, router_y, "#c8924f", "order")
-                } else {
-                    let u = (t - 0.65) / 0.35;
-                    (tx, router_y + (robot_y - router_y) * u, "#c8924f", "order")
-                }
-            }
-        };
-        let title = match (&b.failure, &b.pod) {
-            (Some(f), _) => f.clone(),
-            (None, Some(p)) => p.clone(),
-            _ => String::new(),
-        };
-        let label = b.failure.as_ref().map(|f| html! {
-            <text x={format!("{x:.1}")} y={format!("{:.1}", y + 20.0)} text-anchor="middle" class="office-refused-label">{ f }</text>
-        });
-        html! {
-            <g class={class}><title>{ title }</title>{ box_shape(x, y, fill) }{ for label }</g>
-        }
-    });
-    let plus = |n: u64, x: f64, y: f64, id: &'static str| {
-        (n > 0).then(|| html! {
-            <text class="office-plus" data-plus={id} x={format!("{x:.1}")} y={format!("{y:.1}")}>{ format!("+{n}") }</text>
-        })
-    };
-    let dock = if tr.names == Names::Warehouse {
+    })
+}
+
+/// Where a worker zone's conveyor router stands, among `zones`.
+fn zone_x(zones: &[&str], z: &str) -> f64 {
+    let i = zones.iter().position(|n| *n == z).unwrap_or(0) as f64;
+    let span = (W - 260.0) / zones.len().max(1) as f64;
+    230.0 + span * (i + 0.5)
+}
+
+/// A zone's conveyor router, its conveyors and its robots.
+fn router_node(z: &str, x: f64, tr: Tr) -> Html {
+    let ru = tr.lang == Lang::Ru;
+    let label = if tr.names == Names::Warehouse {
         if ru {
+            format!("маршрутизатор {z}")
+        } else {
+            format!("router {z}")
+        }
+    } else {
+        format!("kube-proxy {z}")
+    };
+    let robots = if tr.names == Names::Warehouse {
+        if ru {
+            format!("роботы {z}")
+        } else {
+            format!("robots {z}")
+        }
+    } else {
+        format!("pods {z}")
+    };
+    let (router_y, robot_y) = (ROUTER_Y, ROBOT_Y);
+    html! {
+        <g class="office-router" data-zone={z.to_string()}>
+            <line x1="130" y1={format!("{router_y:.1}")} x2={format!("{x:.1}")} y2={format!("{router_y:.1}")} class="conveyor" />
+            <line x1={format!("{x:.1}")} y1={format!("{router_y:.1}")} x2={format!("{x:.1}")} y2={format!("{robot_y:.1}")} class="conveyor" />
+            <circle cx={format!("{x:.1}")} cy={format!("{router_y:.1}")} r="12" class="router" />
+            <text x={format!("{x:.1}")} y={format!("{:.1}", router_y - 16.0)} text-anchor="middle" class="office-label">{ label }</text>
+            <rect x={format!("{:.1}", x - 45.0)} y={format!("{:.1}", robot_y - 2.0)} width="90" height="18" rx="3" class="office-robots" />
+            <text x={format!("{x:.1}")} y={format!("{:.1}", robot_y + 11.0)} text-anchor="middle" class="office-station-label">{ robots }</text>
+        </g>
+    }
+}
+
+/// A box on its way from the dock gate to the router at `tx` and down to the robots,
+/// or dropping red when it failed.
+fn box_node(b: &OrderBox, now: f64, tx: f64) -> Html {
+    let age = now - b.born;
+    let (router_y, robot_y) = (ROUTER_Y, ROBOT_Y);
+    let (x, y, fill, class) = match &b.failure {
+        Some(_) => {
+            let t = ease(age / (BOX_MS * 0.5));
+            let x = 140.0 + (tx - 140.0) * t * 0.5;
+            let drop = ((age - BOX_MS * 0.5) / DROP_MS).clamp(0.0, 1.0);
+            (x, router_y + drop * 55.0, "#e74c3c", "order failed")
+        }
+        None => {
+            let t = (age / BOX_MS).clamp(0.0, 1.0);
+            if t < 0.65 {
+                let u = t / 0.65;
+                (140.0 + (tx - 140.0) * u, router_y, "#c8924f", "order")
+            } else {
+                let u = (t - 0.65) / 0.35;
+                (tx, router_y + (robot_y - router_y) * u, "#c8924f", "order")
+            }
+        }
+    };
+    let title = match (&b.failure, &b.pod) {
+        (Some(f), _) => f.clone(),
+        (None, Some(p)) => p.clone(),
+        _ => String::new(),
+    };
+    let label = b.failure.as_ref().map(|f| html! {
+        <text x={format!("{x:.1}")} y={format!("{:.1}", y + 20.0)} text-anchor="middle" class="office-refused-label">{ f }</text>
+    });
+    html! {
+        <g class={class}><title>{ title }</title>{ box_shape(x, y, fill) }{ for label }</g>
+    }
+}
+
+/// A "+K" counter of what was left out, when anything was.
+fn plus(n: u64, x: f64, y: f64, id: &'static str) -> Option<Html> {
+    (n > 0).then(|| html! {
+        <text class="office-plus" data-plus={id} x={format!("{x:.1}")} y={format!("{y:.1}")}>{ format!("+{n}") }</text>
+    })
+}
+
+/// The loading-dock gate's label.
+fn dock_label(tr: Tr) -> &'static str {
+    if tr.names == Names::Warehouse {
+        if tr.lang == Lang::Ru {
             "ворота дока"
         } else {
             "loading-dock gate"
         }
     } else {
         "Ingress / LB / NodePort"
-    };
-    let (cp_title, dp_title) = if ru {
+    }
+}
+
+/// The titles of the control plane and of the data plane.
+fn plane_titles(tr: Tr) -> (&'static str, &'static str) {
+    if tr.lang == Lang::Ru {
         (
             "Плоскость управления: конверты-запросы",
             "Плоскость данных: коробки-заказы",
@@ -787,7 +860,48 @@ pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr, focus: Option<&st
             "Control plane: envelopes (API requests)",
             "Data plane: boxes (orders)",
         )
+    }
+}
+
+/// Draws the office from the model and the view.
+pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr, focus: Option<&str>) -> Html {
+    let apiserver_up = component_up(view, "kube-apiserver");
+    let etcd_up = component_up(view, "etcd");
+    let gates = Gate::ALL
+        .iter()
+        .map(|&g| gate_node(g, tr, focus, apiserver_up, etcd_up));
+    let desk_label = crate::i18n::Tr::t(tr, crate::i18n::Key::Apiserver);
+    let down_label = if tr.lang == Lang::Ru {
+        "остановлена"
+    } else {
+        "stopped"
     };
+    let envelopes = model
+        .envelopes
+        .iter()
+        .map(|e| envelope_node(e, model.now, tr));
+    let stations = stations(view);
+    let station_nodes = stations.iter().map(|s| station_node(s, model, tr, focus));
+    let sparks = sparks(model, &stations);
+    // The data plane: the dock gate, one conveyor router per worker zone, its robots.
+    let zones: Vec<&str> = view
+        .nodes
+        .iter()
+        .filter(|n| !n.control_plane)
+        .map(|n| n.name.as_str())
+        .collect();
+    let routers = zones.iter().map(|z| router_node(z, zone_x(&zones, z), tr));
+    let boxes = model.boxes.iter().map(|b| {
+        let tx = b
+            .zone
+            .as_deref()
+            .map(|z| zone_x(&zones, z))
+            .unwrap_or(180.0);
+        box_node(b, model.now, tx)
+    });
+    let router_y = ROUTER_Y;
+    let dock = dock_label(tr);
+    let (cp_title, dp_title) = plane_titles(tr);
     html! {
         <svg class="office-svg" viewBox={format!("0 0 {W} {H}")} role="img"
              aria-label={format!("{cp_title}. {dp_title}.")}>

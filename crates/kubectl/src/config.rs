@@ -159,155 +159,178 @@ pub(crate) fn run(
             "error: kubectl config needs a subcommand: view, get-contexts, current-context, use-context, set-context\nSee 'kubectl config -h' for help and examples",
         );
     };
-    let mut out = CommandOutput::new();
-    match sub {
-        "view" => {
-            if parsed.raw {
-                return CommandOutput::error(
-                    "error: --raw is not available in this simulated cluster: its certificates are not real",
-                );
-            }
-            match parsed.output.as_deref() {
-                None | Some("") | Some("yaml") => {}
-                Some(_) => {
-                    return CommandOutput::error(
-                        "error: config view prints -o yaml only in this simulated cluster",
-                    )
-                }
-            }
-            if parsed.minify && config.context(&config.current).is_none() {
-                return CommandOutput::error("error: current-context must exist in order to minify");
-            }
-            out.stdout
-                .push_str(&crate::yaml::to_yaml(&config.view(parsed.minify)));
+    let result = match sub {
+        "view" => view(config, &parsed),
+        "current-context" if config.current.is_empty() => {
+            Err("error: current-context is not set".into())
         }
         "current-context" => {
-            if config.current.is_empty() {
-                return CommandOutput::error("error: current-context is not set");
-            }
+            let mut out = CommandOutput::new();
             out.out_line(&config.current);
+            Ok(out)
         }
-        "get-contexts" => {
-            let name_only = match parsed.output.as_deref() {
-                None | Some("") => false,
-                Some("name") => true,
-                Some(o) => {
-                    return CommandOutput::error(format!(
-                        "error: output must be one of '' or 'name': {o}"
-                    ))
-                }
-            };
-            let mut chosen: Vec<&KubeContext> = Vec::new();
-            let mut missing = Vec::new();
-            for name in rest {
-                match config.context(name) {
-                    Some(c) => chosen.push(c),
-                    None => missing.push(format!("context {name} not found")),
-                }
-            }
-            if rest.is_empty() {
-                // kubectl sorts the context names.
-                chosen = config.contexts.iter().collect();
-                chosen.stable_sort_by(|a, b| a.name.cmp(&b.name));
-            }
-            let mut text = String::new();
-            if !name_only && !parsed.no_headers {
-                text.push_str("CURRENT\tNAME\tCLUSTER\tAUTHINFO\tNAMESPACE\n");
-            }
-            for c in chosen {
-                if name_only {
-                    text.push_str(&c.name);
-                    text.push('\n');
-                    continue;
-                }
-                let mark = if c.name == config.current { "*" } else { "" };
-                text.push_str(&format!(
-                    "{mark}\t{}\t{}\t{}\t{}\n",
-                    c.name,
-                    c.cluster,
-                    c.user,
-                    c.namespace.as_deref().unwrap_or("")
-                ));
-            }
-            // printers.GetNewTabWriter: minwidth 6, padding 3.
-            out.stdout.push_str(&crate::tabwriter::align(&text, 6, 3));
-            match missing.len() {
-                0 => {}
-                1 => out.fail(format!("error: {}", missing[0])),
-                _ => out.fail(format!("error: [{}]", missing.join(", "))),
-            }
-        }
-        "use-context" => {
-            let Some(name) = rest.first() else {
-                return CommandOutput::error(
-                    "error: Unexpected args: []",
-                );
-            };
-            if config.context(name).is_none() {
-                return CommandOutput::error(format!(
-                    "error: no context exists with the name: \"{name}\""
-                ));
-            }
-            config.current = name.to_string();
-            *namespace = config.namespace();
-            out.out_line(format!("Switched to context \"{name}\"."));
-        }
-        "set-context" => {
-            let name = match (rest.first(), parsed.current) {
-                (Some(_), true) => {
-                    return CommandOutput::error(
-                        "error: you cannot specify both a context name and --current",
-                    )
-                }
-                (None, false) => {
-                    return CommandOutput::error(
-                        "error: you must specify a non-empty context name or --current",
-                    )
-                }
-                (Some(n), false) => n.to_string(),
-                (None, true) => {
-                    if config.current.is_empty() {
-                        return CommandOutput::error("error: no current context is set");
-                    }
-                    config.current.clone()
-                }
-            };
-            let exists = config.context(&name).is_some();
-            if !exists {
-                config.contexts.push(KubeContext {
-                    name: name.clone(),
-                    cluster: String::new(),
-                    user: String::new(),
-                    namespace: None,
-                });
-            }
-            if let Some(c) = config.context_mut(&name) {
-                if let Some(v) = &parsed.cluster {
-                    c.cluster = v.clone();
-                }
-                if let Some(v) = &parsed.user {
-                    c.user = v.clone();
-                }
-                if let Some(v) = &parsed.namespace {
-                    c.namespace = Some(v.clone()).filter(|n| !n.is_empty());
-                }
-            }
-            if name == config.current {
-                *namespace = config.namespace();
-            }
-            let verb = if exists { "modified" } else { "created" };
-            out.out_line(format!("Context \"{name}\" {verb}."));
-        }
-        other if SUBCOMMANDS.contains(&other) => {
-            return CommandOutput::error(format!(
-                "error: \"kubectl config {other}\" is not available in this simulated cluster yet; it runs view, get-contexts, current-context, use-context, set-context"
-            ))
-        }
-        other => {
-            return CommandOutput::error(format!(
-                "error: unknown command \"{other}\"\nSee 'kubectl config -h' for help and examples"
-            ))
+        "get-contexts" => get_contexts(config, &parsed, rest),
+        "use-context" => use_context(config, namespace, rest),
+        "set-context" => set_context(config, namespace, &parsed, rest),
+        other if SUBCOMMANDS.contains(&other) => Err(format!(
+            "error: \"kubectl config {other}\" is not available in this simulated cluster yet; it runs view, get-contexts, current-context, use-context, set-context"
+        )),
+        other => Err(format!(
+            "error: unknown command \"{other}\"\nSee 'kubectl config -h' for help and examples"
+        )),
+    };
+    result.unwrap_or_else(CommandOutput::error)
+}
+
+/// `config view`: the kubeconfig as YAML (`--minify`: only what the current
+/// context uses).
+fn view(config: &Kubeconfig, parsed: &ConfigArgs) -> Result<CommandOutput, String> {
+    if parsed.raw {
+        return Err(
+            "error: --raw is not available in this simulated cluster: its certificates are not real"
+                .into(),
+        );
+    }
+    match parsed.output.as_deref() {
+        None | Some("") | Some("yaml") => {}
+        Some(_) => {
+            return Err("error: config view prints -o yaml only in this simulated cluster".into())
         }
     }
-    out
+    if parsed.minify && config.context(&config.current).is_none() {
+        return Err("error: current-context must exist in order to minify".into());
+    }
+    let mut out = CommandOutput::new();
+    out.stdout
+        .push_str(&crate::yaml::to_yaml(&config.view(parsed.minify)));
+    Ok(out)
+}
+
+/// `config get-contexts [NAME...]`: a table of the contexts (`-o name`: their
+/// names), the current one marked `*`.
+fn get_contexts(
+    config: &Kubeconfig,
+    parsed: &ConfigArgs,
+    rest: &[&str],
+) -> Result<CommandOutput, String> {
+    let name_only = match parsed.output.as_deref() {
+        None | Some("") => false,
+        Some("name") => true,
+        Some(o) => return Err(format!("error: output must be one of '' or 'name': {o}")),
+    };
+    let mut chosen: Vec<&KubeContext> = Vec::new();
+    let mut missing = Vec::new();
+    for name in rest {
+        match config.context(name) {
+            Some(c) => chosen.push(c),
+            None => missing.push(format!("context {name} not found")),
+        }
+    }
+    if rest.is_empty() {
+        // kubectl sorts the context names.
+        chosen = config.contexts.iter().collect();
+        chosen.stable_sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    let mut text = String::new();
+    if !name_only && !parsed.no_headers {
+        text.push_str("CURRENT\tNAME\tCLUSTER\tAUTHINFO\tNAMESPACE\n");
+    }
+    for c in chosen {
+        if name_only {
+            text.push_str(&c.name);
+            text.push('\n');
+            continue;
+        }
+        let mark = if c.name == config.current { "*" } else { "" };
+        text.push_str(&format!(
+            "{mark}\t{}\t{}\t{}\t{}\n",
+            c.name,
+            c.cluster,
+            c.user,
+            c.namespace.as_deref().unwrap_or("")
+        ));
+    }
+    let mut out = CommandOutput::new();
+    // printers.GetNewTabWriter: minwidth 6, padding 3.
+    out.stdout.push_str(&crate::tabwriter::align(&text, 6, 3));
+    match missing.len() {
+        0 => {}
+        1 => out.fail(format!("error: {}", missing[0])),
+        _ => out.fail(format!("error: [{}]", missing.join(", "))),
+    }
+    Ok(out)
+}
+
+/// `config use-context NAME`: switches the current context (and the session's
+/// namespace with it).
+fn use_context(
+    config: &mut Kubeconfig,
+    namespace: &mut String,
+    rest: &[&str],
+) -> Result<CommandOutput, String> {
+    let Some(name) = rest.first() else {
+        return Err("error: Unexpected args: []".into());
+    };
+    if config.context(name).is_none() {
+        return Err(format!(
+            "error: no context exists with the name: \"{name}\""
+        ));
+    }
+    config.current = name.to_string();
+    *namespace = config.namespace();
+    let mut out = CommandOutput::new();
+    out.out_line(format!("Switched to context \"{name}\"."));
+    Ok(out)
+}
+
+/// `config set-context (NAME | --current) [--cluster] [--user] [--namespace]`:
+/// creates or modifies a context.
+fn set_context(
+    config: &mut Kubeconfig,
+    namespace: &mut String,
+    parsed: &ConfigArgs,
+    rest: &[&str],
+) -> Result<CommandOutput, String> {
+    let name = match (rest.first(), parsed.current) {
+        (Some(_), true) => {
+            return Err("error: you cannot specify both a context name and --current".into())
+        }
+        (None, false) => {
+            return Err("error: you must specify a non-empty context name or --current".into())
+        }
+        (Some(n), false) => n.to_string(),
+        (None, true) => {
+            if config.current.is_empty() {
+                return Err("error: no current context is set".into());
+            }
+            config.current.clone()
+        }
+    };
+    let exists = config.context(&name).is_some();
+    if !exists {
+        config.contexts.push(KubeContext {
+            name: name.clone(),
+            cluster: String::new(),
+            user: String::new(),
+            namespace: None,
+        });
+    }
+    if let Some(c) = config.context_mut(&name) {
+        if let Some(v) = &parsed.cluster {
+            c.cluster = v.clone();
+        }
+        if let Some(v) = &parsed.user {
+            c.user = v.clone();
+        }
+        if let Some(v) = &parsed.namespace {
+            c.namespace = Some(v.clone()).filter(|n| !n.is_empty());
+        }
+    }
+    if name == config.current {
+        *namespace = config.namespace();
+    }
+    let verb = if exists { "modified" } else { "created" };
+    let mut out = CommandOutput::new();
+    out.out_line(format!("Context \"{name}\" {verb}."));
+    Ok(out)
 }

@@ -23,6 +23,194 @@ struct Target {
     source: Option<String>,
 }
 
+/// How each target is deleted and reported.
+struct Deletion {
+    /// `--grace-period` after `--now` and `--force`; negative: the object's own.
+    grace: i64,
+    propagation: Propagation,
+    /// `-o name`.
+    name_only: bool,
+    ignore_not_found: bool,
+}
+
+/// The grace period `--grace-period`, `--now` and `--force` make together, checked
+/// as kubectl checks them; warns when the deletion is immediate.
+fn grace_period(args: &DeleteArgs, out: &mut CommandOutput) -> Result<i64, String> {
+    let mut grace = args.grace_period;
+    if args.now {
+        if grace != -1 {
+            return Err("error: --now and --grace-period cannot be specified together".into());
+        }
+        grace = 1;
+    }
+    if grace == 0 && !args.force {
+        grace = 1;
+    }
+    if args.force && grace < 0 {
+        grace = 0;
+    }
+    if args.force && grace > 0 {
+        return Err(
+            "error: --force and --grace-period greater than 0 cannot be specified together".into(),
+        );
+    }
+    if grace == 0 && args.force {
+        out.err_line("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.");
+    }
+    Ok(grace)
+}
+
+/// The objects of the manifests `-f` reads.
+fn targets_from_files(
+    ctx: &Context,
+    args: &DeleteArgs,
+    namespace: &str,
+) -> Result<Vec<Target>, String> {
+    if !args.args.is_empty() {
+        return Err("error: when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well".into());
+    }
+    let items = apply::read_all(ctx, &args.filenames)?;
+    let mut targets = Vec::new();
+    for item in items {
+        let kind = item.object.kind();
+        let ns = match item.object.namespace() {
+            "" => namespace.to_string(),
+            ns => ns.to_string(),
+        };
+        targets.push(Target {
+            kind,
+            namespace: ns,
+            name: item.object.name().to_string(),
+            source: Some(item.source),
+        });
+    }
+    Ok(targets)
+}
+
+/// The objects the resource arguments name, or those a selector or `--all` picks
+/// from their lists.
+fn targets_from_args(
+    cluster: &Cluster,
+    ctx: &Context,
+    args: &DeleteArgs,
+    namespace: &str,
+    by_query: bool,
+) -> Result<Vec<Target>, String> {
+    if args.args.is_empty() {
+        return Err("error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'".into());
+    }
+    let requests = parse_resource_args(&args.args)?;
+    let any_names = requests.iter().any(|r| !r.names.is_empty());
+    let selector = match args.selector.as_deref().map(Selector::parse) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => return Err(format!("error: {e}")),
+    };
+    if any_names && (by_query || args.all) {
+        return Err("error: name cannot be provided when a selector is specified".into());
+    }
+    if !any_names && !by_query && !args.all {
+        return Err("error: resource(s) were provided, but no name was specified".into());
+    }
+    let empty = BTreeMap::new();
+    let mut targets = Vec::new();
+    for req in requests {
+        if req.names.is_empty() {
+            // Deleting by selector or --all lists first, through etcd.
+            let allowed = crate::authorize(cluster, ctx, "list", req.kind, namespace, "")
+                .and_then(|()| cluster.check_storage());
+            if let Err(e) = allowed {
+                return Err(errors::render(&e, None));
+            }
+            // The field selector is checked by the kind's registry, as for `get`.
+            let fields = crate::getfmt::check_field_selector(
+                args.field_selector.as_deref(),
+                args.selector.as_deref(),
+                &[req.kind],
+            )?;
+            for o in cluster.list(req.kind, Some(namespace)) {
+                let labels = o.meta().labels.as_ref().unwrap_or(&empty);
+                if selector.as_ref().is_none_or(|s| s.matches(labels))
+                    && fields.as_ref().is_none_or(|f| f.matches(&o))
+                {
+                    targets.push(Target {
+                        kind: req.kind,
+                        namespace: o.namespace().to_string(),
+                        name: o.name().to_string(),
+                        source: None,
+                    });
+                }
+            }
+        } else {
+            for name in req.names {
+                targets.push(Target {
+                    kind: req.kind,
+                    namespace: namespace.to_string(),
+                    name,
+                    source: None,
+                });
+            }
+        }
+    }
+    Ok(targets)
+}
+
+/// Sends a delete for each target and prints kubectl's line for it; returns what
+/// was deleted, by uid: a new object of the same name is not waited for.
+fn delete_targets(
+    cluster: &mut Cluster,
+    ctx: &Context,
+    targets: Vec<Target>,
+    how: &Deletion,
+    out: &mut CommandOutput,
+) -> Vec<(Kind, String, String, String)> {
+    let grace = how.grace;
+    let mut deleted: Vec<(Kind, String, String, String)> = Vec::new();
+    for t in targets {
+        let options = DeleteOptions {
+            grace_period_seconds: (grace >= 0).then_some(grace),
+            propagation: how.propagation,
+        };
+        let body = Body::Delete {
+            key: ObjectKey::new(t.kind, &t.namespace, &t.name),
+            options: Some(options),
+        };
+        let result = crate::send(cluster, ctx, body);
+        match result {
+            Ok(object) => {
+                deleted.push((
+                    t.kind,
+                    t.namespace.clone(),
+                    t.name.clone(),
+                    object.meta().uid.clone().unwrap_or_default(),
+                ));
+                let kind = t.kind.qualified_singular();
+                if how.name_only {
+                    out.out_line(format!("{kind}/{}", t.name));
+                } else {
+                    let operation = if grace == 0 {
+                        "force deleted"
+                    } else {
+                        "deleted"
+                    };
+                    let place = if t.kind.namespaced() {
+                        format!(" from {} namespace", t.namespace)
+                    } else {
+                        String::new()
+                    };
+                    out.out_line(format!("{kind} \"{}\" {operation}{place}", t.name));
+                }
+            }
+            Err(e) if e.reason == StatusReason::NotFound && how.ignore_not_found => {}
+            Err(e) => {
+                let context = t.source.as_deref().map(|s| ("deleting", s));
+                out.fail(errors::render(&e, context));
+            }
+        }
+    }
+    deleted
+}
+
 pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> CommandOutput {
     let name_only = match args.output.as_deref() {
         None | Some("") => false,
@@ -46,29 +234,10 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
             "error: cannot set --all and --field-selector at the same time",
         );
     }
-    let mut grace = args.grace_period;
-    if args.now {
-        if grace != -1 {
-            return CommandOutput::error(
-                "error: --now and --grace-period cannot be specified together",
-            );
-        }
-        grace = 1;
-    }
-    if grace == 0 && !args.force {
-        grace = 1;
-    }
-    if args.force && grace < 0 {
-        grace = 0;
-    }
-    if args.force && grace > 0 {
-        return CommandOutput::error(
-            "error: --force and --grace-period greater than 0 cannot be specified together",
-        );
-    }
-    if grace == 0 && args.force {
-        out.err_line("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.");
-    }
+    let grace = match grace_period(&args, &mut out) {
+        Ok(g) => g,
+        Err(e) => return CommandOutput::error(e),
+    };
     let namespace = args
         .namespace
         .clone()
@@ -81,143 +250,24 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: DeleteArgs) -> Com
             return CommandOutput::error(e.replace("kubectl wait --help", "kubectl delete --help"))
         }
     };
-
-    let mut targets: Vec<Target> = Vec::new();
-    if !args.filenames.is_empty() {
-        if !args.args.is_empty() {
-            return CommandOutput::error("error: when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well");
-        }
-        let items = match apply::read_all(ctx, &args.filenames) {
-            Ok(items) => items,
-            Err(e) => return CommandOutput::error(e),
-        };
-        for item in items {
-            let kind = item.object.kind();
-            let ns = match item.object.namespace() {
-                "" => namespace.clone(),
-                ns => ns.to_string(),
-            };
-            targets.push(Target {
-                kind,
-                namespace: ns,
-                name: item.object.name().to_string(),
-                source: Some(item.source),
-            });
-        }
+    let targets = if !args.filenames.is_empty() {
+        targets_from_files(ctx, &args, &namespace)
     } else {
-        if args.args.is_empty() {
-            return CommandOutput::error("error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'");
-        }
-        let requests = match parse_resource_args(&args.args) {
-            Ok(r) => r,
-            Err(e) => return CommandOutput::error(e),
-        };
-        let any_names = requests.iter().any(|r| !r.names.is_empty());
-        let selector = match args.selector.as_deref().map(Selector::parse) {
-            None => None,
-            Some(Ok(s)) => Some(s),
-            Some(Err(e)) => return CommandOutput::error(format!("error: {e}")),
-        };
-        if any_names && (by_query || args.all) {
-            return CommandOutput::error(
-                "error: name cannot be provided when a selector is specified",
-            );
-        }
-        if !any_names && !by_query && !args.all {
-            return CommandOutput::error(
-                "error: resource(s) were provided, but no name was specified",
-            );
-        }
-        let empty = BTreeMap::new();
-        for req in requests {
-            if req.names.is_empty() {
-                // Deleting by selector or --all lists first, through etcd.
-                let allowed = crate::authorize(cluster, ctx, "list", req.kind, &namespace, "")
-                    .and_then(|()| cluster.check_storage());
-                if let Err(e) = allowed {
-                    return CommandOutput::error(errors::render(&e, None));
-                }
-                // The field selector is checked by the kind's registry, as for `get`.
-                let fields = match crate::getfmt::check_field_selector(
-                    args.field_selector.as_deref(),
-                    args.selector.as_deref(),
-                    &[req.kind],
-                ) {
-                    Ok(f) => f,
-                    Err(e) => return CommandOutput::error(e),
-                };
-                for o in cluster.list(req.kind, Some(&namespace)) {
-                    let labels = o.meta().labels.as_ref().unwrap_or(&empty);
-                    if selector.as_ref().is_none_or(|s| s.matches(labels))
-                        && fields.as_ref().is_none_or(|f| f.matches(&o))
-                    {
-                        targets.push(Target {
-                            kind: req.kind,
-                            namespace: o.namespace().to_string(),
-                            name: o.name().to_string(),
-                            source: None,
-                        });
-                    }
-                }
-            } else {
-                for name in req.names {
-                    targets.push(Target {
-                        kind: req.kind,
-                        namespace: namespace.clone(),
-                        name,
-                        source: None,
-                    });
-                }
-            }
-        }
-    }
-
+        targets_from_args(cluster, ctx, &args, &namespace, by_query)
+    };
+    let targets = match targets {
+        Ok(t) => t,
+        Err(e) => return CommandOutput::error(e),
+    };
     // kubectl counts what it set out to delete, before the requests.
     let found = targets.len();
-    // What was deleted, by uid: a new object of the same name is not waited for.
-    let mut deleted: Vec<(Kind, String, String, String)> = Vec::new();
-    for t in targets {
-        let options = DeleteOptions {
-            grace_period_seconds: (grace >= 0).then_some(grace),
-            propagation,
-        };
-        let body = Body::Delete {
-            key: ObjectKey::new(t.kind, &t.namespace, &t.name),
-            options: Some(options),
-        };
-        let result = crate::send(cluster, ctx, body);
-        match result {
-            Ok(object) => {
-                deleted.push((
-                    t.kind,
-                    t.namespace.clone(),
-                    t.name.clone(),
-                    object.meta().uid.clone().unwrap_or_default(),
-                ));
-                let kind = t.kind.qualified_singular();
-                if name_only {
-                    out.out_line(format!("{kind}/{}", t.name));
-                } else {
-                    let operation = if grace == 0 {
-                        "force deleted"
-                    } else {
-                        "deleted"
-                    };
-                    let place = if t.kind.namespaced() {
-                        format!(" from {} namespace", t.namespace)
-                    } else {
-                        String::new()
-                    };
-                    out.out_line(format!("{kind} \"{}\" {operation}{place}", t.name));
-                }
-            }
-            Err(e) if e.reason == StatusReason::NotFound && ignore_not_found => {}
-            Err(e) => {
-                let context = t.source.as_deref().map(|s| ("deleting", s));
-                out.fail(errors::render(&e, context));
-            }
-        }
-    }
+    let how = Deletion {
+        grace,
+        propagation,
+        name_only,
+        ignore_not_found,
+    };
+    let deleted = delete_targets(cluster, ctx, targets, &how, &mut out);
     if found == 0 {
         out.out_line("No resources found");
         return out;

@@ -699,6 +699,8 @@ fn qos_class(v: &Value) -> String {
     }
 }
 
+/// A `Containers:` (or `Init Containers:`) section: each container, with its status
+/// when `statuses` has one.
 fn describe_containers(
     w: &mut Writer,
     label: &str,
@@ -720,41 +722,7 @@ fn describe_containers(
         if let Some(st) = status {
             w.w(2, &format!("Image ID:\t{}\n", s(st, "imageID")));
         }
-        let ports = arr(c, "ports");
-        let port_strings = |host: bool| -> String {
-            ports
-                .iter()
-                .map(|p| {
-                    let number = if host {
-                        i(p, "hostPort")
-                    } else {
-                        i(p, "containerPort")
-                    };
-                    let proto = match s(p, "protocol") {
-                        "" => "TCP",
-                        x => x,
-                    };
-                    let mut text = format!("{number}/{proto}");
-                    if !s(p, "name").is_empty() {
-                        text.push_str(&format!(" ({})", s(p, "name")));
-                    }
-                    text
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        for (host, singular, plural) in
-            [(false, "Port", "Ports"), (true, "Host Port", "Host Ports")]
-        {
-            let text = port_strings(host);
-            if text.contains(',') {
-                w.w(2, &format!("{plural}:\t{text}\n"));
-            } else if text.is_empty() {
-                w.w(2, &format!("{singular}:\t<none>\n"));
-            } else {
-                w.w(2, &format!("{singular}:\t{text}\n"));
-            }
-        }
+        describe_ports(w, c);
         for (field, title) in [("command", "Command"), ("args", "Args")] {
             let items = arr(c, field);
             if !items.is_empty() {
@@ -798,112 +766,164 @@ fn describe_containers(
                 w.w(2, &format!("{title}:\t{}\n", describe_probe(probe)));
             }
         }
-        let env_from = arr(c, "envFrom");
-        if !env_from.is_empty() {
-            w.w(2, "Environment Variables from:\n");
-            for e in env_from {
-                let (from, r) = if !at(e, "configMapRef").is_null() {
-                    ("ConfigMap", at(e, "configMapRef"))
+        describe_env_from(w, c);
+        describe_env(w, c);
+        describe_mounts(w, c);
+    }
+}
+
+/// A container's `Port(s)` and `Host Port(s)` lines.
+fn describe_ports(w: &mut Writer, c: &Value) {
+    let ports = arr(c, "ports");
+    let port_strings = |host: bool| -> String {
+        ports
+            .iter()
+            .map(|p| {
+                let number = if host {
+                    i(p, "hostPort")
                 } else {
-                    ("Secret", at(e, "secretRef"))
+                    i(p, "containerPort")
                 };
-                let optional = at(r, "optional").as_bool() == Some(true);
-                let prefix = s(e, "prefix");
-                if prefix.is_empty() {
-                    w.w(
-                        3,
-                        &format!("{}\t{from}\tOptional: {optional}\n", s(r, "name")),
-                    );
-                } else {
-                    w.w(
-                        3,
-                        &format!(
-                            "{}\t{from} with prefix '{prefix}'\tOptional: {optional}\n",
-                            s(r, "name")
-                        ),
-                    );
+                let proto = match s(p, "protocol") {
+                    "" => "TCP",
+                    x => x,
+                };
+                let mut text = format!("{number}/{proto}");
+                if !s(p, "name").is_empty() {
+                    text.push_str(&format!(" ({})", s(p, "name")));
                 }
-            }
-        }
-        let env = arr(c, "env");
-        if env.is_empty() {
-            w.w(2, "Environment:\t<none>\n");
+                text
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (host, singular, plural) in [(false, "Port", "Ports"), (true, "Host Port", "Host Ports")] {
+        let text = port_strings(host);
+        if text.contains(',') {
+            w.w(2, &format!("{plural}:\t{text}\n"));
+        } else if text.is_empty() {
+            w.w(2, &format!("{singular}:\t<none>\n"));
         } else {
-            w.w(2, "Environment:\n");
+            w.w(2, &format!("{singular}:\t{text}\n"));
         }
-        for e in env {
-            let name = s(e, "name");
-            let from = at(e, "valueFrom");
-            if from.is_null() {
-                for (n, line) in s(e, "value").split('\n').enumerate() {
-                    if n == 0 {
-                        w.w(3, &format!("{name}:\t{line}\n"));
-                    } else {
-                        w.w(3, &format!("\t{line}\n"));
-                    }
-                }
-            } else if !at(from, "fieldRef").is_null() {
-                w.w(
-                    3,
-                    &format!(
-                        "{name}:\t ({}:{})\n",
-                        s(from, "fieldRef.apiVersion"),
-                        s(from, "fieldRef.fieldPath")
-                    ),
-                );
-            } else if !at(from, "resourceFieldRef").is_null() {
-                w.w(
-                    3,
-                    &format!("{name}:\t ({})\n", s(from, "resourceFieldRef.resource")),
-                );
-            } else if !at(from, "secretKeyRef").is_null() {
-                let optional = at(from, "secretKeyRef.optional").as_bool() == Some(true);
-                w.w(
-                    3,
-                    &format!(
-                        "{name}:\t<set to the key '{}' in secret '{}'>\tOptional: {optional}\n",
-                        s(from, "secretKeyRef.key"),
-                        s(from, "secretKeyRef.name")
-                    ),
-                );
-            } else if !at(from, "configMapKeyRef").is_null() {
-                let optional = at(from, "configMapKeyRef.optional").as_bool() == Some(true);
-                w.w(
-                    3,
-                    &format!(
-                        "{name}:\t<set to the key '{}' of config map '{}'>\tOptional: {optional}\n",
-                        s(from, "configMapKeyRef.key"),
-                        s(from, "configMapKeyRef.name")
-                    ),
-                );
-            }
-        }
-        let mut mounts: Vec<&Value> = arr(c, "volumeMounts").iter().collect();
-        if mounts.is_empty() {
-            w.w(2, "Mounts:\t<none>\n");
-        } else {
-            w.w(2, "Mounts:\n");
-        }
-        mounts.stable_sort_by(|a, b| s(a, "mountPath").cmp(s(b, "mountPath")));
-        for m in mounts {
-            let mut flags = vec![if at(m, "readOnly").as_bool() == Some(true) {
-                "ro".to_string()
+    }
+}
+
+/// A container's `Environment Variables from` (its `envFrom`), when it has any.
+fn describe_env_from(w: &mut Writer, c: &Value) {
+    let env_from = arr(c, "envFrom");
+    if !env_from.is_empty() {
+        w.w(2, "Environment Variables from:\n");
+        for e in env_from {
+            let (from, r) = if !at(e, "configMapRef").is_null() {
+                ("ConfigMap", at(e, "configMapRef"))
             } else {
-                "rw".to_string()
-            }];
-            if !s(m, "subPath").is_empty() {
-                flags.push(format!("path={:?}", s(m, "subPath")));
+                ("Secret", at(e, "secretRef"))
+            };
+            let optional = at(r, "optional").as_bool() == Some(true);
+            let prefix = s(e, "prefix");
+            if prefix.is_empty() {
+                w.w(
+                    3,
+                    &format!("{}\t{from}\tOptional: {optional}\n", s(r, "name")),
+                );
+            } else {
+                w.w(
+                    3,
+                    &format!(
+                        "{}\t{from} with prefix '{prefix}'\tOptional: {optional}\n",
+                        s(r, "name")
+                    ),
+                );
             }
+        }
+    }
+}
+
+/// A container's `Environment`: values, and where the others come from.
+fn describe_env(w: &mut Writer, c: &Value) {
+    let env = arr(c, "env");
+    if env.is_empty() {
+        w.w(2, "Environment:\t<none>\n");
+    } else {
+        w.w(2, "Environment:\n");
+    }
+    for e in env {
+        let name = s(e, "name");
+        let from = at(e, "valueFrom");
+        if from.is_null() {
+            for (n, line) in s(e, "value").split('\n').enumerate() {
+                if n == 0 {
+                    w.w(3, &format!("{name}:\t{line}\n"));
+                } else {
+                    w.w(3, &format!("\t{line}\n"));
+                }
+            }
+        } else if !at(from, "fieldRef").is_null() {
             w.w(
                 3,
                 &format!(
-                    "{} from {} ({})\n",
-                    s(m, "mountPath"),
-                    s(m, "name"),
-                    flags.join(",")
+                    "{name}:\t ({}:{})\n",
+                    s(from, "fieldRef.apiVersion"),
+                    s(from, "fieldRef.fieldPath")
+                ),
+            );
+        } else if !at(from, "resourceFieldRef").is_null() {
+            w.w(
+                3,
+                &format!("{name}:\t ({})\n", s(from, "resourceFieldRef.resource")),
+            );
+        } else if !at(from, "secretKeyRef").is_null() {
+            let optional = at(from, "secretKeyRef.optional").as_bool() == Some(true);
+            w.w(
+                3,
+                &format!(
+                    "{name}:\t<set to the key '{}' in secret '{}'>\tOptional: {optional}\n",
+                    s(from, "secretKeyRef.key"),
+                    s(from, "secretKeyRef.name")
+                ),
+            );
+        } else if !at(from, "configMapKeyRef").is_null() {
+            let optional = at(from, "configMapKeyRef.optional").as_bool() == Some(true);
+            w.w(
+                3,
+                &format!(
+                    "{name}:\t<set to the key '{}' of config map '{}'>\tOptional: {optional}\n",
+                    s(from, "configMapKeyRef.key"),
+                    s(from, "configMapKeyRef.name")
                 ),
             );
         }
+    }
+}
+
+/// A container's `Mounts`, sorted by path.
+fn describe_mounts(w: &mut Writer, c: &Value) {
+    let mut mounts: Vec<&Value> = arr(c, "volumeMounts").iter().collect();
+    if mounts.is_empty() {
+        w.w(2, "Mounts:\t<none>\n");
+    } else {
+        w.w(2, "Mounts:\n");
+    }
+    mounts.stable_sort_by(|a, b| s(a, "mountPath").cmp(s(b, "mountPath")));
+    for m in mounts {
+        let mut flags = vec![if at(m, "readOnly").as_bool() == Some(true) {
+            "ro".to_string()
+        } else {
+            "rw".to_string()
+        }];
+        if !s(m, "subPath").is_empty() {
+            flags.push(format!("path={:?}", s(m, "subPath")));
+        }
+        w.w(
+            3,
+            &format!(
+                "{} from {} ({})\n",
+                s(m, "mountPath"),
+                s(m, "name"),
+                flags.join(",")
+            ),
+        );
     }
 }
 

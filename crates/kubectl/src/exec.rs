@@ -10,6 +10,7 @@
 //! pods (`deployment/NAME`) are accepted.
 
 use crate::{errors, CommandOutput, Context};
+use k8s_openapi::api::core::v1::Pod;
 use warehouse_sim::exec::ExecError;
 use warehouse_sim::sort::StableSort;
 use warehouse_sim::{Cluster, Kind, Object};
@@ -75,22 +76,26 @@ pub(crate) fn run(
     (out, inside)
 }
 
-fn run_command(
-    cluster: &mut Cluster,
-    ctx: &Context<'_>,
-    args: &[String],
-    inside: &mut Option<Inside>,
-) -> CommandOutput {
-    let mut namespace: Option<String> = None;
-    let mut container: Option<String> = None;
-    let mut stdin = false;
-    let mut words: Vec<String> = Vec::new();
-    let mut command: Option<Vec<String>> = None;
+/// `kubectl exec`'s flags and words, as its own flag parsing reads them.
+#[derive(Default)]
+struct ExecFlags {
+    namespace: Option<String>,
+    container: Option<String>,
+    stdin: bool,
+    /// The pod and, in the deprecated form without `--`, the command.
+    words: Vec<String>,
+    /// The command after `--`.
+    command: Option<Vec<String>>,
+}
+
+/// Reads the flags and words of `kubectl exec`; an unknown flag is an error.
+fn parse_flags(args: &[String]) -> Result<ExecFlags, String> {
+    let mut f = ExecFlags::default();
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
         if a == "--" {
-            command = Some(args[i + 1..].to_vec());
+            f.command = Some(args[i + 1..].to_vec());
             break;
         }
         let (flag, inline) = match a.split_once('=') {
@@ -105,32 +110,107 @@ fn run_command(
             args.get(*i).cloned()
         };
         match flag {
-            "-n" | "--namespace" => namespace = value(&mut i),
-            "-c" | "--container" => container = value(&mut i),
-            "-i" | "--stdin" => stdin = true,
+            "-n" | "--namespace" => f.namespace = value(&mut i),
+            "-c" | "--container" => f.container = value(&mut i),
+            "-i" | "--stdin" => f.stdin = true,
             // See below for what a TTY changes (nothing the transcript shows).
             "-t" | "--tty" => {}
-            "-it" | "-ti" => stdin = true,
+            "-it" | "-ti" => f.stdin = true,
             "-q" | "--quiet" => {}
-            _ if a.starts_with("-n") && a.len() > 2 => namespace = Some(a[2..].to_string()),
-            _ if a.starts_with("-c") && a.len() > 2 => container = Some(a[2..].to_string()),
+            _ if a.starts_with("-n") && a.len() > 2 => f.namespace = Some(a[2..].to_string()),
+            _ if a.starts_with("-c") && a.len() > 2 => f.container = Some(a[2..].to_string()),
             _ if a.starts_with('-')
-                && !words.is_empty()
-                && command.is_none()
-                && words.len() > 1 =>
+                && !f.words.is_empty()
+                && f.command.is_none()
+                && f.words.len() > 1 =>
             {
-                words.push(a.to_string())
+                f.words.push(a.to_string())
             }
             _ if a.starts_with('-') => {
-                return CommandOutput::error(format!(
+                return Err(format!(
                 "error: unknown shorthand flag: '{}' in {a}\nSee 'kubectl exec --help' for usage.",
                 a.trim_start_matches('-').chars().next().unwrap_or('-')
             ))
             }
-            _ => words.push(a.to_string()),
+            _ => f.words.push(a.to_string()),
         }
         i += 1;
     }
+    Ok(f)
+}
+
+/// The container to run in: the one `-c` names (which must be the pod's), else the
+/// `kubectl.kubernetes.io/default-container`, else the first (with a note when
+/// there are others). `None` when there is nothing to run in (an error is in `out`,
+/// or the pod has no containers).
+fn choose_container(
+    pod: &Pod,
+    pod_name: &str,
+    asked: Option<String>,
+    out: &mut CommandOutput,
+) -> Option<String> {
+    let spec = pod.spec.clone().unwrap_or_default();
+    match asked {
+        Some(c) => {
+            let known = spec.containers.iter().any(|x| x.name == c)
+                || spec.init_containers.iter().flatten().any(|x| x.name == c)
+                || spec
+                    .ephemeral_containers
+                    .iter()
+                    .flatten()
+                    .any(|x| x.name == c);
+            if !known {
+                out.fail(format!(
+                    "Error from server (BadRequest): container {c} is not valid for pod {pod_name}"
+                ));
+                return None;
+            }
+            Some(c)
+        }
+        None => {
+            let annotated = pod
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get("kubectl.kubernetes.io/default-container"))
+                .filter(|d| spec.containers.iter().any(|c| &&c.name == d))
+                .cloned();
+            match annotated {
+                Some(d) => Some(d),
+                None => {
+                    let first = spec.containers.first()?;
+                    if spec.containers.len() > 1 {
+                        let all: Vec<&str> =
+                            spec.containers.iter().map(|c| c.name.as_str()).collect();
+                        out.err_line(format!(
+                            "Defaulted container \"{}\" out of: {}",
+                            first.name,
+                            all.join(", ")
+                        ));
+                    }
+                    Some(first.name.clone())
+                }
+            }
+        }
+    }
+}
+
+fn run_command(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    args: &[String],
+    inside: &mut Option<Inside>,
+) -> CommandOutput {
+    let ExecFlags {
+        namespace,
+        container,
+        stdin,
+        mut words,
+        command,
+    } = match parse_flags(args) {
+        Ok(f) => f,
+        Err(e) => return CommandOutput::error(e),
+    };
     if words.first().map(String::as_str) == Some("exec") {
         words.remove(0);
     }
@@ -182,51 +262,8 @@ fn run_command(
         ));
         return out;
     }
-    let spec = pod.spec.clone().unwrap_or_default();
-    let container = match container {
-        Some(c) => {
-            let known = spec.containers.iter().any(|x| x.name == c)
-                || spec.init_containers.iter().flatten().any(|x| x.name == c)
-                || spec
-                    .ephemeral_containers
-                    .iter()
-                    .flatten()
-                    .any(|x| x.name == c);
-            if !known {
-                out.fail(format!(
-                    "Error from server (BadRequest): container {c} is not valid for pod {pod_name}"
-                ));
-                return out;
-            }
-            c
-        }
-        None => {
-            let annotated = pod
-                .metadata
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get("kubectl.kubernetes.io/default-container"))
-                .filter(|d| spec.containers.iter().any(|c| &&c.name == d))
-                .cloned();
-            match annotated {
-                Some(d) => d,
-                None => {
-                    let Some(first) = spec.containers.first() else {
-                        return out;
-                    };
-                    if spec.containers.len() > 1 {
-                        let all: Vec<&str> =
-                            spec.containers.iter().map(|c| c.name.as_str()).collect();
-                        out.err_line(format!(
-                            "Defaulted container \"{}\" out of: {}",
-                            first.name,
-                            all.join(", ")
-                        ));
-                    }
-                    first.name.clone()
-                }
-            }
-        }
+    let Some(container) = choose_container(&pod, &pod_name, container, &mut out) else {
+        return out;
     };
     let lone_shell = argv.len() == 1
         && matches!(

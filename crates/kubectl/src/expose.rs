@@ -177,6 +177,26 @@ pub(crate) fn create_service(
     })
 }
 
+/// A `--port` flag as Go's `strconv.Atoi` reads it: absent or empty is no port; a
+/// value that is not a number (or too large) is an error with Atoi's message.
+pub(crate) fn parse_port_flag(port: Option<&str>) -> Result<Option<i32>, String> {
+    match port {
+        None | Some("") => Ok(None),
+        Some(p) => match p.parse::<i32>() {
+            Ok(n) => Ok(Some(n)),
+            Err(_) => {
+                let digits = p.strip_prefix('-').unwrap_or(p);
+                let why = if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+                    "value out of range"
+                } else {
+                    "invalid syntax"
+                };
+                Err(format!("error: strconv.Atoi: parsing \"{p}\": {why}"))
+            }
+        },
+    }
+}
+
 /// `k=v,k2=v2` (kubectl's generate.ParseLabels).
 pub(crate) fn parse_label_list(text: &str) -> Result<BTreeMap<String, String>, String> {
     let mut out = BTreeMap::new();
@@ -295,22 +315,9 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Some(Ok(s)) => Some(s),
         Some(Err(e)) => return CommandOutput::error(e),
     };
-    let port_flag = match parsed.port.as_deref() {
-        None | Some("") => None,
-        Some(p) => match p.parse::<i32>() {
-            Ok(n) => Some(n),
-            Err(_) => {
-                let digits = p.strip_prefix('-').unwrap_or(p);
-                let why = if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
-                    "value out of range"
-                } else {
-                    "invalid syntax"
-                };
-                return CommandOutput::error(format!(
-                    "error: strconv.Atoi: parsing \"{p}\": {why}"
-                ));
-            }
-        },
+    let port_flag = match parse_port_flag(parsed.port.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return CommandOutput::error(e),
     };
     let output = match parsed.output.as_deref() {
         None | Some("") => None,

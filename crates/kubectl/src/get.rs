@@ -137,6 +137,225 @@ pub(crate) fn printable_json(obj: &Object) -> serde_json::Value {
     v
 }
 
+/// What the requests of a `get` found.
+#[derive(Default)]
+struct Found {
+    objects: Vec<Object>,
+    /// The errors to print after the output.
+    errs: Vec<String>,
+    /// Kinds whose list the apiserver refused (they print nothing, not even a header).
+    failed: Vec<Kind>,
+}
+
+/// The checks of `get`'s arguments before any request; returns the requests, the
+/// output format and the label selector.
+fn check_args(
+    args: &GetArgs,
+    ctx: &Context,
+) -> Result<(Vec<ResourceArg>, Output, Option<Selector>), String> {
+    let requests = parse_resource_args(&args.args)?;
+    let output = parse_output(args, ctx)?;
+    if args.watch {
+        return Err("error: --watch is not available in this simulated cluster yet; advance the simulation and run get again".into());
+    }
+    let any_names = requests.iter().any(|r| !r.names.is_empty());
+    if args.all_namespaces && any_names {
+        return Err("error: a resource cannot be retrieved by name across all namespaces".into());
+    }
+    let selector = match args.selector.as_deref().map(Selector::parse) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => return Err(format!("error: {e}")),
+    };
+    if (selector.is_some()
+        || args
+            .field_selector
+            .as_deref()
+            .is_some_and(|f| !f.is_empty()))
+        && any_names
+    {
+        return Err("error: name cannot be provided when a selector is specified".into());
+    }
+    Ok((requests, output, selector))
+}
+
+/// Reads what the requests ask for, as the caller: whole lists (filtered by the
+/// selectors) or named objects.
+fn fetch(
+    cluster: &Cluster,
+    ctx: &Context,
+    args: &GetArgs,
+    requests: &[ResourceArg],
+    selector: Option<&Selector>,
+    namespace: &str,
+) -> Found {
+    let mut found = Found::default();
+    for req in requests {
+        if req.names.is_empty() {
+            let ns = if args.all_namespaces {
+                None
+            } else {
+                Some(namespace)
+            };
+            let empty = BTreeMap::new();
+            // Authorization, then the read from etcd (which times out while it is down).
+            let allowed = crate::authorize(cluster, ctx, "list", req.kind, ns.unwrap_or(""), "")
+                .and_then(|()| cluster.check_storage());
+            if let Err(e) = allowed {
+                found.errs.push(errors::render(&e, None));
+                continue;
+            }
+            // The field selector is checked by each kind's registry.
+            let fields = match crate::getfmt::check_field_selector(
+                args.field_selector.as_deref(),
+                args.selector.as_deref(),
+                &[req.kind],
+            ) {
+                Ok(f) => f,
+                Err(e) => {
+                    found.errs.push(e);
+                    found.failed.push(req.kind);
+                    continue;
+                }
+            };
+            found
+                .objects
+                .extend(cluster.list(req.kind, ns).into_iter().filter(|o| {
+                    selector.is_none_or(|s| s.matches(o.meta().labels.as_ref().unwrap_or(&empty)))
+                        && fields.as_ref().is_none_or(|f| f.matches(o))
+                }));
+        } else {
+            for name in &req.names {
+                let got = crate::authorize(cluster, ctx, "get", req.kind, namespace, name)
+                    .and_then(|()| cluster.check_storage())
+                    .and_then(|()| cluster.get(req.kind, namespace, name));
+                match got {
+                    Ok(o) => found.objects.push(o),
+                    Err(e) if e.reason == StatusReason::NotFound && args.ignore_not_found => {}
+                    Err(e) => found.errs.push(errors::render(&e, None)),
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Prints the objects as tables, one per run of objects of the same kind, or says
+/// that nothing was found.
+fn print_tables(
+    cluster: &Cluster,
+    args: &GetArgs,
+    requests: &[ResourceArg],
+    found: &Found,
+    wide: bool,
+    namespace: &str,
+    out: &mut CommandOutput,
+) {
+    let objects = &found.objects;
+    let kinds: Vec<Kind> = objects.iter().map(Object::kind).collect();
+    // kubectl prefixes names with the kind when its results span several
+    // kinds: every listed kind counts (even with nothing in it), named
+    // objects only when found.
+    let mut result_kinds: Vec<Kind> = requests
+        .iter()
+        .filter(|r| r.names.is_empty() && !found.failed.contains(&r.kind))
+        .map(|r| r.kind)
+        .chain(kinds.iter().copied())
+        .collect();
+    result_kinds.stable_sort();
+    result_kinds.dedup();
+    let with_kind = result_kinds.len() > 1;
+    let now = cluster.now();
+    let mut i = 0;
+    while i < objects.len() {
+        let kind = objects[i].kind();
+        let mut j = i;
+        while j < objects.len() && objects[j].kind() == kind {
+            j += 1;
+        }
+        let opts = PrintOptions {
+            wide,
+            with_namespace: args.all_namespaces,
+            with_kind,
+            show_labels: args.show_labels,
+        };
+        let mut rows = Vec::new();
+        if !args.no_headers {
+            rows.push(printers::headers(kind, opts));
+        }
+        rows.extend(objects[i..j].iter().map(|o| printers::row(o, now, opts)));
+        if !out.stdout.is_empty() && !args.no_headers {
+            out.stdout.push('\n');
+        }
+        out.stdout.push_str(&table::format(&rows));
+        i = j;
+    }
+    if out.stdout.is_empty() && found.errs.is_empty() && !args.ignore_not_found {
+        // kubectl names the namespace only when a namespaced kind was asked for.
+        let namespaced = requests.iter().any(|r| r.kind.namespaced());
+        if args.all_namespaces || !namespaced {
+            out.err_line("No resources found");
+        } else {
+            out.err_line(format!("No resources found in {namespace} namespace."));
+        }
+    }
+}
+
+/// The `List` kubectl prints several objects in.
+fn list_json(items: &[serde_json::Value]) -> serde_json::Value {
+    serde_json::json!({
+        "apiVersion": "v1",
+        "items": items,
+        "kind": "List",
+        "metadata": {"resourceVersion": ""},
+    })
+}
+
+/// Prints the objects in a format other than a table (`-o name`, `yaml`, `json` or
+/// a template): one object alone when one was named, else a `List`.
+fn print_objects(
+    output: &Output,
+    found: &Found,
+    single_item_implied: bool,
+    headers: bool,
+    out: &mut CommandOutput,
+) {
+    let objects = &found.objects;
+    match output {
+        // Tables are printed by `print_tables`.
+        Output::Table { .. } => {}
+        Output::Name => {
+            for o in objects {
+                out.out_line(format!("{}/{}", o.kind().qualified_singular(), o.name()));
+            }
+        }
+        Output::Template(printer) => {
+            if single_item_implied && objects.len() == 1 {
+                printer.print(&printable_json(&objects[0]), None, headers, out);
+            } else if !single_item_implied || found.errs.is_empty() {
+                let items: Vec<serde_json::Value> = objects.iter().map(printable_json).collect();
+                printer.print(&list_json(&items), Some(&items), headers, out);
+            }
+        }
+        Output::Yaml | Output::Json => {
+            let value = if single_item_implied && objects.len() == 1 {
+                Some(printable_json(&objects[0]))
+            } else if single_item_implied && !found.errs.is_empty() {
+                None
+            } else {
+                let items: Vec<serde_json::Value> = objects.iter().map(printable_json).collect();
+                Some(list_json(&items))
+            };
+            if let Some(v) = value {
+                match output {
+                    Output::Yaml => out.stdout.push_str(&yaml::to_yaml(&v)),
+                    _ => out.out_line(to_go_json(&v)),
+                }
+            }
+        }
+    }
+}
+
 pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOutput {
     if let Some(uri) = args.raw.as_deref() {
         return crate::raw::run(cluster, &args, uri);
@@ -150,94 +369,22 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
     if let Some(out) = crate::componentstatus::run(cluster, &args) {
         return out;
     }
-    let requests = match parse_resource_args(&args.args) {
-        Ok(r) => r,
+    let (requests, output, selector) = match check_args(&args, ctx) {
+        Ok(x) => x,
         Err(e) => return CommandOutput::error(e),
     };
-    let output = match parse_output(&args, ctx) {
-        Ok(o) => o,
-        Err(e) => return CommandOutput::error(e),
-    };
-    if args.watch {
-        return CommandOutput::error(
-            "error: --watch is not available in this simulated cluster yet; advance the simulation and run get again",
-        );
-    }
-    let any_names = requests.iter().any(|r| !r.names.is_empty());
-    if args.all_namespaces && any_names {
-        return CommandOutput::error(
-            "error: a resource cannot be retrieved by name across all namespaces",
-        );
-    }
-    let selector = match args.selector.as_deref().map(Selector::parse) {
-        None => None,
-        Some(Ok(s)) => Some(s),
-        Some(Err(e)) => return CommandOutput::error(format!("error: {e}")),
-    };
-    if (selector.is_some()
-        || args
-            .field_selector
-            .as_deref()
-            .is_some_and(|f| !f.is_empty()))
-        && any_names
-    {
-        return CommandOutput::error("error: name cannot be provided when a selector is specified");
-    }
-    // Kinds whose list the apiserver refused (they print nothing, not even a header).
-    let mut failed: Vec<Kind> = Vec::new();
     let namespace = args
         .namespace
         .clone()
         .unwrap_or_else(|| ctx.default_namespace.clone());
-    let mut objects: Vec<Object> = Vec::new();
-    let mut errs: Vec<String> = Vec::new();
-    for req in &requests {
-        if req.names.is_empty() {
-            let ns = if args.all_namespaces {
-                None
-            } else {
-                Some(namespace.as_str())
-            };
-            let empty = BTreeMap::new();
-            // Authorization, then the read from etcd (which times out while it is down).
-            let allowed = crate::authorize(cluster, ctx, "list", req.kind, ns.unwrap_or(""), "")
-                .and_then(|()| cluster.check_storage());
-            if let Err(e) = allowed {
-                errs.push(errors::render(&e, None));
-                continue;
-            }
-            // The field selector is checked by each kind's registry.
-            let fields = match crate::getfmt::check_field_selector(
-                args.field_selector.as_deref(),
-                args.selector.as_deref(),
-                &[req.kind],
-            ) {
-                Ok(f) => f,
-                Err(e) => {
-                    errs.push(e);
-                    failed.push(req.kind);
-                    continue;
-                }
-            };
-            objects.extend(cluster.list(req.kind, ns).into_iter().filter(|o| {
-                selector
-                    .as_ref()
-                    .is_none_or(|s| s.matches(o.meta().labels.as_ref().unwrap_or(&empty)))
-                    && fields.as_ref().is_none_or(|f| f.matches(o))
-            }));
-        } else {
-            for name in &req.names {
-                let got = crate::authorize(cluster, ctx, "get", req.kind, &namespace, name)
-                    .and_then(|()| cluster.check_storage())
-                    .and_then(|()| cluster.get(req.kind, &namespace, name));
-                match got {
-                    Ok(o) => objects.push(o),
-                    Err(e) if e.reason == StatusReason::NotFound && args.ignore_not_found => {}
-                    Err(e) => errs.push(errors::render(&e, None)),
-                }
-            }
-        }
-    }
+    let mut found = fetch(
+        cluster,
+        ctx,
+        &args,
+        &requests,
+        selector.as_ref(),
+        &namespace,
+    );
     let single_item_implied = requests.len() == 1
         && requests[0].names.len() == 1
         && !args.args.iter().any(|a| a.contains(','));
@@ -248,7 +395,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
             Output::Table { .. } => crate::getfmt::SortScope::Tables,
             _ => crate::getfmt::SortScope::List,
         };
-        if let Err(e) = crate::getfmt::sort_objects(&mut objects, field, scope) {
+        if let Err(e) = crate::getfmt::sort_objects(&mut found.objects, field, scope) {
             return CommandOutput::error(e);
         }
     }
@@ -257,102 +404,18 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
         out.err_line(ENDPOINTS_DEPRECATED);
     }
     match output {
-        Output::Table { wide } => {
-            let kinds: Vec<Kind> = objects.iter().map(Object::kind).collect();
-            // kubectl prefixes names with the kind when its results span several
-            // kinds: every listed kind counts (even with nothing in it), named
-            // objects only when found.
-            let mut result_kinds: Vec<Kind> = requests
-                .iter()
-                .filter(|r| r.names.is_empty() && !failed.contains(&r.kind))
-                .map(|r| r.kind)
-                .chain(kinds.iter().copied())
-                .collect();
-            result_kinds.stable_sort();
-            result_kinds.dedup();
-            let with_kind = result_kinds.len() > 1;
-            let now = cluster.now();
-            let mut i = 0;
-            while i < objects.len() {
-                let kind = objects[i].kind();
-                let mut j = i;
-                while j < objects.len() && objects[j].kind() == kind {
-                    j += 1;
-                }
-                let opts = PrintOptions {
-                    wide,
-                    with_namespace: args.all_namespaces,
-                    with_kind,
-                    show_labels: args.show_labels,
-                };
-                let mut rows = Vec::new();
-                if !args.no_headers {
-                    rows.push(printers::headers(kind, opts));
-                }
-                rows.extend(objects[i..j].iter().map(|o| printers::row(o, now, opts)));
-                if !out.stdout.is_empty() && !args.no_headers {
-                    out.stdout.push('\n');
-                }
-                out.stdout.push_str(&table::format(&rows));
-                i = j;
-            }
-            if out.stdout.is_empty() && errs.is_empty() && !args.ignore_not_found {
-                // kubectl names the namespace only when a namespaced kind was asked for.
-                let namespaced = requests.iter().any(|r| r.kind.namespaced());
-                if args.all_namespaces || !namespaced {
-                    out.err_line("No resources found");
-                } else {
-                    out.err_line(format!("No resources found in {namespace} namespace."));
-                }
-            }
-        }
-        Output::Name => {
-            for o in &objects {
-                out.out_line(format!("{}/{}", o.kind().qualified_singular(), o.name()));
-            }
-        }
-        Output::Template(printer) => {
-            if single_item_implied && objects.len() == 1 {
-                printer.print(
-                    &printable_json(&objects[0]),
-                    None,
-                    !args.no_headers,
-                    &mut out,
-                );
-            } else if !single_item_implied || errs.is_empty() {
-                let items: Vec<serde_json::Value> = objects.iter().map(printable_json).collect();
-                let list = serde_json::json!({
-                    "apiVersion": "v1",
-                    "items": items,
-                    "kind": "List",
-                    "metadata": {"resourceVersion": ""},
-                });
-                printer.print(&list, Some(&items), !args.no_headers, &mut out);
-            }
-        }
-        Output::Yaml | Output::Json => {
-            let value = if single_item_implied && objects.len() == 1 {
-                Some(printable_json(&objects[0]))
-            } else if single_item_implied && !errs.is_empty() {
-                None
-            } else {
-                let items: Vec<serde_json::Value> = objects.iter().map(printable_json).collect();
-                Some(serde_json::json!({
-                    "apiVersion": "v1",
-                    "items": items,
-                    "kind": "List",
-                    "metadata": {"resourceVersion": ""},
-                }))
-            };
-            if let Some(v) = value {
-                match output {
-                    Output::Yaml => out.stdout.push_str(&yaml::to_yaml(&v)),
-                    _ => out.out_line(to_go_json(&v)),
-                }
-            }
-        }
+        Output::Table { wide } => print_tables(
+            cluster, &args, &requests, &found, wide, &namespace, &mut out,
+        ),
+        _ => print_objects(
+            &output,
+            &found,
+            single_item_implied,
+            !args.no_headers,
+            &mut out,
+        ),
     }
-    for e in errs {
+    for e in found.errs {
         out.fail(e);
     }
     out

@@ -14,7 +14,7 @@
 //! `{"type": ..., "object": ...}` watch events.
 
 use crate::cli::GetArgs;
-use crate::get::{parse_resource_args, printable_json};
+use crate::get::{parse_resource_args, printable_json, ResourceArg};
 use crate::gotemplate::Template;
 use crate::json::{go_escape, to_go_json};
 use crate::jsonpath::{go_print, go_sharp_v, relaxed, JsonPath};
@@ -26,7 +26,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use warehouse_sim::quantity::Quantity;
 use warehouse_sim::watch::WatchFilter;
-use warehouse_sim::{Cluster, Kind, Object, SimDuration, StatusReason};
+use warehouse_sim::{Cluster, Kind, Object, SimDuration, SimTime};
 
 /// Every output format `kubectl get` accepts, in kubectl's order.
 pub(crate) const ALLOWED_FORMATS: &str = "custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml";
@@ -638,28 +638,9 @@ const WATCH_STEP: SimDuration = SimDuration::millis(100);
 /// How long a watch runs when nothing bounds it.
 pub(crate) const DEFAULT_WATCH: SimDuration = SimDuration::secs(60);
 
-/// `kubectl get -w` / `--watch-only`.
-pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) -> CommandOutput {
-    let requests = match parse_resource_args(&args.args) {
-        Ok(r) => r,
-        Err(e) => return CommandOutput::error(e),
-    };
-    if requests.len() > 1 {
-        return CommandOutput::error("error: you may only specify a single resource type");
-    }
-    let Some(req) = requests.first() else {
-        return CommandOutput::error("error: Required resource not specified.");
-    };
-    let kind = req.kind;
-    if req.names.len() > 1 {
-        return CommandOutput::error("error: watch is only supported on individual resources and resource collections - more than 1 resource was found");
-    }
-    let duration = match args.request_timeout.as_deref().map(parse_request_timeout) {
-        None => DEFAULT_WATCH,
-        Some(Ok(d)) => d.unwrap_or(DEFAULT_WATCH),
-        Some(Err(e)) => return CommandOutput::error(e),
-    };
-    let output = match args.output.as_deref() {
+/// `-o` (or `--template`) of a watch.
+fn watch_output(args: &GetArgs, ctx: &Context<'_>) -> Result<WatchOutput, String> {
+    Ok(match args.output.as_deref() {
         None | Some("") if args.template.as_deref().is_none_or(str::is_empty) => {
             WatchOutput::Table { wide: false }
         }
@@ -669,12 +650,75 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
         Some("yaml") => WatchOutput::Yaml,
         other => {
             let format = other.unwrap_or("go-template");
-            match parse_printer(format, args, ctx) {
-                Ok(Some(p)) => WatchOutput::Template(p),
-                Ok(None) => return CommandOutput::error(no_printer(format)),
-                Err(e) => return CommandOutput::error(e),
+            match parse_printer(format, args, ctx)? {
+                Some(p) => WatchOutput::Template(p),
+                None => return Err(no_printer(format)),
             }
         }
+    })
+}
+
+/// The one resource a watch may follow: a kind, and at most one name.
+fn watch_request(args: &GetArgs) -> Result<ResourceArg, String> {
+    let mut requests = parse_resource_args(&args.args)?;
+    if requests.len() > 1 {
+        return Err("error: you may only specify a single resource type".into());
+    }
+    if requests.is_empty() {
+        return Err("error: Required resource not specified.".into());
+    }
+    let req = requests.remove(0);
+    if req.names.len() > 1 {
+        return Err("error: watch is only supported on individual resources and resource collections - more than 1 resource was found".into());
+    }
+    Ok(req)
+}
+
+/// Follows the watch until `deadline`, a step of simulated time at a time,
+/// printing the events of the objects `selected` picks.
+fn follow(
+    cluster: &mut Cluster,
+    filter: &WatchFilter,
+    deadline: SimTime,
+    selected: &dyn Fn(&Object) -> bool,
+    printer: &mut WatchPrinter,
+    out: &mut CommandOutput,
+) {
+    let mut revision = cluster.revision();
+    while cluster.now() < deadline {
+        cluster.advance(WATCH_STEP);
+        let events = match cluster.watch(filter, revision) {
+            Ok(e) => e,
+            Err(e) => {
+                out.fail(errors::render(&e, None));
+                return;
+            }
+        };
+        revision = cluster.revision();
+        let objects: Vec<(&str, std::sync::Arc<Object>)> = events
+            .into_iter()
+            .filter(|e| selected(&e.object))
+            .map(|e| (e.event_type.as_str(), e.object))
+            .collect();
+        printer.print(&objects, cluster, out);
+    }
+}
+
+/// `kubectl get -w` / `--watch-only`.
+pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) -> CommandOutput {
+    let req = match watch_request(args) {
+        Ok(r) => r,
+        Err(e) => return CommandOutput::error(e),
+    };
+    let kind = req.kind;
+    let duration = match args.request_timeout.as_deref().map(parse_request_timeout) {
+        None => DEFAULT_WATCH,
+        Some(Ok(d)) => d.unwrap_or(DEFAULT_WATCH),
+        Some(Err(e)) => return CommandOutput::error(e),
+    };
+    let output = match watch_output(args, ctx) {
+        Ok(o) => o,
+        Err(e) => return CommandOutput::error(e),
     };
     let selector = match args.selector.as_deref().map(Selector::parse) {
         None => None,
@@ -722,9 +766,6 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
     let initial: Vec<Object> = match &name {
         Some(n) => match cluster.get(kind, ns.as_deref().unwrap_or(""), n) {
             Ok(o) => vec![o],
-            Err(e) if e.reason == StatusReason::NotFound => {
-                return CommandOutput::error(errors::render(&e, None))
-            }
             Err(e) => return CommandOutput::error(errors::render(&e, None)),
         },
         None => cluster
@@ -734,22 +775,7 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
             .collect(),
     };
     let mut out = CommandOutput::new();
-    let mut printer = WatchPrinter {
-        output,
-        opts: PrintOptions {
-            wide: false,
-            with_namespace: args.all_namespaces && kind.namespaced(),
-            with_kind: false,
-            show_labels: args.show_labels,
-        },
-        headers: !args.no_headers,
-        events: args.output_watch_events,
-        widths: Vec::new(),
-        printed: 0,
-    };
-    if let WatchOutput::Table { wide } = printer.output {
-        printer.opts.wide = wide;
-    }
+    let mut printer = WatchPrinter::new(output, args, kind);
     if !args.watch_only {
         let added: Vec<(&str, std::sync::Arc<Object>)> = initial
             .into_iter()
@@ -775,27 +801,17 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
         namespace: ns.clone(),
         ..WatchFilter::default()
     };
-    let mut revision = cluster.revision();
     // The apiserver ends every watch within an hour: so does this one, however
     // long `--request-timeout` asks for.
     let deadline = cluster.now() + duration.min(crate::MAX_COMMAND_WAIT);
-    while cluster.now() < deadline {
-        cluster.advance(WATCH_STEP);
-        let events = match cluster.watch(&filter, revision) {
-            Ok(e) => e,
-            Err(e) => {
-                out.fail(errors::render(&e, None));
-                return out;
-            }
-        };
-        revision = cluster.revision();
-        let objects: Vec<(&str, std::sync::Arc<Object>)> = events
-            .into_iter()
-            .filter(|e| selected(&e.object))
-            .map(|e| (e.event_type.as_str(), e.object))
-            .collect();
-        printer.print(&objects, cluster, &mut out);
-    }
+    follow(
+        cluster,
+        &filter,
+        deadline,
+        &selected,
+        &mut printer,
+        &mut out,
+    );
     out
 }
 
@@ -811,6 +827,24 @@ struct WatchPrinter {
 }
 
 impl WatchPrinter {
+    /// A printer of a watch of `kind` that has printed nothing yet.
+    fn new(output: WatchOutput, args: &GetArgs, kind: Kind) -> WatchPrinter {
+        let wide = matches!(output, WatchOutput::Table { wide: true });
+        WatchPrinter {
+            output,
+            opts: PrintOptions {
+                wide,
+                with_namespace: args.all_namespaces && kind.namespaced(),
+                with_kind: false,
+                show_labels: args.show_labels,
+            },
+            headers: !args.no_headers,
+            events: args.output_watch_events,
+            widths: Vec::new(),
+            printed: 0,
+        }
+    }
+
     /// The object, or with `--output-watch-events` the `WatchEvent` carrying it.
     fn event_json(&self, event_type: &str, o: &Object) -> Value {
         if self.events {
@@ -893,18 +927,7 @@ fn remembered_table(rows: &[Vec<String>], widths: &mut Vec<usize>) -> String {
             widths[i] = widths[i].max(cell.chars().count() + crate::table::PADDING);
         }
     }
-    let mut out = String::new();
-    for row in rows {
-        for (i, cell) in row.iter().enumerate() {
-            out.push_str(cell);
-            if i + 1 < row.len() {
-                let pad = widths[i].saturating_sub(cell.chars().count());
-                out.extend(std::iter::repeat_n(' ', pad));
-            }
-        }
-        out.push('\n');
-    }
-    out
+    crate::table::render(rows, widths)
 }
 
 #[cfg(test)]

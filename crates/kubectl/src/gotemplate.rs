@@ -206,7 +206,6 @@ fn lex_action(src: &str, start: usize) -> Result<(Vec<Token>, usize, bool), Stri
     let mut i = start;
     let mut spaced = true;
     let mut parens = 0usize;
-    let bytes = src.as_bytes();
     let unclosed = || format!("template: output:{}: unclosed action", line_of(src, start));
     loop {
         let rest = &src[i..];
@@ -267,56 +266,19 @@ fn lex_action(src: &str, start: usize) -> Result<(Vec<Token>, usize, bool), Stri
                 }
             }
             '"' => {
-                let mut k = i + 1;
-                loop {
-                    match bytes.get(k) {
-                        None | Some(b'\n') => {
-                            return Err(format!(
-                                "template: output:{}: unterminated quoted string",
-                                line_of(src, pos)
-                            ))
-                        }
-                        Some(b'\\') => k += 2,
-                        Some(b'"') => break,
-                        _ => k += 1,
-                    }
-                }
-                let lit = &src[i..=k];
-                i = k + 1;
-                Tok::Str(
-                    unquote(lit)
-                        .map_err(|e| format!("template: output:{}: {e}", line_of(src, pos)))?,
-                )
+                let (tok, k) = lex_quoted(src, i)?;
+                i = k;
+                tok
             }
             '`' => {
-                let Some(end) = src[i + 1..].find('`') else {
-                    return Err(format!(
-                        "template: output:{}: unterminated raw quoted string",
-                        line_of(src, pos)
-                    ));
-                };
-                let s = src[i + 1..i + 1 + end].to_string();
-                i += end + 2;
-                Tok::Str(s)
+                let (tok, k) = lex_raw_string(src, i)?;
+                i = k;
+                tok
             }
             '.' | '$' => {
-                let k = i + 1 + word_len(&src[i + 1..]);
-                let name = &src[i + 1..k];
+                let (tok, k) = lex_dot_or_var(src, i, c);
                 i = k;
-                if c == '$' {
-                    Tok::Var(format!("${name}"))
-                } else if name.is_empty() {
-                    if src[i..].starts_with(|d: char| d.is_ascii_digit()) {
-                        let k = i + number_len(&src[i..]);
-                        let n = format!(".{}", &src[i..k]);
-                        i = k;
-                        Tok::Number(n)
-                    } else {
-                        Tok::Dot
-                    }
-                } else {
-                    Tok::Field(name.to_string())
-                }
+                tok
             }
             c if c.is_ascii_digit()
                 || ((c == '-' || c == '+')
@@ -334,17 +296,11 @@ fn lex_action(src: &str, start: usize) -> Result<(Vec<Token>, usize, bool), Stri
                 Tok::Ident(w)
             }
             '\'' => {
-                let Some(end) = src[i + 1..].find('\'') else {
+                let Some((tok, k)) = lex_char(src, i) else {
                     return Err(unclosed());
                 };
-                let ch = &src[i + 1..i + 1 + end];
-                i += end + 2;
-                let v = unquote(&format!("\"{ch}\""))
-                    .ok()
-                    .and_then(|s| s.chars().next())
-                    .map(|c| c as i64)
-                    .unwrap_or(0);
-                Tok::Number(v.to_string())
+                i = k;
+                tok
             }
             other => {
                 return Err(format!(
@@ -356,6 +312,75 @@ fn lex_action(src: &str, start: usize) -> Result<(Vec<Token>, usize, bool), Stri
         tokens.push(Token { tok, pos, spaced });
         spaced = false;
     }
+}
+
+/// A quoted string at `i`: its token and the offset after its closing quote.
+fn lex_quoted(src: &str, i: usize) -> Result<(Tok, usize), String> {
+    let bytes = src.as_bytes();
+    let mut k = i + 1;
+    loop {
+        match bytes.get(k) {
+            None | Some(b'\n') => {
+                return Err(format!(
+                    "template: output:{}: unterminated quoted string",
+                    line_of(src, i)
+                ))
+            }
+            Some(b'\\') => k += 2,
+            Some(b'"') => break,
+            _ => k += 1,
+        }
+    }
+    let lit = &src[i..=k];
+    let tok =
+        Tok::Str(unquote(lit).map_err(|e| format!("template: output:{}: {e}", line_of(src, i)))?);
+    Ok((tok, k + 1))
+}
+
+/// A raw (backquoted) string at `i`: its token and the offset after it.
+fn lex_raw_string(src: &str, i: usize) -> Result<(Tok, usize), String> {
+    let Some(end) = src[i + 1..].find('`') else {
+        return Err(format!(
+            "template: output:{}: unterminated raw quoted string",
+            line_of(src, i)
+        ));
+    };
+    let s = src[i + 1..i + 1 + end].to_string();
+    Ok((Tok::Str(s), i + end + 2))
+}
+
+/// `.`, `.Field`, `.5` or `$var` at `i` (`c` is `.` or `$`): the token and the
+/// offset after it.
+fn lex_dot_or_var(src: &str, i: usize, c: char) -> (Tok, usize) {
+    let k = i + 1 + word_len(&src[i + 1..]);
+    let name = &src[i + 1..k];
+    let i = k;
+    if c == '$' {
+        (Tok::Var(format!("${name}")), i)
+    } else if name.is_empty() {
+        if src[i..].starts_with(|d: char| d.is_ascii_digit()) {
+            let k = i + number_len(&src[i..]);
+            let n = format!(".{}", &src[i..k]);
+            (Tok::Number(n), k)
+        } else {
+            (Tok::Dot, i)
+        }
+    } else {
+        (Tok::Field(name.to_string()), i)
+    }
+}
+
+/// A character constant (`'a'`) at `i`, a number as in Go; `None` when it is not
+/// closed.
+fn lex_char(src: &str, i: usize) -> Option<(Tok, usize)> {
+    let end = src[i + 1..].find('\'')?;
+    let ch = &src[i + 1..i + 1 + end];
+    let v = unquote(&format!("\"{ch}\""))
+        .ok()
+        .and_then(|s| s.chars().next())
+        .map(|c| c as i64)
+        .unwrap_or(0);
+    Some((Tok::Number(v.to_string()), i + end + 2))
 }
 
 fn word_len(s: &str) -> usize {
@@ -1246,17 +1271,9 @@ fn less(a: &V, b: &V) -> Result<bool, String> {
     })
 }
 
+/// Calls a template function: Go's builtins, else a sprig function.
 fn call(f: &str, args: &[V]) -> Result<V, String> {
-    let need = |n: usize| -> Result<(), String> {
-        if args.len() != n {
-            Err(format!(
-                "wrong number of args for {f}: want {n} got {}",
-                args.len()
-            ))
-        } else {
-            Ok(())
-        }
-    };
+    let need = |n: usize| want_args(f, args, n);
     let calling = |e: String| format!("error calling {f}: {e}");
     match f {
         "not" => {
@@ -1301,92 +1318,8 @@ fn call(f: &str, args: &[V]) -> Result<V, String> {
                 other => Err(calling(format!("len of type {}", other.type_name()))),
             }
         }
-        "index" => {
-            if args.is_empty() {
-                return Err("wrong number of args for index: want at least 1 got 0".to_string());
-            }
-            let mut cur = args[0].clone();
-            for idx in &args[1..] {
-                cur = match (&cur, idx) {
-                    (V::Json(Value::Array(a)), V::Int(i)) => {
-                        if *i < 0 || *i as usize >= a.len() {
-                            return Err(calling(format!("index out of range: {i}")));
-                        }
-                        V::from_json(&a[*i as usize])
-                    }
-                    (V::Str(s), V::Int(i)) => {
-                        if *i < 0 || *i as usize >= s.len() {
-                            return Err(calling(format!("index out of range: {i}")));
-                        }
-                        V::Int(i64::from(s.as_bytes()[*i as usize]))
-                    }
-                    (V::Json(Value::Array(_)) | V::Str(_), other) => {
-                        return Err(calling(format!(
-                            "cannot index slice/array with type {}",
-                            other.type_name()
-                        )))
-                    }
-                    (V::Json(Value::Object(m)), V::Str(k)) => match m.get(k) {
-                        Some(v) => V::from_json(v),
-                        None => V::Nil,
-                    },
-                    (V::Json(Value::Object(_)), other) => {
-                        return Err(calling(format!(
-                            "value has type {}; should be string",
-                            other.type_name()
-                        )))
-                    }
-                    (V::Invalid | V::Nil, _) => return Err(calling("index of untyped nil".into())),
-                    (other, _) => {
-                        return Err(calling(format!(
-                            "can't index item of type {}",
-                            other.type_name()
-                        )))
-                    }
-                };
-            }
-            Ok(cur)
-        }
-        "slice" => {
-            if args.is_empty() {
-                return Err("wrong number of args for slice: want at least 1 got 0".into());
-            }
-            let idx: Vec<i64> = args[1..]
-                .iter()
-                .map(|a| match a {
-                    V::Int(i) => Ok(*i),
-                    other => Err(calling(format!(
-                        "cannot index slice/array with type {}",
-                        other.type_name()
-                    ))),
-                })
-                .collect::<Result<_, _>>()?;
-            let len = match &args[0] {
-                V::Str(s) => s.len(),
-                V::Json(Value::Array(a)) => a.len(),
-                other => {
-                    return Err(calling(format!(
-                        "can't slice item of type {}",
-                        other.type_name()
-                    )))
-                }
-            } as i64;
-            let lo = idx.first().copied().unwrap_or(0);
-            let hi = idx.get(1).copied().unwrap_or(len);
-            if lo < 0 || hi < lo || hi > len {
-                return Err(calling(format!(
-                    "index out of range: {}",
-                    if lo < 0 || lo > len { lo } else { hi }
-                )));
-            }
-            Ok(match &args[0] {
-                V::Str(s) => V::Str(s.get(lo as usize..hi as usize).unwrap_or("").to_string()),
-                V::Json(Value::Array(a)) => {
-                    V::Json(Value::Array(a[lo as usize..hi as usize].to_vec()))
-                }
-                _ => V::Invalid,
-            })
-        }
+        "index" => builtin_index(args),
+        "slice" => builtin_slice(args),
         "print" => Ok(V::Str(sprint(args))),
         "println" => {
             let parts: Vec<String> = args.iter().map(fmt_arg).collect();
@@ -1438,6 +1371,97 @@ fn call(f: &str, args: &[V]) -> Result<V, String> {
         }
         _ => sprig(f, args),
     }
+}
+
+/// The builtin `index`: the item of an array, string or map each further argument
+/// names in turn.
+fn builtin_index(args: &[V]) -> Result<V, String> {
+    let calling = |e: String| format!("error calling index: {e}");
+    if args.is_empty() {
+        return Err("wrong number of args for index: want at least 1 got 0".to_string());
+    }
+    let mut cur = args[0].clone();
+    for idx in &args[1..] {
+        cur = match (&cur, idx) {
+            (V::Json(Value::Array(a)), V::Int(i)) => {
+                if *i < 0 || *i as usize >= a.len() {
+                    return Err(calling(format!("index out of range: {i}")));
+                }
+                V::from_json(&a[*i as usize])
+            }
+            (V::Str(s), V::Int(i)) => {
+                if *i < 0 || *i as usize >= s.len() {
+                    return Err(calling(format!("index out of range: {i}")));
+                }
+                V::Int(i64::from(s.as_bytes()[*i as usize]))
+            }
+            (V::Json(Value::Array(_)) | V::Str(_), other) => {
+                return Err(calling(format!(
+                    "cannot index slice/array with type {}",
+                    other.type_name()
+                )))
+            }
+            (V::Json(Value::Object(m)), V::Str(k)) => match m.get(k) {
+                Some(v) => V::from_json(v),
+                None => V::Nil,
+            },
+            (V::Json(Value::Object(_)), other) => {
+                return Err(calling(format!(
+                    "value has type {}; should be string",
+                    other.type_name()
+                )))
+            }
+            (V::Invalid | V::Nil, _) => return Err(calling("index of untyped nil".into())),
+            (other, _) => {
+                return Err(calling(format!(
+                    "can't index item of type {}",
+                    other.type_name()
+                )))
+            }
+        };
+    }
+    Ok(cur)
+}
+
+/// The builtin `slice`: `slice x lo hi` of a string or array.
+fn builtin_slice(args: &[V]) -> Result<V, String> {
+    let calling = |e: String| format!("error calling slice: {e}");
+    if args.is_empty() {
+        return Err("wrong number of args for slice: want at least 1 got 0".into());
+    }
+    let idx: Vec<i64> = args[1..]
+        .iter()
+        .map(|a| match a {
+            V::Int(i) => Ok(*i),
+            other => Err(calling(format!(
+                "cannot index slice/array with type {}",
+                other.type_name()
+            ))),
+        })
+        .collect::<Result<_, _>>()?;
+    let len = match &args[0] {
+        V::Str(s) => s.len(),
+        V::Json(Value::Array(a)) => a.len(),
+        other => {
+            return Err(calling(format!(
+                "can't slice item of type {}",
+                other.type_name()
+            )))
+        }
+    } as i64;
+    let lo = idx.first().copied().unwrap_or(0);
+    let hi = idx.get(1).copied().unwrap_or(len);
+    if lo < 0 || hi < lo || hi > len {
+        return Err(calling(format!(
+            "index out of range: {}",
+            if lo < 0 || lo > len { lo } else { hi }
+        )));
+    }
+    Ok(match &args[0] {
+        V::Str(s) => V::Str(s.get(lo as usize..hi as usize).unwrap_or("").to_string()),
+        V::Json(Value::Array(a)) => V::Json(Value::Array(a[lo as usize..hi as usize].to_vec())),
+        _ => V::Invalid,
+    })
 }
 
 /// `%v` of an argument (a nil interface prints `<nil>`).
@@ -1879,20 +1903,49 @@ fn make_list(items: Vec<V>) -> V {
     V::Json(Value::Array(items.iter().map(to_json_value).collect()))
 }
 
+/// Go's error for a template function called with the wrong number of arguments.
+fn want_args(f: &str, args: &[V], n: usize) -> Result<(), String> {
+    if args.len() != n {
+        Err(format!(
+            "wrong number of args for {f}: want {n} got {}",
+            args.len()
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The `i`th argument as a string (empty when there is none).
+fn arg_str(args: &[V], i: usize) -> String {
+    args.get(i).map(strval).unwrap_or_default()
+}
+
+/// A group of sprig functions: the result of `f`, or `None` when `f` is not in it.
+type SprigGroup = fn(&str, &[V]) -> Result<Option<V>, String>;
+
+/// The sprig functions kubectl's templates have.
 fn sprig(f: &str, args: &[V]) -> Result<V, String> {
-    let want = |n: usize| -> Result<(), String> {
-        if args.len() != n {
-            Err(format!(
-                "wrong number of args for {f}: want {n} got {}",
-                args.len()
-            ))
-        } else {
-            Ok(())
+    let groups: [SprigGroup; 5] = [
+        sprig_text,
+        sprig_search_format,
+        sprig_convert,
+        sprig_lists,
+        sprig_dicts_math,
+    ];
+    for group in groups {
+        if let Some(v) = group(f, args)? {
+            return Ok(v);
         }
-    };
-    let s = |i: usize| args.get(i).map(strval).unwrap_or_default();
-    let last = || args.last().cloned().unwrap_or(V::Invalid);
-    Ok(match f {
+    }
+    Err(format!("function {f:?} not defined"))
+}
+
+/// sprig's string functions that trim, cut, repeat or change case; `None` when
+/// `f` is not one of them.
+fn sprig_text(f: &str, args: &[V]) -> Result<Option<V>, String> {
+    let want = |n: usize| want_args(f, args, n);
+    let s = |i: usize| arg_str(args, i);
+    Ok(Some(match f {
         "trim" => {
             want(1)?;
             V::Str(s(0).trim().to_string())
@@ -1966,6 +2019,20 @@ fn sprig(f: &str, args: &[V]) -> Result<V, String> {
                     .to_string(),
             )
         }
+        "nospace" => {
+            want(1)?;
+            V::Str(s(0).chars().filter(|c| !c.is_whitespace()).collect())
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// sprig's string tests and formatting (`contains`, `quote`, `indent`, `replace`,
+/// `plural`, ...); `None` when `f` is not one of them.
+fn sprig_search_format(f: &str, args: &[V]) -> Result<Option<V>, String> {
+    let want = |n: usize| want_args(f, args, n);
+    let s = |i: usize| arg_str(args, i);
+    Ok(Some(match f {
         "contains" => {
             want(2)?;
             V::Bool(s(1).contains(&s(0)))
@@ -2019,10 +2086,20 @@ fn sprig(f: &str, args: &[V]) -> Result<V, String> {
             guard(src.len().saturating_add(hits.saturating_mul(new.len())))?;
             V::Str(src.replace(&old, &new))
         }
-        "nospace" => {
-            want(1)?;
-            V::Str(s(0).chars().filter(|c| !c.is_whitespace()).collect())
+        "plural" => {
+            want(3)?;
+            V::Str(if to_i64(&args[2]) == 1 { s(0) } else { s(1) })
         }
+        _ => return Ok(None),
+    }))
+}
+
+/// sprig's conversions, defaults and encodings (`atoi`, `default`, `toJson`,
+/// `b64enc`, ...); `None` when `f` is not one of them.
+fn sprig_convert(f: &str, args: &[V]) -> Result<Option<V>, String> {
+    let want = |n: usize| want_args(f, args, n);
+    let s = |i: usize| arg_str(args, i);
+    Ok(Some(match f {
         "toString" => {
             want(1)?;
             V::Str(s(0))
@@ -2088,6 +2165,26 @@ fn sprig(f: &str, args: &[V]) -> Result<V, String> {
                     .join("\n")
             })
         }
+        "b64enc" => {
+            want(1)?;
+            V::Str(base64_encode(s(0).as_bytes()))
+        }
+        "b64dec" => {
+            want(1)?;
+            V::Str(
+                base64_decode(&s(0))
+                    .unwrap_or_else(|| "illegal base64 data at input byte 0".into()),
+            )
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// sprig's list functions; `None` when `f` is not one of them.
+fn sprig_lists(f: &str, args: &[V]) -> Result<Option<V>, String> {
+    let want = |n: usize| want_args(f, args, n);
+    let s = |i: usize| arg_str(args, i);
+    Ok(Some(match f {
         "splitList" => {
             want(2)?;
             let sep = s(0);
@@ -2144,6 +2241,16 @@ fn sprig(f: &str, args: &[V]) -> Result<V, String> {
             want(2)?;
             V::Bool(list_of(&args[1]).contains(&args[0]))
         }
+        _ => return Ok(None),
+    }))
+}
+
+/// sprig's dictionary and integer math functions; `None` when `f` is not one of
+/// them.
+fn sprig_dicts_math(f: &str, args: &[V]) -> Result<Option<V>, String> {
+    let want = |n: usize| want_args(f, args, n);
+    let s = |i: usize| arg_str(args, i);
+    Ok(Some(match f {
         "dict" => {
             let mut m = serde_json::Map::new();
             for pair in args.chunks(2) {
@@ -2214,26 +2321,8 @@ fn sprig(f: &str, args: &[V]) -> Result<V, String> {
                 _ => a.wrapping_rem(b),
             })
         }
-        "b64enc" => {
-            want(1)?;
-            V::Str(base64_encode(s(0).as_bytes()))
-        }
-        "b64dec" => {
-            want(1)?;
-            V::Str(
-                base64_decode(&s(0))
-                    .unwrap_or_else(|| "illegal base64 data at input byte 0".into()),
-            )
-        }
-        "plural" => {
-            want(3)?;
-            V::Str(if to_i64(&args[2]) == 1 { s(0) } else { s(1) })
-        }
-        _ => {
-            let _ = last();
-            return Err(format!("function {f:?} not defined"));
-        }
-    })
+        _ => return Ok(None),
+    }))
 }
 
 /// Refuses a result larger than the output a template may write at all.

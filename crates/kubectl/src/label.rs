@@ -7,7 +7,7 @@
 //! `--field-selector` or `-o`.
 
 use crate::cli::clap_error;
-use crate::get::parse_resource_args;
+use crate::get::{parse_resource_args, ResourceArg};
 use crate::selector::Selector;
 use crate::{errors, CommandOutput, Context};
 use clap::{ArgAction, Parser};
@@ -163,6 +163,175 @@ fn label_value_problems(v: &str) -> Vec<String> {
     out
 }
 
+/// The objects the requests name, or every object of their kinds that the
+/// selector picks; errors go to `out`.
+fn fetch_objects(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    requests: &[ResourceArg],
+    namespace: &str,
+    all_namespaces: bool,
+    selector: Option<&Selector>,
+    out: &mut CommandOutput,
+) -> Vec<Object> {
+    let mut objects: Vec<Object> = Vec::new();
+    for r in requests {
+        let ns = if r.kind.namespaced() { namespace } else { "" };
+        if r.names.is_empty() {
+            let scope = if all_namespaces || !r.kind.namespaced() {
+                None
+            } else {
+                Some(ns)
+            };
+            match crate::list(cluster, ctx, r.kind, scope) {
+                Ok(list) => {
+                    let empty = BTreeMap::new();
+                    objects.extend(list.into_iter().filter(|o| {
+                        selector
+                            .is_none_or(|s| s.matches(o.meta().labels.as_ref().unwrap_or(&empty)))
+                    }))
+                }
+                Err(e) => out.fail(errors::render(&e, None)),
+            }
+        } else {
+            for name in &r.names {
+                match crate::get(cluster, ctx, r.kind, ns, name) {
+                    Ok(o) => objects.push(o),
+                    Err(e) => out.fail(errors::render(&e, None)),
+                }
+            }
+        }
+    }
+    objects
+}
+
+/// `--list`: an object's labels or annotations, under a heading unless it is the
+/// only object asked for.
+fn list_pairs(obj: &Object, target: Target, one: bool, out: &mut CommandOutput) {
+    let kind = obj.kind();
+    let name = obj.name();
+    let indent = if one {
+        ""
+    } else {
+        out.out_line(format!(
+            "Listing {} for {}.{}/{name}:",
+            match target {
+                Target::Labels => "labels",
+                Target::Annotations => "annotations",
+            },
+            kind.as_str(),
+            kind.group()
+        ));
+        " "
+    };
+    // Go prints the map in random order; sorted here.
+    for (k, v) in &current(obj, target) {
+        out.out_line(format!("{indent}{k}={v}"));
+    }
+}
+
+/// Sets and removes the pairs of one object and patches it when that changes it;
+/// prints `KIND/NAME labeled` (or annotated, ...). An error is returned, to be
+/// printed after every object's line.
+fn update_object(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    obj: Object,
+    target: Target,
+    changes: &Changes,
+    overwrite: bool,
+    out: &mut CommandOutput,
+) -> Result<(), String> {
+    let (set, remove) = changes;
+    let kind = obj.kind();
+    let name = obj.name().to_string();
+    let before = current(&obj, target);
+    if target == Target::Labels {
+        for r in remove {
+            if !before.contains_key(r) {
+                out.out_line(format!("label \"{r}\" not found."));
+            }
+        }
+    }
+    if !overwrite {
+        check_no_overwrites(&before, set, target)?;
+    }
+    let mut after = before.clone();
+    for (k, v) in set {
+        after.insert(k.clone(), v.clone());
+    }
+    for r in remove {
+        after.remove(r);
+    }
+    let mut updated = obj.clone();
+    {
+        let meta = updated.meta_mut();
+        let map = match target {
+            Target::Labels => &mut meta.labels,
+            Target::Annotations => &mut meta.annotations,
+        };
+        *map = if after.is_empty() && map.is_none() {
+            None
+        } else {
+            Some(after.clone())
+        };
+    }
+    let verb = match target {
+        Target::Annotations => "annotated",
+        Target::Labels => {
+            // label.go's updateDataChangeMsg compares the object's JSON before and after.
+            let old = serde_json::to_string(&obj.to_json()).unwrap_or_default();
+            let new = serde_json::to_string(&updated.to_json()).unwrap_or_default();
+            if old == new {
+                "not labeled"
+            } else if !overwrite && new.len() < old.len() {
+                "unlabeled"
+            } else {
+                "labeled"
+            }
+        }
+    };
+    if updated != obj {
+        if let Err(e) = crate::rollout::patch(cluster, ctx, updated, None) {
+            return Err(errors::render(&e, None));
+        }
+    }
+    out.out_line(format!("{}/{name} {verb}", kind.qualified_singular()));
+    Ok(())
+}
+
+/// The checks of the arguments before any request: the resources, the pairs to
+/// set and remove, and the selector.
+fn check_args(
+    parsed: &LabelArgs,
+    target: Target,
+) -> Result<(Vec<String>, Changes, Option<Selector>), String> {
+    let words: Vec<String> = parsed.words.iter().skip(1).cloned().collect();
+    let (resources, pairs) = resources_and_pairs(&words, target.pair_type())?;
+    let (set, remove) = match target {
+        Target::Labels => parse_labels(&pairs),
+        Target::Annotations => parse_annotations(&pairs),
+    }?;
+    if parsed.all && parsed.selector.is_some() {
+        return Err("error: cannot set --all and --selector at the same time".into());
+    }
+    if resources.is_empty() {
+        return Err("error: one or more resources must be specified as <resource> <name> or <resource>/<name>".into());
+    }
+    if set.is_empty() && remove.is_empty() && !parsed.list {
+        return Err(format!(
+            "error: at least one {} update is required",
+            target.pair_type()
+        ));
+    }
+    let selector = match parsed.selector.as_deref().map(Selector::parse) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => return Err(format!("error: {e}")),
+    };
+    Ok((resources, (set, remove), selector))
+}
+
 pub(crate) fn run(
     cluster: &mut Cluster,
     ctx: &Context<'_>,
@@ -174,37 +343,9 @@ pub(crate) fn run(
         Ok(p) => p,
         Err(e) => return clap_error(e, Some(command), args),
     };
-    let words: Vec<String> = parsed.words.iter().skip(1).cloned().collect();
-    let (resources, pairs) = match resources_and_pairs(&words, target.pair_type()) {
+    let (resources, changes, selector) = match check_args(&parsed, target) {
         Ok(x) => x,
         Err(e) => return CommandOutput::error(e),
-    };
-    let parsed_pairs = match target {
-        Target::Labels => parse_labels(&pairs),
-        Target::Annotations => parse_annotations(&pairs),
-    };
-    let (set, remove) = match parsed_pairs {
-        Ok(x) => x,
-        Err(e) => return CommandOutput::error(e),
-    };
-    if parsed.all && parsed.selector.is_some() {
-        return CommandOutput::error("error: cannot set --all and --selector at the same time");
-    }
-    if resources.is_empty() {
-        return CommandOutput::error(
-            "error: one or more resources must be specified as <resource> <name> or <resource>/<name>",
-        );
-    }
-    if set.is_empty() && remove.is_empty() && !parsed.list {
-        return CommandOutput::error(format!(
-            "error: at least one {} update is required",
-            target.pair_type()
-        ));
-    }
-    let selector = match parsed.selector.as_deref().map(Selector::parse) {
-        None => None,
-        Some(Ok(s)) => Some(s),
-        Some(Err(e)) => return CommandOutput::error(format!("error: {e}")),
     };
     let requests = match parse_resource_args(&resources) {
         Ok(r) => r,
@@ -226,120 +367,32 @@ pub(crate) fn run(
     let one = requests.len() == 1
         && requests[0].names.len() == 1
         && !resources.iter().any(|a| a.contains(','));
-    let mut objects: Vec<Object> = Vec::new();
-    for r in &requests {
-        let ns = if r.kind.namespaced() {
-            namespace.as_str()
-        } else {
-            ""
-        };
-        if r.names.is_empty() {
-            let scope = if parsed.all_namespaces || !r.kind.namespaced() {
-                None
-            } else {
-                Some(ns)
-            };
-            match crate::list(cluster, ctx, r.kind, scope) {
-                Ok(list) => {
-                    let empty = BTreeMap::new();
-                    objects.extend(list.into_iter().filter(|o| {
-                        selector
-                            .as_ref()
-                            .is_none_or(|s| s.matches(o.meta().labels.as_ref().unwrap_or(&empty)))
-                    }))
-                }
-                Err(e) => out.fail(errors::render(&e, None)),
-            }
-        } else {
-            for name in &r.names {
-                match crate::get(cluster, ctx, r.kind, ns, name) {
-                    Ok(o) => objects.push(o),
-                    Err(e) => out.fail(errors::render(&e, None)),
-                }
-            }
-        }
-    }
+    let objects = fetch_objects(
+        cluster,
+        ctx,
+        &requests,
+        &namespace,
+        parsed.all_namespaces,
+        selector.as_ref(),
+        &mut out,
+    );
     let mut failures: Vec<String> = Vec::new();
     for obj in objects {
-        let kind = obj.kind();
-        let name = obj.name().to_string();
-        let before = current(&obj, target);
         if parsed.list {
-            let indent = if one {
-                ""
-            } else {
-                out.out_line(format!(
-                    "Listing {} for {}.{}/{name}:",
-                    match target {
-                        Target::Labels => "labels",
-                        Target::Annotations => "annotations",
-                    },
-                    kind.as_str(),
-                    kind.group()
-                ));
-                " "
-            };
-            // Go prints the map in random order; sorted here.
-            for (k, v) in &before {
-                out.out_line(format!("{indent}{k}={v}"));
-            }
+            list_pairs(&obj, target, one, &mut out);
             continue;
         }
-        if target == Target::Labels {
-            for r in &remove {
-                if !before.contains_key(r) {
-                    out.out_line(format!("label \"{r}\" not found."));
-                }
-            }
+        if let Err(e) = update_object(
+            cluster,
+            ctx,
+            obj,
+            target,
+            &changes,
+            parsed.overwrite,
+            &mut out,
+        ) {
+            failures.push(e);
         }
-        if !parsed.overwrite {
-            if let Err(e) = check_no_overwrites(&before, &set, target) {
-                failures.push(e);
-                continue;
-            }
-        }
-        let mut after = before.clone();
-        for (k, v) in &set {
-            after.insert(k.clone(), v.clone());
-        }
-        for r in &remove {
-            after.remove(r);
-        }
-        let mut updated = obj.clone();
-        {
-            let meta = updated.meta_mut();
-            let map = match target {
-                Target::Labels => &mut meta.labels,
-                Target::Annotations => &mut meta.annotations,
-            };
-            *map = if after.is_empty() && map.is_none() {
-                None
-            } else {
-                Some(after.clone())
-            };
-        }
-        let verb = match target {
-            Target::Annotations => "annotated",
-            Target::Labels => {
-                // label.go's updateDataChangeMsg compares the object's JSON before and after.
-                let old = serde_json::to_string(&obj.to_json()).unwrap_or_default();
-                let new = serde_json::to_string(&updated.to_json()).unwrap_or_default();
-                if old == new {
-                    "not labeled"
-                } else if !parsed.overwrite && new.len() < old.len() {
-                    "unlabeled"
-                } else {
-                    "labeled"
-                }
-            }
-        };
-        if updated != obj {
-            if let Err(e) = crate::rollout::patch(cluster, ctx, updated, None) {
-                failures.push(errors::render(&e, None));
-                continue;
-            }
-        }
-        out.out_line(format!("{}/{name} {verb}", kind.qualified_singular()));
     }
     for f in failures {
         out.fail(f);

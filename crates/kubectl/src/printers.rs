@@ -26,6 +26,118 @@ pub struct PrintOptions {
     pub show_labels: bool,
 }
 
+/// The `-o wide` columns of nodes.
+const NODE_WIDE_COLUMNS: &[&str] = &[
+    "INTERNAL-IP",
+    "EXTERNAL-IP",
+    "OS-IMAGE",
+    "KERNEL-VERSION",
+    "CONTAINER-RUNTIME",
+];
+
+/// Columns of daemon sets.
+const DAEMON_SET_COLUMNS: &[&str] = &[
+    "NAME",
+    "DESIRED",
+    "CURRENT",
+    "READY",
+    "UP-TO-DATE",
+    "AVAILABLE",
+    "NODE SELECTOR",
+    "AGE",
+];
+
+/// Columns of cron jobs.
+const CRON_JOB_COLUMNS: &[&str] = &[
+    "NAME",
+    "SCHEDULE",
+    "TIMEZONE",
+    "SUSPEND",
+    "ACTIVE",
+    "LAST SCHEDULE",
+    "AGE",
+];
+
+/// Columns of services.
+const SERVICE_COLUMNS: &[&str] = &[
+    "NAME",
+    "TYPE",
+    "CLUSTER-IP",
+    "EXTERNAL-IP",
+    "PORT(S)",
+    "AGE",
+];
+
+/// Columns of horizontal pod autoscalers.
+const HPA_COLUMNS: &[&str] = &[
+    "NAME",
+    "REFERENCE",
+    "TARGETS",
+    "MINPODS",
+    "MAXPODS",
+    "REPLICAS",
+    "AGE",
+];
+
+/// Columns of persistent volume claims.
+const PVC_COLUMNS: &[&str] = &[
+    "NAME",
+    "STATUS",
+    "VOLUME",
+    "CAPACITY",
+    "ACCESS MODES",
+    "STORAGECLASS",
+    "VOLUMEATTRIBUTESCLASS",
+    "AGE",
+];
+
+/// Columns of persistent volumes.
+const PV_COLUMNS: &[&str] = &[
+    "NAME",
+    "CAPACITY",
+    "ACCESS MODES",
+    "RECLAIM POLICY",
+    "STATUS",
+    "CLAIM",
+    "STORAGECLASS",
+    "VOLUMEATTRIBUTESCLASS",
+    "REASON",
+    "AGE",
+];
+
+/// Columns of pod disruption budgets.
+const PDB_COLUMNS: &[&str] = &[
+    "NAME",
+    "MIN AVAILABLE",
+    "MAX UNAVAILABLE",
+    "ALLOWED DISRUPTIONS",
+    "AGE",
+];
+
+/// Columns of storage classes.
+const STORAGE_CLASS_COLUMNS: &[&str] = &[
+    "NAME",
+    "PROVISIONER",
+    "RECLAIMPOLICY",
+    "VOLUMEBINDINGMODE",
+    "ALLOWVOLUMEEXPANSION",
+    "AGE",
+];
+
+/// Columns of events with `-o wide`.
+const EVENT_WIDE_COLUMNS: &[&str] = &[
+    "LAST SEEN",
+    "TYPE",
+    "REASON",
+    "OBJECT",
+    "SUBOBJECT",
+    "SOURCE",
+    "MESSAGE",
+    "FIRST SEEN",
+    "COUNT",
+    "NAME",
+];
+
 /// The columns of a kind's table: those always shown and those `-o wide` adds
 /// (upstream's column definitions with priority 0 and 1).
 fn columns(kind: Kind, wide: bool) -> (&'static [&'static str], &'static [&'static str]) {
@@ -39,13 +151,7 @@ fn columns(kind: Kind, wide: bool) -> (&'static [&'static str], &'static [&'stat
         ),
         Kind::Node => (
             &["NAME", "STATUS", "ROLES", "AGE", "VERSION"],
-            &[
-                "INTERNAL-IP",
-                "EXTERNAL-IP",
-                "OS-IMAGE",
-                "KERNEL-VERSION",
-                "CONTAINER-RUNTIME",
-            ],
+            NODE_WIDE_COLUMNS,
         ),
         Kind::Deployment => (
             &["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
@@ -55,47 +161,14 @@ fn columns(kind: Kind, wide: bool) -> (&'static [&'static str], &'static [&'stat
             &["NAME", "DESIRED", "CURRENT", "READY", "AGE"],
             CONTAINERS_IMAGES_SELECTOR,
         ),
-        Kind::DaemonSet => (
-            &[
-                "NAME",
-                "DESIRED",
-                "CURRENT",
-                "READY",
-                "UP-TO-DATE",
-                "AVAILABLE",
-                "NODE SELECTOR",
-                "AGE",
-            ],
-            CONTAINERS_IMAGES_SELECTOR,
-        ),
+        Kind::DaemonSet => (DAEMON_SET_COLUMNS, CONTAINERS_IMAGES_SELECTOR),
         Kind::StatefulSet => (&["NAME", "READY", "AGE"], &["CONTAINERS", "IMAGES"]),
         Kind::Job => (
             &["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"],
             CONTAINERS_IMAGES_SELECTOR,
         ),
-        Kind::CronJob => (
-            &[
-                "NAME",
-                "SCHEDULE",
-                "TIMEZONE",
-                "SUSPEND",
-                "ACTIVE",
-                "LAST SCHEDULE",
-                "AGE",
-            ],
-            CONTAINERS_IMAGES_SELECTOR,
-        ),
-        Kind::Service => (
-            &[
-                "NAME",
-                "TYPE",
-                "CLUSTER-IP",
-                "EXTERNAL-IP",
-                "PORT(S)",
-                "AGE",
-            ],
-            &["SELECTOR"],
-        ),
+        Kind::CronJob => (CRON_JOB_COLUMNS, CONTAINERS_IMAGES_SELECTOR),
+        Kind::Service => (SERVICE_COLUMNS, &["SELECTOR"]),
         Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
         Kind::EndpointSlice => (&["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], &[]),
         Kind::Ingress => (&["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"], &[]),
@@ -109,68 +182,12 @@ fn columns(kind: Kind, wide: bool) -> (&'static [&'static str], &'static [&'stat
             &["USERS", "GROUPS", "SERVICEACCOUNTS"],
         ),
         Kind::ResourceQuota => (&["NAME", "AGE", "REQUEST", "LIMIT"], &[]),
-        Kind::HorizontalPodAutoscaler => (
-            &[
-                "NAME",
-                "REFERENCE",
-                "TARGETS",
-                "MINPODS",
-                "MAXPODS",
-                "REPLICAS",
-                "AGE",
-            ],
-            &[],
-        ),
-        Kind::PersistentVolumeClaim => (
-            &[
-                "NAME",
-                "STATUS",
-                "VOLUME",
-                "CAPACITY",
-                "ACCESS MODES",
-                "STORAGECLASS",
-                "VOLUMEATTRIBUTESCLASS",
-                "AGE",
-            ],
-            &["VOLUMEMODE"],
-        ),
-        Kind::PersistentVolume => (
-            &[
-                "NAME",
-                "CAPACITY",
-                "ACCESS MODES",
-                "RECLAIM POLICY",
-                "STATUS",
-                "CLAIM",
-                "STORAGECLASS",
-                "VOLUMEATTRIBUTESCLASS",
-                "REASON",
-                "AGE",
-            ],
-            &["VOLUMEMODE"],
-        ),
+        Kind::HorizontalPodAutoscaler => (HPA_COLUMNS, &[]),
+        Kind::PersistentVolumeClaim => (PVC_COLUMNS, &["VOLUMEMODE"]),
+        Kind::PersistentVolume => (PV_COLUMNS, &["VOLUMEMODE"]),
         Kind::NetworkPolicy => (&["NAME", "POD-SELECTOR", "AGE"], &[]),
-        Kind::PodDisruptionBudget => (
-            &[
-                "NAME",
-                "MIN AVAILABLE",
-                "MAX UNAVAILABLE",
-                "ALLOWED DISRUPTIONS",
-                "AGE",
-            ],
-            &[],
-        ),
-        Kind::StorageClass => (
-            &[
-                "NAME",
-                "PROVISIONER",
-                "RECLAIMPOLICY",
-                "VOLUMEBINDINGMODE",
-                "ALLOWVOLUMEEXPANSION",
-                "AGE",
-            ],
-            &[],
-        ),
+        Kind::PodDisruptionBudget => (PDB_COLUMNS, &[]),
+        Kind::StorageClass => (STORAGE_CLASS_COLUMNS, &[]),
         Kind::PriorityClass => (
             &["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"],
             &[],
@@ -179,21 +196,7 @@ fn columns(kind: Kind, wide: bool) -> (&'static [&'static str], &'static [&'stat
         Kind::Lease => (&["NAME", "HOLDER", "AGE"], &[]),
         Kind::Event => {
             if wide {
-                (
-                    &[
-                        "LAST SEEN",
-                        "TYPE",
-                        "REASON",
-                        "OBJECT",
-                        "SUBOBJECT",
-                        "SOURCE",
-                        "MESSAGE",
-                        "FIRST SEEN",
-                        "COUNT",
-                        "NAME",
-                    ],
-                    &[],
-                )
+                (EVENT_WIDE_COLUMNS, &[])
             } else {
                 (&["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], &[])
             }
@@ -717,289 +720,370 @@ fn json_row(obj: &Object, now: SimTime, wide: bool) -> Vec<String> {
     let age = created_age(meta, now);
     let spec = j.at(&["spec"]);
     let status = j.at(&["status"]);
-    let mut cells: Vec<String>;
-    let mut wide_cells: Vec<String> = Vec::new();
-    match obj.kind() {
-        Kind::Service => {
-            cells = vec![
-                name,
-                spec.string_or(&["type"], "ClusterIP"),
-                service_cluster_ip(spec),
-                service_external_ip(spec, status),
-                service_ports(spec),
-                age,
-            ];
-            wide_cells.push(format_label_map(spec.at(&["selector"])));
-        }
-        Kind::Endpoints => cells = vec![name, format_endpoints(j.arr(&["subsets"])), age],
-        Kind::EndpointSlice => {
-            cells = vec![
+    let (mut cells, wide_cells): (Vec<String>, Vec<String>) = match obj.kind() {
+        Kind::Service => service_cells(j, name, age),
+        Kind::Endpoints => (
+            vec![name, format_endpoints(j.arr(&["subsets"])), age],
+            Vec::new(),
+        ),
+        Kind::EndpointSlice => (
+            vec![
                 name,
                 j.string(&["addressType"]),
                 format_slice_ports(j.arr(&["ports"])),
                 format_slice_endpoints(j.arr(&["endpoints"])),
                 age,
-            ]
-        }
-        Kind::DaemonSet => {
-            cells = vec![
-                name,
-                status.int(&["desiredNumberScheduled"]).to_string(),
-                status.int(&["currentNumberScheduled"]).to_string(),
-                status.int(&["numberReady"]).to_string(),
-                status.int(&["updatedNumberScheduled"]).to_string(),
-                status.int(&["numberAvailable"]).to_string(),
-                format_label_map(spec.at(&["template", "spec", "nodeSelector"])),
-                age,
-            ];
-            let (names, images) = json_container_cells(spec.at(&["template"]));
-            wide_cells = vec![names, images, format_label_selector(spec.at(&["selector"]))];
-        }
-        Kind::StatefulSet => {
-            cells = vec![
-                name,
-                format!(
-                    "{}/{}",
-                    status.int(&["readyReplicas"]),
-                    spec.opt_int(&["replicas"]).unwrap_or(1)
-                ),
-                age,
-            ];
-            let (names, images) = json_container_cells(spec.at(&["template"]));
-            wide_cells = vec![names, images];
-        }
-        Kind::ReplicationController => {
-            cells = vec![
-                name,
-                spec.opt_int(&["replicas"]).unwrap_or(1).to_string(),
-                status.int(&["replicas"]).to_string(),
-                status.int(&["readyReplicas"]).to_string(),
-                age,
-            ];
-            let template = spec.at(&["template"]);
-            let (names, images) = json_container_cells(template);
-            // The apiserver defaults an absent selector to the template's labels.
-            let selector = if spec.len(&["selector"]) > 0 {
-                spec.at(&["selector"])
-            } else {
-                template.at(&["metadata", "labels"])
-            };
-            wide_cells = vec![names, images, format_label_map(selector)];
-        }
+            ],
+            Vec::new(),
+        ),
+        Kind::DaemonSet => daemon_set_cells(j, name, age),
+        Kind::StatefulSet => stateful_set_cells(j, name, age),
+        Kind::ReplicationController => replication_controller_cells(j, name, age),
         Kind::Job => {
-            cells = job_cells(j, name, age, now);
+            let cells = job_cells(j, name, age, now);
             let (names, images) = json_container_cells(spec.at(&["template"]));
-            wide_cells = vec![names, images, format_label_selector(spec.at(&["selector"]))];
+            (
+                cells,
+                vec![names, images, format_label_selector(spec.at(&["selector"]))],
+            )
         }
-        Kind::CronJob => {
-            let last = match status.time(&["lastScheduleTime"]) {
-                Some(t) => json_age(now, Some(t)),
-                None => "<none>".into(),
-            };
-            cells = vec![
+        Kind::CronJob => cron_job_cells(j, name, age, now),
+        Kind::Ingress => (ingress_cells(j, name, age), Vec::new()),
+        Kind::IngressClass => (
+            vec![
                 name,
-                spec.string(&["schedule"]),
-                spec.string_or(&["timeZone"], "<none>"),
-                title_bool(spec.opt_bool(&["suspend"]).unwrap_or(false)),
-                status.len(&["active"]).to_string(),
-                last,
+                spec.string(&["controller"]),
+                ingress_class_parameters(spec.at(&["parameters"])),
                 age,
-            ];
-            let job = spec.at(&["jobTemplate", "spec"]);
-            let (names, images) = json_container_cells(job.at(&["template"]));
-            wide_cells = vec![names, images, format_label_selector(job.at(&["selector"]))];
-        }
-        Kind::Ingress => {
-            cells = vec![
-                name,
-                spec.string_or(&["ingressClassName"], "<none>"),
-                format_hosts(spec.arr(&["rules"])),
-                load_balancer_addresses(status.at(&["loadBalancer"])).join(","),
-                if spec.len(&["tls"]) > 0 {
-                    "80, 443".into()
-                } else {
-                    "80".into()
-                },
-                age,
-            ]
-        }
-        Kind::IngressClass => {
-            let params = spec.at(&["parameters"]);
-            let parameters = if params.0.is_null() {
-                "<none>".to_string()
-            } else {
-                let mut p = params.string(&["kind"]);
-                if let Some(g) = params.str(&["apiGroup"]) {
-                    p = format!("{p}.{g}");
-                }
-                format!("{p}/{}", params.string(&["name"]))
-            };
-            cells = vec![name, spec.string(&["controller"]), parameters, age]
-        }
-        Kind::ConfigMap => {
-            cells = vec![
+            ],
+            Vec::new(),
+        ),
+        Kind::ConfigMap => (
+            vec![
                 name,
                 (j.len(&["data"]) + j.len(&["binaryData"])).to_string(),
                 age,
-            ]
-        }
-        Kind::Secret => {
-            // The apiserver merges `stringData` into `data` on write.
-            let mut keys: std::collections::BTreeSet<&String> = std::collections::BTreeSet::new();
-            for field in ["data", "stringData"] {
-                if let Value::Object(m) = j.at(&[field]).0 {
-                    keys.extend(m.keys());
-                }
-            }
-            cells = vec![
-                name,
-                j.string_or(&["type"], "Opaque"),
-                keys.len().to_string(),
-                age,
-            ]
-        }
-        Kind::ServiceAccount => cells = vec![name, j.len(&["secrets"]).to_string(), age],
-        Kind::RoleBinding | Kind::ClusterRoleBinding => {
-            let role = j.at(&["roleRef"]);
-            cells = vec![
-                name,
-                format!("{}/{}", role.string(&["kind"]), role.string(&["name"])),
-                age,
-            ];
-            let (mut users, mut groups, mut sas) = (Vec::new(), Vec::new(), Vec::new());
-            for s in j.arr(&["subjects"]) {
-                let s = J(s);
-                match s.str(&["kind"]).unwrap_or_default() {
-                    "ServiceAccount" => sas.push(format!(
-                        "{}/{}",
-                        s.string(&["namespace"]),
-                        s.string(&["name"])
-                    )),
-                    "User" => users.push(s.string(&["name"])),
-                    "Group" => groups.push(s.string(&["name"])),
-                    _ => {}
-                }
-            }
-            wide_cells = vec![users.join(", "), groups.join(", "), sas.join(", ")];
-        }
+            ],
+            Vec::new(),
+        ),
+        Kind::Secret => (secret_cells(j, name, age), Vec::new()),
+        Kind::ServiceAccount => (vec![name, j.len(&["secrets"]).to_string(), age], Vec::new()),
+        Kind::RoleBinding | Kind::ClusterRoleBinding => role_binding_cells(j, name, age),
         Kind::ResourceQuota => {
             let (request, limit) = quota_columns(status);
-            cells = vec![name, age, request, limit]
+            (vec![name, age, request, limit], Vec::new())
         }
-        Kind::HorizontalPodAutoscaler => cells = hpa_cells(obj, j, name, age),
-        Kind::PersistentVolumeClaim => {
-            let phase = if meta.deletion_timestamp.is_some() {
-                "Terminating".to_string()
-            } else {
-                status.string_or(&["phase"], "Pending")
-            };
-            let volume = spec.string(&["volumeName"]);
-            let (capacity, modes) = if volume.is_empty() {
-                (String::new(), String::new())
-            } else {
-                (
-                    json_quantity(status.at(&["capacity", "storage"])),
-                    access_modes(status.arr(&["accessModes"])),
-                )
-            };
-            cells = vec![
-                name,
-                phase,
-                volume,
-                capacity,
-                modes,
-                storage_class_of(j),
-                spec.string_or(&["volumeAttributesClassName"], "<unset>"),
-                age,
-            ];
-            wide_cells.push(spec.string_or(&["volumeMode"], "Filesystem"));
-        }
-        Kind::PersistentVolume => {
-            let claim = spec.at(&["claimRef"]);
-            let claim = if claim.0.is_null() {
-                String::new()
-            } else {
-                format!(
-                    "{}/{}",
-                    claim.string(&["namespace"]),
-                    claim.string(&["name"])
-                )
-            };
-            let phase = if meta.deletion_timestamp.is_some() {
-                "Terminating".to_string()
-            } else {
-                status.string_or(&["phase"], "Pending")
-            };
-            cells = vec![
-                name,
-                json_quantity(spec.at(&["capacity", "storage"])),
-                access_modes(spec.arr(&["accessModes"])),
-                spec.string_or(&["persistentVolumeReclaimPolicy"], "Retain"),
-                phase,
-                claim,
-                storage_class_of(j),
-                spec.string_or(&["volumeAttributesClassName"], "<unset>"),
-                status.string(&["reason"]),
-                age,
-            ];
-            wide_cells.push(spec.string_or(&["volumeMode"], "Filesystem"));
-        }
-        Kind::NetworkPolicy => {
-            cells = vec![name, format_label_selector(spec.at(&["podSelector"])), age]
-        }
-        Kind::PodDisruptionBudget => {
-            cells = vec![
+        Kind::HorizontalPodAutoscaler => (hpa_cells(obj, j, name, age), Vec::new()),
+        Kind::PersistentVolumeClaim => pvc_cells(j, meta, name, age),
+        Kind::PersistentVolume => pv_cells(j, meta, name, age),
+        Kind::NetworkPolicy => (
+            vec![name, format_label_selector(spec.at(&["podSelector"])), age],
+            Vec::new(),
+        ),
+        Kind::PodDisruptionBudget => (
+            vec![
                 name,
                 int_or_string(spec.at(&["minAvailable"])).unwrap_or_else(|| "N/A".into()),
                 int_or_string(spec.at(&["maxUnavailable"])).unwrap_or_else(|| "N/A".into()),
                 status.int(&["disruptionsAllowed"]).to_string(),
                 age,
-            ]
-        }
-        Kind::StorageClass => {
-            let default = [
-                "storageclass.kubernetes.io/is-default-class",
-                "storageclass.beta.kubernetes.io/is-default-class",
-            ]
-            .iter()
-            .any(|a| {
-                meta.annotations
-                    .as_ref()
-                    .and_then(|m| m.get(*a))
-                    .is_some_and(|v| v == "true")
-            });
-            cells = vec![
-                if default {
-                    format!("{name} (default)")
-                } else {
-                    name
-                },
-                j.string(&["provisioner"]),
-                j.string_or(&["reclaimPolicy"], "Delete"),
-                j.string_or(&["volumeBindingMode"], "Immediate"),
-                j.opt_bool(&["allowVolumeExpansion"])
-                    .unwrap_or(false)
-                    .to_string(),
-                age,
-            ]
-        }
-        Kind::PriorityClass => {
-            cells = vec![
+            ],
+            Vec::new(),
+        ),
+        Kind::StorageClass => (storage_class_cells(j, meta, name, age), Vec::new()),
+        Kind::PriorityClass => (
+            vec![
                 name,
                 j.int(&["value"]).to_string(),
                 j.opt_bool(&["globalDefault"]).unwrap_or(false).to_string(),
                 age,
                 j.string_or(&["preemptionPolicy"], "PreemptLowerPriority"),
-            ]
-        }
+            ],
+            Vec::new(),
+        ),
         // No table printer upstream: the default table convertor.
-        Kind::Role | Kind::ClusterRole | Kind::LimitRange => cells = vec![name, created_at(meta)],
-        _ => cells = vec![name, age],
-    }
+        Kind::Role | Kind::ClusterRole | Kind::LimitRange => {
+            (vec![name, created_at(meta)], Vec::new())
+        }
+        _ => (vec![name, age], Vec::new()),
+    };
     if wide {
         cells.extend(wide_cells);
     }
     cells
+}
+
+/// A row's cells and the cells `-o wide` adds to them.
+type RowCells = (Vec<String>, Vec<String>);
+
+/// A Service's row (`printService`).
+fn service_cells(j: J, name: String, age: String) -> RowCells {
+    let spec = j.at(&["spec"]);
+    let status = j.at(&["status"]);
+    let cells = vec![
+        name,
+        spec.string_or(&["type"], "ClusterIP"),
+        service_cluster_ip(spec),
+        service_external_ip(spec, status),
+        service_ports(spec),
+        age,
+    ];
+    (cells, vec![format_label_map(spec.at(&["selector"]))])
+}
+
+/// A DaemonSet's row (`printDaemonSet`).
+fn daemon_set_cells(j: J, name: String, age: String) -> RowCells {
+    let spec = j.at(&["spec"]);
+    let status = j.at(&["status"]);
+    let cells = vec![
+        name,
+        status.int(&["desiredNumberScheduled"]).to_string(),
+        status.int(&["currentNumberScheduled"]).to_string(),
+        status.int(&["numberReady"]).to_string(),
+        status.int(&["updatedNumberScheduled"]).to_string(),
+        status.int(&["numberAvailable"]).to_string(),
+        format_label_map(spec.at(&["template", "spec", "nodeSelector"])),
+        age,
+    ];
+    let (names, images) = json_container_cells(spec.at(&["template"]));
+    (
+        cells,
+        vec![names, images, format_label_selector(spec.at(&["selector"]))],
+    )
+}
+
+/// A StatefulSet's row (`printStatefulSet`).
+fn stateful_set_cells(j: J, name: String, age: String) -> RowCells {
+    let spec = j.at(&["spec"]);
+    let status = j.at(&["status"]);
+    let cells = vec![
+        name,
+        format!(
+            "{}/{}",
+            status.int(&["readyReplicas"]),
+            spec.opt_int(&["replicas"]).unwrap_or(1)
+        ),
+        age,
+    ];
+    let (names, images) = json_container_cells(spec.at(&["template"]));
+    (cells, vec![names, images])
+}
+
+/// A ReplicationController's row (`printReplicationController`).
+fn replication_controller_cells(j: J, name: String, age: String) -> RowCells {
+    let spec = j.at(&["spec"]);
+    let status = j.at(&["status"]);
+    let cells = vec![
+        name,
+        spec.opt_int(&["replicas"]).unwrap_or(1).to_string(),
+        status.int(&["replicas"]).to_string(),
+        status.int(&["readyReplicas"]).to_string(),
+        age,
+    ];
+    let template = spec.at(&["template"]);
+    let (names, images) = json_container_cells(template);
+    // The apiserver defaults an absent selector to the template's labels.
+    let selector = if spec.len(&["selector"]) > 0 {
+        spec.at(&["selector"])
+    } else {
+        template.at(&["metadata", "labels"])
+    };
+    (cells, vec![names, images, format_label_map(selector)])
+}
+
+/// A CronJob's row (`printCronJob`).
+fn cron_job_cells(j: J, name: String, age: String, now: SimTime) -> RowCells {
+    let spec = j.at(&["spec"]);
+    let status = j.at(&["status"]);
+    let last = match status.time(&["lastScheduleTime"]) {
+        Some(t) => json_age(now, Some(t)),
+        None => "<none>".into(),
+    };
+    let cells = vec![
+        name,
+        spec.string(&["schedule"]),
+        spec.string_or(&["timeZone"], "<none>"),
+        title_bool(spec.opt_bool(&["suspend"]).unwrap_or(false)),
+        status.len(&["active"]).to_string(),
+        last,
+        age,
+    ];
+    let job = spec.at(&["jobTemplate", "spec"]);
+    let (names, images) = json_container_cells(job.at(&["template"]));
+    (
+        cells,
+        vec![names, images, format_label_selector(job.at(&["selector"]))],
+    )
+}
+
+/// An Ingress's row (`printIngress`).
+fn ingress_cells(j: J, name: String, age: String) -> Vec<String> {
+    let spec = j.at(&["spec"]);
+    let status = j.at(&["status"]);
+    vec![
+        name,
+        spec.string_or(&["ingressClassName"], "<none>"),
+        format_hosts(spec.arr(&["rules"])),
+        load_balancer_addresses(status.at(&["loadBalancer"])).join(","),
+        if spec.len(&["tls"]) > 0 {
+            "80, 443".into()
+        } else {
+            "80".into()
+        },
+        age,
+    ]
+}
+
+/// An IngressClass's PARAMETERS: `Kind.apiGroup/name`, or `<none>`.
+fn ingress_class_parameters(params: J) -> String {
+    if params.0.is_null() {
+        "<none>".to_string()
+    } else {
+        let mut p = params.string(&["kind"]);
+        if let Some(g) = params.str(&["apiGroup"]) {
+            p = format!("{p}.{g}");
+        }
+        format!("{p}/{}", params.string(&["name"]))
+    }
+}
+
+/// A Secret's row: its type and how many keys it holds.
+fn secret_cells(j: J, name: String, age: String) -> Vec<String> {
+    // The apiserver merges `stringData` into `data` on write.
+    let mut keys: std::collections::BTreeSet<&String> = std::collections::BTreeSet::new();
+    for field in ["data", "stringData"] {
+        if let Value::Object(m) = j.at(&[field]).0 {
+            keys.extend(m.keys());
+        }
+    }
+    vec![
+        name,
+        j.string_or(&["type"], "Opaque"),
+        keys.len().to_string(),
+        age,
+    ]
+}
+
+/// A RoleBinding's or ClusterRoleBinding's row; `-o wide` adds its subjects.
+fn role_binding_cells(j: J, name: String, age: String) -> RowCells {
+    let role = j.at(&["roleRef"]);
+    let cells = vec![
+        name,
+        format!("{}/{}", role.string(&["kind"]), role.string(&["name"])),
+        age,
+    ];
+    let (mut users, mut groups, mut sas) = (Vec::new(), Vec::new(), Vec::new());
+    for s in j.arr(&["subjects"]) {
+        let s = J(s);
+        match s.str(&["kind"]).unwrap_or_default() {
+            "ServiceAccount" => sas.push(format!(
+                "{}/{}",
+                s.string(&["namespace"]),
+                s.string(&["name"])
+            )),
+            "User" => users.push(s.string(&["name"])),
+            "Group" => groups.push(s.string(&["name"])),
+            _ => {}
+        }
+    }
+    (
+        cells,
+        vec![users.join(", "), groups.join(", "), sas.join(", ")],
+    )
+}
+
+/// A PersistentVolumeClaim's row (`printPersistentVolumeClaim`).
+fn pvc_cells(j: J, meta: &ObjectMeta, name: String, age: String) -> RowCells {
+    let spec = j.at(&["spec"]);
+    let status = j.at(&["status"]);
+    let phase = if meta.deletion_timestamp.is_some() {
+        "Terminating".to_string()
+    } else {
+        status.string_or(&["phase"], "Pending")
+    };
+    let volume = spec.string(&["volumeName"]);
+    let (capacity, modes) = if volume.is_empty() {
+        (String::new(), String::new())
+    } else {
+        (
+            json_quantity(status.at(&["capacity", "storage"])),
+            access_modes(status.arr(&["accessModes"])),
+        )
+    };
+    let cells = vec![
+        name,
+        phase,
+        volume,
+        capacity,
+        modes,
+        storage_class_of(j),
+        spec.string_or(&["volumeAttributesClassName"], "<unset>"),
+        age,
+    ];
+    (cells, vec![spec.string_or(&["volumeMode"], "Filesystem")])
+}
+
+/// A PersistentVolume's row (`printPersistentVolume`).
+fn pv_cells(j: J, meta: &ObjectMeta, name: String, age: String) -> RowCells {
+    let spec = j.at(&["spec"]);
+    let status = j.at(&["status"]);
+    let claim = spec.at(&["claimRef"]);
+    let claim = if claim.0.is_null() {
+        String::new()
+    } else {
+        format!(
+            "{}/{}",
+            claim.string(&["namespace"]),
+            claim.string(&["name"])
+        )
+    };
+    let phase = if meta.deletion_timestamp.is_some() {
+        "Terminating".to_string()
+    } else {
+        status.string_or(&["phase"], "Pending")
+    };
+    let cells = vec![
+        name,
+        json_quantity(spec.at(&["capacity", "storage"])),
+        access_modes(spec.arr(&["accessModes"])),
+        spec.string_or(&["persistentVolumeReclaimPolicy"], "Retain"),
+        phase,
+        claim,
+        storage_class_of(j),
+        spec.string_or(&["volumeAttributesClassName"], "<unset>"),
+        status.string(&["reason"]),
+        age,
+    ];
+    (cells, vec![spec.string_or(&["volumeMode"], "Filesystem")])
+}
+
+/// A StorageClass's row; the default class is marked `(default)`.
+fn storage_class_cells(j: J, meta: &ObjectMeta, name: String, age: String) -> Vec<String> {
+    let default = [
+        "storageclass.kubernetes.io/is-default-class",
+        "storageclass.beta.kubernetes.io/is-default-class",
+    ]
+    .iter()
+    .any(|a| {
+        meta.annotations
+            .as_ref()
+            .and_then(|m| m.get(*a))
+            .is_some_and(|v| v == "true")
+    });
+    vec![
+        if default {
+            format!("{name} (default)")
+        } else {
+            name
+        },
+        j.string(&["provisioner"]),
+        j.string_or(&["reclaimPolicy"], "Delete"),
+        j.string_or(&["volumeBindingMode"], "Immediate"),
+        j.opt_bool(&["allowVolumeExpansion"])
+            .unwrap_or(false)
+            .to_string(),
+        age,
+    ]
 }
 
 /// The default table convertor's `CREATED AT`: RFC 3339 in UTC.

@@ -9,7 +9,7 @@
 //! supported.
 
 use crate::cli::clap_error;
-use crate::expose::{create_service, parse_label_list, ServiceSpec};
+use crate::expose::{create_service, parse_label_list, parse_port_flag, ServiceSpec};
 use crate::{errors, CommandOutput, Context};
 use clap::{ArgAction, Parser};
 use serde_json::json;
@@ -111,6 +111,188 @@ fn env_name_ok(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
+/// The checks kubectl makes of the flags before it generates anything, in its
+/// order; returns the pod's restart policy.
+fn check_flags<'a>(parsed: &'a RunArgs, image: &str) -> Result<&'a str, String> {
+    if image.is_empty() {
+        return Err("error: --image is required".into());
+    }
+    if !valid_image(image) {
+        return Err(format!(
+            "error: Invalid image name \"{image}\": invalid reference format"
+        ));
+    }
+    if parsed.tty && !parsed.stdin {
+        return Err("error: -i/--stdin is required for containers with -t/--tty=true".into());
+    }
+    if parsed.expose && parsed.port.as_deref().unwrap_or("").is_empty() {
+        return Err("error: --port must be set when exposing a service".into());
+    }
+    let restart = match parsed.restart.as_deref() {
+        None | Some("") if parsed.stdin => "OnFailure",
+        None | Some("") => "Always",
+        Some(r @ ("Always" | "OnFailure" | "Never")) => r,
+        Some(other) => return Err(format!("error: invalid restart policy: {other}")),
+    };
+    if parsed.rm && !parsed.attach && !parsed.stdin {
+        return Err("error: --rm should only be used for attached containers".into());
+    }
+    if parsed.stdin || parsed.attach {
+        return Err("error: attaching to a container (-i, -t, --attach) is not available in this simulated cluster yet; run the pod without them".into());
+    }
+    if let Some(p) = &parsed.image_pull_policy {
+        if !matches!(p.as_str(), "Always" | "IfNotPresent" | "Never" | "") {
+            return Err(format!("error: invalid image pull policy: {p}"));
+        }
+    }
+    Ok(restart)
+}
+
+/// The pod's labels (`run=NAME` unless `--labels` gives them) and its container's
+/// environment from `--env`.
+fn labels_and_env(
+    parsed: &RunArgs,
+    name: &str,
+) -> Result<(BTreeMap<String, String>, Vec<serde_json::Value>), String> {
+    let labels: BTreeMap<String, String> = match parsed.labels.as_deref() {
+        None | Some("") => BTreeMap::from([("run".to_string(), name.to_string())]),
+        Some(text) => parse_label_list(text)?,
+    };
+    let mut env = Vec::new();
+    for e in &parsed.env {
+        match e.split_once('=') {
+            Some((k, v)) if env_name_ok(k) => env.push(json!({"name": k, "value": v})),
+            _ => return Err(format!("error: invalid env: {e}")),
+        }
+    }
+    Ok((labels, env))
+}
+
+/// `--dry-run` and `-o`: the suffix of the `created` line and the output format.
+fn output_mode(parsed: &RunArgs) -> Result<(&'static str, Option<&str>), String> {
+    let suffix = match parsed.dry_run.as_deref() {
+        None | Some("none") => "",
+        Some("client") => " (dry run)",
+        Some("server") => " (server dry run)",
+        Some(other) => {
+            return Err(format!(
+            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
+        ))
+        }
+    };
+    let output = match parsed.output.as_deref() {
+        None | Some("") => None,
+        Some(o @ ("yaml" | "json" | "name")) => Some(o),
+        Some(other) => {
+            return Err(format!(
+                "error: -o {other} is not available for run in this simulated cluster; use yaml, json or name"
+            ))
+        }
+    };
+    // kubectl prints a generated (typed) object's JSON in field order, not sorted;
+    // only the YAML of a client-side dry run is printed here.
+    if output == Some("json") && parsed.dry_run.as_deref() == Some("client") {
+        return Err("error: -o json with --dry-run=client is not available in this simulated cluster yet; use -o yaml".into());
+    }
+    if output.is_some() && parsed.expose {
+        return Err(
+            "error: -o with --expose is not available in this simulated cluster yet".into(),
+        );
+    }
+    Ok((suffix, output))
+}
+
+/// The pod's one container, named after the pod.
+fn container_json(
+    parsed: &RunArgs,
+    name: &str,
+    image: &str,
+    container_args: &[String],
+    port: Option<i32>,
+    env: Vec<serde_json::Value>,
+) -> serde_json::Value {
+    let mut container = json!({"name": name, "image": image, "resources": {}});
+    if !container_args.is_empty() {
+        let field = if parsed.command { "command" } else { "args" };
+        container[field] = json!(container_args);
+    }
+    if let Some(p) = port {
+        container["ports"] = json!([{"containerPort": p}]);
+    }
+    if !env.is_empty() {
+        container["env"] = json!(env);
+    }
+    if let Some(p) = parsed
+        .image_pull_policy
+        .as_deref()
+        .filter(|p| !p.is_empty())
+    {
+        container["imagePullPolicy"] = json!(p);
+    }
+    container
+}
+
+/// `--expose`: run.go's generateService, selected by the pod's labels; returns
+/// kubectl's line for it.
+fn expose_pod(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    parsed: &RunArgs,
+    name: &str,
+    ns: &str,
+    labels: &BTreeMap<String, String>,
+    port: Option<i32>,
+) -> Result<String, String> {
+    let spec = ServiceSpec {
+        name: name.to_string(),
+        namespace: ns.to_string(),
+        labels: match parsed.labels.as_deref() {
+            None | Some("") => BTreeMap::new(),
+            Some(_) => labels.clone(),
+        },
+        selector: labels.clone(),
+        ports: vec![(port.unwrap_or_default(), "TCP".to_string())],
+        target_port: None,
+        service_type: None,
+    };
+    create_service(
+        cluster,
+        ctx,
+        &spec,
+        parsed.dry_run.as_deref(),
+        "created",
+        None,
+        false,
+    )
+}
+
+/// Prints the pod as `-o` asks: the `created` line, its name, or the object (the
+/// generated one for a client-side dry run).
+fn print_pod(
+    out: &mut CommandOutput,
+    output: Option<&str>,
+    suffix: &str,
+    generated: serde_json::Value,
+    created: &Object,
+) {
+    match output {
+        None => out.out_line(format!("pod/{} created{suffix}", created.name())),
+        Some("name") => out.out_line(format!("pod/{}", created.name())),
+        Some(format) => {
+            let v = if suffix == " (dry run)" {
+                generated
+            } else {
+                crate::get::printable_json(created)
+            };
+            if format == "yaml" {
+                out.stdout.push_str(&crate::yaml::to_yaml(&v));
+            } else {
+                out.out_line(crate::json::to_go_json(&v));
+            }
+        }
+    }
+}
+
 pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
     // Everything after `--` belongs to the container.
     let dash = args.iter().position(|a| a == "--");
@@ -134,127 +316,27 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         .chain(after.iter())
         .cloned()
         .collect();
-    if image.is_empty() {
-        return CommandOutput::error("error: --image is required");
-    }
-    if !valid_image(&image) {
-        return CommandOutput::error(format!(
-            "error: Invalid image name \"{image}\": invalid reference format"
-        ));
-    }
-    if parsed.tty && !parsed.stdin {
-        return CommandOutput::error(
-            "error: -i/--stdin is required for containers with -t/--tty=true",
-        );
-    }
-    if parsed.expose && parsed.port.as_deref().unwrap_or("").is_empty() {
-        return CommandOutput::error("error: --port must be set when exposing a service");
-    }
-    let restart = match parsed.restart.as_deref() {
-        None | Some("") if parsed.stdin => "OnFailure",
-        None | Some("") => "Always",
-        Some(r @ ("Always" | "OnFailure" | "Never")) => r,
-        Some(other) => {
-            return CommandOutput::error(format!("error: invalid restart policy: {other}"))
-        }
+    let restart = match check_flags(&parsed, &image) {
+        Ok(r) => r,
+        Err(e) => return CommandOutput::error(e),
     };
-    if parsed.rm && !parsed.attach && !parsed.stdin {
-        return CommandOutput::error("error: --rm should only be used for attached containers");
-    }
-    if parsed.stdin || parsed.attach {
-        return CommandOutput::error(
-            "error: attaching to a container (-i, -t, --attach) is not available in this simulated cluster yet; run the pod without them",
-        );
-    }
-    if let Some(p) = &parsed.image_pull_policy {
-        if !matches!(p.as_str(), "Always" | "IfNotPresent" | "Never" | "") {
-            return CommandOutput::error(format!("error: invalid image pull policy: {p}"));
-        }
-    }
-    let labels: BTreeMap<String, String> = match parsed.labels.as_deref() {
-        None | Some("") => BTreeMap::from([("run".to_string(), name.clone())]),
-        Some(text) => match parse_label_list(text) {
-            Ok(l) => l,
-            Err(e) => return CommandOutput::error(e),
-        },
+    let (labels, env) = match labels_and_env(&parsed, &name) {
+        Ok(x) => x,
+        Err(e) => return CommandOutput::error(e),
     };
-    let mut env = Vec::new();
-    for e in &parsed.env {
-        match e.split_once('=') {
-            Some((k, v)) if env_name_ok(k) => env.push(json!({"name": k, "value": v})),
-            _ => return CommandOutput::error(format!("error: invalid env: {e}")),
-        }
-    }
-    let port = match parsed.port.as_deref() {
-        None | Some("") => None,
-        Some(p) => match p.parse::<i32>() {
-            Ok(n) => Some(n),
-            Err(_) => {
-                let digits = p.strip_prefix('-').unwrap_or(p);
-                let why = if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
-                    "value out of range"
-                } else {
-                    "invalid syntax"
-                };
-                return CommandOutput::error(format!(
-                    "error: strconv.Atoi: parsing \"{p}\": {why}"
-                ));
-            }
-        },
+    let port = match parse_port_flag(parsed.port.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return CommandOutput::error(e),
     };
-    let suffix = match parsed.dry_run.as_deref() {
-        None | Some("none") => "",
-        Some("client") => " (dry run)",
-        Some("server") => " (server dry run)",
-        Some(other) => {
-            return CommandOutput::error(format!(
-            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        ))
-        }
+    let (suffix, output) = match output_mode(&parsed) {
+        Ok(x) => x,
+        Err(e) => return CommandOutput::error(e),
     };
-    let output = match parsed.output.as_deref() {
-        None | Some("") => None,
-        Some(o @ ("yaml" | "json" | "name")) => Some(o),
-        Some(other) => {
-            return CommandOutput::error(format!(
-                "error: -o {other} is not available for run in this simulated cluster; use yaml, json or name"
-            ))
-        }
-    };
-    // kubectl prints a generated (typed) object's JSON in field order, not sorted;
-    // only the YAML of a client-side dry run is printed here.
-    if output == Some("json") && parsed.dry_run.as_deref() == Some("client") {
-        return CommandOutput::error(
-            "error: -o json with --dry-run=client is not available in this simulated cluster yet; use -o yaml",
-        );
-    }
-    if output.is_some() && parsed.expose {
-        return CommandOutput::error(
-            "error: -o with --expose is not available in this simulated cluster yet",
-        );
-    }
     let ns = parsed
         .namespace
         .clone()
         .unwrap_or_else(|| ctx.default_namespace.clone());
-    let mut container = json!({"name": name, "image": image, "resources": {}});
-    if !container_args.is_empty() {
-        let field = if parsed.command { "command" } else { "args" };
-        container[field] = json!(container_args);
-    }
-    if let Some(p) = port {
-        container["ports"] = json!([{"containerPort": p}]);
-    }
-    if !env.is_empty() {
-        container["env"] = json!(env);
-    }
-    if let Some(p) = parsed
-        .image_pull_policy
-        .as_deref()
-        .filter(|p| !p.is_empty())
-    {
-        container["imagePullPolicy"] = json!(p);
-    }
+    let container = container_json(&parsed, &name, &image, &container_args, port, env);
     let pod = json!({
         "apiVersion": "v1",
         "kind": "Pod",
@@ -286,48 +368,13 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     };
     let mut service_error = None;
     if parsed.expose {
-        // run.go's generateService: selected by the pod's labels, printed first.
-        let spec = ServiceSpec {
-            name: name.clone(),
-            namespace: ns.clone(),
-            labels: match parsed.labels.as_deref() {
-                None | Some("") => BTreeMap::new(),
-                Some(_) => labels.clone(),
-            },
-            selector: labels.clone(),
-            ports: vec![(port.unwrap_or_default(), "TCP".to_string())],
-            target_port: None,
-            service_type: None,
-        };
-        match create_service(
-            cluster,
-            ctx,
-            &spec,
-            parsed.dry_run.as_deref(),
-            "created",
-            None,
-            false,
-        ) {
+        // The service is printed first.
+        match expose_pod(cluster, ctx, &parsed, &name, &ns, &labels, port) {
             Ok(line) => out.out_line(line),
             Err(e) => service_error = Some(e),
         }
     }
-    match output {
-        None => out.out_line(format!("pod/{} created{suffix}", created.name())),
-        Some("name") => out.out_line(format!("pod/{}", created.name())),
-        Some(format) => {
-            let v = if suffix == " (dry run)" {
-                generated
-            } else {
-                crate::get::printable_json(&created)
-            };
-            if format == "yaml" {
-                out.stdout.push_str(&crate::yaml::to_yaml(&v));
-            } else {
-                out.out_line(crate::json::to_go_json(&v));
-            }
-        }
-    }
+    print_pod(&mut out, output, suffix, generated, &created);
     if let Some(e) = service_error {
         out.fail(e);
     }

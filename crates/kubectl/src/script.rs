@@ -476,7 +476,23 @@ fn parse_action(command: &str) -> Action {
 /// `sim ...` (without the leading `sim`).
 pub fn parse_sim(rest: &str) -> Action {
     let words: Vec<&str> = rest.split(is_blank).filter(|w| !w.is_empty()).collect();
-    match words.as_slice() {
+    if words.is_empty() {
+        return Action::Invalid(format!("error: sim needs a command: {SIM_USAGE}"));
+    }
+    sim_fault(&words, rest)
+        .or_else(|| sim_setting(&words))
+        .or_else(|| sim_inspection(&words))
+        .unwrap_or_else(|| {
+            Action::Invalid(format!(
+                "error: unknown sim command \"sim {rest}\"; the sim commands are {SIM_USAGE}"
+            ))
+        })
+}
+
+/// `sim advance`, and the faults: `sim node ...`, `sim stop|start COMPONENT`, `sim
+/// etcd ...`; `None` for another command.
+fn sim_fault(words: &[&str], rest: &str) -> Option<Action> {
+    Some(match words {
         ["advance", d] => match parse_duration(d) {
             Ok(d) => Action::Advance(d),
             Err(e) => Action::Invalid(format!("error: sim advance: {e}")),
@@ -500,50 +516,7 @@ pub fn parse_sim(rest: &str) -> Action {
         [verb @ ("stop" | "start")] => Action::Invalid(format!(
             "error: sim {verb} needs a component: apiserver, etcd, scheduler or controller-manager"
         )),
-        ["user", "add", name, groups @ ..] => {
-            let mut gs = Vec::new();
-            let mut it = groups.iter();
-            while let Some(flag) = it.next() {
-                match (*flag, it.next()) {
-                    ("--group", Some(g)) => gs.push(g.to_string()),
-                    _ => {
-                        return Action::Invalid(
-                            "error: sim user add NAME takes only --group GROUP options".into(),
-                        )
-                    }
-                }
-            }
-            Action::AddUser {
-                name: name.to_string(),
-                groups: gs,
-            }
-        }
-        ["why", target] => Action::Why {
-            target: target.to_string(),
-            namespace: None,
-        },
-        ["why", target, "-n" | "--namespace", ns] | ["why", "-n" | "--namespace", ns, target] => {
-            Action::Why {
-                target: target.to_string(),
-                namespace: Some(ns.to_string()),
-            }
-        }
-        ["why-node", target] => Action::WhyNode {
-            target: target.to_string(),
-            namespace: None,
-        },
-        ["why-node", target, "-n" | "--namespace", ns]
-        | ["why-node", "-n" | "--namespace", ns, target] => Action::WhyNode {
-            target: target.to_string(),
-            namespace: Some(ns.to_string()),
-        },
-        ["why-node", ..] => Action::Invalid(
-            "error: sim why-node needs one pod, e.g. sim why-node pod/web-1 [-n NAMESPACE]".into(),
-        ),
-        ["why", ..] => Action::Invalid("error: sim why needs one object, e.g. sim why pod/web-1 or sim why deployment/web -n shop".into()),
         ["etcd", "status"] => Action::EtcdStatus,
-        ["requests"] => Action::Requests,
-        ["requests", ..] => Action::Invalid("error: sim requests takes no arguments".into()),
         ["etcd", "stop", member] => Action::Fault(Fault::StopEtcdMember(member.to_string())),
         ["etcd", "start", member] => Action::Fault(Fault::StartEtcdMember(member.to_string())),
         ["etcd", "snapshot", "save", name] => Action::EtcdSnapshotSave(name.to_string()),
@@ -551,6 +524,15 @@ pub fn parse_sim(rest: &str) -> Action {
         ["etcd", ..] => Action::Invalid(format!(
             "error: unknown sim etcd command \"sim {rest}\"; the etcd commands are {ETCD_USAGE}"
         )),
+        _ => return None,
+    })
+}
+
+/// The settings of the simulation: `sim user add`, `sim config`, `sim seed`, `sim
+/// boot`, `sim proxy-mode`, `sim addons`; `None` for another command.
+fn sim_setting(words: &[&str]) -> Option<Action> {
+    Some(match words {
+        ["user", "add", name, groups @ ..] => parse_user_add(name, groups),
         ["config", "etcd-members", n] => match n.parse::<usize>() {
             Ok(n) => Action::ConfigureEtcdMembers(n),
             Err(_) => Action::Invalid(format!(
@@ -610,6 +592,39 @@ pub fn parse_sim(rest: &str) -> Action {
             "error: sim addons takes enable or disable and an add-on: sim addons enable metrics-server|ingress"
                 .into(),
         ),
+        _ => return None,
+    })
+}
+
+/// The commands that explain or measure: `sim why`, `sim why-node`, `sim requests`,
+/// `sim stats`, `sim help`, `sim traffic`, `sim request`; `None` for another command.
+fn sim_inspection(words: &[&str]) -> Option<Action> {
+    Some(match words {
+        ["why", target] => Action::Why {
+            target: target.to_string(),
+            namespace: None,
+        },
+        ["why", target, "-n" | "--namespace", ns] | ["why", "-n" | "--namespace", ns, target] => {
+            Action::Why {
+                target: target.to_string(),
+                namespace: Some(ns.to_string()),
+            }
+        }
+        ["why-node", target] => Action::WhyNode {
+            target: target.to_string(),
+            namespace: None,
+        },
+        ["why-node", target, "-n" | "--namespace", ns]
+        | ["why-node", "-n" | "--namespace", ns, target] => Action::WhyNode {
+            target: target.to_string(),
+            namespace: Some(ns.to_string()),
+        },
+        ["why-node", ..] => Action::Invalid(
+            "error: sim why-node needs one pod, e.g. sim why-node pod/web-1 [-n NAMESPACE]".into(),
+        ),
+        ["why", ..] => Action::Invalid("error: sim why needs one object, e.g. sim why pod/web-1 or sim why deployment/web -n shop".into()),
+        ["requests"] => Action::Requests,
+        ["requests", ..] => Action::Invalid("error: sim requests takes no arguments".into()),
         ["help"] | ["--help"] => Action::Help,
         ["stats"] => Action::Stats,
         ["stats", "reset"] => Action::StatsReset,
@@ -624,10 +639,27 @@ pub fn parse_sim(rest: &str) -> Action {
             Ok(cmd) => Action::Traffic(cmd),
             Err(e) => Action::Invalid(e),
         },
-        [] => Action::Invalid(format!("error: sim needs a command: {SIM_USAGE}")),
-        _ => Action::Invalid(format!(
-            "error: unknown sim command \"sim {rest}\"; the sim commands are {SIM_USAGE}"
-        )),
+        _ => return None,
+    })
+}
+
+/// `sim user add NAME [--group GROUP]...`.
+fn parse_user_add(name: &str, groups: &[&str]) -> Action {
+    let mut gs = Vec::new();
+    let mut it = groups.iter();
+    while let Some(flag) = it.next() {
+        match (*flag, it.next()) {
+            ("--group", Some(g)) => gs.push(g.to_string()),
+            _ => {
+                return Action::Invalid(
+                    "error: sim user add NAME takes only --group GROUP options".into(),
+                )
+            }
+        }
+    }
+    Action::AddUser {
+        name: name.to_string(),
+        groups: gs,
     }
 }
 

@@ -39,87 +39,182 @@ enum Change {
     },
 }
 
+impl Change {
+    /// What kubectl says of a workload the change updated.
+    fn verb(&self) -> &'static str {
+        match self {
+            Change::Images(_) => "image updated",
+            Change::Resources { .. } => "resource requirements updated",
+        }
+    }
+}
+
+/// The subcommand: `image` or `resources` (the others are not simulated).
+fn subcommand(words: &[String]) -> Result<&'static str, String> {
+    match words.first().map(String::as_str) {
+        Some("image") => Ok("image"),
+        Some("resources") => Ok("resources"),
+        Some(other @ ("env" | "selector" | "serviceaccount" | "subject")) => Err(format!(
+            "error: \"kubectl set {other}\" is not available in this simulated cluster yet; it runs set image and set resources"
+        )),
+        Some(other) => Err(format!(
+            "error: unknown command \"{other}\" for \"kubectl set\"\nRun 'kubectl set --help' for usage."
+        )),
+        None => Err(
+            "error: kubectl set needs a subcommand: image or resources\nSee 'kubectl set -h' for help and examples"
+                .into(),
+        ),
+    }
+}
+
+/// `set image TYPE NAME CONTAINER=IMAGE...`: the resources and the images to set.
+fn image_change(parsed: &SetArgs, words: &[String]) -> Result<(Vec<String>, Change), String> {
+    let resource_flags = [
+        ("--limits", parsed.limits.is_some()),
+        ("--requests", parsed.requests.is_some()),
+        ("--containers", parsed.containers.is_some()),
+    ];
+    if let Some((flag, _)) = resource_flags.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "error: unknown flag: {flag}\nSee 'kubectl set image --help' for usage."
+        ));
+    }
+    // Resource arguments come first; `NAME=IMAGE` pairs after them.
+    let (resources, pairs): (Vec<String>, Vec<String>) =
+        words[1..].iter().cloned().partition(|w| !w.contains('='));
+    if resources.is_empty() {
+        return Err("error: one or more resources must be specified as <resource> <name> or <resource>/<name>".into());
+    }
+    if pairs.is_empty() {
+        return Err("error: at least one image update is required".into());
+    }
+    let mut images: Vec<(String, String)> = Vec::new();
+    for p in &pairs {
+        let (c, i) = p.split_once('=').unwrap_or((p, ""));
+        if c.is_empty() || i.is_empty() {
+            return Err(format!("error: invalid image update: {p}"));
+        }
+        images.push((c.to_string(), i.to_string()));
+    }
+    Ok((resources, Change::Images(images)))
+}
+
+/// `set resources TYPE NAME --limits=... --requests=... [-c CONTAINERS]`: the
+/// resources and the requirements to set.
+fn resources_change(parsed: &SetArgs, words: &[String]) -> Result<(Vec<String>, Change), String> {
+    let resources: Vec<String> = words[1..].to_vec();
+    if resources.is_empty() {
+        return Err("error: one or more resources must be specified as <resource> <name> or <resource>/<name>".into());
+    }
+    let (limits, requests) = (
+        parsed.limits.clone().filter(|l| !l.is_empty()),
+        parsed.requests.clone().filter(|r| !r.is_empty()),
+    );
+    if limits.is_none() && requests.is_none() {
+        return Err(
+            "error: you must specify an update to requests or limits (in the form of --requests/--limits)"
+                .into(),
+        );
+    }
+    let parse = |list: Option<String>| list.map(|l| resource_list(&l)).transpose();
+    let (limits, requests) = match (parse(limits), parse(requests)) {
+        (Ok(l), Ok(r)) => (l, r),
+        (Err(e), _) | (_, Err(e)) => return Err(format!("error: {e}")),
+    };
+    let change = Change::Resources {
+        containers: parsed.containers.clone().unwrap_or_else(|| "*".to_string()),
+        limits,
+        requests,
+    };
+    Ok((resources, change))
+}
+
+/// Applies the change to the pod template of one workload and patches it when that
+/// changes it; prints `KIND/NAME image updated` (or the resources' line).
+fn update_workload(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    kind: Kind,
+    namespace: &str,
+    name: &str,
+    change: &Change,
+    out: &mut CommandOutput,
+) {
+    let obj = match crate::get(cluster, ctx, kind, namespace, name) {
+        Ok(o) => o,
+        Err(e) => {
+            out.fail(errors::render(&e, None));
+            return;
+        }
+    };
+    let mut updated = obj.clone();
+    let spec = match &mut updated {
+        Object::Deployment(d) => d.spec.template.spec.as_mut(),
+        Object::ReplicaSet(rs) => rs.spec.template.as_mut().and_then(|t| t.spec.as_mut()),
+        Object::DaemonSet(ds) => ds.spec.template.spec.as_mut(),
+        _ => None,
+    };
+    let Some(spec) = spec else {
+        return;
+    };
+    match change {
+        Change::Images(images) => {
+            for (c, image) in images {
+                if !set_image(spec, c, image) {
+                    out.fail(format!("error: unable to find container named \"{c}\""));
+                }
+            }
+        }
+        Change::Resources {
+            containers,
+            limits,
+            requests,
+        } => {
+            if !set_resources(spec, containers, limits.as_ref(), requests.as_ref()) {
+                out.fail(format!(
+                    "error: unable to find container named {containers}"
+                ));
+            }
+        }
+    }
+    if updated == obj {
+        return; // no change: kubectl sends nothing and prints nothing
+    }
+    match crate::rollout::patch(cluster, ctx, updated, None) {
+        Ok(_) => out.out_line(format!(
+            "{}/{name} {}",
+            kind.qualified_singular(),
+            change.verb()
+        )),
+        Err(e) => out.fail(match change {
+            Change::Images(_) => format!(
+                "error: failed to patch image update to pod template: {}",
+                e.message
+            ),
+            Change::Resources { .. } => format!(
+                "error: failed to patch resources update to pod template {}",
+                errors::render(&e, None).trim_start_matches("error: ")
+            ),
+        }),
+    }
+}
+
 pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
     let parsed = match SetArgs::try_parse_from(args) {
         Ok(p) => p,
         Err(e) => return clap_error(e, Some("set"), args),
     };
     let words: Vec<String> = parsed.words.iter().skip(1).cloned().collect();
-    let subcommand = match words.first().map(String::as_str) {
-        Some(sub @ ("image" | "resources")) => sub,
-        Some(other @ ("env" | "selector" | "serviceaccount" | "subject")) => {
-            return CommandOutput::error(format!(
-                "error: \"kubectl set {other}\" is not available in this simulated cluster yet; it runs set image and set resources"
-            ))
-        }
-        Some(other) => {
-            return CommandOutput::error(format!(
-                "error: unknown command \"{other}\" for \"kubectl set\"\nRun 'kubectl set --help' for usage."
-            ))
-        }
-        None => {
-            return CommandOutput::error(
-                "error: kubectl set needs a subcommand: image or resources\nSee 'kubectl set -h' for help and examples",
-            )
-        }
-    };
-    let resource_flags = [
-        ("--limits", parsed.limits.is_some()),
-        ("--requests", parsed.requests.is_some()),
-        ("--containers", parsed.containers.is_some()),
-    ];
-    let (resources, change, verb) = if subcommand == "image" {
-        if let Some((flag, _)) = resource_flags.iter().find(|(_, given)| *given) {
-            return CommandOutput::error(format!(
-                "error: unknown flag: {flag}\nSee 'kubectl set image --help' for usage."
-            ));
-        }
-        // Resource arguments come first; `NAME=IMAGE` pairs after them.
-        let (resources, pairs): (Vec<String>, Vec<String>) =
-            words[1..].iter().cloned().partition(|w| !w.contains('='));
-        if resources.is_empty() {
-            return CommandOutput::error("error: one or more resources must be specified as <resource> <name> or <resource>/<name>");
-        }
-        if pairs.is_empty() {
-            return CommandOutput::error("error: at least one image update is required");
-        }
-        let mut images: Vec<(String, String)> = Vec::new();
-        for p in &pairs {
-            let (c, i) = p.split_once('=').unwrap_or((p, ""));
-            if c.is_empty() || i.is_empty() {
-                return CommandOutput::error(format!("error: invalid image update: {p}"));
-            }
-            images.push((c.to_string(), i.to_string()));
-        }
-        (resources, Change::Images(images), "image updated")
-    } else {
-        let resources: Vec<String> = words[1..].to_vec();
-        if resources.is_empty() {
-            return CommandOutput::error("error: one or more resources must be specified as <resource> <name> or <resource>/<name>");
-        }
-        let (limits, requests) = (
-            parsed.limits.filter(|l| !l.is_empty()),
-            parsed.requests.filter(|r| !r.is_empty()),
-        );
-        if limits.is_none() && requests.is_none() {
-            return CommandOutput::error(
-                "error: you must specify an update to requests or limits (in the form of --requests/--limits)",
-            );
-        }
-        let parse = |list: Option<String>| list.map(|l| resource_list(&l)).transpose();
-        let (limits, requests) = match (parse(limits), parse(requests)) {
-            (Ok(l), Ok(r)) => (l, r),
-            (Err(e), _) | (_, Err(e)) => return CommandOutput::error(format!("error: {e}")),
+    let checked = subcommand(&words).and_then(|sub| {
+        let (resources, change) = if sub == "image" {
+            image_change(&parsed, &words)?
+        } else {
+            resources_change(&parsed, &words)?
         };
-        let change = Change::Resources {
-            containers: parsed.containers.unwrap_or_else(|| "*".to_string()),
-            limits,
-            requests,
-        };
-        (resources, change, "resource requirements updated")
-    };
-    let targets = match parse_resource_args(&resources) {
-        Ok(t) => t,
+        Ok((sub, parse_resource_args(&resources)?, change))
+    });
+    let (subcommand, targets, change) = match checked {
+        Ok(x) => x,
         Err(e) => return CommandOutput::error(e),
     };
     let namespace = parsed
@@ -138,59 +233,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             continue;
         }
         for name in &t.names {
-            let obj = match crate::get(cluster, ctx, t.kind, &namespace, name) {
-                Ok(o) => o,
-                Err(e) => {
-                    out.fail(errors::render(&e, None));
-                    continue;
-                }
-            };
-            let mut updated = obj.clone();
-            let spec = match &mut updated {
-                Object::Deployment(d) => d.spec.template.spec.as_mut(),
-                Object::ReplicaSet(rs) => rs.spec.template.as_mut().and_then(|t| t.spec.as_mut()),
-                Object::DaemonSet(ds) => ds.spec.template.spec.as_mut(),
-                _ => None,
-            };
-            let Some(spec) = spec else {
-                continue;
-            };
-            match &change {
-                Change::Images(images) => {
-                    for (c, image) in images {
-                        if !set_image(spec, c, image) {
-                            out.fail(format!("error: unable to find container named \"{c}\""));
-                        }
-                    }
-                }
-                Change::Resources {
-                    containers,
-                    limits,
-                    requests,
-                } => {
-                    if !set_resources(spec, containers, limits.as_ref(), requests.as_ref()) {
-                        out.fail(format!(
-                            "error: unable to find container named {containers}"
-                        ));
-                    }
-                }
-            }
-            if updated == obj {
-                continue; // no change: kubectl sends nothing and prints nothing
-            }
-            match crate::rollout::patch(cluster, ctx, updated, None) {
-                Ok(_) => out.out_line(format!("{}/{name} {verb}", t.kind.qualified_singular())),
-                Err(e) => out.fail(match &change {
-                    Change::Images(_) => format!(
-                        "error: failed to patch image update to pod template: {}",
-                        e.message
-                    ),
-                    Change::Resources { .. } => format!(
-                        "error: failed to patch resources update to pod template {}",
-                        errors::render(&e, None).trim_start_matches("error: ")
-                    ),
-                }),
-            }
+            update_workload(cluster, ctx, t.kind, &namespace, name, &change, &mut out);
         }
     }
     out

@@ -1614,95 +1614,11 @@ fn filter(words: &[String], text: &str) -> Result<(String, i32), String> {
         return Ok((text.to_string(), 0));
     };
     let lines: Vec<&str> = text.lines().collect();
-    let join = |ls: &[&str]| {
-        let mut s = String::new();
-        for l in ls {
-            s.push_str(l);
-            s.push('\n');
-        }
-        s
-    };
-    let count = |args: &[String]| -> Result<usize, String> {
-        let mut n = 10;
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            let value = if a == "-n" {
-                it.next().cloned()
-            } else if let Some(v) = a.strip_prefix("-n") {
-                Some(v.to_string())
-            } else if let Some(v) = a.strip_prefix('-') {
-                Some(v.to_string())
-            } else {
-                return Err(format!(
-                    "bash: {program}: files are not supported in this simulated shell"
-                ));
-            };
-            n = value
-                .as_deref()
-                .and_then(|v| v.parse::<usize>().ok())
-                .ok_or_else(|| {
-                    format!(
-                        "{program}: invalid number of lines: '{}'",
-                        value.clone().unwrap_or_default()
-                    )
-                })?;
-        }
-        Ok(n)
-    };
     match program.as_str() {
-        "grep" => {
-            let (mut invert, mut ignore_case, mut count_only) = (false, false, false);
-            let mut pattern = None;
-            for a in args {
-                match a.as_str() {
-                    s if s.starts_with('-') && s.len() > 1 && pattern.is_none() => {
-                        for c in s[1..].chars() {
-                            match c {
-                                'v' => invert = true,
-                                'i' => ignore_case = true,
-                                'c' => count_only = true,
-                                'F' | 'E' => {}
-                                other => return Err(format!("grep: invalid option -- '{other}'")),
-                            }
-                        }
-                    }
-                    s if pattern.is_none() => pattern = Some(s.to_string()),
-                    _ => {
-                        return Err(
-                            "bash: grep: files are not supported in this simulated shell".into(),
-                        )
-                    }
-                }
-            }
-            let Some(pattern) = pattern else {
-                return Err("Usage: grep [OPTION]... PATTERNS [FILE]...".into());
-            };
-            let needle = if ignore_case {
-                pattern.to_lowercase()
-            } else {
-                pattern
-            };
-            let picked: Vec<&str> = lines
-                .iter()
-                .copied()
-                .filter(|l| {
-                    let hay = if ignore_case {
-                        l.to_lowercase()
-                    } else {
-                        l.to_string()
-                    };
-                    hay.contains(&needle) != invert
-                })
-                .collect();
-            let status = if picked.is_empty() { 1 } else { 0 };
-            if count_only {
-                return Ok((format!("{}\n", picked.len()), status));
-            }
-            Ok((join(&picked), status))
-        }
+        "grep" => filter_grep(args, &lines),
         "head" => {
-            let n = count(args)?;
-            Ok((join(&lines[..n.min(lines.len())]), 0))
+            let n = line_count(program, args)?;
+            Ok((join_lines(&lines[..n.min(lines.len())]), 0))
         }
         // `tail -n +N`: from line N on (skips a header with +2).
         "tail"
@@ -1715,133 +1631,227 @@ fn filter(words: &[String], text: &str) -> Result<(String, i32), String> {
                 .find_map(|a| a.trim_start_matches("-n").strip_prefix('+'))
                 .and_then(|v| v.parse::<usize>().ok())
                 .ok_or_else(|| "tail: invalid number of lines".to_string())?;
-            Ok((join(&lines[from.saturating_sub(1).min(lines.len())..]), 0))
+            Ok((
+                join_lines(&lines[from.saturating_sub(1).min(lines.len())..]),
+                0,
+            ))
         }
         "tail" => {
-            let n = count(args)?;
-            Ok((join(&lines[lines.len().saturating_sub(n)..]), 0))
+            let n = line_count(program, args)?;
+            Ok((join_lines(&lines[lines.len().saturating_sub(n)..]), 0))
         }
-        "sort" => {
-            let (mut reverse, mut numeric, mut unique) = (false, false, false);
-            for a in args {
-                match a.strip_prefix('-') {
-                    Some(flags) if !flags.is_empty() => {
-                        for c in flags.chars() {
-                            match c {
-                                'r' => reverse = true,
-                                'n' => numeric = true,
-                                'u' => unique = true,
-                                other => return Err(format!("sort: invalid option -- '{other}'")),
-                            }
-                        }
-                    }
-                    _ => {
-                        return Err(
-                            "bash: sort: files are not supported in this simulated shell".into(),
-                        )
-                    }
-                }
-            }
-            let mut sorted = lines.clone();
-            if numeric {
-                let key = |l: &str| -> f64 {
-                    let t = l.trim_start();
-                    let end = t
-                        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
-                        .unwrap_or(t.len());
-                    t[..end].parse::<f64>().unwrap_or(0.0)
-                };
-                sorted.stable_sort_by(|a, b| key(a).total_cmp(&key(b)).then_with(|| a.cmp(b)));
-            } else {
-                sorted.stable_sort();
-            }
-            if unique {
-                sorted.dedup();
-            }
-            if reverse {
-                sorted.reverse();
-            }
-            Ok((join(&sorted), 0))
-        }
-        "uniq" => {
-            let counts = match args
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .as_slice()
-            {
-                [] => false,
-                ["-c"] => true,
-                _ => return Err("uniq: only uniq and uniq -c are simulated".into()),
-            };
-            let mut groups: Vec<(usize, &str)> = Vec::new();
-            for l in &lines {
-                match groups.last_mut() {
-                    Some((n, prev)) if prev == l => *n += 1,
-                    _ => groups.push((1, l)),
-                }
-            }
-            let mut text = String::new();
-            for (n, l) in &groups {
-                if counts {
-                    text.push_str(&format!("{n:>7} "));
-                }
-                text.push_str(l);
-                text.push('\n');
-                if text.len() > MAX_PIPE_BYTES {
-                    return Err(pipe_full("uniq"));
-                }
-            }
-            Ok((text, 0))
-        }
-        // `awk '{print $1}'` and `awk 'NR>1 {print $1, $3}'`: columns split at blanks.
-        "awk" => {
-            let unsupported = || "awk: only awk '{print $N, ...}' is simulated".to_string();
-            let [program] = args else {
-                return Err(unsupported());
-            };
-            let program = program.trim();
-            let (skip_header, body) = match program.strip_prefix("NR>1") {
-                Some(rest) => (true, rest.trim()),
-                None => (false, program),
-            };
-            let fields: Vec<usize> = body
-                .strip_prefix('{')
-                .and_then(|b| b.strip_suffix('}'))
-                .and_then(|b| b.trim().strip_prefix("print"))
-                .and_then(|b| {
-                    b.split(',')
-                        .map(|f| f.trim().strip_prefix('$').and_then(|n| n.parse().ok()))
-                        .collect::<Option<Vec<usize>>>()
-                })
-                .ok_or_else(unsupported)?;
-            let mut text = String::new();
-            for l in lines.iter().skip(usize::from(skip_header)) {
-                let cols: Vec<&str> = l.split_whitespace().collect();
-                let picked: Vec<&str> = fields
-                    .iter()
-                    .map(|&n| match n {
-                        0 => *l,
-                        n => cols.get(n - 1).copied().unwrap_or(""),
-                    })
-                    .collect();
-                for (i, p) in picked.iter().enumerate() {
-                    if i > 0 {
-                        text.push(' ');
-                    }
-                    text.push_str(p);
-                    if text.len() > MAX_PIPE_BYTES {
-                        return Err(pipe_full("awk"));
-                    }
-                }
-                text.push('\n');
-            }
-            Ok((text, 0))
-        }
+        "sort" => filter_sort(args, &lines),
+        "uniq" => filter_uniq(args, &lines),
+        "awk" => filter_awk(args, &lines),
         "wc" if args.len() == 1 && args[0] == "-l" => Ok((format!("{}\n", lines.len()), 0)),
         "wc" => Err("wc: only wc -l is simulated".to_string()),
         other => Err(format!("bash: {other}: command not found")),
     }
+}
+
+/// Lines joined back into text, each ending in a newline.
+fn join_lines(ls: &[&str]) -> String {
+    let mut s = String::new();
+    for l in ls {
+        s.push_str(l);
+        s.push('\n');
+    }
+    s
+}
+
+/// `head`'s and `tail`'s line count: `-n N`, `-nN` or `-N` (10 when not given).
+fn line_count(program: &str, args: &[String]) -> Result<usize, String> {
+    let mut n = 10;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let value = if a == "-n" {
+            it.next().cloned()
+        } else if let Some(v) = a.strip_prefix("-n") {
+            Some(v.to_string())
+        } else if let Some(v) = a.strip_prefix('-') {
+            Some(v.to_string())
+        } else {
+            return Err(format!(
+                "bash: {program}: files are not supported in this simulated shell"
+            ));
+        };
+        n = value
+            .as_deref()
+            .and_then(|v| v.parse::<usize>().ok())
+            .ok_or_else(|| {
+                format!(
+                    "{program}: invalid number of lines: '{}'",
+                    value.clone().unwrap_or_default()
+                )
+            })?;
+    }
+    Ok(n)
+}
+
+/// `grep [-v] [-i] [-c] PATTERN` over the lines: a fixed string, not a regexp.
+fn filter_grep(args: &[String], lines: &[&str]) -> Result<(String, i32), String> {
+    let (mut invert, mut ignore_case, mut count_only) = (false, false, false);
+    let mut pattern = None;
+    for a in args {
+        match a.as_str() {
+            s if s.starts_with('-') && s.len() > 1 && pattern.is_none() => {
+                for c in s[1..].chars() {
+                    match c {
+                        'v' => invert = true,
+                        'i' => ignore_case = true,
+                        'c' => count_only = true,
+                        'F' | 'E' => {}
+                        other => return Err(format!("grep: invalid option -- '{other}'")),
+                    }
+                }
+            }
+            s if pattern.is_none() => pattern = Some(s.to_string()),
+            _ => return Err("bash: grep: files are not supported in this simulated shell".into()),
+        }
+    }
+    let Some(pattern) = pattern else {
+        return Err("Usage: grep [OPTION]... PATTERNS [FILE]...".into());
+    };
+    let needle = if ignore_case {
+        pattern.to_lowercase()
+    } else {
+        pattern
+    };
+    let picked: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| {
+            let hay = if ignore_case {
+                l.to_lowercase()
+            } else {
+                l.to_string()
+            };
+            hay.contains(&needle) != invert
+        })
+        .collect();
+    let status = if picked.is_empty() { 1 } else { 0 };
+    if count_only {
+        return Ok((format!("{}\n", picked.len()), status));
+    }
+    Ok((join_lines(&picked), status))
+}
+
+/// `sort [-r] [-n] [-u]` of the lines.
+fn filter_sort(args: &[String], lines: &[&str]) -> Result<(String, i32), String> {
+    let (mut reverse, mut numeric, mut unique) = (false, false, false);
+    for a in args {
+        match a.strip_prefix('-') {
+            Some(flags) if !flags.is_empty() => {
+                for c in flags.chars() {
+                    match c {
+                        'r' => reverse = true,
+                        'n' => numeric = true,
+                        'u' => unique = true,
+                        other => return Err(format!("sort: invalid option -- '{other}'")),
+                    }
+                }
+            }
+            _ => return Err("bash: sort: files are not supported in this simulated shell".into()),
+        }
+    }
+    let mut sorted = lines.to_vec();
+    if numeric {
+        let key = |l: &str| -> f64 {
+            let t = l.trim_start();
+            let end = t
+                .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+                .unwrap_or(t.len());
+            t[..end].parse::<f64>().unwrap_or(0.0)
+        };
+        sorted.stable_sort_by(|a, b| key(a).total_cmp(&key(b)).then_with(|| a.cmp(b)));
+    } else {
+        sorted.stable_sort();
+    }
+    if unique {
+        sorted.dedup();
+    }
+    if reverse {
+        sorted.reverse();
+    }
+    Ok((join_lines(&sorted), 0))
+}
+
+/// `uniq [-c]`: runs of equal lines as one (with their counts).
+fn filter_uniq(args: &[String], lines: &[&str]) -> Result<(String, i32), String> {
+    let counts = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [] => false,
+        ["-c"] => true,
+        _ => return Err("uniq: only uniq and uniq -c are simulated".into()),
+    };
+    let mut groups: Vec<(usize, &str)> = Vec::new();
+    for l in lines {
+        match groups.last_mut() {
+            Some((n, prev)) if prev == l => *n += 1,
+            _ => groups.push((1, l)),
+        }
+    }
+    let mut text = String::new();
+    for (n, l) in &groups {
+        if counts {
+            text.push_str(&format!("{n:>7} "));
+        }
+        text.push_str(l);
+        text.push('\n');
+        if text.len() > MAX_PIPE_BYTES {
+            return Err(pipe_full("uniq"));
+        }
+    }
+    Ok((text, 0))
+}
+
+/// `awk '{print $1}'` and `awk 'NR>1 {print $1, $3}'`: columns split at blanks.
+fn filter_awk(args: &[String], lines: &[&str]) -> Result<(String, i32), String> {
+    let unsupported = || "awk: only awk '{print $N, ...}' is simulated".to_string();
+    let [program] = args else {
+        return Err(unsupported());
+    };
+    let program = program.trim();
+    let (skip_header, body) = match program.strip_prefix("NR>1") {
+        Some(rest) => (true, rest.trim()),
+        None => (false, program),
+    };
+    let fields: Vec<usize> = body
+        .strip_prefix('{')
+        .and_then(|b| b.strip_suffix('}'))
+        .and_then(|b| b.trim().strip_prefix("print"))
+        .and_then(|b| {
+            b.split(',')
+                .map(|f| f.trim().strip_prefix('$').and_then(|n| n.parse().ok()))
+                .collect::<Option<Vec<usize>>>()
+        })
+        .ok_or_else(unsupported)?;
+    let mut text = String::new();
+    for l in lines.iter().skip(usize::from(skip_header)) {
+        let cols: Vec<&str> = l.split_whitespace().collect();
+        let picked: Vec<&str> = fields
+            .iter()
+            .map(|&n| match n {
+                0 => *l,
+                n => cols.get(n - 1).copied().unwrap_or(""),
+            })
+            .collect();
+        for (i, p) in picked.iter().enumerate() {
+            if i > 0 {
+                text.push(' ');
+            }
+            text.push_str(p);
+            if text.len() > MAX_PIPE_BYTES {
+                return Err(pipe_full("awk"));
+            }
+        }
+        text.push('\n');
+    }
+    Ok((text, 0))
 }
 
 /// `cat [FILE]...`: files from the [`FileSource`], or stdin (`-` or no file).

@@ -23,6 +23,13 @@ pub fn format(rows: &[Vec<String>]) -> String {
     for w in widths.iter_mut() {
         *w = (*w).max(MIN_WIDTH);
     }
+    render(rows, &widths)
+}
+
+/// Lays rows out with the given column widths: every cell but a row's last is
+/// padded with spaces to its column's width. `widths` must cover every column
+/// that is not the last of its row.
+pub(crate) fn render(rows: &[Vec<String>], widths: &[usize]) -> String {
     let mut out = String::new();
     for row in rows {
         for (i, cell) in row.iter().enumerate() {

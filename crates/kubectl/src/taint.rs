@@ -91,24 +91,17 @@ fn is_qualified_name(s: &str) -> bool {
     }
 }
 
-pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
-    let (words, flags) = match split_args("taint", args, &[("--overwrite", false)]) {
-        Ok(x) => x,
-        Err(out) => return out,
-    };
-    let overwrite = flags
-        .iter()
-        .any(|(f, v)| f == "--overwrite" && v != "false");
-    // kubectl's Complete: resources first (`nodes NAME...` or `node/NAME`), then
-    // taints (a word with '=' or ':' or a trailing '-').
+/// kubectl's Complete: resources first (`nodes NAME...` or `node/NAME`), then
+/// taints (a word with '=' or ':' or a trailing '-').
+fn resources_and_specs(words: &[String]) -> Result<(Vec<String>, Vec<String>), String> {
     let mut resources: Vec<String> = Vec::new();
     let mut specs: Vec<String> = Vec::new();
-    for w in &words {
+    for w in words {
         let is_taint = w.contains('=') || w.contains(':') || w.ends_with('-');
         if is_taint {
             specs.push(w.clone());
         } else if !specs.is_empty() {
-            return CommandOutput::error(format!(
+            return Err(format!(
                 "error: all resources must be specified before taint changes: {w}"
             ));
         } else {
@@ -116,55 +109,65 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         }
     }
     if resources.is_empty() {
-        return CommandOutput::error(
-            "error: one or more resources must be specified as <resource> <name>",
-        );
+        return Err("error: one or more resources must be specified as <resource> <name>".into());
     }
     if specs.is_empty() {
-        return CommandOutput::error(USAGE);
+        return Err(USAGE.into());
     }
-    let usage = |e: String| {
-        CommandOutput::error(format!(
-            "error: {e}\nSee 'kubectl taint -h' for help and examples"
-        ))
-    };
+    Ok((resources, specs))
+}
+
+/// The taints to add (`key=value:Effect`) and to remove (`key[:Effect]-`).
+fn parse_specs(specs: &[String]) -> Result<(Vec<Taint>, Vec<Taint>), String> {
+    let usage = |e: String| format!("error: {e}\nSee 'kubectl taint -h' for help and examples");
     let mut add: Vec<Taint> = Vec::new();
     let mut remove: Vec<Taint> = Vec::new();
-    for spec in &specs {
+    for spec in specs {
         if let Some(s) = spec.strip_suffix('-') {
             match parse_taint(s) {
                 Ok(t) => remove.push(t),
-                Err(e) => return usage(e),
+                Err(e) => return Err(usage(e)),
             }
         } else {
             match parse_taint(spec) {
                 Ok(t) if t.effect.is_empty() => {
-                    return usage(format!("invalid taint spec: {spec}"))
+                    return Err(usage(format!("invalid taint spec: {spec}")))
                 }
                 Ok(t) => {
                     if add.iter().any(|a| a.key == t.key && a.effect == t.effect) {
                         // Go's %v of a Taint value.
-                        return usage(format!(
+                        return Err(usage(format!(
                             "duplicated taints with the same key and effect: {{{} {} {} <nil>}}",
                             t.key,
                             t.value.as_deref().unwrap_or(""),
                             t.effect
-                        ));
+                        )));
                     }
                     add.push(t)
                 }
-                Err(e) => return usage(e),
+                Err(e) => return Err(usage(e)),
             }
         }
     }
+    Ok((add, remove))
+}
+
+/// The names of the nodes the resources name; only nodes can be tainted, and a
+/// taint may not be both added and removed.
+fn node_names(
+    resources: &[String],
+    add: &[Taint],
+    remove: &[Taint],
+) -> Result<Vec<String>, String> {
     if resources.len() < 2 && !resources[0].contains('/') {
-        return CommandOutput::error(
-            "error: at least one resource name must be specified since 'all' parameter is not set",
+        return Err(
+            "error: at least one resource name must be specified since 'all' parameter is not set"
+                .into(),
         );
     }
     let kind = resources[0].split('/').next().unwrap_or("");
     if !matches!(kind.to_ascii_lowercase().as_str(), "node" | "nodes") {
-        return CommandOutput::error(format!(
+        return Err(format!(
             "error: invalid resource type {}, only [\"node\" \"nodes\"] are supported",
             resources[0]
         ));
@@ -178,102 +181,135 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         .map(|r| format!("{{\"{}\":\"{}\"}}", r.key, r.effect))
         .collect();
     if !conflicts.is_empty() {
-        return CommandOutput::error(format!(
+        return Err(format!(
             "error: can not both modify and remove the following taint(s) in the same command: {}",
             conflicts.join(", ")
         ));
     }
-    let nodes: Vec<String> = if resources[0].contains('/') {
+    Ok(if resources[0].contains('/') {
         resources
             .iter()
             .map(|r| r.split_once('/').map_or(r.as_str(), |(_, n)| n).to_string())
             .collect()
     } else {
         resources[1..].to_vec()
+    })
+}
+
+/// Adds and removes taints on one node and patches it; prints `node/NAME tainted`
+/// (or untainted, modified), or the error.
+fn taint_node(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    name: &str,
+    add: &[Taint],
+    remove: &[Taint],
+    overwrite: bool,
+    out: &mut CommandOutput,
+) {
+    let node = match crate::get(cluster, ctx, Kind::Node, "", name) {
+        Ok(Object::Node(n)) => n,
+        Ok(_) => return,
+        Err(e) => {
+            out.fail(errors::render(&e, None));
+            return;
+        }
+    };
+    let taints = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.clone())
+        .unwrap_or_default();
+    if !overwrite {
+        let exists: Vec<String> = add
+            .iter()
+            .filter(|a| {
+                taints
+                    .iter()
+                    .any(|t| t.key == a.key && t.effect == a.effect)
+            })
+            .map(|a| a.key.clone())
+            .collect();
+        if !exists.is_empty() {
+            out.fail(format!(
+                "error: node {name} already has {} taint(s) with same effect(s) and --overwrite is false",
+                exists.join(",")
+            ));
+            return;
+        }
+    }
+    // kubectl's reorganizeTaints: the new taints first, then the old ones they do
+    // not replace; then the removals. "modified" with --overwrite or when adding
+    // and removing.
+    let mut merged = add.to_vec();
+    for old in &taints {
+        if !merged
+            .iter()
+            .any(|t| t.key == old.key && t.effect == old.effect)
+        {
+            merged.push(old.clone());
+        }
+    }
+    let added = merged.len() != taints.len();
+    let mut errs = Vec::new();
+    for r in remove {
+        let before = merged.len();
+        merged.retain(|t| !(t.key == r.key && (r.effect.is_empty() || t.effect == r.effect)));
+        if merged.len() == before {
+            errs.push(format!("taint \"{}\" not found", taint_string(r)));
+        }
+    }
+    match errs.len() {
+        0 => {}
+        // cmdutil.CheckErr: one error gets "error: ", an aggregate one line each.
+        1 => {
+            out.fail(format!("error: {}", errs[0]));
+            return;
+        }
+        _ => {
+            for e in errs {
+                out.fail(e);
+            }
+            return;
+        }
+    }
+    let deleted = !remove.is_empty();
+    let op = if (added && deleted) || overwrite {
+        "modified"
+    } else if added {
+        "tainted"
+    } else {
+        "untainted"
+    };
+    let mut updated = node;
+    updated.spec.get_or_insert_with(Default::default).taints =
+        (!merged.is_empty()).then_some(merged);
+    match crate::send(cluster, ctx, Body::patch(Object::Node(updated))) {
+        Ok(_) => out.out_line(format!("node/{name} {op}")),
+        Err(e) => out.fail(errors::render(&e, None)),
+    }
+}
+
+pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
+    let (words, flags) = match split_args("taint", args, &[("--overwrite", false)]) {
+        Ok(x) => x,
+        Err(out) => return out,
+    };
+    let overwrite = flags
+        .iter()
+        .any(|(f, v)| f == "--overwrite" && v != "false");
+    let checked = resources_and_specs(&words).and_then(|(resources, specs)| {
+        let (add, remove) = parse_specs(&specs)?;
+        let nodes = node_names(&resources, &add, &remove)?;
+        Ok((nodes, add, remove))
+    });
+    let (nodes, add, remove) = match checked {
+        Ok(x) => x,
+        Err(e) => return CommandOutput::error(e),
     };
     let mut out = CommandOutput::new();
     for name in &nodes {
-        let node = match crate::get(cluster, ctx, Kind::Node, "", name) {
-            Ok(Object::Node(n)) => n,
-            Ok(_) => continue,
-            Err(e) => {
-                out.fail(errors::render(&e, None));
-                continue;
-            }
-        };
-        let taints = node
-            .spec
-            .as_ref()
-            .and_then(|s| s.taints.clone())
-            .unwrap_or_default();
-        if !overwrite {
-            let exists: Vec<String> = add
-                .iter()
-                .filter(|a| {
-                    taints
-                        .iter()
-                        .any(|t| t.key == a.key && t.effect == a.effect)
-                })
-                .map(|a| a.key.clone())
-                .collect();
-            if !exists.is_empty() {
-                out.fail(format!(
-                    "error: node {name} already has {} taint(s) with same effect(s) and --overwrite is false",
-                    exists.join(",")
-                ));
-                continue;
-            }
-        }
-        // kubectl's reorganizeTaints: the new taints first, then the old ones they do
-        // not replace; then the removals. "modified" with --overwrite or when adding
-        // and removing.
-        let mut merged = add.clone();
-        for old in &taints {
-            if !merged
-                .iter()
-                .any(|t| t.key == old.key && t.effect == old.effect)
-            {
-                merged.push(old.clone());
-            }
-        }
-        let added = merged.len() != taints.len();
-        let mut errs = Vec::new();
-        for r in &remove {
-            let before = merged.len();
-            merged.retain(|t| !(t.key == r.key && (r.effect.is_empty() || t.effect == r.effect)));
-            if merged.len() == before {
-                errs.push(format!("taint \"{}\" not found", taint_string(r)));
-            }
-        }
-        match errs.len() {
-            0 => {}
-            // cmdutil.CheckErr: one error gets "error: ", an aggregate one line each.
-            1 => {
-                out.fail(format!("error: {}", errs[0]));
-                continue;
-            }
-            _ => {
-                for e in errs {
-                    out.fail(e);
-                }
-                continue;
-            }
-        }
-        let deleted = !remove.is_empty();
-        let op = if (added && deleted) || overwrite {
-            "modified"
-        } else if added {
-            "tainted"
-        } else {
-            "untainted"
-        };
-        let mut updated = node;
-        updated.spec.get_or_insert_with(Default::default).taints =
-            (!merged.is_empty()).then_some(merged);
-        match crate::send(cluster, ctx, Body::patch(Object::Node(updated))) {
-            Ok(_) => out.out_line(format!("node/{name} {op}")),
-            Err(e) => out.fail(errors::render(&e, None)),
-        }
+        taint_node(cluster, ctx, name, &add, &remove, overwrite, &mut out);
     }
     out
 }

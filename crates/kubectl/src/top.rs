@@ -290,65 +290,16 @@ fn top_pod(cluster: &Cluster, ctx: &Context<'_>, f: Flags) -> CommandOutput {
     if !cluster.metrics_api_registered() {
         return CommandOutput::error("error: Metrics API not available");
     }
-    let labels_of = |ns: &str, n: &str| -> Option<BTreeMap<String, String>> {
-        match cluster.get(Kind::Pod, ns, n) {
-            Ok(Object::Pod(p)) => Some(p.metadata.labels.unwrap_or_default()),
-            _ => None,
-        }
+    let metrics = match name {
+        Some(n) => one_pod_metrics(cluster, &namespace, &n),
+        None => pod_metrics(cluster, scope, selector.as_ref()),
     };
-    let mut metrics: Vec<PodMetrics> = match &name {
-        Some(n) => match cluster.pod_metrics_one(&namespace, n) {
-            Ok(m) => vec![m],
-            Err(e) if e.reason == warehouse_sim::StatusReason::NotFound => {
-                // kubectl checks the pod itself: missing, or too young to have metrics.
-                return match cluster.get(Kind::Pod, &namespace, n) {
-                    Err(e) => CommandOutput::error(errors::render(&e, None)),
-                    Ok(Object::Pod(p)) => match young_or_error(cluster, &p) {
-                        Some(err) => CommandOutput::error(err),
-                        None => CommandOutput::error("error: metrics not available yet"),
-                    },
-                    Ok(_) => CommandOutput::error("error: metrics not available yet"),
-                };
-            }
-            Err(e) => return CommandOutput::error(errors::render(&e, None)),
-        },
-        None => match cluster.pod_metrics(scope) {
-            Ok(all) => all
-                .into_iter()
-                .filter(|m| {
-                    selector.as_ref().is_none_or(|s| {
-                        labels_of(&m.namespace, &m.name).is_some_and(|l| s.matches(&l))
-                    })
-                })
-                .collect(),
-            Err(e) => return CommandOutput::error(errors::render(&e, None)),
-        },
+    let mut metrics = match metrics {
+        Ok(m) => m,
+        Err(e) => return CommandOutput::error(e),
     };
-    let mut out = CommandOutput::new();
     if metrics.is_empty() {
-        // verifyEmptyMetrics: any pod older than two minutes means metrics are missing
-        // for it; otherwise they are not there yet.
-        let mut any = false;
-        for obj in cluster.list(Kind::Pod, scope) {
-            let Object::Pod(p) = obj else { continue };
-            let labels = p.metadata.labels.clone().unwrap_or_default();
-            if selector.as_ref().is_some_and(|s| !s.matches(&labels)) {
-                continue;
-            }
-            any = true;
-            if let Some(err) = young_or_error(cluster, &p) {
-                return CommandOutput::error(err);
-            }
-        }
-        if any {
-            return CommandOutput::error("error: metrics not available yet");
-        }
-        if f.all_namespaces {
-            out.err_line("No resources found");
-        } else {
-            out.err_line(format!("No resources found in {namespace} namespace."));
-        }
-        return out;
+        return no_pod_metrics(cluster, &f, scope, selector.as_ref(), &namespace);
     }
     let with_ns = f.all_namespaces;
     match f.sort_by.as_deref() {
@@ -362,6 +313,96 @@ fn top_pod(cluster: &Cluster, ctx: &Context<'_>, f: Flags) -> CommandOutput {
             }
         }),
     }
+    let mut out = CommandOutput::new();
+    out.stdout = crate::tabwriter::align(&pod_table(&f, &mut metrics), 0, 3);
+    out
+}
+
+/// The metrics of one pod. kubectl checks a pod without them itself: missing, or
+/// too young to have metrics.
+fn one_pod_metrics(
+    cluster: &Cluster,
+    namespace: &str,
+    name: &str,
+) -> Result<Vec<PodMetrics>, String> {
+    match cluster.pod_metrics_one(namespace, name) {
+        Ok(m) => Ok(vec![m]),
+        Err(e) if e.reason == warehouse_sim::StatusReason::NotFound => {
+            Err(match cluster.get(Kind::Pod, namespace, name) {
+                Err(e) => errors::render(&e, None),
+                Ok(Object::Pod(p)) => match young_or_error(cluster, &p) {
+                    Some(err) => err,
+                    None => "error: metrics not available yet".to_string(),
+                },
+                Ok(_) => "error: metrics not available yet".to_string(),
+            })
+        }
+        Err(e) => Err(errors::render(&e, None)),
+    }
+}
+
+/// The metrics of the pods in scope that the selector picks.
+fn pod_metrics(
+    cluster: &Cluster,
+    scope: Option<&str>,
+    selector: Option<&Selector>,
+) -> Result<Vec<PodMetrics>, String> {
+    let labels_of = |ns: &str, n: &str| -> Option<BTreeMap<String, String>> {
+        match cluster.get(Kind::Pod, ns, n) {
+            Ok(Object::Pod(p)) => Some(p.metadata.labels.unwrap_or_default()),
+            _ => None,
+        }
+    };
+    match cluster.pod_metrics(scope) {
+        Ok(all) => Ok(all
+            .into_iter()
+            .filter(|m| {
+                selector
+                    .is_none_or(|s| labels_of(&m.namespace, &m.name).is_some_and(|l| s.matches(&l)))
+            })
+            .collect()),
+        Err(e) => Err(errors::render(&e, None)),
+    }
+}
+
+/// kubectl's verifyEmptyMetrics when no pod had metrics: any pod older than two
+/// minutes means metrics are missing for it; otherwise they are not there yet, or
+/// there are no pods.
+fn no_pod_metrics(
+    cluster: &Cluster,
+    f: &Flags,
+    scope: Option<&str>,
+    selector: Option<&Selector>,
+    namespace: &str,
+) -> CommandOutput {
+    let mut any = false;
+    for obj in cluster.list(Kind::Pod, scope) {
+        let Object::Pod(p) = obj else { continue };
+        let labels = p.metadata.labels.clone().unwrap_or_default();
+        if selector.is_some_and(|s| !s.matches(&labels)) {
+            continue;
+        }
+        any = true;
+        if let Some(err) = young_or_error(cluster, &p) {
+            return CommandOutput::error(err);
+        }
+    }
+    if any {
+        return CommandOutput::error("error: metrics not available yet");
+    }
+    let mut out = CommandOutput::new();
+    if f.all_namespaces {
+        out.err_line("No resources found");
+    } else {
+        out.err_line(format!("No resources found in {namespace} namespace."));
+    }
+    out
+}
+
+/// The rows of `top pod` (tab-separated): a pod a row, or with `--containers` a
+/// container a row; `--sum` adds the totals.
+fn pod_table(f: &Flags, metrics: &mut [PodMetrics]) -> String {
+    let with_ns = f.all_namespaces;
     let mut text = String::new();
     let mut columns = 3;
     if !f.no_headers {
@@ -377,7 +418,7 @@ fn top_pod(cluster: &Cluster, ctx: &Context<'_>, f: Flags) -> CommandOutput {
         h.extend(["NAME", "CPU(cores)", "MEMORY(bytes)"].map(String::from));
         row(&mut text, &h);
     }
-    for m in &mut metrics {
+    for m in metrics.iter_mut() {
         if f.containers {
             match f.sort_by.as_deref() {
                 Some("cpu") => m
@@ -416,8 +457,7 @@ fn top_pod(cluster: &Cluster, ctx: &Context<'_>, f: Flags) -> CommandOutput {
         cells.extend([String::new(), cpu(total_cpu), mem(total_mem)]);
         row(&mut text, &cells);
     }
-    out.stdout = crate::tabwriter::align(&text, 0, 3);
-    out
+    text
 }
 
 /// `checkPodAge`: a pod older than two minutes without metrics is an error.

@@ -60,8 +60,11 @@ impl Controller for EndpointsController {
     }
 
     fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
-        c.sync_endpoints(key);
-        Action::Done
+        let write = c.sync_endpoints(key);
+        if c.namespace_terminating(&key.namespace) {
+            return Action::Done;
+        }
+        Action::after_writes(write)
     }
 }
 /// `maxCapacity`: the most addresses one Endpoints object holds.
@@ -71,21 +74,24 @@ pub const OVER_CAPACITY: &str = "endpoints.kubernetes.io/over-capacity";
 type Ports = Vec<(String, i32, String)>;
 
 impl Cluster {
-    /// Reconciles one Service's Endpoints.
-    fn sync_endpoints(&mut self, svc_key: &ObjectKey) {
+    /// Reconciles one Service's Endpoints; the write it made, if any.
+    fn sync_endpoints(
+        &mut self,
+        svc_key: &ObjectKey,
+    ) -> Option<Result<(), crate::error::ApiError>> {
         let ep_key = ObjectKey::new(Kind::Endpoints, &svc_key.namespace, &svc_key.name);
         let svc = match self.store.get(svc_key) {
             Some(Object::Service(s)) => s.clone(),
             _ => {
                 // The Service is gone: so are its Endpoints.
                 if self.store.get(&ep_key).is_some() {
-                    let _ = self.delete_as(ACTOR, &ep_key, None);
+                    return Some(self.delete_as(ACTOR, &ep_key, None).map(drop));
                 }
-                return;
+                return None;
             }
         };
         if !has_managed_endpoints(&svc) {
-            return;
+            return None;
         }
         let mut subsets = self.endpoint_subsets(&svc);
         let total: usize = subsets
@@ -122,13 +128,16 @@ impl Cluster {
                 if cur.subsets == subsets
                     && cur.metadata.labels == labels
                     && cur.metadata.annotations == annotations
-                    && (total <= MAX_CAPACITY || truncated) => {}
+                    && (total <= MAX_CAPACITY || truncated) =>
+            {
+                None
+            }
             Some(cur) => {
                 let mut cur = cur.clone();
                 cur.subsets = subsets;
                 cur.metadata.labels = labels;
                 cur.metadata.annotations = annotations;
-                let _ = self.update_as(ACTOR, Object::Endpoints(cur));
+                Some(self.update_as(ACTOR, Object::Endpoints(cur)).map(drop))
             }
             None => {
                 let ep = Endpoints {
@@ -141,7 +150,7 @@ impl Cluster {
                     },
                     subsets,
                 };
-                let _ = self.create_as(ACTOR, Object::Endpoints(ep));
+                Some(self.create_as(ACTOR, Object::Endpoints(ep)).map(drop))
             }
         }
     }

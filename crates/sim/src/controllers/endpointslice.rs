@@ -146,8 +146,7 @@ impl Controller for EndpointSliceController {
     }
 
     fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
-        c.sync_endpoint_slices(key);
-        Action::Done
+        c.sync_endpoint_slices(key)
     }
 }
 
@@ -283,31 +282,46 @@ impl Cluster {
         self.controllers.endpoints.last_pod_event = None;
     }
 
-    /// Reconciles one Service's EndpointSlices.
-    fn sync_endpoint_slices(&mut self, svc_key: &ObjectKey) {
+    /// Reconciles one Service's EndpointSlices. A write that fails brings the
+    /// Service back after the queue's back-off; in a namespace being deleted, where
+    /// creates keep failing, the Service is dropped instead (upstream's reconciler
+    /// does the same).
+    fn sync_endpoint_slices(&mut self, svc_key: &ObjectKey) -> Action {
         // A deleted Service's slices go with it (ownerReferences, garbage collector).
         let Some(Object::Service(svc)) = self.store.get(svc_key).cloned() else {
-            return;
+            return Action::Done;
         };
         if !has_managed_endpoints(&svc) || svc.metadata.deletion_timestamp.is_some() {
-            return;
+            return Action::Done;
         }
         let max = self.controllers.endpoints.max_per_slice;
         let (to_create, to_update, to_delete) = self.plan_endpoint_slices(&svc, max);
+        let mut writes = Vec::new();
         for s in to_delete {
             let key = ObjectKey::new(
                 Kind::EndpointSlice,
                 &svc_key.namespace,
                 s.metadata.name.as_deref().unwrap_or(""),
             );
-            let _ = self.delete_as(ACTOR, &key, None);
+            writes.push(self.delete_as(ACTOR, &key, None).map(drop));
         }
         for s in to_update {
-            let _ = self.update_as(ACTOR, Object::EndpointSlice(s));
+            writes.push(self.update_as(ACTOR, Object::EndpointSlice(s)).map(drop));
         }
         for s in to_create {
-            let _ = self.create_as(ACTOR, Object::EndpointSlice(s));
+            writes.push(self.create_as(ACTOR, Object::EndpointSlice(s)).map(drop));
         }
+        if self.namespace_terminating(&svc_key.namespace) {
+            return Action::Done;
+        }
+        Action::after_writes(writes)
+    }
+
+    /// Whether `namespace` is being deleted (its creates are refused).
+    pub(crate) fn namespace_terminating(&self, namespace: &str) -> bool {
+        self.store
+            .get(&ObjectKey::new(Kind::Namespace, "", namespace))
+            .is_some_and(|ns| ns.meta().deletion_timestamp.is_some())
     }
 
     /// What to create, update and delete so that the Service's managed slices hold
@@ -727,5 +741,69 @@ impl Default for EndpointsState {
             max_per_slice: DEFAULT_MAX_ENDPOINTS_PER_SLICE,
             last_pod_event: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cluster::{Cluster, Topology};
+    use crate::object::Kind;
+    use crate::time::SimDuration;
+
+    fn create(c: &mut Cluster, yaml: &str) {
+        for obj in crate::decode_manifests(yaml).unwrap() {
+            c.create(obj).unwrap();
+        }
+    }
+
+    /// A refused write is not forgotten: the Service comes back after the queue's
+    /// back-off, and its sheets appear once the writes can succeed, with no pod
+    /// changing in between.
+    #[test]
+    fn a_refused_slice_write_is_retried_after_a_back_off() {
+        let mut c = Cluster::settled(7, Topology::default());
+        create(
+            &mut c,
+            "apiVersion: v1
+kind: ResourceQuota
+metadata: {name: no-sheets, namespace: default}
+spec:
+  hard: {count/endpointslices.discovery.k8s.io: \"0\", count/endpoints: \"0\"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default, labels: {app: web}}
+spec:
+  containers: [{name: web, image: nginx}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+",
+        );
+        c.advance(SimDuration::secs(60));
+        // The Service's own (the `kubernetes` Service has its own in `default`).
+        let count = |c: &Cluster, kind| {
+            c.list_refs(kind, Some("default"))
+                .filter(|o| o.name().starts_with("web"))
+                .count()
+        };
+        assert_eq!(count(&c, Kind::EndpointSlice), 0, "the quota refuses them");
+        assert_eq!(count(&c, Kind::Endpoints), 0);
+        let revision = c.revision();
+        c.delete(Kind::ResourceQuota, "default", "no-sheets").unwrap();
+        c.advance(SimDuration::secs(300));
+        assert_eq!(count(&c, Kind::EndpointSlice), 1);
+        assert_eq!(count(&c, Kind::Endpoints), 1);
+        let pod_writes = c
+            .events_since(revision)
+            .unwrap()
+            .iter()
+            .filter(|e| e.object.kind() == Kind::Pod)
+            .count();
+        assert_eq!(pod_writes, 0, "no pod event brought the retry");
     }
 }

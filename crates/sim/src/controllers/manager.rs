@@ -37,6 +37,24 @@ pub(crate) enum Action {
     Requeue,
 }
 
+impl Action {
+    /// What a sync that made `writes` returns: `Requeue` if one failed, as upstream's
+    /// reconcilers return their writes' first error. A write whose object is already
+    /// gone (404) counts as done.
+    pub(crate) fn after_writes(
+        writes: impl IntoIterator<Item = Result<(), crate::error::ApiError>>,
+    ) -> Action {
+        let failed = writes
+            .into_iter()
+            .any(|w| w.is_err_and(|e| e.reason != crate::error::StatusReason::NotFound));
+        if failed {
+            Action::Requeue
+        } else {
+            Action::Done
+        }
+    }
+}
+
 /// One controller of the controller manager.
 pub(crate) trait Controller: Sync {
     /// Its name: the user it writes as, and how the trace and the office name it.

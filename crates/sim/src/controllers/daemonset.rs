@@ -225,11 +225,11 @@ impl Cluster {
             delete.extend(old_available.into_iter().take(budget));
         }
         let failed = !self.apply_daemon_plan(&ds, &hash, create, delete);
-        self.update_daemon_set_status(key, &verdicts);
+        let status = self.update_daemon_set_status(key, &verdicts);
         if failed {
             Action::Requeue
         } else {
-            Action::Done
+            Action::after_writes(status)
         }
     }
 
@@ -315,9 +315,14 @@ impl Cluster {
     }
 
     /// Upstream `updateDaemonSetStatus`.
-    fn update_daemon_set_status(&mut self, key: &ObjectKey, verdicts: &[(String, bool, bool)]) {
+    /// Writes the DaemonSet's status when it changed; the write, if one was made.
+    fn update_daemon_set_status(
+        &mut self,
+        key: &ObjectKey,
+        verdicts: &[(String, bool, bool)],
+    ) -> Option<Result<(), crate::error::ApiError>> {
         let Some(Object::DaemonSet(ds)) = self.store.get(key).cloned() else {
-            return;
+            return None;
         };
         let uid = ds.metadata.uid.clone().unwrap_or_default();
         let hash = template_hash(&ds);
@@ -365,11 +370,11 @@ impl Cluster {
             collision_count: None,
             conditions: None,
         };
-        if ds.status.as_ref() != Some(&status) {
+        (ds.status.as_ref() != Some(&status)).then(|| {
             let mut updated = ds;
             updated.status = Some(status);
-            let _ = self.update_as(ACTOR, Object::DaemonSet(updated));
-        }
+            self.update_as(ACTOR, Object::DaemonSet(updated)).map(drop)
+        })
     }
 }
 

@@ -159,8 +159,11 @@ impl Cluster {
                 }
             }
         }
-        self.update_replica_set_status(key, manage_error);
-        action
+        let status = self.update_replica_set_status(key, manage_error);
+        match action {
+            Action::Requeue => Action::Requeue,
+            Action::Done => Action::after_writes(status),
+        }
     }
 
     /// Release half of `PodControllerRefManager.ClaimPods`
@@ -384,9 +387,14 @@ impl Cluster {
 
     /// `calculateStatus`; `manage_error` is the failure of this sync's creations, which
     /// sets the ReplicaFailure condition (removed by the first sync that succeeds).
-    fn update_replica_set_status(&mut self, key: &ObjectKey, manage_error: Option<(&str, String)>) {
+    /// Writes the ReplicaSet's status when it changed; the write, if one was made.
+    fn update_replica_set_status(
+        &mut self,
+        key: &ObjectKey,
+        manage_error: Option<(&str, String)>,
+    ) -> Option<Result<(), crate::error::ApiError>> {
         let Some(Object::ReplicaSet(rs)) = self.store.get(key).cloned() else {
-            return;
+            return None;
         };
         let uid = rs.metadata.uid.clone().unwrap_or_default();
         let spec = &rs.spec;
@@ -441,17 +449,19 @@ impl Cluster {
             observed_generation: rs.metadata.generation,
             conditions: replica_failure_conditions(&rs, manage_error, self.now),
         };
-        if rs.status.as_ref() != Some(&status) {
-            let mut updated = rs;
-            updated.status = Some(status);
-            let _ = self.update_as(ACTOR, Object::ReplicaSet(updated));
-            // Upstream re-queues the ReplicaSet after minReadySeconds (`AddAfter`):
-            // a pod becomes available with no event of its own. Armed when the status
-            // changes, so each ready pod gets one look rather than one per sync.
-            if let Some(at) = next_available {
-                self.enqueue_after(ID, key.clone(), at);
-            }
+        if rs.status.as_ref() == Some(&status) {
+            return None;
         }
+        let mut updated = rs;
+        updated.status = Some(status);
+        let written = self.update_as(ACTOR, Object::ReplicaSet(updated)).map(drop);
+        // Upstream re-queues the ReplicaSet after minReadySeconds (`AddAfter`):
+        // a pod becomes available with no event of its own. Armed when the status
+        // changes, so each ready pod gets one look rather than one per sync.
+        if let Some(at) = next_available {
+            self.enqueue_after(ID, key.clone(), at);
+        }
+        Some(written)
     }
 }
 

@@ -35,8 +35,7 @@ impl Controller for ResourceQuotaController {
     }
 
     fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
-        c.sync_resource_quota(key);
-        Action::Done
+        Action::after_writes(c.sync_resource_quota(key))
     }
 
     fn ticks(&self) -> &'static [&'static str] {
@@ -134,10 +133,14 @@ impl Cluster {
     }
 
     /// Upstream `syncResourceQuota`: status.hard from spec.hard, status.used counted
-    /// from the namespace's objects; written only when it changed.
-    fn sync_resource_quota(&mut self, key: &ObjectKey) {
+    /// from the namespace's objects; written only when it changed (the write, if
+    /// one was made).
+    fn sync_resource_quota(
+        &mut self,
+        key: &ObjectKey,
+    ) -> Option<Result<(), crate::error::ApiError>> {
         let Some(Object::ResourceQuota(q)) = self.store.get(key).cloned() else {
-            return;
+            return None;
         };
         let hard = quota::spec_hard(&q);
         let used = self.quota_usage(&q, &hard);
@@ -148,11 +151,12 @@ impl Cluster {
         let current = q.status.clone().unwrap_or_default();
         let dirty = !quota::same_values(current.hard.as_ref(), status.hard.as_ref())
             || !quota::same_values(current.used.as_ref(), status.used.as_ref());
-        if dirty {
+        dirty.then(|| {
             let mut updated = q;
             updated.status = Some(status);
-            let _ = self.update_as(ACTOR, Object::ResourceQuota(updated));
-        }
+            self.update_as(ACTOR, Object::ResourceQuota(updated))
+                .map(drop)
+        })
     }
 
     /// Upstream `quota.CalculateUsage`: for every resource the quota limits, the sum

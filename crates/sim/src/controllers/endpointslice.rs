@@ -794,7 +794,8 @@ spec:
         assert_eq!(count(&c, Kind::EndpointSlice), 0, "the quota refuses them");
         assert_eq!(count(&c, Kind::Endpoints), 0);
         let revision = c.revision();
-        c.delete(Kind::ResourceQuota, "default", "no-sheets").unwrap();
+        c.delete(Kind::ResourceQuota, "default", "no-sheets")
+            .unwrap();
         c.advance(SimDuration::secs(300));
         assert_eq!(count(&c, Kind::EndpointSlice), 1);
         assert_eq!(count(&c, Kind::Endpoints), 1);

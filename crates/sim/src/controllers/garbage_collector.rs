@@ -14,6 +14,7 @@
 use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::{Actor, Propagation};
 use crate::cluster::Cluster;
+use crate::error::StatusReason;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::store::{EventType, WatchEvent};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
@@ -57,8 +58,9 @@ impl Controller for GarbageCollector {
     }
 
     fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
-        c.collect_garbage(key);
-        Action::Done
+        let mut writes = Vec::new();
+        c.collect_garbage(key, &mut writes);
+        Action::after_writes(writes)
     }
 }
 
@@ -106,28 +108,38 @@ impl Cluster {
         keys.extend(waiting);
     }
 
-    /// Processes one item of the garbage collector's queue.
-    fn collect_garbage(&mut self, key: &ObjectKey) {
+    /// Processes one item of the garbage collector's queue, adding each write it
+    /// makes to `writes` (a failed one brings the item back, as upstream's
+    /// `attemptToDelete` queue does).
+    fn collect_garbage(
+        &mut self,
+        key: &ObjectKey,
+        writes: &mut Vec<Result<(), crate::error::ApiError>>,
+    ) {
         let Some(obj) = self.store.get(key).cloned() else {
             return;
         };
         let meta = obj.meta();
         if meta.deletion_timestamp.is_some() {
             if has_finalizer(meta, ORPHAN_FINALIZER) {
-                self.orphan_dependents(&obj);
+                self.orphan_dependents(&obj, writes);
             } else if has_finalizer(meta, FOREGROUND_FINALIZER) {
-                self.process_deleting_dependents(&obj);
+                self.process_deleting_dependents(&obj, writes);
             }
             // Otherwise "being deleted is a one-way trip": wait for the removal.
             return;
         }
-        self.attempt_to_delete(&obj);
+        self.attempt_to_delete(&obj, writes);
     }
 
     /// Upstream `attemptToDeleteItem`, for an object that is not being deleted. Its
     /// owners are solid (present), dangling (gone) or waiting for their dependents
     /// (being deleted in the foreground).
-    fn attempt_to_delete(&mut self, obj: &Object) {
+    fn attempt_to_delete(
+        &mut self,
+        obj: &Object,
+        writes: &mut Vec<Result<(), crate::error::ApiError>>,
+    ) {
         let refs = obj.meta().owner_references.clone().unwrap_or_default();
         if refs.is_empty() {
             return;
@@ -152,11 +164,13 @@ impl Cluster {
             // References to waiting owners go too, or those owners would wait forever.
             let mut updated = obj.clone();
             updated.meta_mut().owner_references = Some(solid);
-            if self.update_as(ACTOR, updated).is_ok() {
+            let written = self.update_as(ACTOR, updated).map(drop);
+            if written.is_ok() {
                 for (_, owner) in waiting {
                     self.enqueue(ID.component(), owner);
                 }
             }
+            writes.push(written);
             return;
         }
         let has_dependents = obj
@@ -174,12 +188,19 @@ impl Cluster {
         } else {
             Propagation::Background
         };
-        let _ = self.delete_with_options_as(ACTOR, &key, None, Some(policy));
+        writes.push(
+            self.delete_with_options_as(ACTOR, &key, None, Some(policy))
+                .map(drop),
+        );
     }
 
     /// Upstream `processDeletingDependentsItem`: the owner goes once no dependent
     /// blocks it; until then, its blocking dependents are deleted.
-    fn process_deleting_dependents(&mut self, owner: &Object) {
+    fn process_deleting_dependents(
+        &mut self,
+        owner: &Object,
+        writes: &mut Vec<Result<(), crate::error::ApiError>>,
+    ) {
         let uid = owner.meta().uid.clone().unwrap_or_default();
         let blocking: Vec<ObjectKey> = self
             .store
@@ -194,7 +215,7 @@ impl Cluster {
             .map(Object::key)
             .collect();
         if blocking.is_empty() {
-            self.remove_finalizer(owner, FOREGROUND_FINALIZER);
+            writes.push(self.remove_finalizer(owner, FOREGROUND_FINALIZER));
             return;
         }
         for dep in blocking {
@@ -206,15 +227,23 @@ impl Cluster {
             if deleting_dependents(d.meta()) || d.meta().deletion_timestamp.is_some() {
                 continue;
             }
-            self.attempt_to_delete(&d);
+            self.attempt_to_delete(&d, writes);
         }
     }
 
     /// Upstream `orphanDependents` and `removeFinalizer`: every dependent loses its
     /// reference to the owner, then the owner loses the `orphan` finalizer (and goes).
-    fn orphan_dependents(&mut self, owner: &Object) {
+    /// If a dependent could not be updated the finalizer stays: the owner is looked
+    /// at again, so that dependent is never left pointing at a gone owner (where
+    /// the collector would delete it).
+    fn orphan_dependents(
+        &mut self,
+        owner: &Object,
+        writes: &mut Vec<Result<(), crate::error::ApiError>>,
+    ) {
         let uid = owner.meta().uid.clone().unwrap_or_default();
         let dependents: Vec<ObjectKey> = self.store.dependents(&uid).cloned().collect();
+        let mut updates = Vec::new();
         for dep in dependents {
             let Some(mut d) = self.store.get(&dep).cloned() else {
                 continue;
@@ -228,14 +257,25 @@ impl Cluster {
                 .cloned()
                 .collect();
             d.meta_mut().owner_references = (!refs.is_empty()).then_some(refs);
-            let _ = self.update_as(ACTOR, d);
+            updates.push(self.update_as(ACTOR, d).map(drop));
         }
-        self.remove_finalizer(owner, ORPHAN_FINALIZER);
+        if let Some(failed) = updates.into_iter().find(|w| {
+            w.as_ref()
+                .is_err_and(|e| e.reason != StatusReason::NotFound)
+        }) {
+            writes.push(failed);
+            return;
+        }
+        writes.push(self.remove_finalizer(owner, ORPHAN_FINALIZER));
     }
 
     /// Removes one finalizer; the apiserver removes an object being deleted once its
     /// last finalizer goes.
-    fn remove_finalizer(&mut self, obj: &Object, finalizer: &str) {
+    fn remove_finalizer(
+        &mut self,
+        obj: &Object,
+        finalizer: &str,
+    ) -> Result<(), crate::error::ApiError> {
         let mut updated = obj.clone();
         let meta = updated.meta_mut();
         let rest: Vec<String> = meta
@@ -246,7 +286,7 @@ impl Cluster {
             .cloned()
             .collect();
         meta.finalizers = (!rest.is_empty()).then_some(rest);
-        let _ = self.update_as(ACTOR, updated);
+        self.update_as(ACTOR, updated).map(drop)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use warehouse_lessons::catalogue::valid_folder;
 use warehouse_lessons::glossary::GLOSSARY_FILE;
 use warehouse_lessons::session::fmt_duration;
@@ -54,73 +54,122 @@ pub fn check(path: &Path) -> Report {
 
 /// [`check`], and with `frames` the moment each walkthrough step shows.
 pub fn check_with(path: &Path, frames: bool) -> Report {
-    let mut text = String::new();
-    let mut ok = true;
-    let mut fail = |text: &mut String, e: &LessonError| {
-        ok = false;
-        let _ = writeln!(text, "{e}");
+    let mut out = Output {
+        text: String::new(),
+        ok: true,
     };
     let index = path.join("index.yaml");
-    let folders: Vec<std::path::PathBuf> = if index.is_file() {
-        let shown = index.display().to_string();
-        let mut folders = Vec::new();
-        match std::fs::read_to_string(&index) {
-            Err(e) => fail(&mut text, &LessonError::new(&shown, 1, 0, e.to_string())),
-            Ok(src) => {
-                match parse_catalogue(&shown, &src) {
-                    Err(e) => fail(&mut text, &e),
-                    Ok(c) => {
-                        let listed: Vec<&str> = c.folders().collect();
-                        for f in &listed {
-                            if !path.join(f).join("en.md").is_file() {
-                                fail(
-                                    &mut text,
-                                    &LessonError::new(
-                                        &shown,
-                                        1,
-                                        0,
-                                        format!(
-                                            "{f} is listed but {}/{f}/en.md does not exist",
-                                            path.display()
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
-                        let mut on_disk: Vec<String> = std::fs::read_dir(path)
-                            .map(|d| {
-                                d.filter_map(|e| e.ok())
-                                    .filter(|e| {
-                                        e.path().is_dir() && e.path().join("en.md").is_file()
-                                    })
-                                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        on_disk.sort();
-                        folders.extend(listed.iter().map(|f| path.join(f)).filter(|p| p.is_dir()));
-                        for f in &on_disk {
-                            if !listed.contains(&f.as_str()) {
-                                let message = format!(
-                                    "the lesson {f} is in no path: add it to a path's lessons"
-                                );
-                                fail(&mut text, &LessonError::new(&shown, 1, 0, message));
-                                // Still replayed, so its author sees every problem at once.
-                                folders.push(path.join(f));
-                            }
-                        }
-                    }
-                }
-            }
+    let folders = lesson_folders(path, &index, &mut out);
+    let glossary = load_glossary(path, index.is_file(), &mut out);
+    let sources: Vec<(bool, LessonSource)> = folders
+        .iter()
+        .map(|dir| {
+            let name = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (!index.is_file() || valid_folder(&name), read_lesson(dir))
+        })
+        .collect();
+    let warnings = report_lessons(&sources, glossary.as_ref(), frames, &mut out);
+    if warnings > 0 {
+        let _ = writeln!(
+            out.text,
+            "{} (lessons/{GLOSSARY_FILE} has the words; lessons/README.md says how to write a near-miss)",
+            counted(warnings, "warning", "warnings")
+        );
+    }
+    let Output { text, ok } = out;
+    Report { text, ok, warnings }
+}
+
+/// What a check has written so far, and whether everything passed.
+struct Output {
+    text: String,
+    ok: bool,
+}
+
+impl Output {
+    /// Writes a problem; the check fails.
+    fn fail(&mut self, e: &LessonError) {
+        self.ok = false;
+        let _ = writeln!(self.text, "{e}");
+    }
+}
+
+/// The lesson folders to check: those `index` (the catalogue) lists, then those
+/// on disk it does not list; without a catalogue, `path` itself.
+fn lesson_folders(path: &Path, index: &Path, out: &mut Output) -> Vec<PathBuf> {
+    if !index.is_file() {
+        return vec![path.to_path_buf()];
+    }
+    let shown = index.display().to_string();
+    match std::fs::read_to_string(index) {
+        Err(e) => {
+            out.fail(&LessonError::new(&shown, 1, 0, e.to_string()));
+            Vec::new()
         }
-        folders
-    } else {
-        vec![path.to_path_buf()]
-    };
-    // The glossary sits beside index.yaml: in PATH, or above one lesson's folder;
-    // a lesson drafted elsewhere is held to the repository's (`lessons/` of the
-    // folder the command runs in).
-    let glossary_path = if index.is_file() {
+        Ok(src) => match parse_catalogue(&shown, &src) {
+            Err(e) => {
+                out.fail(&e);
+                Vec::new()
+            }
+            Ok(c) => {
+                let listed: Vec<&str> = c.folders().collect();
+                catalogue_folders(path, &shown, &listed, out)
+            }
+        },
+    }
+}
+
+/// The folders of `path` that the catalogue `shown` lists (`listed`), then the
+/// lesson folders it does not list, each a problem; a listed folder without an
+/// `en.md` is one too.
+fn catalogue_folders(path: &Path, shown: &str, listed: &[&str], out: &mut Output) -> Vec<PathBuf> {
+    for f in listed {
+        if !path.join(f).join("en.md").is_file() {
+            out.fail(&LessonError::new(
+                shown,
+                1,
+                0,
+                format!(
+                    "{f} is listed but {}/{f}/en.md does not exist",
+                    path.display()
+                ),
+            ));
+        }
+    }
+    let mut on_disk: Vec<String> = std::fs::read_dir(path)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| e.path().is_dir() && e.path().join("en.md").is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    on_disk.sort();
+    let mut folders: Vec<PathBuf> = listed
+        .iter()
+        .map(|f| path.join(f))
+        .filter(|p| p.is_dir())
+        .collect();
+    for f in &on_disk {
+        if !listed.contains(&f.as_str()) {
+            let message = format!("the lesson {f} is in no path: add it to a path's lessons");
+            out.fail(&LessonError::new(shown, 1, 0, message));
+            // Still replayed, so its author sees every problem at once.
+            folders.push(path.join(f));
+        }
+    }
+    folders
+}
+
+/// The glossary, which sits beside index.yaml: in PATH (`has_index`), or above one
+/// lesson's folder; a lesson drafted elsewhere is held to the repository's
+/// (`lessons/` of the folder the command runs in). `None`, with a note or a
+/// problem, when there is none or it does not parse.
+fn load_glossary(path: &Path, has_index: bool, out: &mut Output) -> Option<Glossary> {
+    let glossary_path = if has_index {
         Some(path.join(GLOSSARY_FILE))
     } else {
         path.parent()
@@ -128,10 +177,10 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
             .filter(|p| p.is_file())
             .or_else(|| Some(Path::new("lessons").join(GLOSSARY_FILE)))
     };
-    let glossary = match glossary_path.filter(|p| p.is_file()) {
+    match glossary_path.filter(|p| p.is_file()) {
         None => {
             let _ = writeln!(
-                text,
+                out.text,
                 "note: no {GLOSSARY_FILE} beside the lessons (nor lessons/{GLOSSARY_FILE} here): their words were not checked"
             );
             None
@@ -144,38 +193,40 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
             {
                 Ok(g) => Some(g),
                 Err(e) => {
-                    fail(&mut text, &e);
+                    out.fail(&e);
                     None
                 }
             }
         }
-    };
+    }
+}
+
+/// Verifies the lessons and writes a line for each (with `frames`, one per
+/// walkthrough step too) and its problems; the number of warnings.
+fn report_lessons(
+    sources: &[(bool, LessonSource)],
+    glossary: Option<&Glossary>,
+    frames: bool,
+    out: &mut Output,
+) -> usize {
     let mut warnings = 0;
-    let sources: Vec<(bool, LessonSource)> = folders
-        .iter()
-        .map(|dir| {
-            let name = dir
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            (!index.is_file() || valid_folder(&name), read_lesson(dir))
-        })
-        .collect();
-    let mut results = verify_all(&sources).into_iter();
-    for (named_well, source) in &sources {
+    let mut results = verify_all(sources).into_iter();
+    for (named_well, source) in sources {
         let result = results.next().flatten();
         if !named_well {
-            fail(
-                &mut text,
-                &LessonError::new(&source.dir, 1, 0, "a lesson folder is named NN-name"),
-            );
+            out.fail(&LessonError::new(
+                &source.dir,
+                1,
+                0,
+                "a lesson folder is named NN-name",
+            ));
             continue;
         }
         let Some(result) = result else { continue };
         match result {
             Ok(v) => {
                 let _ = writeln!(
-                    text,
+                    out.text,
                     "ok {}: {} ({} steps, {} conditions, {} refused, {} accepted, en and ru; solution replayed over {} of simulated time)",
                     source.dir,
                     v.id,
@@ -187,27 +238,20 @@ pub fn check_with(path: &Path, frames: bool) -> Report {
                 );
                 if frames {
                     for (n, f) in &v.frames {
-                        let _ = write!(text, "  step {n}: {}", f.describe());
+                        let _ = write!(out.text, "  step {n}: {}", f.describe());
                     }
                 }
-                warnings += warn_words(&mut text, glossary.as_ref(), source);
+                warnings += warn_words(&mut out.text, glossary, source);
             }
             Err(errors) => {
-                let _ = writeln!(text, "FAILED {}:", source.dir);
+                let _ = writeln!(out.text, "FAILED {}:", source.dir);
                 for e in &errors {
-                    fail(&mut text, e);
+                    out.fail(e);
                 }
             }
         }
     }
-    if warnings > 0 {
-        let _ = writeln!(
-            text,
-            "{} (lessons/{GLOSSARY_FILE} has the words; lessons/README.md says how to write a near-miss)",
-            counted(warnings, "warning", "warnings")
-        );
-    }
-    Report { text, ok, warnings }
+    warnings
 }
 
 /// Verifies the well-named lessons on every core (each replay is independent),

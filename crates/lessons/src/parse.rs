@@ -196,6 +196,54 @@ enum RawBoot {
 
 /// The front matter and the byte offset where the body starts.
 fn front_matter(file: &str, text: &str) -> Result<(Meta, usize), LessonError> {
+    let (start, yaml_end, body) = front_matter_bounds(file, text)?;
+    let yaml = &text[start..yaml_end];
+    yaml_bounds(file, 2, 0, "front matter", yaml)?;
+    let raw: RawMeta =
+        serde_yaml::from_str(yaml).map_err(|e| yaml_error(file, 2, 0, "front matter", &e))?;
+    let fm = FrontMatter { file, yaml };
+    check_words(&raw, &fm)?;
+    let topology = match raw.topology {
+        None => None,
+        Some(t) => Some(topology_nodes(t, &fm)?),
+    };
+    let settings = checked_settings(raw.settings, &fm)?;
+    let setup = match &raw.setup {
+        None => Vec::new(),
+        Some(s) => {
+            let first = fm.key_line("setup") + 1;
+            s.lines()
+                .enumerate()
+                .map(|(i, l)| (first + i, l.to_string()))
+                .collect()
+        }
+    };
+    check_files(&raw.files, &fm)?;
+    Ok((
+        Meta {
+            id: raw.id,
+            title: raw.title.trim().to_string(),
+            summary: raw.summary.trim().to_string(),
+            level: match raw.level {
+                RawLevel::Beginner => Level::Beginner,
+                RawLevel::Intermediate => Level::Intermediate,
+                RawLevel::Advanced => Level::Advanced,
+            },
+            tags: raw.tags,
+            minutes: raw.minutes,
+            seed: raw.seed,
+            topology,
+            settings,
+            setup,
+            files: raw.files,
+        },
+        body,
+    ))
+}
+
+/// Where the front matter's YAML starts and ends (between the lines `---`) and
+/// where the body starts, as byte offsets in `text`.
+fn front_matter_bounds(file: &str, text: &str) -> Result<(usize, usize, usize), LessonError> {
     let text_no_bom = text.strip_prefix('\u{feff}').unwrap_or(text);
     let bom = text.len() - text_no_bom.len();
     let mut it = text_no_bom.split_inclusive('\n');
@@ -226,19 +274,35 @@ fn front_matter(file: &str, text: &str) -> Result<(Meta, usize), LessonError> {
             "the front matter is not closed: add a line `---` after it",
         ));
     };
-    let yaml = &text[start..yaml_end];
-    yaml_bounds(file, 2, 0, "front matter", yaml)?;
-    let raw: RawMeta =
-        serde_yaml::from_str(yaml).map_err(|e| yaml_error(file, 2, 0, "front matter", &e))?;
-    let key_line = |key: &str| {
-        yaml.lines()
+    Ok((start, yaml_end, body))
+}
+
+/// The front matter's YAML, for errors at the line of one of its keys.
+struct FrontMatter<'a> {
+    file: &'a str,
+    yaml: &'a str,
+}
+
+impl FrontMatter<'_> {
+    /// The file line of the top-level `key:` (the YAML starts on line 2), or line 2.
+    fn key_line(&self, key: &str) -> usize {
+        self.yaml
+            .lines()
             .position(|l| l.starts_with(&format!("{key}:")))
             .map(|i| i + 2)
             .unwrap_or(2)
-    };
-    let fail = |key: &str, message: String| LessonError::new(file, key_line(key), 1, message);
+    }
+
+    /// An error at the line of `key`.
+    fn fail(&self, key: &str, message: String) -> LessonError {
+        LessonError::new(self.file, self.key_line(key), 1, message)
+    }
+}
+
+/// The id is valid, the title and summary are not empty, minutes is 1 to 600.
+fn check_words(raw: &RawMeta, fm: &FrontMatter) -> Result<(), LessonError> {
     if !valid_id(&raw.id) {
-        return Err(fail(
+        return Err(fm.fail(
             "id",
             format!(
                 "id {:?} must be lowercase letters, digits and '-', starting with a letter (at most 63 characters)",
@@ -248,53 +312,58 @@ fn front_matter(file: &str, text: &str) -> Result<(Meta, usize), LessonError> {
     }
     for (key, value) in [("title", &raw.title), ("summary", &raw.summary)] {
         if value.trim().is_empty() {
-            return Err(fail(key, format!("{key} must not be empty")));
+            return Err(fm.fail(key, format!("{key} must not be empty")));
         }
     }
     if raw.minutes == 0 || raw.minutes > 600 {
-        return Err(fail(
+        return Err(fm.fail(
             "minutes",
             "minutes is how long the lesson takes: 1 to 600".to_string(),
         ));
     }
-    let topology = match raw.topology {
-        None => None,
-        Some(t) => {
-            if t.nodes.is_empty() || t.nodes.len() > 100 {
-                return Err(fail(
+    Ok(())
+}
+
+/// The worker zones of `topology`, each a valid node.
+fn topology_nodes(t: RawTopology, fm: &FrontMatter) -> Result<Vec<NodeDef>, LessonError> {
+    if t.nodes.is_empty() || t.nodes.len() > 100 {
+        return Err(fm.fail(
+            "topology",
+            "topology.nodes lists 1 to 100 worker zones (the control-plane node is added for you)"
+                .into(),
+        ));
+    }
+    let mut nodes = Vec::new();
+    for n in t.nodes {
+        let cpu = match n.cpu {
+            None => None,
+            Some(v) => Some(scalar(&v).ok_or_else(|| {
+                fm.fail(
                     "topology",
-                    "topology.nodes lists 1 to 100 worker zones (the control-plane node is added for you)".into(),
-                ));
-            }
-            let mut nodes = Vec::new();
-            for n in t.nodes {
-                let cpu = match n.cpu {
-                    None => None,
-                    Some(v) => Some(scalar(&v).ok_or_else(|| {
-                        fail(
-                            "topology",
-                            format!(
-                                "zone {}: cpu must be a number of cores such as 4 or 500m",
-                                n.name
-                            ),
-                        )
-                    })?),
-                };
-                let node = NodeDef {
-                    name: n.name,
-                    cpu,
-                    memory: n.memory,
-                    gpu: n.gpu,
-                    labels: n.labels.into_iter().collect(),
-                    taints: n.taints,
-                };
-                crate::session::node_spec(&node).map_err(|e| fail("topology", e))?;
-                nodes.push(node);
-            }
-            Some(nodes)
-        }
-    };
-    let settings = match raw.settings {
+                    format!(
+                        "zone {}: cpu must be a number of cores such as 4 or 500m",
+                        n.name
+                    ),
+                )
+            })?),
+        };
+        let node = NodeDef {
+            name: n.name,
+            cpu,
+            memory: n.memory,
+            gpu: n.gpu,
+            labels: n.labels.into_iter().collect(),
+            taints: n.taints,
+        };
+        crate::session::node_spec(&node).map_err(|e| fm.fail("topology", e))?;
+        nodes.push(node);
+    }
+    Ok(nodes)
+}
+
+/// The settings (the defaults where there are none), in their ranges.
+fn checked_settings(raw: Option<RawSettings>, fm: &FrontMatter) -> Result<Settings, LessonError> {
+    let settings = match raw {
         None => Settings::default(),
         Some(s) => Settings {
             max_endpoints_per_slice: s.max_endpoints_per_slice,
@@ -307,7 +376,7 @@ fn front_matter(file: &str, text: &str) -> Result<(Meta, usize), LessonError> {
     };
     if let Some(n) = settings.etcd_members {
         if !(1..=warehouse_sim::etcd::MAX_ETCD_MEMBERS).contains(&n) {
-            return Err(fail(
+            return Err(fm.fail(
                 "settings",
                 format!(
                     "settings.etcd-members must be 1 to {}",
@@ -318,28 +387,23 @@ fn front_matter(file: &str, text: &str) -> Result<(Meta, usize), LessonError> {
     }
     if let Some(n) = settings.max_endpoints_per_slice {
         if !(1..=1000).contains(&n) {
-            return Err(fail(
+            return Err(fm.fail(
                 "settings",
                 "settings.max-endpoints-per-slice must be 1 to 1000 (upstream's range)".into(),
             ));
         }
     }
-    let setup = match &raw.setup {
-        None => Vec::new(),
-        Some(s) => {
-            let first = key_line("setup") + 1;
-            s.lines()
-                .enumerate()
-                .map(|(i, l)| (first + i, l.to_string()))
-                .collect()
-        }
-    };
-    for f in &raw.files {
+    Ok(settings)
+}
+
+/// `files` lists relative paths inside the lesson's folder.
+fn check_files(files: &[String], fm: &FrontMatter) -> Result<(), LessonError> {
+    for f in files {
         if f.is_empty()
             || f.starts_with('/')
             || f.split('/').any(|part| part == ".." || part.is_empty())
         {
-            return Err(fail(
+            return Err(fm.fail(
                 "files",
                 format!(
                     "files lists paths inside the lesson's folder, such as web.yaml (got {f:?})"
@@ -347,26 +411,7 @@ fn front_matter(file: &str, text: &str) -> Result<(Meta, usize), LessonError> {
             ));
         }
     }
-    Ok((
-        Meta {
-            id: raw.id,
-            title: raw.title.trim().to_string(),
-            summary: raw.summary.trim().to_string(),
-            level: match raw.level {
-                RawLevel::Beginner => Level::Beginner,
-                RawLevel::Intermediate => Level::Intermediate,
-                RawLevel::Advanced => Level::Advanced,
-            },
-            tags: raw.tags,
-            minutes: raw.minutes,
-            seed: raw.seed,
-            topology,
-            settings,
-            setup,
-            files: raw.files,
-        },
-        body,
-    ))
+    Ok(())
 }
 
 /// A lesson id: lowercase letters, digits and dashes, starting with a letter, at most

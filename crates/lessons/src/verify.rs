@@ -210,7 +210,6 @@ fn yaml_blocks_match_files(
     }
 }
 
-/// Both languages agree on everything that is not words.
 /// Where two blocks' texts first differ, for an author: the line here (Russian)
 /// and the line in English, each with its file line. `ru_fence`/`en_fence` are
 /// the lines of the opening fences (the text starts on the line after).
@@ -230,6 +229,7 @@ fn first_difference(ru_fence: usize, ru: &str, en_fence: usize, en: &str) -> Str
     )
 }
 
+/// Both languages agree on everything that is not words.
 fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
     let mut differ = |line: usize, what: String| {
         errors.push(LessonError::new(
@@ -239,7 +239,30 @@ fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
             format!("{what}: it must be the same as in {}", en.file),
         ))
     };
-    let (a, b) = (&en.meta, &ru.meta);
+    compare_front_matter(&en.meta, &ru.meta, &mut differ);
+    if en.steps.len() != ru.steps.len() {
+        let line = ru
+            .steps
+            .get(en.steps.len())
+            .map(|s| s.line)
+            .unwrap_or_else(|| ru.steps.last().map(|s| s.line).unwrap_or(1));
+        differ(
+            line,
+            format!(
+                "the number of steps ({} here, {} in English; a step missing from one of them?)",
+                ru.steps.len(),
+                en.steps.len()
+            ),
+        );
+        return;
+    }
+    for (i, (s, t)) in en.steps.iter().zip(&ru.steps).enumerate() {
+        compare_step(i + 1, s, t, &mut differ);
+    }
+}
+
+/// The front matter agrees field by field: `a` in English, `b` here.
+fn compare_front_matter(a: &Meta, b: &Meta, differ: &mut impl FnMut(usize, String)) {
     let fields: [(&str, bool, String, String); 9] = [
         ("id", a.id == b.id, a.id.clone(), b.id.clone()),
         (
@@ -304,156 +327,156 @@ fn compare(en: &Lesson, ru: &Lesson, errors: &mut Vec<LessonError>) {
             differ(1, format!("the front matter's {name}{values}"));
         }
     }
-    if en.steps.len() != ru.steps.len() {
-        let line = ru
-            .steps
-            .get(en.steps.len())
-            .map(|s| s.line)
-            .unwrap_or_else(|| ru.steps.last().map(|s| s.line).unwrap_or(1));
+}
+
+/// Step `n` agrees, but for its words: `s` in English, `t` here.
+fn compare_step(n: usize, s: &Step, t: &Step, differ: &mut impl FnMut(usize, String)) {
+    let check = |st: &Step| {
+        st.check.as_ref().map(|c| {
+            let conditions: Vec<(String, Vec<Expect>)> = c
+                .conditions
+                .iter()
+                .map(|x| (x.run.clone(), x.expect.clone()))
+                .collect();
+            (c.within, conditions)
+        })
+    };
+    if check(s) != check(t) {
         differ(
-            line,
-            format!(
-                "the number of steps ({} here, {} in English; a step missing from one of them?)",
-                ru.steps.len(),
-                en.steps.len()
-            ),
+            t.check.as_ref().map(|c| c.line).unwrap_or(t.line),
+            format!("step {n}'s check"),
         );
-        return;
     }
-    for (i, (s, t)) in en.steps.iter().zip(&ru.steps).enumerate() {
-        let n = i + 1;
-        let check = |st: &Step| {
-            st.check.as_ref().map(|c| {
-                let conditions: Vec<(String, Vec<Expect>)> = c
-                    .conditions
-                    .iter()
-                    .map(|x| (x.run.clone(), x.expect.clone()))
-                    .collect();
-                (c.within, conditions)
-            })
-        };
-        if check(s) != check(t) {
-            differ(
-                t.check.as_ref().map(|c| c.line).unwrap_or(t.line),
-                format!("step {n}'s check"),
-            );
-        }
-        if s.solution.as_ref().map(|x| &x.text) != t.solution.as_ref().map(|x| &x.text) {
-            let detail = match (&t.solution, &s.solution) {
-                (Some(r), Some(e)) => {
-                    format!(" ({})", first_difference(r.line, &r.text, e.line, &e.text))
-                }
-                (None, Some(_)) => " (there is none here)".to_string(),
-                (Some(_), None) => " (there is none in English)".to_string(),
-                (None, None) => String::new(),
-            };
-            differ(
-                t.solution.as_ref().map(|c| c.line).unwrap_or(t.line),
-                format!("step {n}'s solution{detail}"),
-            );
-        }
-        for (what, theirs, ours) in [
-            ("near-misses", &t.near_misses, &s.near_misses),
-            ("alternatives", &t.alternatives, &s.alternatives),
-        ] {
-            let texts = |v: &Vec<Solution>| v.iter().map(|x| x.text.clone()).collect::<Vec<_>>();
-            if texts(theirs) != texts(ours) {
-                let k = (0..theirs.len().max(ours.len()))
-                    .find(|&k| theirs.get(k).map(|x| &x.text) != ours.get(k).map(|x| &x.text))
-                    .unwrap_or(0);
-                let (line, detail) = match (theirs.get(k), ours.get(k)) {
-                    (Some(r), Some(e)) => (
-                        r.line,
-                        format!(
-                            ", block {} ({})",
-                            k + 1,
-                            first_difference(r.line, &r.text, e.line, &e.text)
-                        ),
-                    ),
-                    (Some(r), None) => (
-                        r.line,
-                        format!(": {} here, {} in English", theirs.len(), ours.len()),
-                    ),
-                    (None, _) => (
-                        t.line,
-                        format!(": {} here, {} in English", theirs.len(), ours.len()),
-                    ),
-                };
-                differ(line, format!("step {n}'s {what}{detail}"));
-            }
-        }
-        if s.frame
+    compare_solution(n, s, t, differ);
+    compare_other_solutions(n, s, t, differ);
+    if s.frame
+        .as_ref()
+        .map(|f| (&f.what, &f.actor, &f.name, &f.field, &f.to, &f.notified))
+        != t.frame
             .as_ref()
             .map(|f| (&f.what, &f.actor, &f.name, &f.field, &f.to, &f.notified))
-            != t.frame
-                .as_ref()
-                .map(|f| (&f.what, &f.actor, &f.name, &f.field, &f.to, &f.notified))
-        {
-            differ(
-                t.frame.as_ref().map(|f| f.line).unwrap_or(t.line),
-                format!("step {n}'s frame"),
-            );
-        }
-        let incidents = |st: &Step| -> Vec<(SimDuration, String)> {
-            st.incidents.iter().map(|i| (i.at, i.run.clone())).collect()
+    {
+        differ(
+            t.frame.as_ref().map(|f| f.line).unwrap_or(t.line),
+            format!("step {n}'s frame"),
+        );
+    }
+    let incidents = |st: &Step| -> Vec<(SimDuration, String)> {
+        st.incidents.iter().map(|i| (i.at, i.run.clone())).collect()
+    };
+    if incidents(s) != incidents(t) {
+        differ(t.line, format!("step {n}'s incidents"));
+    }
+    if s.hints.len() != t.hints.len() {
+        differ(t.line, format!("step {n}'s number of hints"));
+    }
+    compare_runs(n, s, t, differ);
+    let quizzes = |st: &Step| -> Vec<(usize, Vec<usize>)> {
+        st.quizzes()
+            .map(|q| (q.options.len(), q.answers.clone()))
+            .collect()
+    };
+    if quizzes(s) != quizzes(t) {
+        differ(
+            t.quizzes().next().map(|q| q.line).unwrap_or(t.line),
+            format!("step {n}'s quiz answers"),
+        );
+    }
+    let predicts = |st: &Step| -> Vec<(usize, usize, SimDuration, String)> {
+        st.predicts()
+            .map(|p| (p.options.len(), p.answer, p.advance, p.show.clone()))
+            .collect()
+    };
+    if predicts(s) != predicts(t) {
+        differ(
+            t.predicts().next().map(|q| q.line).unwrap_or(t.line),
+            format!("step {n}'s predict block"),
+        );
+    }
+}
+
+/// Step `n`'s solution, and where it first differs.
+fn compare_solution(n: usize, s: &Step, t: &Step, differ: &mut impl FnMut(usize, String)) {
+    if s.solution.as_ref().map(|x| &x.text) != t.solution.as_ref().map(|x| &x.text) {
+        let detail = match (&t.solution, &s.solution) {
+            (Some(r), Some(e)) => {
+                format!(" ({})", first_difference(r.line, &r.text, e.line, &e.text))
+            }
+            (None, Some(_)) => " (there is none here)".to_string(),
+            (Some(_), None) => " (there is none in English)".to_string(),
+            (None, None) => String::new(),
         };
-        if incidents(s) != incidents(t) {
-            differ(t.line, format!("step {n}'s incidents"));
-        }
-        if s.hints.len() != t.hints.len() {
-            differ(t.line, format!("step {n}'s number of hints"));
-        }
-        let runs = |st: &Step| -> Vec<(usize, String)> {
-            st.blocks
-                .iter()
-                .filter_map(|b| match b {
-                    Block::Run(r) => Some((r.line, r.text.clone())),
-                    Block::Yaml { line, text } => Some((*line, text.clone())),
-                    _ => None,
-                })
-                .collect()
-        };
-        let (en_runs, ru_runs) = (runs(s), runs(t));
-        let first_diff = (0..en_runs.len().max(ru_runs.len()))
-            .find(|&k| en_runs.get(k).map(|x| &x.1) != ru_runs.get(k).map(|x| &x.1));
-        if let Some(k) = first_diff {
-            let detail = match (ru_runs.get(k), en_runs.get(k)) {
-                (Some((rl, rt)), Some((el, et))) => first_difference(*rl, rt, *el, et),
-                (Some((rl, _)), None) => {
-                    format!("here line {rl}; in English there is no such block")
-                }
-                (None, Some((el, _))) => {
-                    format!("here there is no such block; in English line {el}")
-                }
-                (None, None) => String::new(),
+        differ(
+            t.solution.as_ref().map(|c| c.line).unwrap_or(t.line),
+            format!("step {n}'s solution{detail}"),
+        );
+    }
+}
+
+/// Step `n`'s near-misses and alternatives, and where they first differ.
+fn compare_other_solutions(n: usize, s: &Step, t: &Step, differ: &mut impl FnMut(usize, String)) {
+    for (what, theirs, ours) in [
+        ("near-misses", &t.near_misses, &s.near_misses),
+        ("alternatives", &t.alternatives, &s.alternatives),
+    ] {
+        let texts = |v: &Vec<Solution>| v.iter().map(|x| x.text.clone()).collect::<Vec<_>>();
+        if texts(theirs) != texts(ours) {
+            let k = (0..theirs.len().max(ours.len()))
+                .find(|&k| theirs.get(k).map(|x| &x.text) != ours.get(k).map(|x| &x.text))
+                .unwrap_or(0);
+            let (line, detail) = match (theirs.get(k), ours.get(k)) {
+                (Some(r), Some(e)) => (
+                    r.line,
+                    format!(
+                        ", block {} ({})",
+                        k + 1,
+                        first_difference(r.line, &r.text, e.line, &e.text)
+                    ),
+                ),
+                (Some(r), None) => (
+                    r.line,
+                    format!(": {} here, {} in English", theirs.len(), ours.len()),
+                ),
+                (None, _) => (
+                    t.line,
+                    format!(": {} here, {} in English", theirs.len(), ours.len()),
+                ),
             };
-            differ(
-                ru_runs.get(k).map(|r| r.0).unwrap_or(t.line),
-                format!("step {n}'s command or YAML block {} ({detail})", k + 1),
-            );
+            differ(line, format!("step {n}'s {what}{detail}"));
         }
-        let quizzes = |st: &Step| -> Vec<(usize, Vec<usize>)> {
-            st.quizzes()
-                .map(|q| (q.options.len(), q.answers.clone()))
-                .collect()
+    }
+}
+
+/// Step `n`'s commands and YAML blocks, and where they first differ.
+fn compare_runs(n: usize, s: &Step, t: &Step, differ: &mut impl FnMut(usize, String)) {
+    let runs = |st: &Step| -> Vec<(usize, String)> {
+        st.blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Run(r) => Some((r.line, r.text.clone())),
+                Block::Yaml { line, text } => Some((*line, text.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    let (en_runs, ru_runs) = (runs(s), runs(t));
+    let first_diff = (0..en_runs.len().max(ru_runs.len()))
+        .find(|&k| en_runs.get(k).map(|x| &x.1) != ru_runs.get(k).map(|x| &x.1));
+    if let Some(k) = first_diff {
+        let detail = match (ru_runs.get(k), en_runs.get(k)) {
+            (Some((rl, rt)), Some((el, et))) => first_difference(*rl, rt, *el, et),
+            (Some((rl, _)), None) => {
+                format!("here line {rl}; in English there is no such block")
+            }
+            (None, Some((el, _))) => {
+                format!("here there is no such block; in English line {el}")
+            }
+            (None, None) => String::new(),
         };
-        if quizzes(s) != quizzes(t) {
-            differ(
-                t.quizzes().next().map(|q| q.line).unwrap_or(t.line),
-                format!("step {n}'s quiz answers"),
-            );
-        }
-        let predicts = |st: &Step| -> Vec<(usize, usize, SimDuration, String)> {
-            st.predicts()
-                .map(|p| (p.options.len(), p.answer, p.advance, p.show.clone()))
-                .collect()
-        };
-        if predicts(s) != predicts(t) {
-            differ(
-                t.predicts().next().map(|q| q.line).unwrap_or(t.line),
-                format!("step {n}'s predict block"),
-            );
-        }
+        differ(
+            ru_runs.get(k).map(|r| r.0).unwrap_or(t.line),
+            format!("step {n}'s command or YAML block {} ({detail})", k + 1),
+        );
     }
 }
 

@@ -28,6 +28,23 @@ fn cluster() -> Cluster {
 
 const NS: &str = "quota-mem-cpu-example";
 
+/// A Deployment `web` in [`NS`] of `replicas` nginx pods.
+fn web(replicas: usize) -> String {
+    format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web, namespace: quota-mem-cpu-example}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      containers: [{{name: nginx, image: nginx}}]
+"
+    )
+}
+
 /// The quota of the documentation's "Configure Memory and CPU Quotas for a
 /// Namespace" task.
 const QUOTA: &str = "apiVersion: v1
@@ -250,18 +267,7 @@ spec:
 ";
     apply(&mut c, quota)[0].as_ref().unwrap();
     c.advance(SimDuration::secs(1));
-    let web = "apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: quota-mem-cpu-example}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: nginx, image: nginx}]
-";
-    apply(&mut c, web)[0].as_ref().unwrap();
+    apply(&mut c, &web(3))[0].as_ref().unwrap();
     c.advance(SimDuration::secs(30));
     assert_eq!(c.list(Kind::Pod, Some(NS)).len(), 2);
     let failed: Vec<String> = c
@@ -432,18 +438,7 @@ spec:
 fn limit_ranger_mutates_pods_but_not_workload_templates() {
     let mut c = cluster();
     apply(&mut c, LIMITS)[0].as_ref().unwrap();
-    let web = "apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: quota-mem-cpu-example}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: nginx, image: nginx}]
-";
-    apply(&mut c, web)[0].as_ref().unwrap();
+    apply(&mut c, &web(1))[0].as_ref().unwrap();
     c.advance(SimDuration::secs(5));
     let Object::Deployment(d) = c.get(Kind::Deployment, NS, "web").unwrap() else {
         panic!()
@@ -507,18 +502,7 @@ fn orphan_deletion_leaves_the_pods_without_an_owner() {
 #[test]
 fn foreground_deletion_removes_the_dependents_before_the_owner() {
     let mut c = cluster();
-    let web = "apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: quota-mem-cpu-example}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: nginx, image: nginx}]
-";
-    apply(&mut c, web)[0].as_ref().unwrap();
+    apply(&mut c, &web(2))[0].as_ref().unwrap();
     c.advance(SimDuration::secs(20));
     let options = DeleteOptions {
         grace_period_seconds: None,

@@ -21,7 +21,9 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// `file:line: text` for each line of non-test code that names one of `words`.
 /// Comments are skipped.
 fn uses(crate_dir: &str, words: &[&str]) -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(crate_dir);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(crate_dir);
     let mut files = Vec::new();
     rust_files(&root, &mut files);
     files.sort();

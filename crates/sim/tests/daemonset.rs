@@ -7,22 +7,10 @@ use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::Pod;
 use warehouse_sim::{Cluster, Fault, Kind, Object, SimDuration};
 
-const AGENT: &str = "apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: agent
-spec:
-  selector:
-    matchLabels: {app: agent}
-  template:
-    metadata:
-      labels: {app: agent}
-    spec:
-      nodeSelector: {disk: ssd}
-      containers:
-      - name: agent
-        image: nginx:1.27
-";
+/// Agent pods for the nodes labelled `disk: ssd`.
+fn agent() -> String {
+    agent_daemon_set("      nodeSelector: {disk: ssd}\n")
+}
 
 /// The DaemonSet's live (not terminating) pods: (name, node).
 fn agent_pods(c: &Cluster, ns: &str, prefix: &str) -> Vec<(String, String)> {
@@ -67,7 +55,7 @@ fn ds(c: &Cluster, ns: &str, name: &str) -> DaemonSet {
 
 #[test]
 fn a_node_selector_limits_the_daemon_set_to_matching_nodes() {
-    let mut c = cluster_with(AGENT);
+    let mut c = cluster_with(&agent());
     label_node(&mut c, "zone-b", "disk", "ssd".into());
     c.advance(SimDuration::secs(30));
     let pods = agent_pods(&c, "default", "agent-");
@@ -109,7 +97,7 @@ fn a_node_selector_limits_the_daemon_set_to_matching_nodes() {
 
 #[test]
 fn a_deleted_daemon_pod_is_recreated_on_the_same_node() {
-    let mut c = cluster_with(AGENT);
+    let mut c = cluster_with(&agent());
     label_node(&mut c, "zone-a", "disk", "ssd".into());
     c.advance(SimDuration::secs(30));
     let before = agent_pods(&c, "default", "agent-");
@@ -124,7 +112,7 @@ fn a_deleted_daemon_pod_is_recreated_on_the_same_node() {
 
 #[test]
 fn a_daemon_pod_stays_on_a_dead_node_it_tolerates_forever() {
-    let mut c = cluster_with(AGENT);
+    let mut c = cluster_with(&agent());
     label_node(&mut c, "zone-a", "disk", "ssd".into());
     c.advance(SimDuration::secs(30));
     c.fault(Fault::KillNode("zone-a".into())).unwrap();
@@ -190,7 +178,7 @@ fn kube_proxy_is_a_daemon_set_with_a_pod_per_node() {
 
 #[test]
 fn a_template_change_rolls_one_node_at_a_time() {
-    let mut c = cluster_with(AGENT);
+    let mut c = cluster_with(&agent());
     for n in ["zone-a", "zone-b", "zone-c"] {
         label_node(&mut c, n, "disk", "ssd".into());
     }

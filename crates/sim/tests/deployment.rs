@@ -4,31 +4,14 @@
 
 mod common;
 
-use common::create;
+use common::{create, deployment_of, REQUESTS};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use warehouse_sim::{Cluster, Kind, Object, SimDuration, Topology};
 
 fn web(replicas: i32, image: &str, extra_spec: &str) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: {replicas}
-{extra_spec}  selector:
-    matchLabels: {{app: web}}
-  template:
-    metadata:
-      labels: {{app: web}}
-    spec:
-      containers:
-      - name: nginx
-        image: {image}
-        resources:
-          requests: {{cpu: 100m, memory: 64Mi}}
-"
-    )
+    let pod_spec =
+        format!("      containers:\n      - name: nginx\n        image: {image}\n{REQUESTS}");
+    deployment_of("web", replicas, extra_spec, "{app: web}", &pod_spec)
 }
 
 fn deployment(c: &Cluster) -> Deployment {

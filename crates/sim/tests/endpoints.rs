@@ -4,42 +4,14 @@
 
 mod common;
 
-use common::create;
+use common::{create, web_with_service};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use std::collections::BTreeMap;
 use warehouse_sim::{Cluster, Fault, Kind, Object, SimDuration, Topology};
 
+/// Deployment `web` of `replicas` pods serving `http`, behind Service `web`.
 fn web(replicas: usize) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels: {{app: web}}
-  template:
-    metadata:
-      labels: {{app: web}}
-    spec:
-      terminationGracePeriodSeconds: 30
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        ports:
-        - {{name: http, containerPort: 80}}
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  selector: {{app: web}}
-  ports:
-  - {{name: http, port: 80, targetPort: http}}
-"
-    )
+    web_with_service(replicas, "{app: web}", "")
 }
 
 fn slices(c: &Cluster, service: &str) -> Vec<EndpointSlice> {

@@ -1,29 +1,19 @@
 //! etcd with several members (quorum, leader) and etcd snapshots (save, restore).
 
+mod common;
+
+use common::{create, web_deployment, REQUESTS};
+
 use warehouse_sim::control_plane::ETCD_TIMEOUT;
 use warehouse_sim::{
     decode_manifests, Cluster, ControlPlaneComponent, Fault, Kind, Object, ObjectKey, RobotState,
     SimDuration, StatusReason, Topology,
 };
 
-const WEB: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 3
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        resources:
-          requests: {cpu: 100m, memory: 64Mi}
-";
+/// Three nginx replicas requesting 100m CPU and 64Mi each.
+fn web() -> String {
+    web_deployment(3, "{app: web}", "", REQUESTS)
+}
 
 const LATE: &str = "apiVersion: v1
 kind: Pod
@@ -35,12 +25,6 @@ spec:
     image: busybox:1.36
     command: [sleep, \"3600\"]
 ";
-
-fn create(c: &mut Cluster, manifest: &str) {
-    for obj in decode_manifests(manifest).unwrap() {
-        c.create(obj).unwrap();
-    }
-}
 
 fn three_members() -> Cluster {
     Cluster::new(1, Topology::default().with_etcd_members(3))
@@ -78,7 +62,7 @@ fn three_members_keep_serving_with_one_down_and_time_out_with_two_down() {
     assert_eq!(leader(&c).as_deref(), Some("etcd-0"));
     let msg = stop(&mut c, "etcd-1");
     assert_eq!(msg, "etcd-1 stopped; 2 of 3 members running: quorum kept");
-    create(&mut c, WEB);
+    create(&mut c, &web());
     c.advance(SimDuration::secs(30));
     assert_eq!(web_pods(&c, RobotState::Running), 3);
     assert!(c.check_storage().is_ok());
@@ -203,7 +187,7 @@ fn killing_the_control_plane_node_stops_every_member() {
 #[test]
 fn a_restore_brings_back_what_was_deleted_and_removes_what_was_created() {
     let mut c = Cluster::new(1, Topology::default());
-    create(&mut c, WEB);
+    create(&mut c, &web());
     c.advance(SimDuration::secs(30));
     assert_eq!(web_pods(&c, RobotState::Running), 3);
     let msg = c.etcd_snapshot_save("before").unwrap();
@@ -291,7 +275,7 @@ fn a_restore_brings_back_what_was_deleted_and_removes_what_was_created() {
 #[test]
 fn pods_restored_with_an_older_status_get_their_status_back() {
     let mut c = Cluster::new(1, Topology::default());
-    create(&mut c, WEB);
+    create(&mut c, &web());
     // Saved while the pods are still being created.
     c.advance(SimDuration::millis(900));
     c.etcd_snapshot_save("early").unwrap();
@@ -310,7 +294,7 @@ fn pods_restored_with_an_older_status_get_their_status_back() {
 #[test]
 fn a_restore_recovers_a_cluster_that_lost_quorum() {
     let mut c = three_members();
-    create(&mut c, WEB);
+    create(&mut c, &web());
     c.advance(SimDuration::secs(30));
     c.etcd_snapshot_save("backup").unwrap();
     stop(&mut c, "etcd-1");
@@ -329,7 +313,7 @@ fn a_restore_recovers_a_cluster_that_lost_quorum() {
 #[test]
 fn a_restore_with_the_apiserver_stopped_waits_for_it() {
     let mut c = Cluster::new(1, Topology::default());
-    create(&mut c, WEB);
+    create(&mut c, &web());
     c.advance(SimDuration::secs(30));
     c.etcd_snapshot_save("backup").unwrap();
     c.delete(Kind::Deployment, "default", "web").unwrap();

@@ -140,7 +140,8 @@ fn what_the_kubelet_saw_during_a_partition_is_posted_when_it_heals() {
 // Invariants under random faults.
 // ---------------------------------------------------------------------------------
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Node, Pod, PodSpec, Toleration};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use warehouse_sim::controllers::node_lifecycle::tolerates;
@@ -325,41 +326,14 @@ fn workload(w: usize, replicas: i32, image: usize) -> Object {
 "
     );
     let yaml = if w < DEPLOYMENTS {
-        format!(
-            "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {name}
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels: {{app: {name}}}
-  template:
-    metadata:
-      labels: {{app: {name}}}
-    spec:
-{pod_spec}"
-        )
+        deployment_of(&name, replicas, "", &format!("{{app: {name}}}"), &pod_spec)
     } else {
         let selector = if w == 4 {
             "      nodeSelector: {disk: ssd}\n"
         } else {
             ""
         };
-        format!(
-            "apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: {name}
-spec:
-  selector:
-    matchLabels: {{app: {name}}}
-  template:
-    metadata:
-      labels: {{app: {name}}}
-    spec:
-{selector}{pod_spec}"
-        )
+        daemon_set_of(&name, &format!("{selector}{pod_spec}"))
     };
     warehouse_sim::decode_manifests(&yaml).unwrap().remove(0)
 }
@@ -617,7 +591,20 @@ fn pod_name(o: &Object) -> String {
 
 /// Invariants that hold after every step, whatever the faults.
 fn check_always(c: &Cluster, h: &mut History, op: &Op, answer: &str) -> Result<(), String> {
-    // The clock never goes back; an advance moves it exactly.
+    check_clock(c, h, op)?;
+    check_versions(c, h, op, answer)?;
+    check_placement(c, h)?;
+    let pods: BTreeMap<String, Pod> = c
+        .list(Kind::Pod, None)
+        .iter()
+        .filter_map(|o| Some((pod_name(o), o.as_pod()?.clone())))
+        .collect();
+    check_endpoint_slices(c, &pods)?;
+    check_legacy_endpoints(c, &pods)
+}
+
+/// The clock never goes back; an advance moves it exactly.
+fn check_clock(c: &Cluster, h: &mut History, op: &Op) -> Result<(), String> {
     let now = c.now().0;
     if now < h.now {
         return Err(format!("the clock went back from {} to {now}", h.now));
@@ -631,7 +618,13 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op, answer: &str) -> Result<(
         }
     }
     h.now = now;
-    // The store's revision never goes back, not even across a restore.
+    Ok(())
+}
+
+/// The store's revision never goes back, not even across a restore; an object's
+/// resourceVersion only grows, and a new one is past every earlier revision; a
+/// restore brings back exactly what its snapshot held.
+fn check_versions(c: &Cluster, h: &mut History, op: &Op, answer: &str) -> Result<(), String> {
     let revision = c.revision();
     if revision < h.revision {
         return Err(format!(
@@ -639,8 +632,6 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op, answer: &str) -> Result<(
             h.revision
         ));
     }
-    // An object's resourceVersion only grows, and a new one is past every earlier
-    // revision. A restore brings back exactly what its snapshot held.
     let current = versions(c);
     let restored = match op {
         Op::EtcdRestore(s) => h.saved.get(s).filter(|_| revision > h.revision),
@@ -696,9 +687,12 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op, answer: &str) -> Result<(
     }
     h.revision = revision;
     h.versions = current;
+    Ok(())
+}
 
-    // A pod runs on at most one node, the one it is bound to; no node runs or is
-    // given more than it can hold.
+/// A pod runs on at most one node, the one it is bound to; no node runs or is given
+/// more than it can hold.
+fn check_placement(c: &Cluster, h: &mut History) -> Result<(), String> {
     for o in c.list(Kind::Pod, None) {
         let p = o.as_pod().unwrap();
         let (Some(uid), Some(node)) = (
@@ -744,116 +738,131 @@ fn check_always(c: &Cluster, h: &mut History, op: &Op, answer: &str) -> Result<(
         }
         check_fits(c, node, &runs.iter().collect::<Vec<_>>(), "runs")?;
     }
+    Ok(())
+}
 
-    // EndpointSlices: only pods their Service selects, at most the maximum each, no
-    // pod twice; an endpoint is ready only for a ready pod that is not terminating
-    // (or one that changed after the slice was written, which the controller has yet
-    // to see).
-    let max = c.max_endpoints_per_slice();
-    let pods: BTreeMap<String, Pod> = c
-        .list(Kind::Pod, None)
-        .iter()
-        .filter_map(|o| Some((pod_name(o), o.as_pod()?.clone())))
-        .collect();
+/// EndpointSlices: only pods their Service selects, at most the maximum each, no pod
+/// twice; an endpoint is ready only for a ready pod that is not terminating (or one
+/// that changed after the slice was written, which the controller has yet to see).
+/// `pods` are all pods by `namespace/name`.
+fn check_endpoint_slices(c: &Cluster, pods: &BTreeMap<String, Pod>) -> Result<(), String> {
     let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
     for o in c.list(Kind::EndpointSlice, None) {
         let Object::EndpointSlice(slice) = &o else {
             continue;
         };
-        let labels = slice.metadata.labels.clone().unwrap_or_default();
-        if labels
-            .get("endpointslice.kubernetes.io/managed-by")
-            .map(String::as_str)
-            != Some("endpointslice-controller.k8s.io")
-        {
-            continue;
-        }
-        let endpoints = slice.endpoints.as_deref().unwrap_or_default();
-        if endpoints.len() > max {
+        check_slice(c, &o, slice, pods, &mut seen)?;
+    }
+    Ok(())
+}
+
+/// [`check_endpoint_slices`] for one slice `o`; `seen` holds the (Service, pod) pairs
+/// of the slices checked before.
+fn check_slice(
+    c: &Cluster,
+    o: &Object,
+    slice: &EndpointSlice,
+    pods: &BTreeMap<String, Pod>,
+    seen: &mut BTreeSet<(String, String)>,
+) -> Result<(), String> {
+    let max = c.max_endpoints_per_slice();
+    let labels = slice.metadata.labels.clone().unwrap_or_default();
+    if labels
+        .get("endpointslice.kubernetes.io/managed-by")
+        .map(String::as_str)
+        != Some("endpointslice-controller.k8s.io")
+    {
+        return Ok(());
+    }
+    let endpoints = slice.endpoints.as_deref().unwrap_or_default();
+    if endpoints.len() > max {
+        return Err(format!(
+            "slice {} holds {} endpoints, more than {max}",
+            o.name(),
+            endpoints.len()
+        ));
+    }
+    let service_name = labels
+        .get("kubernetes.io/service-name")
+        .cloned()
+        .unwrap_or_default();
+    let Ok(Object::Service(svc)) = c.get(Kind::Service, o.namespace(), &service_name) else {
+        return Ok(()); // the garbage collector removes it
+    };
+    let owned = slice
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .any(|r| Some(&r.uid) == svc.metadata.uid.as_ref());
+    if !owned {
+        return Ok(()); // a slice of an earlier Service of that name
+    }
+    let selector = svc
+        .spec
+        .as_ref()
+        .and_then(|s| s.selector.clone())
+        .unwrap_or_default();
+    for e in endpoints {
+        let Some(target) = e.target_ref.as_ref() else {
+            return Err(format!("slice {} has an endpoint without a pod", o.name()));
+        };
+        let name = format!(
+            "{}/{}",
+            target.namespace.as_deref().unwrap_or_default(),
+            target.name.as_deref().unwrap_or_default()
+        );
+        if !seen.insert((service_name.clone(), name.clone())) {
             return Err(format!(
-                "slice {} holds {} endpoints, more than {max}",
-                o.name(),
-                endpoints.len()
+                "{name} is twice in the slices of Service {service_name}"
             ));
         }
-        let service_name = labels
-            .get("kubernetes.io/service-name")
-            .cloned()
-            .unwrap_or_default();
-        let Ok(Object::Service(svc)) = c.get(Kind::Service, o.namespace(), &service_name) else {
-            continue; // the garbage collector removes it
+        let Some(pod) = pods.get(&name).filter(|p| p.metadata.uid == target.uid) else {
+            continue; // deleted since: the controller has yet to see it
         };
-        let owned = slice
+        // What the slice says of a pod that has not changed since it was written
+        // must be true of it.
+        let pod_rv = pod
             .metadata
-            .owner_references
-            .iter()
-            .flatten()
-            .any(|r| Some(&r.uid) == svc.metadata.uid.as_ref());
-        if !owned {
-            continue; // a slice of an earlier Service of that name
+            .resource_version
+            .as_deref()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0);
+        let fresh = pod_rv < rv(o);
+        let labels = pod.metadata.labels.clone().unwrap_or_default();
+        let service_fresh = rv(&Object::Service(svc.clone())) < rv(o);
+        if fresh && service_fresh && !selector.iter().all(|(k, v)| labels.get(k) == Some(v)) {
+            return Err(format!(
+                "slice {} lists {name}, which {service_name} does not select",
+                o.name()
+            ));
         }
-        let selector = svc
-            .spec
-            .as_ref()
-            .and_then(|s| s.selector.clone())
-            .unwrap_or_default();
-        for e in endpoints {
-            let Some(target) = e.target_ref.as_ref() else {
-                return Err(format!("slice {} has an endpoint without a pod", o.name()));
-            };
-            let name = format!(
-                "{}/{}",
-                target.namespace.as_deref().unwrap_or_default(),
-                target.name.as_deref().unwrap_or_default()
-            );
-            if !seen.insert((service_name.clone(), name.clone())) {
-                return Err(format!(
-                    "{name} is twice in the slices of Service {service_name}"
-                ));
-            }
-            let Some(pod) = pods.get(&name).filter(|p| p.metadata.uid == target.uid) else {
-                continue; // deleted since: the controller has yet to see it
-            };
-            // What the slice says of a pod that has not changed since it was written
-            // must be true of it.
-            let pod_rv = pod
-                .metadata
-                .resource_version
-                .as_deref()
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or(0);
-            let fresh = pod_rv < rv(&o);
-            let labels = pod.metadata.labels.clone().unwrap_or_default();
-            let service_fresh = rv(&Object::Service(svc.clone())) < rv(&o);
-            if fresh && service_fresh && !selector.iter().all(|(k, v)| labels.get(k) == Some(v)) {
-                return Err(format!(
-                    "slice {} lists {name}, which {service_name} does not select",
-                    o.name()
-                ));
-            }
-            let pod_ip = pod.status.as_ref().and_then(|s| s.pod_ip.clone());
-            if fresh
-                && (e.addresses.first() != pod_ip.as_ref()
-                    || e.node_name != pod.spec.as_ref().and_then(|s| s.node_name.clone()))
-            {
-                return Err(format!(
-                    "slice {} gives {name} address {:?} on {:?}; it has {pod_ip:?}",
-                    o.name(),
-                    e.addresses,
-                    e.node_name
-                ));
-            }
-            let ready = e.conditions.as_ref().and_then(|c| c.ready) == Some(true);
-            if ready && fresh && !(pod_is_ready(pod) && pod.metadata.deletion_timestamp.is_none()) {
-                return Err(format!(
-                    "slice {} (resourceVersion {}) says {name} (resourceVersion {pod_rv}) is ready; it is not",
-                    o.name(),
-                    rv(&o)
-                ));
-            }
+        let pod_ip = pod.status.as_ref().and_then(|s| s.pod_ip.clone());
+        if fresh
+            && (e.addresses.first() != pod_ip.as_ref()
+                || e.node_name != pod.spec.as_ref().and_then(|s| s.node_name.clone()))
+        {
+            return Err(format!(
+                "slice {} gives {name} address {:?} on {:?}; it has {pod_ip:?}",
+                o.name(),
+                e.addresses,
+                e.node_name
+            ));
+        }
+        let ready = e.conditions.as_ref().and_then(|c| c.ready) == Some(true);
+        if ready && fresh && !(pod_is_ready(pod) && pod.metadata.deletion_timestamp.is_none()) {
+            return Err(format!(
+                "slice {} (resourceVersion {}) says {name} (resourceVersion {pod_rv}) is ready; it is not",
+                o.name(),
+                rv(o)
+            ));
         }
     }
-    // The legacy Endpoints: ready addresses only for ready pods, at most 1000.
+    Ok(())
+}
+
+/// The legacy Endpoints: ready addresses only for ready pods, at most 1000.
+fn check_legacy_endpoints(c: &Cluster, pods: &BTreeMap<String, Pod>) -> Result<(), String> {
     for o in c.list(Kind::Endpoints, None) {
         let Object::Endpoints(ep) = &o else { continue };
         let mut total = 0;
@@ -954,21 +963,26 @@ fn candidate_nodes(c: &Cluster, pod: &Pod) -> Vec<String> {
         .filter_map(|o| o.as_node())
         .filter(|n| {
             let name = n.metadata.name.clone().unwrap_or_default();
-            let labels = n.metadata.labels.clone().unwrap_or_default();
-            let taints = n
-                .spec
-                .as_ref()
-                .and_then(|s| s.taints.clone())
-                .unwrap_or_default();
-            (pinned.is_empty() || pinned.contains(&name))
-                && selector.iter().all(|(k, v)| labels.get(k) == Some(v))
-                && taints
-                    .iter()
-                    .filter(|t| t.effect != "PreferNoSchedule")
-                    .all(|t| tolerations.iter().any(|tol| tolerates(tol, t)))
+            (pinned.is_empty() || pinned.contains(&name)) && node_admits(n, &selector, &tolerations)
         })
         .filter_map(|n| n.metadata.name.clone())
         .collect()
+}
+
+/// Whether node `n` has the labels of `selector` and `tolerations` tolerate its
+/// taints (but the PreferNoSchedule ones).
+fn node_admits(n: &Node, selector: &BTreeMap<String, String>, tolerations: &[Toleration]) -> bool {
+    let labels = n.metadata.labels.clone().unwrap_or_default();
+    let taints = n
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.clone())
+        .unwrap_or_default();
+    selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+        && taints
+            .iter()
+            .filter(|t| t.effect != "PreferNoSchedule")
+            .all(|t| tolerations.iter().any(|tol| tolerates(tol, t)))
 }
 
 /// An unbound pod that fits on none of the nodes it may go to: the scheduler neither
@@ -990,15 +1004,25 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
         .iter()
         .filter_map(|o| o.as_pod().cloned())
         .collect();
-    // Deleted nodes leave nothing behind: no pod bound to one (the pod garbage
-    // collector), no daemon pod meant for one (the DaemonSet controller), no
-    // endpoint on one (the EndpointSlice controller).
+    check_deleted_nodes_forgotten(c, &pods)?;
+    let waiting = waiting_pods(c, &pods)?;
+    check_deployments(c, &pods, &waiting)?;
+    check_replica_sets(c, &pods, &waiting)?;
+    check_runtimes(c)?;
+    check_daemon_sets(c, &pods, &waiting)?;
+    check_services(c, &pods)
+}
+
+/// Deleted nodes leave nothing behind: no pod bound to one (the pod garbage
+/// collector), no daemon pod meant for one (the DaemonSet controller), no endpoint on
+/// one (the EndpointSlice controller).
+fn check_deleted_nodes_forgotten(c: &Cluster, pods: &[Pod]) -> Result<(), String> {
     let existing: BTreeSet<String> = c
         .list(Kind::Node, None)
         .iter()
         .map(|o| o.name().to_string())
         .collect();
-    for p in &pods {
+    for p in pods {
         let bound = p.spec.as_ref().and_then(|s| s.node_name.clone());
         if let Some(node) = bound.filter(|n| !existing.contains(n)) {
             return Err(format!(
@@ -1032,8 +1056,12 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
             }
         }
     }
-    // Every pod left is running and ready (a relabeled orphan included), or waits
-    // for room that no node it may go to has.
+    Ok(())
+}
+
+/// Every pod left is running and ready (a relabeled orphan included), or waits for
+/// room that no node it may go to has: the uids of those that wait.
+fn waiting_pods(c: &Cluster, pods: &[Pod]) -> Result<BTreeSet<String>, String> {
     let mut waiting: BTreeSet<String> = BTreeSet::new();
     for p in pods.iter().filter(|p| pod_is_active(p)) {
         let bound = p.spec.as_ref().and_then(|s| s.node_name.clone());
@@ -1048,7 +1076,17 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
             ));
         }
     }
-    let waits = |p: &Pod| waiting.contains(p.metadata.uid.as_deref().unwrap_or_default());
+    Ok(waiting)
+}
+
+/// Whether `p` is one of the `waiting` pods (by uid).
+fn is_waiting(waiting: &BTreeSet<String>, p: &Pod) -> bool {
+    waiting.contains(p.metadata.uid.as_deref().unwrap_or_default())
+}
+
+/// Every Deployment none of whose pods waits has its replicas ready and its
+/// generation observed.
+fn check_deployments(c: &Cluster, pods: &[Pod], waiting: &BTreeSet<String>) -> Result<(), String> {
     for o in c.list(Kind::Deployment, None) {
         let d = o.as_deployment().unwrap();
         let want = d.spec.replicas.unwrap_or(1);
@@ -1059,7 +1097,7 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
                     &p.metadata.labels.clone().unwrap_or_default(),
                 )
         };
-        if pods.iter().filter(selects).any(waits) {
+        if pods.iter().filter(selects).any(|p| is_waiting(waiting, p)) {
             continue; // short of room: it cannot finish
         }
         let st = d.status.clone().unwrap_or_default();
@@ -1078,6 +1116,12 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
             ));
         }
     }
+    Ok(())
+}
+
+/// Every ReplicaSet controls only pods its selector matches and, unless one of them
+/// waits, has its replicas ready.
+fn check_replica_sets(c: &Cluster, pods: &[Pod], waiting: &BTreeSet<String>) -> Result<(), String> {
     let owned_by = |uid: &Option<String>| {
         pods.iter()
             .filter(|p| {
@@ -1104,7 +1148,7 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
                 ));
             }
         }
-        if active.iter().any(|p| waits(p)) {
+        if active.iter().any(|p| is_waiting(waiting, p)) {
             continue;
         }
         let ready = active.iter().filter(|p| condition_true(p)).count() as i32;
@@ -1122,7 +1166,11 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
             ));
         }
     }
-    // The runtimes run exactly the pods bound to their nodes, all of them running.
+    Ok(())
+}
+
+/// The runtimes run exactly the pods bound to their nodes, all of them running.
+fn check_runtimes(c: &Cluster) -> Result<(), String> {
     for node in NODES {
         let runs: BTreeSet<String> = c
             .runtime_pods(node)
@@ -1144,52 +1192,22 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
             return Err(format!("{node} runs {runs:?}; bound to it are {bound:?}"));
         }
     }
+    Ok(())
+}
+
+/// Every DaemonSet runs one ready pod on each node it should run on (a waiting pod
+/// counts for the nodes it may go to), all matching its selector, and says so.
+fn check_daemon_sets(c: &Cluster, pods: &[Pod], waiting: &BTreeSet<String>) -> Result<(), String> {
     let nodes: Vec<Object> = c.list(Kind::Node, None);
     for o in c.list(Kind::DaemonSet, None) {
         let Object::DaemonSet(ds) = &o else { continue };
         let spec = ds.spec.clone();
         let template = spec.template.spec.clone().unwrap_or_default();
-        let selector = template.node_selector.clone().unwrap_or_default();
-        // The template's tolerations and the ones every daemon pod gets
-        // (`AddOrUpdateDaemonPodTolerations`).
-        let mut tolerations = template.tolerations.clone().unwrap_or_default();
-        for (key, effect) in [
-            ("node.kubernetes.io/not-ready", "NoExecute"),
-            ("node.kubernetes.io/unreachable", "NoExecute"),
-            ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-            ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-            ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-            ("node.kubernetes.io/unschedulable", "NoSchedule"),
-        ] {
-            tolerations.push(k8s_openapi::api::core::v1::Toleration {
-                key: Some(key.into()),
-                operator: Some("Exists".into()),
-                effect: Some(effect.into()),
-                ..Default::default()
-            });
-        }
-        let eligible: BTreeSet<String> = nodes
-            .iter()
-            .filter_map(|n| n.as_node())
-            .filter(|n| {
-                let labels = n.metadata.labels.clone().unwrap_or_default();
-                let taints = n
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.taints.clone())
-                    .unwrap_or_default();
-                selector.iter().all(|(k, v)| labels.get(k) == Some(v))
-                    && taints
-                        .iter()
-                        .filter(|t| t.effect != "PreferNoSchedule")
-                        .all(|t| tolerations.iter().any(|tol| tolerates(tol, t)))
-            })
-            .filter_map(|n| n.metadata.name.clone())
-            .collect();
+        let eligible = daemon_nodes(&nodes, &template);
         let uid = ds.metadata.uid.clone();
         let mut on: BTreeMap<String, usize> = BTreeMap::new();
         let mut short = 0;
-        for p in &pods {
+        for p in pods {
             let owned = p
                 .metadata
                 .owner_references
@@ -1199,7 +1217,7 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
             if owned && pod_is_active(p) {
                 let node = match p.spec.as_ref().and_then(|s| s.node_name.clone()) {
                     Some(n) => n,
-                    None if waits(p) => {
+                    None if is_waiting(waiting, p) => {
                         short += 1;
                         candidate_nodes(c, p).join(",")
                     }
@@ -1231,6 +1249,41 @@ fn check_converged(c: &Cluster) -> Result<(), String> {
             ));
         }
     }
+    Ok(())
+}
+
+/// The names of the `nodes` a daemon pod of `template` should run on: those whose
+/// labels its nodeSelector matches and whose taints it tolerates.
+fn daemon_nodes(nodes: &[Object], template: &PodSpec) -> BTreeSet<String> {
+    let selector = template.node_selector.clone().unwrap_or_default();
+    // The template's tolerations and the ones every daemon pod gets
+    // (`AddOrUpdateDaemonPodTolerations`).
+    let mut tolerations = template.tolerations.clone().unwrap_or_default();
+    for (key, effect) in [
+        ("node.kubernetes.io/not-ready", "NoExecute"),
+        ("node.kubernetes.io/unreachable", "NoExecute"),
+        ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+        ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+        ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+        ("node.kubernetes.io/unschedulable", "NoSchedule"),
+    ] {
+        tolerations.push(Toleration {
+            key: Some(key.into()),
+            operator: Some("Exists".into()),
+            effect: Some(effect.into()),
+            ..Default::default()
+        });
+    }
+    nodes
+        .iter()
+        .filter_map(|n| n.as_node())
+        .filter(|n| node_admits(n, &selector, &tolerations))
+        .filter_map(|n| n.metadata.name.clone())
+        .collect()
+}
+
+/// Every Service's slices list exactly its ready pods, all of them ready.
+fn check_services(c: &Cluster, pods: &[Pod]) -> Result<(), String> {
     for o in c.list(Kind::Service, None) {
         let Object::Service(svc) = &o else { continue };
         let Some(selector) = svc.spec.as_ref().and_then(|s| s.selector.clone()) else {
@@ -1429,22 +1482,6 @@ fn a_service_created_after_its_pod_forgets_it_when_it_is_relabeled_or_deleted() 
     }
 }
 
-const AGENT: &str = "apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: agent
-spec:
-  selector:
-    matchLabels: {app: agent}
-  template:
-    metadata:
-      labels: {app: agent}
-    spec:
-      containers:
-      - name: agent
-        image: nginx:1.27
-";
-
 const STRAY: &str = "apiVersion: v1
 kind: Pod
 metadata:
@@ -1493,7 +1530,7 @@ fn a_daemon_set_adopts_an_orphan_pod_that_matches() {
     let mut c = Cluster::new(1, Topology::default());
     create(&mut c, STRAY);
     c.advance(SimDuration::secs(10));
-    create(&mut c, AGENT);
+    create(&mut c, &agent_daemon_set(""));
     c.advance(SimDuration::secs(30));
     // Adopted, then replaced: it lacks the template's hash (`IsPodUpdated`).
     assert!(
@@ -1512,7 +1549,7 @@ fn a_daemon_set_adopts_an_orphan_pod_that_matches() {
 #[test]
 fn a_daemon_set_releases_a_pod_it_no_longer_selects() {
     let mut c = Cluster::new(1, Topology::default());
-    create(&mut c, AGENT);
+    create(&mut c, &agent_daemon_set(""));
     c.advance(SimDuration::secs(30));
     let on_b = daemon_pods(&c, "agent")["zone-b"][0].clone();
     let Ok(Object::Pod(mut pod)) = c.get(Kind::Pod, "default", &on_b) else {

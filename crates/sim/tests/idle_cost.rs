@@ -4,31 +4,14 @@
 
 mod common;
 
-use common::create;
+use common::{create, web_deployment};
 use warehouse_sim::{Cluster, SimDuration, Topology, Work};
 
 const NODES: usize = 100;
 
 fn deployment(replicas: usize) -> String {
     // No resource requests: 10,000 pods fit on 100 nodes of 110 pods each.
-    format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels: {{app: web}}
-  template:
-    metadata:
-      labels: {{app: web}}
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-"
-    )
+    web_deployment(replicas, "{app: web}", "", "")
 }
 
 /// The work done in one idle minute after `replicas` pods have converged.

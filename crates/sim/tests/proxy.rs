@@ -3,41 +3,13 @@
 
 mod common;
 
-use common::create;
+use common::{create, web_with_service};
 use warehouse_sim::{Cluster, Fault, Kind, Object, ProxyMode, SimDuration, Topology};
 
+/// Deployment `web` of `replicas` pods (also labelled `tier: web`) serving `http`,
+/// behind NodePort Service `web`.
 fn web(replicas: usize) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels: {{app: web}}
-  template:
-    metadata:
-      labels: {{app: web, tier: web}}
-    spec:
-      terminationGracePeriodSeconds: 30
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        ports:
-        - {{name: http, containerPort: 80}}
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  type: NodePort
-  selector: {{app: web, tier: web}}
-  ports:
-  - {{name: http, port: 80, targetPort: http}}
-"
-    )
+    web_with_service(replicas, "{app: web, tier: web}", "  type: NodePort\n")
 }
 
 fn cluster_ip(c: &Cluster) -> String {

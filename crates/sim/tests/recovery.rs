@@ -8,27 +8,19 @@ use warehouse_sim::{
     Cluster, ControlPlaneComponent, Fault, Kind, NodeSpec, Object, SimDuration, Topology,
 };
 
+/// A Deployment `name` of `replicas` pods pinned to `node`, behind a Service `name`.
 fn deployment(name: &str, replicas: u32, node: &str) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {name}
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels: {{app: {name}}}
-  template:
-    metadata:
-      labels: {{app: {name}}}
-    spec:
-      nodeSelector: {{kubernetes.io/hostname: {node}}}
+    let pod_spec = format!(
+        "      nodeSelector: {{kubernetes.io/hostname: {node}}}
       containers:
       - name: c
         image: nginx:1.27
         resources:
           requests: {{cpu: 10m, memory: 8Mi}}
----
+"
+    );
+    let service = format!(
+        "---
 apiVersion: v1
 kind: Service
 metadata:
@@ -38,7 +30,8 @@ spec:
   ports:
   - port: 80
 "
-    )
+    );
+    deployment_of(name, replicas, "", &format!("{{app: {name}}}"), &pod_spec) + &service
 }
 
 fn pods_on(c: &Cluster, node: &str) -> usize {
@@ -121,22 +114,6 @@ spec:
     assert_eq!(late, 0, "Node not found: skipped");
 }
 
-const AGENT: &str = "apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: agent
-spec:
-  selector:
-    matchLabels: {app: agent}
-  template:
-    metadata:
-      labels: {app: agent}
-    spec:
-      containers:
-      - name: agent
-        image: nginx:1.27
-";
-
 fn agent_pods(c: &Cluster) -> Vec<(String, String)> {
     c.list(Kind::Pod, Some("default"))
         .iter()
@@ -155,7 +132,7 @@ fn agent_pods(c: &Cluster) -> Vec<(String, String)> {
 #[test]
 fn a_daemon_pod_for_a_node_deleted_before_scheduling_is_deleted() {
     let mut c = Cluster::new(1, Topology::default());
-    create(&mut c, AGENT);
+    create(&mut c, &agent_daemon_set(""));
     c.advance(SimDuration::secs(30));
     let before = agent_pods(&c).len();
     c.fault(Fault::StopComponent(ControlPlaneComponent::Scheduler))

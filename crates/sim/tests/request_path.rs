@@ -3,29 +3,18 @@
 
 mod common;
 
-use common::create;
+use common::{create, web_deployment};
 use warehouse_sim::traffic::TrafficCommand;
 use warehouse_sim::{
     Cluster, ControlPlaneComponent, FailureReason, Fault, Kind, Object, RequestSource, SimDuration,
     Topology,
 };
 
-const APP: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 3
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
----
+/// Deployment `web` (three replicas) behind a NodePort Service, and a client pod on
+/// zone-a.
+fn app() -> String {
+    web_deployment(3, "{app: web}", "", "")
+        + "---
 apiVersion: v1
 kind: Service
 metadata:
@@ -46,7 +35,8 @@ spec:
   - name: c
     image: busybox
     command: [sleep, '86400']
-";
+"
+}
 
 fn client() -> RequestSource {
     RequestSource::Pod {
@@ -57,7 +47,7 @@ fn client() -> RequestSource {
 
 fn ready() -> Cluster {
     let mut c = Cluster::new(3, Topology::default());
-    create(&mut c, APP);
+    create(&mut c, &app());
     c.advance(SimDuration::secs(30));
     c
 }

@@ -16,6 +16,13 @@ fn refused(manifest: &str) -> String {
     e.message
 }
 
+/// Asserts that each manifest is refused with its message, in order.
+fn assert_refusals(cases: &[(String, &str)]) {
+    for (manifest, message) in cases {
+        assert_eq!(refused(manifest), *message);
+    }
+}
+
 fn accepted(manifest: &str) {
     let mut c = Cluster::new(1, Topology::default());
     for obj in decode_manifests(manifest).unwrap() {
@@ -39,36 +46,32 @@ spec:
 
 #[test]
 fn container_ports_must_be_in_range() {
-    assert_eq!(
-        refused(&pod("    ports:\n    - containerPort: 70000\n", "")),
-        "Pod \"web\" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive"
-    );
-    assert_eq!(
-        refused(&pod("    ports:\n    - containerPort: 0\n", "")),
-        "Pod \"web\" is invalid: spec.containers[0].ports[0].containerPort: Required value"
-    );
-    assert_eq!(
-        refused(&pod("    ports:\n    - containerPort: -1\n", "")),
-        "Pod \"web\" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: -1: must be between 1 and 65535, inclusive"
-    );
-    assert_eq!(
-        refused(&pod("    ports:\n    - containerPort: 80\n      hostPort: 65536\n", "")),
-        "Pod \"web\" is invalid: spec.containers[0].ports[0].hostPort: Invalid value: 65536: must be between 1 and 65535, inclusive"
-    );
-    assert_eq!(
-        refused(&pod(
-            "    ports:\n    - containerPort: 80\n      name: Web_1\n      protocol: HTTP\n",
-            ""
-        )),
-        "Pod \"web\" is invalid: [spec.containers[0].ports[0].name: Invalid value: \"Web_1\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-), spec.containers[0].ports[0].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\"]"
-    );
-    assert_eq!(
-        refused(&pod(
-            "    ports:\n    - containerPort: 80\n      name: http\n    - containerPort: 81\n      name: http\n",
-            ""
-        )),
-        "Pod \"web\" is invalid: spec.containers[0].ports[1].name: Duplicate value: \"http\""
-    );
+    assert_refusals(&[
+        (
+            pod("    ports:\n    - containerPort: 70000\n", ""),
+            "Pod \"web\" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive",
+        ),
+        (
+            pod("    ports:\n    - containerPort: 0\n", ""),
+            "Pod \"web\" is invalid: spec.containers[0].ports[0].containerPort: Required value",
+        ),
+        (
+            pod("    ports:\n    - containerPort: -1\n", ""),
+            "Pod \"web\" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: -1: must be between 1 and 65535, inclusive",
+        ),
+        (
+            pod("    ports:\n    - containerPort: 80\n      hostPort: 65536\n", ""),
+            "Pod \"web\" is invalid: spec.containers[0].ports[0].hostPort: Invalid value: 65536: must be between 1 and 65535, inclusive",
+        ),
+        (
+            pod("    ports:\n    - containerPort: 80\n      name: Web_1\n      protocol: HTTP\n", ""),
+            "Pod \"web\" is invalid: [spec.containers[0].ports[0].name: Invalid value: \"Web_1\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-), spec.containers[0].ports[0].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\"]",
+        ),
+        (
+            pod("    ports:\n    - containerPort: 80\n      name: http\n    - containerPort: 81\n      name: http\n", ""),
+            "Pod \"web\" is invalid: spec.containers[0].ports[1].name: Duplicate value: \"http\"",
+        ),
+    ]);
     accepted(&pod(
         "    ports:\n    - containerPort: 65535\n      hostPort: 8080\n      name: web-1\n",
         "",
@@ -224,41 +227,40 @@ spec:
 
 #[test]
 fn service_ports_follow_upstream() {
-    assert_eq!(
-        refused(&service("  - port: 70000\n", "")),
-        "Service \"web\" is invalid: [spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive]"
-    );
-    assert_eq!(
-        refused(&service("  - port: 80\n    targetPort: 70000\n", "")),
-        "Service \"web\" is invalid: spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive"
-    );
-    assert_eq!(
-        refused(&service("  - port: 80\n    targetPort: Http\n", "")),
-        "Service \"web\" is invalid: spec.ports[0].targetPort: Invalid value: \"Http\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)"
-    );
-    assert_eq!(
-        refused(&service("  - port: 80\n    protocol: HTTP\n", "")),
-        "Service \"web\" is invalid: spec.ports[0].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\""
-    );
-    assert_eq!(
-        refused(&service("  - port: 80\n  - port: 81\n", "")),
-        "Service \"web\" is invalid: [spec.ports[0].name: Required value, spec.ports[1].name: Required value]"
-    );
-    assert_eq!(
-        refused(&service("  - port: 80\n    name: a\n  - port: 80\n    name: b\n", "")),
-        "Service \"web\" is invalid: spec.ports[1]: Duplicate value: core.ServicePort{Name:\"\", Protocol:\"TCP\", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}, NodePort:0}"
-    );
-    assert_eq!(
-        refused(&service(
-            "  - port: 80\n    name: a\n    nodePort: 30080\n  - port: 81\n    name: b\n    nodePort: 30080\n",
-            "  type: NodePort\n"
-        )),
-        "Service \"web\" is invalid: spec.ports[1].nodePort: Duplicate value: 30080"
-    );
-    assert_eq!(
-        refused("apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n"),
-        "Service \"web\" is invalid: spec.ports: Required value"
-    );
+    assert_refusals(&[
+        (
+            service("  - port: 70000\n", ""),
+            "Service \"web\" is invalid: [spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive]",
+        ),
+        (
+            service("  - port: 80\n    targetPort: 70000\n", ""),
+            "Service \"web\" is invalid: spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive",
+        ),
+        (
+            service("  - port: 80\n    targetPort: Http\n", ""),
+            "Service \"web\" is invalid: spec.ports[0].targetPort: Invalid value: \"Http\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)",
+        ),
+        (
+            service("  - port: 80\n    protocol: HTTP\n", ""),
+            "Service \"web\" is invalid: spec.ports[0].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\"",
+        ),
+        (
+            service("  - port: 80\n  - port: 81\n", ""),
+            "Service \"web\" is invalid: [spec.ports[0].name: Required value, spec.ports[1].name: Required value]",
+        ),
+        (
+            service("  - port: 80\n    name: a\n  - port: 80\n    name: b\n", ""),
+            "Service \"web\" is invalid: spec.ports[1]: Duplicate value: core.ServicePort{Name:\"\", Protocol:\"TCP\", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}, NodePort:0}",
+        ),
+        (
+            service("  - port: 80\n    name: a\n    nodePort: 30080\n  - port: 81\n    name: b\n    nodePort: 30080\n", "  type: NodePort\n"),
+            "Service \"web\" is invalid: spec.ports[1].nodePort: Duplicate value: 30080",
+        ),
+        (
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n".to_string(),
+            "Service \"web\" is invalid: spec.ports: Required value",
+        ),
+    ]);
     // A zero targetPort means the port itself, as upstream defaults it.
     let mut c = Cluster::new(1, Topology::default());
     let svc = decode_manifests(&service("  - port: 80\n    targetPort: 0\n", ""))

@@ -1,6 +1,8 @@
 //! Fixtures shared by the integration tests.
 #![allow(dead_code)] // each test crate uses its own subset
 
+use std::fmt::Display;
+
 use warehouse_sim::{decode_manifests, Cluster, Topology};
 
 /// Five nginx replicas requesting 100m CPU and 64Mi each.
@@ -22,6 +24,101 @@ spec:
         resources:
           requests: {cpu: 100m, memory: 64Mi}
 ";
+
+/// YAML lines of an nginx container requesting 100m CPU and 64Mi, as in [`WEB`].
+pub const REQUESTS: &str = "        resources:\n          requests: {cpu: 100m, memory: 64Mi}\n";
+
+/// A Deployment `name` of `replicas` pods selected by `{app: <name>}` and labelled
+/// `labels`; `spec_extra` is YAML added to its spec (indented two spaces) and
+/// `pod_spec` the pod template's spec (indented six).
+pub fn deployment_of(
+    name: &str,
+    replicas: impl Display,
+    spec_extra: &str,
+    labels: &str,
+    pod_spec: &str,
+) -> String {
+    format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+spec:
+  replicas: {replicas}
+{spec_extra}  selector:
+    matchLabels: {{app: {name}}}
+  template:
+    metadata:
+      labels: {labels}
+    spec:
+{pod_spec}"
+    )
+}
+
+/// A DaemonSet `name` of pods selected and labelled by `{app: <name>}`; `pod_spec` is
+/// the pod template's spec (indented six spaces).
+pub fn daemon_set_of(name: &str, pod_spec: &str) -> String {
+    format!(
+        "apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: {name}
+spec:
+  selector:
+    matchLabels: {{app: {name}}}
+  template:
+    metadata:
+      labels: {{app: {name}}}
+    spec:
+{pod_spec}"
+    )
+}
+
+/// A Deployment `web` of `replicas` nginx:1.27 pods labelled `labels`; `pod_extra`
+/// and `container_extra` are YAML lines added to the pod spec and to the container.
+pub fn web_deployment(
+    replicas: usize,
+    labels: &str,
+    pod_extra: &str,
+    container_extra: &str,
+) -> String {
+    let pod_spec = format!(
+        "{pod_extra}      containers:\n      - name: nginx\n        image: nginx:1.27\n{container_extra}"
+    );
+    deployment_of("web", replicas, "", labels, &pod_spec)
+}
+
+/// [`web_deployment`] of pods serving `http` on port 80 (30 s grace period), and a
+/// Service `web` selecting `labels`, with `service_extra` YAML lines in its spec.
+pub fn web_with_service(replicas: usize, labels: &str, service_extra: &str) -> String {
+    let deployment = web_deployment(
+        replicas,
+        labels,
+        "      terminationGracePeriodSeconds: 30\n",
+        "        ports:\n        - {name: http, containerPort: 80}\n",
+    );
+    format!(
+        "{deployment}---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+{service_extra}  selector: {labels}
+  ports:
+  - {{name: http, port: 80, targetPort: http}}
+"
+    )
+}
+
+/// A DaemonSet `agent` of nginx:1.27 pods, with `pod_extra` YAML lines in the pod
+/// spec.
+pub fn agent_daemon_set(pod_extra: &str) -> String {
+    daemon_set_of(
+        "agent",
+        &format!("{pod_extra}      containers:\n      - name: agent\n        image: nginx:1.27\n"),
+    )
+}
 
 /// A container in CrashLoopBackOff, one that counts, and one whose image cannot be
 /// pulled: process state, back-offs and pull retries in the runtime.

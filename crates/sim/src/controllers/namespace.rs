@@ -47,19 +47,22 @@ impl Controller for NamespaceController {
     }
 
     fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
-        c.sync_namespace(key);
-        Action::Done
+        Action::after_writes(c.sync_namespace(key))
     }
 }
 
 impl Cluster {
-    fn sync_namespace(&mut self, key: &ObjectKey) {
+    /// Deletes what a terminating namespace still holds, and finalizes it once it
+    /// is empty. Returns the deletions' results: one that failed brings the
+    /// namespace back after the back-off, as upstream's namespace deleter does.
+    fn sync_namespace(&mut self, key: &ObjectKey) -> Vec<Result<(), crate::error::ApiError>> {
+        let mut writes = Vec::new();
         let terminating = self
             .store
             .get(key)
             .is_some_and(|n| n.meta().deletion_timestamp.is_some());
         if !terminating {
-            return;
+            return writes;
         }
         for kind in Kind::ALL.into_iter().filter(|k| k.namespaced()) {
             let keys: Vec<ObjectKey> = self
@@ -73,7 +76,7 @@ impl Cluster {
                     .get(&k)
                     .is_some_and(|o| o.meta().deletion_timestamp.is_some());
                 if !deleting {
-                    let _ = self.delete_as(ACTOR, &k, None);
+                    writes.push(self.delete_as(ACTOR, &k, None).map(drop));
                 }
             }
         }
@@ -85,5 +88,6 @@ impl Cluster {
         if empty {
             self.finalize_namespace(ACTOR, key);
         }
+        writes
     }
 }

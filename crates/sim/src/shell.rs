@@ -1409,9 +1409,7 @@ impl Shell<'_> {
                         // The file is created (or emptied) when the redirection is
                         // set up, before the command runs.
                         if let Err(problem) = self.put_file(&path, "", *append) {
-                            self.error(format!("sh: can't create {path}: {problem}"));
-                            self.status = 1;
-                            return Flow::Normal;
+                            return self.fail(format!("sh: can't create {path}: {problem}"));
                         }
                         Sink::File { path, append: true }
                     };
@@ -1745,6 +1743,13 @@ impl Shell<'_> {
         Flow::Normal
     }
 
+    /// A builtin's usage error: the message on stderr, status 1.
+    fn fail(&mut self, message: String) -> Flow {
+        self.error(message);
+        self.status = 1;
+        Flow::Normal
+    }
+
     /// `exit [N]`: leave the shell with N, or the last status.
     fn builtin_exit(&mut self, args: &[String]) -> Flow {
         let code = match args.first() {
@@ -1793,9 +1798,7 @@ impl Shell<'_> {
     /// `printf FORMAT [ARGUMENT...]`.
     fn builtin_printf(&mut self, args: &[String]) -> Flow {
         let Some(format) = args.first() else {
-            self.error("printf: usage: printf FORMAT [ARGUMENT...]".into());
-            self.status = 1;
-            return Flow::Normal;
+            return self.fail("printf: usage: printf FORMAT [ARGUMENT...]".into());
         };
         let text = printf(format, &args[1..]);
         self.write(&text);
@@ -1805,9 +1808,7 @@ impl Shell<'_> {
     /// `sleep N[smhd]...` and `sleep infinity`.
     fn builtin_sleep_for(&mut self, args: &[String]) -> Flow {
         let Some(a) = args.first() else {
-            self.error("sleep: missing operand".into());
-            self.status = 1;
-            return Flow::Normal;
+            return self.fail("sleep: missing operand".into());
         };
         if a == "infinity" || a == "inf" {
             return self.sleep(None);
@@ -1817,9 +1818,7 @@ impl Shell<'_> {
             match parse_sleep(a) {
                 Some(ms) => total = total.saturating_add(ms),
                 None => {
-                    self.error(format!("sleep: invalid number '{a}'"));
-                    self.status = 1;
-                    return Flow::Normal;
+                    return self.fail(format!("sleep: invalid number '{a}'"));
                 }
             }
         }
@@ -1837,9 +1836,7 @@ impl Shell<'_> {
                 "%a %b %e %H:%M:%S UTC %Y".to_string()
             }
             Some(f) => {
-                self.error(format!("date: invalid date '{f}'"));
-                self.status = 1;
-                return Flow::Normal;
+                return self.fail(format!("date: invalid date '{f}'"));
             }
             None => "%a %b %e %H:%M:%S UTC %Y".to_string(),
         };
@@ -1916,9 +1913,7 @@ impl Shell<'_> {
     fn builtin_seq(&mut self, args: &[String]) -> Flow {
         let nums: Vec<i64> = args.iter().filter_map(|a| a.parse().ok()).collect();
         if nums.len() != args.len() || nums.is_empty() || nums.len() > 3 {
-            self.error("seq: invalid argument".into());
-            self.status = 1;
-            return Flow::Normal;
+            return self.fail("seq: invalid argument".into());
         }
         let (first, step, last) = match nums[..] {
             [l] => (1, 1, l),

@@ -723,15 +723,7 @@ fn score_table(
         .collect();
     let norm = plugins::default_normalize(&raw, true);
     table.push(("TaintToleration", raw, norm));
-    let has_preferred = facts
-        .spec
-        .and_then(|s| s.affinity.as_ref())
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|a| {
-            a.preferred_during_scheduling_ignored_during_execution
-                .as_ref()
-        })
-        .is_some_and(|p| !p.is_empty());
+    let has_preferred = plugins::preferred_terms(facts).is_some_and(|p| !p.is_empty());
     if has_preferred {
         let raw: Vec<i64> = feasible
             .iter()

@@ -525,17 +525,22 @@ pub fn taint_raw(pod: &PodFacts, n: &NodeInfo) -> i64 {
         .count() as i64
 }
 
-/// NodeAffinity's raw score: the weights of the preferred terms the node matches.
-pub fn affinity_raw(pod: &PodFacts, name: &str, n: &NodeInfo) -> i64 {
-    let Some(terms) = pod
-        .spec
+/// The pod's preferred node affinity terms, if it has any.
+pub fn preferred_terms<'a>(
+    pod: &PodFacts<'a>,
+) -> Option<&'a Vec<k8s_openapi::api::core::v1::PreferredSchedulingTerm>> {
+    pod.spec
         .and_then(|s| s.affinity.as_ref())
         .and_then(|a| a.node_affinity.as_ref())
         .and_then(|a| {
             a.preferred_during_scheduling_ignored_during_execution
                 .as_ref()
         })
-    else {
+}
+
+/// NodeAffinity's raw score: the weights of the preferred terms the node matches.
+pub fn affinity_raw(pod: &PodFacts, name: &str, n: &NodeInfo) -> i64 {
+    let Some(terms) = preferred_terms(pod) else {
         return 0;
     };
     terms

@@ -48,6 +48,10 @@ pub(crate) struct Memory {
     /// their watch event came, by ReplicaSet: what its next claim releases.
     #[serde(default, with = "crate::snapshot::pairs")]
     pub unmatched_pods: BTreeMap<ObjectKey, std::collections::BTreeSet<ObjectKey>>,
+    /// The ReplicaSet controller's running counts of each ReplicaSet's pods, by its
+    /// uid ([`replicaset::PodTally`]). Not kept in a snapshot: counted afresh.
+    #[serde(skip)]
+    pub pod_tallies: BTreeMap<String, replicaset::PodTally>,
     /// Failed reconciles in a row per queued key, for the rate-limited requeue.
     #[serde(with = "crate::snapshot::pairs")]
     pub failures: BTreeMap<(manager::ControllerId, ObjectKey), u32>,

@@ -44,9 +44,14 @@ impl Controller for ReplicaSetController {
                 if ev.event_type == EventType::Added {
                     keys.extend(c.orphans_for(rs));
                 }
+                if ev.event_type == EventType::Deleted {
+                    let uid = rs.metadata.uid.as_deref().unwrap_or_default();
+                    c.controllers.pod_tallies.remove(uid);
+                }
                 keys.push(obj.key());
             }
             Object::Pod(pod) => {
+                c.tally_pod_event(ev);
                 let owner = controller_of(obj, Kind::ReplicaSet);
                 if let (Some(rs), true) = (&owner, ev.event_type != EventType::Deleted) {
                     c.note_unmatched_pod(rs, pod);
@@ -61,6 +66,7 @@ impl Controller for ReplicaSetController {
     }
 
     fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
+        c.controllers.pod_tallies.clear();
         let sets: Vec<ObjectKey> = c
             .store
             .list(Kind::ReplicaSet, None)
@@ -124,15 +130,17 @@ impl Cluster {
         let want = rs.spec.replicas.unwrap_or(1).max(0) as usize;
         self.release_unmatched_pods(&rs);
         // Decide with borrowed pods; write afterwards.
-        let (active, victims) = {
-            let active: Vec<&Pod> = self.owned_pods(&uid).filter(|p| pod_is_active(p)).collect();
-            let victims = if active.len() > want {
-                let n = (active.len() - want).min(BURST_REPLICAS);
-                pods_to_delete(&active, n, &pods_per_node(&active))
-            } else {
-                Vec::new()
-            };
-            (active.len(), victims)
+        let template_labels = template_labels(&rs);
+        let active = usize::try_from(self.tallied_counts(&uid, template_labels).replicas)
+            .unwrap_or_default();
+        // The pods themselves are read only when some must go.
+        let victims = if active > want {
+            let pods: Vec<&Pod> = self.owned_pods(&uid).filter(|p| pod_is_active(p)).collect();
+            debug_assert_eq!(pods.len(), active, "the running count of {key:?} drifted");
+            let n = (pods.len() - want).min(BURST_REPLICAS);
+            pods_to_delete(&pods, n, &pods_per_node(&pods))
+        } else {
+            Vec::new()
         };
         let mut manage_error = None;
         if rs.metadata.deletion_timestamp.is_none() {
@@ -399,45 +407,26 @@ impl Cluster {
         let uid = rs.metadata.uid.clone().unwrap_or_default();
         let spec = &rs.spec;
         let min_ready = spec.min_ready_seconds.unwrap_or(0).max(0) as u64;
-        let no_labels = BTreeMap::new();
-        let template_labels = spec
-            .template
-            .as_ref()
-            .and_then(|t| t.metadata.as_ref())
-            .and_then(|m| m.labels.as_ref())
-            .unwrap_or(&no_labels);
-        let (mut replicas, mut ready, mut available, mut fully_labeled) = (0, 0, 0, 0);
-        let mut terminating = 0;
-        // The first moment a ready pod reaches minReadySeconds, if one has yet to.
-        let mut next_available: Option<SimTime> = None;
-        for p in self.owned_pods(&uid) {
-            if !pod_is_active(p) {
-                // `controller.IsPodTerminating`: being deleted and not finished.
-                let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
-                if p.metadata.deletion_timestamp.is_some()
-                    && !matches!(phase, Some("Succeeded") | Some("Failed"))
-                {
-                    terminating += 1;
-                }
-                continue;
-            }
-            replicas += 1;
-            if pod_is_ready(p) {
-                ready += 1;
-            }
-            if pod_is_available(p, min_ready, self.now) {
-                available += 1;
-            } else if let Some(at) = available_at(p, min_ready) {
-                next_available = Some(next_available.map_or(at, |n| n.min(at)));
-            }
-            let labels = p.metadata.labels.as_ref();
-            if template_labels
-                .iter()
-                .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v))
-            {
-                fully_labeled += 1;
-            }
-        }
+        let template_labels = template_labels(&rs);
+        let (counts, available, next_available) = if min_ready == 0 {
+            // Available is Ready when nothing waits for minReadySeconds: the running
+            // counts kept from the pod watch say it all.
+            let counts = self.tallied_counts(&uid, template_labels);
+            debug_assert_eq!(
+                counts,
+                self.count_owned_pods(&uid, template_labels, 0).0,
+                "the running counts of {key:?} drifted from its pods"
+            );
+            (counts, counts.ready, None)
+        } else {
+            self.count_owned_pods(&uid, template_labels, min_ready)
+        };
+        let PodCounts {
+            replicas,
+            ready,
+            fully_labeled,
+            terminating,
+        } = counts;
         let status = ReplicaSetStatus {
             replicas,
             fully_labeled_replicas: omit_zero(fully_labeled),
@@ -462,6 +451,151 @@ impl Cluster {
             self.enqueue_after(ID, key.clone(), at);
         }
         Some(written)
+    }
+}
+
+/// The labels of the ReplicaSet's pod template (none: an empty map).
+fn template_labels(rs: &ReplicaSet) -> &BTreeMap<String, String> {
+    static NONE: BTreeMap<String, String> = BTreeMap::new();
+    rs.spec
+        .template
+        .as_ref()
+        .and_then(|t| t.metadata.as_ref())
+        .and_then(|m| m.labels.as_ref())
+        .unwrap_or(&NONE)
+}
+
+/// What a ReplicaSet's status counts of its pods (`calculateStatus`), but for the
+/// available ones, which depend on time when minReadySeconds is set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PodCounts {
+    replicas: i32,
+    ready: i32,
+    fully_labeled: i32,
+    terminating: i32,
+}
+
+impl PodCounts {
+    /// What one pod adds: active pods count as replicas (ready, labelled as the
+    /// template), a pod being deleted and not finished as terminating
+    /// (`controller.IsPodTerminating`).
+    fn of(p: &Pod, template_labels: &BTreeMap<String, String>) -> PodCounts {
+        if !pod_is_active(p) {
+            let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
+            let terminating = p.metadata.deletion_timestamp.is_some()
+                && !matches!(phase, Some("Succeeded") | Some("Failed"));
+            return PodCounts {
+                terminating: i32::from(terminating),
+                ..PodCounts::default()
+            };
+        }
+        let labels = p.metadata.labels.as_ref();
+        let fully_labeled = template_labels
+            .iter()
+            .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v));
+        PodCounts {
+            replicas: 1,
+            ready: i32::from(pod_is_ready(p)),
+            fully_labeled: i32::from(fully_labeled),
+            terminating: 0,
+        }
+    }
+
+    fn add(&mut self, other: PodCounts, sign: i32) {
+        self.replicas += sign * other.replicas;
+        self.ready += sign * other.ready;
+        self.fully_labeled += sign * other.fully_labeled;
+        self.terminating += sign * other.terminating;
+    }
+}
+
+/// A ReplicaSet's [`PodCounts`] kept current from the pod watch, so a sync does not
+/// read its thousands of pods again: built by the first sync that needs it, then
+/// moved by each event of a pod it controls (the old pod taken out, the new one
+/// put in). Counted against the template's labels it was built with; a ReplicaSet
+/// whose template labels changed is counted afresh.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PodTally {
+    template_labels: BTreeMap<String, String>,
+    counts: PodCounts,
+}
+
+impl Cluster {
+    /// Reads every pod `uid` controls: the counts, how many are available
+    /// (`podutil.IsPodAvailable` at `min_ready` seconds) and when the next one will
+    /// be.
+    fn count_owned_pods(
+        &self,
+        uid: &str,
+        template_labels: &BTreeMap<String, String>,
+        min_ready: u64,
+    ) -> (PodCounts, i32, Option<SimTime>) {
+        let mut counts = PodCounts::default();
+        let mut available = 0;
+        let mut next_available: Option<SimTime> = None;
+        for p in self.owned_pods(uid) {
+            counts.add(PodCounts::of(p, template_labels), 1);
+            if !pod_is_active(p) {
+                continue;
+            }
+            if pod_is_available(p, min_ready, self.now) {
+                available += 1;
+            } else if let Some(at) = available_at(p, min_ready) {
+                next_available = Some(next_available.map_or(at, |n| n.min(at)));
+            }
+        }
+        (counts, available, next_available)
+    }
+
+    /// The running counts of the pods `uid` controls, built when missing.
+    fn tallied_counts(
+        &mut self,
+        uid: &str,
+        template_labels: &BTreeMap<String, String>,
+    ) -> PodCounts {
+        if let Some(t) = self.controllers.pod_tallies.get(uid) {
+            if &t.template_labels == template_labels {
+                return t.counts;
+            }
+        }
+        let counts = self.count_owned_pods(uid, template_labels, 0).0;
+        let tally = PodTally {
+            template_labels: template_labels.clone(),
+            counts,
+        };
+        self.controllers.pod_tallies.insert(uid.to_string(), tally);
+        counts
+    }
+
+    /// Moves the running counts by one pod event: the pod as it was leaves its
+    /// controller's counts, the pod as it is joins its controller's.
+    fn tally_pod_event(&mut self, ev: &WatchEvent) {
+        if self.controllers.pod_tallies.is_empty() {
+            return;
+        }
+        let (old, new) = match ev.event_type {
+            EventType::Added => (None, ev.object.as_pod()),
+            EventType::Deleted => (ev.object.as_pod(), None),
+            EventType::Modified => match ev.old.as_deref() {
+                Some(old) => (old.as_pod(), ev.object.as_pod()),
+                None => {
+                    // Without the old pod the counts cannot be moved: count afresh.
+                    self.controllers.pod_tallies.clear();
+                    return;
+                }
+            },
+        };
+        for (pod, sign) in [(old, -1), (new, 1)] {
+            let Some(pod) = pod else { continue };
+            for r in pod.metadata.owner_references.iter().flatten() {
+                if r.controller != Some(true) {
+                    continue;
+                }
+                if let Some(t) = self.controllers.pod_tallies.get_mut(&r.uid) {
+                    t.counts.add(PodCounts::of(pod, &t.template_labels), sign);
+                }
+            }
+        }
     }
 }
 

@@ -17,14 +17,13 @@ use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::controllers::endpointslice::{
-    find_port, has_managed_endpoints, is_headless, pod_in_endpoints, selects, LABEL_HEADLESS,
+    has_managed_endpoints, is_headless, pod_in_endpoints, resolved_ports, selects, LABEL_HEADLESS,
 };
 use crate::controllers::pod_is_ready;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::sort::StableSort;
 use crate::store::{EventType, WatchEvent};
 use k8s_openapi::api::core::v1::{
-    EndpointAddress, EndpointPort, EndpointSubset, Endpoints, ObjectReference, Service,
+    EndpointAddress, EndpointPort, EndpointSubset, Endpoints, ObjectReference, Pod, Service,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
@@ -43,19 +42,32 @@ impl Controller for EndpointsController {
 
     fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
         match &*ev.object {
-            Object::Service(_) => keys.push(ev.object.key()),
+            Object::Service(_) => {
+                // A changed Service may want other addresses of every pod.
+                c.controllers.address_memos.remove(&ev.object.key());
+                keys.push(ev.object.key());
+            }
             Object::Endpoints(_) if ev.event_type == EventType::Deleted => {
                 let svc = ObjectKey::new(Kind::Service, ev.object.namespace(), ev.object.name());
                 if c.store.get(&svc).is_some() {
                     keys.push(svc);
                 }
             }
-            Object::Pod(_) => keys.extend(c.services_for_pod_event(ev)),
+            Object::Pod(_) => {
+                let services = c.services_for_pod_event(ev);
+                for svc in &services {
+                    if let Some(m) = c.controllers.address_memos.get_mut(svc) {
+                        m.dirty.insert(ev.object.name().to_string());
+                    }
+                }
+                keys.extend(services);
+            }
             _ => {}
         }
     }
 
     fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
+        c.controllers.address_memos.clear();
         keys.extend(c.store.list(Kind::Service, None).map(Object::key));
     }
 
@@ -84,6 +96,7 @@ impl Cluster {
             Some(Object::Service(s)) => s.clone(),
             _ => {
                 // The Service is gone: so are its Endpoints.
+                self.controllers.address_memos.remove(svc_key);
                 if self.store.get(&ep_key).is_some() {
                     return Some(self.delete_as(ACTOR, &ep_key, None).map(drop));
                 }
@@ -93,15 +106,20 @@ impl Cluster {
         if !has_managed_endpoints(&svc) {
             return None;
         }
-        let mut subsets = self.endpoint_subsets(&svc);
-        let total: usize = subsets
-            .iter()
-            .map(|s| {
-                s.addresses.as_ref().map_or(0, Vec::len)
-                    + s.not_ready_addresses.as_ref().map_or(0, Vec::len)
-            })
-            .sum();
-        let truncated = truncate(&mut subsets);
+        let memo = match self.controllers.address_memos.remove(svc_key) {
+            Some(memo) => self.read_changed_pods(&svc, memo),
+            None => self.read_every_pod(&svc),
+        };
+        let (subsets, total, truncated) = memo.subsets();
+        #[cfg(debug_assertions)]
+        {
+            let full = self.read_every_pod(&svc).subsets();
+            assert!(
+                full == (subsets.clone(), total, truncated),
+                "the address memo of {svc_key:?} drifted from the pods"
+            );
+        }
+        self.controllers.address_memos.insert(svc_key.clone(), memo);
         let mut labels = svc.metadata.labels.clone().unwrap_or_default();
         labels.remove(LABEL_HEADLESS);
         if is_headless(&svc) {
@@ -155,103 +173,170 @@ impl Cluster {
         }
     }
 
-    /// The Service's subsets, repacked: one per distinct port set, addresses sorted
-    /// by IP as `endpoints.SortSubsets` compares them.
-    fn endpoint_subsets(&self, svc: &Service) -> Vec<EndpointSubset> {
-        let ns = svc.metadata.namespace.clone().unwrap_or_default();
-        let spec = svc.spec.clone().unwrap_or_default();
-        let publish = spec.publish_not_ready_addresses.unwrap_or(false);
-        let mut groups: BTreeMap<Ports, (Vec<EndpointAddress>, Vec<EndpointAddress>)> =
-            BTreeMap::new();
-        for o in self.store.list(Kind::Pod, Some(&ns)) {
-            let Object::Pod(pod) = o else { continue };
-            if !selects(svc, pod) || !pod_in_endpoints(pod, publish) {
-                continue;
-            }
-            let address = EndpointAddress {
-                ip: pod
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.pod_ip.clone())
-                    .unwrap_or_default(),
-                node_name: pod.spec.as_ref().and_then(|s| s.node_name.clone()),
-                hostname: pod.spec.as_ref().and_then(|s| {
-                    (s.subdomain.as_deref() == svc.metadata.name.as_deref())
-                        .then(|| s.hostname.clone())
-                        .flatten()
-                }),
-                target_ref: Some(ObjectReference {
-                    kind: Some("Pod".into()),
-                    namespace: pod.metadata.namespace.clone(),
-                    name: pod.metadata.name.clone(),
-                    uid: pod.metadata.uid.clone(),
-                    ..Default::default()
-                }),
-            };
-            let ports: Ports = spec
-                .ports
-                .iter()
-                .flatten()
-                .filter_map(|p| {
-                    find_port(pod, p.target_port.as_ref(), p.port).map(|n| {
-                        (
-                            p.name.clone().unwrap_or_default(),
-                            n,
-                            p.protocol.clone().unwrap_or_else(|| "TCP".into()),
-                        )
-                    })
-                })
-                .collect();
-            // A Service with ports whose target ports this pod has none of: skipped.
-            if ports.is_empty() && spec.ports.as_ref().is_some_and(|p| !p.is_empty()) {
-                continue;
-            }
-            let entry = groups.entry(ports).or_default();
-            if publish || pod_is_ready(pod) {
-                entry.0.push(address);
-            } else {
-                entry.1.push(address);
+    /// The addresses of every pod of the Service's namespace.
+    fn read_every_pod(&self, svc: &Service) -> AddressMemo {
+        let ns = svc.metadata.namespace.as_deref().unwrap_or_default();
+        let mut memo = AddressMemo::default();
+        for pod in self
+            .store
+            .list(Kind::Pod, Some(ns))
+            .filter_map(Object::as_pod)
+        {
+            memo.set(
+                pod.metadata.name.as_deref().unwrap_or_default(),
+                pod_address(svc, pod),
+            );
+        }
+        memo
+    }
+
+    /// The memo with the pods whose events came since read again.
+    fn read_changed_pods(&self, svc: &Service, mut memo: AddressMemo) -> AddressMemo {
+        let ns = svc.metadata.namespace.as_deref().unwrap_or_default();
+        for name in std::mem::take(&mut memo.dirty) {
+            let pod = self.store.get(&ObjectKey::new(Kind::Pod, ns, &name));
+            let address = pod
+                .and_then(Object::as_pod)
+                .and_then(|p| pod_address(svc, p));
+            memo.set(&name, address);
+        }
+        memo
+    }
+}
+
+/// Where an address sorts in its list (`endpoints.SortSubsets`: by IP, then by the
+/// pod's uid).
+type SortKey = (String, Option<String>);
+
+/// A pod's address in the Service: its port set, whether it is listed as ready,
+/// and the address; `None` for a pod the Service does not list.
+type PodAddress = (Ports, bool, EndpointAddress);
+
+/// The addresses the Service's pods should have, kept between syncs: a sync reads
+/// only the pods whose events came since (`dirty`), and writes the subsets out of
+/// lists that are already sorted. Dropped when the Service changes or the
+/// informers list again; not in a snapshot.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AddressMemo {
+    dirty: std::collections::BTreeSet<String>,
+    /// Where each listed pod's address is, by pod name.
+    by_pod: BTreeMap<String, (Ports, bool, SortKey)>,
+    /// Per port set: the ready and the not-ready addresses, sorted.
+    groups: BTreeMap<Ports, [BTreeMap<SortKey, EndpointAddress>; 2]>,
+}
+
+impl AddressMemo {
+    /// Puts the pod's address (or none) in place of the one it had.
+    fn set(&mut self, pod: &str, address: Option<PodAddress>) {
+        if let Some((ports, ready, key)) = self.by_pod.remove(pod) {
+            if let Some(lists) = self.groups.get_mut(&ports) {
+                lists[usize::from(!ready)].remove(&key);
+                if lists.iter().all(BTreeMap::is_empty) {
+                    self.groups.remove(&ports);
+                }
             }
         }
-        let by_ip = |a: &EndpointAddress, b: &EndpointAddress| {
-            a.ip.as_bytes().cmp(b.ip.as_bytes()).then_with(|| {
-                let uid = |x: &EndpointAddress| x.target_ref.as_ref().and_then(|r| r.uid.clone());
-                uid(a).cmp(&uid(b))
-            })
+        let Some((ports, ready, address)) = address else {
+            return;
         };
-        groups
-            .into_iter()
-            .map(|(ports, (mut ready, mut not_ready))| {
-                ready.stable_sort_by(by_ip);
-                not_ready.stable_sort_by(by_ip);
-                EndpointSubset {
-                    addresses: (!ready.is_empty()).then_some(ready),
-                    not_ready_addresses: (!not_ready.is_empty()).then_some(not_ready),
-                    ports: (!ports.is_empty()).then(|| {
-                        ports
-                            .into_iter()
-                            .map(|(name, port, protocol)| EndpointPort {
-                                name: (!name.is_empty()).then_some(name),
-                                port,
-                                protocol: Some(protocol),
-                                ..Default::default()
-                            })
-                            .collect()
-                    }),
-                }
-            })
-            .collect()
+        let uid = address.target_ref.as_ref().and_then(|r| r.uid.clone());
+        let key = (address.ip.clone(), uid);
+        self.groups.entry(ports.clone()).or_default()[usize::from(!ready)]
+            .insert(key.clone(), address);
+        self.by_pod.insert(pod.to_string(), (ports, ready, key));
     }
+
+    /// The subsets, repacked (one per distinct port set), and truncated to
+    /// [`MAX_CAPACITY`] addresses; with the number of addresses before truncation
+    /// and whether it truncated.
+    fn subsets(&self) -> (Vec<EndpointSubset>, usize, bool) {
+        let counts: Vec<(usize, usize)> = self
+            .groups
+            .values()
+            .map(|[ready, not_ready]| (ready.len(), not_ready.len()))
+            .collect();
+        let total = counts.iter().map(|(r, n)| r + n).sum();
+        let (keep, truncated) = truncation(&counts);
+        let subsets = self
+            .groups
+            .iter()
+            .zip(keep.iter().zip(&counts))
+            .map(
+                |((ports, [ready, not_ready]), (&(r, n), &(all_r, all_n)))| {
+                    let take = |list: &BTreeMap<SortKey, EndpointAddress>, k: usize| {
+                        list.values().take(k).cloned().collect::<Vec<_>>()
+                    };
+                    EndpointSubset {
+                        addresses: (all_r > 0).then(|| take(ready, r)),
+                        not_ready_addresses: (all_n > 0 && n.is_some())
+                            .then(|| take(not_ready, n.unwrap_or(0))),
+                        ports: (!ports.is_empty()).then(|| {
+                            ports
+                                .iter()
+                                .map(|(name, port, protocol)| EndpointPort {
+                                    name: (!name.is_empty()).then(|| name.clone()),
+                                    port: *port,
+                                    protocol: Some(protocol.clone()),
+                                    ..Default::default()
+                                })
+                                .collect()
+                        }),
+                    }
+                },
+            )
+            .collect();
+        (subsets, total, truncated)
+    }
+}
+
+/// The pod's address in the Service, if the Service lists it.
+fn pod_address(svc: &Service, pod: &Pod) -> Option<PodAddress> {
+    let spec = svc.spec.as_ref();
+    let publish = spec
+        .and_then(|s| s.publish_not_ready_addresses)
+        .unwrap_or(false);
+    if !selects(svc, pod) || !pod_in_endpoints(pod, publish) {
+        return None;
+    }
+    let address = EndpointAddress {
+        ip: pod
+            .status
+            .as_ref()
+            .and_then(|s| s.pod_ip.clone())
+            .unwrap_or_default(),
+        node_name: pod.spec.as_ref().and_then(|s| s.node_name.clone()),
+        hostname: pod.spec.as_ref().and_then(|s| {
+            (s.subdomain.as_deref() == svc.metadata.name.as_deref())
+                .then(|| s.hostname.clone())
+                .flatten()
+        }),
+        target_ref: Some(ObjectReference {
+            kind: Some("Pod".into()),
+            namespace: pod.metadata.namespace.clone(),
+            name: pod.metadata.name.clone(),
+            uid: pod.metadata.uid.clone(),
+            ..Default::default()
+        }),
+    };
+    let service_ports = spec.and_then(|s| s.ports.as_ref());
+    let ports = resolved_ports(svc, pod);
+    // A Service with ports whose target ports this pod has none of: skipped.
+    if ports.is_empty() && service_ports.is_some_and(|p| !p.is_empty()) {
+        return None;
+    }
+    Some((ports, publish || pod_is_ready(pod), address))
 }
 
 /// `truncateEndpoints`: at most [`MAX_CAPACITY`] addresses, shared out over the
 /// subsets in proportion (rounded up), ready addresses kept before not-ready ones.
-fn truncate(subsets: &mut [EndpointSubset]) -> bool {
-    let len = |v: &Option<Vec<EndpointAddress>>| v.as_ref().map_or(0, Vec::len);
-    let ready: usize = subsets.iter().map(|s| len(&s.addresses)).sum();
-    let not_ready: usize = subsets.iter().map(|s| len(&s.not_ready_addresses)).sum();
+/// For each subset of (ready, not ready) addresses, how many of each it keeps
+/// (`None`: its not-ready addresses are dropped altogether); and whether it
+/// truncated.
+fn truncation(counts: &[(usize, usize)]) -> (Vec<(usize, Option<usize>)>, bool) {
+    let ready: usize = counts.iter().map(|(r, _)| r).sum();
+    let not_ready: usize = counts.iter().map(|(_, n)| n).sum();
     if ready + not_ready <= MAX_CAPACITY {
-        return false;
+        return (counts.iter().map(|&(r, n)| (r, Some(n))).collect(), false);
     }
     let truncate_ready = ready > MAX_CAPACITY;
     let (max, total) = if truncate_ready {
@@ -260,25 +345,19 @@ fn truncate(subsets: &mut [EndpointSubset]) -> bool {
         (MAX_CAPACITY - ready, not_ready)
     };
     let mut can_add = max;
-    for s in subsets.iter_mut() {
-        let in_subset = if truncate_ready {
-            len(&s.addresses)
-        } else {
-            len(&s.not_ready_addresses)
-        };
-        let share = (in_subset * max).div_ceil(total).min(can_add);
-        if truncate_ready {
-            if let Some(a) = s.addresses.as_mut() {
-                a.truncate(share);
+    let keep = counts
+        .iter()
+        .map(|&(r, n)| {
+            let in_subset = if truncate_ready { r } else { n };
+            let share = (in_subset * max).div_ceil(total).min(can_add);
+            let kept = in_subset.min(share);
+            can_add -= kept;
+            if truncate_ready {
+                (kept, None)
+            } else {
+                (r, Some(kept))
             }
-            s.not_ready_addresses = None;
-            can_add -= len(&s.addresses);
-        } else {
-            if let Some(a) = s.not_ready_addresses.as_mut() {
-                a.truncate(share);
-            }
-            can_add -= len(&s.not_ready_addresses);
-        }
-    }
-    true
+        })
+        .collect();
+    (keep, true)
 }

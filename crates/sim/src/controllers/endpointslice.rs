@@ -82,6 +82,25 @@ pub fn find_port(pod: &Pod, target: Option<&IntOrString>, port: i32) -> Option<i
     }
 }
 
+/// The Service's ports the pod resolves its target ports to: name, port, protocol.
+pub(crate) fn resolved_ports(svc: &Service, pod: &Pod) -> PortKey {
+    svc.spec
+        .as_ref()
+        .and_then(|s| s.ports.as_ref())
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            find_port(pod, p.target_port.as_ref(), p.port).map(|n| {
+                (
+                    p.name.clone().unwrap_or_default(),
+                    n,
+                    p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+                )
+            })
+        })
+        .collect()
+}
+
 /// Whether the Service selects this pod (its map selector, as `labels.Set` matches).
 pub fn selects(svc: &Service, pod: &Pod) -> bool {
     let empty = BTreeMap::new();
@@ -550,22 +569,7 @@ impl Cluster {
             if !selects(svc, pod) || !pod_in_endpoints(pod, true) {
                 continue;
             }
-            let ports: PortKey = svc
-                .spec
-                .as_ref()
-                .and_then(|s| s.ports.as_ref())
-                .into_iter()
-                .flatten()
-                .filter_map(|p| {
-                    find_port(pod, p.target_port.as_ref(), p.port).map(|n| {
-                        (
-                            p.name.clone().unwrap_or_default(),
-                            n,
-                            p.protocol.clone().unwrap_or_else(|| "TCP".into()),
-                        )
-                    })
-                })
-                .collect();
+            let ports = resolved_ports(svc, pod);
             let serving = pod_is_ready(pod);
             let terminating = pod.metadata.deletion_timestamp.is_some();
             let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());

@@ -52,6 +52,10 @@ pub(crate) struct Memory {
     /// uid ([`replicaset::PodTally`]). Not kept in a snapshot: counted afresh.
     #[serde(skip)]
     pub pod_tallies: BTreeMap<String, replicaset::PodTally>,
+    /// The Endpoints controller's addresses of each Service's pods
+    /// ([`endpoints::AddressMemo`]). Not kept in a snapshot: read afresh.
+    #[serde(skip)]
+    pub address_memos: BTreeMap<ObjectKey, endpoints::AddressMemo>,
     /// Failed reconciles in a row per queued key, for the rate-limited requeue.
     #[serde(with = "crate::snapshot::pairs")]
     pub failures: BTreeMap<(manager::ControllerId, ObjectKey), u32>,

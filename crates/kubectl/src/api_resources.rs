@@ -6,8 +6,8 @@
 use crate::cli::clap_error;
 use crate::{table, CommandOutput};
 use clap::{ArgAction, Args, Parser, Subcommand};
-use warehouse_sim::sort::StableSort;
 use warehouse_sim::Kind;
+use warehouse_sim::StableSort;
 
 #[derive(Parser, Debug)]
 #[command(

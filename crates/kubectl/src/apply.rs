@@ -5,7 +5,7 @@
 use crate::cli::ApplyArgs;
 use crate::json::go_escape;
 use crate::{errors, merge, CommandOutput, Context};
-use warehouse_sim::request::Body;
+use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::{Cluster, ManifestError, ManifestErrorKind, Object, StatusReason};
 
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";

@@ -1,7 +1,7 @@
 //! `kubectl auth can-i` and `kubectl auth whoami`.
 
 use crate::{CommandOutput, Context};
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::StableSort;
 use warehouse_sim::{Attributes, Caller, Cluster, Kind};
 
 const CAN_I_USAGE: &str = "error: you must specify two arguments: verb resource or verb resource/resourceName.\nSee 'kubectl auth can-i -h' for help and examples";

@@ -7,7 +7,7 @@
 //! out as the web terminal does; `sim` lines complete the simulation's commands.
 
 use crate::Session;
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::StableSort;
 use warehouse_sim::{Kind, Object};
 
 /// What may replace the word that ends at the cursor.

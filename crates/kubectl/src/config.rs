@@ -11,7 +11,7 @@ use crate::cli::clap_error;
 use crate::CommandOutput;
 use clap::{ArgAction, Parser};
 use serde_json::{json, Value};
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::StableSort;
 
 /// One kubeconfig context.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! taint.
 
 use crate::{errors, CommandOutput, Context};
-use warehouse_sim::request::Body;
+use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::{Cluster, Kind, Object};
 
 /// Node names and the flags cordon, uncordon and drain share.

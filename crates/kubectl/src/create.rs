@@ -5,7 +5,7 @@
 use crate::apply::{not_simulated_warning, prepare, read_all, strip_status};
 use crate::cli::{CreateArgs, ReplaceArgs};
 use crate::{errors, CommandOutput, Context};
-use warehouse_sim::request::Body;
+use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::{Cluster, Kind, Object};
 
 fn name_only(output: Option<&str>, command: &str) -> Result<bool, CommandOutput> {

@@ -5,7 +5,7 @@ use crate::get::parse_resource_args;
 use crate::selector::Selector;
 use crate::{apply, errors, CommandOutput, Context};
 use std::collections::BTreeMap;
-use warehouse_sim::request::Body;
+use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::time::SimDuration;
 use warehouse_sim::{Cluster, DeleteOptions, Kind, ObjectKey, Propagation, StatusReason};
 

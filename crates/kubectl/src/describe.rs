@@ -15,8 +15,8 @@ use crate::selector::Selector;
 use crate::{errors, tabwriter, CommandOutput, Context};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use warehouse_sim::quantity::Quantity;
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::object::quantity::Quantity;
+use warehouse_sim::StableSort;
 use warehouse_sim::{Cluster, Kind, Object, SimTime, StatusReason};
 
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";

@@ -13,7 +13,7 @@ use crate::cordon::{cordon_one, split_args};
 use crate::{errors, CommandOutput, Context};
 use k8s_openapi::api::core::v1::Pod;
 use std::collections::BTreeMap;
-use warehouse_sim::request::Body;
+use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::{parse_duration, Cluster, Kind, Object, SimDuration};
 
 const DAEMONSET_FATAL: &str = "DaemonSet-managed Pods (use --ignore-daemonsets to ignore)";

@@ -12,7 +12,7 @@
 //! YAML editor and sends the edited text here ([`buffer`] gives the text to open).
 
 use crate::{errors, CommandOutput, Context};
-use warehouse_sim::request::{Body, Credentials};
+use warehouse_sim::apiserver::request::{Body, Credentials};
 use warehouse_sim::{Cluster, Kind};
 
 const HEADER: &str = "# Please edit the object below. Lines beginning with a '#' will be ignored,\n# and an empty file will abort the edit. If an error occurs while saving this file will be\n# reopened with the relevant failures.\n#\n";
@@ -137,7 +137,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     };
     let copy = format!(
         "/tmp/kubectl-edit-{:010}.yaml",
-        warehouse_sim::names::fnv32a(saved.as_bytes())
+        warehouse_sim::fnv32a(saved.as_bytes())
     );
     let preserved = |out: &mut CommandOutput, message: String| {
         out.fail(message);

@@ -8,7 +8,7 @@ use crate::humanize::{human_duration, millis_since};
 use crate::{errors, CommandOutput, Context};
 use clap::{ArgAction, Parser};
 use k8s_openapi::api::core::v1::Event;
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::StableSort;
 use warehouse_sim::{Cluster, Kind, Object};
 
 #[derive(Parser, Debug)]

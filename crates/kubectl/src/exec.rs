@@ -3,7 +3,7 @@
 //! Mirrors staging/src/k8s.io/kubectl/pkg/cmd/exec/exec.go: the deprecated form
 //! without `--`, the `Defaulted container` note, the completed-pod refusal, the
 //! `command terminated with exit code N` line and exit status. The command runs in the
-//! simulated container (`warehouse_sim::exec`). `-ti` with a lone shell (`-- bash`,
+//! simulated container (`warehouse_sim::kubelet::exec`). `-ti` with a lone shell (`-- bash`,
 //! `-- sh`) opens an interactive session: the next lines of the terminal or script run
 //! in the container (`cat`, `env`, `curl localhost:8080`, ...) until `exit`.
 //! Simplified: without a session there is no stdin; only pods and workloads' first
@@ -11,8 +11,8 @@
 
 use crate::{errors, CommandOutput, Context};
 use k8s_openapi::api::core::v1::Pod;
-use warehouse_sim::exec::ExecError;
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::kubelet::exec::ExecError;
+use warehouse_sim::StableSort;
 use warehouse_sim::{Cluster, Kind, Object};
 
 const USAGE: &str = "error: expected 'exec POD_NAME COMMAND [ARG1] [ARG2] ... [ARGN]'.\nPOD or TYPE/NAME is a required argument for the exec command\nSee 'kubectl exec -h' for help and examples";

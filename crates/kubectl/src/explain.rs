@@ -13,8 +13,8 @@
 
 use crate::CommandOutput;
 use std::collections::BTreeMap;
-use warehouse_sim::sort::StableSort;
 use warehouse_sim::Kind;
+use warehouse_sim::StableSort;
 
 /// The field documentation. Native builds compile it in; the browser build fetches
 /// `explain.data` (copied next to the app) after the first render and hands it over

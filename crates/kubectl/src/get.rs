@@ -7,7 +7,7 @@ use crate::printers::{self, PrintOptions};
 use crate::selector::Selector;
 use crate::{table, yaml, CommandOutput, Context};
 use std::collections::BTreeMap;
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::StableSort;
 use warehouse_sim::{Cluster, Kind, Object, StatusReason};
 
 /// The warning the apiserver sends with every core/v1 Endpoints request (v1.33+).

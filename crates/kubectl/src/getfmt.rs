@@ -24,8 +24,8 @@ use crate::{errors, yaml, CommandOutput, Context};
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use warehouse_sim::quantity::Quantity;
-use warehouse_sim::watch::WatchFilter;
+use warehouse_sim::apiserver::watch::WatchFilter;
+use warehouse_sim::object::quantity::Quantity;
 use warehouse_sim::{Cluster, Kind, Object, SimDuration, SimTime};
 
 /// Every output format `kubectl get` accepts, in kubectl's order.

@@ -21,7 +21,7 @@
 use crate::jsonpath::{go_float, go_print, unquote};
 use serde_json::Value;
 use std::fmt::Write as _;
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::StableSort;
 
 /// A value during execution.
 #[derive(Clone, Debug, PartialEq)]

@@ -62,7 +62,7 @@ mod version;
 mod wait;
 pub mod yaml;
 
-use warehouse_sim::request::{Body, Credentials, Request};
+use warehouse_sim::apiserver::request::{Body, Credentials, Request};
 use warehouse_sim::{ApiError, Attributes, Cluster, Kind, Object, SimDuration};
 
 /// Where `-f FILE` reads from. The CLI reads the disk (relative to the script's

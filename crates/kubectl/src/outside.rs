@@ -30,9 +30,9 @@
 //!   report.
 
 use crate::{json, CommandOutput, Session};
-use warehouse_sim::exec::HttpTools;
-use warehouse_sim::http::{FailureReason, RequestSource};
-use warehouse_sim::shell::ProgramOutput;
+use warehouse_sim::kubelet::exec::HttpTools;
+use warehouse_sim::kubelet::shell::ProgramOutput;
+use warehouse_sim::network::http::{FailureReason, RequestSource};
 use warehouse_sim::{Cluster, Kind, KUBERNETES_VERSION};
 
 /// The port `kubectl proxy` serves on unless told otherwise.

@@ -10,8 +10,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::jiff::Timestamp;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use warehouse_sim::sort::StableSort;
-use warehouse_sim::{podstatus, Kind, Object, SimTime};
+use warehouse_sim::views::podstatus;
+use warehouse_sim::StableSort;
+use warehouse_sim::{Kind, Object, SimTime};
 
 /// How a table is printed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

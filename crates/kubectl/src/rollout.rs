@@ -15,12 +15,12 @@ use clap::{ArgAction, Parser};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::PodTemplateSpec;
 use std::collections::BTreeMap;
+use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::controllers::deployment::{
     equal_ignore_hash, revision_of, ANNOTATIONS_NOT_COPIED, REVISION,
 };
 use warehouse_sim::controllers::selector_matches;
-use warehouse_sim::request::Body;
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::StableSort;
 use warehouse_sim::{parse_duration, Cluster, Kind, Object, SimDuration};
 
 /// The longest `rollout status` waits without `--timeout` (kubectl would wait forever).

@@ -16,7 +16,7 @@
 //! `#` comments and blank lines are skipped. `sim config etcd-members 3`, first in
 //! a script, gives etcd three members; `sim boot cold`, first in a script, starts
 //! from simulated second 0 instead of the settled cluster a learner is handed
-//! (`sim boot settled`, see `warehouse_sim::boot`).
+//! (`sim boot settled`, see `warehouse_sim::runtime::boot`).
 //!
 //! A line may hold a heredoc (`kubectl apply -f - <<EOF`, `cat <<EOF | kubectl
 //! apply -f -`, any delimiter word, also quoted) whose body, up to the line holding
@@ -34,7 +34,7 @@
 
 use crate::{CommandOutput, FileSource, Session};
 use std::fmt;
-use warehouse_sim::shell::{is_blank, is_metachar};
+use warehouse_sim::kubelet::shell::{is_blank, is_metachar};
 use warehouse_sim::{parse_duration, ControlPlaneComponent, Fault, SimDuration};
 
 /// A script that cannot be run at all (nothing of it runs).
@@ -118,7 +118,7 @@ pub enum Action {
     StatsReset,
     /// `sim traffic start|stop|stats|reset ...` and `sim request URL ...`: the
     /// traffic generator and one-off requests through the data plane.
-    Traffic(warehouse_sim::traffic::TrafficCommand),
+    Traffic(warehouse_sim::network::traffic::TrafficCommand),
     /// `sim addons enable ingress`: the `nginx` IngressClass and ingress-nginx.
     EnableIngress,
     /// A line that cannot run; its message is printed in the transcript.
@@ -448,7 +448,7 @@ const ETCD_USAGE: &str =
 
 /// What `sim advance` says when the timer guard stopped it before its target.
 fn advance_note(
-    advanced: warehouse_sim::cluster::Advanced,
+    advanced: warehouse_sim::Advanced,
     reached: SimDuration,
     asked: SimDuration,
 ) -> Option<String> {
@@ -631,11 +631,11 @@ fn sim_inspection(words: &[&str]) -> Option<Action> {
         ["stats", ..] => {
             Action::Invalid("error: sim stats takes nothing or reset: sim stats [reset]".into())
         }
-        ["traffic", rest @ ..] => match warehouse_sim::traffic::parse_traffic(rest) {
+        ["traffic", rest @ ..] => match warehouse_sim::network::traffic::parse_traffic(rest) {
             Ok(cmd) => Action::Traffic(cmd),
             Err(e) => Action::Invalid(e),
         },
-        ["request", rest @ ..] => match warehouse_sim::traffic::parse_request(rest) {
+        ["request", rest @ ..] => match warehouse_sim::network::traffic::parse_request(rest) {
             Ok(cmd) => Action::Traffic(cmd),
             Err(e) => Action::Invalid(e),
         },
@@ -674,11 +674,11 @@ fn parse_node_add(name: &str, options: &[&str]) -> Action {
             return Action::Invalid(NODE_ADD_USAGE.into());
         };
         match *flag {
-            "--cpu" => match warehouse_sim::quantity::cpu_millis(value) {
+            "--cpu" => match warehouse_sim::object::quantity::cpu_millis(value) {
                 Some(m) if m > 0 && m <= 1_024_000 => spec.cpu_milli = m,
                 _ => return Action::Invalid(format!("error: invalid --cpu \"{value}\"")),
             },
-            "--memory" => match warehouse_sim::quantity::bytes(value) {
+            "--memory" => match warehouse_sim::object::quantity::bytes(value) {
                 Some(b) if b > 0 && b <= 64 << 40 => spec.memory_bytes = b,
                 _ => return Action::Invalid(format!("error: invalid --memory \"{value}\"")),
             },
@@ -1311,7 +1311,7 @@ sim advance 1m
 
     #[test]
     fn an_advance_stopped_by_the_timer_guard_says_so() {
-        use warehouse_sim::cluster::Advanced;
+        use warehouse_sim::Advanced;
         let done = Advanced {
             fired: 12,
             stopped_early: false,

@@ -271,7 +271,7 @@ fn resource_list(text: &str) -> Result<BTreeMap<String, Quantity>, String> {
                 "Invalid argument syntax {pair}, expected <resource>=<value>"
             ));
         };
-        if warehouse_sim::quantity::canonical(value).is_none() {
+        if warehouse_sim::object::quantity::canonical(value).is_none() {
             return Err(
                 "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
                     .to_string(),

@@ -36,7 +36,7 @@
 //!   streams; other files cannot be written or read, and the command does not run.
 //!
 //! Words are separated as in bash, with the container shell's definitions
-//! (`warehouse_sim::shell::is_blank`, `is_metachar`): a carriage return or a
+//! (`warehouse_sim::kubelet::shell::is_blank`, `is_metachar`): a carriage return or a
 //! non-breaking space is part of a word. Every construct is bounded: `$(...)`
 //! nesting ([`MAX_NESTING`]), a word or a substitution's output
 //! ([`MAX_VALUE_BYTES`]), a command's words ([`MAX_ARGS_BYTES`]), all variables
@@ -58,9 +58,11 @@
 
 use crate::{CommandOutput, FileSource, Session};
 use std::collections::{BTreeMap, BTreeSet};
-use warehouse_sim::shell::{is_blank, is_ifs_whitespace, is_metachar};
-pub use warehouse_sim::shell::{MAX_ARGS_BYTES, MAX_NESTING, MAX_VALUE_BYTES, MAX_VARS_BYTES};
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::kubelet::shell::{is_blank, is_ifs_whitespace, is_metachar};
+pub use warehouse_sim::kubelet::shell::{
+    MAX_ARGS_BYTES, MAX_NESTING, MAX_VALUE_BYTES, MAX_VARS_BYTES,
+};
+use warehouse_sim::StableSort;
 
 /// The shell's state kept between lines: variables, `$?`, and the `kubectl proxy`
 /// processes started from this terminal.

@@ -5,7 +5,7 @@
 use crate::cordon::split_args;
 use crate::{errors, CommandOutput, Context};
 use k8s_openapi::api::core::v1::Taint;
-use warehouse_sim::request::Body;
+use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::{Cluster, Kind, Object};
 
 const USAGE: &str = "error: at least one taint update is required";

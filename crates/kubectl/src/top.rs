@@ -7,13 +7,13 @@
 //! printed as millicores, memory as whole MiB, node percentages of allocatable
 //! truncated; every cell tab-terminated (so lines end in padding, as kubectl's do);
 //! nodes without metrics last with `<unknown>` (sorted by name here, Go's map order is
-//! random). The figures come from the simulation's usage model (`warehouse_sim::metrics`).
+//! random). The figures come from the simulation's usage model (`warehouse_sim::views::metrics`).
 
 use crate::selector::Selector;
 use crate::{errors, CommandOutput, Context};
 use std::collections::BTreeMap;
-use warehouse_sim::metrics::PodMetrics;
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::views::metrics::PodMetrics;
+use warehouse_sim::StableSort;
 use warehouse_sim::{Cluster, Kind, Object};
 
 const MIB: u64 = 1024 * 1024;
@@ -197,7 +197,7 @@ fn top_node(cluster: &Cluster, ctx: &Context<'_>, f: Flags) -> CommandOutput {
         let q = |r: &str| {
             alloc
                 .and_then(|a| a.get(r))
-                .and_then(|q| warehouse_sim::quantity::Quantity::parse(&q.0))
+                .and_then(|q| warehouse_sim::object::quantity::Quantity::parse(&q.0))
                 .map(|q| q.milli_value())
                 .unwrap_or(0)
         };

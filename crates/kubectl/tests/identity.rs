@@ -3,9 +3,9 @@
 //! the change feed and the trace name the user the desk recognised.
 
 use warehouse_kubectl::{NoFiles, Session};
+use warehouse_sim::apiserver::request::UNAUTHENTICATED;
 use warehouse_sim::apiserver::Stage;
-use warehouse_sim::feed::FeedEvent;
-use warehouse_sim::request::UNAUTHENTICATED;
+use warehouse_sim::views::feed::FeedEvent;
 use warehouse_sim::{Cluster, Kind, ObjectKey, Topology};
 
 fn session() -> Session {

@@ -204,7 +204,7 @@ pub enum Use {
 
 /// The `sim` commands that only read.
 fn sim_reads(action: &Action) -> bool {
-    use warehouse_sim::traffic::TrafficCommand;
+    use warehouse_sim::network::traffic::TrafficCommand;
     match action {
         Action::Stats
         | Action::Help

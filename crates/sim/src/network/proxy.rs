@@ -696,7 +696,7 @@ pub(crate) enum ProxyTimer {
     ProxyDelivery,
 }
 
-impl crate::components::Timers for ProxyTimer {
+impl crate::runtime::components::Timers for ProxyTimer {
     const DESCRIPTIONS: &'static [&'static str] = &["proxy watch delivery"];
 
     fn describe(&self) -> &'static str {

@@ -10,11 +10,11 @@
 //! with a changed image is restarted with it, `kubelet_definition_changed`).
 
 use crate::cluster::Cluster;
-use crate::images;
-use crate::kubelet::KubeletTimer;
-use crate::kubelet_containers::{
+use crate::kubelet::containers::{
     refresh_pod_status, PendingEvent, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, RELIST_MS,
 };
+use crate::kubelet::images;
+use crate::kubelet::KubeletTimer;
 use crate::object::{Object, ObjectKey};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{ContainerState, ContainerStateWaiting, Pod};
@@ -196,7 +196,7 @@ impl Cluster {
         let pod = self.kubelet_pod(node, key)?;
         if pod.metadata.uid.as_deref() != Some(uid)
             || pod.metadata.deletion_timestamp.is_some()
-            || crate::kubelet_containers::pod_is_terminal(&pod)
+            || crate::kubelet::containers::pod_is_terminal(&pod)
         {
             return None;
         }

@@ -16,11 +16,11 @@
 //! the probe's `terminationGracePeriodSeconds` or else the pod's (30 s by default).
 
 use crate::cluster::Cluster;
+use crate::kubelet::containers::{refresh_pod_status, PendingEvent};
+use crate::kubelet::runtime::{self, Process};
+use crate::kubelet::shell::End;
 use crate::kubelet::KubeletTimer;
-use crate::kubelet_containers::{refresh_pod_status, PendingEvent};
 use crate::object::{Object, ObjectKey};
-use crate::runtime::{self, Process};
-use crate::shell::End;
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Container, Probe};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -112,7 +112,7 @@ fn check(
             &command,
             after,
             &Default::default(),
-            &crate::shell::NoPrograms,
+            &crate::kubelet::shell::NoPrograms,
             timeout_ms,
         );
         let output: Vec<String> = r.lines.into_iter().map(|(_, l)| l).collect();
@@ -247,7 +247,7 @@ impl Cluster {
         };
         if pod.metadata.uid.as_deref() != Some(uid)
             || pod.metadata.deletion_timestamp.is_some()
-            || crate::kubelet_containers::pod_is_terminal(&pod)
+            || crate::kubelet::containers::pod_is_terminal(&pod)
         {
             return;
         }
@@ -420,7 +420,7 @@ fn kill_outcome(
             .unwrap_or(30),
     )
     .as_millis();
-    let stop_ms = crate::images::stop_ms(&process.image);
+    let stop_ms = crate::kubelet::images::stop_ms(&process.image);
     if clean && stop_ms <= grace_ms {
         (0, stop_ms)
     } else {
@@ -455,8 +455,8 @@ fn mark_probe_result(
 
 /// Whether the process exits cleanly on SIGTERM (a server) rather than being killed.
 pub(crate) fn stops_cleanly(p: &Process) -> bool {
-    crate::images::lookup(&p.image).is_some_and(|i| {
-        matches!(i.behaviour, crate::images::Behaviour::Server)
+    crate::kubelet::images::lookup(&p.image).is_some_and(|i| {
+        matches!(i.behaviour, crate::kubelet::images::Behaviour::Server)
             && p.argv
                 .first()
                 .is_some_and(|exe| i.programs.iter().any(|q| q == exe || exe.ends_with(q)))

@@ -29,9 +29,9 @@
 //!   `runtime::http_status`, [`response_body`]).
 
 use crate::cluster::Cluster;
+use crate::kubelet::runtime;
 use crate::kubelet::RuntimePod;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::runtime;
 use serde::{Deserialize, Serialize};
 
 /// The client side of a request: its stack and connection set-up.
@@ -211,10 +211,10 @@ pub fn parse_url(url: &str) -> Result<Url, String> {
 
 /// The body a container's server sends for `GET path` with `status`.
 pub fn response_body(image: &str, pod: &str, status: u16, path: &str) -> String {
-    let repo = crate::images::repository(image);
-    let tag = crate::images::tag(image).unwrap_or("latest");
+    let repo = crate::kubelet::images::repository(image);
+    let tag = crate::kubelet::images::tag(image).unwrap_or("latest");
     match repo {
-        r if crate::images::BOOTCAMP_REPOSITORIES.contains(&r) => {
+        r if crate::kubelet::images::BOOTCAMP_REPOSITORIES.contains(&r) => {
             let v = tag.trim_start_matches('v');
             format!("Hello Kubernetes bootcamp! | Running on: {pod} | v={v}\n")
         }
@@ -413,9 +413,9 @@ impl Cluster {
             return pod.status.as_ref().and_then(|s| s.pod_ip.clone());
         }
         match self.dns_lookup(pod, host, true, false) {
-            crate::dns::Answer::Found { records, .. } => {
+            crate::network::dns::Answer::Found { records, .. } => {
                 records.into_iter().find_map(|r| match r {
-                    crate::dns::Record::A { ip, .. } => Some(ip),
+                    crate::network::dns::Record::A { ip, .. } => Some(ip),
                     _ => None,
                 })
             }
@@ -542,7 +542,7 @@ impl Cluster {
         node: &str,
         ip: &str,
         port: i32,
-        backends: Vec<crate::proxy::Backend>,
+        backends: Vec<crate::network::proxy::Backend>,
         path: &str,
     ) -> Result<HttpResponse, RequestFailure> {
         trip.via.push(format!("kube-proxy on {node}"));
@@ -684,8 +684,10 @@ impl Cluster {
             address: format!("{address}:80"),
         };
         match self.ingress_decide(host, path) {
-            crate::ingress::IngressDecision::Respond(status, body) => Ok(respond(status, body)),
-            crate::ingress::IngressDecision::Upstream(endpoints) => {
+            crate::network::ingress::IngressDecision::Respond(status, body) => {
+                Ok(respond(status, body))
+            }
+            crate::network::ingress::IngressDecision::Upstream(endpoints) => {
                 let mut timed_out = false;
                 for (ip, port, _) in endpoints.iter().take(NGINX_TRIES) {
                     match self.pod_connect(trip, Some(node), ip, *port, path) {
@@ -699,9 +701,9 @@ impl Cluster {
                     }
                 }
                 Ok(if timed_out {
-                    respond(504, crate::ingress::GATEWAY_TIMEOUT_BODY)
+                    respond(504, crate::network::ingress::GATEWAY_TIMEOUT_BODY)
                 } else {
-                    respond(502, crate::ingress::BAD_GATEWAY_BODY)
+                    respond(502, crate::network::ingress::BAD_GATEWAY_BODY)
                 })
             }
         }

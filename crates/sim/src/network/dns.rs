@@ -287,8 +287,8 @@ pub enum Nslookup {
 impl Nslookup {
     /// The nslookup of an image.
     pub fn of(image: &str) -> Nslookup {
-        let repo = crate::images::repository(image);
-        let tag = crate::images::tag(image).unwrap_or("latest");
+        let repo = crate::kubelet::images::repository(image);
+        let tag = crate::kubelet::images::tag(image).unwrap_or("latest");
         match repo {
             "busybox" | "registry.k8s.io/busybox" => {
                 let old = tag

@@ -32,8 +32,8 @@
 
 use crate::apiserver::Actor;
 use crate::cluster::{Cluster, WATCH_DELAY};
+use crate::network::proxy::WatcherStats;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::proxy::WatcherStats;
 use crate::sort::StableSort;
 use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
@@ -891,7 +891,7 @@ pub(crate) enum IngressTimer {
     IngressStatusSync,
 }
 
-impl crate::components::Timers for IngressTimer {
+impl crate::runtime::components::Timers for IngressTimer {
     const DESCRIPTIONS: &'static [&'static str] =
         &["ingress watch delivery", "ingress status sync"];
 

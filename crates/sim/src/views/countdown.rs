@@ -126,7 +126,7 @@ impl Cluster {
                         let delay = if run.next_on_restart {
                             run.backoff_ms
                         } else {
-                            crate::kubelet_containers::RELIST_MS
+                            crate::kubelet::containers::RELIST_MS
                         };
                         out.push(Countdown {
                             kind: CountdownKind::Restart,

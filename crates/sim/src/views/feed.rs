@@ -207,10 +207,12 @@ impl Cluster {
             return;
         };
         let proxy_kind = match self.proxy.mode {
-            crate::proxy::ProxyMode::EndpointSlices => {
+            crate::network::proxy::ProxyMode::EndpointSlices => {
                 matches!(*ev.object, Object::EndpointSlice(_))
             }
-            crate::proxy::ProxyMode::Endpoints => matches!(*ev.object, Object::Endpoints(_)),
+            crate::network::proxy::ProxyMode::Endpoints => {
+                matches!(*ev.object, Object::Endpoints(_))
+            }
         };
         let service = matches!(*ev.object, Object::Service(_));
         if proxy_kind || service {
@@ -220,7 +222,7 @@ impl Cluster {
         if service || matches!(*ev.object, Object::EndpointSlice(_)) {
             notified.push("coredns".into());
         }
-        if self.ingress.installed && crate::ingress::IngressState::watches(&ev.object) {
+        if self.ingress.installed && crate::network::ingress::IngressState::watches(&ev.object) {
             notified.push("ingress-nginx".into());
         }
         let key = ev.object.key();
@@ -244,7 +246,7 @@ impl Cluster {
     pub(crate) fn feed_order(
         &mut self,
         source: &str,
-        outcome: Option<&crate::http::HttpOutcome>,
+        outcome: Option<&crate::network::http::HttpOutcome>,
         failure: Option<String>,
     ) {
         let (via, pod) = match outcome {

@@ -272,7 +272,7 @@ pub(crate) enum CloudTimer {
     CloudServiceSync(ObjectKey),
 }
 
-impl crate::components::Timers for CloudTimer {
+impl crate::runtime::components::Timers for CloudTimer {
     const DESCRIPTIONS: &'static [&'static str] = &["cloud service sync"];
 
     fn describe(&self) -> &'static str {

@@ -13,8 +13,8 @@
 //! started stay waiting.
 
 use crate::cluster::Cluster;
+use crate::kubelet::containers::refresh_pod_status;
 use crate::kubelet::KubeletTimer;
-use crate::kubelet_containers::refresh_pod_status;
 use crate::object::ObjectKey;
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{ContainerState, ContainerStateTerminated, Pod};

@@ -10,7 +10,6 @@ use crate::apiserver::Actor;
 use crate::cluster::{Cluster, NodeSpec};
 use crate::controllers::set_pod_condition;
 use crate::error::SimError;
-use crate::images;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::sort::StableSort;
 use crate::time::SimDuration;
@@ -23,6 +22,16 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta, Time};
 use std::collections::{BTreeMap, BTreeSet};
+
+pub mod active_deadline;
+pub mod containers;
+pub mod exec;
+pub mod image_pulls;
+pub mod images;
+pub mod probes;
+pub mod runtime;
+pub mod shell;
+pub mod status;
 
 /// `--node-status-update-frequency` / Lease renew interval.
 pub const LEASE_RENEW_INTERVAL: SimDuration = SimDuration::secs(10);
@@ -117,14 +126,14 @@ pub struct KubeletState {
     /// The status manager's cache (upstream `podStatuses`, `kubelet_status.rs`): the
     /// status this kubelet last set for each pod it runs.
     #[serde(default, with = "crate::snapshot::pairs")]
-    pub(crate) statuses: BTreeMap<ObjectKey, crate::kubelet_status::CachedStatus>,
+    pub(crate) statuses: BTreeMap<ObjectKey, crate::kubelet::status::CachedStatus>,
     /// Cached pods whose status the apiserver may not have: a post failed, or the
     /// apiserver's copy was seen to differ. The next status sync posts them.
     #[serde(default)]
     pub(crate) unsynced: BTreeSet<ObjectKey>,
     /// The runtime's containers and their processes, per pod (`kubelet_containers.rs`).
     #[serde(with = "crate::snapshot::pairs")]
-    pub containers: BTreeMap<ObjectKey, crate::kubelet_containers::PodRuntime>,
+    pub containers: BTreeMap<ObjectKey, crate::kubelet::containers::PodRuntime>,
     /// The active deadline armed for each pod (its uid and the moment), so a sync
     /// arms a `KubeletTimer::ActiveDeadline` only when the deadline moved
     /// (`active_deadline.rs`).
@@ -615,7 +624,7 @@ impl Cluster {
             }
         };
         if let Some(c) = self.static_pod_on(node, key) {
-            if crate::control_plane::is_mirror_pod(&api_pod) {
+            if crate::runtime::control_plane::is_mirror_pod(&api_pod) {
                 self.kubelet_sync_mirror_pod(node, c, key, api_pod);
                 return;
             }
@@ -711,7 +720,7 @@ impl Cluster {
                     .collect()
             })
             .unwrap_or_default();
-        let value = |r: &str, q: &crate::quantity::Quantity| -> i128 {
+        let value = |r: &str, q: &crate::object::quantity::Quantity| -> i128 {
             if r == "cpu" {
                 q.milli_value()
             } else {
@@ -731,7 +740,7 @@ impl Cluster {
                     .into_iter()
                     .flatten()
                 {
-                    if let Some(q) = crate::quantity::Quantity::parse(&q.0) {
+                    if let Some(q) = crate::object::quantity::Quantity::parse(&q.0) {
                         *sum.entry(r.clone()).or_default() += value(r, &q);
                     }
                 }
@@ -744,7 +753,7 @@ impl Cluster {
                     .into_iter()
                     .flatten()
                 {
-                    if let Some(q) = crate::quantity::Quantity::parse(&q.0) {
+                    if let Some(q) = crate::object::quantity::Quantity::parse(&q.0) {
                         let e = sum.entry(r.clone()).or_default();
                         *e = (*e).max(value(r, &q));
                     }
@@ -762,7 +771,7 @@ impl Cluster {
         // Upstream checks the pod count first, then each requested resource.
         let max_pods = allocatable
             .get("pods")
-            .and_then(|q| crate::quantity::Quantity::parse(&q.0))
+            .and_then(|q| crate::object::quantity::Quantity::parse(&q.0))
             .map(|q| q.value())
             .unwrap_or(110);
         if running.len() as i128 + 1 > max_pods {
@@ -780,7 +789,7 @@ impl Cluster {
             }
             let capacity = allocatable
                 .get(r)
-                .and_then(|q| crate::quantity::Quantity::parse(&q.0))
+                .and_then(|q| crate::object::quantity::Quantity::parse(&q.0))
                 .map(|q| value(r, &q))
                 .unwrap_or(0);
             let in_use = used.get(r).copied().unwrap_or(0);
@@ -960,7 +969,7 @@ impl Cluster {
         };
         if pod.metadata.uid.as_deref() != Some(uid)
             || pod.metadata.deletion_timestamp.is_some()
-            || crate::kubelet_containers::pod_is_terminal(&pod)
+            || crate::kubelet::containers::pod_is_terminal(&pod)
         {
             return;
         }
@@ -991,13 +1000,13 @@ impl Cluster {
         // could not be pulled (`kubelet_images.rs`).
         let mut events = Vec::new();
         // Init containers run first, one at a time (`kubelet_containers.rs`).
-        if let Some(first) = crate::kubelet_containers::pending_init(&pod) {
-            if let Some(cs) = crate::kubelet_containers::status_mut(&mut pod, &first) {
+        if let Some(first) = crate::kubelet::containers::pending_init(&pod) {
+            if let Some(cs) = crate::kubelet::containers::status_mut(&mut pod, &first) {
                 cs.image_id = image_id(&cs.image);
             }
             self.start_container_named(node, key, &mut pod, &first, &mut events);
         }
-        let initializing = crate::kubelet_containers::pending_init(&pod).is_some();
+        let initializing = crate::kubelet::containers::pending_init(&pod).is_some();
         for (i, c) in spec.containers.iter().enumerate() {
             if initializing {
                 break;
@@ -1023,7 +1032,7 @@ impl Cluster {
             }
             self.start_container(node, key, &mut pod, i, &mut events);
         }
-        crate::kubelet_containers::refresh_pod_status(&mut pod, &self.now.to_k8s());
+        crate::kubelet::containers::refresh_pod_status(&mut pod, &self.now.to_k8s());
         let Ok(obj) = self.kubelet_post_pod(node, pod) else {
             return;
         };
@@ -1233,11 +1242,11 @@ pub(crate) enum KubeletTimer {
         uid: String,
         container: String,
         restarts: i32,
-        kind: crate::kubelet_probes::ProbeKind,
+        kind: crate::kubelet::probes::ProbeKind,
     },
 }
 
-impl crate::components::Timers for KubeletTimer {
+impl crate::runtime::components::Timers for KubeletTimer {
     const DESCRIPTIONS: &'static [&'static str] = &[
         "lease renewal",
         "containers started",

@@ -141,11 +141,11 @@ timers! {
     Kubelet(crate::kubelet::KubeletTimer),
     Scheduler(crate::scheduler::SchedulerTimer),
     Apiserver(crate::apiserver::ApiserverTimer),
-    ControlPlane(crate::control_plane::ControlPlaneTimer),
-    Proxy(crate::proxy::ProxyTimer),
-    Cloud(crate::cloud::CloudTimer),
-    Ingress(crate::ingress::IngressTimer),
-    Traffic(crate::traffic::TrafficTimer),
+    ControlPlane(crate::runtime::control_plane::ControlPlaneTimer),
+    Proxy(crate::network::proxy::ProxyTimer),
+    Cloud(crate::network::cloud::CloudTimer),
+    Ingress(crate::network::ingress::IngressTimer),
+    Traffic(crate::network::traffic::TrafficTimer),
 }
 
 const WATCH_DELIVERY: &str = "watch delivery";
@@ -232,7 +232,7 @@ impl Component {
 mod tests {
     use super::*;
     use crate::kubelet::KubeletTimer;
-    use crate::proxy::ProxyTimer;
+    use crate::network::proxy::ProxyTimer;
 
     /// A component's timer is written as its own enum writes it, the runtime's with
     /// their tag, and each reads back as what was written: snapshots made before

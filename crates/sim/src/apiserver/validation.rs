@@ -7,7 +7,7 @@
 //! upstream would have stored.
 
 use crate::apiserver::{is_dns1123_label, is_label_value, FieldError, DNS1123_LABEL_RULE};
-use crate::quantity::Quantity;
+use crate::object::quantity::Quantity;
 use k8s_openapi::api::core::v1::{Container, PodSpec, Probe, Service, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -244,8 +244,8 @@ fn resources(c: &Container, at: &str, errors: &mut Vec<FieldError>) {
     for (field, map) in [("requests", &res.requests), ("limits", &res.limits)] {
         for (rname, q) in map.iter().flatten() {
             let ok = match rname.as_str() {
-                "cpu" => crate::quantity::cpu_millis(&q.0).is_some(),
-                _ => crate::quantity::bytes(&q.0).is_some(),
+                "cpu" => crate::object::quantity::cpu_millis(&q.0).is_some(),
+                _ => crate::object::quantity::bytes(&q.0).is_some(),
             };
             let why = if Quantity::parse(&q.0).is_some_and(|v| v.is_negative()) {
                 NEGATIVE

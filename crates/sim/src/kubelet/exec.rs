@@ -13,9 +13,9 @@
 
 use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
+use crate::kubelet::runtime;
+use crate::kubelet::shell::{End, ProgramOutput, Programs};
 use crate::object::{Kind, Object, ObjectKey};
-use crate::runtime;
-use crate::shell::{End, ProgramOutput, Programs};
 use k8s_openapi::api::core::v1::Pod;
 use std::collections::BTreeMap;
 
@@ -45,7 +45,7 @@ pub trait HttpTools {
     fn run(
         &self,
         cluster: &mut Cluster,
-        from: &crate::http::RequestSource,
+        from: &crate::network::http::RequestSource,
         argv: &[String],
     ) -> Option<ProgramOutput>;
 }
@@ -57,7 +57,7 @@ impl HttpTools for NoHttpTools {
     fn run(
         &self,
         _: &mut Cluster,
-        _: &crate::http::RequestSource,
+        _: &crate::network::http::RequestSource,
         _: &[String],
     ) -> Option<ProgramOutput> {
         None
@@ -76,7 +76,7 @@ impl Programs for NetTools<'_> {
     fn run(&self, argv: &[String], _env: &[(String, String)]) -> Option<ProgramOutput> {
         let exe = argv.first()?;
         let base = exe.rsplit('/').next().unwrap_or(exe);
-        let info = crate::images::lookup(&self.image)?;
+        let info = crate::kubelet::images::lookup(&self.image)?;
         if !info.tools.contains(&base) {
             return None;
         }
@@ -89,7 +89,7 @@ impl Programs for NetTools<'_> {
                 Some(ProgramOutput { text, status })
             }
             "curl" | "wget" => {
-                let from = crate::http::RequestSource::Pod {
+                let from = crate::network::http::RequestSource::Pod {
                     namespace: self.pod.metadata.namespace.clone().unwrap_or_default(),
                     name: self.pod.metadata.name.clone().unwrap_or_default(),
                 };
@@ -115,7 +115,7 @@ impl Cluster {
             .find(|c| c.name == container)
             .and_then(|c| c.image.clone())
             .unwrap_or_default();
-        if let Some(info) = crate::images::lookup(&image) {
+        if let Some(info) = crate::kubelet::images::lookup(&image) {
             for (path, text) in info.files {
                 files.insert(path.to_string(), text.to_string());
             }
@@ -129,12 +129,12 @@ impl Cluster {
         files.insert("/etc/hostname".to_string(), format!("{hostname}\n"));
         files.insert(
             "/etc/resolv.conf".to_string(),
-            crate::dns::resolv_conf(&namespace),
+            crate::network::dns::resolv_conf(&namespace),
         );
         let fqdn = match &spec.subdomain {
             Some(sub) => format!(
                 "{ip}\t{hostname}.{sub}.{namespace}.svc.{}\t{hostname}\n",
-                crate::dns::CLUSTER_DOMAIN
+                crate::network::dns::CLUSTER_DOMAIN
             ),
             None => format!("{ip}\t{hostname}\n"),
         };

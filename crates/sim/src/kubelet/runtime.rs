@@ -10,8 +10,8 @@
 //! up to a moment, and [`outcome`] says when (if ever) it exits, so the kubelet needs
 //! one timer per process exit and none per log line.
 
-use crate::images::{self, Behaviour};
-use crate::shell::{self, End, Replay};
+use crate::kubelet::images::{self, Behaviour};
+use crate::kubelet::shell::{self, End, Replay};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

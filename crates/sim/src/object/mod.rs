@@ -13,6 +13,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 use std::fmt;
 
+pub mod manifest;
+pub mod quantity;
+
 /// Every kind the simulated apiserver serves, in discovery order.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,

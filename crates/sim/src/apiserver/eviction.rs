@@ -15,7 +15,7 @@ use k8s_openapi::api::core::v1::PodCondition;
 
 impl Cluster {
     /// `POST /api/v1/namespaces/NS/pods/NAME/eviction` as `actor` (the desk already
-    /// authorized it: [`crate::request::Body::Evict`]), with the eviction's
+    /// authorized it: [`crate::apiserver::request::Body::Evict`]), with the eviction's
     /// `deleteOptions.gracePeriodSeconds`. Returns the pod as it stands after.
     pub(crate) fn evict_as(
         &mut self,

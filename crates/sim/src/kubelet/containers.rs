@@ -19,10 +19,10 @@
 
 use crate::cluster::Cluster;
 use crate::controllers::set_pod_condition;
-use crate::images;
+use crate::kubelet::images;
+use crate::kubelet::runtime::{self, Outcome, Process};
 use crate::kubelet::KubeletTimer;
 use crate::object::{Object, ObjectKey};
-use crate::runtime::{self, Outcome, Process};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{
     Container, ContainerState, ContainerStateRunning, ContainerStateTerminated,
@@ -64,7 +64,7 @@ pub struct ContainerRun {
     pub budget: u64,
     /// Probe results so far, by probe (`kubelet_probes.rs`).
     #[serde(default)]
-    pub probes: BTreeMap<crate::kubelet_probes::ProbeKind, crate::kubelet_probes::ProbeState>,
+    pub probes: BTreeMap<crate::kubelet::probes::ProbeKind, crate::kubelet::probes::ProbeState>,
     /// The kubelet is killing this instance (a failed liveness or startup probe): it
     /// probes it no more and restarts it when it has stopped.
     #[serde(default)]
@@ -86,7 +86,7 @@ pub struct PodRuntime {
     pub uid: String,
     pub containers: BTreeMap<String, ContainerRun>,
     /// Containers whose image could not be pulled (`kubelet_images.rs`).
-    pub pulls: BTreeMap<String, crate::kubelet_images::PullState>,
+    pub pulls: BTreeMap<String, crate::kubelet::image_pulls::PullState>,
 }
 
 /// An event to record once the pod is written: (type, reason, message).
@@ -200,9 +200,9 @@ pub(crate) fn process_for(pod: &Pod, c: &Container, now: SimTime) -> Process {
         argv,
         env,
         started_ms: now.0,
-        memory_limit: limit(c, "memory").and_then(|q| crate::quantity::bytes(&q)),
+        memory_limit: limit(c, "memory").and_then(|q| crate::object::quantity::bytes(&q)),
         cpu_limit_milli: limit(c, "cpu")
-            .and_then(|q| crate::quantity::Quantity::parse(&q))
+            .and_then(|q| crate::object::quantity::Quantity::parse(&q))
             .and_then(|q| u64::try_from(q.milli_value()).ok()),
         gpus: limit(c, "nvidia.com/gpu")
             .and_then(|q| q.parse().ok())
@@ -860,7 +860,7 @@ impl Cluster {
         };
         if pod.metadata.uid.as_deref() != Some(uid)
             || pod.metadata.deletion_timestamp.is_some()
-            || crate::kubelet_containers::pod_is_terminal(&pod)
+            || crate::kubelet::containers::pod_is_terminal(&pod)
         {
             return;
         }
@@ -1001,7 +1001,7 @@ impl Cluster {
                 "Killing",
                 format!("Container {name} definition changed, will be restarted"),
             ));
-            let clean = crate::kubelet_probes::stops_cleanly(&process);
+            let clean = crate::kubelet::probes::stops_cleanly(&process);
             let (code, reason) = if clean {
                 (0, "Completed")
             } else {

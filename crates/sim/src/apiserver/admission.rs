@@ -3,12 +3,12 @@
 //! upstream order: mutating plugins before validation, validating plugins after it,
 //! ResourceQuota last.
 
+use crate::apiserver::quota::{self, ResourceList};
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
+use crate::object::quantity::Quantity;
 use crate::object::{Kind, Object};
-use crate::quantity::Quantity;
-use crate::quota::{self, ResourceList};
 use k8s_openapi::api::core::v1::{
     Container, LimitRange, LimitRangeItem, Pod, ResourceQuota, ResourceRequirements,
 };
@@ -484,7 +484,7 @@ pub(crate) fn default_limit_range(range: &mut LimitRange) {
 /// does (`1024Mi` is stored as `1Gi`).
 pub(crate) fn canonicalize(map: &mut Option<BTreeMap<String, K8sQuantity>>) {
     for q in map.iter_mut().flat_map(|m| m.values_mut()) {
-        if let Some(c) = crate::quantity::canonical(&q.0) {
+        if let Some(c) = crate::object::quantity::canonical(&q.0) {
             q.0 = c;
         }
     }

@@ -25,8 +25,8 @@
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
+use crate::kubelet::runtime;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::runtime;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Pod, Service, ServiceAccount};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -290,7 +290,7 @@ impl Cluster {
         let name = pod.metadata.name.clone().unwrap_or_default();
         let node = pod.spec.as_ref()?.node_name.as_deref()?;
         let kubelet = self.kubelets.get(node).filter(|k| k.running)?;
-        if crate::control_plane::is_mirror_pod(pod) {
+        if crate::runtime::control_plane::is_mirror_pod(pod) {
             let containers = self.static_pod_usage(pod, at);
             return (!containers.is_empty()).then_some(PodMetrics {
                 namespace,
@@ -338,11 +338,11 @@ impl Cluster {
         spec.containers
             .iter()
             .filter(|c| {
-                crate::control_plane::ControlPlaneComponent::parse(&c.name)
+                crate::runtime::control_plane::ControlPlaneComponent::parse(&c.name)
                     .is_some_and(|comp| self.component_running(comp))
             })
             .map(|c| {
-                let p = crate::kubelet_containers::process_for(pod, c, crate::time::SimTime(0));
+                let p = crate::kubelet::containers::process_for(pod, c, crate::time::SimTime(0));
                 ContainerUsage {
                     name: c.name.clone(),
                     cpu_milli: runtime::cpu_millis(&p, at),
@@ -393,7 +393,7 @@ impl Cluster {
             };
             let mut cpu = NODE_OVERHEAD_CPU_MILLI;
             let mut memory = NODE_OVERHEAD_MEMORY;
-            for comp in crate::control_plane::ControlPlaneComponent::ALL {
+            for comp in crate::runtime::control_plane::ControlPlaneComponent::ALL {
                 let key = ObjectKey::new(Kind::Pod, NAMESPACE, &format!("{}-{name}", comp.name()));
                 if let Some(Object::Pod(p)) = self.store.get(&key) {
                     for u in self.static_pod_usage(p, at) {

@@ -3,7 +3,7 @@
 //! ComponentStatus list (pkg/registry/core/componentstatus).
 
 use crate::cluster::Cluster;
-use crate::control_plane::ControlPlaneComponent;
+use crate::runtime::control_plane::ControlPlaneComponent;
 use k8s_openapi::api::core::v1::{ComponentCondition, ComponentStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 

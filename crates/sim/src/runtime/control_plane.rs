@@ -608,7 +608,7 @@ impl Cluster {
         &self,
         c: ControlPlaneComponent,
         previous: bool,
-    ) -> Vec<crate::kubelet_containers::LogLine> {
+    ) -> Vec<crate::kubelet::containers::LogLine> {
         if c != ControlPlaneComponent::ControllerManager {
             return Vec::new();
         }
@@ -882,7 +882,7 @@ pub fn is_mirror_pod(pod: &Pod) -> bool {
 
 /// An image digest as containerd reports it, stable per image.
 fn image_id(image: &str) -> String {
-    let repo = crate::images::repository(image);
+    let repo = crate::kubelet::images::repository(image);
     format!(
         "{repo}@sha256:{:064x}",
         crate::names::fnv32a(image.as_bytes()) as u128 * 0x9e37_79b9_7f4a_7c15
@@ -1377,11 +1377,11 @@ mod tests {
         }
         same::<DaemonSet>(&kube_proxy_daemon_set());
         same::<Deployment>(COREDNS_DEPLOYMENT);
-        for yaml in crate::services::BUILT_IN_SERVICES {
+        for yaml in crate::network::services::BUILT_IN_SERVICES {
             same::<k8s_openapi::api::core::v1::Service>(yaml);
         }
-        same::<Deployment>(crate::metrics::DEPLOYMENT);
-        same::<k8s_openapi::api::core::v1::Service>(crate::metrics::SERVICE);
+        same::<Deployment>(crate::views::metrics::DEPLOYMENT);
+        same::<k8s_openapi::api::core::v1::Service>(crate::views::metrics::SERVICE);
     }
 
     #[test]
@@ -1409,7 +1409,7 @@ pub(crate) enum ControlPlaneTimer {
     LeaderElection { since: SimTime },
 }
 
-impl crate::components::Timers for ControlPlaneTimer {
+impl crate::runtime::components::Timers for ControlPlaneTimer {
     const DESCRIPTIONS: &'static [&'static str] = &["leader election renew deadline"];
 
     fn describe(&self) -> &'static str {

@@ -13,8 +13,8 @@
 //! Simplified: a patch is merged by the client, which sends the merged object with
 //! the verb `patch` (upstream's apiserver merges it itself).
 
+use crate::apiserver::auth::{Attributes, Caller, ADMIN_TOKEN, SYSTEM_PRIVILEGED_GROUP};
 use crate::apiserver::{Actor, DeleteOptions};
-use crate::auth::{Attributes, Caller, ADMIN_TOKEN, SYSTEM_PRIVILEGED_GROUP};
 use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};

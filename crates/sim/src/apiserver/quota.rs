@@ -4,8 +4,8 @@
 //! object counts) and the generic `count/<resource>.<group>` evaluator of
 //! staging/src/k8s.io/apiserver/pkg/quota/v1/generic.
 
+use crate::object::quantity::{Format, Quantity};
 use crate::object::{Kind, Object};
-use crate::quantity::{Format, Quantity};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, ResourceQuota};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;

@@ -187,8 +187,8 @@ impl ClusterView {
 }
 
 use crate::cluster::Cluster;
-use crate::control_plane::ControlPlaneComponent;
 use crate::object::{Kind, Object};
+use crate::runtime::control_plane::ControlPlaneComponent;
 use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::Pod;
 
@@ -223,7 +223,7 @@ fn robot_state(pod: &Pod, status: &str) -> RobotState {
 }
 
 fn pod_view(pod: &Pod) -> PodView {
-    let status = crate::podstatus::status(pod);
+    let status = crate::views::podstatus::status(pod);
     PodView {
         namespace: pod.metadata.namespace.clone().unwrap_or_default(),
         name: pod.metadata.name.clone().unwrap_or_default(),
@@ -237,7 +237,7 @@ fn pod_view(pod: &Pod) -> PodView {
         state: robot_state(pod, &status),
         status,
         system: pod.metadata.namespace.as_deref() == Some("kube-system"),
-        restarts: crate::podstatus::restarts(pod).max(0) as u32,
+        restarts: crate::views::podstatus::restarts(pod).max(0) as u32,
     }
 }
 

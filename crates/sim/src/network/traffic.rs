@@ -16,7 +16,7 @@
 //! waits holds up nothing else (every request is its own client).
 
 use crate::cluster::Cluster;
-use crate::http::RequestSource;
+use crate::network::http::RequestSource;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::SimDuration;
 use serde::{Deserialize, Serialize};
@@ -322,7 +322,7 @@ pub fn parse_request(words: &[&str]) -> Result<TrafficCommand, String> {
         return Err(format!("error: sim request needs one URL; usage: {usage}"));
     };
     let ns = f.namespace.as_deref().unwrap_or("default");
-    crate::http::parse_url(url).map_err(|e| format!("error: sim request: {e}"))?;
+    crate::network::http::parse_url(url).map_err(|e| format!("error: sim request: {e}"))?;
     Ok(TrafficCommand::Request {
         url: url.clone(),
         from: parse_source(f.from.as_deref(), ns),
@@ -522,7 +522,7 @@ impl Cluster {
     }
 
     fn node_ip_of(&self, node: &str) -> Option<String> {
-        if crate::http::parse_url(node).is_ok() && node.split('.').count() == 4 {
+        if crate::network::http::parse_url(node).is_ok() && node.split('.').count() == 4 {
             let is_node = self
                 .node_cidrs
                 .keys()
@@ -638,7 +638,7 @@ impl Cluster {
         let from = s.from.clone();
         // The client resolves the name once per tick (as a client with a DNS cache).
         let target = self.traffic_url(s).and_then(|(url, host)| {
-            let Ok(u) = crate::http::parse_url(&url) else {
+            let Ok(u) = crate::network::http::parse_url(&url) else {
                 return Ok((url, host));
             };
             match self.resolve_host(&from, &u.host) {
@@ -648,7 +648,7 @@ impl Cluster {
                     host.or(Some(u.host)),
                 )),
                 None => Err((
-                    crate::http::FailureReason::CouldNotResolve
+                    crate::network::http::FailureReason::CouldNotResolve
                         .name()
                         .to_string(),
                     format!("could not resolve host: {}", u.host),
@@ -675,7 +675,7 @@ impl Cluster {
                 },
                 Err((reason, _)) => {
                     self.feed_order(name, None, Some(reason.clone()));
-                    results.push((Some(reason.clone()), crate::http::CLIENT_US))
+                    results.push((Some(reason.clone()), crate::network::http::CLIENT_US))
                 }
             }
         }
@@ -828,7 +828,7 @@ pub(crate) enum TrafficTimer {
     TrafficTick { name: String, generation: u64 },
 }
 
-impl crate::components::Timers for TrafficTimer {
+impl crate::runtime::components::Timers for TrafficTimer {
     const DESCRIPTIONS: &'static [&'static str] = &["traffic tick"];
 
     fn describe(&self) -> &'static str {

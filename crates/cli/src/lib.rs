@@ -7,7 +7,7 @@ pub mod lessons;
 pub mod repl;
 
 use std::path::{Path, PathBuf};
-use warehouse_kubectl::script::{self, Transcript};
+use warehouse_kubectl::shell::script::{self, Transcript};
 use warehouse_kubectl::{FileSource, Session};
 
 /// Reads `-f` files from disk, relative to a base folder (the script's folder).

@@ -362,7 +362,7 @@ pub enum Command {
     /// `kubectl logs`, with the whole command line (logs.rs parses it).
     Logs(Vec<String>),
     /// `kubectl label|annotate ...` (label.rs); which map it edits.
-    Label(Vec<String>, crate::label::Target),
+    Label(Vec<String>, crate::cmd::label::Target),
     /// `kubectl expose ...` (expose.rs).
     Expose(Vec<String>),
     /// `kubectl run ...` (run.rs).
@@ -405,17 +405,22 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("uncordon") => return Ok(Command::Cordon(args.to_vec(), false)),
         Some("drain") => return Ok(Command::Drain(args.to_vec())),
         Some("taint") => return Ok(Command::Taint(args.to_vec())),
-        Some("create") if crate::create_job::is_create_job(args) => {
+        Some("create") if crate::cmd::create_job::is_create_job(args) => {
             return Ok(Command::CreateJob(args.to_vec()))
         }
-        Some("create") if crate::create_more::is_generator(args) => {
+        Some("create") if crate::cmd::create_more::is_generator(args) => {
             return Ok(Command::CreateMore(args.to_vec()))
         }
         Some("rollout") => return Ok(Command::Rollout(args.to_vec())),
         Some("scale") => return Ok(Command::Scale(args.to_vec())),
         Some("set") => return Ok(Command::Set(args.to_vec())),
         Some("logs") => return Ok(Command::Logs(args.to_vec())),
-        Some("label") => return Ok(Command::Label(args.to_vec(), crate::label::Target::Labels)),
+        Some("label") => {
+            return Ok(Command::Label(
+                args.to_vec(),
+                crate::cmd::label::Target::Labels,
+            ))
+        }
         Some("expose") => return Ok(Command::Expose(args.to_vec())),
         Some("run") => return Ok(Command::Run(args.to_vec())),
         Some("version") => return Ok(Command::Version(args.to_vec())),
@@ -430,7 +435,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("annotate") => {
             return Ok(Command::Label(
                 args.to_vec(),
-                crate::label::Target::Annotations,
+                crate::cmd::label::Target::Annotations,
             ))
         }
         Some(c) if SUPPORTED.contains(&c) => {}

@@ -6,7 +6,8 @@
 //! lesson's manifests) carry them after the main text, each after a line
 //! `%%% file NAME` ([`FILE_MARKER`]); [`split_files`] takes them apart.
 
-use crate::{script, shell, MemoryFiles, NoFiles, Session};
+use crate::shell::script;
+use crate::{shell, MemoryFiles, NoFiles, Session};
 use std::collections::BTreeMap;
 use warehouse_sim::fuzzing::{observe, text};
 use warehouse_sim::{decode_manifests, SimDuration};

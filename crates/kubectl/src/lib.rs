@@ -5,62 +5,30 @@
 //! stdout and stderr, with kubectl's exit code. Everything here is pure: files come
 //! through a [`FileSource`], time only moves when the caller advances the cluster.
 //!
-//! The [`script`] module runs whole scripts (`kubectl ...` and `sim ...` lines) and
-//! produces transcripts; each line runs in the small bash of the [`shell`] module
+//! The [`shell::script`] module runs whole scripts (`kubectl ...` and `sim ...` lines)
+//! and produces transcripts; each line runs in the small bash of the [`shell`] module
 //! (variables, `$(...)`, quoting, `echo`, `curl` and the other laptop tools of
-//! [`outside`]), which the web terminal uses too ([`Session::run_shell`]).
+//! [`shell::outside`]), which the web terminal uses too ([`Session::run_shell`]).
+//!
+//! Folders: [`cmd`] holds one file per kubectl command, [`printers`] how objects are
+//! printed (tables, `-o json|yaml|jsonpath|go-template`, ages), [`shell`] the bash,
+//! the script runner, the laptop's tools and Tab completion.
 
-mod api_resources;
-mod apply;
-mod auth;
 mod cli;
-mod cluster_info;
-pub mod complete;
-mod componentstatus;
-pub mod config;
-mod cordon;
-mod create;
-mod create_job;
-mod create_more;
-mod delete;
-mod describe;
-mod drain;
-pub mod edit;
+pub mod cmd;
 mod errors;
-mod events;
-mod exec;
-mod explain;
-pub use explain::provide_data as provide_explain_data;
-mod expose;
 #[doc(hidden)]
 pub mod fuzzing;
-mod get;
-mod getfmt;
-pub mod gotemplate;
-pub mod humanize;
-pub mod json;
-pub mod jsonpath;
-mod label;
-mod logs;
-mod merge;
-mod minikube_service;
-pub mod outside;
 pub mod printers;
-mod raw;
-mod rollout;
-mod run;
-mod scale;
-pub mod script;
 pub mod selector;
-mod set;
 pub mod shell;
-pub mod table;
-mod tabwriter;
-mod taint;
-mod top;
-mod version;
-mod wait;
-pub mod yaml;
+
+pub use cmd::explain::provide_data as provide_explain_data;
+use cmd::{
+    api_resources, apply, auth, cluster_info, config, cordon, create, create_job, create_more,
+    delete, describe, drain, edit, events, exec, explain, expose, get, label, logs, rollout, run,
+    scale, set, taint, top, version, wait,
+};
 
 use warehouse_sim::apiserver::request::{Body, Credentials, Request};
 use warehouse_sim::{ApiError, Attributes, Cluster, Kind, Object, SimDuration};
@@ -346,7 +314,7 @@ impl Session {
             },
             cli::Command::Apply(a) => apply::run(&mut self.cluster, &ctx, a),
             cli::Command::Get(g) if (g.watch || g.watch_only) && g.raw.is_none() => {
-                getfmt::watch(&mut self.cluster, &ctx, &g)
+                printers::getfmt::watch(&mut self.cluster, &ctx, &g)
             }
             cli::Command::Get(g) => get::run(&self.cluster, &ctx, g),
             cli::Command::Delete(d) => delete::run(&mut self.cluster, &ctx, d),

@@ -14,7 +14,7 @@ fn session() -> Session {
 
 /// One script line (`kubectl …` or `sim …`), as the terminal runs it.
 fn run(s: &mut Session, line: &str) -> String {
-    let t = warehouse_kubectl::script::run(s, line, &NoFiles);
+    let t = warehouse_kubectl::shell::script::run(s, line, &NoFiles);
     t.steps
         .iter()
         .map(|r| r.output.combined())

@@ -6,7 +6,7 @@
 //! always explains itself.
 
 use crate::model::{Check, Condition, Expect};
-use warehouse_kubectl::script::{self, Action};
+use warehouse_kubectl::shell::script::{self, Action};
 use warehouse_kubectl::{Access, FileSource, Session};
 
 /// The most characters of a command's output a result keeps to show.

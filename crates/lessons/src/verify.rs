@@ -10,7 +10,7 @@ use crate::parse::parse_lesson;
 use crate::runner::Runner;
 use crate::session::{self, fmt_duration};
 use std::collections::BTreeMap;
-use warehouse_kubectl::script::{self, Action};
+use warehouse_kubectl::shell::script::{self, Action};
 use warehouse_kubectl::{FileSource, MemoryFiles};
 use warehouse_sim::SimDuration;
 use warehouse_sim::StableSort;

@@ -3,9 +3,9 @@
 //! (k8s.io/kubectl pkg/cmd/apiresources). Also the `all` category `kubectl get all`
 //! expands to.
 
-use crate::cli::clap_error;
+use crate::args::clap_error;
+use crate::context::CommandOutput;
 use crate::printers::table;
-use crate::CommandOutput;
 use clap::{ArgAction, Args, Parser, Subcommand};
 use warehouse_sim::Kind;
 use warehouse_sim::StableSort;

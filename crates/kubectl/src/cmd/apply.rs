@@ -2,10 +2,11 @@
 //! annotation. Every document of every file is decoded and checked before anything
 //! is sent: bad input never half-applies.
 
-use crate::cli::ApplyArgs;
+use crate::args::ApplyArgs;
 use crate::cmd::merge;
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use crate::printers::json::go_escape;
-use crate::{errors, CommandOutput, Context};
 use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::{Cluster, ManifestError, ManifestErrorKind, Object, StatusReason};
 
@@ -293,7 +294,7 @@ fn apply_one(
             object.namespace()
         };
         // Authorization before the store, which times out while etcd is down.
-        crate::authorize(cluster, ctx, "get", kind, ns, object.name())
+        crate::context::authorize(cluster, ctx, "get", kind, ns, object.name())
             .and_then(|()| cluster.check_storage())
             .and_then(|()| cluster.get(kind, object.namespace(), object.name()))
     };
@@ -313,10 +314,10 @@ fn apply_one(
                 obj.namespace().to_string()
             };
             let created = match dry_run {
-                DryRun::None => crate::send(cluster, ctx, Body::Create(obj)),
-                DryRun::Server => crate::send_dry(cluster, ctx, Body::Create(obj), true),
+                DryRun::None => crate::context::send(cluster, ctx, Body::Create(obj)),
+                DryRun::Server => crate::context::send_dry(cluster, ctx, Body::Create(obj), true),
                 DryRun::Client => {
-                    crate::authorize(cluster, ctx, "create", kind, &ns, "").map(|()| obj)
+                    crate::context::authorize(cluster, ctx, "create", kind, &ns, "").map(|()| obj)
                 }
             };
             match created {
@@ -396,12 +397,19 @@ fn apply_one(
                 }
             };
             let patched = match dry_run {
-                DryRun::None => crate::send(cluster, ctx, Body::patch(updated)),
-                DryRun::Server => crate::send_dry(cluster, ctx, Body::patch(updated), true),
-                DryRun::Client => {
-                    crate::authorize(cluster, ctx, "patch", kind, live.namespace(), live.name())
-                        .map(|()| updated)
+                DryRun::None => crate::context::send(cluster, ctx, Body::patch(updated)),
+                DryRun::Server => {
+                    crate::context::send_dry(cluster, ctx, Body::patch(updated), true)
                 }
+                DryRun::Client => crate::context::authorize(
+                    cluster,
+                    ctx,
+                    "patch",
+                    kind,
+                    live.namespace(),
+                    live.name(),
+                )
+                .map(|()| updated),
             };
             match patched {
                 Ok(updated) => {

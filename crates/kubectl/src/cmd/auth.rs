@@ -1,6 +1,6 @@
 //! `kubectl auth can-i` and `kubectl auth whoami`.
 
-use crate::{CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
 use warehouse_sim::StableSort;
 use warehouse_sim::{Attributes, Caller, Cluster, Kind};
 

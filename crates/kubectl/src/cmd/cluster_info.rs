@@ -4,8 +4,9 @@
 //! its `kubernetes.io/name` label and its first port). Colours are not printed.
 //! Simplified: `cluster-info dump` is not simulated.
 
-use crate::cli::clap_error;
-use crate::{errors, CommandOutput, Context};
+use crate::args::clap_error;
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use clap::Parser;
 use warehouse_sim::{Cluster, Kind};
 
@@ -40,7 +41,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
     let ns = parsed
         .namespace
         .unwrap_or_else(|| "kube-system".to_string());
-    let services = match crate::list(cluster, ctx, Kind::Service, Some(&ns))
+    let services = match crate::context::list(cluster, ctx, Kind::Service, Some(&ns))
         .and_then(|s| cluster.check_storage().map(|()| s))
     {
         Ok(s) => s,

@@ -2,11 +2,12 @@
 //! The apiserver probes the scheduler, the controller manager and etcd when asked;
 //! nothing is stored, so it answers even while etcd is down.
 
-use crate::cli::GetArgs;
+use crate::args::GetArgs;
+use crate::context::CommandOutput;
+use crate::errors;
 use crate::printers::json::to_go_json;
 use crate::printers::table;
 use crate::printers::yaml;
-use crate::{errors, CommandOutput};
 use k8s_openapi::api::core::v1::ComponentStatus;
 use warehouse_sim::{ApiError, Cluster, StatusReason};
 

@@ -7,8 +7,8 @@
 //! cluster or user still reaches the simulated cluster as the administrator;
 //! `view --raw`, `-o json|jsonpath` and the other subcommands are not simulated.
 
-use crate::cli::clap_error;
-use crate::CommandOutput;
+use crate::args::clap_error;
+use crate::context::CommandOutput;
 use clap::{ArgAction, Parser};
 use serde_json::{json, Value};
 use warehouse_sim::StableSort;

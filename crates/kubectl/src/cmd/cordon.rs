@@ -3,7 +3,8 @@
 //! lifecycle controller then adds or removes the `node.kubernetes.io/unschedulable`
 //! taint.
 
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::{Cluster, Kind, Object};
 
@@ -84,7 +85,7 @@ pub(crate) fn cordon_one(
     out: &mut CommandOutput,
 ) -> bool {
     let verb = if desired { "cordoned" } else { "uncordoned" };
-    let node = match crate::get(cluster, ctx, Kind::Node, "", name) {
+    let node = match crate::context::get(cluster, ctx, Kind::Node, "", name) {
         Ok(Object::Node(n)) => n,
         Ok(_) => return false,
         Err(e) => {
@@ -104,7 +105,7 @@ pub(crate) fn cordon_one(
     let mut updated = node;
     let spec = updated.spec.get_or_insert_with(Default::default);
     spec.unschedulable = desired.then_some(true);
-    match crate::send(cluster, ctx, Body::patch(Object::Node(updated))) {
+    match crate::context::send(cluster, ctx, Body::patch(Object::Node(updated))) {
         Ok(_) => {
             out.out_line(format!("node/{name} {verb}"));
             true

@@ -2,9 +2,10 @@
 //! plain POST and PUT, without apply's annotation. Like apply, every document is
 //! decoded and checked before anything is sent.
 
-use crate::cli::{CreateArgs, ReplaceArgs};
+use crate::args::{CreateArgs, ReplaceArgs};
 use crate::cmd::apply::{not_simulated_warning, prepare, read_all, strip_status};
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::{Cluster, Kind, Object};
 
@@ -78,7 +79,7 @@ pub(crate) fn create(cluster: &mut Cluster, ctx: &Context, args: CreateArgs) -> 
     let mut out = CommandOutput::new();
     for item in items {
         let obj = strip_status(&item.object).unwrap_or(item.object);
-        let result = crate::send(cluster, ctx, Body::Create(obj));
+        let result = crate::context::send(cluster, ctx, Body::Create(obj));
         match result {
             Ok(created) => report(&mut out, &created, "created", name_only),
             Err(e) => out.fail(errors::render(&e, Some(("creating", &item.source)))),
@@ -134,7 +135,7 @@ fn create_namespace(
         }
     };
     let mut out = CommandOutput::new();
-    let result = crate::send(cluster, ctx, Body::Create(obj));
+    let result = crate::context::send(cluster, ctx, Body::Create(obj));
     match result {
         Ok(created) => report(&mut out, &created, "created", name_only),
         Err(e) => out.fail(errors::render(&e, None)),
@@ -169,7 +170,7 @@ pub(crate) fn replace(cluster: &mut Cluster, ctx: &Context, args: ReplaceArgs) -
     let mut out = CommandOutput::new();
     for item in items {
         let obj = item.object;
-        let result = crate::send(cluster, ctx, Body::Update(obj));
+        let result = crate::context::send(cluster, ctx, Body::Update(obj));
         match result {
             Ok(replaced) => report(&mut out, &replaced, "replaced", name_only),
             Err(e) => out.fail(errors::render(&e, Some(("replacing", &item.source)))),

@@ -4,7 +4,8 @@
 //! container is named after the Job, with restartPolicy Never and the words after
 //! `--` as its command.
 
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use serde_json::json;
 use warehouse_sim::{Cluster, Kind, Object};
 
@@ -189,7 +190,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Ok(o) => o,
         Err(e) => return CommandOutput::error(format!("error: {e}")),
     };
-    let result = crate::create_generated(cluster, ctx, obj, suffix);
+    let result = crate::context::create_generated(cluster, ctx, obj, suffix);
     let mut out = CommandOutput::new();
     match result {
         Ok(created) => {
@@ -230,7 +231,7 @@ fn from_cron_job(
     };
     if kind != Kind::CronJob {
         // The builder fetches the object first; then only a CronJob is accepted.
-        let fetched = crate::authorize(cluster, ctx, "get", kind, ns, source)
+        let fetched = crate::context::authorize(cluster, ctx, "get", kind, ns, source)
             .and_then(|()| cluster.get(kind, ns, source));
         return Err(match fetched {
             Err(e) => CommandOutput::error(errors::render(&e, None)),
@@ -241,7 +242,7 @@ fn from_cron_job(
             )),
         });
     }
-    let fetched = crate::authorize(cluster, ctx, "get", Kind::CronJob, ns, source)
+    let fetched = crate::context::authorize(cluster, ctx, "get", Kind::CronJob, ns, source)
         .and_then(|()| cluster.get(Kind::CronJob, ns, source));
     let cron = match fetched {
         Ok(o) => o.to_json(),

@@ -13,7 +13,8 @@
 //! `--serviceaccount` subjects. Simplified: `--from-file`
 //! and `--from-env-file` are not available (the simulated laptop has no files).
 
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use warehouse_sim::{Cluster, Kind, Object};
@@ -256,7 +257,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Ok(o) => o,
         Err(e) => return CommandOutput::error(format!("error: {e}")),
     };
-    let result = crate::create_generated(cluster, ctx, obj, suffix);
+    let result = crate::context::create_generated(cluster, ctx, obj, suffix);
     let mut out = CommandOutput::new();
     match result {
         Ok(created) => {

@@ -1,10 +1,11 @@
 //! `kubectl delete`.
 
-use crate::cli::DeleteArgs;
+use crate::args::DeleteArgs;
 use crate::cmd::apply;
 use crate::cmd::get::parse_resource_args;
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use crate::selector::Selector;
-use crate::{errors, CommandOutput, Context};
 use std::collections::BTreeMap;
 use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::time::SimDuration;
@@ -118,7 +119,7 @@ fn targets_from_args(
     for req in requests {
         if req.names.is_empty() {
             // Deleting by selector or --all lists first, through etcd.
-            let allowed = crate::authorize(cluster, ctx, "list", req.kind, namespace, "")
+            let allowed = crate::context::authorize(cluster, ctx, "list", req.kind, namespace, "")
                 .and_then(|()| cluster.check_storage());
             if let Err(e) = allowed {
                 return Err(errors::render(&e, None));
@@ -176,7 +177,7 @@ fn delete_targets(
             key: ObjectKey::new(t.kind, &t.namespace, &t.name),
             options: Some(options),
         };
-        let result = crate::send(cluster, ctx, body);
+        let result = crate::context::send(cluster, ctx, body);
         match result {
             Ok(object) => {
                 deleted.push((
@@ -292,12 +293,12 @@ fn wait_until_gone(
     let limit = if timeout == SimDuration::ZERO {
         MAX_WAIT
     } else {
-        crate::bounded_wait(timeout, out)
+        crate::context::bounded_wait(timeout, out)
     };
     let deadline = cluster.now() + limit;
     for (kind, namespace, name, uid) in deleted {
         loop {
-            if crate::authorize(cluster, ctx, "get", *kind, namespace, name).is_err() {
+            if crate::context::authorize(cluster, ctx, "get", *kind, namespace, name).is_err() {
                 break;
             }
             let present = match cluster.get(*kind, namespace, name) {

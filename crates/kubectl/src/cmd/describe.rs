@@ -10,10 +10,11 @@
 //! generically (leases, ...) get the generic describer; the few kinds whose dedicated
 //! describer is not written here yet say so instead of printing something else.
 
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use crate::printers::humanize;
 use crate::printers::tabwriter;
 use crate::selector::Selector;
-use crate::{errors, CommandOutput, Context};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use warehouse_sim::object::quantity::Quantity;
@@ -96,7 +97,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
         };
         let mut objects: Vec<Object> = Vec::new();
         if req.names.is_empty() {
-            let allowed = crate::authorize(
+            let allowed = crate::context::authorize(
                 cluster,
                 ctx,
                 "list",
@@ -127,9 +128,10 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
             }
         } else {
             for name in &req.names {
-                let got = crate::authorize(cluster, ctx, "get", req.kind, &namespace, name)
-                    .and_then(|()| cluster.check_storage())
-                    .and_then(|()| cluster.get(req.kind, &namespace, name));
+                let got =
+                    crate::context::authorize(cluster, ctx, "get", req.kind, &namespace, name)
+                        .and_then(|()| cluster.check_storage())
+                        .and_then(|()| cluster.get(req.kind, &namespace, name));
                 match got {
                     Ok(o) => objects.push(o),
                     Err(e) if e.reason == StatusReason::NotFound => {

@@ -10,7 +10,8 @@
 //! simulated time.
 
 use crate::cmd::cordon::{cordon_one, split_args};
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use k8s_openapi::api::core::v1::Pod;
 use std::collections::BTreeMap;
 use warehouse_sim::apiserver::request::Body;
@@ -246,7 +247,7 @@ fn drain_node(
     timeout: Option<SimDuration>,
     out: &mut CommandOutput,
 ) -> Result<(), Vec<String>> {
-    let pods: Vec<Pod> = crate::list(cluster, ctx, Kind::Pod, None)
+    let pods: Vec<Pod> = crate::context::list(cluster, ctx, Kind::Pod, None)
         .map_err(|e| vec![errors::render(&e, None)])?
         .into_iter()
         .filter_map(|o| match o {
@@ -297,13 +298,13 @@ fn drain_node(
             name: name.clone(),
             grace_period_seconds: grace,
         };
-        match crate::send(cluster, ctx, eviction) {
+        match crate::context::send(cluster, ctx, eviction) {
             Ok(_) => waiting.push((ns, name, pod.metadata.uid.clone().unwrap_or_default())),
             Err(e) if e.reason == warehouse_sim::StatusReason::NotFound => {}
             Err(e) => return Err(vec![errors::render(&e, None)]),
         }
     }
-    let limit = crate::bounded_wait(timeout.unwrap_or(DEFAULT_WAIT_CAP), out);
+    let limit = crate::context::bounded_wait(timeout.unwrap_or(DEFAULT_WAIT_CAP), out);
     let mut waited = SimDuration::secs(0);
     loop {
         waiting.retain(|(ns, name, uid)| {

@@ -11,7 +11,8 @@
 //! editor saves; without one nothing was changed. The web app opens the object in its
 //! YAML editor and sends the edited text here ([`buffer`] gives the text to open).
 
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use warehouse_sim::apiserver::request::{Body, Credentials};
 use warehouse_sim::{Cluster, Kind};
 
@@ -78,7 +79,7 @@ fn target(ctx: &Context<'_>, args: &[String]) -> Result<(Kind, String, String), 
 pub fn buffer(cluster: &Cluster, namespace: &str, args: &[String]) -> Result<String, String> {
     let ctx = Context {
         stdin: None,
-        files: &crate::NoFiles,
+        files: &crate::context::NoFiles,
         default_namespace: namespace.to_string(),
         credentials: Credentials::admin(),
     };
@@ -104,7 +105,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Ok(t) => t,
         Err(e) => return CommandOutput::error(e),
     };
-    if let Err(e) = crate::authorize(cluster, ctx, "get", kind, &ns, &name) {
+    if let Err(e) = crate::context::authorize(cluster, ctx, "get", kind, &ns, &name) {
         return CommandOutput::error(errors::render(&e, None));
     }
     let live = match cluster.get(kind, &ns, &name) {
@@ -170,7 +171,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         );
         return out;
     }
-    let result = crate::send(cluster, ctx, Body::patch(obj));
+    let result = crate::context::send(cluster, ctx, Body::patch(obj));
     match result {
         Ok(updated) => {
             let group = kind.info().group;

@@ -3,9 +3,10 @@
 //! time seen, optionally only those about one object (`--for TYPE/NAME`) or of some
 //! types (`--types=Warning`). Simplified: no `--watch` and no `-o`.
 
-use crate::cli::clap_error;
+use crate::args::clap_error;
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use crate::printers::humanize::{human_duration, millis_since};
-use crate::{errors, CommandOutput, Context};
 use clap::{ArgAction, Parser};
 use k8s_openapi::api::core::v1::Event;
 use warehouse_sim::StableSort;
@@ -127,7 +128,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
     } else {
         Some(namespace.as_str())
     };
-    let listed = crate::list(cluster, ctx, Kind::Event, scope)
+    let listed = crate::context::list(cluster, ctx, Kind::Event, scope)
         .and_then(|l| cluster.check_storage().map(|()| l));
     let objects = match listed {
         Ok(l) => l,

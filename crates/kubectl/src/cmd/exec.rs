@@ -9,7 +9,8 @@
 //! Simplified: without a session there is no stdin; only pods and workloads' first
 //! pods (`deployment/NAME`) are accepted.
 
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use k8s_openapi::api::core::v1::Pod;
 use warehouse_sim::kubelet::exec::ExecError;
 use warehouse_sim::StableSort;
@@ -239,7 +240,8 @@ fn run_command(
             return out;
         }
     };
-    if let Err(e) = crate::authorize(cluster, ctx, "get", Kind::Pod, &namespace, &pod_name) {
+    if let Err(e) = crate::context::authorize(cluster, ctx, "get", Kind::Pod, &namespace, &pod_name)
+    {
         out.fail(errors::render(&e, None));
         return out;
     }

@@ -11,7 +11,7 @@
 //! apiserver serves. Simplified: enum lists are not printed separately (they are part
 //! of the descriptions), and `apiVersion`/`kind` carry the standard texts.
 
-use crate::CommandOutput;
+use crate::context::CommandOutput;
 use std::collections::BTreeMap;
 use warehouse_sim::Kind;
 use warehouse_sim::StableSort;

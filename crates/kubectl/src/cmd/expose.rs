@@ -8,9 +8,10 @@
 //! Simplified: no `-f`, `--cluster-ip`, `--external-ip` or `--overrides`; `-o` is
 //! yaml, json or name.
 
-use crate::cli::clap_error;
+use crate::args::clap_error;
 use crate::cmd::get::parse_resource_args;
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use clap::Parser;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -149,7 +150,7 @@ pub(crate) fn create_service(
         ))
         }
     };
-    let result = crate::create_generated(cluster, ctx, obj, suffix);
+    let result = crate::context::create_generated(cluster, ctx, obj, suffix);
     let created = result.map_err(|e| errors::render(&e, None))?;
     Ok(match output {
         None => format!("service/{} {verb}{suffix}", created.name()),
@@ -337,7 +338,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     let mut out = CommandOutput::new();
     for r in resources {
         for name in &r.names {
-            let obj = match crate::get(cluster, ctx, r.kind, &namespace, name) {
+            let obj = match crate::context::get(cluster, ctx, r.kind, &namespace, name) {
                 Ok(o) => o,
                 Err(e) => {
                     out.fail(errors::render(&e, None));

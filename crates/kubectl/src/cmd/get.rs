@@ -1,13 +1,13 @@
 //! `kubectl get`.
 
-use crate::cli::GetArgs;
+use crate::args::GetArgs;
+use crate::context::{CommandOutput, Context};
 use crate::errors;
 use crate::printers::json::to_go_json;
 use crate::printers::table;
 use crate::printers::yaml;
 use crate::printers::{self, PrintOptions};
 use crate::selector::Selector;
-use crate::{CommandOutput, Context};
 use std::collections::BTreeMap;
 use warehouse_sim::StableSort;
 use warehouse_sim::{Cluster, Kind, Object, StatusReason};
@@ -201,8 +201,9 @@ fn fetch(
             };
             let empty = BTreeMap::new();
             // Authorization, then the read from etcd (which times out while it is down).
-            let allowed = crate::authorize(cluster, ctx, "list", req.kind, ns.unwrap_or(""), "")
-                .and_then(|()| cluster.check_storage());
+            let allowed =
+                crate::context::authorize(cluster, ctx, "list", req.kind, ns.unwrap_or(""), "")
+                    .and_then(|()| cluster.check_storage());
             if let Err(e) = allowed {
                 found.errs.push(errors::render(&e, None));
                 continue;
@@ -228,7 +229,7 @@ fn fetch(
                 }));
         } else {
             for name in &req.names {
-                let got = crate::authorize(cluster, ctx, "get", req.kind, namespace, name)
+                let got = crate::context::authorize(cluster, ctx, "get", req.kind, namespace, name)
                     .and_then(|()| cluster.check_storage())
                     .and_then(|()| cluster.get(req.kind, namespace, name));
                 match got {

@@ -6,10 +6,11 @@
 //! the caller). Simplified: no `-f`, `--local`, `--dry-run`, `--resource-version`,
 //! `--field-selector` or `-o`.
 
-use crate::cli::clap_error;
+use crate::args::clap_error;
 use crate::cmd::get::{parse_resource_args, ResourceArg};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use crate::selector::Selector;
-use crate::{errors, CommandOutput, Context};
 use clap::{ArgAction, Parser};
 use std::collections::BTreeMap;
 use warehouse_sim::{Cluster, Object};
@@ -183,7 +184,7 @@ fn fetch_objects(
             } else {
                 Some(ns)
             };
-            match crate::list(cluster, ctx, r.kind, scope) {
+            match crate::context::list(cluster, ctx, r.kind, scope) {
                 Ok(list) => {
                     let empty = BTreeMap::new();
                     objects.extend(list.into_iter().filter(|o| {
@@ -195,7 +196,7 @@ fn fetch_objects(
             }
         } else {
             for name in &r.names {
-                match crate::get(cluster, ctx, r.kind, ns, name) {
+                match crate::context::get(cluster, ctx, r.kind, ns, name) {
                     Ok(o) => objects.push(o),
                     Err(e) => out.fail(errors::render(&e, None)),
                 }

@@ -8,7 +8,8 @@
 //! a workload (`deployment/web`, `job/pi`) gives its first pod, ready ones first, with
 //! kubectl's `Found N pods, using pod/NAME` when it had several.
 
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use warehouse_sim::{Cluster, Kind, Object};
 
 const USAGE: &str = "error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples";
@@ -87,7 +88,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
             )
         }
     };
-    if let Err(e) = crate::authorize(cluster, ctx, "get", Kind::Pod, &namespace, &name) {
+    if let Err(e) = crate::context::authorize(cluster, ctx, "get", Kind::Pod, &namespace, &name) {
         return CommandOutput::error(errors::render(&e, None));
     }
     let mut out = CommandOutput::new();

@@ -1,6 +1,6 @@
 //! One file per kubectl command (`apply`, `get`, `rollout`, ...); `merge` is apply's
-//! three-way merge. Each command reads its flags from `crate::cli`'s grammar and
-//! talks to the cluster only through the session's doors in `lib.rs`.
+//! three-way merge. Each command reads its shared flags from `crate::args` and talks
+//! to the cluster only through the session's doors in `crate::context`.
 
 pub(crate) mod api_resources;
 pub(crate) mod apply;
@@ -24,7 +24,6 @@ pub(crate) mod get;
 pub(crate) mod label;
 pub(crate) mod logs;
 pub(crate) mod merge;
-pub(crate) mod minikube_service;
 pub(crate) mod raw;
 pub(crate) mod rollout;
 pub(crate) mod run;

@@ -2,8 +2,9 @@
 //! The simulated apiserver serves the health endpoints (`/healthz`, `/livez`,
 //! `/readyz`, with `?verbose`, `?exclude=` and single checks).
 
-use crate::cli::GetArgs;
-use crate::{errors, CommandOutput};
+use crate::args::GetArgs;
+use crate::context::CommandOutput;
+use crate::errors;
 use warehouse_sim::{ApiError, Cluster, StatusReason};
 
 /// client-go's `maxUnstructuredResponseTextBytes`: the most of a non-Status error

@@ -8,9 +8,10 @@
 //! a time (at most an hour when no `--timeout` is given) and prints each distinct
 //! waiting line once, where kubectl prints one per watch event.
 
-use crate::cli::clap_error;
+use crate::args::clap_error;
 use crate::cmd::get::parse_resource_args;
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use clap::{ArgAction, Parser};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::PodTemplateSpec;
@@ -134,7 +135,7 @@ pub(crate) fn patch(
         object,
         subresource: subresource.map(str::to_string),
     };
-    crate::send(cluster, ctx, body)
+    crate::context::send(cluster, ctx, body)
 }
 
 /// The Deployments named on the command line (`deployment web`, `deploy/web`).
@@ -201,7 +202,7 @@ fn get_deployment(
     namespace: &str,
     name: &str,
 ) -> Result<Deployment, String> {
-    match crate::get(cluster, ctx, Kind::Deployment, namespace, name) {
+    match crate::context::get(cluster, ctx, Kind::Deployment, namespace, name) {
         Ok(Object::Deployment(d)) => Ok(d),
         Ok(_) => Err(format!("error: {name} is not a deployment")),
         Err(e) => Err(errors::render(&e, None)),
@@ -217,7 +218,7 @@ fn replica_sets(
 ) -> Result<Vec<ReplicaSet>, String> {
     let ns = d.metadata.namespace.clone().unwrap_or_default();
     let uid = d.metadata.uid.clone().unwrap_or_default();
-    let list = crate::list(cluster, ctx, Kind::ReplicaSet, Some(&ns))
+    let list = crate::context::list(cluster, ctx, Kind::ReplicaSet, Some(&ns))
         .map_err(|e| errors::render(&e, None))?;
     Ok(list
         .into_iter()
@@ -306,7 +307,7 @@ fn daemon_set_status(
     namespace: &str,
     name: &str,
 ) -> Result<(String, bool), String> {
-    let ds = match crate::get(cluster, ctx, Kind::DaemonSet, namespace, name) {
+    let ds = match crate::context::get(cluster, ctx, Kind::DaemonSet, namespace, name) {
         Ok(Object::DaemonSet(ds)) => ds,
         Ok(_) => return Err(format!("error: {name} is not a daemon set")),
         Err(e) => return Err(errors::render(&e, None)),
@@ -364,7 +365,7 @@ fn restart_daemon_set(
     name: &str,
     out: &mut CommandOutput,
 ) {
-    let mut ds = match crate::get(cluster, ctx, Kind::DaemonSet, namespace, name) {
+    let mut ds = match crate::context::get(cluster, ctx, Kind::DaemonSet, namespace, name) {
         Ok(Object::DaemonSet(ds)) => ds,
         Ok(_) => return,
         Err(e) => return out.fail(errors::render(&e, None)),
@@ -391,7 +392,7 @@ fn restart_daemon_set(
 /// container waits on an image or a crash loop, adds its reason to a waiting line.
 fn with_warning(cluster: &Cluster, ctx: &Context<'_>, d: &Deployment, line: String) -> String {
     let ns = d.metadata.namespace.clone().unwrap_or_default();
-    let Ok(pods) = crate::list_refs(cluster, ctx, Kind::Pod, Some(&ns)) else {
+    let Ok(pods) = crate::context::list_refs(cluster, ctx, Kind::Pod, Some(&ns)) else {
         return line;
     };
     let none = BTreeMap::new();
@@ -465,7 +466,7 @@ fn status(
             }
         },
     };
-    let limit = crate::bounded_wait(timeout.unwrap_or(MAX_WAIT), out);
+    let limit = crate::context::bounded_wait(timeout.unwrap_or(MAX_WAIT), out);
     let start = cluster.now();
     let mut printed = std::collections::BTreeSet::new();
     // The answer changes only with a write: while the store's revision stands

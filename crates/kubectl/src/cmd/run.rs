@@ -8,9 +8,10 @@
 //! container, which the simulation does not have; `--overrides` and `-o` are not
 //! supported.
 
-use crate::cli::clap_error;
+use crate::args::clap_error;
 use crate::cmd::expose::{create_service, parse_label_list, parse_port_flag, ServiceSpec};
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use clap::{ArgAction, Parser};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -361,7 +362,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Err(e) => return CommandOutput::error(format!("error: {e}")),
     };
     let mut out = CommandOutput::new();
-    let result = crate::create_generated(cluster, ctx, obj, suffix);
+    let result = crate::context::create_generated(cluster, ctx, obj, suffix);
     let created = match result {
         Ok(c) => c,
         Err(e) => return CommandOutput::error(errors::render(&e, None)),

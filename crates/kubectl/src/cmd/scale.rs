@@ -1,9 +1,10 @@
 //! `kubectl scale` (k8s.io/kubectl/pkg/cmd/scale): sets `spec.replicas` of
 //! Deployments and ReplicaSets, with `--current-replicas` as a precondition.
 
-use crate::cli::clap_error;
+use crate::args::clap_error;
 use crate::cmd::get::parse_resource_args;
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use clap::Parser;
 use warehouse_sim::{Cluster, Kind, Object};
 
@@ -60,7 +61,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             continue;
         }
         for name in &r.names {
-            let obj = match crate::get(cluster, ctx, r.kind, &namespace, name) {
+            let obj = match crate::context::get(cluster, ctx, r.kind, &namespace, name) {
                 Ok(o) => o,
                 Err(e) => {
                     out.fail(errors::render(&e, None));

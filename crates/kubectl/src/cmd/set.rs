@@ -3,9 +3,10 @@
 //! and limits, in the pod template of Deployments, ReplicaSets and DaemonSets. The
 //! other `set` subcommands are not simulated yet.
 
-use crate::cli::clap_error;
+use crate::args::clap_error;
 use crate::cmd::get::parse_resource_args;
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use clap::Parser;
 use k8s_openapi::api::core::v1::{PodSpec, ResourceRequirements};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -140,7 +141,7 @@ fn update_workload(
     change: &Change,
     out: &mut CommandOutput,
 ) {
-    let obj = match crate::get(cluster, ctx, kind, namespace, name) {
+    let obj = match crate::context::get(cluster, ctx, kind, namespace, name) {
         Ok(o) => o,
         Err(e) => {
             out.fail(errors::render(&e, None));

@@ -3,7 +3,8 @@
 //! parsing and messages. Only nodes can be tainted; `--all` and `-l` are not offered.
 
 use crate::cmd::cordon::split_args;
-use crate::{errors, CommandOutput, Context};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use k8s_openapi::api::core::v1::Taint;
 use warehouse_sim::apiserver::request::Body;
 use warehouse_sim::{Cluster, Kind, Object};
@@ -207,7 +208,7 @@ fn taint_node(
     overwrite: bool,
     out: &mut CommandOutput,
 ) {
-    let node = match crate::get(cluster, ctx, Kind::Node, "", name) {
+    let node = match crate::context::get(cluster, ctx, Kind::Node, "", name) {
         Ok(Object::Node(n)) => n,
         Ok(_) => return,
         Err(e) => {
@@ -284,7 +285,7 @@ fn taint_node(
     let mut updated = node;
     updated.spec.get_or_insert_with(Default::default).taints =
         (!merged.is_empty()).then_some(merged);
-    match crate::send(cluster, ctx, Body::patch(Object::Node(updated))) {
+    match crate::context::send(cluster, ctx, Body::patch(Object::Node(updated))) {
         Ok(_) => out.out_line(format!("node/{name} {op}")),
         Err(e) => out.fail(errors::render(&e, None)),
     }

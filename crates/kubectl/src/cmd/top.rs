@@ -9,8 +9,9 @@
 //! nodes without metrics last with `<unknown>` (sorted by name here, Go's map order is
 //! random). The figures come from the simulation's usage model (`warehouse_sim::views::metrics`).
 
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use crate::selector::Selector;
-use crate::{errors, CommandOutput, Context};
 use std::collections::BTreeMap;
 use warehouse_sim::views::metrics::PodMetrics;
 use warehouse_sim::StableSort;
@@ -171,7 +172,7 @@ fn top_node(cluster: &Cluster, ctx: &Context<'_>, f: Flags) -> CommandOutput {
         Ok(s) => s,
         Err(e) => return CommandOutput::error(format!("error: {e}")),
     };
-    if let Err(e) = crate::authorize(cluster, ctx, "list", Kind::Node, "", "") {
+    if let Err(e) = crate::context::authorize(cluster, ctx, "list", Kind::Node, "", "") {
         return CommandOutput::error(errors::render(&e, None));
     }
     if !cluster.metrics_api_registered() {
@@ -284,7 +285,9 @@ fn top_pod(cluster: &Cluster, ctx: &Context<'_>, f: Flags) -> CommandOutput {
         .clone()
         .unwrap_or_else(|| ctx.default_namespace.clone());
     let scope = (!f.all_namespaces).then_some(namespace.as_str());
-    if let Err(e) = crate::authorize(cluster, ctx, "list", Kind::Pod, scope.unwrap_or(""), "") {
+    if let Err(e) =
+        crate::context::authorize(cluster, ctx, "list", Kind::Pod, scope.unwrap_or(""), "")
+    {
         return CommandOutput::error(errors::render(&e, None));
     }
     if !cluster.metrics_api_registered() {

@@ -3,8 +3,8 @@
 //! which every user may read). The simulated kubectl is as new as the simulated
 //! cluster. Simplified: `-o json|yaml` (build dates and commits) are not printed.
 
-use crate::cli::clap_error;
-use crate::{CommandOutput, CONNECTION_REFUSED};
+use crate::args::clap_error;
+use crate::context::{CommandOutput, CONNECTION_REFUSED};
 use clap::{ArgAction, Parser};
 use warehouse_sim::{Cluster, KUBERNETES_VERSION};
 

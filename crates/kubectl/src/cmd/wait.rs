@@ -9,10 +9,11 @@
 //! select one value that is not a map or a list. Simplified: `--for=create` is not
 //! simulated.
 
-use crate::cli::clap_error;
+use crate::args::clap_error;
 use crate::cmd::get::parse_resource_args;
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use crate::selector::Selector;
-use crate::{errors, CommandOutput, Context};
 use clap::{ArgAction, Parser};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -250,7 +251,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             } else {
                 Some(ns.as_str())
             };
-            match crate::list(cluster, ctx, r.kind, scope) {
+            match crate::context::list(cluster, ctx, r.kind, scope) {
                 Ok(list) => {
                     let empty = BTreeMap::new();
                     for o in list {
@@ -264,7 +265,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             }
         } else {
             for name in &r.names {
-                match crate::get(cluster, ctx, r.kind, &ns, name) {
+                match crate::context::get(cluster, ctx, r.kind, &ns, name) {
                     Ok(_) => targets.push((r.kind, ns.clone(), name.clone())),
                     // Waiting for a deletion ignores objects that are already gone.
                     Err(e) if is_delete && e.reason == StatusReason::NotFound => {}
@@ -279,11 +280,11 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         }
         return out;
     }
-    let deadline = cluster.now() + crate::bounded_wait(timeout, &mut out);
+    let deadline = cluster.now() + crate::context::bounded_wait(timeout, &mut out);
     for (kind, ns, name) in targets {
         let display = format!("{}/{name}", kind.qualified_singular());
         loop {
-            let current = crate::authorize(cluster, ctx, "get", kind, &ns, &name)
+            let current = crate::context::authorize(cluster, ctx, "get", kind, &ns, &name)
                 .and_then(|()| cluster.get(kind, &ns, &name));
             let done = match &current {
                 Err(e) if e.reason == StatusReason::NotFound => {

@@ -13,15 +13,16 @@
 //! With `--output-watch-events` tables gain an EVENT column and other formats print
 //! `{"type": ..., "object": ...}` watch events.
 
-use crate::cli::GetArgs;
+use crate::args::GetArgs;
 use crate::cmd::get::{parse_resource_args, printable_json, ResourceArg};
+use crate::context::{CommandOutput, Context};
+use crate::errors;
 use crate::printers::gotemplate::Template;
 use crate::printers::json::{go_escape, to_go_json};
 use crate::printers::jsonpath::{go_print, go_sharp_v, relaxed, JsonPath};
 use crate::printers::yaml;
 use crate::printers::{self, PrintOptions};
 use crate::selector::Selector;
-use crate::{errors, CommandOutput, Context};
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -744,7 +745,7 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
     let ns = (kind.namespaced() && !args.all_namespaces).then(|| namespace.clone());
     let name = req.names.first().cloned();
     let verb = if name.is_some() { "get" } else { "list" };
-    let allowed = crate::authorize(
+    let allowed = crate::context::authorize(
         cluster,
         ctx,
         verb,
@@ -785,7 +786,7 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
         printer.print(&added, cluster, &mut out);
     }
     // The watch itself is a request of its own, authorized for the `watch` verb.
-    let watch_allowed = crate::authorize(
+    let watch_allowed = crate::context::authorize(
         cluster,
         ctx,
         "watch",
@@ -804,7 +805,7 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
     };
     // The apiserver ends every watch within an hour: so does this one, however
     // long `--request-timeout` asks for.
-    let deadline = cluster.now() + duration.min(crate::MAX_COMMAND_WAIT);
+    let deadline = cluster.now() + duration.min(crate::context::MAX_COMMAND_WAIT);
     follow(
         cluster,
         &filter,
@@ -1055,13 +1056,14 @@ mod fuzz {
 
 #[cfg(test)]
 mod session_tests {
-    use crate::{MemoryFiles, Session};
+    use crate::context::MemoryFiles;
+    use crate::Session;
     use std::collections::BTreeMap;
     use warehouse_sim::{Cluster, Topology};
 
     fn session() -> Session {
         let mut s = Session::new(Cluster::new(7, Topology::default()));
-        let out = s.run("create namespace shop", None, &crate::NoFiles);
+        let out = s.run("create namespace shop", None, &crate::context::NoFiles);
         assert!(out.success(), "{}", out.combined());
         s
     }
@@ -1115,13 +1117,17 @@ mod session_tests {
     fn watch_without_changes_prints_the_table_once_and_moves_time() {
         let mut s = session();
         let before = s.cluster.now();
-        let out = s.run("get ns shop -w --request-timeout=5s", None, &crate::NoFiles);
+        let out = s.run(
+            "get ns shop -w --request-timeout=5s",
+            None,
+            &crate::context::NoFiles,
+        );
         assert_eq!(out.stdout, "NAME   STATUS   AGE\nshop   Active   0s\n");
         assert_eq!(s.cluster.now().since(before).as_secs(), 5);
         let out = s.run(
             "get ns -w --watch-only --request-timeout=1",
             None,
-            &crate::NoFiles,
+            &crate::context::NoFiles,
         );
         assert_eq!(out.stdout, "");
         assert!(out.success());
@@ -1138,7 +1144,7 @@ mod session_tests {
             "get ns --field-selector=nope=1",
             "get ns --sort-by=.nope",
         ] {
-            let out = s.run(line, None, &crate::NoFiles);
+            let out = s.run(line, None, &crate::context::NoFiles);
             assert!(!out.success(), "{line}: {}", out.combined());
         }
         assert_eq!(s.cluster.now(), before);

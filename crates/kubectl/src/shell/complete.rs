@@ -42,7 +42,7 @@ impl Completion {
 }
 
 /// The kubectl commands the simulation runs.
-use crate::cli::SUPPORTED as COMMANDS;
+use crate::args::SUPPORTED as COMMANDS;
 
 const GLOBAL_FLAGS: &[&str] = &["--namespace", "-n", "--as", "--as-group", "--help", "-h"];
 

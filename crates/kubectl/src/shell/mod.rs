@@ -56,7 +56,8 @@
 //! empty. Syntax errors use interactive bash's texts (`bash: syntax error near
 //! unexpected token `&&'`) with status 2.
 
-use crate::{CommandOutput, FileSource, Session};
+use crate::context::{CommandOutput, FileSource};
+use crate::Session;
 use std::collections::{BTreeMap, BTreeSet};
 use warehouse_sim::kubelet::shell::{is_blank, is_ifs_whitespace, is_metachar};
 pub use warehouse_sim::kubelet::shell::{
@@ -65,6 +66,7 @@ pub use warehouse_sim::kubelet::shell::{
 use warehouse_sim::StableSort;
 
 pub mod complete;
+pub(crate) mod minikube_service;
 pub mod outside;
 pub mod script;
 
@@ -186,7 +188,7 @@ impl ShellState {
 pub fn terminal_line(input: &str) -> String {
     let line = input.trim_matches(is_ifs_whitespace);
     let first = line.split(is_blank).next().unwrap_or("");
-    if crate::cli::is_kubectl_command(first) {
+    if crate::args::is_kubectl_command(first) {
         format!("kubectl {line}")
     } else {
         line.to_string()
@@ -2168,7 +2170,7 @@ mod tests {
     }
 
     fn sh(s: &mut Session, line: &str) -> CommandOutput {
-        run_line(s, line, None, &crate::NoFiles)
+        run_line(s, line, None, &crate::context::NoFiles)
     }
 
     fn text(s: &mut Session, line: &str) -> String {
@@ -2390,10 +2392,15 @@ mod tests {
             &mut s,
             "cat <<EOF | kubectl apply -f -",
             Some(body),
-            &crate::NoFiles,
+            &crate::context::NoFiles,
         );
         assert_eq!(out.combined(), "namespace/here created\n");
-        let out = run_line(&mut s, "cat <<'EOF'", Some("a $X\n"), &crate::NoFiles);
+        let out = run_line(
+            &mut s,
+            "cat <<'EOF'",
+            Some("a $X\n"),
+            &crate::context::NoFiles,
+        );
         assert_eq!(out.combined(), "a $X\n");
         // In the terminal there are no following lines to read.
         assert!(text(&mut s, "cat <<EOF").contains("work in scripts"));

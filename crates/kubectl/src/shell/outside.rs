@@ -29,8 +29,9 @@
 //!   wget prints busybox-style one-line errors instead of GNU wget's progress
 //!   report.
 
+use crate::context::CommandOutput;
 use crate::printers::json;
-use crate::{CommandOutput, Session};
+use crate::Session;
 use warehouse_sim::kubelet::exec::HttpTools;
 use warehouse_sim::kubelet::shell::ProgramOutput;
 use warehouse_sim::network::http::{FailureReason, RequestSource};
@@ -137,7 +138,7 @@ pub(crate) fn minikube(session: &Session, args: &[String]) -> CommandOutput {
             }
             None => CommandOutput::error("minikube: no node of the cluster has an InternalIP address"),
         },
-        Some("service") => crate::cmd::minikube_service::run(session, &args[1..]),
+        Some("service") => crate::shell::minikube_service::run(session, &args[1..]),
         Some(other) => CommandOutput::error(format!(
             "minikube: only `minikube ip` and `minikube service NAME --url` are simulated here (the cluster is already running); \"minikube {other}\" is not"
         )),

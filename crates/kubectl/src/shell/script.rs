@@ -32,7 +32,8 @@
 //! Everything here is pure: files come from the [`FileSource`], paths as written in
 //! the script (the caller resolves them against the script's folder).
 
-use crate::{CommandOutput, FileSource, Session};
+use crate::context::{CommandOutput, FileSource};
+use crate::Session;
 use std::fmt;
 use warehouse_sim::kubelet::shell::{is_blank, is_metachar};
 use warehouse_sim::{parse_duration, ControlPlaneComponent, Fault, SimDuration};
@@ -1150,7 +1151,7 @@ mod tests {
         let t = run(
             &mut session,
             "\u{a0}echo hi\r\necho a\u{2028}b\u{b}\n",
-            &crate::NoFiles,
+            &crate::context::NoFiles,
         );
         assert_eq!(
             t.text(),
@@ -1204,7 +1205,7 @@ sim advance 1m
             seed,
             warehouse_sim::Topology::default(),
         ));
-        let transcript = run(&mut session, RUN, &crate::NoFiles);
+        let transcript = run(&mut session, RUN, &crate::context::NoFiles);
         assert_eq!(transcript.failures(), 0, "{transcript}");
         let hash = warehouse_sim::snapshot::fnv1a64(&session.cluster.snapshot());
         let names = session
@@ -1265,7 +1266,7 @@ sim advance 1m
         let t = run(
             &mut session,
             "sim seed 3\nsim boot cold\nsim config etcd-members 3\n",
-            &crate::NoFiles,
+            &crate::context::NoFiles,
         );
         assert_eq!(t.failures(), 0, "{t}");
         assert_eq!(session.cluster.now(), warehouse_sim::SimTime(0));
@@ -1275,7 +1276,7 @@ sim advance 1m
         let t = run(
             &mut session,
             "sim boot settled\nsim advance 1s\nsim boot cold\n",
-            &crate::NoFiles,
+            &crate::context::NoFiles,
         );
         assert_eq!(t.failures(), 1, "{t}");
         assert!(
@@ -1292,7 +1293,7 @@ sim advance 1m
     #[test]
     fn sim_help_lists_every_sim_command_one_a_line() {
         let mut session = Session::settled(1);
-        let t = run(&mut session, "sim help\n", &crate::NoFiles);
+        let t = run(&mut session, "sim help\n", &crate::context::NoFiles);
         assert_eq!(t.failures(), 0, "{t}");
         let text = t.to_string();
         for cmd in [

@@ -7,7 +7,8 @@
 //! Simplified: only `--url` is simulated (without it minikube opens a browser), and
 //! the messages are minikube's without their emoji.
 
-use crate::{CommandOutput, Session};
+use crate::context::CommandOutput;
+use crate::Session;
 use warehouse_sim::{Kind, Object};
 
 const USAGE: &str = "minikube service: only `minikube service NAME --url [-n NAMESPACE]` is simulated here (it prints the Service's URLs; without --url minikube opens a browser)";
@@ -86,7 +87,11 @@ mod tests {
             "expose deployment/web --type=NodePort --port 80",
             "create service clusterip inner --tcp=80:80",
         ] {
-            assert_eq!(s.run(line, None, &crate::NoFiles).code, 0, "{line}");
+            assert_eq!(
+                s.run(line, None, &crate::context::NoFiles).code,
+                0,
+                "{line}"
+            );
         }
         s
     }

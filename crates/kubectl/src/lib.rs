@@ -197,7 +197,7 @@ impl Session {
             },
             cli::Command::Apply(a) => apply::run(&mut self.cluster, &ctx, a),
             cli::Command::Get(g) if (g.watch || g.watch_only) && g.raw.is_none() => {
-                printers::getfmt::watch(&mut self.cluster, &ctx, &g)
+                cmd::getfmt::watch(&mut self.cluster, &ctx, &g)
             }
             cli::Command::Get(g) => get::run(&self.cluster, &ctx, g),
             cli::Command::Delete(d) => delete::run(&mut self.cluster, &ctx, d),

@@ -125,7 +125,7 @@ fn targets_from_args(
                 return Err(errors::render(&e, None));
             }
             // The field selector is checked by the kind's registry, as for `get`.
-            let fields = crate::printers::getfmt::check_field_selector(
+            let fields = crate::cmd::getfmt::check_field_selector(
                 args.field_selector.as_deref(),
                 args.selector.as_deref(),
                 &[req.kind],

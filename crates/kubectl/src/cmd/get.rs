@@ -102,7 +102,7 @@ enum Output {
     Json,
     Name,
     /// jsonpath, go-template and custom-columns (getfmt.rs).
-    Template(Box<crate::printers::getfmt::Printer>),
+    Template(Box<crate::cmd::getfmt::Printer>),
 }
 
 fn parse_output(args: &GetArgs, ctx: &Context<'_>) -> Result<Output, String> {
@@ -115,7 +115,7 @@ fn parse_output(args: &GetArgs, ctx: &Context<'_>) -> Result<Output, String> {
         other => other,
     };
     if let Some(format) = o {
-        if let Some(p) = crate::printers::getfmt::parse_printer(format, args, ctx)? {
+        if let Some(p) = crate::cmd::getfmt::parse_printer(format, args, ctx)? {
             return Ok(Output::Template(Box::new(p)));
         }
     }
@@ -125,7 +125,7 @@ fn parse_output(args: &GetArgs, ctx: &Context<'_>) -> Result<Output, String> {
         Some("yaml") => Ok(Output::Yaml),
         Some("json") => Ok(Output::Json),
         Some("name") => Ok(Output::Name),
-        Some(other) => Err(format!("error: unable to match a printer suitable for the output format \"{other}\", allowed formats are: {}", crate::printers::getfmt::ALLOWED_FORMATS)),
+        Some(other) => Err(format!("error: unable to match a printer suitable for the output format \"{other}\", allowed formats are: {}", crate::cmd::getfmt::ALLOWED_FORMATS)),
     }
 }
 
@@ -209,7 +209,7 @@ fn fetch(
                 continue;
             }
             // The field selector is checked by each kind's registry.
-            let fields = match crate::printers::getfmt::check_field_selector(
+            let fields = match crate::cmd::getfmt::check_field_selector(
                 args.field_selector.as_deref(),
                 args.selector.as_deref(),
                 &[req.kind],
@@ -395,10 +395,10 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
     let mut out = CommandOutput::new();
     if let Some(field) = args.sort_by.as_deref().filter(|f| !f.is_empty()) {
         let scope = match output {
-            Output::Table { .. } => crate::printers::getfmt::SortScope::Tables,
-            _ => crate::printers::getfmt::SortScope::List,
+            Output::Table { .. } => crate::cmd::getfmt::SortScope::Tables,
+            _ => crate::cmd::getfmt::SortScope::List,
         };
-        if let Err(e) = crate::printers::getfmt::sort_objects(&mut found.objects, field, scope) {
+        if let Err(e) = crate::cmd::getfmt::sort_objects(&mut found.objects, field, scope) {
             return CommandOutput::error(e);
         }
     }

@@ -21,6 +21,7 @@ pub(crate) mod exec;
 pub(crate) mod explain;
 pub(crate) mod expose;
 pub(crate) mod get;
+pub(crate) mod getfmt;
 pub(crate) mod label;
 pub(crate) mod logs;
 pub(crate) mod merge;

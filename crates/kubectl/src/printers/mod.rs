@@ -14,7 +14,6 @@ use warehouse_sim::views::podstatus;
 use warehouse_sim::StableSort;
 use warehouse_sim::{Kind, Object, SimTime};
 
-pub(crate) mod getfmt;
 pub mod gotemplate;
 pub mod humanize;
 pub mod json;

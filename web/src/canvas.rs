@@ -13,9 +13,9 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::f64::consts::TAU;
 use std::rc::Rc;
-use warehouse_sim::countdown::{Countdown, CountdownKind};
-use warehouse_sim::desks::{DeskView, SheetLine};
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::views::countdown::{Countdown, CountdownKind};
+use warehouse_sim::views::desks::{DeskView, SheetLine};
+use warehouse_sim::StableSort;
 use warehouse_sim::{ClusterView, NodeView, PodView, RobotState, ZoneHealth};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -2295,7 +2295,7 @@ mod tests {
             ports: vec!["80/TCP".into()],
             external_ip: None,
             sheets: (0..sheets)
-                .map(|i| warehouse_sim::desks::SheetView {
+                .map(|i| warehouse_sim::views::desks::SheetView {
                     name: format!("web-{i}"),
                     resource_version: "1".into(),
                     lines: (0..lines)

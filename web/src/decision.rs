@@ -7,8 +7,8 @@ use crate::i18n::{Key, Tr};
 use crate::state::{Action, AppState};
 use std::rc::Rc;
 use warehouse_sim::scheduler::Decision;
-use warehouse_sim::sort::StableSort;
 use warehouse_sim::ClusterView;
+use warehouse_sim::StableSort;
 use yew::prelude::*;
 
 #[derive(Properties)]

@@ -22,7 +22,7 @@ fn js_error(e: wasm_bindgen::JsValue) -> String {
 
 /// The largest file the app reads (a lesson file is at most
 /// `warehouse_lessons::parse::MAX_LESSON_BYTES`, a manifest at most
-/// `warehouse_sim::manifest::MAX_MANIFEST_BYTES`; both are checked again there).
+/// `warehouse_sim::object::manifest::MAX_MANIFEST_BYTES`; both are checked again there).
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
 /// The most files one pick or drop may hold.
 pub const MAX_FILES: u32 = 64;

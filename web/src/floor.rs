@@ -6,9 +6,9 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use warehouse_sim::countdown::{Countdown, CountdownKind};
-use warehouse_sim::desks::DeskView;
-use warehouse_sim::feed::FeedEvent;
+use warehouse_sim::views::countdown::{Countdown, CountdownKind};
+use warehouse_sim::views::desks::DeskView;
+use warehouse_sim::views::feed::FeedEvent;
 use warehouse_sim::Cluster;
 
 thread_local! {

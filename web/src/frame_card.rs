@@ -5,7 +5,7 @@
 use crate::i18n::{Lang, Tr};
 use crate::office::station_label;
 use warehouse_lessons::frames::{DiffLine, Frame, Miss, Moment, Why};
-use warehouse_sim::feed::Change;
+use warehouse_sim::views::feed::Change;
 use yew::prelude::*;
 
 /// The office station a moment lights: the component that acted, or the reception

@@ -266,7 +266,7 @@ impl Tr {
     /// The user a request log row names: the desk's own word for a request whose
     /// pass it did not recognise, translated; a user's name as it is.
     pub fn user(self, user: &str) -> &str {
-        if user == warehouse_sim::request::UNAUTHENTICATED {
+        if user == warehouse_sim::apiserver::request::UNAUTHENTICATED {
             self.pick([
                 "(unknown pass)",
                 "(unauthenticated)",

@@ -15,7 +15,7 @@ use crate::target::Target;
 use std::cell::RefCell;
 use std::rc::Rc;
 use warehouse_sim::scheduler::Decision;
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::StableSort;
 use warehouse_sim::{ClusterView, ControlPlaneComponent, Kind, ObjectKey, PodView, ZoneHealth};
 use yew::prelude::*;
 

@@ -4,7 +4,7 @@
 //! incidents fire at their times.
 
 use crate::i18n::{self, Lang};
-use crate::kubectl::script::{self, Action as ScriptAction};
+use crate::kubectl::shell::script::{self, Action as ScriptAction};
 use crate::kubectl::{CommandOutput, FileSource, NoFiles};
 use crate::lessons::{build_catalogue, parse_texts, OpenLesson, Origin, CHECK_EVERY_MS};
 use crate::state::{Action, AppState, Panel};

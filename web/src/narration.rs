@@ -5,7 +5,7 @@
 
 use crate::i18n::{Lang, Names, Tr};
 use crate::office::Gate;
-use warehouse_sim::countdown::{Countdown, CountdownKind};
+use warehouse_sim::views::countdown::{Countdown, CountdownKind};
 
 /// How long (simulated ms) a notable event stays in the narration.
 pub const NOTABLE_FOR_MS: u64 = 90_000;

@@ -21,7 +21,7 @@ use gloo_timers::callback::Interval;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
-use warehouse_sim::feed::FeedEvent;
+use warehouse_sim::views::feed::FeedEvent;
 use warehouse_sim::ClusterView;
 use yew::prelude::*;
 
@@ -374,12 +374,12 @@ impl OfficeModel {
         &mut self,
         actor: &str,
         key: String,
-        change: warehouse_sim::feed::Change,
+        change: warehouse_sim::views::feed::Change,
         pod_zone: &dyn Fn(&str) -> Option<String>,
         evictions: &mut Evictions,
     ) {
         if actor_is(actor, "taint-eviction-controller")
-            && change == warehouse_sim::feed::Change::Modified
+            && change == warehouse_sim::views::feed::Change::Modified
         {
             let waiting: usize = self.awaiting.values().map(|s| s.len()).sum();
             if let Some(rs) = replicaset_of(&key) {
@@ -396,7 +396,7 @@ impl OfficeModel {
                 .or_default()
                 .insert(key);
         } else if actor_is(actor, "replicaset-controller")
-            && change == warehouse_sim::feed::Change::Added
+            && change == warehouse_sim::views::feed::Change::Added
         {
             // A new robot replaces an evicted one of its own ReplicaSet;
             // any other (a new Deployment, a scale-up) is no replacement.
@@ -1129,7 +1129,7 @@ pub fn Office(props: &OfficeProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use warehouse_sim::feed::Change;
+    use warehouse_sim::views::feed::Change;
 
     fn request(user: &str, refused: Option<&'static str>) -> FeedEvent {
         FeedEvent::Request {
@@ -1272,7 +1272,7 @@ mod tests {
 mod feed_tests {
     use crate::state::{Action, AppState};
     use std::rc::Rc;
-    use warehouse_sim::feed::FeedEvent;
+    use warehouse_sim::views::feed::FeedEvent;
 
     fn run(s: Rc<AppState>, line: &str) -> Rc<AppState> {
         yew::Reducible::reduce(s, Action::RunKubectl(line.into()))

@@ -38,7 +38,7 @@ fn learner_requests(session: &Session) -> Vec<RequestView> {
         .requests()
         .rev()
         .filter(|r| r.by_learner())
-        .take(warehouse_sim::view::REQUESTS_IN_VIEW)
+        .take(warehouse_sim::views::view::REQUESTS_IN_VIEW)
         .map(RequestView::of)
         .collect()
 }

@@ -425,7 +425,7 @@ impl AppState {
         let namespace = self.session.borrow().namespace.clone();
         let words: Vec<String> = args.split_whitespace().map(String::from).collect();
         let result =
-            crate::kubectl::edit::buffer(&self.session.borrow().cluster, &namespace, &words);
+            crate::kubectl::cmd::edit::buffer(&self.session.borrow().cluster, &namespace, &words);
         let entry = match result {
             Ok(text) => {
                 self.yaml = AttrValue::from(text);
@@ -454,7 +454,7 @@ impl AppState {
     /// a backslash goes on on the next one, a heredoc's lines are its command's
     /// stdin, and each command that results runs in turn with its own prompt.
     fn shell(&mut self, input: &str) {
-        use crate::kubectl::{script, shell::terminal_line};
+        use crate::kubectl::shell::{script, terminal_line};
         let files = self.lesson_files();
         let text = input.trim_end_matches(['\n', '\r']);
         if !text.contains('\n') {

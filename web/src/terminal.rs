@@ -80,7 +80,7 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
                 "Tab" => {
                     e.prevent_default();
                     let line = input.value();
-                    let done = crate::kubectl::complete::complete(&session.borrow(), &line);
+                    let done = crate::kubectl::shell::complete::complete(&session.borrow(), &line);
                     let head = &line[..done.start.min(line.len())];
                     match done.candidates.as_slice() {
                         [] => {}
@@ -101,7 +101,7 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
                 }
                 "Enter" => {
                     let line = input.value();
-                    if e.shift_key() || crate::kubectl::script::needs_more(&line) {
+                    if e.shift_key() || crate::kubectl::shell::script::needs_more(&line) {
                         // The browser starts a new line (the box grows on input).
                         return;
                     }

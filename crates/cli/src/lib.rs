@@ -7,7 +7,7 @@ pub mod lessons;
 pub mod repl;
 
 use std::path::{Path, PathBuf};
-use warehouse_kubectl::script::{self, Transcript};
+use warehouse_kubectl::shell::script::{self, Transcript};
 use warehouse_kubectl::{FileSource, Session};
 
 /// Reads `-f` files from disk, relative to a base folder (the script's folder).
@@ -50,17 +50,19 @@ impl FileSource for DiskFiles {
                 "the path \"{path}\" is a directory; this simulated kubectl reads single files"
             ));
         }
-        read_bounded(&full, warehouse_sim::manifest::MAX_MANIFEST_BYTES).map_err(|e| match e {
-            ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                format!("the path \"{path}\" does not exist")
-            }
-            ReadError::Io(e) => format!("the path \"{path}\" cannot be read: {e}"),
-            ReadError::TooLarge => format!(
-                "the file \"{path}\" is larger than {} bytes, the most one manifest may be",
-                warehouse_sim::manifest::MAX_MANIFEST_BYTES
-            ),
-            ReadError::NotText => format!("the file \"{path}\" is not UTF-8 text"),
-        })
+        read_bounded(&full, warehouse_sim::object::manifest::MAX_MANIFEST_BYTES).map_err(
+            |e| match e {
+                ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    format!("the path \"{path}\" does not exist")
+                }
+                ReadError::Io(e) => format!("the path \"{path}\" cannot be read: {e}"),
+                ReadError::TooLarge => format!(
+                    "the file \"{path}\" is larger than {} bytes, the most one manifest may be",
+                    warehouse_sim::object::manifest::MAX_MANIFEST_BYTES
+                ),
+                ReadError::NotText => format!("the file \"{path}\" is not UTF-8 text"),
+            },
+        )
     }
 }
 

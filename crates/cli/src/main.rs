@@ -19,7 +19,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use warehouse_cli::{diff, read_bounded, DiskFiles, ReadError};
-use warehouse_kubectl::{script, Session};
+use warehouse_kubectl::shell::script;
+use warehouse_kubectl::Session;
 
 #[derive(Parser)]
 #[command(

@@ -1,5 +1,5 @@
 //! `warehouse repl`: an interactive prompt against a simulated cluster, with history
-//! (↑/↓) and Tab completion from `warehouse_kubectl::complete`.
+//! (↑/↓) and Tab completion from `warehouse_kubectl::shell::complete`.
 //!
 //! Each input runs as a script line does (`kubectl ...`, `sim ...`, shell variables,
 //! `echo`, `curl`); a line ending in a heredoc (`kubectl apply -f - <<EOF`) keeps
@@ -16,7 +16,8 @@ use rustyline::{Context, Editor, Helper};
 use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
-use warehouse_kubectl::{script, FileSource, Session};
+use warehouse_kubectl::shell::script;
+use warehouse_kubectl::{FileSource, Session};
 
 struct Complete {
     session: Rc<RefCell<Session>>,
@@ -32,7 +33,7 @@ impl Completer for Complete {
         _ctx: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<String>)> {
         let head = &line[..pos];
-        let done = warehouse_kubectl::complete::complete(&self.session.borrow(), head);
+        let done = warehouse_kubectl::shell::complete::complete(&self.session.borrow(), head);
         let candidates = match done.candidates.as_slice() {
             [only] if !only.ends_with('=') && !only.ends_with('/') => vec![format!("{only} ")],
             _ => done.candidates,

@@ -102,7 +102,7 @@ fn a_script_starts_settled() {
 #[test]
 fn sim_boot_cold_first_in_a_script_starts_at_time_zero() {
     let mut session = Session::settled(1);
-    let t = warehouse_kubectl::script::run(
+    let t = warehouse_kubectl::shell::script::run(
         &mut session,
         "sim boot cold\nkubectl get pods -n kube-system\n",
         &NoFiles,
@@ -129,7 +129,7 @@ fn sim_boot_after_another_command_is_refused_with_a_clear_message() {
     ] {
         let script = format!("{before}\nsim boot cold\n");
         let mut session = Session::settled(1);
-        let t = warehouse_kubectl::script::run(&mut session, &script, &NoFiles);
+        let t = warehouse_kubectl::shell::script::run(&mut session, &script, &NoFiles);
         let text = t.text();
         assert!(
             text.contains("error: the boot mode is fixed when the cluster is created: sim boot must come first, before anything else happens"),

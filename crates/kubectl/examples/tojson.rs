@@ -9,5 +9,5 @@ fn main() {
         .read_to_string(&mut s)
         .expect("stdin is readable");
     let v: serde_json::Value = serde_json::from_str(&s).expect("stdin holds JSON");
-    println!("{}", warehouse_kubectl::json::to_go_json(&v));
+    println!("{}", warehouse_kubectl::printers::json::to_go_json(&v));
 }

@@ -11,5 +11,5 @@ fn main() {
         .read_to_string(&mut s)
         .expect("stdin is readable");
     let v: serde_json::Value = serde_json::from_str(&s).expect("stdin holds JSON");
-    print!("{}", warehouse_kubectl::yaml::to_yaml(&v));
+    print!("{}", warehouse_kubectl::printers::yaml::to_yaml(&v));
 }

@@ -6,7 +6,9 @@
 //! lesson's manifests) carry them after the main text, each after a line
 //! `%%% file NAME` ([`FILE_MARKER`]); [`split_files`] takes them apart.
 
-use crate::{script, shell, MemoryFiles, NoFiles, Session};
+use crate::context::{MemoryFiles, NoFiles};
+use crate::shell::script;
+use crate::{shell, Session};
 use std::collections::BTreeMap;
 use warehouse_sim::fuzzing::{observe, text};
 use warehouse_sim::{decode_manifests, SimDuration};

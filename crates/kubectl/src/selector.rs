@@ -3,7 +3,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use std::collections::BTreeMap;
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::StableSort;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Requirement {

@@ -183,7 +183,7 @@ fn a_byte_order_mark_from_a_windows_editor_is_dropped_as_kubectl_drops_it() {
 fn an_unquoted_heredoc_is_expanded_before_kubectl_reads_it() {
     let mut s = session();
     let script = "NAME=cart\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: $NAME\ndata:\n  made-by: $(echo robot)\n  price: \\$5\nEOF\nkubectl get configmap cart -o jsonpath='{.data.made-by} {.data.price}'\n";
-    let t = warehouse_kubectl::script::run(&mut s, script, &NoFiles);
+    let t = warehouse_kubectl::shell::script::run(&mut s, script, &NoFiles);
     assert_eq!(t.failures(), 0, "{t}");
     assert_eq!(t.steps[2].output.stdout, "robot $5");
 }

@@ -6,7 +6,7 @@
 //! `cat`, variables, `$(...)`, pipes), so any difference is in how lines are read.
 
 use std::process::Command;
-use warehouse_kubectl::script;
+use warehouse_kubectl::shell::script;
 use warehouse_kubectl::{NoFiles, Session};
 
 const CORPUS: &[(&str, &str)] = &[

@@ -3,9 +3,9 @@
 //! the change feed and the trace name the user the desk recognised.
 
 use warehouse_kubectl::{NoFiles, Session};
+use warehouse_sim::apiserver::request::UNAUTHENTICATED;
 use warehouse_sim::apiserver::Stage;
-use warehouse_sim::feed::FeedEvent;
-use warehouse_sim::request::UNAUTHENTICATED;
+use warehouse_sim::views::feed::FeedEvent;
 use warehouse_sim::{Cluster, Kind, ObjectKey, Topology};
 
 fn session() -> Session {
@@ -14,7 +14,7 @@ fn session() -> Session {
 
 /// One script line (`kubectl …` or `sim …`), as the terminal runs it.
 fn run(s: &mut Session, line: &str) -> String {
-    let t = warehouse_kubectl::script::run(s, line, &NoFiles);
+    let t = warehouse_kubectl::shell::script::run(s, line, &NoFiles);
     t.steps
         .iter()
         .map(|r| r.output.combined())

@@ -11,7 +11,7 @@
 use proptest::prelude::*;
 use warehouse_kubectl::shell::{MAX_LINE_WORK_BYTES, MAX_NESTING};
 use warehouse_kubectl::{NoFiles, Session};
-use warehouse_sim::shell::{self, End, MAX_LINES, MAX_LOG_BYTES, MAX_VALUE_BYTES};
+use warehouse_sim::kubelet::shell::{self, End, MAX_LINES, MAX_LOG_BYTES, MAX_VALUE_BYTES};
 use warehouse_sim::{Cluster, Topology};
 
 /// Characters that once made a lexer loop or that bash treats unlike Rust's

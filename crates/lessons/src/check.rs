@@ -6,7 +6,7 @@
 //! always explains itself.
 
 use crate::model::{Check, Condition, Expect};
-use warehouse_kubectl::script::{self, Action};
+use warehouse_kubectl::shell::script::{self, Action};
 use warehouse_kubectl::{Access, FileSource, Session};
 
 /// The most characters of a command's output a result keeps to show.
@@ -204,7 +204,7 @@ pub enum Use {
 
 /// The `sim` commands that only read.
 fn sim_reads(action: &Action) -> bool {
-    use warehouse_sim::traffic::TrafficCommand;
+    use warehouse_sim::network::traffic::TrafficCommand;
     match action {
         Action::Stats
         | Action::Help

@@ -61,7 +61,7 @@ pub(crate) fn yaml_error(
 }
 
 /// The YAML text's nesting and expansion held to the manifests' bounds
-/// (`warehouse_sim::manifest::check_bounds`) before serde_yaml builds anything from
+/// (`warehouse_sim::object::manifest::check_bounds`) before serde_yaml builds anything from
 /// it, the error moved to the file as [`yaml_error`] moves one.
 pub(crate) fn yaml_bounds(
     file: &str,
@@ -70,7 +70,7 @@ pub(crate) fn yaml_bounds(
     what: &str,
     text: &str,
 ) -> Result<(), LessonError> {
-    warehouse_sim::manifest::check_bounds(text).map_err(|e| {
+    warehouse_sim::object::manifest::check_bounds(text).map_err(|e| {
         let message = e
             .message
             .strip_prefix("error converting YAML to JSON: yaml: ")

@@ -7,10 +7,10 @@
 
 use crate::model::{FrameSpec, FrameWhat};
 use serde_json::Value;
-use warehouse_sim::feed::{component_name, Change, FeedEvent};
-use warehouse_sim::sort::StableSort;
 use warehouse_sim::trace::Cause;
+use warehouse_sim::views::feed::{component_name, Change, FeedEvent};
 use warehouse_sim::Cluster;
+use warehouse_sim::StableSort;
 
 /// The most diff lines a frame keeps; the rest are counted.
 pub const MAX_DIFF_LINES: usize = 24;

@@ -10,7 +10,7 @@ use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Parser, Tag, TagEnd};
 use serde::Deserialize;
 use serde_yaml::Value;
 use std::collections::BTreeMap;
-use warehouse_sim::sort::StableSort;
+use warehouse_sim::StableSort;
 use warehouse_sim::{parse_duration, SimDuration};
 
 /// The most bytes a lesson file may have.

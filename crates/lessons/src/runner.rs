@@ -6,7 +6,7 @@ use crate::check::{self, CheckResult};
 use crate::frames::{self, Frame, Miss, Origin};
 use crate::model::Lesson;
 use std::collections::BTreeMap;
-use warehouse_kubectl::script::{self, Action};
+use warehouse_kubectl::shell::script::{self, Action};
 use warehouse_kubectl::{CommandOutput, FileSource, Session};
 use warehouse_sim::{Cluster, SimDuration, SimTime};
 
@@ -16,7 +16,7 @@ struct StepSnapshot {
     cluster: Vec<u8>,
     namespace: String,
     shell: warehouse_kubectl::shell::ShellState,
-    kubeconfig: warehouse_kubectl::config::Kubeconfig,
+    kubeconfig: warehouse_kubectl::cmd::config::Kubeconfig,
 }
 
 /// An incident's command that ran, and what it printed.

@@ -2,9 +2,9 @@
 
 use crate::error::LessonError;
 use crate::model::{Boot, Meta, NodeDef};
-use warehouse_kubectl::script::{self, Action};
+use warehouse_kubectl::shell::script::{self, Action};
 use warehouse_kubectl::{FileSource, Session};
-use warehouse_sim::store::ObjectLimits;
+use warehouse_sim::apiserver::store::ObjectLimits;
 use warehouse_sim::{Cluster, Kind, NodeSpec, SimDuration, Topology};
 
 /// The most pods a lesson's cluster holds: a lesson runs in a browser tab, and the

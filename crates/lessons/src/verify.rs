@@ -10,10 +10,10 @@ use crate::parse::parse_lesson;
 use crate::runner::Runner;
 use crate::session::{self, fmt_duration};
 use std::collections::BTreeMap;
-use warehouse_kubectl::script::{self, Action};
+use warehouse_kubectl::shell::script::{self, Action};
 use warehouse_kubectl::{FileSource, MemoryFiles};
-use warehouse_sim::sort::StableSort;
 use warehouse_sim::SimDuration;
+use warehouse_sim::StableSort;
 
 /// How often `lessons check` looks at a check while it waits for it to pass.
 pub const POLL: SimDuration = SimDuration::secs(1);

@@ -6,7 +6,7 @@ use warehouse_kubectl::NoFiles;
 use warehouse_lessons::frames::{Moment, Why};
 use warehouse_lessons::runner::run_line;
 use warehouse_lessons::{parse_lesson, session, Miss, Runner};
-use warehouse_sim::feed::Change;
+use warehouse_sim::views::feed::Change;
 use warehouse_sim::SimDuration;
 
 const LESSON: &str = r#"---

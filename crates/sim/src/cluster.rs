@@ -2,13 +2,13 @@
 //! components that watch it. Everything happens inside [`Cluster::advance`], in
 //! timestamp order, one timer at a time.
 
+use crate::apiserver::request::{Body, Credentials, Request};
 use crate::apiserver::{self, Actor, DeleteOptions, RequestRecord};
-use crate::control_plane::{ControlPlane, ControlPlaneComponent};
 use crate::error::{ApiError, SimError};
 use crate::kubelet::KubeletState;
 use crate::names::SimRng;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::request::{Body, Credentials, Request};
+use crate::runtime::control_plane::{ControlPlane, ControlPlaneComponent};
 use crate::scheduler::SchedulerState;
 use crate::store::{Store, WatchEvent};
 use crate::time::{SimDuration, SimTime};
@@ -80,10 +80,10 @@ pub struct Topology {
     pub nodes: Vec<NodeSpec>,
     /// etcd members, 1 to [`crate::etcd::MAX_ETCD_MEMBERS`] (see `etcd.rs`).
     pub etcd_members: usize,
-    /// Cold (time 0, the default) or settled (run for [`crate::boot::SETTLE_TIME`]
+    /// Cold (time 0, the default) or settled (run for [`crate::runtime::boot::SETTLE_TIME`]
     /// first); see `boot.rs`. Snapshots from before the field decode as cold.
     #[serde(default)]
-    pub boot: crate::boot::Boot,
+    pub boot: crate::runtime::boot::Boot,
 }
 
 impl Default for Topology {
@@ -97,7 +97,7 @@ impl Default for Topology {
                 NodeSpec::worker("zone-c"),
             ],
             etcd_members: 1,
-            boot: crate::boot::Boot::Cold,
+            boot: crate::runtime::boot::Boot::Cold,
         }
     }
 }
@@ -111,7 +111,7 @@ impl Topology {
         Topology {
             nodes,
             etcd_members: 1,
-            boot: crate::boot::Boot::Cold,
+            boot: crate::runtime::boot::Boot::Cold,
         }
     }
 
@@ -145,8 +145,8 @@ pub enum Fault {
     StartEtcdMember(String),
 }
 
-pub use crate::components::Component;
-pub(crate) use crate::components::Timer;
+pub use crate::runtime::components::Component;
+pub(crate) use crate::runtime::components::Timer;
 
 #[derive(Default, Serialize, Deserialize)]
 pub(crate) struct WorkQueue {
@@ -177,7 +177,7 @@ pub struct Cluster {
     pub(crate) scheduler: SchedulerState,
     pub(crate) kubelets: BTreeMap<String, KubeletState>,
     requests: VecDeque<RequestRecord>,
-    pub(crate) authenticator: crate::auth::Authenticator,
+    pub(crate) authenticator: crate::apiserver::auth::Authenticator,
     pub(crate) trace: crate::trace::Trace,
     /// Why the writes being made now happen (see `trace.rs`).
     pub(crate) current_cause: crate::trace::Cause,
@@ -190,7 +190,7 @@ pub struct Cluster {
     key_causes: BTreeMap<ObjectKey, crate::trace::Cause>,
     pub(crate) event_counter: u64,
     /// The event recorders' correlator (repeats become counts).
-    pub(crate) event_correlator: crate::events::EventCorrelator,
+    pub(crate) event_correlator: crate::apiserver::events::EventCorrelator,
     pub(crate) pod_ip_next: BTreeMap<String, u32>,
     pub(crate) node_cidrs: BTreeMap<String, u32>,
     /// The control-plane components' processes and the controller manager's memory.
@@ -204,22 +204,22 @@ pub struct Cluster {
     pub(crate) kubernetes_service_armed: bool,
     /// What happened, for drawing (`feed.rs`). A view: snapshots leave it out.
     #[serde(skip)]
-    pub(crate) feed: crate::feed::Feed,
+    pub(crate) feed: crate::views::feed::Feed,
     /// What the simulation has done so far (see [`Work`]).
     #[serde(default)]
     pub(crate) work: Work,
     /// Every node's kube-proxy and CoreDNS as watchers (`proxy.rs`).
     #[serde(default)]
-    pub(crate) proxy: crate::proxy::ProxyState,
+    pub(crate) proxy: crate::network::proxy::ProxyState,
     /// The simulated cloud's load balancers (`cloud.rs`).
     #[serde(default)]
-    pub(crate) cloud: crate::cloud::CloudState,
+    pub(crate) cloud: crate::network::cloud::CloudState,
     /// The ingress controller's caches (`ingress.rs`).
     #[serde(default)]
-    pub(crate) ingress: crate::ingress::IngressState,
+    pub(crate) ingress: crate::network::ingress::IngressState,
     /// The traffic generator's sources (`traffic.rs`).
     #[serde(default)]
-    pub(crate) traffic: crate::traffic::TrafficState,
+    pub(crate) traffic: crate::network::traffic::TrafficState,
 }
 
 /// Counts of the simulation's units of work, for tests and benchmarks that check the
@@ -240,7 +240,7 @@ pub const REQUEST_LOG_CAPACITY: usize = 512;
 impl Cluster {
     /// A new cluster at time zero: default namespaces, one Node and Lease per
     /// topology entry, kubelets running, the control plane up. With
-    /// `topology.boot` settled it then runs for [`crate::boot::SETTLE_TIME`]
+    /// `topology.boot` settled it then runs for [`crate::runtime::boot::SETTLE_TIME`]
     /// (see [`Cluster::settled`]).
     pub fn new(seed: u64, topology: Topology) -> Cluster {
         let members = topology
@@ -267,7 +267,7 @@ impl Cluster {
             scheduler: SchedulerState::default(),
             kubelets: BTreeMap::new(),
             requests: VecDeque::new(),
-            authenticator: crate::auth::Authenticator::with_admin(),
+            authenticator: crate::apiserver::auth::Authenticator::with_admin(),
             trace: crate::trace::Trace::default(),
             current_cause: crate::trace::Cause::Bootstrap,
             current_actor: String::new(),
@@ -286,7 +286,7 @@ impl Cluster {
             c.create_as(Actor::System, obj)
                 .expect("default namespaces are valid");
         }
-        for obj in crate::auth::bootstrap_objects() {
+        for obj in crate::apiserver::auth::bootstrap_objects() {
             c.create_as(Actor::System, obj)
                 .expect("bootstrap RBAC objects are valid");
         }
@@ -296,8 +296,8 @@ impl Cluster {
         }
         c.bootstrap_addons();
         c.start_controllers();
-        if c.topology.boot == crate::boot::Boot::Settled {
-            c.advance(crate::boot::SETTLE_TIME);
+        if c.topology.boot == crate::runtime::boot::Boot::Settled {
+            c.advance(crate::runtime::boot::SETTLE_TIME);
         }
         c
     }
@@ -572,7 +572,7 @@ impl Cluster {
     }
 
     fn dispatch_inner(&mut self, ev: &WatchEvent) {
-        for watch in crate::components::WATCHERS {
+        for watch in crate::runtime::components::WATCHERS {
             watch(self, ev);
         }
     }

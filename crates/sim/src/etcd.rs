@@ -40,9 +40,9 @@
 
 use crate::apiserver::ApiserverTimer;
 use crate::cluster::{Cluster, Component, Timer};
-use crate::control_plane::ControlPlaneComponent;
 use crate::error::SimError;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::runtime::control_plane::ControlPlaneComponent;
 use crate::store::Store;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};

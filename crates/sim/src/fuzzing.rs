@@ -13,7 +13,7 @@
 //! fewer and simpler operations.
 
 use crate::cluster::Cluster;
-use crate::runtime::{self, Process};
+use crate::kubelet::runtime::{self, Process};
 use crate::snapshot::{fnv1a64, SNAPSHOT_FORMAT, SNAPSHOT_VERSION};
 use crate::time::SimDuration;
 
@@ -212,7 +212,7 @@ pub fn container_shell(data: &[u8]) {
     let _ = runtime::outcome(&process, runtime::EXIT_SEARCH_BUDGET);
     let lines = runtime::log(&process, SHELL_HORIZON_MS);
     assert!(
-        lines.len() <= crate::shell::MAX_LINES,
+        lines.len() <= crate::kubelet::shell::MAX_LINES,
         "{} lines",
         lines.len()
     );

@@ -5,79 +5,48 @@
 //! results, byte for byte. Nothing here reads a clock, spawns a thread or touches the
 //! web.
 
-pub mod active_deadline;
-pub mod admission;
 pub mod apiserver;
-pub mod auth;
-pub mod boot;
-pub mod cloud;
-pub mod cluster;
-pub(crate) mod components;
-pub mod control_plane;
+mod cluster;
 pub mod controllers;
-pub mod countdown;
-pub mod desks;
-pub mod dns;
-pub mod error;
+mod error;
 pub mod etcd;
-pub mod events;
-pub mod eviction;
-pub mod exec;
-pub mod feed;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod health;
-pub mod http;
-pub mod images;
-pub mod ingress;
 pub mod kubelet;
-pub mod kubelet_containers;
-pub mod kubelet_images;
-pub mod kubelet_probes;
-pub mod kubelet_status;
-pub mod manifest;
-pub mod metrics;
-pub mod names;
+mod names;
+pub mod network;
 pub mod object;
-pub mod podstatus;
 #[cfg(warehouse_probe)]
 mod probe;
-pub mod proxy;
-pub mod quantity;
-pub mod quota;
-pub mod request;
 pub mod runtime;
 pub mod scenarios;
 pub mod scheduler;
-pub mod services;
-pub mod shell;
 pub mod snapshot;
-pub mod sort;
+mod sort;
 #[doc(hidden)]
 pub mod testing;
 pub mod time;
 pub mod trace;
-pub mod traffic;
-pub(crate) mod validation;
-pub mod view;
-pub mod watch;
+pub mod views;
 
-pub use apiserver::store;
+pub use apiserver::auth::{Attributes, Caller};
+pub use apiserver::health::RawResponse;
+pub(crate) use apiserver::store;
 pub use apiserver::{DeleteOptions, Propagation};
-pub use auth::{Attributes, Caller};
-pub use boot::{Boot, SETTLE_TIME};
 pub use cluster::{Advanced, Cluster, Fault, NodeSpec, Topology, Work};
-pub use control_plane::{ConnectionRefused, ControlPlaneComponent};
 pub use error::{ApiError, SimError, StatusReason};
 pub use etcd::EtcdMemberStatus;
-pub use health::RawResponse;
-pub use http::{FailureReason, HttpOutcome, HttpResponse, RequestFailure, RequestSource};
-pub use manifest::{decode_manifests, ManifestError, ManifestErrorKind};
+pub use names::fnv32a;
+pub use network::http::{FailureReason, HttpOutcome, HttpResponse, RequestFailure, RequestSource};
+pub use network::proxy::{Backend, ProxyMode, ProxyRule, WatcherLine, WatcherStats};
+pub use object::manifest::{decode_manifests, ManifestError, ManifestErrorKind};
 pub use object::{Kind, Object, ObjectKey};
-pub use proxy::{Backend, ProxyMode, ProxyRule, WatcherLine, WatcherStats};
+pub use runtime::boot::{Boot, SETTLE_TIME};
+pub use runtime::control_plane::{ConnectionRefused, ControlPlaneComponent};
 pub use snapshot::SnapshotError;
+pub use sort::StableSort;
 pub use time::{parse_duration, SimDuration, SimTime};
-pub use view::{
+pub use views::view::{
     ClusterView, ComponentView, NodeView, PodView, RequestView, RobotState, ZoneHealth,
 };
 

@@ -252,7 +252,7 @@ interned_str!(
 interned_str!(
     /// A control-plane process's exit reason.
     exit_reason,
-    crate::control_plane::EXIT_REASONS
+    crate::runtime::control_plane::EXIT_REASONS
 );
 
 #[cfg(test)]
@@ -312,7 +312,8 @@ mod tests {
                 id: crate::controllers::job::ID,
                 key: key.clone(),
             },
-            crate::control_plane::ControlPlaneTimer::LeaderElection { since: SimTime(0) }.into(),
+            crate::runtime::control_plane::ControlPlaneTimer::LeaderElection { since: SimTime(0) }
+                .into(),
             crate::kubelet::KubeletTimer::ContainerExited {
                 node: "n".into(),
                 pod: key.clone(),
@@ -368,18 +369,18 @@ mod tests {
                 uid: "u".into(),
                 container: "c".into(),
                 restarts: 0,
-                kind: crate::kubelet_probes::ProbeKind::Liveness,
+                kind: crate::kubelet::probes::ProbeKind::Liveness,
             }
             .into(),
-            crate::cloud::CloudTimer::CloudServiceSync(key.clone()).into(),
+            crate::network::cloud::CloudTimer::CloudServiceSync(key.clone()).into(),
             Timer::EnqueueAfter {
                 id: crate::controllers::replicaset::ID,
                 key,
             },
-            crate::proxy::ProxyTimer::ProxyDelivery.into(),
-            crate::ingress::IngressTimer::IngressDelivery.into(),
-            crate::ingress::IngressTimer::IngressStatusSync.into(),
-            crate::traffic::TrafficTimer::TrafficTick {
+            crate::network::proxy::ProxyTimer::ProxyDelivery.into(),
+            crate::network::ingress::IngressTimer::IngressDelivery.into(),
+            crate::network::ingress::IngressTimer::IngressStatusSync.into(),
+            crate::network::traffic::TrafficTimer::TrafficTick {
                 name: "t".into(),
                 generation: 1,
             }

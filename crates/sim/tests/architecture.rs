@@ -97,3 +97,21 @@ fn the_scan_reports_code_and_skips_comments_and_tests() {
     // Only in shell.rs's tests.
     assert!(uses("sim/src", &["fn on_small_stack"]).is_empty());
 }
+
+/// kubectl is layered: the commands (`cmd/`), the printers and what they share
+/// (`args.rs`: flags and their errors, `context.rs`: output, files and the doors to
+/// the cluster) never name the grammar (`cli.rs`), which dispatches to them; and the
+/// printers, `args.rs` and `context.rs` name no command.
+#[test]
+fn kubectl_commands_and_printers_do_not_name_the_grammar() {
+    let mut found = uses("kubectl/src/cmd", &["crate::cli"]);
+    found.extend(uses("kubectl/src/printers", &["crate::cli", "crate::cmd"]));
+    found.extend(
+        uses("kubectl/src", &["crate::cli", "crate::cmd", "crate::shell"])
+            .into_iter()
+            .filter(|f| f.contains("/args.rs:") || f.contains("/context.rs:")),
+    );
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    // The scan sees the grammar's own dispatch to the commands.
+    assert!(!uses("kubectl/src", &["crate::cmd::"]).is_empty());
+}

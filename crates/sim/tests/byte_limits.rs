@@ -6,12 +6,14 @@ use serde_json::json;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Mutex;
+use warehouse_sim::apiserver::store::{
+    object_size_bytes, MAX_ETCD_VALUE_BYTES, MAX_WATCH_LOG_BYTES,
+};
 use warehouse_sim::apiserver::{
     MAX_ANNOTATIONS_BYTES, MAX_CONFIG_DATA_BYTES, MAX_CONTAINERS_PER_POD, MAX_REQUEST_BODY_BYTES,
 };
 use warehouse_sim::etcd::MAX_ETCD_SNAPSHOT_BYTES;
-use warehouse_sim::manifest::{MAX_DECODED_BYTES, MAX_NESTING};
-use warehouse_sim::store::{object_size_bytes, MAX_ETCD_VALUE_BYTES, MAX_WATCH_LOG_BYTES};
+use warehouse_sim::object::manifest::{MAX_DECODED_BYTES, MAX_NESTING};
 use warehouse_sim::{decode_manifests, Cluster, Kind, Object, SimDuration, StatusReason, Topology};
 
 /// Counts the bytes held.
@@ -262,9 +264,9 @@ fn etcd_refuses_a_value_over_1_5_mib_and_the_apiserver_a_body_over_3_mib() {
     assert_eq!(c.revision(), rev, "nothing written");
     assert!(c.get(Kind::Pod, "default", "big").is_err());
     // A dry run never reaches etcd: it passes.
-    let dry = warehouse_sim::request::Request::new(
-        &warehouse_sim::request::Credentials::admin(),
-        warehouse_sim::request::Body::Create(pod_with_env("big", MAX_ETCD_VALUE_BYTES)),
+    let dry = warehouse_sim::apiserver::request::Request::new(
+        &warehouse_sim::apiserver::request::Credentials::admin(),
+        warehouse_sim::apiserver::request::Body::Create(pod_with_env("big", MAX_ETCD_VALUE_BYTES)),
     )
     .dry_run(true);
     assert!(c.handle(dry).is_ok());
@@ -448,7 +450,7 @@ fn per_pod_lists_are_capped_and_their_writes_linear() {
 /// number of sources.
 #[test]
 fn traffic_is_capped_in_total_rate_and_sources() {
-    use warehouse_sim::traffic::{parse_traffic, MAX_TOTAL_RPS};
+    use warehouse_sim::network::traffic::{parse_traffic, MAX_TOTAL_RPS};
     let mut c = Cluster::new(1, Topology::default());
     let node = c.list(Kind::Node, None)[0].name().to_string();
     let target = format!("{node}:30080");

@@ -30,7 +30,7 @@ fn pod(c: &Cluster, name: &str) -> k8s_openapi::api::core::v1::Pod {
 }
 
 fn ready_containers(p: &k8s_openapi::api::core::v1::Pod) -> String {
-    warehouse_sim::podstatus::ready(p)
+    warehouse_sim::views::podstatus::ready(p)
 }
 
 #[test]
@@ -150,7 +150,7 @@ fn a_stopped_controller_manager_replaces_no_pod_until_it_starts() {
     assert_eq!(web_pods(&c, RobotState::Running), 5);
     let mirror = pod(&c, "kube-controller-manager-control-plane");
     assert_eq!(ready_containers(&mirror), "1/1");
-    assert_eq!(warehouse_sim::podstatus::restarts(&mirror), 1);
+    assert_eq!(warehouse_sim::views::podstatus::restarts(&mirror), 1);
 }
 
 #[test]
@@ -220,7 +220,11 @@ fn an_apiserver_outage_refuses_requests_keeps_pods_running_and_marks_no_node_not
     ] {
         let p = pod(&c, name);
         assert_eq!(ready_containers(&p), "1/1", "{name}");
-        assert_eq!(warehouse_sim::podstatus::restarts(&p), restarts, "{name}");
+        assert_eq!(
+            warehouse_sim::views::podstatus::restarts(&p),
+            restarts,
+            "{name}"
+        );
     }
 }
 
@@ -285,7 +289,7 @@ fn a_stopped_etcd_times_out_every_read_and_write_and_fails_readyz() {
         .body
         .ends_with("[+]shutdown ok\nreadyz check passed\n"));
     assert_eq!(
-        warehouse_sim::podstatus::restarts(&pod(&c, "etcd-control-plane")),
+        warehouse_sim::views::podstatus::restarts(&pod(&c, "etcd-control-plane")),
         1
     );
     for n in ["zone-a", "zone-b", "zone-c"] {

@@ -4,7 +4,7 @@ mod common;
 
 use common::{create, web_deployment, REQUESTS};
 
-use warehouse_sim::control_plane::ETCD_TIMEOUT;
+use warehouse_sim::runtime::control_plane::ETCD_TIMEOUT;
 use warehouse_sim::{
     decode_manifests, Cluster, ControlPlaneComponent, Fault, Kind, Object, ObjectKey, RobotState,
     SimDuration, StatusReason, Topology,

@@ -146,7 +146,7 @@ use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use warehouse_sim::controllers::node_lifecycle::tolerates;
 use warehouse_sim::controllers::{pod_is_active, pod_is_ready};
-use warehouse_sim::quantity::Quantity;
+use warehouse_sim::object::quantity::Quantity;
 use warehouse_sim::{ControlPlaneComponent, NodeSpec};
 
 /// The workloads a sequence plays with: `w0`–`w2` are Deployments (`w1` with a
@@ -1184,7 +1184,7 @@ fn check_runtimes(c: &Cluster) -> Result<(), String> {
             // Static pods are the control plane's (`control_plane.rs`).
             .filter(|o| {
                 !o.as_pod()
-                    .is_some_and(warehouse_sim::control_plane::is_mirror_pod)
+                    .is_some_and(warehouse_sim::runtime::control_plane::is_mirror_pod)
             })
             .map(|o| format!("{}", o.key()))
             .collect();

@@ -4,8 +4,8 @@
 mod common;
 
 use common::{create, WEB};
-use warehouse_sim::countdown::CountdownKind;
-use warehouse_sim::feed::{Change, FeedEvent};
+use warehouse_sim::views::countdown::CountdownKind;
+use warehouse_sim::views::feed::{Change, FeedEvent};
 use warehouse_sim::{decode_manifests, Cluster, Fault, SimDuration, Topology};
 
 const SVC: &str = "apiVersion: v1
@@ -107,9 +107,10 @@ fn orders_travel_the_data_plane_and_a_dead_zone_drops_them() {
     create(&mut c, WEB);
     create(&mut c, SVC);
     c.advance(SimDuration::secs(20));
-    let cmd =
-        warehouse_sim::traffic::parse_traffic(&["start", "shop", "--to", "svc/web", "--rps", "20"])
-            .unwrap();
+    let cmd = warehouse_sim::network::traffic::parse_traffic(&[
+        "start", "shop", "--to", "svc/web", "--rps", "20",
+    ])
+    .unwrap();
     c.traffic_command(&cmd).unwrap();
     let start = c.feed_since(0).next;
     c.advance(SimDuration::secs(2));
@@ -260,7 +261,7 @@ fn a_viewer_that_falls_behind_is_told_how_much_it_missed() {
     c.advance(SimDuration::secs(60));
     let s = c.feed_since(next);
     assert!(s.missed > 0);
-    assert_eq!(s.events.len(), warehouse_sim::feed::FEED_CAPACITY);
+    assert_eq!(s.events.len(), warehouse_sim::views::feed::FEED_CAPACITY);
     let again = c.feed_since(s.next);
     assert_eq!((again.missed, again.events.len()), (0, 0));
 }

@@ -24,7 +24,7 @@ fn idle_minute(replicas: usize) -> Work {
     let running = c
         .list(warehouse_sim::Kind::Pod, Some("default"))
         .iter()
-        .filter(|p| warehouse_sim::podstatus::status(p.as_pod().unwrap()) == "Running")
+        .filter(|p| warehouse_sim::views::podstatus::status(p.as_pod().unwrap()) == "Running")
         .count();
     assert_eq!(running, replicas, "the deployment converged first");
     let before = c.work();

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{cluster_with, create};
-use warehouse_sim::store::ObjectLimits;
+use warehouse_sim::apiserver::store::ObjectLimits;
 use warehouse_sim::{decode_manifests, Cluster, Kind, Object, SimDuration, StatusReason, Topology};
 
 #[test]

@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 
-use warehouse_sim::shell::{self, Context, End};
+use warehouse_sim::kubelet::shell::{self, Context, End};
 use warehouse_sim::{Cluster, Kind, SimDuration};
 
 const CRASH: &str = "apiVersion: v1
@@ -187,7 +187,7 @@ fn an_expired_event_is_a_deletion_the_trace_sees() {
         expired += 1;
         let last = c.trace().last_write(key);
         assert!(
-            last.is_none_or(|w| w.event_type == warehouse_sim::store::EventType::Deleted),
+            last.is_none_or(|w| w.event_type == warehouse_sim::apiserver::store::EventType::Deleted),
             "{key} expired but the trace still holds it as it was: {last:?}"
         );
     }

@@ -5,9 +5,9 @@
 mod common;
 
 use common::{create, node_ready, node_taints, WEB};
-use warehouse_sim::cluster::{Fault, NodeSpec};
 use warehouse_sim::time::{SimDuration, SimTime};
 use warehouse_sim::{Cluster, Kind, Topology};
+use warehouse_sim::{Fault, NodeSpec};
 
 const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{create, web_deployment};
-use warehouse_sim::traffic::TrafficCommand;
+use warehouse_sim::network::traffic::TrafficCommand;
 use warehouse_sim::{
     Cluster, ControlPlaneComponent, FailureReason, Fault, Kind, Object, RequestSource, SimDuration,
     Topology,
@@ -239,7 +239,7 @@ fn a_terminating_pod_that_still_runs_answers() {
 #[test]
 fn graceful_deletion_under_traffic_loses_no_request() {
     let mut c = ready();
-    let cmd = warehouse_sim::traffic::parse_traffic(&[
+    let cmd = warehouse_sim::network::traffic::parse_traffic(&[
         "start", "t", "--to", "svc/web", "--from", "client", "--rps", "100",
     ])
     .unwrap();
@@ -260,7 +260,7 @@ fn graceful_deletion_under_traffic_loses_no_request() {
 #[test]
 fn traffic_sources_survive_a_snapshot() {
     let mut c = ready();
-    let cmd = warehouse_sim::traffic::parse_traffic(&[
+    let cmd = warehouse_sim::network::traffic::parse_traffic(&[
         "start", "t", "--to", "svc/web", "--from", "client", "--rps", "10",
     ])
     .unwrap();
@@ -355,9 +355,10 @@ fn a_load_balancer_ip_reaches_the_pods_from_outside() {
     );
     assert_eq!(out.result.unwrap().status, 200);
     // The traffic generator from outside uses the load balancer too.
-    let cmd =
-        warehouse_sim::traffic::parse_traffic(&["start", "lb", "--to", "svc/web", "--rps", "3"])
-            .unwrap();
+    let cmd = warehouse_sim::network::traffic::parse_traffic(&[
+        "start", "lb", "--to", "svc/web", "--rps", "3",
+    ])
+    .unwrap();
     c.traffic_command(&cmd).unwrap();
     c.advance(SimDuration::secs(10));
     let st = c.traffic_stats("lb").unwrap();
@@ -371,7 +372,8 @@ fn outside_traffic_to_a_cluster_ip_service_is_refused_at_start() {
         &mut c,
         "apiVersion: v1\nkind: Service\nmetadata: {name: inner}\nspec:\n  selector: {app: x}\n  ports:\n  - {port: 80}\n",
     );
-    let cmd = warehouse_sim::traffic::parse_traffic(&["start", "t", "--to", "svc/inner"]).unwrap();
+    let cmd = warehouse_sim::network::traffic::parse_traffic(&["start", "t", "--to", "svc/inner"])
+        .unwrap();
     let err = c.traffic_command(&cmd).unwrap_err();
     assert!(
         err.contains("is of type ClusterIP: only pods reach it"),
@@ -394,7 +396,7 @@ spec:
 ",
     );
     c.advance(SimDuration::secs(5));
-    let cmd = warehouse_sim::traffic::parse_traffic(&[
+    let cmd = warehouse_sim::network::traffic::parse_traffic(&[
         "start",
         "t",
         "--to",

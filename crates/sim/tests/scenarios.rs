@@ -354,7 +354,7 @@ fn unschedulable_pods_do_not_keep_the_cluster_busy() {
 
 #[test]
 fn watches_filter_by_kind_namespace_labels_and_fields() {
-    use warehouse_sim::watch::WatchFilter;
+    use warehouse_sim::apiserver::watch::WatchFilter;
     let mut c = cluster_with(WEB);
     let start = c.revision();
     c.advance(SimDuration::secs(30));

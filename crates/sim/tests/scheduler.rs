@@ -339,7 +339,7 @@ spec:
 fn the_eviction_subresource_marks_and_deletes_the_pod() {
     let mut c = cluster_with(&BIG.replace("cpu: '6'", "cpu: 100m"));
     c.advance(SimDuration::secs(10));
-    use warehouse_sim::request::{Body, Credentials, Request};
+    use warehouse_sim::apiserver::request::{Body, Credentials, Request};
     let evict = |creds: &Credentials, name: &str, grace| {
         let body = Body::Evict {
             namespace: "default".into(),

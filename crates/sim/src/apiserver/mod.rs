@@ -16,7 +16,16 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub mod admission;
+pub mod auth;
+pub mod events;
+pub mod eviction;
+pub mod health;
+pub mod quota;
+pub mod request;
 pub mod store;
+pub(crate) mod validation;
+pub mod watch;
 
 /// The apiserver's own timers.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -32,7 +41,7 @@ pub(crate) enum ApiserverTimer {
     RbacBootstrap,
 }
 
-impl crate::components::Timers for ApiserverTimer {
+impl crate::runtime::components::Timers for ApiserverTimer {
     const DESCRIPTIONS: &'static [&'static str] = &[
         "event TTL",
         "kubernetes service reconcile interval",
@@ -115,7 +124,7 @@ pub enum Actor {
     /// A person: the identity the desk authenticated (and, with impersonation,
     /// the one it was asked to act as). `kubectl` without flags is
     /// `kubernetes-admin`, in `system:masters`.
-    User(crate::auth::Caller),
+    User(crate::apiserver::auth::Caller),
     Controller(&'static str),
     Scheduler,
     Kubelet(String),
@@ -124,7 +133,7 @@ pub enum Actor {
 impl Actor {
     /// The cluster administrator (kubectl's default user).
     pub fn admin() -> Actor {
-        Actor::User(crate::auth::Caller::admin())
+        Actor::User(crate::apiserver::auth::Caller::admin())
     }
 
     /// The username the apiserver authenticates.
@@ -1243,10 +1252,10 @@ pub(crate) fn default_object(obj: &mut Object) {
             default_requests_to_limits(spec);
             add_default_tolerations(spec);
         }
-        Object::LimitRange(l) => crate::admission::default_limit_range(l),
+        Object::LimitRange(l) => crate::apiserver::admission::default_limit_range(l),
         Object::ResourceQuota(q) => {
             if let Some(spec) = q.spec.as_mut() {
-                crate::admission::canonicalize(&mut spec.hard);
+                crate::apiserver::admission::canonicalize(&mut spec.hard);
             }
         }
         Object::ReplicaSet(rs) => {
@@ -1416,8 +1425,8 @@ pub(crate) fn default_pod_spec(spec: &mut PodSpec) {
             p.protocol.get_or_insert_with(|| "TCP".into());
         }
         if let Some(r) = c.resources.as_mut() {
-            crate::admission::canonicalize(&mut r.requests);
-            crate::admission::canonicalize(&mut r.limits);
+            crate::apiserver::admission::canonicalize(&mut r.requests);
+            crate::apiserver::admission::canonicalize(&mut r.limits);
         }
     }
 }
@@ -1733,7 +1742,7 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         Object::ReplicaSet(rs) => {
             let spec = &rs.spec;
             check_replicas(spec.replicas.unwrap_or(1), &mut errors);
-            crate::validation::non_negative(
+            crate::apiserver::validation::non_negative(
                 "spec.minReadySeconds",
                 i64::from(spec.min_ready_seconds.unwrap_or(0)),
                 &mut errors,
@@ -1747,25 +1756,27 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         Object::DaemonSet(ds) => {
             let spec = &ds.spec;
             check_template_containers(spec.template.spec.as_ref(), &mut errors);
-            crate::validation::non_negative(
+            crate::apiserver::validation::non_negative(
                 "spec.minReadySeconds",
                 i64::from(spec.min_ready_seconds.unwrap_or(0)),
                 &mut errors,
             );
             if let Some(r) = spec.revision_history_limit {
-                crate::validation::non_negative(
+                crate::apiserver::validation::non_negative(
                     "spec.revisionHistoryLimit",
                     i64::from(r),
                     &mut errors,
                 );
             }
         }
-        Object::Service(svc) => crate::validation::service(svc, &mut errors),
-        Object::ResourceQuota(q) => crate::validation::quota_hard(
+        Object::Service(svc) => crate::apiserver::validation::service(svc, &mut errors),
+        Object::ResourceQuota(q) => crate::apiserver::validation::quota_hard(
             q.spec.as_ref().and_then(|s| s.hard.as_ref()),
             &mut errors,
         ),
-        Object::LimitRange(l) => crate::validation::limit_range(l.spec.as_ref(), &mut errors),
+        Object::LimitRange(l) => {
+            crate::apiserver::validation::limit_range(l.spec.as_ref(), &mut errors)
+        }
         _ => {}
     }
     if errors.is_empty() {
@@ -1935,7 +1946,7 @@ fn check_template_containers(spec: Option<&PodSpec>, errors: &mut Vec<FieldError
         )),
         Some(s) => {
             if check_container_count(s, "spec.template.spec", errors) {
-                crate::validation::pod_spec(s, "spec.template.spec", errors)
+                crate::apiserver::validation::pod_spec(s, "spec.template.spec", errors)
             }
         }
     }
@@ -1973,7 +1984,7 @@ fn validate_pod_spec(p: &Pod, errors: &mut Vec<FieldError>) {
         None => errors.push(FieldError("spec.containers: Required value".into())),
         Some(s) => {
             if check_container_count(s, "spec", errors) {
-                crate::validation::pod_spec(s, "spec", errors)
+                crate::apiserver::validation::pod_spec(s, "spec", errors)
             }
         }
     }

@@ -196,7 +196,7 @@ impl<'a, A: Iterator<Item = &'a WatchEvent>, B: Iterator<Item = &'a WatchEvent>>
 /// first, this example the second).
 ///
 /// ```compile_fail
-/// # use warehouse_sim::{decode_manifests, store::Store};
+/// # use warehouse_sim::{apiserver::store::Store, decode_manifests};
 /// let mut store = Store::default();
 /// let cm = decode_manifests("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
 ///     .unwrap()

@@ -60,7 +60,7 @@ impl Controller for EchoController {
 
 #[cfg(test)]
 mod tests {
-    use crate::manifest::decode_manifests;
+    use crate::object::manifest::decode_manifests;
     use crate::time::SimDuration;
     use crate::{Cluster, Kind, Topology};
 
@@ -95,7 +95,7 @@ mod tests {
         c.feed_since(0)
             .events
             .find_map(|e| match e {
-                crate::feed::FeedEvent::Write {
+                crate::views::feed::FeedEvent::Write {
                     kind: k,
                     name: n,
                     notified,

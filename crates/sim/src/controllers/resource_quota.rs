@@ -9,11 +9,11 @@
 //! kinds the quota tracks, and only namespaces with a quota pay for them.
 
 use super::manager::{Action, Controller, ControllerId, Tick};
+use crate::apiserver::quota::{self, ResourceList};
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
+use crate::object::quantity::Quantity;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::quantity::Quantity;
-use crate::quota::{self, ResourceList};
 use crate::store::{EventType, WatchEvent};
 use crate::time::SimDuration;
 use k8s_openapi::api::core::v1::{ResourceQuota, ResourceQuotaStatus};

@@ -78,7 +78,7 @@ impl Cluster {
             return Ok(());
         };
         // Mirror pods keep the static pod's spec as the kubelet wrote it.
-        if crate::control_plane::is_mirror_pod(pod) {
+        if crate::runtime::control_plane::is_mirror_pod(pod) {
             return Ok(());
         }
         let spec = pod.spec.get_or_insert_with(Default::default);

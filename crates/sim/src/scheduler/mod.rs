@@ -243,8 +243,8 @@ fn same_accounting(a: &Pod, b: &Pod) -> bool {
         && a.metadata.labels == b.metadata.labels
         && a.metadata.namespace == b.metadata.namespace
         && a.metadata.deletion_timestamp.is_some() == b.metadata.deletion_timestamp.is_some()
-        && crate::kubelet_containers::pod_is_terminal(a)
-            == crate::kubelet_containers::pod_is_terminal(b)
+        && crate::kubelet::containers::pod_is_terminal(a)
+            == crate::kubelet::containers::pod_is_terminal(b)
 }
 
 fn accounted_for(pod: &Pod, node: String) -> Accounted {
@@ -336,7 +336,7 @@ impl Cluster {
             let entry = match (
                 ev.event_type,
                 node,
-                crate::kubelet_containers::pod_is_terminal(pod),
+                crate::kubelet::containers::pod_is_terminal(pod),
             ) {
                 (EventType::Deleted, _, _) | (_, None, _) | (_, _, true) => None,
                 (_, Some(n), false) => Some(accounted_for(pod, n)),

@@ -15,7 +15,7 @@
 use super::NodeInfo;
 use crate::controllers::node_lifecycle::tolerates;
 use crate::controllers::{pod_matches_node, selector_matches};
-use crate::quantity;
+use crate::object::quantity;
 use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, Taint, Toleration};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;

@@ -169,7 +169,7 @@ pub(crate) enum SchedulerTimer {
     SchedulerBackoff(ObjectKey),
 }
 
-impl crate::components::Timers for SchedulerTimer {
+impl crate::runtime::components::Timers for SchedulerTimer {
     const DESCRIPTIONS: &'static [&'static str] =
         &["unschedulable pods flush", "pod scheduling backoff"];
 

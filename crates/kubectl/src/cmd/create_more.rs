@@ -1,0 +1,624 @@
+//! The imperative `kubectl create` generators: `create deployment`, `create service
+//! clusterip|nodeport|loadbalancer|externalname`, `create configmap`, `create secret
+//! generic`, `create serviceaccount`, `create role|clusterrole` and `create
+//! rolebinding|clusterrolebinding`.
+//!
+//! Mirrors staging/src/k8s.io/kubectl/pkg/cmd/create (create_deployment.go,
+//! create_service.go, create_configmap.go, create_secret.go, create_serviceaccount.go):
+//! a Deployment labelled and selected by `app=NAME` whose containers are named after
+//! their images (path and tag dropped, `_` → `-`); a Service with `app=NAME` as its
+//! labels and selector and one port per `--tcp=PORT[:TARGET]` named `PORT-TARGET`;
+//! ConfigMap and Secret keys from `--from-literal=KEY=VALUE`; Roles with one rule per
+//! API group of the `--resource`s; bindings with `--user`, `--group` and
+//! `--serviceaccount` subjects. Simplified: `--from-file`
+//! and `--from-env-file` are not available (the simulated laptop has no files).
+
+use crate::context::{CommandOutput, Context};
+use crate::errors;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use warehouse_sim::{Cluster, Kind, Object};
+
+/// The generators this module runs, as `kubectl create KIND`.
+const GENERATORS: &[&str] = &[
+    "deployment",
+    "deploy",
+    "service",
+    "svc",
+    "configmap",
+    "cm",
+    "secret",
+    "serviceaccount",
+    "sa",
+    "role",
+    "clusterrole",
+    "rolebinding",
+    "clusterrolebinding",
+];
+
+/// Whether the command line is `kubectl create <one of ours> ...`.
+pub(crate) fn is_generator(args: &[String]) -> bool {
+    let words = positionals(args);
+    words.first().map(String::as_str) == Some("create")
+        && words
+            .get(1)
+            .is_some_and(|w| GENERATORS.contains(&w.as_str()))
+}
+
+/// Flags that take a value (so their value is not a positional word).
+fn takes_value(flag: &str) -> bool {
+    matches!(
+        flag,
+        "-n" | "--namespace"
+            | "--image"
+            | "--replicas"
+            | "--port"
+            | "--tcp"
+            | "--clusterip"
+            | "--node-port"
+            | "--external-name"
+            | "--from-literal"
+            | "--from-file"
+            | "--from-env-file"
+            | "--type"
+            | "--verb"
+            | "--resource"
+            | "--resource-name"
+            | "--role"
+            | "--clusterrole"
+            | "--user"
+            | "--group"
+            | "--serviceaccount"
+            | "-o"
+            | "--output"
+    )
+}
+
+fn positionals(args: &[String]) -> Vec<String> {
+    positionals_with(args, takes_value)
+}
+
+/// The words of a `kubectl create ...` line that are neither flags nor the values of
+/// the flags `takes_value` names, up to `--`.
+pub(crate) fn positionals_with(args: &[String], takes_value: fn(&str) -> bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            break;
+        }
+        if takes_value(a) {
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-') || a == "-" {
+            out.push(a.to_string());
+        }
+        i += 1;
+    }
+    out
+}
+
+#[derive(Default)]
+struct Flags {
+    words: Vec<String>,
+    values: BTreeMap<String, Vec<String>>,
+    dry_run: Option<String>,
+    command: Vec<String>,
+}
+
+impl Flags {
+    fn one(&self, flag: &str) -> Option<String> {
+        self.values.get(flag).and_then(|v| v.last().cloned())
+    }
+    fn all(&self, flag: &str) -> Vec<String> {
+        self.values.get(flag).cloned().unwrap_or_default()
+    }
+}
+
+fn parse(args: &[String], hint: &str) -> Result<Flags, String> {
+    let mut f = Flags::default();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            f.command = args[i + 1..].to_vec();
+            break;
+        }
+        let (flag, inline) = match a.split_once('=') {
+            Some((fl, v)) if fl.starts_with("--") => (fl.to_string(), Some(v.to_string())),
+            _ => (a.to_string(), None),
+        };
+        if flag == "--dry-run" {
+            f.dry_run = Some(inline.unwrap_or_else(|| "client".into()));
+        } else if flag == "--save-config" || flag == "--validate" {
+        } else if takes_value(&flag) {
+            let v = match inline {
+                Some(v) => v,
+                None => {
+                    i += 1;
+                    args.get(i)
+                        .cloned()
+                        .ok_or_else(|| format!("error: flag needs an argument: {flag}\n{hint}"))?
+                }
+            };
+            let key = match flag.as_str() {
+                "-n" => "--namespace".to_string(),
+                "-o" => "--output".to_string(),
+                other => other.to_string(),
+            };
+            f.values.entry(key).or_default().push(v);
+        } else if a.starts_with('-') {
+            return Err(format!("error: unknown flag: {flag}\n{hint}"));
+        } else {
+            f.words.push(a.to_string());
+        }
+        i += 1;
+    }
+    Ok(f)
+}
+
+/// `sanitizeAndUniquify` after dropping the image's path, tag and digest.
+fn container_name(image: &str, taken: &[String]) -> String {
+    let last = image.rsplit('/').next().unwrap_or(image);
+    let last = last.split('@').next().unwrap_or(last);
+    let last = last.split(':').next().unwrap_or(last);
+    let mut name = last.replace('_', "-");
+    if taken.contains(&name) {
+        // Upstream appends a random suffix; a stable one keeps transcripts stable.
+        let mut n = 2;
+        while taken.contains(&format!("{name}-{n}")) {
+            n += 1;
+        }
+        name = format!("{name}-{n}");
+    }
+    name
+}
+
+pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
+    let words = positionals(args);
+    let generator = words.get(1).cloned().unwrap_or_default();
+    let hint = format!("See 'kubectl create {generator} -h' for help and examples");
+    let f = match parse(args, &hint) {
+        Ok(f) => f,
+        Err(e) => return CommandOutput::error(e),
+    };
+    // words: create GENERATOR [SUBTYPE] NAME
+    let mut rest: Vec<String> = f.words.iter().skip(2).cloned().collect();
+    let subtype = match generator.as_str() {
+        "service" | "svc" | "secret" => {
+            if rest.is_empty() {
+                return CommandOutput::error(format!(
+                    "error: a subcommand is required: kubectl create {generator} {}",
+                    if generator == "secret" {
+                        "generic|docker-registry|tls"
+                    } else {
+                        "clusterip|nodeport|loadbalancer|externalname"
+                    }
+                ));
+            }
+            Some(rest.remove(0))
+        }
+        _ => None,
+    };
+    let name = match rest.as_slice() {
+        [n] => n.clone(),
+        [] => {
+            return CommandOutput::error(format!(
+                "error: exactly one NAME is required, got 0\n{hint}"
+            ))
+        }
+        more => {
+            return CommandOutput::error(format!(
+                "error: exactly one NAME is required, got {}\n{hint}",
+                more.len()
+            ))
+        }
+    };
+    let ns = f
+        .one("--namespace")
+        .unwrap_or_else(|| ctx.default_namespace.clone());
+    let built = match (generator.as_str(), subtype.as_deref()) {
+        ("deployment" | "deploy", _) => deployment(&f, &name, &ns),
+        ("service" | "svc", Some(t)) => service(&f, &name, &ns, t),
+        ("configmap" | "cm", _) => config_map(&f, &name, &ns),
+        ("secret", Some("generic")) => secret(&f, &name, &ns),
+        ("secret", Some(other)) => Err(format!(
+            "error: kubectl create secret {other} is not available in this simulated cluster; use generic"
+        )),
+        ("serviceaccount" | "sa", _) => Ok((
+            Kind::ServiceAccount,
+            json!({"apiVersion": "v1", "kind": "ServiceAccount",
+                   "metadata": {"name": name, "namespace": ns}}),
+            "serviceaccount".to_string(),
+        )),
+        ("role", _) => role(&f, &name, Some(&ns)),
+        ("clusterrole", _) => role(&f, &name, None),
+        ("rolebinding", _) => binding(&f, &name, Some(&ns)),
+        ("clusterrolebinding", _) => binding(&f, &name, None),
+        _ => Err(format!("error: unknown command \"{generator}\" for \"kubectl create\"")),
+    };
+    let (kind, value, display_kind) = match built {
+        Ok(b) => b,
+        Err(e) => return CommandOutput::error(e),
+    };
+    let suffix = match f.dry_run.as_deref() {
+        None | Some("none") => "",
+        Some("client") => " (dry run)",
+        Some("server") => " (server dry run)",
+        Some(other) => {
+            return CommandOutput::error(format!(
+            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
+        ))
+        }
+    };
+    let obj = match Object::from_json(kind, value) {
+        Ok(o) => o,
+        Err(e) => return CommandOutput::error(format!("error: {e}")),
+    };
+    let result = crate::context::create_generated(cluster, ctx, obj, suffix);
+    let mut out = CommandOutput::new();
+    match result {
+        Ok(created) => {
+            let display = format!("{display_kind}/{}", created.name());
+            if f.one("--output").as_deref() == Some("name") {
+                out.out_line(display);
+            } else {
+                out.out_line(format!("{display} created{suffix}"));
+            }
+        }
+        Err(e) => out.fail(errors::render(&e, None)),
+    }
+    out
+}
+
+type Built = Result<(Kind, Value, String), String>;
+
+fn deployment(f: &Flags, name: &str, ns: &str) -> Built {
+    let images = f.all("--image");
+    if images.is_empty() {
+        return Err("error: required flag(s) \"image\" not set".into());
+    }
+    let replicas: i32 = match f.one("--replicas") {
+        None => 1,
+        Some(r) => r.parse().map_err(|_| {
+            format!("error: invalid argument \"{r}\" for \"-r, --replicas\" flag: strconv.ParseInt: parsing \"{r}\": invalid syntax")
+        })?,
+    };
+    let port: Option<i32> = match f.one("--port") {
+        None => None,
+        Some(p) => Some(p.parse().map_err(|_| {
+            format!("error: invalid argument \"{p}\" for \"--port\" flag: strconv.ParseInt: parsing \"{p}\": invalid syntax")
+        })?),
+    };
+    if images.len() > 1 && !f.command.is_empty() {
+        return Err("error: cannot specify multiple --image options and command".into());
+    }
+    let mut names: Vec<String> = Vec::new();
+    let mut containers = Vec::new();
+    for image in &images {
+        let cname = container_name(image, &names);
+        names.push(cname.clone());
+        let mut c = json!({"name": cname, "image": image, "resources": {}});
+        if !f.command.is_empty() {
+            c["command"] = json!(f.command);
+        }
+        containers.push(c);
+    }
+    if let Some(p) = port {
+        containers[0]["ports"] = json!([{"containerPort": p}]);
+    }
+    Ok((
+        Kind::Deployment,
+        json!({
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": name, "namespace": ns, "labels": {"app": name}},
+            "spec": {
+                "replicas": replicas,
+                "selector": {"matchLabels": {"app": name}},
+                "strategy": {},
+                "template": {
+                    "metadata": {"labels": {"app": name}},
+                    "spec": {"containers": containers},
+                },
+            },
+        }),
+        "deployment.apps".into(),
+    ))
+}
+
+fn service(f: &Flags, name: &str, ns: &str, subtype: &str) -> Built {
+    let type_ = match subtype {
+        "clusterip" => "ClusterIP",
+        "nodeport" => "NodePort",
+        "loadbalancer" => "LoadBalancer",
+        "externalname" => "ExternalName",
+        other => {
+            return Err(format!(
+                "error: unknown command \"{other}\" for \"kubectl create service\""
+            ))
+        }
+    };
+    let tcp = f.all("--tcp");
+    let cluster_ip = f.one("--clusterip");
+    if type_ == "ExternalName" && f.one("--external-name").is_none() {
+        return Err("error: required flag(s) \"external-name\" not set".into());
+    }
+    if tcp.is_empty() && type_ != "ExternalName" && cluster_ip.as_deref() != Some("None") {
+        return Err("error: at least one tcp port specifier must be provided".into());
+    }
+    let node_port: Option<i32> = f.one("--node-port").and_then(|p| p.parse().ok());
+    let mut ports = Vec::new();
+    for spec in &tcp {
+        let (port, target) = match spec.split_once(':') {
+            Some((p, t)) => (p, t),
+            None => (spec.as_str(), spec.as_str()),
+        };
+        let port: i32 = port
+            .parse()
+            .map_err(|_| format!("error: invalid port number: {spec}"))?;
+        let target: Value = match target.parse::<i32>() {
+            Ok(n) => json!(n),
+            Err(_) => json!(target),
+        };
+        let mut p = json!({
+            "name": spec.replace(':', "-"),
+            "port": port,
+            "targetPort": target,
+            "protocol": "TCP",
+        });
+        if let (Some(np), "NodePort") = (node_port, type_) {
+            p["nodePort"] = json!(np);
+        }
+        ports.push(p);
+    }
+    let mut spec = json!({"type": type_});
+    if !ports.is_empty() {
+        spec["ports"] = json!(ports);
+    }
+    if type_ != "ExternalName" {
+        spec["selector"] = json!({"app": name});
+    } else {
+        spec["externalName"] = json!(f.one("--external-name"));
+    }
+    if let Some(ip) = cluster_ip {
+        spec["clusterIP"] = json!(ip);
+    }
+    Ok((
+        Kind::Service,
+        json!({
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": name, "namespace": ns, "labels": {"app": name}},
+            "spec": spec,
+        }),
+        "service".into(),
+    ))
+}
+
+/// kubectl's `validResourceVerbs`.
+const VERBS: &[&str] = &[
+    "*",
+    "get",
+    "list",
+    "watch",
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "deletecollection",
+    "use",
+    "bind",
+    "escalate",
+    "impersonate",
+];
+
+fn split_all(f: &Flags, flag: &str) -> Vec<String> {
+    f.all(flag)
+        .iter()
+        .flat_map(|v| v.split(','))
+        .filter(|v| !v.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// `create role|clusterrole NAME --verb=... --resource=... [--resource-name=...]`
+/// (create_role.go): one rule per API group, resources resolved through discovery.
+fn role(f: &Flags, name: &str, ns: Option<&str>) -> Built {
+    let verbs = split_all(f, "--verb");
+    if verbs.is_empty() {
+        return Err("error: at least one verb must be specified".into());
+    }
+    if let Some(v) = verbs.iter().find(|v| !VERBS.contains(&v.as_str())) {
+        return Err(format!("error: invalid verb: '{v}'"));
+    }
+    let resources = split_all(f, "--resource");
+    if resources.is_empty() {
+        return Err("error: at least one resource must be specified".into());
+    }
+    // group -> resources, in the order first seen.
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for r in &resources {
+        let (word, sub) = match r.split_once('/') {
+            Some((w, s)) => (w, Some(s)),
+            None => (r.as_str(), None),
+        };
+        let (plural, group) = if word == "*" {
+            ("*".to_string(), String::new())
+        } else {
+            let kind = crate::cmd::get::lookup_kind(word)?
+                .into_iter()
+                .next()
+                .ok_or_else(|| {
+                    format!("error: the server doesn't have a resource type \"{word}\"")
+                })?;
+            (
+                kind.info().plural.to_string(),
+                kind.info().group.to_string(),
+            )
+        };
+        let full = match sub {
+            Some(s) => format!("{plural}/{s}"),
+            None => plural,
+        };
+        match groups.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, list)) => list.push(full),
+            None => groups.push((group, vec![full])),
+        }
+    }
+    let names = split_all(f, "--resource-name");
+    let rules: Vec<Value> = groups
+        .into_iter()
+        .map(|(group, res)| {
+            let mut rule = json!({"apiGroups": [group], "resources": res, "verbs": verbs});
+            if !names.is_empty() {
+                rule["resourceNames"] = json!(names);
+            }
+            rule
+        })
+        .collect();
+    let (kind, kind_name) = match ns {
+        Some(_) => (Kind::Role, "Role"),
+        None => (Kind::ClusterRole, "ClusterRole"),
+    };
+    let mut metadata = json!({"name": name});
+    if let Some(ns) = ns {
+        metadata["namespace"] = json!(ns);
+    }
+    Ok((
+        kind,
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind_name,
+               "metadata": metadata, "rules": rules}),
+        format!(
+            "{}.rbac.authorization.k8s.io",
+            kind_name.to_ascii_lowercase()
+        ),
+    ))
+}
+
+/// `create rolebinding|clusterrolebinding NAME --role=R|--clusterrole=CR
+/// [--user=U] [--group=G] [--serviceaccount=NS:NAME]` (create_rolebinding.go).
+fn binding(f: &Flags, name: &str, ns: Option<&str>) -> Built {
+    let role = f.one("--role");
+    let cluster_role = f.one("--clusterrole");
+    let role_ref = match (role, cluster_role, ns) {
+        (Some(r), None, Some(_)) => json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": r}),
+        (None, Some(c), _) => json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": c}),
+        (Some(_), None, None) => return Err("error: unknown flag: --role\nSee 'kubectl create clusterrolebinding --help' for usage.".into()),
+        _ if ns.is_some() => return Err("error: exactly one of clusterrole or role must be specified".into()),
+        _ => return Err("error: required flag(s) \"clusterrole\" not set".into()),
+    };
+    let mut subjects = Vec::new();
+    for u in split_all(f, "--user") {
+        subjects.push(json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": u}));
+    }
+    for g in split_all(f, "--group") {
+        subjects.push(json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": g}));
+    }
+    for sa in f.all("--serviceaccount") {
+        let Some((sa_ns, sa_name)) = sa.split_once(':') else {
+            return Err("error: serviceaccount must be <namespace>:<name>".to_string());
+        };
+        subjects.push(json!({"kind": "ServiceAccount", "namespace": sa_ns, "name": sa_name}));
+    }
+    let (kind, kind_name) = match ns {
+        Some(_) => (Kind::RoleBinding, "RoleBinding"),
+        None => (Kind::ClusterRoleBinding, "ClusterRoleBinding"),
+    };
+    let mut metadata = json!({"name": name});
+    if let Some(ns) = ns {
+        metadata["namespace"] = json!(ns);
+    }
+    let mut v = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind_name,
+                       "metadata": metadata, "roleRef": role_ref});
+    if !subjects.is_empty() {
+        v["subjects"] = json!(subjects);
+    }
+    Ok((
+        kind,
+        v,
+        format!(
+            "{}.rbac.authorization.k8s.io",
+            kind_name.to_ascii_lowercase()
+        ),
+    ))
+}
+
+fn literals(f: &Flags) -> Result<BTreeMap<String, String>, String> {
+    if f.one("--from-file").is_some() || f.one("--from-env-file").is_some() {
+        return Err(
+            "error: --from-file and --from-env-file need files, which the simulated laptop does not have; use --from-literal=KEY=VALUE"
+                .into(),
+        );
+    }
+    let mut data = BTreeMap::new();
+    for lit in f.all("--from-literal") {
+        let Some((k, v)) = lit.split_once('=') else {
+            return Err(format!(
+                "error: invalid literal source {lit}, expected key=value"
+            ));
+        };
+        if data.insert(k.to_string(), v.to_string()).is_some() {
+            return Err(format!(
+                "error: cannot add key {k}, another key by that name already exists in Data for ConfigMap"
+            ));
+        }
+    }
+    Ok(data)
+}
+
+fn config_map(f: &Flags, name: &str, ns: &str) -> Built {
+    let data = literals(f)?;
+    let mut v = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                       "metadata": {"name": name, "namespace": ns}});
+    if !data.is_empty() {
+        v["data"] = json!(data);
+    }
+    Ok((Kind::ConfigMap, v, "configmap".into()))
+}
+
+fn secret(f: &Flags, name: &str, ns: &str) -> Built {
+    let data = literals(f)?;
+    let encoded: BTreeMap<String, String> = data
+        .into_iter()
+        .map(|(k, v)| (k, base64(v.as_bytes())))
+        .collect();
+    let mut v = json!({"apiVersion": "v1", "kind": "Secret", "type": f.one("--type").unwrap_or_else(|| "Opaque".into()),
+                       "metadata": {"name": name, "namespace": ns}});
+    if !encoded.is_empty() {
+        v["data"] = json!(encoded);
+    }
+    Ok((Kind::Secret, v, "secret".into()))
+}
+
+/// The standard base64 a Secret's `data` carries (k8s-openapi's `ByteString` encoding).
+fn base64(bytes: &[u8]) -> String {
+    match serde_json::to_value(k8s_openapi::ByteString(bytes.to_vec())) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn container_names_drop_registry_tag_and_digest() {
+        assert_eq!(
+            container_name("gcr.io/google-samples/kubernetes-bootcamp:v1", &[]),
+            "kubernetes-bootcamp"
+        );
+        assert_eq!(container_name("my_app@sha256:abc", &[]), "my-app");
+        assert_eq!(container_name("nginx", &["nginx".into()]), "nginx-2");
+    }
+
+    #[test]
+    fn base64_pads_like_the_standard_encoding() {
+        assert_eq!(base64(b"admin"), "YWRtaW4=");
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(base64(b"abc"), "YWJj");
+    }
+}

@@ -1,0 +1,924 @@
+//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments
+//! (k8s.io/kubectl/pkg/cmd/rollout and pkg/polymorphichelpers: the
+//! DeploymentStatusViewer, DeploymentHistoryViewer, DeploymentRollbacker, and the
+//! object pauser, resumer and restarter). As upstream, a rollback is made by the
+//! client: it copies the chosen ReplicaSet's template back into the Deployment.
+//!
+//! Simplification: `rollout status` waits by advancing simulated time one second at
+//! a time (at most an hour when no `--timeout` is given) and prints each distinct
+//! waiting line once, where kubectl prints one per watch event.
+
+use crate::args::clap_error;
+use crate::cmd::get::parse_resource_args;
+use crate::context::{CommandOutput, Context};
+use crate::errors;
+use clap::{ArgAction, Parser};
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::core::v1::PodTemplateSpec;
+use std::collections::BTreeMap;
+use warehouse_sim::apiserver::request::Body;
+use warehouse_sim::controllers::deployment::{
+    equal_ignore_hash, revision_of, ANNOTATIONS_NOT_COPIED, REVISION,
+};
+use warehouse_sim::controllers::selector_matches;
+use warehouse_sim::StableSort;
+use warehouse_sim::{parse_duration, Cluster, Kind, Object, SimDuration};
+
+/// The longest `rollout status` waits without `--timeout` (kubectl would wait forever).
+const MAX_WAIT: SimDuration = SimDuration::secs(3600);
+const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
+const RESTARTED_AT: &str = "kubectl.kubernetes.io/restartedAt";
+
+#[derive(Parser, Debug)]
+#[command(no_binary_name = true, disable_help_flag = true)]
+struct RolloutArgs {
+    /// `rollout`, the subcommand, then TYPE NAME or TYPE/NAME.
+    #[arg(allow_hyphen_values = false)]
+    words: Vec<String>,
+    #[arg(short = 'n', long = "namespace")]
+    namespace: Option<String>,
+    /// Pin to a specific revision (history: show its template; status: wait for it).
+    #[arg(long = "revision", allow_negative_numbers = true)]
+    revision: Option<i64>,
+    /// The revision to roll back to. Default to 0 (last revision).
+    #[arg(long = "to-revision", allow_negative_numbers = true)]
+    to_revision: Option<i64>,
+    /// Watch the status of the rollout until it's done.
+    #[arg(short = 'w', long = "watch", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    watch: Option<bool>,
+    /// The length of time to wait before ending watch, zero means never.
+    #[arg(long = "timeout")]
+    timeout: Option<String>,
+}
+
+pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
+    let parsed = match RolloutArgs::try_parse_from(args) {
+        Ok(p) => p,
+        Err(e) => return clap_error(e, Some("rollout"), args),
+    };
+    let words: Vec<String> = parsed.words.iter().skip(1).cloned().collect();
+    let Some((sub, rest)) = words.split_first() else {
+        return CommandOutput::error(
+            "error: kubectl rollout needs a subcommand: history, pause, restart, resume, status or undo\nSee 'kubectl rollout -h' for help and examples",
+        );
+    };
+    let sub = sub.as_str();
+    let allowed: &[&str] = match sub {
+        "status" => &["revision", "watch", "timeout"],
+        "history" => &["revision"],
+        "undo" => &["to-revision"],
+        "restart" | "pause" | "resume" => &[],
+        other => {
+            return CommandOutput::error(format!(
+                "error: unknown command \"{other}\" for \"kubectl rollout\"\nRun 'kubectl rollout --help' for usage."
+            ))
+        }
+    };
+    for (flag, given) in [
+        ("revision", parsed.revision.is_some()),
+        ("to-revision", parsed.to_revision.is_some()),
+        ("watch", parsed.watch.is_some()),
+        ("timeout", parsed.timeout.is_some()),
+    ] {
+        if given && !allowed.contains(&flag) {
+            return CommandOutput::error(format!(
+                "error: unknown flag: --{flag}\nSee 'kubectl rollout {sub} --help' for usage."
+            ));
+        }
+    }
+    let namespace = parsed
+        .namespace
+        .clone()
+        .unwrap_or_else(|| ctx.default_namespace.clone());
+    let targets = match targets(rest, sub) {
+        Ok(t) => t,
+        Err(e) => return CommandOutput::error(e),
+    };
+    let mut out = CommandOutput::new();
+    for (kind, name) in targets {
+        match sub {
+            "status" => status(cluster, ctx, kind, &namespace, &name, &parsed, &mut out),
+            "restart" if kind == Kind::DaemonSet => {
+                restart_daemon_set(cluster, ctx, &namespace, &name, &mut out)
+            }
+            "history" => history(
+                cluster,
+                ctx,
+                &namespace,
+                &name,
+                parsed.revision.unwrap_or(0),
+                &mut out,
+            ),
+            "undo" => undo(
+                cluster,
+                ctx,
+                &namespace,
+                &name,
+                parsed.to_revision.unwrap_or(0),
+                &mut out,
+            ),
+            _ => mutate(cluster, ctx, &namespace, &name, sub, &mut out),
+        }
+    }
+    out
+}
+
+/// A write as kubectl makes it with a PATCH: authorized for the `patch` verb (on a
+/// subresource such as `scale` when given), then applied.
+pub(crate) fn patch(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    object: Object,
+    subresource: Option<&str>,
+) -> Result<Object, warehouse_sim::ApiError> {
+    let body = Body::Patch {
+        object,
+        subresource: subresource.map(str::to_string),
+    };
+    crate::context::send(cluster, ctx, body)
+}
+
+/// The Deployments named on the command line (`deployment web`, `deploy/web`).
+fn targets(rest: &[String], sub: &str) -> Result<Vec<(Kind, String)>, String> {
+    if rest.is_empty() {
+        return Err("error: required resource not specified".into());
+    }
+    let resources = parse_resource_args(rest)?;
+    let mut names = Vec::new();
+    for r in resources {
+        // DaemonSets: status and restart; their history lives in ControllerRevisions,
+        // which this simulated cluster does not keep.
+        let daemon_set_ok = r.kind == Kind::DaemonSet && matches!(sub, "status" | "restart");
+        let unsupported_everywhere = matches!(sub, "pause" | "resume");
+        if matches!(r.kind, Kind::DaemonSet | Kind::StatefulSet)
+            && !daemon_set_ok
+            && !unsupported_everywhere
+        {
+            return Err(format!(
+                "error: rollout of {} is not available in this simulated cluster yet; it rolls out deployments",
+                r.kind.qualified_plural()
+            ));
+        }
+        if r.kind != Kind::Deployment && !daemon_set_ok {
+            // The polymorphic helpers' words for kinds without a rollout.
+            let group_kind = if r.kind.group().is_empty() {
+                r.kind.as_str().to_string()
+            } else {
+                format!("{}.{}", r.kind.as_str(), r.kind.group())
+            };
+            return Err(match sub {
+                "status" => {
+                    format!("error: no status viewer has been implemented for {group_kind}")
+                }
+                "history" => {
+                    format!("error: no history viewer has been implemented for \"{group_kind}\"")
+                }
+                "undo" => format!("error: no rollbacker has been implemented for \"{group_kind}\""),
+                _ => {
+                    let what = match sub {
+                        "pause" => "pausing",
+                        "resume" => "resuming",
+                        _ => "restarting",
+                    };
+                    let name = r.names.first().cloned().unwrap_or_default();
+                    format!(
+                        "error: {} \"{name}\" {what} is not supported",
+                        r.kind.qualified_plural()
+                    )
+                }
+            });
+        }
+        if r.names.is_empty() {
+            return Err("error: required resource not specified".into());
+        }
+        names.extend(r.names.into_iter().map(|n| (r.kind, n)));
+    }
+    Ok(names)
+}
+
+fn get_deployment(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    name: &str,
+) -> Result<Deployment, String> {
+    match crate::context::get(cluster, ctx, Kind::Deployment, namespace, name) {
+        Ok(Object::Deployment(d)) => Ok(d),
+        Ok(_) => Err(format!("error: {name} is not a deployment")),
+        Err(e) => Err(errors::render(&e, None)),
+    }
+}
+
+/// The Deployment's ReplicaSets (those it controls), as kubectl's
+/// `deploymentutil.GetAllReplicaSets` finds them.
+fn replica_sets(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    d: &Deployment,
+) -> Result<Vec<ReplicaSet>, String> {
+    let ns = d.metadata.namespace.clone().unwrap_or_default();
+    let uid = d.metadata.uid.clone().unwrap_or_default();
+    let list = crate::context::list(cluster, ctx, Kind::ReplicaSet, Some(&ns))
+        .map_err(|e| errors::render(&e, None))?;
+    Ok(list
+        .into_iter()
+        .filter_map(|o| match o {
+            Object::ReplicaSet(rs) => Some(rs),
+            _ => None,
+        })
+        .filter(|rs| {
+            rs.metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|r| r.controller == Some(true) && r.uid == uid)
+        })
+        .collect())
+}
+
+/// `DeploymentStatusViewer.Status`: the line to print and whether the rollout is done.
+fn status_line(d: &Deployment, revision: i64) -> Result<(String, bool), String> {
+    let name = d.metadata.name.clone().unwrap_or_default();
+    if revision > 0 {
+        let current = d
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(REVISION))
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(0);
+        if revision != current {
+            return Err(format!(
+                "error: desired revision ({revision}) is different from the running revision ({current})"
+            ));
+        }
+    }
+    let status = d.status.clone().unwrap_or_default();
+    if d.metadata.generation.unwrap_or(0) > status.observed_generation.unwrap_or(0) {
+        return Ok((
+            "Waiting for deployment spec update to be observed...".into(),
+            false,
+        ));
+    }
+    let timed_out = status.conditions.iter().flatten().any(|c| {
+        c.type_.as_deref() == Some("Progressing")
+            && c.reason.as_deref() == Some("ProgressDeadlineExceeded")
+    });
+    if timed_out {
+        return Err(format!(
+            "error: deployment \"{name}\" exceeded its progress deadline"
+        ));
+    }
+    let want = d.spec.replicas.unwrap_or(1);
+    let updated = status.updated_replicas.unwrap_or(0);
+    let replicas = status.replicas.unwrap_or(0);
+    let available = status.available_replicas.unwrap_or(0);
+    if updated < want {
+        return Ok((
+            format!("Waiting for deployment \"{name}\" rollout to finish: {updated} out of {want} new replicas have been updated..."),
+            false,
+        ));
+    }
+    if replicas > updated {
+        return Ok((
+            format!(
+                "Waiting for deployment \"{name}\" rollout to finish: {} old replicas are pending termination...",
+                replicas - updated
+            ),
+            false,
+        ));
+    }
+    if available < updated {
+        return Ok((
+            format!("Waiting for deployment \"{name}\" rollout to finish: {available} of {updated} updated replicas are available..."),
+            false,
+        ));
+    }
+    Ok((
+        format!("deployment \"{name}\" successfully rolled out"),
+        true,
+    ))
+}
+
+/// `DaemonSetStatusViewer.Status`.
+fn daemon_set_status(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    name: &str,
+) -> Result<(String, bool), String> {
+    let ds = match crate::context::get(cluster, ctx, Kind::DaemonSet, namespace, name) {
+        Ok(Object::DaemonSet(ds)) => ds,
+        Ok(_) => return Err(format!("error: {name} is not a daemon set")),
+        Err(e) => return Err(errors::render(&e, None)),
+    };
+    let strategy = ds
+        .spec
+        .update_strategy
+        .as_ref()
+        .and_then(|s| s.type_.as_deref())
+        .unwrap_or("RollingUpdate");
+    if strategy != "RollingUpdate" {
+        return Err(
+            "error: rollout status is only available for RollingUpdate strategy type".into(),
+        );
+    }
+    let status = ds.status.clone().unwrap_or_default();
+    if ds.metadata.generation.unwrap_or(0) > status.observed_generation.unwrap_or(0) {
+        return Ok((
+            "Waiting for daemon set spec update to be observed...".into(),
+            false,
+        ));
+    }
+    let desired = status.desired_number_scheduled;
+    let updated = status.updated_number_scheduled.unwrap_or(0);
+    let available = status.number_available.unwrap_or(0);
+    if updated < desired {
+        return Ok((
+            format!("Waiting for daemon set \"{name}\" rollout to finish: {updated} out of {desired} new pods have been updated..."),
+            false,
+        ));
+    }
+    if available < desired {
+        return Ok((
+            format!("Waiting for daemon set \"{name}\" rollout to finish: {available} of {desired} updated pods are available..."),
+            false,
+        ));
+    }
+    Ok((
+        format!("daemon set \"{name}\" successfully rolled out"),
+        true,
+    ))
+}
+
+/// Two restarts within the same second stamp the same time: kubectl finds nothing
+/// to patch and says so.
+fn restart_too_soon(name: &str) -> String {
+    format!("error: failed to create patch for {name}: if restart has already been triggered within the past second, please wait before attempting to trigger another")
+}
+
+/// `rollout restart` of a DaemonSet: the restartedAt stamp on its template.
+fn restart_daemon_set(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    name: &str,
+    out: &mut CommandOutput,
+) {
+    let mut ds = match crate::context::get(cluster, ctx, Kind::DaemonSet, namespace, name) {
+        Ok(Object::DaemonSet(ds)) => ds,
+        Ok(_) => return,
+        Err(e) => return out.fail(errors::render(&e, None)),
+    };
+    let before = ds.clone();
+    let now = cluster.now().to_k8s().0.to_string();
+    ds.spec
+        .template
+        .metadata
+        .get_or_insert_with(Default::default)
+        .annotations
+        .get_or_insert_with(BTreeMap::new)
+        .insert(RESTARTED_AT.into(), now);
+    if ds == before {
+        return out.fail(restart_too_soon(name));
+    }
+    match patch(cluster, ctx, Object::DaemonSet(ds), None) {
+        Ok(_) => out.out_line(format!("daemonset.apps/{name} restarted")),
+        Err(e) => out.fail(format!("error: failed to patch: {}", e.message)),
+    }
+}
+
+/// `appendWarning`: the first pod of the Deployment that cannot be scheduled, or whose
+/// container waits on an image or a crash loop, adds its reason to a waiting line.
+fn with_warning(cluster: &Cluster, ctx: &Context<'_>, d: &Deployment, line: String) -> String {
+    let ns = d.metadata.namespace.clone().unwrap_or_default();
+    let Ok(pods) = crate::context::list_refs(cluster, ctx, Kind::Pod, Some(&ns)) else {
+        return line;
+    };
+    let none = BTreeMap::new();
+    for o in pods {
+        let Object::Pod(p) = o else {
+            continue;
+        };
+        if !selector_matches(
+            &d.spec.selector,
+            p.metadata.labels.as_ref().unwrap_or(&none),
+        ) {
+            continue;
+        }
+        let Some(status) = p.status.as_ref() else {
+            continue;
+        };
+        for c in status.conditions.iter().flatten() {
+            if c.type_ == "PodScheduled"
+                && c.status == "False"
+                && c.reason.as_deref() == Some("Unschedulable")
+            {
+                return format!(
+                    "{line} (Warning: {})",
+                    c.message.clone().unwrap_or_default()
+                );
+            }
+        }
+        for cs in status.container_statuses.iter().flatten() {
+            let Some(w) = cs.state.as_ref().and_then(|s| s.waiting.as_ref()) else {
+                continue;
+            };
+            let reason = w.reason.clone().unwrap_or_default();
+            if [
+                "ImagePullBackOff",
+                "ErrImagePull",
+                "CrashLoopBackOff",
+                "CreateContainerConfigError",
+                "CreateContainerError",
+            ]
+            .contains(&reason.as_str())
+            {
+                return format!(
+                    "{line} (Warning: {reason} - {})",
+                    w.message.clone().unwrap_or_default()
+                );
+            }
+        }
+    }
+    line
+}
+
+#[allow(clippy::too_many_arguments)]
+fn status(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    kind: Kind,
+    namespace: &str,
+    name: &str,
+    args: &RolloutArgs,
+    out: &mut CommandOutput,
+) {
+    let watch = args.watch.unwrap_or(true);
+    let timeout = match args.timeout.as_deref() {
+        None => None,
+        Some(t) => match parse_duration(t) {
+            Ok(d) if d == SimDuration::ZERO => None,
+            Ok(d) => Some(d),
+            Err(_) => {
+                out.fail(format!("error: invalid argument \"{t}\" for \"--timeout\" flag: time: invalid duration \"{t}\""));
+                return;
+            }
+        },
+    };
+    let limit = crate::context::bounded_wait(timeout.unwrap_or(MAX_WAIT), out);
+    let start = cluster.now();
+    let mut printed = std::collections::BTreeSet::new();
+    // The answer changes only with a write: while the store's revision stands
+    // still, a second of waiting reads nothing again.
+    let mut seen: Option<u64> = None;
+    loop {
+        if seen == Some(cluster.revision()) {
+            if cluster.now().since(start) >= limit {
+                return out.fail("error: timed out waiting for the condition");
+            }
+            cluster.advance(SimDuration::secs(1));
+            continue;
+        }
+        seen = Some(cluster.revision());
+        let current = if kind == Kind::DaemonSet {
+            daemon_set_status(cluster, ctx, namespace, name)
+        } else {
+            get_deployment(cluster, ctx, namespace, name).and_then(|d| {
+                let (line, done) = status_line(&d, args.revision.unwrap_or(0))?;
+                let line = if done {
+                    line
+                } else {
+                    with_warning(cluster, ctx, &d, line)
+                };
+                Ok((line, done))
+            })
+        };
+        match current {
+            Err(e) => return out.fail(e),
+            Ok((line, done)) => {
+                if !printed.contains(&line) {
+                    out.out_line(&line);
+                    printed.insert(line);
+                }
+                if done || !watch {
+                    return;
+                }
+            }
+        }
+        if cluster.now().since(start) >= limit {
+            return out.fail("error: timed out waiting for the condition");
+        }
+        cluster.advance(SimDuration::secs(1));
+    }
+}
+
+fn history(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    name: &str,
+    revision: i64,
+    out: &mut CommandOutput,
+) {
+    let d = match get_deployment(cluster, ctx, namespace, name) {
+        Ok(d) => d,
+        Err(e) => return out.fail(e),
+    };
+    let rss = match replica_sets(cluster, ctx, &d) {
+        Ok(r) => r,
+        Err(e) => return out.fail(e),
+    };
+    let mut by_revision: BTreeMap<i64, PodTemplateSpec> = BTreeMap::new();
+    for rs in &rss {
+        let Some(v) = revision_of(rs) else {
+            continue;
+        };
+        let mut template = rs.spec.template.clone().unwrap_or_default();
+        let cause = rs
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(CHANGE_CAUSE))
+            .cloned();
+        let meta = template.metadata.get_or_insert_with(Default::default);
+        if let Some(cause) = cause.filter(|c| !c.is_empty()) {
+            meta.annotations
+                .get_or_insert_with(BTreeMap::new)
+                .insert(CHANGE_CAUSE.into(), cause);
+        }
+        by_revision.insert(v, template);
+    }
+    let header = if revision > 0 {
+        format!("deployment.apps/{name} with revision #{revision}")
+    } else {
+        format!("deployment.apps/{name}")
+    };
+    if by_revision.is_empty() {
+        out.out_line(header);
+        out.out_line("No rollout history found.");
+        return;
+    }
+    if revision > 0 {
+        let Some(template) = by_revision.get(&revision) else {
+            return out.fail("error: unable to find the specified revision");
+        };
+        out.out_line(header);
+        out.stdout.push_str(&describe_pod_template(template));
+        out.out_line("");
+        return;
+    }
+    out.out_line(header);
+    let mut rows = vec![vec!["REVISION".to_string(), "CHANGE-CAUSE".to_string()]];
+    for (r, t) in &by_revision {
+        let cause = t
+            .metadata
+            .as_ref()
+            .and_then(|m| m.annotations.as_ref())
+            .and_then(|a| a.get(CHANGE_CAUSE))
+            .cloned()
+            .unwrap_or_else(|| "<none>".into());
+        rows.push(vec![r.to_string(), cause]);
+    }
+    // kubectl's `tabbedString`: a tabwriter with padding 2 and no minimum width.
+    let width = rows.iter().map(|r| r[0].chars().count()).max().unwrap_or(0) + 2;
+    for r in rows {
+        out.out_line(format!("{:<width$}{}", r[0], r[1]));
+    }
+    out.out_line("");
+}
+
+/// `DescribePodTemplate` as `kubectl rollout history --revision` prints it (tabs
+/// as written by kubectl's prefix writer, which no tabwriter aligns there).
+pub(crate) fn describe_pod_template(t: &PodTemplateSpec) -> String {
+    let mut s = String::from("Pod Template:\n");
+    let meta = t.metadata.clone().unwrap_or_default();
+    multiline(&mut s, "  Labels", meta.labels.as_ref(), "=");
+    if meta.annotations.as_ref().is_some_and(|a| !a.is_empty()) {
+        multiline(&mut s, "  Annotations", meta.annotations.as_ref(), ": ");
+    }
+    let spec = t.spec.clone().unwrap_or_default();
+    if let Some(sa) = spec.service_account_name.as_ref().filter(|s| !s.is_empty()) {
+        s.push_str(&format!("  Service Account:\t{sa}\n"));
+    }
+    let init = spec.init_containers.clone().unwrap_or_default();
+    if !init.is_empty() {
+        containers(&mut s, "Init Containers", &init);
+    }
+    containers(&mut s, "Containers", &spec.containers);
+    let volumes = spec.volumes.clone().unwrap_or_default();
+    if volumes.is_empty() {
+        s.push_str("  Volumes:\t<none>\n");
+    } else {
+        s.push_str("  Volumes:\n");
+        for v in &volumes {
+            s.push_str(&format!("   {}:\n", v.name));
+        }
+    }
+    multiline(&mut s, "  Node-Selectors", spec.node_selector.as_ref(), "=");
+    let tolerations = spec.tolerations.clone().unwrap_or_default();
+    if tolerations.is_empty() {
+        s.push_str("  Tolerations:\t<none>\n");
+    } else {
+        for (i, t) in tolerations.iter().enumerate() {
+            let mut text = t.key.clone().unwrap_or_default();
+            if let Some(v) = t.value.as_ref().filter(|v| !v.is_empty()) {
+                text.push('=');
+                text.push_str(v);
+            }
+            if let Some(e) = t.effect.as_ref().filter(|e| !e.is_empty()) {
+                text.push(':');
+                text.push_str(e);
+            }
+            if t.operator.as_deref() == Some("Exists")
+                && t.value.as_deref().unwrap_or("").is_empty()
+            {
+                text = match t.key.as_deref() {
+                    Some(k) if !k.is_empty() => {
+                        let mut x = format!("{k} op=Exists");
+                        if let Some(e) = t.effect.as_ref().filter(|e| !e.is_empty()) {
+                            x = format!("{k}:{e} op=Exists");
+                        }
+                        x
+                    }
+                    _ => "op=Exists".into(),
+                };
+            }
+            if let Some(secs) = t.toleration_seconds {
+                text.push_str(&format!(" for {secs}s"));
+            }
+            if i == 0 {
+                s.push_str(&format!("  Tolerations:\t{text}\n"));
+            } else {
+                s.push_str(&format!("\t{text}\n"));
+            }
+        }
+    }
+    s
+}
+
+fn multiline(s: &mut String, title: &str, map: Option<&BTreeMap<String, String>>, sep: &str) {
+    s.push_str(&format!("{title}:\t"));
+    match map.filter(|m| !m.is_empty()) {
+        None => s.push_str("<none>\n"),
+        Some(m) => {
+            for (i, (k, v)) in m.iter().enumerate() {
+                if i > 0 {
+                    s.push('\t');
+                }
+                s.push_str(&format!("{k}{sep}{v}\n"));
+            }
+        }
+    }
+}
+
+fn containers(s: &mut String, section: &str, list: &[k8s_openapi::api::core::v1::Container]) {
+    s.push_str(&format!("  {section}:\n"));
+    for c in list {
+        s.push_str(&format!("   {}:\n", c.name));
+        s.push_str(&format!(
+            "    Image:\t{}\n",
+            c.image.clone().unwrap_or_default()
+        ));
+        let ports = c.ports.clone().unwrap_or_default();
+        let fmt_ports = |host: bool| -> String {
+            ports
+                .iter()
+                .map(|p| {
+                    let n = if host {
+                        p.host_port.unwrap_or(0)
+                    } else {
+                        p.container_port
+                    };
+                    format!("{n}/{}", p.protocol.clone().unwrap_or_else(|| "TCP".into()))
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let or_none = |x: String| {
+            if x.is_empty() {
+                "<none>".to_string()
+            } else {
+                x
+            }
+        };
+        let (p, hp) = (fmt_ports(false), fmt_ports(true));
+        if p.contains(',') {
+            s.push_str(&format!("    Ports:\t{p}\n"));
+        } else {
+            s.push_str(&format!("    Port:\t{}\n", or_none(p)));
+        }
+        if hp.contains(',') {
+            s.push_str(&format!("    Host Ports:\t{hp}\n"));
+        } else {
+            s.push_str(&format!("    Host Port:\t{}\n", or_none(hp)));
+        }
+        for (title, words) in [("Command", &c.command), ("Args", &c.args)] {
+            if let Some(words) = words.as_ref().filter(|w| !w.is_empty()) {
+                s.push_str(&format!("    {title}:\n"));
+                for w in words {
+                    s.push_str(&format!("      {w}\n"));
+                }
+            }
+        }
+        if let Some(r) = c.resources.as_ref() {
+            for (title, m) in [("Limits", &r.limits), ("Requests", &r.requests)] {
+                if let Some(m) = m.as_ref().filter(|m| !m.is_empty()) {
+                    s.push_str(&format!("    {title}:\n"));
+                    for (k, v) in m {
+                        s.push_str(&format!("      {k}:\t{}\n", v.0));
+                    }
+                }
+            }
+        }
+        let env = c.env.clone().unwrap_or_default();
+        if env.is_empty() {
+            s.push_str("    Environment:\t<none>\n");
+        } else {
+            s.push_str("    Environment:\n");
+            for e in env {
+                s.push_str(&format!(
+                    "      {}:\t{}\n",
+                    e.name,
+                    e.value.unwrap_or_default()
+                ));
+            }
+        }
+        let mounts = c.volume_mounts.clone().unwrap_or_default();
+        if mounts.is_empty() {
+            s.push_str("    Mounts:\t<none>\n");
+        } else {
+            s.push_str("    Mounts:\n");
+            for m in mounts {
+                s.push_str(&format!("      {} from {}\n", m.mount_path, m.name));
+            }
+        }
+    }
+}
+
+/// `DeploymentRollbacker.Rollback`: copy the chosen revision's template (and its
+/// annotations) back into the Deployment.
+fn undo(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    name: &str,
+    to_revision: i64,
+    out: &mut CommandOutput,
+) {
+    let d = match get_deployment(cluster, ctx, namespace, name) {
+        Ok(d) => d,
+        Err(e) => return out.fail(e),
+    };
+    if to_revision < 0 {
+        return out.fail(format!(
+            "error: unable to find specified revision {to_revision} in history"
+        ));
+    }
+    let rss = match replica_sets(cluster, ctx, &d) {
+        Ok(r) => r,
+        Err(e) => return out.fail(e),
+    };
+    // deploymentRevision: the named revision, else the one before the latest.
+    let target: Option<&ReplicaSet>;
+    if to_revision > 0 {
+        target = rss.iter().find(|rs| revision_of(rs) == Some(to_revision));
+        if target.is_none() {
+            return out.fail(format!(
+                "error: unable to find specified revision {to_revision} in history"
+            ));
+        }
+    } else {
+        let mut revs: Vec<(i64, &ReplicaSet)> = rss
+            .iter()
+            .filter_map(|rs| revision_of(rs).map(|v| (v, rs)))
+            .collect();
+        revs.stable_sort_by_key(|(v, _)| std::cmp::Reverse(*v));
+        match revs.get(1) {
+            Some((_, rs)) => target = Some(rs),
+            None => {
+                return out.fail(format!(
+                    "error: no rollout history found for deployment \"{name}\""
+                ));
+            }
+        }
+    }
+    let Some(rs) = target else {
+        return;
+    };
+    if d.spec.paused == Some(true) {
+        return out.fail(format!("error: you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume deployment/{name}' and try again"));
+    }
+    let mut template = rs.spec.template.clone().unwrap_or_default();
+    let resource = format!("deployment.apps/{name}");
+    if equal_ignore_hash(&template, &d.spec.template) {
+        out.out_line(format!(
+            "{resource} skipped rollback (current template already matches revision {to_revision})"
+        ));
+        return;
+    }
+    if let Some(labels) = template.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
+        labels.remove("pod-template-hash");
+    }
+    let mut annotations = BTreeMap::new();
+    for k in ANNOTATIONS_NOT_COPIED {
+        if let Some(v) = d.metadata.annotations.as_ref().and_then(|a| a.get(k)) {
+            annotations.insert(k.to_string(), v.clone());
+        }
+    }
+    for (k, v) in rs.metadata.annotations.iter().flatten() {
+        if !ANNOTATIONS_NOT_COPIED.contains(&k.as_str()) {
+            annotations.insert(k.clone(), v.clone());
+        }
+    }
+    let mut updated = d.clone();
+    updated.spec.template = template;
+    updated.metadata.annotations = Some(annotations);
+    match patch(cluster, ctx, Object::Deployment(updated), None) {
+        Ok(_) => out.out_line(format!("{resource} rolled back")),
+        Err(e) => out.fail(format!(
+            "error: failed restoring revision {to_revision}: {}",
+            e.message
+        )),
+    }
+}
+
+/// pause, resume and restart: the object pauser, resumer and restarter, then a write.
+fn mutate(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    name: &str,
+    sub: &str,
+    out: &mut CommandOutput,
+) {
+    let d = match get_deployment(cluster, ctx, namespace, name) {
+        Ok(d) => d,
+        Err(e) => return out.fail(e),
+    };
+    let paused = d.spec.paused == Some(true);
+    let mut updated = d.clone();
+    let (problem, done) = match sub {
+        "pause" => {
+            updated.spec.paused = Some(true);
+            (paused.then_some("is already paused"), "paused")
+        }
+        "resume" => {
+            updated.spec.paused = None;
+            ((!paused).then_some("is not paused"), "resumed")
+        }
+        _ => {
+            let now = cluster.now().to_k8s().0.to_string();
+            updated
+                .spec
+                .template
+                .metadata
+                .get_or_insert_with(Default::default)
+                .annotations
+                .get_or_insert_with(BTreeMap::new)
+                .insert(RESTARTED_AT.into(), now);
+            (
+                paused.then_some("can't restart paused deployment (run rollout resume first)"),
+                "restarted",
+            )
+        }
+    };
+    if let Some(p) = problem {
+        return out.fail(format!("error: deployments.apps \"{name}\" {p}"));
+    }
+    if sub == "restart" && updated == d {
+        return out.fail(restart_too_soon(name));
+    }
+    match patch(cluster, ctx, Object::Deployment(updated), None) {
+        Ok(_) => out.out_line(format!("deployment.apps/{name} {done}")),
+        Err(e) => out.fail(format!("error: failed to patch: {}", e.message)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_lines_follow_the_viewer() {
+        let mut d = Deployment::default();
+        d.metadata.name = Some("web".into());
+        d.metadata.generation = Some(2);
+        d.spec.replicas = Some(3);
+        assert_eq!(
+            status_line(&d, 0).unwrap().0,
+            "Waiting for deployment spec update to be observed..."
+        );
+        d.status = Some(k8s_openapi::api::apps::v1::DeploymentStatus {
+            observed_generation: Some(2),
+            replicas: Some(4),
+            updated_replicas: Some(3),
+            available_replicas: Some(2),
+            ..Default::default()
+        });
+        assert_eq!(
+            status_line(&d, 0).unwrap().0,
+            "Waiting for deployment \"web\" rollout to finish: 1 old replicas are pending termination..."
+        );
+    }
+}

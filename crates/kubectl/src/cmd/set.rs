@@ -1,0 +1,358 @@
+//! `kubectl set image` and `kubectl set resources` (k8s.io/kubectl/pkg/cmd/set/
+//! set_image.go, set_resources.go): change container images, or resource requests
+//! and limits, in the pod template of Deployments, ReplicaSets and DaemonSets. The
+//! other `set` subcommands are not simulated yet.
+
+use crate::args::clap_error;
+use crate::cmd::get::parse_resource_args;
+use crate::context::{CommandOutput, Context};
+use crate::errors;
+use clap::Parser;
+use k8s_openapi::api::core::v1::{PodSpec, ResourceRequirements};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use std::collections::BTreeMap;
+use warehouse_sim::{Cluster, Kind, Object};
+
+#[derive(Parser, Debug)]
+#[command(no_binary_name = true, disable_help_flag = true)]
+struct SetArgs {
+    /// `set`, the subcommand, TYPE NAME or TYPE/NAME, then CONTAINER=IMAGE pairs.
+    words: Vec<String>,
+    #[arg(short = 'n', long = "namespace")]
+    namespace: Option<String>,
+    /// `set resources`: `cpu=100m,memory=256Mi`.
+    #[arg(long)]
+    limits: Option<String>,
+    #[arg(long)]
+    requests: Option<String>,
+    /// `set resources`: the containers to change, `*` wildcards allowed.
+    #[arg(short = 'c', long = "containers")]
+    containers: Option<String>,
+}
+
+/// What a `set` subcommand changes in a pod template.
+enum Change {
+    Images(Vec<(String, String)>),
+    Resources {
+        containers: String,
+        limits: Option<BTreeMap<String, Quantity>>,
+        requests: Option<BTreeMap<String, Quantity>>,
+    },
+}
+
+impl Change {
+    /// What kubectl says of a workload the change updated.
+    fn verb(&self) -> &'static str {
+        match self {
+            Change::Images(_) => "image updated",
+            Change::Resources { .. } => "resource requirements updated",
+        }
+    }
+}
+
+/// The subcommand: `image` or `resources` (the others are not simulated).
+fn subcommand(words: &[String]) -> Result<&'static str, String> {
+    match words.first().map(String::as_str) {
+        Some("image") => Ok("image"),
+        Some("resources") => Ok("resources"),
+        Some(other @ ("env" | "selector" | "serviceaccount" | "subject")) => Err(format!(
+            "error: \"kubectl set {other}\" is not available in this simulated cluster yet; it runs set image and set resources"
+        )),
+        Some(other) => Err(format!(
+            "error: unknown command \"{other}\" for \"kubectl set\"\nRun 'kubectl set --help' for usage."
+        )),
+        None => Err(
+            "error: kubectl set needs a subcommand: image or resources\nSee 'kubectl set -h' for help and examples"
+                .into(),
+        ),
+    }
+}
+
+/// `set image TYPE NAME CONTAINER=IMAGE...`: the resources and the images to set.
+fn image_change(parsed: &SetArgs, words: &[String]) -> Result<(Vec<String>, Change), String> {
+    let resource_flags = [
+        ("--limits", parsed.limits.is_some()),
+        ("--requests", parsed.requests.is_some()),
+        ("--containers", parsed.containers.is_some()),
+    ];
+    if let Some((flag, _)) = resource_flags.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "error: unknown flag: {flag}\nSee 'kubectl set image --help' for usage."
+        ));
+    }
+    // Resource arguments come first; `NAME=IMAGE` pairs after them.
+    let (resources, pairs): (Vec<String>, Vec<String>) =
+        words[1..].iter().cloned().partition(|w| !w.contains('='));
+    if resources.is_empty() {
+        return Err("error: one or more resources must be specified as <resource> <name> or <resource>/<name>".into());
+    }
+    if pairs.is_empty() {
+        return Err("error: at least one image update is required".into());
+    }
+    let mut images: Vec<(String, String)> = Vec::new();
+    for p in &pairs {
+        let (c, i) = p.split_once('=').unwrap_or((p, ""));
+        if c.is_empty() || i.is_empty() {
+            return Err(format!("error: invalid image update: {p}"));
+        }
+        images.push((c.to_string(), i.to_string()));
+    }
+    Ok((resources, Change::Images(images)))
+}
+
+/// `set resources TYPE NAME --limits=... --requests=... [-c CONTAINERS]`: the
+/// resources and the requirements to set.
+fn resources_change(parsed: &SetArgs, words: &[String]) -> Result<(Vec<String>, Change), String> {
+    let resources: Vec<String> = words[1..].to_vec();
+    if resources.is_empty() {
+        return Err("error: one or more resources must be specified as <resource> <name> or <resource>/<name>".into());
+    }
+    let (limits, requests) = (
+        parsed.limits.clone().filter(|l| !l.is_empty()),
+        parsed.requests.clone().filter(|r| !r.is_empty()),
+    );
+    if limits.is_none() && requests.is_none() {
+        return Err(
+            "error: you must specify an update to requests or limits (in the form of --requests/--limits)"
+                .into(),
+        );
+    }
+    let parse = |list: Option<String>| list.map(|l| resource_list(&l)).transpose();
+    let (limits, requests) = match (parse(limits), parse(requests)) {
+        (Ok(l), Ok(r)) => (l, r),
+        (Err(e), _) | (_, Err(e)) => return Err(format!("error: {e}")),
+    };
+    let change = Change::Resources {
+        containers: parsed.containers.clone().unwrap_or_else(|| "*".to_string()),
+        limits,
+        requests,
+    };
+    Ok((resources, change))
+}
+
+/// Applies the change to the pod template of one workload and patches it when that
+/// changes it; prints `KIND/NAME image updated` (or the resources' line).
+fn update_workload(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    kind: Kind,
+    namespace: &str,
+    name: &str,
+    change: &Change,
+    out: &mut CommandOutput,
+) {
+    let obj = match crate::context::get(cluster, ctx, kind, namespace, name) {
+        Ok(o) => o,
+        Err(e) => {
+            out.fail(errors::render(&e, None));
+            return;
+        }
+    };
+    let mut updated = obj.clone();
+    let spec = match &mut updated {
+        Object::Deployment(d) => d.spec.template.spec.as_mut(),
+        Object::ReplicaSet(rs) => rs.spec.template.as_mut().and_then(|t| t.spec.as_mut()),
+        Object::DaemonSet(ds) => ds.spec.template.spec.as_mut(),
+        _ => None,
+    };
+    let Some(spec) = spec else {
+        return;
+    };
+    match change {
+        Change::Images(images) => {
+            for (c, image) in images {
+                if !set_image(spec, c, image) {
+                    out.fail(format!("error: unable to find container named \"{c}\""));
+                }
+            }
+        }
+        Change::Resources {
+            containers,
+            limits,
+            requests,
+        } => {
+            if !set_resources(spec, containers, limits.as_ref(), requests.as_ref()) {
+                out.fail(format!(
+                    "error: unable to find container named {containers}"
+                ));
+            }
+        }
+    }
+    if updated == obj {
+        return; // no change: kubectl sends nothing and prints nothing
+    }
+    match crate::cmd::rollout::patch(cluster, ctx, updated, None) {
+        Ok(_) => out.out_line(format!(
+            "{}/{name} {}",
+            kind.qualified_singular(),
+            change.verb()
+        )),
+        Err(e) => out.fail(match change {
+            Change::Images(_) => format!(
+                "error: failed to patch image update to pod template: {}",
+                e.message
+            ),
+            Change::Resources { .. } => format!(
+                "error: failed to patch resources update to pod template {}",
+                errors::render(&e, None).trim_start_matches("error: ")
+            ),
+        }),
+    }
+}
+
+pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
+    let parsed = match SetArgs::try_parse_from(args) {
+        Ok(p) => p,
+        Err(e) => return clap_error(e, Some("set"), args),
+    };
+    let words: Vec<String> = parsed.words.iter().skip(1).cloned().collect();
+    let checked = subcommand(&words).and_then(|sub| {
+        let (resources, change) = if sub == "image" {
+            image_change(&parsed, &words)?
+        } else {
+            resources_change(&parsed, &words)?
+        };
+        Ok((sub, parse_resource_args(&resources)?, change))
+    });
+    let (subcommand, targets, change) = match checked {
+        Ok(x) => x,
+        Err(e) => return CommandOutput::error(e),
+    };
+    let namespace = parsed
+        .namespace
+        .unwrap_or_else(|| ctx.default_namespace.clone());
+    let mut out = CommandOutput::new();
+    for t in targets {
+        if !matches!(
+            t.kind,
+            Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet
+        ) {
+            out.fail(format!(
+                "error: set {subcommand} on {} is not available in this simulated cluster yet",
+                t.kind.qualified_plural()
+            ));
+            continue;
+        }
+        for name in &t.names {
+            update_workload(cluster, ctx, t.kind, &namespace, name, &change, &mut out);
+        }
+    }
+    out
+}
+
+/// Sets the image of the named container (`*` is every container), init containers
+/// included. Returns whether a container matched.
+fn set_image(spec: &mut PodSpec, name: &str, image: &str) -> bool {
+    let mut found = false;
+    for c in spec.containers.iter_mut() {
+        if c.name == name || name == "*" {
+            c.image = Some(image.to_string());
+            found = true;
+        }
+    }
+    for c in spec.init_containers.iter_mut().flatten() {
+        if c.name == name || name == "*" {
+            c.image = Some(image.to_string());
+            found = true;
+        }
+    }
+    found
+}
+
+/// `cpu=100m,memory=256Mi` as a resource list (kubectl's
+/// `HandleResourceRequirementsV1`): each value a valid quantity.
+fn resource_list(text: &str) -> Result<BTreeMap<String, Quantity>, String> {
+    let mut list = BTreeMap::new();
+    for pair in text.split(',') {
+        let Some((name, value)) = pair
+            .split_once('=')
+            .filter(|(n, v)| !n.is_empty() && !v.is_empty())
+        else {
+            return Err(format!(
+                "Invalid argument syntax {pair}, expected <resource>=<value>"
+            ));
+        };
+        if warehouse_sim::object::quantity::canonical(value).is_none() {
+            return Err(
+                "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+                    .to_string(),
+            );
+        }
+        list.insert(name.to_string(), Quantity(value.to_string()));
+    }
+    Ok(list)
+}
+
+/// Sets the requests and limits of the containers (not init containers) whose name
+/// matches `pattern` (`*` matches any run of characters), merging into what they
+/// already ask for. Returns whether a container matched.
+fn set_resources(
+    spec: &mut PodSpec,
+    pattern: &str,
+    limits: Option<&BTreeMap<String, Quantity>>,
+    requests: Option<&BTreeMap<String, Quantity>>,
+) -> bool {
+    let mut found = false;
+    for c in spec
+        .containers
+        .iter_mut()
+        .filter(|c| wildcard(pattern, &c.name))
+    {
+        found = true;
+        let r = c
+            .resources
+            .get_or_insert_with(ResourceRequirements::default);
+        if let Some(limits) = limits {
+            r.limits
+                .get_or_insert_with(BTreeMap::new)
+                .extend(limits.clone());
+        }
+        if let Some(requests) = requests {
+            r.requests
+                .get_or_insert_with(BTreeMap::new)
+                .extend(requests.clone());
+        }
+    }
+    found
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any run of characters.
+fn wildcard(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, rest)) => {
+            let Some(tail) = name.strip_prefix(head) else {
+                return false;
+            };
+            (0..=tail.len())
+                .filter(|&i| tail.is_char_boundary(i))
+                .any(|i| wildcard(rest, &tail[i..]))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn container_patterns_take_wildcards() {
+        assert!(wildcard("*", "web"));
+        assert!(wildcard("web", "web") && !wildcard("web", "web2"));
+        assert!(wildcard("we*", "web") && wildcard("*b", "web") && wildcard("w*b", "web"));
+        assert!(!wildcard("x*", "web") && !wildcard("*x", "web"));
+    }
+
+    #[test]
+    fn resource_lists_are_pairs_of_valid_quantities() {
+        let list = resource_list("cpu=200m,memory=512Mi").unwrap();
+        assert_eq!(list["cpu"].0, "200m");
+        assert_eq!(list["memory"].0, "512Mi");
+        assert!(resource_list("cpu")
+            .unwrap_err()
+            .contains("expected <resource>=<value>"));
+        assert!(resource_list("cpu=lots")
+            .unwrap_err()
+            .contains("regular expression"));
+    }
+}

@@ -1,0 +1,665 @@
+//! Field validation of pod specs (pods and the templates of workloads), Services and
+//! ResourceQuotas, as pkg/apis/core/validation does it (`ValidatePodSpec`,
+//! `validateContainerCommon`, `validateContainerPorts`, `validateProbe`,
+//! `ValidateTolerations`, `ValidateService`, `validateServicePort`,
+//! `ValidateResourceQuantityValue`), with its messages. Every numeric field the
+//! simulation reads is checked here, so a number that reaches a controller is one
+//! upstream would have stored.
+
+use crate::apiserver::{is_dns1123_label, is_label_value, FieldError, DNS1123_LABEL_RULE};
+use crate::object::quantity::Quantity;
+use k8s_openapi::api::core::v1::{Container, PodSpec, Probe, Service, Toleration};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// apimachinery's `IsNegativeErrorMsg`.
+pub(crate) const NEGATIVE: &str = "must be greater than or equal to 0";
+/// `validation.InclusiveRangeError(1, 65535)`.
+const PORT_RANGE: &str = "must be between 1 and 65535, inclusive";
+/// The protocols a port may name (`supportedPortProtocols`, sorted as upstream lists them).
+const PROTOCOLS: [&str; 3] = ["SCTP", "TCP", "UDP"];
+
+fn push(errors: &mut Vec<FieldError>, message: String) {
+    errors.push(FieldError(message));
+}
+
+/// `ValidateNonnegativeField`.
+pub(crate) fn non_negative(path: &str, value: i64, errors: &mut Vec<FieldError>) {
+    if value < 0 {
+        push(
+            errors,
+            format!("{path}: Invalid value: {value}: {NEGATIVE}"),
+        );
+    }
+}
+
+/// `IsValidPortNum`.
+fn valid_port(port: i64) -> bool {
+    (1..=65535).contains(&port)
+}
+
+/// apimachinery's `IsValidPortName` (an IANA_SVC_NAME): its messages, in its order.
+fn port_name_problems(name: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if name.len() > 15 {
+        out.push("must be no more than 15 characters");
+    }
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        out.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+    }
+    if !name.bytes().any(|b| b.is_ascii_lowercase()) {
+        out.push("must contain at least one letter (a-z)");
+    }
+    if name.contains("--") {
+        out.push("must not contain consecutive hyphens");
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        out.push("must not begin or end with a hyphen");
+    }
+    out
+}
+
+/// `ValidatePortNumOrName`: a number in range, or a valid port name.
+fn port_num_or_name(path: &str, port: &IntOrString, errors: &mut Vec<FieldError>) {
+    match port {
+        IntOrString::Int(n) => {
+            if !valid_port(i64::from(*n)) {
+                push(errors, format!("{path}: Invalid value: {n}: {PORT_RANGE}"));
+            }
+        }
+        IntOrString::String(s) => {
+            for why in port_name_problems(s) {
+                push(errors, format!("{path}: Invalid value: \"{s}\": {why}"));
+            }
+        }
+    }
+}
+
+fn protocol(path: &str, protocol: Option<&str>, errors: &mut Vec<FieldError>) {
+    match protocol {
+        None | Some("") => push(errors, format!("{path}: Required value")),
+        Some(p) if !PROTOCOLS.contains(&p) => push(
+            errors,
+            format!(
+                "{path}: Unsupported value: \"{p}\": supported values: {}",
+                quoted(&PROTOCOLS)
+            ),
+        ),
+        Some(_) => {}
+    }
+}
+
+/// Values as `field.NotSupported` lists them: `"A", "B"`.
+fn quoted(values: &[&str]) -> String {
+    values
+        .iter()
+        .map(|v| format!("\"{v}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `ValidatePodSpec` for the fields the simulation reads: containers and init
+/// containers, `activeDeadlineSeconds`, tolerations. `path` is `spec` for a pod and
+/// `spec.template.spec` for a template.
+pub(crate) fn pod_spec(spec: &PodSpec, path: &str, errors: &mut Vec<FieldError>) {
+    if spec.containers.is_empty() {
+        push(errors, format!("{path}.containers: Required value"));
+    }
+    let mut names = BTreeSet::new();
+    for (i, c) in spec.containers.iter().enumerate() {
+        let at = format!("{path}.containers[{i}]");
+        container_common(c, &at, errors);
+        if !names.insert(c.name.as_str()) {
+            push(
+                errors,
+                format!("{at}.name: Duplicate value: \"{}\"", c.name),
+            );
+        }
+        probe(c.liveness_probe.as_ref(), Kind::Liveness, &at, errors);
+        probe(c.readiness_probe.as_ref(), Kind::Readiness, &at, errors);
+        probe(c.startup_probe.as_ref(), Kind::Startup, &at, errors);
+        if c.restart_policy.is_some() {
+            push(
+                errors,
+                format!("{at}.restartPolicy: Forbidden: may not be set for non-init containers"),
+            );
+        }
+    }
+    for (i, c) in spec.init_containers.iter().flatten().enumerate() {
+        let at = format!("{path}.initContainers[{i}]");
+        container_common(c, &at, errors);
+        if !c.name.is_empty() && !names.insert(c.name.as_str()) {
+            push(
+                errors,
+                format!("{at}.name: Duplicate value: \"{}\"", c.name),
+            );
+        }
+        if c.restart_policy.as_deref() == Some("Always") {
+            probe(c.liveness_probe.as_ref(), Kind::Liveness, &at, errors);
+            probe(c.readiness_probe.as_ref(), Kind::Readiness, &at, errors);
+            probe(c.startup_probe.as_ref(), Kind::Startup, &at, errors);
+        } else {
+            for (field, set) in [
+                ("livenessProbe", c.liveness_probe.is_some()),
+                ("readinessProbe", c.readiness_probe.is_some()),
+                ("startupProbe", c.startup_probe.is_some()),
+            ] {
+                if set {
+                    push(
+                        errors,
+                        format!("{at}.{field}: Forbidden: may not be set for init containers without restartPolicy=Always"),
+                    );
+                }
+            }
+        }
+    }
+    if let Some(v) = spec.active_deadline_seconds {
+        if !(1..=i64::from(i32::MAX)).contains(&v) {
+            push(
+                errors,
+                format!(
+                    "{path}.activeDeadlineSeconds: Invalid value: {v}: must be between 1 and {}, inclusive",
+                    i32::MAX
+                ),
+            );
+        }
+    }
+    for (i, t) in spec.tolerations.iter().flatten().enumerate() {
+        toleration(t, &format!("{path}.tolerations[{i}]"), errors);
+    }
+}
+
+/// `validateContainerCommon`: name, image, ports, resources.
+fn container_common(c: &Container, at: &str, errors: &mut Vec<FieldError>) {
+    if c.name.is_empty() {
+        push(errors, format!("{at}.name: Required value"));
+    } else if !is_dns1123_label(&c.name) {
+        push(
+            errors,
+            format!(
+                "{at}.name: Invalid value: \"{}\": {DNS1123_LABEL_RULE}",
+                c.name
+            ),
+        );
+    }
+    if c.image.as_deref().is_none_or(|s| s.trim().is_empty()) {
+        push(errors, format!("{at}.image: Required value"));
+    }
+    container_ports(c, at, errors);
+    resources(c, at, errors);
+}
+
+/// `validateContainerPorts`.
+fn container_ports(c: &Container, at: &str, errors: &mut Vec<FieldError>) {
+    let mut names = BTreeSet::new();
+    for (i, p) in c.ports.iter().flatten().enumerate() {
+        let at = format!("{at}.ports[{i}]");
+        if let Some(name) = p.name.as_deref().filter(|n| !n.is_empty()) {
+            let problems = port_name_problems(name);
+            if !problems.is_empty() {
+                for why in problems {
+                    push(
+                        errors,
+                        format!("{at}.name: Invalid value: \"{name}\": {why}"),
+                    );
+                }
+            } else if !names.insert(name) {
+                push(errors, format!("{at}.name: Duplicate value: \"{name}\""));
+            }
+        }
+        if p.container_port == 0 {
+            push(errors, format!("{at}.containerPort: Required value"));
+        } else if !valid_port(i64::from(p.container_port)) {
+            push(
+                errors,
+                format!(
+                    "{at}.containerPort: Invalid value: {}: {PORT_RANGE}",
+                    p.container_port
+                ),
+            );
+        }
+        if let Some(h) = p.host_port.filter(|h| *h != 0) {
+            if !valid_port(i64::from(h)) {
+                push(
+                    errors,
+                    format!("{at}.hostPort: Invalid value: {h}: {PORT_RANGE}"),
+                );
+            }
+        }
+        protocol(&format!("{at}.protocol"), p.protocol.as_deref(), errors);
+    }
+}
+
+/// Requests and limits: quantities the simulation can count (`ValidateResourceQuantityValue`
+/// refuses negative ones), and no request above its limit.
+fn resources(c: &Container, at: &str, errors: &mut Vec<FieldError>) {
+    let Some(res) = &c.resources else {
+        return;
+    };
+    for (field, map) in [("requests", &res.requests), ("limits", &res.limits)] {
+        for (rname, q) in map.iter().flatten() {
+            let ok = match rname.as_str() {
+                "cpu" => crate::object::quantity::cpu_millis(&q.0).is_some(),
+                _ => crate::object::quantity::bytes(&q.0).is_some(),
+            };
+            let why = if Quantity::parse(&q.0).is_some_and(|v| v.is_negative()) {
+                NEGATIVE
+            } else if !ok {
+                "must be a valid quantity"
+            } else {
+                continue;
+            };
+            push(
+                errors,
+                format!(
+                    "{at}.resources.{field}[{rname}]: Invalid value: \"{}\": {why}",
+                    q.0
+                ),
+            );
+        }
+    }
+    for (rname, q) in res.requests.iter().flatten() {
+        let request = Quantity::parse(&q.0);
+        let limit = res
+            .limits
+            .as_ref()
+            .and_then(|l| l.get(rname))
+            .and_then(|l| Quantity::parse(&l.0));
+        if let (Some(request), Some(limit)) = (request, limit) {
+            if request > limit {
+                push(
+                    errors,
+                    format!(
+                        "{at}.resources.requests: Invalid value: \"{request}\": must be less than or equal to {rname} limit of {limit}"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Liveness,
+    Readiness,
+    Startup,
+}
+
+/// `validateLivenessProbe`, `validateReadinessProbe`, `validateStartupProbe` and the
+/// `validateProbe` and `validateHandler` they share.
+fn probe(probe: Option<&Probe>, kind: Kind, container: &str, errors: &mut Vec<FieldError>) {
+    let Some(p) = probe else {
+        return;
+    };
+    let field = match kind {
+        Kind::Liveness => "livenessProbe",
+        Kind::Readiness => "readinessProbe",
+        Kind::Startup => "startupProbe",
+    };
+    let at = format!("{container}.{field}");
+    // One handler, checked in upstream's order; a second one is refused unchecked.
+    let mut handlers = 0;
+    let mut handler = |name: &str, set: bool, errors: &mut Vec<FieldError>| -> bool {
+        if !set {
+            return false;
+        }
+        handlers += 1;
+        if handlers > 1 {
+            push(
+                errors,
+                format!("{at}.{name}: Forbidden: may not specify more than 1 handler type"),
+            );
+            return false;
+        }
+        true
+    };
+    if handler("exec", p.exec.is_some(), errors)
+        && p.exec
+            .as_ref()
+            .is_some_and(|e| e.command.as_ref().is_none_or(|c| c.is_empty()))
+    {
+        push(errors, format!("{at}.exec.command: Required value"));
+    }
+    if handler("httpGet", p.http_get.is_some(), errors) {
+        if let Some(h) = &p.http_get {
+            port_num_or_name(&format!("{at}.httpGet.port"), &h.port, errors);
+        }
+    }
+    if handler("tcpSocket", p.tcp_socket.is_some(), errors) {
+        if let Some(t) = &p.tcp_socket {
+            port_num_or_name(&format!("{at}.tcpSocket.port"), &t.port, errors);
+        }
+    }
+    if handler("grpc", p.grpc.is_some(), errors) {
+        if let Some(g) = &p.grpc {
+            port_num_or_name(
+                &format!("{at}.grpc.port"),
+                &IntOrString::Int(g.port),
+                errors,
+            );
+        }
+    }
+    if handlers == 0 {
+        push(
+            errors,
+            format!("{at}: Required value: must specify a handler type"),
+        );
+    }
+    for (name, value) in [
+        ("initialDelaySeconds", p.initial_delay_seconds),
+        ("timeoutSeconds", p.timeout_seconds),
+        ("periodSeconds", p.period_seconds),
+        ("successThreshold", p.success_threshold),
+        ("failureThreshold", p.failure_threshold),
+    ] {
+        non_negative(
+            &format!("{at}.{name}"),
+            i64::from(value.unwrap_or(0)),
+            errors,
+        );
+    }
+    if let Some(g) = p.termination_grace_period_seconds.filter(|g| *g <= 0) {
+        push(
+            errors,
+            format!(
+                "{at}.terminationGracePeriodSeconds: Invalid value: {g}: must be greater than 0"
+            ),
+        );
+    }
+    match kind {
+        // Defaulted to 1 when unset.
+        Kind::Liveness | Kind::Startup => {
+            if let Some(s) = p.success_threshold.filter(|s| *s != 1) {
+                push(
+                    errors,
+                    format!("{at}.successThreshold: Invalid value: {s}: must be 1"),
+                );
+            }
+        }
+        Kind::Readiness => {
+            if let Some(g) = p.termination_grace_period_seconds {
+                push(
+                    errors,
+                    format!("{at}.terminationGracePeriodSeconds: Invalid value: {g}: must not be set for readinessProbes"),
+                );
+            }
+        }
+    }
+}
+
+/// `ValidateTolerations` (keys are label names, checked with the labels).
+fn toleration(t: &Toleration, at: &str, errors: &mut Vec<FieldError>) {
+    let key_empty = t.key.as_deref().is_none_or(str::is_empty);
+    let operator = t.operator.as_deref().unwrap_or("");
+    let effect = t.effect.as_deref().unwrap_or("");
+    let value = t.value.as_deref().unwrap_or("");
+    if key_empty && operator != "Exists" {
+        push(
+            errors,
+            format!("{at}.operator: Invalid value: \"{operator}\": operator must be Exists when `key` is empty, which means \"match all values and all keys\""),
+        );
+    }
+    if t.toleration_seconds.is_some() && effect != "NoExecute" {
+        push(
+            errors,
+            format!("{at}.effect: Invalid value: \"{effect}\": effect must be 'NoExecute' when `tolerationSeconds` is set"),
+        );
+    }
+    match operator {
+        "Equal" | "" => {
+            if let Some(why) = is_label_value(value).err() {
+                push(
+                    errors,
+                    format!("{at}.operator: Invalid value: \"{value}\": {why}"),
+                );
+            }
+        }
+        "Exists" => {
+            if !value.is_empty() {
+                push(
+                    errors,
+                    format!("{at}.operator: Invalid value: \"{value}\": value must be empty when `operator` is 'Exists'"),
+                );
+            }
+        }
+        other => push(
+            errors,
+            format!(
+                "{at}.operator: Unsupported value: \"{other}\": supported values: {}",
+                quoted(&["Equal", "Exists"])
+            ),
+        ),
+    }
+    const EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+    if !effect.is_empty() && !EFFECTS.contains(&effect) {
+        push(
+            errors,
+            format!(
+                "{at}.effect: Unsupported value: \"{effect}\": supported values: {}",
+                quoted(&EFFECTS)
+            ),
+        );
+    }
+}
+
+/// A Service's ports (`ValidateService`'s port checks and `validateServicePort`),
+/// after defaulting (protocol TCP, targetPort the port).
+pub(crate) fn service(svc: &Service, errors: &mut Vec<FieldError>) {
+    let Some(spec) = svc.spec.as_ref() else {
+        return;
+    };
+    let ports = spec.ports.as_deref().unwrap_or(&[]);
+    let headless = spec.cluster_ip.as_deref() == Some("None")
+        || spec
+            .cluster_ips
+            .as_ref()
+            .and_then(|ips| ips.first())
+            .is_some_and(|ip| ip == "None");
+    if ports.is_empty() && !headless && spec.type_.as_deref() != Some("ExternalName") {
+        push(errors, "spec.ports: Required value".into());
+    }
+    let mut names = BTreeSet::new();
+    for (i, p) in ports.iter().enumerate() {
+        let at = format!("spec.ports[{i}]");
+        match p.name.as_deref().filter(|n| !n.is_empty()) {
+            None if ports.len() > 1 => push(errors, format!("{at}.name: Required value")),
+            None => {}
+            Some(name) => {
+                if !is_dns1123_label(name) {
+                    push(
+                        errors,
+                        format!("{at}.name: Invalid value: \"{name}\": {DNS1123_LABEL_RULE}"),
+                    );
+                }
+                if !names.insert(name) {
+                    push(errors, format!("{at}.name: Duplicate value: \"{name}\""));
+                }
+            }
+        }
+        if !valid_port(i64::from(p.port)) {
+            push(
+                errors,
+                format!("{at}.port: Invalid value: {}: {PORT_RANGE}", p.port),
+            );
+        }
+        protocol(&format!("{at}.protocol"), p.protocol.as_deref(), errors);
+        if let Some(target) = &p.target_port {
+            port_num_or_name(&format!("{at}.targetPort"), target, errors);
+        }
+    }
+    let mut node_ports = BTreeSet::new();
+    for (i, p) in ports.iter().enumerate() {
+        let Some(n) = p.node_port.filter(|n| *n != 0) else {
+            continue;
+        };
+        if !node_ports.insert((p.protocol.as_deref().unwrap_or(""), n)) {
+            push(
+                errors,
+                format!("spec.ports[{i}].nodePort: Duplicate value: {n}"),
+            );
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for (i, p) in ports.iter().enumerate() {
+        let protocol = p.protocol.as_deref().unwrap_or("");
+        if !seen.insert((protocol, p.port)) {
+            // The duplicate key as Go prints a core.ServicePort (`%#v`).
+            push(
+                errors,
+                format!(
+                    "spec.ports[{i}]: Duplicate value: core.ServicePort{{Name:\"\", Protocol:\"{protocol}\", AppProtocol:(*string)(nil), Port:{}, TargetPort:intstr.IntOrString{{Type:0, IntVal:0, StrVal:\"\"}}, NodePort:0}}",
+                    p.port
+                ),
+            );
+        }
+    }
+}
+
+/// Quota resources counted in whole objects (upstream `IsIntegerResourceName` for
+/// the standard ones, and every `count/<resource>`).
+fn integer_resource(name: &str) -> bool {
+    matches!(
+        name,
+        "pods"
+            | "resourcequotas"
+            | "services"
+            | "replicationcontrollers"
+            | "secrets"
+            | "configmaps"
+            | "persistentvolumeclaims"
+            | "services.nodeports"
+            | "services.loadbalancers"
+    ) || name.starts_with("count/")
+}
+
+/// `ValidateResourceQuantityValue` for each of a quota's `spec.hard`: not negative,
+/// and whole for resources counted in objects.
+pub(crate) fn quota_hard(
+    hard: Option<&BTreeMap<String, K8sQuantity>>,
+    errors: &mut Vec<FieldError>,
+) {
+    for (name, q) in hard.into_iter().flatten() {
+        let Some(v) = Quantity::parse(&q.0) else {
+            continue;
+        };
+        let at = format!("spec.hard[{name}]");
+        if v.is_negative() {
+            push(
+                errors,
+                format!("{at}: Invalid value: \"{}\": {NEGATIVE}", q.0),
+            );
+        }
+        if integer_resource(name) && v.milli_value() % 1000 != 0 {
+            push(
+                errors,
+                format!("{at}: Invalid value: \"{}\": must be an integer", q.0),
+            );
+        }
+    }
+}
+
+/// core validation's `ValidateLimitRange`, the comparisons between an item's bounds:
+/// per resource, min ≤ defaultRequest ≤ default ≤ max, min ≤ max, and a
+/// maxLimitRequestRatio of at least 1.
+pub(crate) fn limit_range(
+    spec: Option<&k8s_openapi::api::core::v1::LimitRangeSpec>,
+    errors: &mut Vec<FieldError>,
+) {
+    type Bounds<'a> = Option<&'a BTreeMap<String, K8sQuantity>>;
+    fn get(bounds: Bounds<'_>, key: &str) -> Option<Quantity> {
+        bounds
+            .and_then(|b| b.get(key))
+            .and_then(|q| Quantity::parse(&q.0))
+    }
+    for (i, item) in spec.iter().flat_map(|s| s.limits.iter()).enumerate() {
+        let keys: BTreeSet<&String> = [
+            item.max.as_ref(),
+            item.min.as_ref(),
+            item.default.as_ref(),
+            item.default_request.as_ref(),
+            item.max_limit_request_ratio.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(|m| m.keys())
+        .collect();
+        let at = |field: &str, key: &str| format!("spec.limits[{i}].{field}[{key}]");
+        for key in keys {
+            let min = get(item.min.as_ref(), key);
+            let max = get(item.max.as_ref(), key);
+            let default = get(item.default.as_ref(), key);
+            let request = get(item.default_request.as_ref(), key);
+            let ratio = get(item.max_limit_request_ratio.as_ref(), key);
+            let mut check = |field: &str, shown: &Option<Quantity>, bad: bool, why: String| {
+                if let (true, Some(v)) = (bad, shown) {
+                    push(
+                        errors,
+                        format!("{}: Invalid value: \"{v}\": {why}", at(field, key)),
+                    );
+                }
+            };
+            if let (Some(lo), Some(hi)) = (&min, &max) {
+                check(
+                    "min",
+                    &min,
+                    lo > hi,
+                    format!("min value {lo} is greater than max value {hi}"),
+                );
+            }
+            if let (Some(lo), Some(r)) = (&min, &request) {
+                check(
+                    "defaultRequest",
+                    &request,
+                    lo > r,
+                    format!("min value {lo} is greater than default request value {r}"),
+                );
+            }
+            if let (Some(r), Some(hi)) = (&request, &max) {
+                check(
+                    "defaultRequest",
+                    &request,
+                    r > hi,
+                    format!("default request value {r} is greater than max value {hi}"),
+                );
+            }
+            if let (Some(r), Some(d)) = (&request, &default) {
+                check(
+                    "defaultRequest",
+                    &request,
+                    r > d,
+                    format!("default request value {r} is greater than default limit value {d}"),
+                );
+            }
+            if let (Some(lo), Some(d)) = (&min, &default) {
+                check(
+                    "default",
+                    &min,
+                    lo > d,
+                    format!("min value {lo} is greater than default value {d}"),
+                );
+            }
+            if let (Some(d), Some(hi)) = (&default, &max) {
+                check(
+                    "default",
+                    &max,
+                    d > hi,
+                    format!("default value {d} is greater than max value {hi}"),
+                );
+            }
+            if let Some(r) = &ratio {
+                let one = Quantity::parse("1").expect("1 is a quantity");
+                check(
+                    "maxLimitRequestRatio",
+                    &ratio,
+                    *r < one,
+                    format!("ratio {r} is less than 1"),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! `kubectl exec`: a command run inside a running container.
+//!
+//! Mirrors the path of pods/exec: the apiserver dials the kubelet (port 10250), which
+//! asks the runtime to exec in the container (`ExecSync`-like). The command sees the
+//! container's environment and files: what the kubelet mounts (`/etc/resolv.conf`,
+//! `/etc/hosts`, `/etc/hostname`, the service account's namespace file, configMap and
+//! secret volumes) plus what the main process's shell wrote; the image's network tools
+//! (`nslookup`, see `dns.rs`) reach the simulated network.
+//!
+//! Simplified: a command runs to completion (or for [`EXEC_TIMEOUT_MS`]) at the current
+//! simulated instant; time does not pass for the rest of the cluster, and nothing it
+//! writes outlives it.
+
+use crate::cluster::Cluster;
+use crate::error::{ApiError, StatusReason};
+use crate::kubelet::runtime;
+use crate::kubelet::shell::{End, ProgramOutput, Programs};
+use crate::object::{Kind, Object, ObjectKey};
+use k8s_openapi::api::core::v1::Pod;
+use std::collections::BTreeMap;
+
+/// How long an exec'd command may run before its output is returned.
+pub const EXEC_TIMEOUT_MS: u64 = 60_000;
+
+/// What an exec printed and its exit status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecOutput {
+    pub text: String,
+    pub code: i32,
+}
+
+/// Why an exec did not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExecError {
+    /// An error the apiserver returned.
+    Api(ApiError),
+    /// The stream could not be set up (kubectl prints `error: unable to upgrade connection: ...`).
+    Upgrade(String),
+}
+
+/// Runs the HTTP clients of an image (`curl`, `wget`) for a request from a pod: the
+/// caller (kubectl) owns their command-line grammar and output, the cluster the
+/// request path ([`Cluster::http_request`]).
+pub trait HttpTools {
+    fn run(
+        &self,
+        cluster: &mut Cluster,
+        from: &crate::network::http::RequestSource,
+        argv: &[String],
+    ) -> Option<ProgramOutput>;
+}
+
+/// No HTTP clients: `curl` and `wget` are not found.
+pub struct NoHttpTools;
+
+impl HttpTools for NoHttpTools {
+    fn run(
+        &self,
+        _: &mut Cluster,
+        _: &crate::network::http::RequestSource,
+        _: &[String],
+    ) -> Option<ProgramOutput> {
+        None
+    }
+}
+
+/// The image's network tools, run against the cluster.
+struct NetTools<'a> {
+    cluster: std::cell::RefCell<&'a mut Cluster>,
+    pod: Pod,
+    image: String,
+    http: &'a dyn HttpTools,
+}
+
+impl Programs for NetTools<'_> {
+    fn run(&self, argv: &[String], _env: &[(String, String)]) -> Option<ProgramOutput> {
+        let exe = argv.first()?;
+        let base = exe.rsplit('/').next().unwrap_or(exe);
+        let info = crate::kubelet::images::lookup(&self.image)?;
+        if !info.tools.contains(&base) {
+            return None;
+        }
+        match base {
+            "nslookup" => {
+                let (text, status) =
+                    self.cluster
+                        .borrow()
+                        .nslookup(&self.pod, &self.image, &argv[1..]);
+                Some(ProgramOutput { text, status })
+            }
+            "curl" | "wget" => {
+                let from = crate::network::http::RequestSource::Pod {
+                    namespace: self.pod.metadata.namespace.clone().unwrap_or_default(),
+                    name: self.pod.metadata.name.clone().unwrap_or_default(),
+                };
+                let mut cluster = self.cluster.borrow_mut();
+                self.http.run(&mut cluster, &from, argv)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Cluster {
+    /// The files the kubelet gives a container.
+    fn container_files(&self, pod: &Pod, container: &str) -> BTreeMap<String, String> {
+        let namespace = pod.metadata.namespace.clone().unwrap_or_default();
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let spec = pod.spec.clone().unwrap_or_default();
+        let mut files = BTreeMap::new();
+        let image = spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .find(|c| c.name == container)
+            .and_then(|c| c.image.clone())
+            .unwrap_or_default();
+        if let Some(info) = crate::kubelet::images::lookup(&image) {
+            for (path, text) in info.files {
+                files.insert(path.to_string(), text.to_string());
+            }
+        }
+        let hostname = spec.hostname.clone().unwrap_or_else(|| name.clone());
+        let ip = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.pod_ip.clone())
+            .unwrap_or_default();
+        files.insert("/etc/hostname".to_string(), format!("{hostname}\n"));
+        files.insert(
+            "/etc/resolv.conf".to_string(),
+            crate::network::dns::resolv_conf(&namespace),
+        );
+        let fqdn = match &spec.subdomain {
+            Some(sub) => format!(
+                "{ip}\t{hostname}.{sub}.{namespace}.svc.{}\t{hostname}\n",
+                crate::network::dns::CLUSTER_DOMAIN
+            ),
+            None => format!("{ip}\t{hostname}\n"),
+        };
+        files.insert(
+            "/etc/hosts".to_string(),
+            format!(
+                "# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n{fqdn}"
+            ),
+        );
+        if spec.automount_service_account_token != Some(false) {
+            files.insert(
+                "/var/run/secrets/kubernetes.io/serviceaccount/namespace".to_string(),
+                namespace.clone(),
+            );
+        }
+        let Some(c) = spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .find(|c| c.name == container)
+        else {
+            return files;
+        };
+        for m in c.volume_mounts.iter().flatten() {
+            let Some(v) = spec.volumes.iter().flatten().find(|v| v.name == m.name) else {
+                continue;
+            };
+            let mut data: Vec<(String, String)> = Vec::new();
+            if let Some(cm) = &v.config_map {
+                if let Some(Object::ConfigMap(obj)) =
+                    self.store
+                        .get(&ObjectKey::new(Kind::ConfigMap, &namespace, &cm.name))
+                {
+                    data.extend(obj.data.clone().unwrap_or_default());
+                }
+            }
+            if let Some(sec) = &v.secret {
+                let secret_name = sec.secret_name.clone().unwrap_or_default();
+                if let Some(Object::Secret(obj)) =
+                    self.store
+                        .get(&ObjectKey::new(Kind::Secret, &namespace, &secret_name))
+                {
+                    for (k, b) in obj.data.clone().unwrap_or_default() {
+                        data.push((k, String::from_utf8_lossy(&b.0).into_owned()));
+                    }
+                    for (k, s) in obj.string_data.clone().unwrap_or_default() {
+                        data.push((k, s));
+                    }
+                }
+            }
+            let dir = m.mount_path.trim_end_matches('/');
+            for (k, value) in data {
+                match &m.sub_path {
+                    Some(sub) if sub == &k => {
+                        files.insert(dir.to_string(), value);
+                    }
+                    Some(_) => {}
+                    None => {
+                        files.insert(format!("{dir}/{k}"), value);
+                    }
+                }
+            }
+        }
+        files
+    }
+
+    /// Runs `argv` in `container` of a pod; `http` runs the image's HTTP clients.
+    pub fn exec(
+        &mut self,
+        namespace: &str,
+        pod_name: &str,
+        container: &str,
+        argv: &[String],
+        http: &dyn HttpTools,
+    ) -> Result<ExecOutput, ExecError> {
+        let key = ObjectKey::new(Kind::Pod, namespace, pod_name);
+        let Some(Object::Pod(pod)) = self.store.get(&key) else {
+            return Err(ExecError::Api(ApiError::new(
+                StatusReason::NotFound,
+                format!("pods \"{pod_name}\" not found"),
+            )));
+        };
+        let node = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.node_name.clone())
+            .unwrap_or_default();
+        let kubelet = self.kubelets.get(&node);
+        if kubelet.is_none_or(|k| !k.running || k.partitioned) {
+            let ip = pod
+                .status
+                .as_ref()
+                .and_then(|s| s.host_ip.clone())
+                .unwrap_or_default();
+            return Err(ExecError::Api(ApiError::new(
+                StatusReason::Unknown,
+                format!("error dialing backend: dial tcp {ip}:10250: connect: no route to host"),
+            )));
+        }
+        let run = kubelet
+            .and_then(|k| k.containers.get(&key))
+            .and_then(|p| p.containers.get(container))
+            .filter(|r| r.finished_ms.is_none());
+        let Some(run) = run else {
+            return Err(ExecError::Upgrade(format!(
+                "container not found (\"{container}\")"
+            )));
+        };
+        let main = run.process.clone();
+        let pod = pod.clone();
+        let probe = runtime::Process {
+            argv: argv.to_vec(),
+            ..main.clone()
+        };
+        if runtime::start_error(&probe).is_some() {
+            let exe = argv.first().cloned().unwrap_or_default();
+            let seed = format!("exec/{pod_name}/{container}/{}", self.now.0);
+            let id: String = (0..8u32)
+                .map(|i| {
+                    format!(
+                        "{:08x}",
+                        crate::names::fnv32a(format!("{seed}/{i}").as_bytes())
+                    )
+                })
+                .collect();
+            return Err(ExecError::Api(ApiError::new(
+                StatusReason::InternalError,
+                format!(
+                    "Internal error occurred: error executing command in container: failed to exec in container: failed to start exec \"{id}\": OCI runtime exec failed: exec failed: unable to start container process: exec: \"{exe}\": executable file not found in $PATH: unknown"
+                ),
+            )));
+        }
+        let files = self.container_files(&pod, container);
+        let after = self.now.0.saturating_sub(main.started_ms);
+        let image = main.image.clone();
+        let tools = NetTools {
+            cluster: std::cell::RefCell::new(self),
+            pod,
+            image,
+            http,
+        };
+        let replay = runtime::exec_in(&main, argv, after, &files, &tools, EXEC_TIMEOUT_MS);
+        let mut text = String::new();
+        for (_, line) in replay.lines {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        let code = match replay.end {
+            End::Exited { code, .. } => code,
+            _ => 0,
+        };
+        Ok(ExecOutput { text, code })
+    }
+}

@@ -1,0 +1,795 @@
+//! The object model: real Kubernetes types from `k8s-openapi`, wrapped in one enum so
+//! the store can hold every kind the simulated apiserver serves.
+//!
+//! Kinds come in two sorts. Typed kinds ([`Object`]'s named variants) are decoded into
+//! their k8s-openapi struct and read by the simulation. Stored-only kinds
+//! ([`Object::Other`]) are validated against their k8s-openapi struct, then kept as
+//! JSON: the apiserver serves them, nothing in the simulation acts on them.
+//!
+//! This file's tables are the apiserver's discovery data (`kubectl api-resources`).
+
+use k8s_openapi::api;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::de::DeserializeOwned;
+use std::fmt;
+
+pub mod manifest;
+pub mod quantity;
+
+/// Every kind the simulated apiserver serves, in discovery order.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum Kind {
+    Namespace,
+    Node,
+    Pod,
+    ReplicaSet,
+    Deployment,
+    DaemonSet,
+    Job,
+    Service,
+    Endpoints,
+    EndpointSlice,
+    Ingress,
+    IngressClass,
+    ConfigMap,
+    Secret,
+    ServiceAccount,
+    Role,
+    ClusterRole,
+    RoleBinding,
+    ClusterRoleBinding,
+    LimitRange,
+    ResourceQuota,
+    Lease,
+    Event,
+    StatefulSet,
+    CronJob,
+    HorizontalPodAutoscaler,
+    PersistentVolumeClaim,
+    PersistentVolume,
+    NetworkPolicy,
+    ReplicationController,
+    PodDisruptionBudget,
+    StorageClass,
+    PriorityClass,
+}
+
+/// Discovery data for one kind, as `kubectl api-resources` shows it.
+pub struct KindInfo {
+    pub kind: &'static str,
+    pub plural: &'static str,
+    pub singular: &'static str,
+    pub short_names: &'static [&'static str],
+    pub group: &'static str,
+    /// Served versions, preferred first.
+    pub versions: &'static [&'static str],
+    pub namespaced: bool,
+    /// Whether the simulation acts on objects of this kind. Objects of other kinds are
+    /// stored and served, and the apiserver warns that nothing runs them.
+    pub simulated: bool,
+}
+
+impl KindInfo {
+    /// A namespaced kind the simulation acts on.
+    const fn new(
+        kind: &'static str,
+        plural: &'static str,
+        singular: &'static str,
+        short_names: &'static [&'static str],
+        group: &'static str,
+        versions: &'static [&'static str],
+    ) -> KindInfo {
+        KindInfo {
+            kind,
+            plural,
+            singular,
+            short_names,
+            group,
+            versions,
+            namespaced: true,
+            simulated: true,
+        }
+    }
+
+    const fn cluster_scoped(self) -> KindInfo {
+        KindInfo {
+            namespaced: false,
+            ..self
+        }
+    }
+
+    /// Stored and served, but nothing in the simulation acts on it.
+    const fn stored_only(self) -> KindInfo {
+        KindInfo {
+            simulated: false,
+            ..self
+        }
+    }
+}
+
+/// Every kind's discovery data, in the order `Kind` declares them.
+#[rustfmt::skip]
+static INFO: [KindInfo; Kind::ALL.len()] = [
+    KindInfo::new("Namespace", "namespaces", "namespace", &["ns"], "", &["v1"]).cluster_scoped(),
+    KindInfo::new("Node", "nodes", "node", &["no"], "", &["v1"]).cluster_scoped(),
+    KindInfo::new("Pod", "pods", "pod", &["po"], "", &["v1"]),
+    KindInfo::new("ReplicaSet", "replicasets", "replicaset", &["rs"], "apps", &["v1"]),
+    KindInfo::new("Deployment", "deployments", "deployment", &["deploy"], "apps", &["v1"]),
+    KindInfo::new("DaemonSet", "daemonsets", "daemonset", &["ds"], "apps", &["v1"]),
+    KindInfo::new("Job", "jobs", "job", &[], "batch", &["v1"]),
+    KindInfo::new("Service", "services", "service", &["svc"], "", &["v1"]),
+    KindInfo::new("Endpoints", "endpoints", "endpoints", &["ep"], "", &["v1"]),
+    KindInfo::new("EndpointSlice", "endpointslices", "endpointslice", &[], "discovery.k8s.io", &["v1"]),
+    KindInfo::new("Ingress", "ingresses", "ingress", &["ing"], "networking.k8s.io", &["v1"]),
+    KindInfo::new("IngressClass", "ingressclasses", "ingressclass", &[], "networking.k8s.io", &["v1"]).cluster_scoped(),
+    KindInfo::new("ConfigMap", "configmaps", "configmap", &["cm"], "", &["v1"]),
+    KindInfo::new("Secret", "secrets", "secret", &[], "", &["v1"]),
+    KindInfo::new("ServiceAccount", "serviceaccounts", "serviceaccount", &["sa"], "", &["v1"]),
+    KindInfo::new("Role", "roles", "role", &[], "rbac.authorization.k8s.io", &["v1"]),
+    KindInfo::new("ClusterRole", "clusterroles", "clusterrole", &[], "rbac.authorization.k8s.io", &["v1"]).cluster_scoped(),
+    KindInfo::new("RoleBinding", "rolebindings", "rolebinding", &[], "rbac.authorization.k8s.io", &["v1"]),
+    KindInfo::new("ClusterRoleBinding", "clusterrolebindings", "clusterrolebinding", &[], "rbac.authorization.k8s.io", &["v1"]).cluster_scoped(),
+    KindInfo::new("LimitRange", "limitranges", "limitrange", &["limits"], "", &["v1"]),
+    KindInfo::new("ResourceQuota", "resourcequotas", "resourcequota", &["quota"], "", &["v1"]),
+    KindInfo::new("Lease", "leases", "lease", &[], "coordination.k8s.io", &["v1"]),
+    KindInfo::new("Event", "events", "event", &["ev"], "", &["v1"]),
+    KindInfo::new("StatefulSet", "statefulsets", "statefulset", &["sts"], "apps", &["v1"]).stored_only(),
+    KindInfo::new("CronJob", "cronjobs", "cronjob", &["cj"], "batch", &["v1"]).stored_only(),
+    KindInfo::new("HorizontalPodAutoscaler", "horizontalpodautoscalers", "horizontalpodautoscaler", &["hpa"], "autoscaling", &["v2", "v1"]).stored_only(),
+    KindInfo::new("PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", &["pvc"], "", &["v1"]).stored_only(),
+    KindInfo::new("PersistentVolume", "persistentvolumes", "persistentvolume", &["pv"], "", &["v1"]).cluster_scoped().stored_only(),
+    KindInfo::new("NetworkPolicy", "networkpolicies", "networkpolicy", &["netpol"], "networking.k8s.io", &["v1"]).stored_only(),
+    KindInfo::new("ReplicationController", "replicationcontrollers", "replicationcontroller", &["rc"], "", &["v1"]).stored_only(),
+    KindInfo::new("PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", &["pdb"], "policy", &["v1"]).stored_only(),
+    KindInfo::new("StorageClass", "storageclasses", "storageclass", &["sc"], "storage.k8s.io", &["v1"]).cluster_scoped().stored_only(),
+    KindInfo::new("PriorityClass", "priorityclasses", "priorityclass", &["pc"], "scheduling.k8s.io", &["v1"]).cluster_scoped().stored_only(),
+];
+
+impl Kind {
+    pub const ALL: [Kind; 33] = [
+        Kind::Namespace,
+        Kind::Node,
+        Kind::Pod,
+        Kind::ReplicaSet,
+        Kind::Deployment,
+        Kind::DaemonSet,
+        Kind::Job,
+        Kind::Service,
+        Kind::Endpoints,
+        Kind::EndpointSlice,
+        Kind::Ingress,
+        Kind::IngressClass,
+        Kind::ConfigMap,
+        Kind::Secret,
+        Kind::ServiceAccount,
+        Kind::Role,
+        Kind::ClusterRole,
+        Kind::RoleBinding,
+        Kind::ClusterRoleBinding,
+        Kind::LimitRange,
+        Kind::ResourceQuota,
+        Kind::Lease,
+        Kind::Event,
+        Kind::StatefulSet,
+        Kind::CronJob,
+        Kind::HorizontalPodAutoscaler,
+        Kind::PersistentVolumeClaim,
+        Kind::PersistentVolume,
+        Kind::NetworkPolicy,
+        Kind::ReplicationController,
+        Kind::PodDisruptionBudget,
+        Kind::StorageClass,
+        Kind::PriorityClass,
+    ];
+
+    /// Discovery data (`INFO` holds one row per kind, in declaration order).
+    pub fn info(self) -> &'static KindInfo {
+        &INFO[self as usize]
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.info().kind
+    }
+    pub fn plural(self) -> &'static str {
+        self.info().plural
+    }
+    pub fn group(self) -> &'static str {
+        self.info().group
+    }
+    pub fn namespaced(self) -> bool {
+        self.info().namespaced
+    }
+    /// Whether the simulation acts on this kind (see [`KindInfo::simulated`]).
+    pub fn simulated(self) -> bool {
+        self.info().simulated
+    }
+    /// The preferred `apiVersion`.
+    pub fn api_version(self) -> String {
+        let info = self.info();
+        if info.group.is_empty() {
+            info.versions[0].to_string()
+        } else {
+            format!("{}/{}", info.group, info.versions[0])
+        }
+    }
+    /// Whether `api_version` is one this kind is served at.
+    pub fn serves(self, api_version: &str) -> bool {
+        let info = self.info();
+        info.versions.iter().any(|v| {
+            if info.group.is_empty() {
+                api_version == *v
+            } else {
+                api_version.split_once('/') == Some((info.group, v))
+            }
+        })
+    }
+    /// `pods`, `deployments.apps`: the resource as error messages name it.
+    pub fn qualified_plural(self) -> String {
+        let info = self.info();
+        if info.group.is_empty() {
+            info.plural.to_string()
+        } else {
+            format!("{}.{}", info.plural, info.group)
+        }
+    }
+    /// `pod`, `deployment.apps`: the prefix kubectl prints in `deployment.apps/web created`.
+    pub fn qualified_singular(self) -> String {
+        let info = self.info();
+        if info.group.is_empty() {
+            info.singular.to_string()
+        } else {
+            format!("{}.{}", info.singular, info.group)
+        }
+    }
+
+    /// Resolves what a user types for a resource type, as discovery does: plural,
+    /// singular, short name or kind, optionally qualified by group (`deployments.apps`)
+    /// or by version and group (`deployments.v1.apps`).
+    pub fn lookup(name: &str) -> Option<Kind> {
+        let lower = name.to_ascii_lowercase();
+        let (base, rest) = match lower.split_once('.') {
+            Some((b, g)) => (b.to_string(), Some(g.to_string())),
+            None => (lower.clone(), None),
+        };
+        Kind::ALL.into_iter().find(|k| {
+            let i = k.info();
+            let name_matches = base == i.plural
+                || base == i.singular
+                || base == i.kind.to_ascii_lowercase()
+                || i.short_names.contains(&base.as_str());
+            let group_matches = match &rest {
+                None => true,
+                Some(g) => {
+                    let group = match g.split_once('.') {
+                        Some((v, g)) if i.versions.contains(&v) => g,
+                        _ => g.as_str(),
+                    };
+                    group == i.group
+                        || (i.group.is_empty() && (group == "core" || i.versions.contains(&group)))
+                }
+            };
+            name_matches && group_matches
+        })
+    }
+
+    /// Resolves `apiVersion` + `kind` from a manifest.
+    pub fn from_type_meta(api_version: &str, kind: &str) -> Option<Kind> {
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == kind && k.serves(api_version))
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where an object lives in the store.
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub struct ObjectKey {
+    pub kind: Kind,
+    /// Empty for cluster-scoped kinds.
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ObjectKey {
+    pub fn new(kind: Kind, namespace: &str, name: &str) -> Self {
+        ObjectKey {
+            kind,
+            namespace: if kind.namespaced() {
+                namespace.to_string()
+            } else {
+                String::new()
+            },
+            name: name.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.namespace.is_empty() {
+            write!(f, "{}/{}", self.kind.info().singular, self.name)
+        } else {
+            write!(
+                f,
+                "{}/{}/{}",
+                self.kind.info().singular,
+                self.namespace,
+                self.name
+            )
+        }
+    }
+}
+
+/// An object of a stored-only kind: its metadata typed, the rest kept as JSON.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OtherObject {
+    pub kind: Kind,
+    pub api_version: String,
+    pub metadata: ObjectMeta,
+    /// Every top-level field but `apiVersion`, `kind` and `metadata` (`spec`, `status`, ...).
+    pub fields: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One object of a served kind.
+// Objects live in the store's map and are moved rarely; boxing every variant would
+// add an allocation per object for nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Object {
+    Namespace(api::core::v1::Namespace),
+    Node(api::core::v1::Node),
+    Pod(api::core::v1::Pod),
+    ReplicaSet(api::apps::v1::ReplicaSet),
+    Deployment(api::apps::v1::Deployment),
+    DaemonSet(api::apps::v1::DaemonSet),
+    Job(api::batch::v1::Job),
+    Service(api::core::v1::Service),
+    Endpoints(api::core::v1::Endpoints),
+    EndpointSlice(api::discovery::v1::EndpointSlice),
+    Ingress(api::networking::v1::Ingress),
+    IngressClass(api::networking::v1::IngressClass),
+    ConfigMap(api::core::v1::ConfigMap),
+    Secret(api::core::v1::Secret),
+    ServiceAccount(api::core::v1::ServiceAccount),
+    Role(api::rbac::v1::Role),
+    ClusterRole(api::rbac::v1::ClusterRole),
+    RoleBinding(api::rbac::v1::RoleBinding),
+    ClusterRoleBinding(api::rbac::v1::ClusterRoleBinding),
+    LimitRange(api::core::v1::LimitRange),
+    ResourceQuota(api::core::v1::ResourceQuota),
+    Lease(api::coordination::v1::Lease),
+    Event(api::core::v1::Event),
+    Other(Box<OtherObject>),
+}
+
+macro_rules! each_typed {
+    ($value:expr, $inner:ident => $body:expr, $other:ident => $other_body:expr) => {
+        match $value {
+            Object::Namespace($inner) => $body,
+            Object::Node($inner) => $body,
+            Object::Pod($inner) => $body,
+            Object::ReplicaSet($inner) => $body,
+            Object::Deployment($inner) => $body,
+            Object::DaemonSet($inner) => $body,
+            Object::Job($inner) => $body,
+            Object::Service($inner) => $body,
+            Object::Endpoints($inner) => $body,
+            Object::EndpointSlice($inner) => $body,
+            Object::Ingress($inner) => $body,
+            Object::IngressClass($inner) => $body,
+            Object::ConfigMap($inner) => $body,
+            Object::Secret($inner) => $body,
+            Object::ServiceAccount($inner) => $body,
+            Object::Role($inner) => $body,
+            Object::ClusterRole($inner) => $body,
+            Object::RoleBinding($inner) => $body,
+            Object::ClusterRoleBinding($inner) => $body,
+            Object::LimitRange($inner) => $body,
+            Object::ResourceQuota($inner) => $body,
+            Object::Lease($inner) => $body,
+            Object::Event($inner) => $body,
+            Object::Other($other) => $other_body,
+        }
+    };
+}
+
+fn de<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            e.inner().to_string()
+        } else {
+            format!("{}: {}", path, e.inner())
+        }
+    })
+}
+
+/// Decodes a built-in YAML manifest: read as JSON, then typed by [`de`], the
+/// decoder every stored object goes through (the browser build then carries one
+/// typed decoder for the k8s-openapi types, not a second one for YAML).
+/// When the object was created, in Unix milliseconds (0 for never: not stored yet).
+pub(crate) fn created_millis(meta: &ObjectMeta) -> i64 {
+    meta.creation_timestamp
+        .as_ref()
+        .map(|t| t.0.as_millisecond())
+        .unwrap_or(0)
+}
+
+pub(crate) fn from_manifest<T: DeserializeOwned>(yaml: &str) -> Result<T, String> {
+    let value: serde_json::Value = serde_yaml::from_str(yaml).map_err(|e| e.to_string())?;
+    de(value)
+}
+
+fn reserialize<T: DeserializeOwned + serde::Serialize>(
+    v: serde_json::Value,
+) -> Result<serde_json::Value, String> {
+    let typed: T = de(v)?;
+    Ok(serde_json::to_value(&typed).expect("k8s-openapi types always serialise"))
+}
+
+impl Object {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Object::Namespace(_) => Kind::Namespace,
+            Object::Node(_) => Kind::Node,
+            Object::Pod(_) => Kind::Pod,
+            Object::ReplicaSet(_) => Kind::ReplicaSet,
+            Object::Deployment(_) => Kind::Deployment,
+            Object::DaemonSet(_) => Kind::DaemonSet,
+            Object::Job(_) => Kind::Job,
+            Object::Service(_) => Kind::Service,
+            Object::Endpoints(_) => Kind::Endpoints,
+            Object::EndpointSlice(_) => Kind::EndpointSlice,
+            Object::Ingress(_) => Kind::Ingress,
+            Object::IngressClass(_) => Kind::IngressClass,
+            Object::ConfigMap(_) => Kind::ConfigMap,
+            Object::Secret(_) => Kind::Secret,
+            Object::ServiceAccount(_) => Kind::ServiceAccount,
+            Object::Role(_) => Kind::Role,
+            Object::ClusterRole(_) => Kind::ClusterRole,
+            Object::RoleBinding(_) => Kind::RoleBinding,
+            Object::ClusterRoleBinding(_) => Kind::ClusterRoleBinding,
+            Object::LimitRange(_) => Kind::LimitRange,
+            Object::ResourceQuota(_) => Kind::ResourceQuota,
+            Object::Lease(_) => Kind::Lease,
+            Object::Event(_) => Kind::Event,
+            Object::Other(o) => o.kind,
+        }
+    }
+
+    pub fn meta(&self) -> &ObjectMeta {
+        each_typed!(self, o => &o.metadata, o => &o.metadata)
+    }
+
+    pub fn meta_mut(&mut self) -> &mut ObjectMeta {
+        each_typed!(self, o => &mut o.metadata, o => &mut o.metadata)
+    }
+
+    pub fn name(&self) -> &str {
+        self.meta().name.as_deref().unwrap_or("")
+    }
+
+    pub fn namespace(&self) -> &str {
+        self.meta().namespace.as_deref().unwrap_or("")
+    }
+
+    pub fn key(&self) -> ObjectKey {
+        ObjectKey::new(self.kind(), self.namespace(), self.name())
+    }
+
+    /// The `apiVersion` the object is served at.
+    pub fn api_version(&self) -> String {
+        match self {
+            Object::Other(o) => o.api_version.clone(),
+            _ => self.kind().api_version(),
+        }
+    }
+
+    /// The object as JSON, with `apiVersion` and `kind` set.
+    pub fn to_json(&self) -> serde_json::Value {
+        each_typed!(
+            self,
+            o => serde_json::to_value(o).expect("k8s-openapi types always serialise"),
+            o => {
+                let mut map = serde_json::Map::new();
+                map.insert("apiVersion".into(), o.api_version.clone().into());
+                map.insert("kind".into(), o.kind.as_str().into());
+                map.insert(
+                    "metadata".into(),
+                    serde_json::to_value(&o.metadata).expect("ObjectMeta serialises"),
+                );
+                for (k, v) in &o.fields {
+                    map.insert(k.clone(), v.clone());
+                }
+                serde_json::Value::Object(map)
+            }
+        )
+    }
+
+    /// The length in bytes of [`Object::to_json`]'s compact encoding, counted as it is
+    /// written (nothing is allocated). See [`crate::store::object_size_bytes`].
+    pub(crate) fn json_len(&self) -> usize {
+        struct Count(usize);
+        impl std::io::Write for Count {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0 = self.0.saturating_add(buf.len());
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut n = Count(0);
+        each_typed!(
+            self,
+            o => {
+                let _ = serde_json::to_writer(&mut n, o);
+            },
+            o => {
+                // {"apiVersion":"…","kind":"…","metadata":…,"field":…}
+                let _ = serde_json::to_writer(&mut n, &o.metadata);
+                let _ = serde_json::to_writer(&mut n, &o.fields);
+                n.0 = n.0.saturating_add(
+                    o.api_version.len() + o.kind.as_str().len() + r#"{"apiVersion":"","kind":"","metadata":,}"#.len(),
+                );
+            }
+        );
+        n.0
+    }
+
+    /// Builds an object of a known kind from JSON, at the kind's preferred version.
+    pub fn from_json(kind: Kind, value: serde_json::Value) -> Result<Object, String> {
+        let api_version = value
+            .get("apiVersion")
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| kind.api_version());
+        Object::from_json_at(kind, &api_version, value)
+    }
+
+    /// Builds an object of a known kind from JSON written at `api_version`.
+    pub fn from_json_at(
+        kind: Kind,
+        api_version: &str,
+        value: serde_json::Value,
+    ) -> Result<Object, String> {
+        Ok(match kind {
+            Kind::Namespace => Object::Namespace(de(value)?),
+            Kind::Node => Object::Node(de(value)?),
+            Kind::Pod => Object::Pod(de(value)?),
+            Kind::ReplicaSet => Object::ReplicaSet(de(value)?),
+            Kind::Deployment => Object::Deployment(de(value)?),
+            Kind::DaemonSet => Object::DaemonSet(de(value)?),
+            Kind::Job => Object::Job(de(value)?),
+            Kind::Service => Object::Service(de(value)?),
+            Kind::Endpoints => Object::Endpoints(de(value)?),
+            Kind::EndpointSlice => Object::EndpointSlice(de(value)?),
+            Kind::Ingress => Object::Ingress(de(value)?),
+            Kind::IngressClass => Object::IngressClass(de(value)?),
+            Kind::ConfigMap => Object::ConfigMap(de(value)?),
+            Kind::Secret => Object::Secret(de(value)?),
+            Kind::ServiceAccount => Object::ServiceAccount(de(value)?),
+            Kind::Role => Object::Role(de(value)?),
+            Kind::ClusterRole => Object::ClusterRole(de(value)?),
+            Kind::RoleBinding => Object::RoleBinding(de(value)?),
+            Kind::ClusterRoleBinding => Object::ClusterRoleBinding(de(value)?),
+            Kind::LimitRange => Object::LimitRange(de(value)?),
+            Kind::ResourceQuota => Object::ResourceQuota(de(value)?),
+            Kind::Lease => Object::Lease(de(value)?),
+            Kind::Event => Object::Event(de(value)?),
+            _ => {
+                // Validate against the typed struct of that version, keep the JSON.
+                let checked = match (kind, api_version) {
+                    (Kind::StatefulSet, "apps/v1") => {
+                        reserialize::<api::apps::v1::StatefulSet>(value.clone())?
+                    }
+                    (Kind::CronJob, "batch/v1") => {
+                        reserialize::<api::batch::v1::CronJob>(value.clone())?
+                    }
+                    (Kind::HorizontalPodAutoscaler, "autoscaling/v2") => {
+                        reserialize::<api::autoscaling::v2::HorizontalPodAutoscaler>(value.clone())?
+                    }
+                    (Kind::HorizontalPodAutoscaler, "autoscaling/v1") => {
+                        reserialize::<api::autoscaling::v1::HorizontalPodAutoscaler>(value.clone())?
+                    }
+                    (Kind::PersistentVolumeClaim, "v1") => {
+                        reserialize::<api::core::v1::PersistentVolumeClaim>(value.clone())?
+                    }
+                    (Kind::PersistentVolume, "v1") => {
+                        reserialize::<api::core::v1::PersistentVolume>(value.clone())?
+                    }
+                    (Kind::NetworkPolicy, "networking.k8s.io/v1") => {
+                        reserialize::<api::networking::v1::NetworkPolicy>(value.clone())?
+                    }
+                    (Kind::ReplicationController, "v1") => {
+                        reserialize::<api::core::v1::ReplicationController>(value.clone())?
+                    }
+                    (Kind::PodDisruptionBudget, "policy/v1") => {
+                        reserialize::<api::policy::v1::PodDisruptionBudget>(value.clone())?
+                    }
+                    (Kind::StorageClass, "storage.k8s.io/v1") => {
+                        reserialize::<api::storage::v1::StorageClass>(value.clone())?
+                    }
+                    (Kind::PriorityClass, "scheduling.k8s.io/v1") => {
+                        reserialize::<api::scheduling::v1::PriorityClass>(value.clone())?
+                    }
+                    _ => {
+                        return Err(format!(
+                            "no matches for kind \"{kind}\" in version \"{api_version}\""
+                        ))
+                    }
+                };
+                let _ = checked;
+                let serde_json::Value::Object(mut map) = value else {
+                    return Err("the object is not a JSON object".into());
+                };
+                map.remove("apiVersion");
+                map.remove("kind");
+                let metadata: ObjectMeta = match map.remove("metadata") {
+                    Some(m) => de(m).map_err(|e| format!("metadata: {e}"))?,
+                    None => ObjectMeta::default(),
+                };
+                Object::Other(Box::new(OtherObject {
+                    kind,
+                    api_version: api_version.to_string(),
+                    metadata,
+                    fields: map,
+                }))
+            }
+        })
+    }
+
+    /// The JSON the typed decoder keeps of `value`: fields it does not know are gone.
+    /// Strict field validation compares this with the input.
+    pub fn known_fields(
+        kind: Kind,
+        api_version: &str,
+        value: serde_json::Value,
+    ) -> Result<serde_json::Value, String> {
+        match kind {
+            Kind::Namespace => reserialize::<api::core::v1::Namespace>(value),
+            Kind::Node => reserialize::<api::core::v1::Node>(value),
+            Kind::Pod => reserialize::<api::core::v1::Pod>(value),
+            Kind::ReplicaSet => reserialize::<api::apps::v1::ReplicaSet>(value),
+            Kind::Deployment => reserialize::<api::apps::v1::Deployment>(value),
+            Kind::DaemonSet => reserialize::<api::apps::v1::DaemonSet>(value),
+            Kind::Job => reserialize::<api::batch::v1::Job>(value),
+            Kind::Service => reserialize::<api::core::v1::Service>(value),
+            Kind::Endpoints => reserialize::<api::core::v1::Endpoints>(value),
+            Kind::EndpointSlice => reserialize::<api::discovery::v1::EndpointSlice>(value),
+            Kind::Ingress => reserialize::<api::networking::v1::Ingress>(value),
+            Kind::IngressClass => reserialize::<api::networking::v1::IngressClass>(value),
+            Kind::ConfigMap => reserialize::<api::core::v1::ConfigMap>(value),
+            Kind::Secret => reserialize::<api::core::v1::Secret>(value),
+            Kind::ServiceAccount => reserialize::<api::core::v1::ServiceAccount>(value),
+            Kind::Role => reserialize::<api::rbac::v1::Role>(value),
+            Kind::ClusterRole => reserialize::<api::rbac::v1::ClusterRole>(value),
+            Kind::RoleBinding => reserialize::<api::rbac::v1::RoleBinding>(value),
+            Kind::ClusterRoleBinding => reserialize::<api::rbac::v1::ClusterRoleBinding>(value),
+            Kind::LimitRange => reserialize::<api::core::v1::LimitRange>(value),
+            Kind::ResourceQuota => reserialize::<api::core::v1::ResourceQuota>(value),
+            Kind::Lease => reserialize::<api::coordination::v1::Lease>(value),
+            Kind::Event => reserialize::<api::core::v1::Event>(value),
+            _ => match (kind, api_version) {
+                (Kind::StatefulSet, "apps/v1") => reserialize::<api::apps::v1::StatefulSet>(value),
+                (Kind::CronJob, "batch/v1") => reserialize::<api::batch::v1::CronJob>(value),
+                (Kind::HorizontalPodAutoscaler, "autoscaling/v2") => {
+                    reserialize::<api::autoscaling::v2::HorizontalPodAutoscaler>(value)
+                }
+                (Kind::HorizontalPodAutoscaler, "autoscaling/v1") => {
+                    reserialize::<api::autoscaling::v1::HorizontalPodAutoscaler>(value)
+                }
+                (Kind::PersistentVolumeClaim, "v1") => {
+                    reserialize::<api::core::v1::PersistentVolumeClaim>(value)
+                }
+                (Kind::PersistentVolume, "v1") => {
+                    reserialize::<api::core::v1::PersistentVolume>(value)
+                }
+                (Kind::NetworkPolicy, "networking.k8s.io/v1") => {
+                    reserialize::<api::networking::v1::NetworkPolicy>(value)
+                }
+                (Kind::ReplicationController, "v1") => {
+                    reserialize::<api::core::v1::ReplicationController>(value)
+                }
+                (Kind::PodDisruptionBudget, "policy/v1") => {
+                    reserialize::<api::policy::v1::PodDisruptionBudget>(value)
+                }
+                (Kind::StorageClass, "storage.k8s.io/v1") => {
+                    reserialize::<api::storage::v1::StorageClass>(value)
+                }
+                (Kind::PriorityClass, "scheduling.k8s.io/v1") => {
+                    reserialize::<api::scheduling::v1::PriorityClass>(value)
+                }
+                _ => Err(format!(
+                    "no matches for kind \"{kind}\" in version \"{api_version}\""
+                )),
+            },
+        }
+    }
+
+    /// Builds an object from JSON that names its own `apiVersion` and `kind`, as the
+    /// store keeps it (snapshots read objects back this way).
+    pub fn from_stored_json(value: serde_json::Value) -> Result<Object, String> {
+        let field = |name: &str| {
+            value
+                .get(name)
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+                .ok_or_else(|| format!("the object has no {name}"))
+        };
+        let (api_version, kind_name) = (field("apiVersion")?, field("kind")?);
+        let kind = Kind::from_type_meta(&api_version, &kind_name).ok_or_else(|| {
+            format!("no matches for kind \"{kind_name}\" in version \"{api_version}\"")
+        })?;
+        Object::from_json_at(kind, &api_version, value)
+    }
+
+    pub fn as_pod(&self) -> Option<&api::core::v1::Pod> {
+        match self {
+            Object::Pod(x) => Some(x),
+            _ => None,
+        }
+    }
+    pub fn as_node(&self) -> Option<&api::core::v1::Node> {
+        match self {
+            Object::Node(x) => Some(x),
+            _ => None,
+        }
+    }
+    pub fn as_replica_set(&self) -> Option<&api::apps::v1::ReplicaSet> {
+        match self {
+            Object::ReplicaSet(x) => Some(x),
+            _ => None,
+        }
+    }
+    pub fn as_deployment(&self) -> Option<&api::apps::v1::Deployment> {
+        match self {
+            Object::Deployment(x) => Some(x),
+            _ => None,
+        }
+    }
+    pub fn as_lease(&self) -> Option<&api::coordination::v1::Lease> {
+        match self {
+            Object::Lease(x) => Some(x),
+            _ => None,
+        }
+    }
+}
+
+/// An object serialises as the JSON the apiserver serves ([`Object::to_json`]).
+impl serde::Serialize for Object {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&self.to_json(), serializer)
+    }
+}
+
+/// The inverse of `Serialize`: JSON with `apiVersion` and `kind`.
+impl<'de> serde::Deserialize<'de> for Object {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
+        Object::from_stored_json(value).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `INFO` is indexed by the enum's order: each row must be its kind's.
+    #[test]
+    fn every_kind_reads_its_own_discovery_row() {
+        for (i, kind) in Kind::ALL.into_iter().enumerate() {
+            assert_eq!(kind as usize, i, "Kind::ALL is in declaration order");
+            assert_eq!(kind.info().kind, format!("{kind:?}"));
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! Read-only views of the cluster for drawing: plain structs, no references into the
+//! simulation. The web app renders these and never touches simulation internals.
+
+/// How a robot (pod) is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RobotState {
+    /// Not yet placed on a zone (no node assigned).
+    Unscheduled,
+    /// Placed; the runtime is pulling images or starting containers.
+    Creating,
+    /// Running and Ready.
+    Running,
+    /// Running but not Ready (a failing probe, or its zone stopped reporting).
+    NotReady,
+    /// Has a deletion timestamp; waiting for its zone supervisor to confirm.
+    Terminating,
+    /// Waiting to be restarted after a crash or a failed image pull.
+    BackOff,
+    /// All containers exited with success.
+    Completed,
+    /// The pod failed.
+    Failed,
+}
+
+impl RobotState {
+    pub const ALL: [RobotState; 8] = [
+        RobotState::Unscheduled,
+        RobotState::Creating,
+        RobotState::Running,
+        RobotState::NotReady,
+        RobotState::Terminating,
+        RobotState::BackOff,
+        RobotState::Completed,
+        RobotState::Failed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RobotState::Unscheduled => "Unscheduled",
+            RobotState::Creating => "Creating",
+            RobotState::Running => "Running",
+            RobotState::NotReady => "NotReady",
+            RobotState::Terminating => "Terminating",
+            RobotState::BackOff => "BackOff",
+            RobotState::Completed => "Completed",
+            RobotState::Failed => "Failed",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodView {
+    pub namespace: String,
+    pub name: String,
+    /// The controlling owner, as `ReplicaSet/web-66b6c48dd5`.
+    pub owner: Option<String>,
+    pub state: RobotState,
+    /// The STATUS column `kubectl get pods` would print.
+    pub status: String,
+    /// A pod of the cluster itself (namespace `kube-system`: the control plane's
+    /// static pods, CoreDNS, kube-proxy), drawn apart from the workload.
+    pub system: bool,
+    /// Container restarts, summed over its containers (the RESTARTS column).
+    pub restarts: u32,
+}
+
+/// How a zone's supervisor (kubelet) is doing, as the control plane sees it and as it
+/// really is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZoneHealth {
+    /// Node Ready=True.
+    Ready,
+    /// Node Ready=False or Unknown (the control plane has noticed).
+    NotReady,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeView {
+    pub name: String,
+    pub control_plane: bool,
+    /// What the Node object says.
+    pub health: ZoneHealth,
+    /// The zone is powered off (its kubelet and containers are gone), whether or not
+    /// the control plane has noticed yet.
+    pub killed: bool,
+    pub unschedulable: bool,
+    /// Requested / allocatable, in millicores and bytes.
+    pub cpu_requested_milli: u64,
+    pub cpu_allocatable_milli: u64,
+    pub memory_requested: u64,
+    pub memory_allocatable: u64,
+    /// Robots on this zone, sorted by namespace and name.
+    pub pods: Vec<PodView>,
+}
+
+/// A control-plane component on the strip across the top.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComponentView {
+    /// Kubernetes name: `kube-apiserver`, `etcd`, `kube-scheduler`,
+    /// `kube-controller-manager`.
+    pub name: &'static str,
+    /// The process is up. False while stopped, and while its node is powered off.
+    pub running: bool,
+    /// Stopped on purpose (`sim stop`); it stays down until started.
+    pub stopped: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterView {
+    /// Simulated milliseconds since start.
+    pub time_ms: u64,
+    pub components: Vec<ComponentView>,
+    pub nodes: Vec<NodeView>,
+    /// Robots that have no zone yet.
+    pub unscheduled: Vec<PodView>,
+    /// The store's current revision (etcd's global revision).
+    pub revision: u64,
+    /// The latest writes the apiserver answered, newest first (at most
+    /// [`REQUESTS_IN_VIEW`]): the reception desk's log.
+    pub requests: Vec<RequestView>,
+}
+
+/// How many recent requests a [`ClusterView`] carries.
+pub const REQUESTS_IN_VIEW: usize = 8;
+
+/// One apiserver request as the reception desk shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestView {
+    pub at_ms: u64,
+    pub user: String,
+    pub verb: &'static str,
+    /// `deployments/web`; empty when a create was refused before it had a name.
+    pub target: String,
+    pub namespace: String,
+    /// The HTTP status code of the answer.
+    pub code: u16,
+    /// Each stage passed through: its name, its verdict and its modelled time in µs.
+    pub stages: Vec<(&'static str, bool, u32)>,
+    /// The modelled latency of the whole request, in µs.
+    pub latency_micros: u32,
+}
+
+impl RequestView {
+    /// The reception desk's row for a recorded request.
+    pub fn of(r: &crate::apiserver::RequestRecord) -> RequestView {
+        RequestView {
+            at_ms: r.at.0,
+            user: r.user.clone(),
+            verb: r.verb,
+            target: r.target(),
+            namespace: r.namespace.clone(),
+            code: r.code,
+            stages: r
+                .stages
+                .iter()
+                .zip(r.micros.iter().chain(std::iter::repeat(&0)))
+                .map(|((stage, ok), us)| (stage.as_str(), *ok, *us))
+                .collect(),
+            latency_micros: r.latency_micros(),
+        }
+    }
+}
+
+impl ClusterView {
+    /// Robot counts per zone and state; `unscheduled` is its own pseudo-zone. Only
+    /// workload robots count: system pods (`PodView::system`) are left out.
+    /// Used by the browser tests' read-only hook and by summaries.
+    pub fn robot_counts(
+        &self,
+    ) -> std::collections::BTreeMap<String, std::collections::BTreeMap<&'static str, usize>> {
+        let mut out = std::collections::BTreeMap::new();
+        for node in &self.nodes {
+            let entry: &mut std::collections::BTreeMap<&'static str, usize> =
+                out.entry(node.name.clone()).or_default();
+            for p in node.pods.iter().filter(|p| !p.system) {
+                *entry.entry(p.state.as_str()).or_default() += 1;
+            }
+        }
+        if self.unscheduled.iter().any(|p| !p.system) {
+            let entry = out.entry("unscheduled".to_string()).or_default();
+            for p in self.unscheduled.iter().filter(|p| !p.system) {
+                *entry.entry(p.state.as_str()).or_default() += 1;
+            }
+        }
+        out
+    }
+}
+
+use crate::cluster::Cluster;
+use crate::object::{Kind, Object};
+use crate::runtime::control_plane::ControlPlaneComponent;
+use crate::sort::StableSort;
+use k8s_openapi::api::core::v1::Pod;
+
+fn robot_state(pod: &Pod, status: &str) -> RobotState {
+    if pod.metadata.deletion_timestamp.is_some() {
+        return RobotState::Terminating;
+    }
+    if pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_ref())
+        .is_none()
+    {
+        return RobotState::Unscheduled;
+    }
+    let phase = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.phase.as_deref())
+        .unwrap_or("Pending");
+    // A crash-looping or image-less robot waits, whatever its phase says.
+    if status.contains("BackOff") || status.starts_with("ErrImage") {
+        return RobotState::BackOff;
+    }
+    match phase {
+        "Succeeded" => RobotState::Completed,
+        "Failed" => RobotState::Failed,
+        "Running" if crate::controllers::pod_is_ready(pod) => RobotState::Running,
+        "Running" => RobotState::NotReady,
+        _ => RobotState::Creating,
+    }
+}
+
+fn pod_view(pod: &Pod) -> PodView {
+    let status = crate::views::podstatus::status(pod);
+    PodView {
+        namespace: pod.metadata.namespace.clone().unwrap_or_default(),
+        name: pod.metadata.name.clone().unwrap_or_default(),
+        owner: pod
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .find(|r| r.controller == Some(true))
+            .map(|r| format!("{}/{}", r.kind, r.name)),
+        state: robot_state(pod, &status),
+        status,
+        system: pod.metadata.namespace.as_deref() == Some("kube-system"),
+        restarts: crate::views::podstatus::restarts(pod).max(0) as u32,
+    }
+}
+
+impl Cluster {
+    /// A snapshot for drawing. Costs one pass over nodes and pods: call it once per
+    /// frame, not per robot.
+    pub fn view(&self) -> ClusterView {
+        let nodes = self
+            .store
+            .list(Kind::Node, None)
+            .filter_map(Object::as_node)
+            .map(|n| {
+                let name = n.metadata.name.clone().unwrap_or_default();
+                let info = self.scheduler.nodes.get(&name).cloned().unwrap_or_default();
+                let mut pods: Vec<PodView> = self
+                    .store
+                    .pods_on_node(&name)
+                    .filter_map(|k| self.store.get(k)?.as_pod())
+                    .map(pod_view)
+                    .collect();
+                pods.stable_sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+                NodeView {
+                    control_plane: n
+                        .metadata
+                        .labels
+                        .as_ref()
+                        .is_some_and(|l| l.contains_key("node-role.kubernetes.io/control-plane")),
+                    health: if crate::controllers::node_lifecycle::node_ready_status(n) == "True" {
+                        ZoneHealth::Ready
+                    } else {
+                        ZoneHealth::NotReady
+                    },
+                    killed: !self.kubelets.get(&name).is_some_and(|k| k.running),
+                    unschedulable: n
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.unschedulable)
+                        .unwrap_or(false),
+                    cpu_requested_milli: info.requested.cpu,
+                    cpu_allocatable_milli: info.allocatable.cpu,
+                    memory_requested: info.requested.memory,
+                    memory_allocatable: info.allocatable.memory,
+                    name,
+                    pods,
+                }
+            })
+            .collect();
+        let unscheduled = self
+            .store
+            .list(Kind::Pod, None)
+            .filter_map(Object::as_pod)
+            .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_none())
+            .map(pod_view)
+            .collect();
+        let components = ControlPlaneComponent::ALL
+            .into_iter()
+            .map(|c| ComponentView {
+                name: c.name(),
+                running: self.component_running(c),
+                stopped: self.component_stopped(c),
+            })
+            .collect();
+        ClusterView {
+            time_ms: self.now.0,
+            components,
+            nodes,
+            unscheduled,
+            revision: self.store.revision(),
+            requests: self
+                .requests()
+                .rev()
+                .take(REQUESTS_IN_VIEW)
+                .map(RequestView::of)
+                .collect(),
+        }
+    }
+}

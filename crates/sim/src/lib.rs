@@ -60,6 +60,7 @@ pub mod trace;
 pub mod traffic;
 pub(crate) mod validation;
 pub mod view;
+pub mod view_parts;
 pub mod watch;
 
 pub use apiserver::store;

@@ -97,6 +97,14 @@ pub fn App() -> Html {
             }
         })
     };
+    let on_inspect = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |target| dispatch.dispatch(Action::Inspect(target)))
+    };
+    let on_run = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |line| dispatch.dispatch(Action::RunKubectl(line)))
+    };
     let panel = side_panel(&state, tr, &dispatch);
     let progress_notice = state
         .progress_notice
@@ -116,7 +124,8 @@ pub fn App() -> Html {
                 }
                 <div class="floor">
                     <div class="canvas-wrap">
-                        <WarehouseCanvas view={state.view.clone()} floor={state.floor.clone()} {tr} dispatch={dispatch.clone()} />
+                        <WarehouseCanvas view={state.view.clone()} floor={state.floor.clone()} {tr}
+                                         on_inspect={on_inspect} on_run={on_run} />
                     </div>
                     <Legend {tr} />
                     <ZoneList view={state.view.clone()} notice={state.notice.clone()} {tr}
@@ -128,8 +137,8 @@ pub fn App() -> Html {
                                 mine_only={state.mine_only()} {tr} dispatch={dispatch.clone()} />
                 </div>
                 <div class="side">
-                    if let Some(target) = state.inspected.clone() {
-                        <Inspector {target} session={state.session.clone()} view={state.view.clone()}
+                    if let (Some(target), Some(report)) = (state.inspected.clone(), state.report()) {
+                        <Inspector {target} {report} view={state.view.clone()}
                                    {tr} dispatch={dispatch.clone()} />
                     }
                     <Editor yaml={state.yaml.clone()} result={state.apply_result.clone()}

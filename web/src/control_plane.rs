@@ -2,21 +2,22 @@
 //! stop/start button (`sim stop scheduler`, `sim start scheduler`).
 
 use crate::i18n::{Key, Tr};
+use crate::projection::FloorView;
 use crate::state::{Action, AppState};
 use std::rc::Rc;
-use warehouse_sim::{ClusterView, ControlPlaneComponent};
+use warehouse_sim::ControlPlaneComponent;
 use yew::prelude::*;
 
 #[derive(Properties)]
 pub struct ComponentsProps {
-    pub view: Rc<ClusterView>,
+    pub view: Rc<FloorView>,
     pub tr: Tr,
     pub dispatch: UseReducerDispatcher<AppState>,
 }
 
 impl PartialEq for ComponentsProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.view, &other.view)
+        self.view.components == other.view.components
             && self.tr == other.tr
             && self.dispatch == other.dispatch
     }

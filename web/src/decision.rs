@@ -4,16 +4,16 @@
 //! each score plugin's weighted score and the total; the chosen zone is marked.
 
 use crate::i18n::{Key, Tr};
+use crate::projection::FloorView;
 use crate::state::{Action, AppState};
 use std::rc::Rc;
 use warehouse_sim::scheduler::Decision;
 use warehouse_sim::sort::StableSort;
-use warehouse_sim::ClusterView;
 use yew::prelude::*;
 
 #[derive(Properties)]
 pub struct DecisionProps {
-    pub view: Rc<ClusterView>,
+    pub view: Rc<FloorView>,
     /// `namespace/name` of the robot asked about.
     pub selected: Option<String>,
     pub decision: Option<Rc<Decision>>,
@@ -23,7 +23,8 @@ pub struct DecisionProps {
 
 impl PartialEq for DecisionProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.view, &other.view)
+        // It lists the robots: a view whose zones and bay are the same ones keeps it.
+        self.view.same_robots(&other.view)
             && self.selected == other.selected
             && self.decision == other.decision
             && self.tr == other.tr

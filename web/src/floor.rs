@@ -84,7 +84,8 @@ pub struct FloorData {
 
 impl FloorData {
     /// Whether anything the floor shows may have changed since the last rebuild:
-    /// a write other than a lease renewal or an event, a request, or a missed feed.
+    /// a write other than a lease renewal or an event, a request other than a lease
+    /// renewal, or a missed feed.
     pub fn moved(&self, cluster: &Cluster) -> bool {
         if cluster.revision() == self.revision
             && cluster.feed_since(self.feed_seq).next == self.feed_seq
@@ -96,7 +97,9 @@ impl FloorData {
             || since.next < self.feed_seq
             || since.events.clone().any(|e| match e {
                 FeedEvent::Write { kind, .. } => !matches!(*kind, "Lease" | "Event"),
-                FeedEvent::Request { .. } => true,
+                // A kubelet renewing its lease (every zone every 10 s) shows
+                // nothing the desks or the countdowns draw.
+                FeedEvent::Request { target, .. } => !target.starts_with("leases/"),
                 FeedEvent::Order { .. } => false,
             })
             || (cluster.revision() != self.revision && since.events.len() == 0)

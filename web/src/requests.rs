@@ -6,15 +6,16 @@
 
 use crate::i18n::{Key, Lang, Tr};
 use crate::kubectl::Session;
+use crate::projection::FloorView;
 use crate::state::{Action, AppState};
 use std::cell::RefCell;
 use std::rc::Rc;
-use warehouse_sim::{ClusterView, RequestView};
+use warehouse_sim::RequestView;
 use yew::prelude::*;
 
 #[derive(Properties)]
 pub struct RequestsProps {
-    pub view: Rc<ClusterView>,
+    pub view: Rc<FloorView>,
     pub session: Rc<RefCell<Session>>,
     pub mine_only: bool,
     pub tr: Tr,

@@ -1,14 +1,15 @@
 //! The zone list beside the floor: each zone's state and its kill/restart button.
 
 use crate::i18n::{Key, Tr};
+use crate::projection::FloorView;
 use crate::state::{Action, AppState, Outcome};
 use std::rc::Rc;
-use warehouse_sim::{ClusterView, ZoneHealth};
+use warehouse_sim::ZoneHealth;
 use yew::prelude::*;
 
 #[derive(Properties)]
 pub struct ZonesProps {
-    pub view: Rc<ClusterView>,
+    pub view: Rc<FloorView>,
     pub notice: Option<Outcome>,
     pub tr: Tr,
     pub dispatch: UseReducerDispatcher<AppState>,
@@ -16,7 +17,7 @@ pub struct ZonesProps {
 
 impl PartialEq for ZonesProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.view, &other.view)
+        self.view.same_robots(&other.view)
             && self.notice == other.notice
             && self.tr == other.tr
             && self.dispatch == other.dispatch

@@ -97,14 +97,6 @@ pub fn App() -> Html {
             }
         })
     };
-    let on_inspect = {
-        let dispatch = dispatch.clone();
-        Callback::from(move |target| dispatch.dispatch(Action::Inspect(target)))
-    };
-    let on_run = {
-        let dispatch = dispatch.clone();
-        Callback::from(move |line| dispatch.dispatch(Action::RunKubectl(line)))
-    };
     let panel = side_panel(&state, tr, &dispatch);
     let progress_notice = state
         .progress_notice
@@ -125,12 +117,19 @@ pub fn App() -> Html {
                 <div class="floor">
                     <div class="canvas-wrap">
                         <WarehouseCanvas view={state.view.clone()} floor={state.floor.clone()} {tr}
-                                         on_inspect={on_inspect} on_run={on_run} />
+                                         on_inspect={act(&dispatch, Action::Inspect)}
+                                         on_run={act(&dispatch, Action::RunKubectl)} />
                     </div>
                     <Legend {tr} />
                     <ZoneList view={state.view.clone()} notice={state.notice.clone()} {tr}
-                              dispatch={dispatch.clone()} />
-                    <ComponentList view={state.view.clone()} {tr} dispatch={dispatch.clone()} />
+                              on_kill={act(&dispatch, Action::KillZone)}
+                              on_restart={act(&dispatch, Action::RestartZone)}
+                              on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))}
+                              on_dismiss={act(&dispatch, |()| Action::DismissNotice)} />
+                    <ComponentList view={state.view.clone()} {tr}
+                                   on_start={act(&dispatch, Action::StartComponent)}
+                                   on_stop={act(&dispatch, Action::StopComponent)}
+                                   on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
                     <DecisionPanel view={state.view.clone()} selected={state.selected_pod.clone()}
                                    decision={state.decision.clone()} {tr} dispatch={dispatch.clone()} />
                     <RequestLog view={state.view.clone()} session={state.session.clone()}
@@ -150,6 +149,15 @@ pub fn App() -> Html {
             </main>
         </div>
     }
+}
+
+/// A typed callback for a child: what it reports becomes one action.
+fn act<T: 'static>(
+    dispatch: &UseReducerDispatcher<AppState>,
+    action: impl Fn(T) -> Action + 'static,
+) -> Callback<T> {
+    let dispatch = dispatch.clone();
+    Callback::from(move |value| dispatch.dispatch(action(value)))
 }
 
 /// The panel beside the floor: the catalogue, the open lesson, a lesson loading, or

@@ -105,8 +105,13 @@ pub fn App() -> Html {
     let focus = lesson_focus(&state);
     html! {
         <div class="app">
-            <Toolbar time_ms={state.floor.now_ms} playing={state.playing} speed={state.speed}
-                     {tr} dispatch={dispatch.clone()} />
+            <Toolbar time_ms={state.floor.now_ms} playing={state.playing} speed={state.speed} {tr}
+                     on_catalogue={act(&dispatch, |()| Action::ShowCatalogue)}
+                     on_toggle_play={act(&dispatch, |()| Action::TogglePlay)}
+                     on_advance={act(&dispatch, Action::Advance)}
+                     on_speed={act(&dispatch, Action::SetSpeed)}
+                     on_toggle_names={act(&dispatch, |()| Action::ToggleNames)}
+                     on_toggle_lang={act(&dispatch, |()| Action::ToggleLang)} />
             { for progress_notice }
             <Office session={state.session.clone()} view={state.view.clone()} {tr}
                     info={state.office.clone()} focus={focus} epoch={state.epoch} />
@@ -131,7 +136,9 @@ pub fn App() -> Html {
                                    on_stop={act(&dispatch, Action::StopComponent)}
                                    on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
                     <DecisionPanel view={state.view.clone()} selected={state.selected_pod.clone()}
-                                   decision={state.decision.clone()} {tr} dispatch={dispatch.clone()} />
+                                   decision={state.decision.clone()} {tr}
+                                   on_select={act(&dispatch, Action::SelectPod)}
+                                   on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
                     <RequestLog view={state.view.clone()} session={state.session.clone()}
                                 mine_only={state.mine_only()} {tr} dispatch={dispatch.clone()} />
                 </div>

@@ -139,8 +139,8 @@ pub fn App() -> Html {
                                    decision={state.decision.clone()} {tr}
                                    on_select={act(&dispatch, Action::SelectPod)}
                                    on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
-                    <RequestLog view={state.view.clone()} session={state.session.clone()}
-                                mine_only={state.mine_only()} {tr} dispatch={dispatch.clone()} />
+                    <RequestLog view={state.view.clone()} mine_only={state.mine_only()} {tr}
+                                on_mine_only={act(&dispatch, Action::SetMineOnly)} />
                 </div>
                 <div class="side">
                     if let (Some(target), Some(report)) = (state.inspected.clone(), state.report()) {

@@ -94,6 +94,8 @@ pub struct FloorView {
     /// Robots without a zone, sorted by namespace and name.
     pub unscheduled: Rc<Vec<PodView>>,
     pub requests: Vec<RequestView>,
+    /// The learner's own latest requests, newest first (the log's "only mine").
+    pub mine_requests: Vec<RequestView>,
     /// Counts the views made: the one after `n` is `n + 1`.
     pub generation: u64,
     /// What moved between the previous generation and this one; empty after a whole
@@ -119,6 +121,7 @@ impl FloorView {
                 .collect(),
             unscheduled: Rc::new(unscheduled),
             requests: cluster.requests_view(),
+            mine_requests: learner_requests(cluster),
             generation: 0,
             changes: Rc::default(),
             rebuilt: true,
@@ -175,6 +178,17 @@ impl FloorView {
             Some((Place::Zone(n.name.clone()), &n.pods[i]))
         })
     }
+}
+
+/// The learner's latest requests (kubectl, the UI, a script), newest first.
+fn learner_requests(cluster: &Cluster) -> Vec<RequestView> {
+    cluster
+        .requests()
+        .rev()
+        .filter(|r| r.by_learner())
+        .take(warehouse_sim::view::REQUESTS_IN_VIEW)
+        .map(RequestView::of)
+        .collect()
 }
 
 fn sort_pods(pods: &mut [PodView]) {
@@ -282,6 +296,7 @@ impl Projection {
         }
         if shown {
             view.requests = cluster.requests_view();
+            view.mine_requests = learner_requests(cluster);
         }
         self.seq = next;
         self.revision = cluster.revision();

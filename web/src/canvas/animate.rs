@@ -2,7 +2,14 @@
 //! fading where they were deleted (from the projection's robot changes, not from a
 //! comparison of snapshots), and sheets flashing when their version moved.
 
-use super::*;
+use super::hit::Hits;
+use super::layout::{Grid, MAX_CELL};
+use super::paint::{state_color, Paint};
+use crate::projection::{FloorView, Place};
+use std::collections::HashMap;
+use std::rc::Rc;
+use warehouse_sim::desks::{DeskView, SheetLine};
+use warehouse_sim::PodView;
 
 /// Real milliseconds a changed sheet stays highlighted.
 pub const FLASH_MS: f64 = 1_500.0;

@@ -1,7 +1,16 @@
 //! The order desks (Services) with their sheets (EndpointSlices), and the copying
 //! machines' chart: their layout and their painting.
 
-use super::*;
+use super::hit::selector_text;
+use super::hook::HOOK;
+use super::layout::{Rect, GAP};
+use super::paint::{font, text, Paint, INK, MUTED};
+use crate::floor::{human_bytes, scroll_bytes, FloorData, TrafficSample};
+use crate::i18n::F;
+use crate::target::Target;
+use std::f64::consts::TAU;
+use warehouse_sim::desks::DeskView;
+use wasm_bindgen::JsValue;
 
 pub const DESK_W: f64 = 280.0;
 

@@ -1,7 +1,17 @@
 //! What is under the pointer: the hit list the last paint left, and the tooltip's
 //! text for what was hit.
 
-use super::*;
+use super::layout::{Grid, Rect};
+use super::paint::workload_count;
+use super::Floor;
+use crate::control_plane::component_key;
+use crate::floor::FloorData;
+use crate::i18n::{Key, Tr, F};
+use crate::projection::{FloorView, Place};
+use crate::target::Target;
+use std::collections::BTreeMap;
+use warehouse_sim::countdown::CountdownKind;
+use warehouse_sim::{RobotState, ZoneHealth};
 
 #[derive(Default)]
 pub(super) struct Hits {

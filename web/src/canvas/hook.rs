@@ -1,6 +1,13 @@
 //! What the test hook tells about the floor (`window.__warehouse.floor()`).
 
-use super::*;
+use super::desks::{DeskBox, DeskLayout};
+use super::Floor;
+use crate::projection::FloorView;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use warehouse_sim::desks::{DeskView, SheetLine};
+use warehouse_sim::sort::StableSort;
 
 /// What the test hook tells about the floor (`window.__warehouse.floor()`).
 #[derive(Clone, Debug, Default, serde::Serialize)]

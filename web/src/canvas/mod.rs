@@ -2,6 +2,12 @@
 //! one zone per node, robots in a grid inside their zone, and the waiting bay for
 //! robots without a zone. Layout is pure arithmetic (tested natively); drawing batches
 //! robots by colour so thousands of them cost a handful of canvas calls.
+//!
+//! This module is the component (props, zoom and pan, the mouse, when to paint);
+//! `layout` places things, `paint` and `desks` draw them, `hit` answers what is under
+//! the pointer, `animate` moves robots and flashes sheets, `hook` reports to the test
+//! hook. A paint of a view whose zones are mostly the same `Rc`s as the painted one
+//! repaints only the changed zones ([`draw`]).
 
 mod animate;
 mod desks;
@@ -10,29 +16,22 @@ mod hook;
 mod layout;
 mod paint;
 
-use animate::*;
+use animate::{draw_ghosts, Anim, ANIMATE_LIMIT};
 pub use desks::*;
-use hit::*;
+use hit::{describe, Hits};
 pub use hook::hook_json;
-use hook::*;
+use hook::{report_draw, report_paint, HOOK};
 pub use layout::*;
 pub use paint::*;
 
-use crate::control_plane::component_key;
-use crate::floor::{
-    human_bytes, is_system_desk, owner_color, scroll_bytes, FloorData, TrafficSample,
-};
+use crate::floor::{is_system_desk, FloorData};
 use crate::i18n::{Key, Tr, F};
-use crate::projection::{FloorView, Place};
+use crate::projection::FloorView;
 use crate::target::Target;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
-use std::f64::consts::TAU;
 use std::rc::Rc;
-use warehouse_sim::countdown::{Countdown, CountdownKind};
-use warehouse_sim::desks::{DeskView, SheetLine};
-use warehouse_sim::sort::StableSort;
-use warehouse_sim::{NodeView, PodView, RobotState, ZoneHealth};
+use warehouse_sim::countdown::Countdown;
+use warehouse_sim::desks::DeskView;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
@@ -632,6 +631,7 @@ fn draw_all(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use warehouse_sim::desks::SheetLine;
 
     #[test]
     fn four_zones_make_a_two_by_two_floor() {

@@ -1,7 +1,20 @@
 //! Painting the strip, the zones, the waiting bay and the robots. Robots are batched
 //! by colour, so thousands of them cost a handful of canvas calls.
 
-use super::*;
+use super::animate::{robot_origins, Anim};
+use super::hit::{Hits, RobotHit};
+use super::layout::{robot_grid, Layout, Rect, STRIP_ROW_H, STRIP_TITLE_H};
+use crate::control_plane::component_key;
+use crate::floor::owner_color;
+use crate::i18n::{Key, Tr};
+use crate::projection::FloorView;
+use crate::target::Target;
+use std::collections::BTreeMap;
+use std::f64::consts::TAU;
+use warehouse_sim::countdown::{Countdown, CountdownKind};
+use warehouse_sim::{NodeView, PodView, RobotState, ZoneHealth};
+use wasm_bindgen::JsValue;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 /// The colour a robot is drawn in.
 pub fn state_color(state: RobotState) -> &'static str {

@@ -219,7 +219,10 @@ impl Projection {
     /// whether the view changed (a new `Rc`).
     pub fn update(&mut self, cluster: &Cluster) -> bool {
         let since = cluster.feed_since(self.seq);
-        if !self.built || since.missed > 0 || since.next < self.seq {
+        // An etcd restore replaces the store without a write in the feed; its
+        // revision goes back.
+        let restored = cluster.revision() < self.revision;
+        if !self.built || since.missed > 0 || since.next < self.seq || restored {
             self.rebuild(cluster);
             return true;
         }
@@ -564,6 +567,27 @@ mod tests {
             }
             assert_matches(&p, &s.cluster);
         }
+    }
+
+    #[test]
+    fn the_model_stays_true_across_an_etcd_restore() {
+        let mut s = settled(3);
+        run(&mut s, "sim etcd snapshot save backup.db");
+        run(
+            &mut s,
+            "kubectl create deployment web --image=nginx:1.27 --replicas=4",
+        );
+        s.cluster.advance(SimDuration::millis(60_000));
+        let mut p = Projection::default();
+        p.update(&s.cluster);
+        run(&mut s, "sim etcd snapshot restore backup.db");
+        p.update(&s.cluster);
+        assert_matches(&p, &s.cluster);
+        for _ in 0..20 {
+            s.cluster.advance(SimDuration::millis(3_000));
+            p.update(&s.cluster);
+        }
+        assert_matches(&p, &s.cluster);
     }
 
     #[test]

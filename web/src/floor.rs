@@ -109,14 +109,20 @@ impl FloorData {
     /// chart.
     pub fn rebuild(&mut self, cluster: &Cluster) {
         REBUILDS.with(|c| c.set(c.get() + 1));
-        self.desks = Rc::new(cluster.desks());
-        self.countdowns = Rc::new(
-            cluster
-                .countdowns()
-                .into_iter()
-                .filter(|c| matches!(c.kind, CountdownKind::Restart | CountdownKind::PullRetry))
-                .collect(),
-        );
+        // Unchanged lists keep their `Rc`: the canvas then repaints only the zones
+        // that changed instead of the whole floor.
+        let desks = cluster.desks();
+        if *self.desks != desks {
+            self.desks = Rc::new(desks);
+        }
+        let countdowns: Vec<Countdown> = cluster
+            .countdowns()
+            .into_iter()
+            .filter(|c| matches!(c.kind, CountdownKind::Restart | CountdownKind::PullRetry))
+            .collect();
+        if *self.countdowns != countdowns {
+            self.countdowns = Rc::new(countdowns);
+        }
         self.tick(cluster);
     }
 
@@ -367,6 +373,11 @@ mod tests {
         assert!(f.moved(&s.cluster));
         f.rebuild(&s.cluster);
         assert!(!f.moved(&s.cluster));
+        // A rebuild that finds the same desks keeps them (the canvas compares them
+        // by pointer).
+        let desks = f.desks.clone();
+        f.rebuild(&s.cluster);
+        assert!(Rc::ptr_eq(&desks, &f.desks));
     }
 
     #[test]

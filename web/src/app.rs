@@ -105,8 +105,13 @@ pub fn App() -> Html {
     let focus = lesson_focus(&state);
     html! {
         <div class="app">
-            <Toolbar time_ms={state.floor.now_ms} playing={state.playing} speed={state.speed}
-                     {tr} dispatch={dispatch.clone()} />
+            <Toolbar time_ms={state.floor.now_ms} playing={state.playing} speed={state.speed} {tr}
+                     on_catalogue={act(&dispatch, |()| Action::ShowCatalogue)}
+                     on_toggle_play={act(&dispatch, |()| Action::TogglePlay)}
+                     on_advance={act(&dispatch, Action::Advance)}
+                     on_speed={act(&dispatch, Action::SetSpeed)}
+                     on_toggle_names={act(&dispatch, |()| Action::ToggleNames)}
+                     on_toggle_lang={act(&dispatch, |()| Action::ToggleLang)} />
             { for progress_notice }
             <Office session={state.session.clone()} view={state.view.clone()} {tr}
                     info={state.office.clone()} focus={focus} epoch={state.epoch} />
@@ -116,20 +121,30 @@ pub fn App() -> Html {
                 }
                 <div class="floor">
                     <div class="canvas-wrap">
-                        <WarehouseCanvas view={state.view.clone()} floor={state.floor.clone()} {tr} dispatch={dispatch.clone()} />
+                        <WarehouseCanvas view={state.view.clone()} floor={state.floor.clone()} {tr}
+                                         on_inspect={act(&dispatch, Action::Inspect)}
+                                         on_run={act(&dispatch, Action::RunKubectl)} />
                     </div>
                     <Legend {tr} />
                     <ZoneList view={state.view.clone()} notice={state.notice.clone()} {tr}
-                              dispatch={dispatch.clone()} />
-                    <ComponentList view={state.view.clone()} {tr} dispatch={dispatch.clone()} />
+                              on_kill={act(&dispatch, Action::KillZone)}
+                              on_restart={act(&dispatch, Action::RestartZone)}
+                              on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))}
+                              on_dismiss={act(&dispatch, |()| Action::DismissNotice)} />
+                    <ComponentList view={state.view.clone()} {tr}
+                                   on_start={act(&dispatch, Action::StartComponent)}
+                                   on_stop={act(&dispatch, Action::StopComponent)}
+                                   on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
                     <DecisionPanel view={state.view.clone()} selected={state.selected_pod.clone()}
-                                   decision={state.decision.clone()} {tr} dispatch={dispatch.clone()} />
-                    <RequestLog view={state.view.clone()} session={state.session.clone()}
-                                mine_only={state.mine_only()} {tr} dispatch={dispatch.clone()} />
+                                   decision={state.decision.clone()} {tr}
+                                   on_select={act(&dispatch, Action::SelectPod)}
+                                   on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
+                    <RequestLog view={state.view.clone()} mine_only={state.mine_only()} {tr}
+                                on_mine_only={act(&dispatch, Action::SetMineOnly)} />
                 </div>
                 <div class="side">
-                    if let Some(target) = state.inspected.clone() {
-                        <Inspector {target} session={state.session.clone()} view={state.view.clone()}
+                    if let (Some(target), Some(report)) = (state.inspected.clone(), state.report()) {
+                        <Inspector {target} {report} view={state.view.clone()}
                                    {tr} dispatch={dispatch.clone()} />
                     }
                     <Editor yaml={state.yaml.clone()} result={state.apply_result.clone()}
@@ -141,6 +156,15 @@ pub fn App() -> Html {
             </main>
         </div>
     }
+}
+
+/// A typed callback for a child: what it reports becomes one action.
+fn act<T: 'static>(
+    dispatch: &UseReducerDispatcher<AppState>,
+    action: impl Fn(T) -> Action + 'static,
+) -> Callback<T> {
+    let dispatch = dispatch.clone();
+    Callback::from(move |value| dispatch.dispatch(action(value)))
 }
 
 /// The panel beside the floor: the catalogue, the open lesson, a lesson loading, or

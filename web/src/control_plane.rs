@@ -2,23 +2,24 @@
 //! stop/start button (`sim stop scheduler`, `sim start scheduler`).
 
 use crate::i18n::{Key, Tr};
-use crate::state::{Action, AppState};
+use crate::projection::FloorView;
 use std::rc::Rc;
-use warehouse_sim::{ClusterView, ControlPlaneComponent};
+use warehouse_sim::ControlPlaneComponent;
 use yew::prelude::*;
 
 #[derive(Properties)]
 pub struct ComponentsProps {
-    pub view: Rc<ClusterView>,
+    pub view: Rc<FloorView>,
     pub tr: Tr,
-    pub dispatch: UseReducerDispatcher<AppState>,
+    /// Start or stop a component (`sim start`, `sim stop`).
+    pub on_start: Callback<ControlPlaneComponent>,
+    pub on_stop: Callback<ControlPlaneComponent>,
+    pub on_inspect: Callback<crate::target::Target>,
 }
 
 impl PartialEq for ComponentsProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.view, &other.view)
-            && self.tr == other.tr
-            && self.dispatch == other.dispatch
+        self.view.components == other.view.components && self.tr == other.tr
     }
 }
 
@@ -37,11 +38,9 @@ pub fn ComponentList(props: &ComponentsProps) -> Html {
     let tr = props.tr;
     let rows = props.view.components.iter().filter_map(|view| {
         let component = ControlPlaneComponent::parse(view.name)?;
-        let dispatch = props.dispatch.clone();
         let inspect = {
-            let d = dispatch.clone();
             let target = crate::target::Target::Staff(component);
-            Callback::from(move |_: MouseEvent| d.dispatch(Action::Inspect(Some(target.clone()))))
+            props.on_inspect.reform(move |_: MouseEvent| target.clone())
         };
         let (status, class) = if view.running {
             (tr.t(Key::ComponentRunning), "zone-status ok")
@@ -49,9 +48,7 @@ pub fn ComponentList(props: &ComponentsProps) -> Html {
             (tr.t(Key::ComponentStopped), "zone-status stopped")
         };
         let button = if view.stopped {
-            let onclick = Callback::from(move |_: MouseEvent| {
-                dispatch.dispatch(Action::StartComponent(component))
-            });
+            let onclick = props.on_start.reform(move |_: MouseEvent| component);
             html! {
                 <button type="button" class="start-component" data-component={view.name} {onclick}>
                     { tr.t(Key::StartComponent) }
@@ -65,9 +62,7 @@ pub fn ComponentList(props: &ComponentsProps) -> Html {
                 </button>
             }
         } else {
-            let onclick = Callback::from(move |_: MouseEvent| {
-                dispatch.dispatch(Action::StopComponent(component))
-            });
+            let onclick = props.on_stop.reform(move |_: MouseEvent| component);
             html! {
                 <button type="button" class="stop-component danger" data-component={view.name} {onclick}>
                     { tr.t(Key::StopComponent) }

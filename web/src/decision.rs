@@ -4,26 +4,28 @@
 //! each score plugin's weighted score and the total; the chosen zone is marked.
 
 use crate::i18n::{Key, Tr};
-use crate::state::{Action, AppState};
+use crate::projection::FloorView;
 use std::rc::Rc;
 use warehouse_sim::scheduler::Decision;
-use warehouse_sim::ClusterView;
 use warehouse_sim::StableSort;
 use yew::prelude::*;
 
 #[derive(Properties)]
 pub struct DecisionProps {
-    pub view: Rc<ClusterView>,
+    pub view: Rc<FloorView>,
     /// `namespace/name` of the robot asked about.
     pub selected: Option<String>,
     pub decision: Option<Rc<Decision>>,
     pub tr: Tr,
-    pub dispatch: UseReducerDispatcher<AppState>,
+    /// Ask about a robot (`namespace/name`), or about none.
+    pub on_select: Callback<Option<String>>,
+    pub on_inspect: Callback<crate::target::Target>,
 }
 
 impl PartialEq for DecisionProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.view, &other.view)
+        // It lists the robots: a view whose zones and bay are the same ones keeps it.
+        self.view.same_robots(&other.view)
             && self.selected == other.selected
             && self.decision == other.decision
             && self.tr == other.tr
@@ -43,16 +45,13 @@ pub fn DecisionPanel(props: &DecisionProps) -> Html {
         .map(|p| format!("{}/{}", p.namespace, p.name))
         .collect();
     pods.stable_sort();
-    let onchange = {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |e: Event| {
-            let value = e
-                .target_dyn_into::<web_sys::HtmlSelectElement>()
-                .map(|s| s.value())
-                .unwrap_or_default();
-            dispatch.dispatch(Action::SelectPod((!value.is_empty()).then_some(value)));
-        })
-    };
+    let onchange = props.on_select.reform(|e: Event| {
+        let value = e
+            .target_dyn_into::<web_sys::HtmlSelectElement>()
+            .map(|s| s.value())
+            .unwrap_or_default();
+        (!value.is_empty()).then_some(value)
+    });
     let options = pods.iter().map(|p| {
         let selected = props.selected.as_deref() == Some(p.as_str());
         html! { <option value={p.clone()} {selected}>{ p.clone() }</option> }
@@ -75,10 +74,8 @@ pub fn DecisionPanel(props: &DecisionProps) -> Html {
                 { for options }
             </select>
             if let Some(target) = inspect_target.clone() {
-                <button type="button" id="why-pod-inspect" class="link" onclick={
-                    let d = props.dispatch.clone();
-                    Callback::from(move |_: MouseEvent| d.dispatch(Action::Inspect(Some(target.clone()))))
-                }>{ crate::inspector_i18n::t(tr, crate::inspector_i18n::I::Inspect) }</button>
+                <button type="button" id="why-pod-inspect" class="link"
+                        onclick={props.on_inspect.reform(move |_: MouseEvent| target.clone())}>{ crate::inspector_i18n::t(tr, crate::inspector_i18n::I::Inspect) }</button>
             }
             if empty {
                 <p class="hint">{ tr.t(Key::DecisionNone) }</p>

@@ -84,7 +84,8 @@ pub struct FloorData {
 
 impl FloorData {
     /// Whether anything the floor shows may have changed since the last rebuild:
-    /// a write other than a lease renewal or an event, a request, or a missed feed.
+    /// a write other than a lease renewal or an event, a request other than a lease
+    /// renewal, or a missed feed.
     pub fn moved(&self, cluster: &Cluster) -> bool {
         if cluster.revision() == self.revision
             && cluster.feed_since(self.feed_seq).next == self.feed_seq
@@ -96,7 +97,9 @@ impl FloorData {
             || since.next < self.feed_seq
             || since.events.clone().any(|e| match e {
                 FeedEvent::Write { kind, .. } => !matches!(*kind, "Lease" | "Event"),
-                FeedEvent::Request { .. } => true,
+                // A kubelet renewing its lease (every zone every 10 s) shows
+                // nothing the desks or the countdowns draw.
+                FeedEvent::Request { target, .. } => !target.starts_with("leases/"),
                 FeedEvent::Order { .. } => false,
             })
             || (cluster.revision() != self.revision && since.events.len() == 0)
@@ -106,14 +109,20 @@ impl FloorData {
     /// chart.
     pub fn rebuild(&mut self, cluster: &Cluster) {
         REBUILDS.with(|c| c.set(c.get() + 1));
-        self.desks = Rc::new(cluster.desks());
-        self.countdowns = Rc::new(
-            cluster
-                .countdowns()
-                .into_iter()
-                .filter(|c| matches!(c.kind, CountdownKind::Restart | CountdownKind::PullRetry))
-                .collect(),
-        );
+        // Unchanged lists keep their `Rc`: the canvas then repaints only the zones
+        // that changed instead of the whole floor.
+        let desks = cluster.desks();
+        if *self.desks != desks {
+            self.desks = Rc::new(desks);
+        }
+        let countdowns: Vec<Countdown> = cluster
+            .countdowns()
+            .into_iter()
+            .filter(|c| matches!(c.kind, CountdownKind::Restart | CountdownKind::PullRetry))
+            .collect();
+        if *self.countdowns != countdowns {
+            self.countdowns = Rc::new(countdowns);
+        }
         self.tick(cluster);
     }
 
@@ -364,6 +373,11 @@ mod tests {
         assert!(f.moved(&s.cluster));
         f.rebuild(&s.cluster);
         assert!(!f.moved(&s.cluster));
+        // A rebuild that finds the same desks keeps them (the canvas compares them
+        // by pointer).
+        let desks = f.desks.clone();
+        f.rebuild(&s.cluster);
+        assert!(Rc::ptr_eq(&desks, &f.desks));
     }
 
     #[test]

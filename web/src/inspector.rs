@@ -10,13 +10,13 @@
 use crate::i18n::Tr;
 use crate::inspector_i18n::{self as text, I};
 use crate::kubectl::{NoFiles, Session};
+use crate::projection::FloorView;
 use crate::state::{Action, AppState};
 use crate::target::Target;
-use std::cell::RefCell;
 use std::rc::Rc;
 use warehouse_sim::scheduler::Decision;
 use warehouse_sim::StableSort;
-use warehouse_sim::{ClusterView, ControlPlaneComponent, Kind, ObjectKey, PodView, ZoneHealth};
+use warehouse_sim::{ControlPlaneComponent, Kind, ObjectKey, PodView, ZoneHealth};
 use yew::prelude::*;
 
 /// The most robots a zone's card lists (a zone can hold 110).
@@ -36,7 +36,7 @@ pub struct Report {
 }
 
 /// kubectl's `TYPE/NAME` and namespace for the target; for staff, its static pod.
-fn object_ref(target: &Target, view: &ClusterView) -> Option<(String, Option<String>)> {
+fn object_ref(target: &Target, view: &FloorView) -> Option<(String, Option<String>)> {
     match target {
         Target::Staff(c) => {
             static_pod(view, *c).map(|p| (format!("pod/{}", p.name), Some(p.namespace.clone())))
@@ -47,7 +47,7 @@ fn object_ref(target: &Target, view: &ClusterView) -> Option<(String, Option<Str
 
 /// The static pod a component runs as (`kube-scheduler-control-plane`), if the view
 /// has one.
-fn static_pod(view: &ClusterView, c: ControlPlaneComponent) -> Option<&PodView> {
+fn static_pod(view: &FloorView, c: ControlPlaneComponent) -> Option<&PodView> {
     let prefix = format!("{}-", c.name());
     view.nodes
         .iter()
@@ -56,7 +56,7 @@ fn static_pod(view: &ClusterView, c: ControlPlaneComponent) -> Option<&PodView> 
 }
 
 /// Runs the read-only commands behind the inspector.
-pub fn report(session: &mut Session, target: &Target, view: &ClusterView) -> Report {
+pub fn report(session: &mut Session, target: &Target, view: &FloorView) -> Report {
     let Some((object, namespace)) = object_ref(target, view) else {
         return Report::default();
     };
@@ -191,8 +191,10 @@ fn tabs_for(target: &Target) -> Vec<Tab> {
 #[derive(Properties)]
 pub struct InspectorProps {
     pub target: Target,
-    pub session: Rc<RefCell<Session>>,
-    pub view: Rc<ClusterView>,
+    /// What kubectl printed about the target (the reducer takes it once per store
+    /// revision: see `AppState::inspection`).
+    pub report: Rc<Report>,
+    pub view: Rc<FloorView>,
     pub tr: Tr,
     pub dispatch: UseReducerDispatcher<AppState>,
 }
@@ -201,7 +203,7 @@ impl PartialEq for InspectorProps {
     fn eq(&self, other: &Self) -> bool {
         self.target == other.target
             && Rc::ptr_eq(&self.view, &other.view)
-            && Rc::ptr_eq(&self.session, &other.session)
+            && Rc::ptr_eq(&self.report, &other.report)
             && self.tr == other.tr
             && self.dispatch == other.dispatch
     }
@@ -217,18 +219,7 @@ pub fn Inspector(props: &InspectorProps) -> Html {
     let current = if tabs.contains(&*tab) { *tab } else { tabs[0] };
     let close_ref = use_node_ref();
 
-    // The report is taken again only when the target or the store's revision changes.
-    let report = {
-        let session = props.session.clone();
-        let view = view.clone();
-        use_memo(
-            (target.clone(), view.revision),
-            move |(target, _)| match session.try_borrow_mut() {
-                Ok(mut s) => report(&mut s, target, &view),
-                Err(_) => Report::default(),
-            },
-        )
-    };
+    let report = props.report.clone();
 
     // Escape closes the inspector, wherever the focus is.
     {
@@ -334,7 +325,7 @@ fn target_id(target: &Target) -> String {
 }
 
 fn find_pod<'v>(
-    view: &'v ClusterView,
+    view: &'v FloorView,
     namespace: &str,
     name: &str,
 ) -> Option<(Option<&'v str>, &'v PodView)> {
@@ -346,7 +337,7 @@ fn find_pod<'v>(
 }
 
 /// The kind label, the name, and a status line.
-fn header(tr: Tr, target: &Target, view: &ClusterView) -> (&'static str, String, Html) {
+fn header(tr: Tr, target: &Target, view: &FloorView) -> (&'static str, String, Html) {
     match target {
         Target::Robot { namespace, name } => {
             let status = find_pod(view, namespace, name).map(|(zone, p)| {
@@ -419,7 +410,7 @@ fn header(tr: Tr, target: &Target, view: &ClusterView) -> (&'static str, String,
 fn actions(
     tr: Tr,
     target: &Target,
-    view: &ClusterView,
+    view: &FloorView,
     sheets: &[String],
     act: &impl Fn(Action) -> Callback<MouseEvent>,
 ) -> Html {
@@ -666,7 +657,7 @@ revision 247: ADDED deployment/default/web by kubernetes-admin on request
         session
             .cluster
             .advance(warehouse_sim::SimDuration::millis(30_000));
-        let view = session.cluster.view();
+        let view = FloorView::of(&session.cluster);
         let pod = view
             .nodes
             .iter()
@@ -693,7 +684,7 @@ revision 247: ADDED deployment/default/web by kubernetes-admin on request
     #[test]
     fn staff_and_desk_reports_come_from_kubectl() {
         let mut session = Session::settled(crate::state::SEED);
-        let view = session.cluster.view();
+        let view = FloorView::of(&session.cluster);
         let r = report(
             &mut session,
             &Target::Staff(ControlPlaneComponent::Scheduler),
@@ -710,7 +701,7 @@ revision 247: ADDED deployment/default/web by kubernetes-admin on request
         session
             .cluster
             .advance(warehouse_sim::SimDuration::millis(30_000));
-        let view = session.cluster.view();
+        let view = FloorView::of(&session.cluster);
         let desk = Target::Desk {
             namespace: "default".into(),
             name: "web".into(),

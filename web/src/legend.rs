@@ -42,7 +42,7 @@ pub fn Legend(props: &LegendProps) -> Html {
                 </svg>
                 { tr.t(Key::SystemRobots) }
             </span>
-            // How a sheet's lines are drawn (canvas.rs `draw_sheet`).
+            // How a sheet's lines are drawn (`canvas::desks::draw_sheet`).
             <span class="legend-heading">{ tr.f(F::LegendLines) }{ ":" }</span>
             <span class="legend-item" data-line="ready">
                 <svg class="swatch-svg" viewBox="0 0 12 12" aria-hidden="true">

@@ -24,6 +24,7 @@ mod narration;
 mod numbers;
 mod office;
 mod progress;
+mod projection;
 mod prose;
 mod requests;
 mod state;

@@ -17,12 +17,12 @@
 use crate::i18n::{Lang, Names, Tr};
 use crate::kubectl::Session;
 use crate::narration::{self, Notable};
+use crate::projection::FloorView;
 use gloo_timers::callback::Interval;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 use warehouse_sim::views::feed::FeedEvent;
-use warehouse_sim::ClusterView;
 use yew::prelude::*;
 
 /// Real milliseconds an envelope takes from the door to the vault.
@@ -502,7 +502,7 @@ pub const CLERKS: [&str; 14] = [
     "ttl-after-finished-controller",
 ];
 
-fn stations(view: &ClusterView) -> Vec<Station> {
+fn stations(view: &FloorView) -> Vec<Station> {
     let mut ids: Vec<String> = CLERKS.iter().map(|s| s.to_string()).collect();
     ids.push("kube-scheduler".into());
     for n in &view.nodes {
@@ -617,7 +617,7 @@ const ROUTER_Y: f64 = DOCK_Y + 30.0;
 const ROBOT_Y: f64 = DOCK_Y + 90.0;
 
 /// The component `name` is running (or not on the strip at all).
-fn component_up(view: &ClusterView, name: &str) -> bool {
+fn component_up(view: &FloorView, name: &str) -> bool {
     view.components
         .iter()
         .find(|c| c.name == name)
@@ -864,7 +864,7 @@ fn plane_titles(tr: Tr) -> (&'static str, &'static str) {
 }
 
 /// Draws the office from the model and the view.
-pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr, focus: Option<&str>) -> Html {
+pub fn render(model: &OfficeModel, view: &FloorView, tr: Tr, focus: Option<&str>) -> Html {
     let apiserver_up = component_up(view, "kube-apiserver");
     let etcd_up = component_up(view, "etcd");
     let gates = Gate::ALL
@@ -933,7 +933,7 @@ pub fn render(model: &OfficeModel, view: &ClusterView, tr: Tr, focus: Option<&st
 #[derive(Properties)]
 pub struct OfficeProps {
     pub session: Rc<RefCell<Session>>,
-    pub view: Rc<ClusterView>,
+    pub view: Rc<FloorView>,
     pub tr: Tr,
     pub info: Rc<RefCell<OfficeInfo>>,
     /// The station an interview walkthrough's moment lights (`kube-scheduler`,
@@ -948,7 +948,8 @@ pub struct OfficeProps {
 
 impl PartialEq for OfficeProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.view, &other.view)
+        // The stations and their lights: the zones and the strip, not the log.
+        self.view.same_floor(&other.view)
             && self.tr == other.tr
             && self.focus == other.focus
             && self.epoch == other.epoch
@@ -999,7 +1000,7 @@ impl Live {
 }
 
 /// Reads the feed into the model (and the narration) at the real time `now`.
-fn pump(live: &mut Live, session: &Session, view: &ClusterView, tr: Tr, now: f64) {
+fn pump(live: &mut Live, session: &Session, view: &FloorView, tr: Tr, now: f64) {
     let cluster = &session.cluster;
     let feed = cluster.feed_since(live.model.seq);
     // Robot → zone, built once per pump and only when an order needs it (not a scan

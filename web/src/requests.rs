@@ -5,42 +5,26 @@
 //! (the default while a lesson is open), read from the cluster's longer request log.
 
 use crate::i18n::{Key, Lang, Tr};
-use crate::kubectl::Session;
-use crate::state::{Action, AppState};
-use std::cell::RefCell;
+use crate::projection::FloorView;
 use std::rc::Rc;
-use warehouse_sim::{ClusterView, RequestView};
 use yew::prelude::*;
 
 #[derive(Properties)]
 pub struct RequestsProps {
-    pub view: Rc<ClusterView>,
-    pub session: Rc<RefCell<Session>>,
+    pub view: Rc<FloorView>,
     pub mine_only: bool,
     pub tr: Tr,
-    pub dispatch: UseReducerDispatcher<AppState>,
+    /// Show only the learner's requests, or everyone's.
+    pub on_mine_only: Callback<bool>,
 }
 
 impl PartialEq for RequestsProps {
     fn eq(&self, other: &Self) -> bool {
-        // The learner's rows come from the log, which changes with the revision.
         self.view.requests == other.view.requests
-            && (!self.mine_only || self.view.revision == other.view.revision)
+            && self.view.mine_requests == other.view.mine_requests
             && self.mine_only == other.mine_only
             && self.tr == other.tr
     }
-}
-
-/// The learner's latest requests, newest first.
-fn learner_requests(session: &Session) -> Vec<RequestView> {
-    session
-        .cluster
-        .requests()
-        .rev()
-        .filter(|r| r.by_learner())
-        .take(warehouse_sim::views::view::REQUESTS_IN_VIEW)
-        .map(RequestView::of)
-        .collect()
 }
 
 /// Microseconds as `1.9 ms` or `180 µs`.
@@ -55,16 +39,11 @@ pub fn latency(us: u32) -> String {
 #[function_component]
 pub fn RequestLog(props: &RequestsProps) -> Html {
     let tr = props.tr;
-    let mine = if props.mine_only {
-        props
-            .session
-            .try_borrow()
-            .map(|s| learner_requests(&s))
-            .ok()
+    let requests = if props.mine_only {
+        &props.view.mine_requests
     } else {
-        None
+        &props.view.requests
     };
-    let requests = mine.as_ref().unwrap_or(&props.view.requests);
     let empty = requests.is_empty().then(|| {
         html! { <li class="muted">{ match tr.lang {
             Lang::En => "No requests of yours yet.",
@@ -72,9 +51,8 @@ pub fn RequestLog(props: &RequestsProps) -> Html {
         } }</li> }
     });
     let toggle = {
-        let dispatch = props.dispatch.clone();
         let on = props.mine_only;
-        let onchange = Callback::from(move |_: Event| dispatch.dispatch(Action::SetMineOnly(!on)));
+        let onchange = props.on_mine_only.reform(move |_: Event| !on);
         let label = match tr.lang {
             Lang::En => "Only my requests",
             Lang::Ru => "Только мои запросы",

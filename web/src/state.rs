@@ -1,18 +1,20 @@
 //! The UI state and its reducer. Every change the user (or the animation clock) makes
 //! is one [`Action`]; [`AppState::reduce`] applies it. The reducer does no IO: it
-//! drives the simulation, which is itself deterministic and sans-IO, and takes a fresh
-//! [`ClusterView`] once per action so components draw from a plain snapshot.
+//! drives the simulation, which is itself deterministic and sans-IO, and keeps the
+//! floor's model ([`Projection`]) up to date from the change feed, so components draw
+//! from plain values and a zone nothing touched stays the same `Rc`.
 
 use crate::i18n::{Lang, Names, Tr};
 use crate::kubectl::Session;
 use crate::lessons::{
     CatalogueState, CatalogueTexts, LessonTexts, Loaded, OpenLesson, Origin, Progress,
 };
+use crate::projection::{FloorView, Projection};
 use crate::test_hook::HookInfo;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
-use warehouse_sim::{Cluster, ClusterView, ControlPlaneComponent, Fault, SimDuration, Topology};
+use warehouse_sim::{Cluster, ControlPlaneComponent, Fault, SimDuration, Topology};
 use yew::{AttrValue, Reducible};
 
 /// The seed of the browser's cluster. Fixed, so a page load always starts the same.
@@ -183,8 +185,10 @@ pub struct AppState {
     /// The kubectl session, which owns the cluster. The one mutable thing the UI
     /// holds; only the reducer and the read-only test hook touch it.
     pub session: Rc<RefCell<Session>>,
-    /// A snapshot taken after the last action.
-    pub view: Rc<ClusterView>,
+    /// The floor's model after the last action (`projection.view`).
+    pub view: Rc<FloorView>,
+    /// What keeps `view` up to date from the change feed.
+    pub projection: Projection,
     pub playing: bool,
     pub speed: u32,
     pub lang: Lang,
@@ -211,6 +215,9 @@ pub struct AppState {
     pub hook: Rc<RefCell<HookInfo>>,
     /// What the inspector shows (a robot, zone, desk, sheet or staff member).
     pub inspected: Option<crate::target::Target>,
+    /// What kubectl printed about it, and the store revision it was taken at: taken
+    /// again only when the target or the revision changes.
+    pub inspection: Option<(crate::target::Target, u64, Rc<crate::inspector::Report>)>,
     /// What the office (control plane and dock) shows, for the test hook.
     pub office: Rc<RefCell<crate::office::OfficeInfo>>,
     /// The reception log shows only the learner's own requests (`None`: the default,
@@ -235,10 +242,10 @@ impl Default for AppState {
 
 impl AppState {
     pub fn new(cluster: Cluster) -> AppState {
-        let view = Rc::new(cluster.view());
         AppState {
             session: Rc::new(RefCell::new(Session::new(cluster))),
-            view,
+            view: Rc::default(),
+            projection: Projection::default(),
             playing: true,
             speed: SPEEDS[0],
             lang: Lang::default(),
@@ -257,6 +264,7 @@ impl AppState {
             progress_notice: None,
             hook: Rc::new(RefCell::new(HookInfo::default())),
             inspected: None,
+            inspection: None,
             office: Rc::new(RefCell::new(Default::default())),
             mine_only: None,
             floor: crate::floor::FloorData::default(),
@@ -288,14 +296,16 @@ impl AppState {
         Tr::new(self.lang, self.names)
     }
 
-    /// Rebuilds the view, the desks and the countdowns (and counts it: see
-    /// [`crate::floor::rebuilds`]).
+    /// Brings the floor's model up to date (only the zones the feed says were
+    /// touched are read again) and rebuilds the desks and the countdowns (counted:
+    /// see [`crate::floor::rebuilds`]).
     pub(crate) fn refresh_view(&mut self) {
         if self.floor_belongs_elsewhere() {
             self.new_cluster();
         }
         let session = self.session.borrow();
-        self.view = Rc::new(session.cluster.view());
+        self.projection.update(&session.cluster);
+        self.view = self.projection.view.clone();
         self.floor.rebuild(&session.cluster);
         let decision = self.selected_pod.as_deref().and_then(|p| {
             let (ns, name) = p.split_once('/')?;
@@ -322,6 +332,7 @@ impl AppState {
     pub(crate) fn new_cluster(&mut self) {
         self.epoch += 1;
         self.floor = crate::floor::FloorData::default();
+        self.projection = Projection::default();
         self.selected_pod = None;
         self.decision = None;
         self.inspected = None;
@@ -346,7 +357,13 @@ impl AppState {
         if moved {
             self.refresh_view();
         } else {
-            self.floor.tick(&self.session.borrow().cluster);
+            // Still a look at the zones' headers: a lesson's incident may have
+            // powered a zone off on the way, which writes nothing at once.
+            let session = self.session.borrow();
+            self.floor.tick(&session.cluster);
+            if self.projection.update(&session.cluster) {
+                self.view = self.projection.view.clone();
+            }
         }
     }
 
@@ -406,6 +423,32 @@ impl AppState {
             text: text.trim_end().to_string(),
             error,
         }
+    }
+}
+
+impl AppState {
+    /// Takes the inspector's report (read-only kubectl commands) when what it is
+    /// about or the store's revision changed; drops it when the inspector closes.
+    fn inspect(&mut self) {
+        let Some(target) = &self.inspected else {
+            self.inspection = None;
+            return;
+        };
+        let revision = self.view.revision;
+        if self
+            .inspection
+            .as_ref()
+            .is_some_and(|(t, r, _)| t == target && *r == revision)
+        {
+            return;
+        }
+        let report = crate::inspector::report(&mut self.session.borrow_mut(), target, &self.view);
+        self.inspection = Some((target.clone(), revision, Rc::new(report)));
+    }
+
+    /// The inspector's report, when it is open.
+    pub fn report(&self) -> Option<Rc<crate::inspector::Report>> {
+        self.inspection.as_ref().map(|(_, _, r)| r.clone())
     }
 }
 
@@ -584,6 +627,7 @@ impl Reducible for AppState {
             }
             other => next.reduce_lesson(other),
         }
+        next.inspect();
         next.after_action();
         Rc::new(next)
     }

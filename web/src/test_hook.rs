@@ -14,6 +14,12 @@
 //!   seen), `envelopesInFlight`, `writes`, `orders`, `ordersFailed`, `refused` (each
 //!   `{user, what, code, gate, stage}`), `missed`, `narration` (the lines shown).
 //!
+//! - `floor()` returns a JSON string of `canvas::FloorHook`: the desks and sheets as
+//!   drawn, `robots` (the robots as last painted, the shape of `robots()`),
+//!   `projection` (`zonesRecomputed`, `zoneHeaders`, `fullRebuilds`, `views`,
+//!   `unchanged`: what the floor's model computed since load), `fullPaints`,
+//!   `partialPaints`, `zonesPainted`, `generation`, `rebuilds`, `draws`.
+//!
 //! `robots` and `timeMs` read the live session, so they reflect every action as soon as it has been
 //! reduced, without waiting for a render.
 
@@ -180,7 +186,9 @@ pub fn install(
         time_ms.as_ref().unchecked_ref::<Function>(),
     )?;
     // `floor()`: the floor as drawn (desks, sheets and their lines, the flashing
-    // sheets) and how many times the view was rebuilt (see `canvas::FloorHook`).
+    // sheets, the robots painted), how many times the desks were rebuilt, what the
+    // floor's model recomputed (`projection`: zones recomputed, whole rebuilds) and
+    // what was painted (see `canvas::FloorHook`).
     let floor =
         Closure::<dyn Fn() -> JsValue>::new(|| JsValue::from_str(&crate::canvas::hook_json()));
     Reflect::set(

@@ -2,33 +2,45 @@
 //! toggles, with the note on real Kubernetes timings.
 
 use crate::i18n::{clock, Key, Tr};
-use crate::state::{Action, AppState, ADVANCE_STEPS_MS, SPEEDS};
+use crate::state::{ADVANCE_STEPS_MS, SPEEDS};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct ToolbarProps {
     pub time_ms: u64,
     pub playing: bool,
     pub speed: u32,
     pub tr: Tr,
-    pub dispatch: UseReducerDispatcher<AppState>,
+    /// Open the lesson catalogue.
+    pub on_catalogue: Callback<()>,
+    pub on_toggle_play: Callback<()>,
+    /// Jump this many simulated milliseconds.
+    pub on_advance: Callback<u64>,
+    /// Simulated seconds per real second.
+    pub on_speed: Callback<u32>,
+    pub on_toggle_names: Callback<()>,
+    pub on_toggle_lang: Callback<()>,
+}
+
+impl PartialEq for ToolbarProps {
+    /// What it shows; the callbacks are made anew by every render of the app.
+    fn eq(&self, other: &Self) -> bool {
+        (self.time_ms, self.playing, self.speed, self.tr)
+            == (other.time_ms, other.playing, other.speed, other.tr)
+    }
 }
 
 #[function_component]
 pub fn Toolbar(props: &ToolbarProps) -> Html {
     let tr = props.tr;
-    let send = |action: Action| {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_: MouseEvent| dispatch.dispatch(action.clone()))
-    };
+    let click = |cb: &Callback<()>| cb.reform(|_: MouseEvent| ());
     let on_speed = {
-        let dispatch = props.dispatch.clone();
+        let on_speed = props.on_speed.clone();
         Callback::from(move |e: Event| {
-            if let Some(select) = e.target_dyn_into::<HtmlSelectElement>() {
-                if let Ok(speed) = select.value().parse::<u32>() {
-                    dispatch.dispatch(Action::SetSpeed(speed));
-                }
+            let speed = e.target_dyn_into::<HtmlSelectElement>();
+            if let Some(speed) = speed.and_then(|s| s.value().parse::<u32>().ok()) {
+                on_speed.emit(speed);
             }
         })
     };
@@ -42,7 +54,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
         <div class="toolbar">
             <div class="toolbar-row">
                 <h1 class="title">{ tr.t(Key::Title) }</h1>
-                <button id="lessons-btn" type="button" onclick={send(Action::ShowCatalogue)}>
+                <button id="lessons-btn" type="button" onclick={click(&props.on_catalogue)}>
                     { tr.l(crate::i18n::L::LessonsButton) }
                 </button>
                 <div class="clock-box" title={tr.t(Key::ClockTitle)}>
@@ -51,7 +63,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                 </div>
                 <button id="play-pause" type="button" class="primary"
                         aria-pressed={(!props.playing).to_string()}
-                        onclick={send(Action::TogglePlay)}>
+                        onclick={click(&props.on_toggle_play)}>
                     <span class={if props.playing { "icon-pause" } else { "icon-play" }}
                           aria-hidden="true"></span>
                     { play_label }
@@ -69,7 +81,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                 <div class="advance-group" role="group" title={tr.t(Key::AdvanceTitle)}>
                     { for ADVANCE_STEPS_MS.iter().map(|ms| html! {
                         <button type="button" class="advance" data-ms={ms.to_string()}
-                                onclick={send(Action::Advance(*ms))}>
+                                onclick={props.on_advance.reform({ let ms = *ms; move |_: MouseEvent| ms })}>
                             { tr.advance(*ms) }
                         </button>
                     }) }
@@ -77,12 +89,12 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                 <div class="toggles">
                     <button id="names-toggle" type="button"
                             aria-pressed={(tr.names == crate::i18n::Names::Kubernetes).to_string()}
-                            onclick={send(Action::ToggleNames)}>
+                            onclick={click(&props.on_toggle_names)}>
                         { tr.t(Key::NamesToggle) }
                     </button>
                     <button id="lang-toggle" type="button" lang={tr.lang.other().tag()}
                             title={tr.t(Key::LangToggleTitle)}
-                            onclick={send(Action::ToggleLang)}>
+                            onclick={click(&props.on_toggle_lang)}>
                         { tr.t(Key::LangToggle) }
                     </button>
                 </div>

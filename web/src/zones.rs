@@ -1,25 +1,28 @@
 //! The zone list beside the floor: each zone's state and its kill/restart button.
 
 use crate::i18n::{Key, Tr};
-use crate::state::{Action, AppState, Outcome};
+use crate::projection::FloorView;
+use crate::state::Outcome;
+use crate::target::Target;
 use std::rc::Rc;
-use warehouse_sim::{ClusterView, ZoneHealth};
+use warehouse_sim::ZoneHealth;
 use yew::prelude::*;
 
 #[derive(Properties)]
 pub struct ZonesProps {
-    pub view: Rc<ClusterView>,
+    pub view: Rc<FloorView>,
     pub notice: Option<Outcome>,
     pub tr: Tr,
-    pub dispatch: UseReducerDispatcher<AppState>,
+    /// Power a zone off, or on again (its name).
+    pub on_kill: Callback<String>,
+    pub on_restart: Callback<String>,
+    pub on_inspect: Callback<Target>,
+    pub on_dismiss: Callback<()>,
 }
 
 impl PartialEq for ZonesProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.view, &other.view)
-            && self.notice == other.notice
-            && self.tr == other.tr
-            && self.dispatch == other.dispatch
+        self.view.same_robots(&other.view) && self.notice == other.notice && self.tr == other.tr
     }
 }
 
@@ -28,11 +31,9 @@ pub fn ZoneList(props: &ZonesProps) -> Html {
     let tr = props.tr;
     let rows = props.view.nodes.iter().map(|node| {
         let name = node.name.clone();
-        let dispatch = props.dispatch.clone();
         let inspect = {
-            let dispatch = dispatch.clone();
-            let target = crate::target::Target::Zone(node.name.clone());
-            Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::Inspect(Some(target.clone()))))
+            let target = Target::Zone(node.name.clone());
+            props.on_inspect.reform(move |_: MouseEvent| target.clone())
         };
         let (status, class) = if node.killed {
             (tr.t(Key::PoweredOff), "zone-status off")
@@ -42,18 +43,14 @@ pub fn ZoneList(props: &ZonesProps) -> Html {
             (tr.t(Key::Ready), "zone-status ok")
         };
         let button = if node.killed {
-            let onclick = Callback::from(move |_: MouseEvent| {
-                dispatch.dispatch(Action::RestartZone(name.clone()))
-            });
+            let onclick = props.on_restart.reform(move |_: MouseEvent| name.clone());
             html! {
                 <button type="button" class="restart-zone" data-zone={node.name.clone()} {onclick}>
                     { tr.t(Key::RestartZone) }
                 </button>
             }
         } else {
-            let onclick = Callback::from(move |_: MouseEvent| {
-                dispatch.dispatch(Action::KillZone(name.clone()))
-            });
+            let onclick = props.on_kill.reform(move |_: MouseEvent| name.clone());
             html! {
                 <button type="button" class="kill-zone danger" data-zone={node.name.clone()} {onclick}>
                     { tr.t(Key::KillZone) }
@@ -78,8 +75,7 @@ pub fn ZoneList(props: &ZonesProps) -> Html {
         }
     });
     let notice = props.notice.as_ref().map(|n| {
-        let dispatch = props.dispatch.clone();
-        let dismiss = Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::DismissNotice));
+        let dismiss = props.on_dismiss.reform(|_: MouseEvent| ());
         html! {
             <p id="zone-notice" class={classes!("notice", n.error.then_some("error"))} role="status">
                 <span>{ &n.text }</span>

@@ -1,5 +1,5 @@
 //! Read-only answers computed from the cluster for drawing and printing: `view`
-//! (`ClusterView`), `desks`, `countdown`, the change `feed`, `metrics` (metrics-server)
+//! (`ClusterView`, and `view_parts`, its parts one at a time), `desks`, `countdown`, the change `feed`, `metrics` (metrics-server)
 //! and `podstatus` (kubectl's STATUS/READY). None of them writes.
 
 pub mod countdown;
@@ -8,3 +8,4 @@ pub mod feed;
 pub mod metrics;
 pub mod podstatus;
 pub mod view;
+pub mod view_parts;

@@ -188,8 +188,6 @@ impl ClusterView {
 
 use crate::cluster::Cluster;
 use crate::object::{Kind, Object};
-use crate::runtime::control_plane::ControlPlaneComponent;
-use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::Pod;
 
 fn robot_state(pod: &Pod, status: &str) -> RobotState {
@@ -222,7 +220,7 @@ fn robot_state(pod: &Pod, status: &str) -> RobotState {
     }
 }
 
-fn pod_view(pod: &Pod) -> PodView {
+pub(crate) fn pod_view(pod: &Pod) -> PodView {
     let status = crate::views::podstatus::status(pod);
     PodView {
         namespace: pod.metadata.namespace.clone().unwrap_or_default(),
@@ -249,69 +247,16 @@ impl Cluster {
             .store
             .list(Kind::Node, None)
             .filter_map(Object::as_node)
-            .map(|n| {
-                let name = n.metadata.name.clone().unwrap_or_default();
-                let info = self.scheduler.nodes.get(&name).cloned().unwrap_or_default();
-                let mut pods: Vec<PodView> = self
-                    .store
-                    .pods_on_node(&name)
-                    .filter_map(|k| self.store.get(k)?.as_pod())
-                    .map(pod_view)
-                    .collect();
-                pods.stable_sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-                NodeView {
-                    control_plane: n
-                        .metadata
-                        .labels
-                        .as_ref()
-                        .is_some_and(|l| l.contains_key("node-role.kubernetes.io/control-plane")),
-                    health: if crate::controllers::node_lifecycle::node_ready_status(n) == "True" {
-                        ZoneHealth::Ready
-                    } else {
-                        ZoneHealth::NotReady
-                    },
-                    killed: !self.kubelets.get(&name).is_some_and(|k| k.running),
-                    unschedulable: n
-                        .spec
-                        .as_ref()
-                        .and_then(|s| s.unschedulable)
-                        .unwrap_or(false),
-                    cpu_requested_milli: info.requested.cpu,
-                    cpu_allocatable_milli: info.allocatable.cpu,
-                    memory_requested: info.requested.memory,
-                    memory_allocatable: info.allocatable.memory,
-                    name,
-                    pods,
-                }
-            })
+            .map(|n| self.node_view_of(n, true))
             .collect();
-        let unscheduled = self
-            .store
-            .list(Kind::Pod, None)
-            .filter_map(Object::as_pod)
-            .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_none())
-            .map(pod_view)
-            .collect();
-        let components = ControlPlaneComponent::ALL
-            .into_iter()
-            .map(|c| ComponentView {
-                name: c.name(),
-                running: self.component_running(c),
-                stopped: self.component_stopped(c),
-            })
-            .collect();
+        let unscheduled = self.unscheduled_view();
         ClusterView {
             time_ms: self.now.0,
-            components,
+            components: self.components_view(),
             nodes,
             unscheduled,
             revision: self.store.revision(),
-            requests: self
-                .requests()
-                .rev()
-                .take(REQUESTS_IN_VIEW)
-                .map(RequestView::of)
-                .collect(),
+            requests: self.requests_view(),
         }
     }
 }

@@ -9,6 +9,8 @@
 //   speed with 1,000 and then 10,000 robots, made through the terminal (`sim node add`
 //   zones, `kubectl create deployment`, `kubectl scale`);
 // - simulated seconds per wall second at 10,000 robots: one +5m jump, timed;
+// - frame times while robots move at 10,000: the 3 s after a zone is killed while
+//   playing, and the 3 s after a scale by 50;
 // - JS heap (CDP Performance.getMetrics) and wasm linear memory.
 //
 // Environment: as harness.mjs (WAREHOUSE_DIST, CHROMIUM_PATH), plus
@@ -239,6 +241,31 @@ async function main() {
       `${(jump.sim / jump.wall).toFixed(0)}×`,
       `${(jump.sim / 1000).toFixed(0)} s simulated in ${ms(jump.wall)}; budget ≥ 300×`,
     );
+
+    // While robots move: a zone killed while playing (its robots go not ready, then
+    // are evicted), then the deployment scaled by 50. The frames around each.
+    await page.selectOption('#speed', '60');
+    await setPlaying(page, true);
+    await page.waitForTimeout(500);
+    const victim = await page.evaluate(() => {
+      const zones = JSON.parse(window.__warehouse.robots());
+      return Object.keys(zones).find((z) => z.startsWith('bench-') && (zones[z].Running ?? 0) > 0);
+    });
+    await page.click(`button.kill-zone[data-zone="${victim}"]`);
+    const killed = await frameTimes(page, 3_000);
+    report(
+      `frame time p50 / p95 / max, ${largest} robots at 60×, the 3 s after a zone is killed`,
+      `${ms(percentile(killed, 50))} / ${ms(percentile(killed, 95))} / ${ms(killed[killed.length - 1])}`,
+      `${killed.length} frames`,
+    );
+    await kubectl(page, `kubectl scale deployment x --replicas=${largest + 50}`);
+    const scaled = await frameTimes(page, 3_000);
+    report(
+      `frame time p50 / p95 / max, ${largest} robots at 60×, the 3 s after a scale by 50`,
+      `${ms(percentile(scaled, 50))} / ${ms(percentile(scaled, 95))} / ${ms(scaled[scaled.length - 1])}`,
+      `${scaled.length} frames`,
+    );
+    await setPlaying(page, false);
   } finally {
     await browser.close();
     await server.close();

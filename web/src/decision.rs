@@ -52,9 +52,11 @@ pub fn DecisionPanel(props: &DecisionProps) -> Html {
             .unwrap_or_default();
         (!value.is_empty()).then_some(value)
     });
+    // Keyed by robot: a robot added or gone inserts or removes its own option
+    // instead of rewriting every option after it (10,000 of them at scale).
     let options = pods.iter().map(|p| {
         let selected = props.selected.as_deref() == Some(p.as_str());
-        html! { <option value={p.clone()} {selected}>{ p.clone() }</option> }
+        html! { <option key={p.clone()} value={p.clone()} {selected}>{ p.clone() }</option> }
     });
     let table = props.decision.as_ref().map(|d| decision_table(d, tr));
     let inspect_target = props.selected.as_deref().and_then(|p| {

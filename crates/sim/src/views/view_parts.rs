@@ -5,8 +5,8 @@
 //! what `Cluster::view` puts in its place, computed the same way.
 
 use crate::cluster::Cluster;
-use crate::runtime::control_plane::ControlPlaneComponent;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::runtime::control_plane::ControlPlaneComponent;
 use crate::sort::StableSort;
 use crate::views::view::REQUESTS_IN_VIEW;
 use crate::views::view::{pod_view, ComponentView, NodeView, PodView, RequestView, ZoneHealth};

@@ -133,21 +133,7 @@ impl FloorView {
     pub fn robot_counts(
         &self,
     ) -> std::collections::BTreeMap<String, std::collections::BTreeMap<&'static str, usize>> {
-        let mut out = std::collections::BTreeMap::new();
-        for node in &self.nodes {
-            let entry: &mut std::collections::BTreeMap<&'static str, usize> =
-                out.entry(node.name.clone()).or_default();
-            for p in node.pods.iter().filter(|p| !p.system) {
-                *entry.entry(p.state.as_str()).or_default() += 1;
-            }
-        }
-        if self.unscheduled.iter().any(|p| !p.system) {
-            let entry = out.entry("unscheduled".to_string()).or_default();
-            for p in self.unscheduled.iter().filter(|p| !p.system) {
-                *entry.entry(p.state.as_str()).or_default() += 1;
-            }
-        }
-        out
+        warehouse_sim::views::view::robot_counts(self.nodes.iter().map(|n| &**n), &self.unscheduled)
     }
 
     /// The same robots as `other`: every zone and the bay are the same models

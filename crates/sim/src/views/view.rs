@@ -168,22 +168,32 @@ impl ClusterView {
     pub fn robot_counts(
         &self,
     ) -> std::collections::BTreeMap<String, std::collections::BTreeMap<&'static str, usize>> {
-        let mut out = std::collections::BTreeMap::new();
-        for node in &self.nodes {
-            let entry: &mut std::collections::BTreeMap<&'static str, usize> =
-                out.entry(node.name.clone()).or_default();
-            for p in node.pods.iter().filter(|p| !p.system) {
-                *entry.entry(p.state.as_str()).or_default() += 1;
-            }
-        }
-        if self.unscheduled.iter().any(|p| !p.system) {
-            let entry = out.entry("unscheduled".to_string()).or_default();
-            for p in self.unscheduled.iter().filter(|p| !p.system) {
-                *entry.entry(p.state.as_str()).or_default() += 1;
-            }
-        }
-        out
+        robot_counts(&self.nodes, &self.unscheduled)
     }
+}
+
+/// Robot counts per zone and state of `nodes` and the waiting bay (`unscheduled`, its
+/// own pseudo-zone), workload robots only: what [`ClusterView::robot_counts`] gives,
+/// for any holder of the zones' views.
+pub fn robot_counts<'a>(
+    nodes: impl IntoIterator<Item = &'a NodeView>,
+    unscheduled: &[PodView],
+) -> std::collections::BTreeMap<String, std::collections::BTreeMap<&'static str, usize>> {
+    let mut out = std::collections::BTreeMap::new();
+    for node in nodes {
+        let entry: &mut std::collections::BTreeMap<&'static str, usize> =
+            out.entry(node.name.clone()).or_default();
+        for p in node.pods.iter().filter(|p| !p.system) {
+            *entry.entry(p.state.as_str()).or_default() += 1;
+        }
+    }
+    if unscheduled.iter().any(|p| !p.system) {
+        let entry = out.entry("unscheduled".to_string()).or_default();
+        for p in unscheduled.iter().filter(|p| !p.system) {
+            *entry.entry(p.state.as_str()).or_default() += 1;
+        }
+    }
+    out
 }
 
 use crate::cluster::Cluster;

@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { applyYaml, openApp, screenshot, waitForText, WAIT_MS, webDeployment } from './harness.mjs';
+import { WAIT_MS, advance, applyYaml, floor, kubectl, openApp, screenshot, waitForText, webDeployment } from './harness.mjs';
 
 const SERVICE = `---
 apiVersion: v1
@@ -31,25 +31,6 @@ before(async () => {
 after(async () => {
   await app?.close();
 });
-
-const floor = async (page) => JSON.parse(await page.evaluate(() => window.__warehouse.floor()));
-
-async function kubectl(page, line) {
-  const before = await page.locator('#kubectl-output .prompt').count();
-  await page.fill('#kubectl-input', line);
-  await page.press('#kubectl-input', 'Enter');
-  await page.waitForFunction((n) => document.querySelectorAll('#kubectl-output .prompt').length > n, before, {
-    timeout: WAIT_MS,
-  });
-  return page.evaluate(() => {
-    const outs = document.querySelectorAll('#kubectl-output .stdout');
-    return outs[outs.length - 1]?.textContent ?? '';
-  });
-}
-
-async function advance(page, ms) {
-  await page.click(`button.advance[data-ms="${ms}"]`);
-}
 
 test('floor: desks and sheets, a flashing sheet, no rebuild while idle', { timeout: 90_000 }, async () => {
   const { page, problems } = app;

@@ -284,3 +284,27 @@ export async function waitLesson(page, done, what, timeoutMs = WAIT_MS) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** Runs a line in the terminal and waits for its prompt; resolves to what it printed. */
+export async function kubectl(page, line) {
+  const before = await page.locator('#kubectl-output .prompt').count();
+  await page.fill('#kubectl-input', line);
+  await page.press('#kubectl-input', 'Enter');
+  await page.waitForFunction((n) => document.querySelectorAll('#kubectl-output .prompt').length > n, before, {
+    timeout: WAIT_MS,
+  });
+  return page.evaluate(() => {
+    const outs = document.querySelectorAll('#kubectl-output .stdout');
+    return outs[outs.length - 1]?.textContent ?? '';
+  });
+}
+
+/** Clicks the toolbar's advance button of `ms` simulated milliseconds. */
+export async function advance(page, ms) {
+  await page.click(`button.advance[data-ms="${ms}"]`);
+}
+
+/** The floor as drawn (the test hook's `floor()`). */
+export async function floor(page) {
+  return JSON.parse(await page.evaluate(() => window.__warehouse.floor()));
+}

@@ -13,15 +13,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { lesson, openApp, robots, runningIn, screenshot, SCREENSHOT_DIR, waitForText, waitLesson, WAIT_MS } from './harness.mjs';
+import { SCREENSHOT_DIR, WAIT_MS, advance, lesson, openApp, robots, runningIn, screenshot, waitForText, waitLesson } from './harness.mjs';
 
 /** Clicks the "run" button of the run block whose text contains `needle`. */
 async function runBlock(page, needle) {
   await page.locator('.run-block', { hasText: needle }).first().locator('button.run').click();
-}
-
-async function advance(page, ms) {
-  await page.click(`.advance[data-ms="${ms}"]`);
 }
 
 let app;

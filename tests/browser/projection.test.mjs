@@ -10,7 +10,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { openApp, robots, screenshot, WAIT_MS } from './harness.mjs';
+import { WAIT_MS, advance, floor, kubectl, openApp, robots, screenshot } from './harness.mjs';
 
 let app;
 
@@ -21,26 +21,6 @@ before(async () => {
 after(async () => {
   await app?.close();
 });
-
-const floor = async (page) => JSON.parse(await page.evaluate(() => window.__warehouse.floor()));
-
-/** Runs a line in the terminal; resolves to what it printed. */
-async function kubectl(page, line) {
-  const before = await page.locator('#kubectl-output .prompt').count();
-  await page.fill('#kubectl-input', line);
-  await page.press('#kubectl-input', 'Enter');
-  await page.waitForFunction((n) => document.querySelectorAll('#kubectl-output .prompt').length > n, before, {
-    timeout: WAIT_MS,
-  });
-  return page.evaluate(() => {
-    const outs = document.querySelectorAll('#kubectl-output .stdout');
-    return outs[outs.length - 1]?.textContent ?? '';
-  });
-}
-
-async function advance(page, ms) {
-  await page.click(`button.advance[data-ms="${ms}"]`);
-}
 
 /** Waits until the floor has painted what the cluster holds, and says what differs
  * if it never does. */

@@ -1169,25 +1169,7 @@ mod tests {
     }
 
     const RUN: &str = "sim config etcd-members 3
-kubectl apply -f - <<EOF
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 4
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-EOF
+kubectl create deployment web --image=nginx:1.27 --replicas=4
 sim advance 30s
 sim etcd snapshot save backup
 sim node kill zone-a

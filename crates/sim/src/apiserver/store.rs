@@ -203,10 +203,52 @@ impl<'a, A: Iterator<Item = &'a WatchEvent>, B: Iterator<Item = &'a WatchEvent>>
 ///     .remove(0);
 /// store.create(cm).unwrap(); // error: `create` is private
 /// ```
+/// Every object, in one ordered map per kind: a lookup walks only its own kind's
+/// tree (a Lease among the Leases, not among tens of thousands of Events), and
+/// walking the maps in [`Kind`] order gives [`ObjectKey`] order.
+#[derive(Default)]
+struct Objects(Vec<BTreeMap<ObjectKey, Arc<Object>>>);
+
+impl Objects {
+    fn of(&self, kind: Kind) -> Option<&BTreeMap<ObjectKey, Arc<Object>>> {
+        self.0.get(kind as usize)
+    }
+
+    fn of_mut(&mut self, kind: Kind) -> &mut BTreeMap<ObjectKey, Arc<Object>> {
+        if self.0.is_empty() {
+            self.0.resize_with(Kind::ALL.len(), BTreeMap::new);
+        }
+        &mut self.0[kind as usize]
+    }
+
+    fn get(&self, key: &ObjectKey) -> Option<&Arc<Object>> {
+        self.of(key.kind).and_then(|m| m.get(key))
+    }
+
+    fn contains_key(&self, key: &ObjectKey) -> bool {
+        self.get(key).is_some()
+    }
+
+    fn insert(&mut self, key: ObjectKey, obj: Arc<Object>) -> Option<Arc<Object>> {
+        self.of_mut(key.kind).insert(key, obj)
+    }
+
+    fn remove(&mut self, key: &ObjectKey) -> Option<Arc<Object>> {
+        self.0
+            .get_mut(key.kind as usize)
+            .and_then(|m| m.remove(key))
+    }
+
+    /// Every object, in key order.
+    fn values(&self) -> impl Iterator<Item = &Arc<Object>> {
+        self.0.iter().flat_map(|m| m.values())
+    }
+}
+
 #[derive(Default)]
 pub struct Store {
     revision: u64,
-    objects: BTreeMap<ObjectKey, Arc<Object>>,
+    objects: Objects,
     /// Dependents by the uid of each of their owners (the garbage collector's graph),
     /// holding the same shared objects as `objects`: a controller reads what it owns
     /// without looking each key up.
@@ -365,17 +407,26 @@ impl Store {
         kind: Kind,
         namespace: Option<&'a str>,
     ) -> impl Iterator<Item = &'a Object> + 'a {
+        self.list_shared(kind, namespace).map(|o| &**o)
+    }
+
+    /// [`Store::list`]'s objects themselves, shared (no copy).
+    pub fn list_shared<'a>(
+        &'a self,
+        kind: Kind,
+        namespace: Option<&'a str>,
+    ) -> impl Iterator<Item = &'a Arc<Object>> + 'a {
         let start = ObjectKey {
             kind,
             namespace: namespace.unwrap_or("").to_string(),
             name: String::new(),
         };
         self.objects
-            .range(start..)
-            .take_while(move |(k, _)| {
-                k.kind == kind && namespace.is_none_or(|ns| k.namespace == ns)
-            })
-            .map(|(_, o)| &**o)
+            .of(kind)
+            .into_iter()
+            .flat_map(move |m| m.range(start.clone()..))
+            .take_while(move |(k, _)| namespace.is_none_or(|ns| k.namespace == ns))
+            .map(|(_, o)| o)
     }
 
     pub fn by_uid(&self, uid: &str) -> Option<&Object> {

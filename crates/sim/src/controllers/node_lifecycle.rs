@@ -34,6 +34,7 @@ use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Node, NodeCondition, PodCondition, Taint, Toleration};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 pub const MONITOR_PERIOD: SimDuration = SimDuration::secs(5);
 pub const GRACE_PERIOD: SimDuration = SimDuration::secs(50);
@@ -474,22 +475,21 @@ impl Cluster {
     /// tainting pass (upstream every 100 ms, here at once and then when the next token
     /// is due) takes the queues' heads.
     pub(crate) fn monitor_node_health(&mut self) {
-        // Read every node by reference; clone only the few that need a write.
-        let names: std::collections::BTreeSet<String> = self
-            .store
-            .list(Kind::Node, None)
-            .map(|o| o.name().to_string())
-            .collect();
+        // The nodes as the pass starts (upstream lists its informer's cache once),
+        // shared: a node is copied only for a write, and then read again.
+        let nodes: Vec<Arc<Object>> = self.store.list_shared(Kind::Node, None).cloned().collect();
+        let listed = |name: &str| nodes.binary_search_by(|n| n.name().cmp(name)).is_ok();
         self.control_plane
             .node_health
-            .retain(|name, _| names.contains(name));
+            .retain(|name, _| listed(name));
         // Zone key → the Ready status of each of its nodes after this pass.
         let mut zone_ready: BTreeMap<String, Vec<bool>> = BTreeMap::new();
-        for name in &names {
-            let node_key = ObjectKey::new(Kind::Node, "", name);
-            let Some(node) = self.store.get(&node_key).and_then(|o| o.as_node()) else {
+        let mut lease_key = ObjectKey::new(Kind::Lease, "kube-node-lease", "");
+        for obj in &nodes {
+            let Some(node) = obj.as_node() else {
                 continue;
             };
+            let name = obj.name();
             let zone = zone_key(node);
             if !self
                 .control_plane
@@ -511,15 +511,13 @@ impl Cluster {
                     &[("zone", quote_zone(&zone))],
                 );
             }
-            let Some(node) = self.store.get(&node_key).and_then(|o| o.as_node()) else {
-                continue;
-            };
             let excluded = node
                 .metadata
                 .labels
                 .as_ref()
                 .is_some_and(|l| l.contains_key(EXCLUDE_DISRUPTION));
-            let lease_key = ObjectKey::new(Kind::Lease, "kube-node-lease", name);
+            lease_key.name.clear();
+            lease_key.name.push_str(name);
             let renewed = self
                 .store
                 .get(&lease_key)
@@ -529,7 +527,7 @@ impl Cluster {
                 .map(|t| {
                     SimTime::from_k8s(&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(t.0))
                 });
-            let observed = node_ready_status(node).to_string();
+            let observed = node_ready_status(node);
             let has_taints = node
                 .spec
                 .as_ref()
@@ -543,16 +541,21 @@ impl Cluster {
                 .and_then(|c| c.last_heartbeat_time.as_ref())
                 .map(SimTime::from_k8s);
             let now = self.now;
-            let first_sight = !self.control_plane.node_health.contains_key(name);
-            let health = self
-                .control_plane
-                .node_health
-                .entry(name.clone())
-                .or_insert(NodeHealth {
-                    probe_timestamp: now,
-                    observed_renew: renewed,
-                    observed_heartbeat: heartbeat,
-                });
+            let health = &mut self.control_plane.node_health;
+            let first_sight = !health.contains_key(name);
+            if first_sight {
+                health.insert(
+                    name.to_string(),
+                    NodeHealth {
+                        probe_timestamp: now,
+                        observed_renew: renewed,
+                        observed_heartbeat: heartbeat,
+                    },
+                );
+            }
+            let Some(health) = health.get_mut(name) else {
+                continue;
+            };
             if health.observed_renew != renewed || health.observed_heartbeat != heartbeat {
                 health.probe_timestamp = now;
                 health.observed_renew = renewed;
@@ -565,17 +568,22 @@ impl Cluster {
                     &[("node", format!("\"{name}\""))],
                 );
             }
-            let node = |c: &Cluster| c.store.get(&node_key).and_then(|o| o.as_node()).cloned();
-            let mut current = observed.clone();
+            let current = |c: &Cluster| {
+                c.store
+                    .get(&ObjectKey::new(Kind::Node, "", name))
+                    .and_then(|o| o.as_node())
+                    .cloned()
+            };
+            let mut ready = observed == "True";
             if stale && observed != "Unknown" {
-                if let Some(node) = node(self) {
+                if let Some(node) = current(self) {
                     if self.mark_node_unknown(node) {
-                        current = "Unknown".into();
+                        ready = false;
                     }
                 }
-            } else if !stale && observed == "True" && has_taints {
+            } else if !stale && ready && has_taints {
                 // markNodeAsReachable, and the NoSchedule pass for a Ready node.
-                if let Some(node) = node(self) {
+                if let Some(node) = current(self) {
                     self.remove_unreachable_taints(node);
                 }
             }
@@ -583,14 +591,19 @@ impl Cluster {
                 if let Some(q) = self.control_plane.node_lifecycle.tainters.get_mut(&zone) {
                     q.remove(name);
                 }
-            } else if let Some(node) = node(self) {
-                self.mark_node_for_tainting(&zone, &node, &observed);
+            } else if let Some(node) = current(self) {
+                self.mark_node_for_tainting(&zone, &node, observed);
             }
             if !excluded {
-                zone_ready.entry(zone).or_default().push(current == "True");
+                match zone_ready.get_mut(&zone) {
+                    Some(statuses) => statuses.push(ready),
+                    None => {
+                        zone_ready.insert(zone, vec![ready]);
+                    }
+                }
             }
         }
-        self.handle_disruption(&zone_ready, &names);
+        self.handle_disruption(&zone_ready, &nodes);
         self.no_execute_tainting_pass();
     }
 
@@ -659,7 +672,7 @@ impl Cluster {
     fn handle_disruption(
         &mut self,
         zone_ready: &BTreeMap<String, Vec<bool>>,
-        nodes: &BTreeSet<String>,
+        nodes: &[Arc<Object>],
     ) {
         let mut new_states: BTreeMap<String, ZoneState> = BTreeMap::new();
         let mut all_are_fully_disrupted = true;
@@ -707,8 +720,8 @@ impl Cluster {
                 "Controller detected that all Nodes are not-Ready. Entering master disruption mode",
                 &[],
             );
-            for name in nodes {
-                self.mark_node_as_reachable(name);
+            for node in nodes {
+                self.mark_node_as_reachable(node.name());
             }
             let lifecycle = &mut self.control_plane.node_lifecycle;
             let zones: Vec<String> = lifecycle.zone_states.keys().cloned().collect();

@@ -36,7 +36,9 @@ impl Cluster {
             return Err(SimError(format!("pod \"{name}\" is not bound to a node")));
         };
         // The kubelet's own view of the pod (its status manager's).
-        let mut pod = self.kubelet_pod(&node, &key).unwrap_or_else(|| pod.clone());
+        let mut pod = self
+            .kubelet_pod(&node, &key)
+            .unwrap_or_else(|| (**pod).clone());
         if !self.kubelets.get(&node).is_some_and(|k| k.running) {
             return Err(SimError(format!("node \"{node}\" is down")));
         }

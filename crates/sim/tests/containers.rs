@@ -7,7 +7,7 @@ use warehouse_sim::{Cluster, Kind, Object, SimDuration, Topology};
 
 fn pod_of(c: &Cluster, name: &str) -> k8s_openapi::api::core::v1::Pod {
     match c.get(Kind::Pod, "default", name).unwrap() {
-        Object::Pod(p) => p,
+        Object::Pod(p) => *p,
         _ => unreachable!(),
     }
 }

@@ -48,7 +48,7 @@ fn label_node(c: &mut Cluster, node: &str, key: &str, value: Option<&str>) {
 
 fn ds(c: &Cluster, ns: &str, name: &str) -> DaemonSet {
     match c.get(Kind::DaemonSet, ns, name).unwrap() {
-        Object::DaemonSet(d) => d,
+        Object::DaemonSet(d) => *d,
         _ => unreachable!(),
     }
 }
@@ -185,7 +185,7 @@ fn a_template_change_rolls_one_node_at_a_time() {
     c.advance(SimDuration::secs(30));
     let mut d = ds(&c, "default", "agent");
     d.spec.template.spec.as_mut().unwrap().containers[0].image = Some("nginx:1.28".into());
-    c.update(Object::DaemonSet(d)).unwrap();
+    c.update(Object::DaemonSet(Box::new(d))).unwrap();
     c.advance(SimDuration::secs(1));
     // maxUnavailable 1: at most one node without an available pod.
     let status = ds(&c, "default", "agent").status.unwrap();

@@ -27,7 +27,7 @@ fn deployment(c: &Cluster) -> Deployment {
 fn set_template(c: &mut Cluster, f: impl FnOnce(&mut Deployment)) {
     let mut d = deployment(c);
     f(&mut d);
-    c.update(Object::Deployment(d)).unwrap();
+    c.update(Object::Deployment(Box::new(d))).unwrap();
 }
 
 fn set_image(c: &mut Cluster, image: &str) {

@@ -18,7 +18,7 @@ fn slices(c: &Cluster, service: &str) -> Vec<EndpointSlice> {
     c.list(Kind::EndpointSlice, Some("default"))
         .into_iter()
         .filter_map(|o| match o {
-            Object::EndpointSlice(s) => Some(s),
+            Object::EndpointSlice(s) => Some(*s),
             _ => None,
         })
         .filter(|s| {

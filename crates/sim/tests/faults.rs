@@ -732,7 +732,7 @@ fn check_placement(c: &Cluster, h: &mut History) -> Result<(), String> {
                     return Err(format!("{key} runs on {node} but is bound to {on:?}"));
                 }
                 if pod_is_active(&p) {
-                    runs.push(p);
+                    runs.push(*p);
                 }
             }
         }
@@ -881,7 +881,7 @@ fn check_legacy_endpoints(c: &Cluster, pods: &BTreeMap<String, Pod>) -> Result<(
                 let Some(pod) = pods.get(&name).filter(|p| p.metadata.uid == target.uid) else {
                     continue;
                 };
-                let fresh = rv(&Object::Pod(pod.clone())) < rv(&o);
+                let fresh = rv(&Object::Pod(Box::new(pod.clone()))) < rv(&o);
                 if fresh && !(pod_is_ready(pod) && pod.metadata.deletion_timestamp.is_none()) {
                     return Err(format!(
                         "Endpoints {} lists {name} as ready; it is not",

@@ -225,7 +225,8 @@ fn desks_list_their_sheets_and_one_robot_changes_one_sheet() {
         .unwrap()
         .clone();
     d.spec.replicas = Some(4);
-    c.update(warehouse_sim::Object::Deployment(d)).unwrap();
+    c.update(warehouse_sim::Object::Deployment(Box::new(d)))
+        .unwrap();
     c.advance(SimDuration::millis(150));
     let after = c.desks().into_iter().find(|d| d.name == "web").unwrap();
     let changed: Vec<&str> = desk

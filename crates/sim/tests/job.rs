@@ -30,7 +30,7 @@ spec:
 
 fn job(c: &Cluster, name: &str) -> Job {
     match c.get(Kind::Job, "default", name).unwrap() {
-        Object::Job(j) => j,
+        Object::Job(j) => *j,
         _ => unreachable!(),
     }
 }
@@ -39,7 +39,7 @@ fn job_pods(c: &Cluster, name: &str) -> Vec<Pod> {
     c.list(Kind::Pod, Some("default"))
         .into_iter()
         .filter_map(|o| match o {
-            Object::Pod(p) => Some(p),
+            Object::Pod(p) => Some(*p),
             _ => None,
         })
         .filter(|p| {
@@ -95,7 +95,7 @@ fn events_about(c: &Cluster, name: &str) -> Vec<(String, String, String)> {
         .list(Kind::Event, Some("default"))
         .into_iter()
         .filter_map(|o| match o {
-            Object::Event(e) => Some(e),
+            Object::Event(e) => Some(*e),
             _ => None,
         })
         .filter(|e| e.involved_object.name.as_deref() == Some(name))
@@ -529,7 +529,7 @@ fn suspended_job_deletes_its_pods_and_resumes() {
     until(&mut c, 60, |c| running(c, "paused").len() == 2);
     let mut j = job(&c, "paused");
     j.spec.as_mut().unwrap().suspend = Some(true);
-    c.update(Object::Job(j)).unwrap();
+    c.update(Object::Job(Box::new(j))).unwrap();
     step(&mut c, 1);
     let j = job(&c, "paused");
     assert_eq!(
@@ -551,7 +551,7 @@ fn suspended_job_deletes_its_pods_and_resumes() {
     );
     let mut j = job(&c, "paused");
     j.spec.as_mut().unwrap().suspend = Some(false);
-    c.update(Object::Job(j)).unwrap();
+    c.update(Object::Job(Box::new(j))).unwrap();
     step(&mut c, 1);
     let j = job(&c, "paused");
     assert_eq!(conditions(&j)[0].1, "False");
@@ -733,11 +733,11 @@ fn a_suspended_job_that_never_started_may_change_where_its_pods_go() {
     let mut j = job(&c, "later");
     let ps = j.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
     ps.node_selector = Some([("kubernetes.io/hostname".to_string(), "zone-c".to_string())].into());
-    c.update(Object::Job(j.clone())).unwrap();
+    c.update(Object::Job(Box::new(j.clone()))).unwrap();
     // The image is not a scheduling directive.
     let ps = j.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
     ps.containers[0].image = Some("busybox:1.37".into());
-    let err = c.update(Object::Job(j)).unwrap_err();
+    let err = c.update(Object::Job(Box::new(j))).unwrap_err();
     assert!(
         err.message.contains("spec.template: Invalid value"),
         "{}",
@@ -745,7 +745,7 @@ fn a_suspended_job_that_never_started_may_change_where_its_pods_go() {
     );
     let mut j = job(&c, "later");
     j.spec.as_mut().unwrap().suspend = Some(false);
-    c.update(Object::Job(j)).unwrap();
+    c.update(Object::Job(Box::new(j))).unwrap();
     until(&mut c, 60, |c| running(c, "later").len() == 1);
     let p = &job_pods(&c, "later")[0];
     assert_eq!(

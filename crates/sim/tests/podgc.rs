@@ -26,7 +26,7 @@ spec:
 
 fn pod(c: &Cluster, name: &str) -> Option<Pod> {
     match c.get(Kind::Pod, "default", name) {
-        Ok(Object::Pod(p)) => Some(p),
+        Ok(Object::Pod(p)) => Some(*p),
         _ => None,
     }
 }

@@ -323,7 +323,7 @@ spec:
 
 fn get_pod(c: &Cluster, name: &str) -> k8s_openapi::api::core::v1::Pod {
     match c.get(Kind::Pod, "default", name).unwrap() {
-        Object::Pod(p) => p,
+        Object::Pod(p) => *p,
         _ => unreachable!(),
     }
 }
@@ -385,7 +385,7 @@ fn a_shortened_active_deadline_is_armed_again_and_a_huge_one_never_overflows() {
     c.advance(SimDuration::secs(10));
     let mut p = get_pod(&c, "long");
     p.spec.as_mut().unwrap().active_deadline_seconds = Some(20);
-    c.update(Object::Pod(p)).unwrap();
+    c.update(Object::Pod(Box::new(p))).unwrap();
     c.advance(SimDuration::secs(15));
     assert_eq!(
         get_pod(&c, "long").status.unwrap().reason.as_deref(),

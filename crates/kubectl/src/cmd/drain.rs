@@ -251,7 +251,7 @@ fn drain_node(
         .map_err(|e| vec![errors::render(&e, None)])?
         .into_iter()
         .filter_map(|o| match o {
-            Object::Pod(p) => Some(p),
+            Object::Pod(p) => Some(*p),
             _ => None,
         })
         .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node))

@@ -137,7 +137,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
     let mut events: Vec<(String, Event)> = objects
         .into_iter()
         .filter_map(|o| match o {
-            Object::Event(e) => Some((e.metadata.namespace.clone().unwrap_or_default(), e)),
+            Object::Event(e) => Some((e.metadata.namespace.clone().unwrap_or_default(), *e)),
             _ => None,
         })
         .filter(|(_, e)| {

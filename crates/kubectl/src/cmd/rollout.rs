@@ -203,7 +203,7 @@ fn get_deployment(
     name: &str,
 ) -> Result<Deployment, String> {
     match crate::context::get(cluster, ctx, Kind::Deployment, namespace, name) {
-        Ok(Object::Deployment(d)) => Ok(d),
+        Ok(Object::Deployment(d)) => Ok(*d),
         Ok(_) => Err(format!("error: {name} is not a deployment")),
         Err(e) => Err(errors::render(&e, None)),
     }
@@ -223,7 +223,7 @@ fn replica_sets(
     Ok(list
         .into_iter()
         .filter_map(|o| match o {
-            Object::ReplicaSet(rs) => Some(rs),
+            Object::ReplicaSet(rs) => Some(*rs),
             _ => None,
         })
         .filter(|rs| {
@@ -834,7 +834,7 @@ fn undo(
     let mut updated = d.clone();
     updated.spec.template = template;
     updated.metadata.annotations = Some(annotations);
-    match patch(cluster, ctx, Object::Deployment(updated), None) {
+    match patch(cluster, ctx, Object::Deployment(Box::new(updated)), None) {
         Ok(_) => out.out_line(format!("{resource} rolled back")),
         Err(e) => out.fail(format!(
             "error: failed restoring revision {to_revision}: {}",
@@ -889,7 +889,7 @@ fn mutate(
     if sub == "restart" && updated == d {
         return out.fail(restart_too_soon(name));
     }
-    match patch(cluster, ctx, Object::Deployment(updated), None) {
+    match patch(cluster, ctx, Object::Deployment(Box::new(updated)), None) {
         Ok(_) => out.out_line(format!("deployment.apps/{name} {done}")),
         Err(e) => out.fail(format!("error: failed to patch: {}", e.message)),
     }

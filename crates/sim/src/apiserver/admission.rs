@@ -84,7 +84,7 @@ impl Cluster {
         self.store
             .list(Kind::LimitRange, Some(namespace))
             .filter_map(|o| match o {
-                Object::LimitRange(l) => Some(l.clone()),
+                Object::LimitRange(l) => Some((**l).clone()),
                 _ => None,
             })
             .collect()
@@ -103,7 +103,7 @@ impl Cluster {
             .store
             .list(Kind::ResourceQuota, Some(obj.namespace()))
             .filter_map(|o| match o {
-                Object::ResourceQuota(q) => Some(q.clone()),
+                Object::ResourceQuota(q) => Some((**q).clone()),
                 _ => None,
             })
             .collect();
@@ -187,7 +187,7 @@ impl Cluster {
             // The plugin writes through the apiserver's loopback client; the request
             // being admitted keeps its own user.
             let actor = std::mem::take(&mut self.current_actor);
-            let _ = self.update_as(Actor::System, Object::ResourceQuota(q));
+            let _ = self.update_as(Actor::System, Object::ResourceQuota(Box::new(q)));
             self.current_actor = actor;
         }
         Ok(())
@@ -511,7 +511,7 @@ status:
         )
         .unwrap();
         // Written as the controller would, without its usage for pods.
-        c.put_directly(Object::ResourceQuota(q)).unwrap();
+        c.put_directly(Object::ResourceQuota(Box::new(q))).unwrap();
         let pod: Pod = crate::object::from_manifest(
             "apiVersion: v1
 kind: Pod
@@ -522,7 +522,7 @@ spec:
         )
         .unwrap();
         let err = c
-            .resource_quota_admit(&Object::Pod(pod), false)
+            .resource_quota_admit(&Object::Pod(Box::new(pod)), false)
             .unwrap_err();
         assert!(
             err.message

@@ -388,15 +388,15 @@ pub(crate) fn bootstrap_objects() -> Vec<Object> {
     let mut out: Vec<Object> = default_roles()
         .into_iter()
         .map(|(name, rules)| {
-            Object::ClusterRole(ClusterRole {
+            Object::ClusterRole(Box::new(ClusterRole {
                 metadata: bootstrap_meta(name),
                 rules: Some(rules),
                 aggregation_rule: None,
-            })
+            }))
         })
         .collect();
     let binding = |role: &str, groups: &[&str]| {
-        Object::ClusterRoleBinding(ClusterRoleBinding {
+        Object::ClusterRoleBinding(Box::new(ClusterRoleBinding {
             metadata: bootstrap_meta(role),
             role_ref: RoleRef {
                 api_group: Some("rbac.authorization.k8s.io".into()),
@@ -414,7 +414,7 @@ pub(crate) fn bootstrap_objects() -> Vec<Object> {
                     })
                     .collect(),
             ),
-        })
+        }))
     };
     out.push(binding("cluster-admin", &["system:masters"]));
     out.push(binding("system:basic-user", &["system:authenticated"]));

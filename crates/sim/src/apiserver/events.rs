@@ -217,7 +217,7 @@ mod tests {
         c.list(Kind::Event, Some("default"))
             .into_iter()
             .filter_map(|o| match o {
-                Object::Event(e) if e.reason.as_deref() == Some("Tested") => Some(e),
+                Object::Event(e) if e.reason.as_deref() == Some("Tested") => Some(*e),
                 _ => None,
             })
             .collect()

@@ -519,13 +519,13 @@ fn should_delete_during_update(old: &Object, new: &Object) -> bool {
 }
 
 pub(crate) fn namespace_object(name: &str) -> Object {
-    Object::Namespace(Namespace {
+    Object::Namespace(Box::new(Namespace {
         metadata: ObjectMeta {
             name: Some(name.to_string()),
             ..Default::default()
         },
         ..Default::default()
-    })
+    }))
 }
 
 impl Cluster {
@@ -1129,7 +1129,7 @@ impl Cluster {
             existing.count = Some(existing.count.unwrap_or(1) + 1);
             existing.last_timestamp = ev.last_timestamp.clone();
             existing.message = ev.message.clone();
-            if self.post_event(writer.clone(), existing, true).is_ok() {
+            if self.post_event(writer.clone(), *existing, true).is_ok() {
                 return;
             }
         }
@@ -1165,7 +1165,7 @@ impl Cluster {
         self.serve_write(actor, verb, &attempted, |c| {
             let ev = if repeat {
                 c.check_storage()?;
-                c.store.update(Object::Event(event))?
+                c.store.update(Object::Event(Box::new(event)))?
             } else {
                 let (ns, name) = (&attempted.namespace, &attempted.name);
                 c.admit_namespace_lifecycle(Kind::Event, ns, name)?;
@@ -1173,7 +1173,7 @@ impl Cluster {
                 event.metadata.uid = Some(c.rng.uid());
                 event.metadata.creation_timestamp = Some(c.now.to_k8s());
                 c.check_storage()?;
-                c.store.create(Object::Event(event))?
+                c.store.create(Object::Event(Box::new(event)))?
             };
             c.dispatch(&ev);
             Ok(ev.object)

@@ -243,11 +243,11 @@ impl Cluster {
         create: Vec<String>,
         delete: Vec<ObjectKey>,
     ) -> bool {
-        let ds_obj = Object::DaemonSet(ds.clone());
+        let ds_obj = Object::DaemonSet(Box::new(ds.clone()));
         let mut failed = false;
         for node in create {
             let pod = new_daemon_pod(ds, &node, hash);
-            match self.create_as(ACTOR, Object::Pod(pod)) {
+            match self.create_as(ACTOR, Object::Pod(Box::new(pod))) {
                 Ok(created) => self.record_event(
                     &ds_obj,
                     SOURCE,
@@ -300,7 +300,7 @@ impl Cluster {
             self.store
                 .list(Kind::DaemonSet, Some(&key.namespace))
                 .filter_map(|o| match o {
-                    Object::DaemonSet(ds) => Some((&ds.metadata, &ds.spec.selector, ds)),
+                    Object::DaemonSet(ds) => Some((&ds.metadata, &ds.spec.selector, &**ds)),
                     _ => None,
                 }),
         )

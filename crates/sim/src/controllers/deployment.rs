@@ -556,7 +556,7 @@ impl Cluster {
             return Action::Done;
         }
         self.claim_replica_sets(&d);
-        let Some(d) = self.check_paused_conditions(d) else {
+        let Some(d) = self.check_paused_conditions(*d) else {
             return Action::Requeue;
         };
         if d.spec.paused == Some(true) || self.is_scaling_event(&d) {
@@ -646,7 +646,7 @@ impl Cluster {
             }
         }
         for rs in writes {
-            let _ = self.update_as(ACTOR, Object::ReplicaSet(rs));
+            let _ = self.update_as(ACTOR, Object::ReplicaSet(Box::new(rs)));
         }
     }
 
@@ -675,7 +675,7 @@ impl Cluster {
                         .is_some_and(|e| !e.is_empty()))
                     && super::selector_matches(sel, labels)
             })
-            .map(|d| Object::Deployment(d.clone()).key())
+            .map(|d| Object::Deployment(Box::new(d.clone())).key())
             .collect()
     }
 
@@ -698,10 +698,10 @@ impl Cluster {
     /// Writes a Deployment (status included) and returns what was stored.
     fn write_deployment(&mut self, d: Deployment) -> Option<Deployment> {
         match self
-            .update_as(ACTOR, Object::Deployment(d))
+            .update_as(ACTOR, Object::Deployment(Box::new(d)))
             .map(std::sync::Arc::unwrap_or_clone)
         {
-            Ok(Object::Deployment(d)) => Some(d),
+            Ok(Object::Deployment(d)) => Some(*d),
             _ => None,
         }
     }
@@ -760,10 +760,10 @@ impl Cluster {
             if annotations_changed || copy.spec.min_ready_seconds != d.spec.min_ready_seconds {
                 copy.spec.min_ready_seconds = d.spec.min_ready_seconds;
                 return match self
-                    .update_as(ACTOR, Object::ReplicaSet(copy))
+                    .update_as(ACTOR, Object::ReplicaSet(Box::new(copy)))
                     .map(std::sync::Arc::unwrap_or_clone)
                 {
-                    Ok(Object::ReplicaSet(updated)) => Some((Some(updated), olds)),
+                    Ok(Object::ReplicaSet(updated)) => Some((Some(*updated), olds)),
                     _ => None,
                 };
             }
@@ -872,13 +872,13 @@ impl Cluster {
         };
         set_new_rs_annotations(d, &mut rs, revision, false);
         match self
-            .create_as(ACTOR, Object::ReplicaSet(rs))
+            .create_as(ACTOR, Object::ReplicaSet(Box::new(rs)))
             .map(std::sync::Arc::unwrap_or_clone)
         {
             Ok(Object::ReplicaSet(created)) => {
                 if new_replicas > 0 {
                     self.record_event(
-                        &Object::Deployment(d.clone()),
+                        &Object::Deployment(Box::new(d.clone())),
                         COMPONENT,
                         None,
                         "Normal",
@@ -889,7 +889,7 @@ impl Cluster {
                         ),
                     );
                 }
-                Some(created)
+                Some(*created)
             }
             Ok(_) => None,
             Err(e) if e.reason == crate::error::StatusReason::AlreadyExists => {
@@ -932,7 +932,7 @@ impl Cluster {
                     e.message
                 );
                 self.record_event(
-                    &Object::Deployment(d.clone()),
+                    &Object::Deployment(Box::new(d.clone())),
                     COMPONENT,
                     None,
                     "Warning",
@@ -975,7 +975,7 @@ impl Cluster {
         }
         copy.spec.replicas = Some(to);
         let written = match self
-            .update_as(ACTOR, Object::ReplicaSet(copy))
+            .update_as(ACTOR, Object::ReplicaSet(Box::new(copy)))
             .map(std::sync::Arc::unwrap_or_clone)
         {
             Ok(Object::ReplicaSet(w)) => w,
@@ -985,7 +985,7 @@ impl Cluster {
             return None;
         }
         self.record_event(
-            &Object::Deployment(d.clone()),
+            &Object::Deployment(Box::new(d.clone())),
             COMPONENT,
             None,
             "Normal",
@@ -995,7 +995,7 @@ impl Cluster {
                 rs_name(rs)
             ),
         );
-        Some(written)
+        Some(*written)
     }
 
     /// `isScalingEvent`: an active ReplicaSet was sized for another replica count.
@@ -1145,7 +1145,7 @@ impl Cluster {
                     && rs_replicas(rs) == 0
                     && rs.metadata.generation.unwrap_or(0) <= observed
             })
-            .map(|rs| Object::ReplicaSet(rs.clone()).key())
+            .map(|rs| Object::ReplicaSet(Box::new(rs.clone())).key())
             .collect();
         for key in victims {
             if self.delete_as(ACTOR, &key, None).is_err() {
@@ -1232,7 +1232,7 @@ impl Cluster {
     fn sync_rollout_status(&mut self, d: &Deployment) {
         let Some(Object::Deployment(d)) = self
             .store
-            .get(&Object::Deployment(d.clone()).key())
+            .get(&Object::Deployment(Box::new(d.clone())).key())
             .cloned()
         else {
             return;
@@ -1313,7 +1313,7 @@ impl Cluster {
         }
         let mut updated = d;
         updated.status = Some(status);
-        self.write_deployment(updated);
+        self.write_deployment(*updated);
     }
 
     /// `requeueStuckDeployment`: look again when the progress deadline passes.
@@ -1338,7 +1338,7 @@ impl Cluster {
         } else {
             deadline.max(self.now) + SimDuration::millis(1)
         };
-        self.enqueue_after(ID, Object::Deployment(d.clone()).key(), at);
+        self.enqueue_after(ID, Object::Deployment(Box::new(d.clone())).key(), at);
     }
 
     /// `rolloutRolling`.

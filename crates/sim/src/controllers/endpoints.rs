@@ -168,7 +168,10 @@ impl Cluster {
                     },
                     subsets,
                 };
-                Some(self.create_as(ACTOR, Object::Endpoints(ep)).map(drop))
+                Some(
+                    self.create_as(ACTOR, Object::Endpoints(Box::new(ep)))
+                        .map(drop),
+                )
             }
         }
     }

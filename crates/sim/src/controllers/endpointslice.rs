@@ -306,7 +306,7 @@ impl Cluster {
         self.store
             .list(Kind::EndpointSlice, Some(namespace))
             .filter_map(|o| match o {
-                Object::EndpointSlice(s) => Some(s),
+                Object::EndpointSlice(s) => Some(&**s),
                 _ => None,
             })
             .filter(move |s| {
@@ -371,11 +371,11 @@ impl Cluster {
             writes.push(write);
         }
         for s in to_update {
-            let write = self.update_as(ACTOR, Object::EndpointSlice(s));
+            let write = self.update_as(ACTOR, Object::EndpointSlice(Box::new(s)));
             writes.push(write.map(|o| written.push(o)));
         }
         for s in to_create {
-            let write = self.create_as(ACTOR, Object::EndpointSlice(s));
+            let write = self.create_as(ACTOR, Object::EndpointSlice(Box::new(s)));
             writes.push(write.map(|o| written.push(o)));
         }
         self.controllers.endpoints.writing = false;
@@ -401,7 +401,7 @@ impl Cluster {
         self.store
             .dependent_objects(&uid)
             .filter_map(|o| match o {
-                Object::EndpointSlice(s) => Some(s),
+                Object::EndpointSlice(s) => Some(&**s),
                 _ => None,
             })
             .filter(|s| {
@@ -895,7 +895,7 @@ impl SliceMemo {
         let written: Vec<&EndpointSlice> = written
             .iter()
             .filter_map(|o| match &**o {
-                Object::EndpointSlice(s) => Some(s),
+                Object::EndpointSlice(s) => Some(&**s),
                 _ => None,
             })
             .collect();

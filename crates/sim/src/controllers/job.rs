@@ -477,7 +477,7 @@ impl Cluster {
     /// Removes the tracking finalizer from the pod as stored now. Returns whether the
     /// pod no longer holds it.
     fn remove_tracking_finalizer(&mut self, pod: &Pod) -> bool {
-        let key = Object::Pod(pod.clone()).key();
+        let key = Object::Pod(Box::new(pod.clone())).key();
         let Some(Object::Pod(live)) = self.store.get(&key).cloned() else {
             return true;
         };
@@ -625,7 +625,7 @@ impl Cluster {
             terminating,
             new_backoff,
         };
-        if self.track_job_status(job, tally, finished) {
+        if self.track_job_status(*job, tally, finished) {
             action
         } else {
             Action::Requeue
@@ -637,7 +637,7 @@ impl Cluster {
     fn delete_active_job_pods(&mut self, job_obj: &Object, active_pods: &[&Pod]) -> (i32, i32) {
         let (mut deleted, mut ready_deleted) = (0, 0);
         for p in active_pods {
-            let victim = Object::Pod((*p).clone()).key();
+            let victim = Object::Pod(Box::new((*p).clone())).key();
             if self.delete_job_pod(job_obj, &victim) {
                 deleted += 1;
                 if pod_is_ready(p) {
@@ -903,7 +903,7 @@ impl Cluster {
 
     /// The Events of a Job that just finished.
     fn announce_job_finished(&mut self, job: &Job, reason: &str, message: String, terminal: &str) {
-        let job_obj = Object::Job(job.clone());
+        let job_obj = Object::Job(Box::new(job.clone()));
         if terminal == "Complete" {
             let spec = job.spec.as_ref();
             let succeeded = job.status.as_ref().and_then(|s| s.succeeded).unwrap_or(0);
@@ -936,7 +936,7 @@ impl Cluster {
     /// Writes the Job's status if it changed; returns the Job as stored (None when the
     /// write failed: the key comes back after a back-off).
     fn write_job_status(&mut self, job: Job) -> Option<Job> {
-        let key = Object::Job(job.clone()).key();
+        let key = Object::Job(Box::new(job.clone())).key();
         let live = self.store.get(&key).and_then(|o| match o {
             Object::Job(j) => Some(j.clone()),
             _ => None,
@@ -944,14 +944,14 @@ impl Cluster {
         let mut job = job;
         normalize_status(&mut job);
         if live.status == job.status {
-            return Some(live);
+            return Some(*live);
         }
         job.metadata.resource_version = live.metadata.resource_version.clone();
         match self
-            .update_as(ACTOR, Object::Job(job))
+            .update_as(ACTOR, Object::Job(Box::new(job)))
             .map(std::sync::Arc::unwrap_or_clone)
         {
-            Ok(Object::Job(j)) => Some(j),
+            Ok(Object::Job(j)) => Some(*j),
             _ => None,
         }
     }
@@ -1066,7 +1066,7 @@ impl Cluster {
                 };
                 any = true;
                 let pod = pod_from_job(job, index);
-                match self.create_as(ACTOR, Object::Pod(pod)) {
+                match self.create_as(ACTOR, Object::Pod(Box::new(pod))) {
                     Ok(p) => {
                         created += 1;
                         self.record_event(
@@ -1132,7 +1132,7 @@ impl Cluster {
             if has_finalizer(p) && !self.remove_tracking_finalizer(p) {
                 continue;
             }
-            let key = Object::Pod(p.clone()).key();
+            let key = Object::Pod(Box::new(p.clone())).key();
             if self.delete_job_pod(job_obj, &key) {
                 deleted += 1;
                 if pod_is_ready(p) {

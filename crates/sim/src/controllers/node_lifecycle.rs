@@ -662,7 +662,8 @@ impl Cluster {
         if *taints == before {
             return true;
         }
-        self.update_as(NODE_ACTOR, Object::Node(node)).is_ok()
+        self.update_as(NODE_ACTOR, Object::Node(Box::new(node)))
+            .is_ok()
     }
 
     /// `handleDisruption`: each zone's new state from its nodes' Ready conditions, the
@@ -891,8 +892,8 @@ impl Cluster {
             return true; // "Node no longer present in nodeLister"
         };
         match node_ready_status(&node) {
-            "False" => self.swap_no_execute_taint(node, NOT_READY, UNREACHABLE),
-            "Unknown" => self.swap_no_execute_taint(node, UNREACHABLE, NOT_READY),
+            "False" => self.swap_no_execute_taint(*node, NOT_READY, UNREACHABLE),
+            "Unknown" => self.swap_no_execute_taint(*node, UNREACHABLE, NOT_READY),
             // Ready again: no taint needed.
             _ => true,
         }
@@ -935,7 +936,7 @@ impl Cluster {
                 value: None,
             });
         }
-        let Ok(updated) = self.update_as(NODE_ACTOR, Object::Node(node)) else {
+        let Ok(updated) = self.update_as(NODE_ACTOR, Object::Node(Box::new(node))) else {
             return false;
         };
         self.record_event(
@@ -1023,7 +1024,7 @@ impl Cluster {
             if taints.is_empty() {
                 node.spec.as_mut().expect("checked above").taints = None;
             }
-            let _ = self.update_as(NODE_ACTOR, Object::Node(node));
+            let _ = self.update_as(NODE_ACTOR, Object::Node(Box::new(node)));
         }
     }
 

@@ -305,14 +305,14 @@ impl Cluster {
                                 last_transition_time: Some(self.now.to_k8s()),
                                 ..Default::default()
                             };
-                            failed |= !self.mark_failed_and_delete(pod, Some(condition));
+                            failed |= !self.mark_failed_and_delete(*pod, Some(condition));
                             if self.store.pods_on_node(&node).next().is_none() {
                                 self.controllers.pod_gc.orphaned.remove(&node);
                             }
                         }
                     }
                     None if pod.metadata.deletion_timestamp.is_some() => {
-                        failed |= !self.mark_failed_and_delete(pod, None);
+                        failed |= !self.mark_failed_and_delete(*pod, None);
                     }
                     None => {}
                 }
@@ -330,14 +330,17 @@ impl Cluster {
     /// (and the condition), then a delete with grace period 0. False when the status
     /// write failed.
     fn mark_failed_and_delete(&mut self, pod: Pod, condition: Option<PodCondition>) -> bool {
-        let key = Object::Pod(pod.clone()).key();
+        let key = Object::Pod(Box::new(pod.clone())).key();
         if !is_terminated(&pod) {
             let mut updated = pod;
             updated.status.get_or_insert_with(Default::default).phase = Some("Failed".into());
             if let Some(c) = condition {
                 super::set_pod_condition(&mut updated, c);
             }
-            if self.update_as(ACTOR, Object::Pod(updated)).is_err() {
+            if self
+                .update_as(ACTOR, Object::Pod(Box::new(updated)))
+                .is_err()
+            {
                 return false;
             }
         }

@@ -255,7 +255,8 @@ impl Cluster {
                 pod.metadata.owner_references = None;
             }
         }
-        self.update_as(actor, Object::Pod(pod)).map(|_| ())
+        self.update_as(actor, Object::Pod(Box::new(pod)))
+            .map(|_| ())
     }
 
     /// The release half of `ClaimPods` for any controller: the pods `owner_uid`
@@ -337,7 +338,7 @@ impl Cluster {
                     .as_ref()
                     .is_some_and(|l| selector_matches(selector, l))
             })
-            .map(|p| Object::Pod(p.clone()).key())
+            .map(|p| Object::Pod(Box::new(p.clone())).key())
             .collect()
     }
 
@@ -358,12 +359,12 @@ impl Cluster {
     fn create_pods_slow_start(&mut self, rs: &ReplicaSet, n: usize) -> Result<(), String> {
         let mut remaining = n;
         let mut batch = 1;
-        let rs_obj = Object::ReplicaSet(rs.clone());
+        let rs_obj = Object::ReplicaSet(Box::new(rs.clone()));
         while remaining > 0 {
             let size = batch.min(remaining);
             for _ in 0..size {
                 let pod = pod_from_template(rs);
-                match self.create_as(ACTOR, Object::Pod(pod)) {
+                match self.create_as(ACTOR, Object::Pod(Box::new(pod))) {
                     Ok(created) => {
                         self.record_event(
                             &rs_obj,
@@ -750,7 +751,12 @@ fn pod_from_template(rs: &ReplicaSet) -> Pod {
 fn pods_to_delete(active: &[&Pod], n: usize, per_node: &BTreeMap<String, usize>) -> Vec<ObjectKey> {
     let mut ranked: Vec<(RankKey, ObjectKey)> = active
         .iter()
-        .map(|p| (rank_key(p, per_node), Object::Pod((*p).clone()).key()))
+        .map(|p| {
+            (
+                rank_key(p, per_node),
+                Object::Pod(Box::new((*p).clone())).key(),
+            )
+        })
         .collect();
     ranked.stable_sort();
     ranked.into_iter().take(n).map(|(_, k)| k).collect()

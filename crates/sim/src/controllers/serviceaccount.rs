@@ -68,7 +68,7 @@ impl Cluster {
             },
             ..Default::default()
         };
-        let _ = self.create_as(ACTOR, Object::ServiceAccount(sa));
+        let _ = self.create_as(ACTOR, Object::ServiceAccount(Box::new(sa)));
     }
 
     /// The ServiceAccount admission plugin for pods: `serviceAccountName` defaults to

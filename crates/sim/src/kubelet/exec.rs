@@ -272,7 +272,7 @@ impl Cluster {
         let image = main.image.clone();
         let tools = NetTools {
             cluster: std::cell::RefCell::new(self),
-            pod,
+            pod: *pod,
             image,
             http,
         };

@@ -269,7 +269,7 @@ impl Cluster {
             self.write_pod_with_events(node, pod, events);
             return;
         }
-        let obj = Object::Pod(pod);
+        let obj = Object::Pod(Box::new(pod));
         for (t, reason, message) in events {
             self.record_event(&obj, "kubelet", Some(node), t, reason, message);
         }

@@ -321,7 +321,7 @@ impl Cluster {
             }),
         };
         let actor = Actor::Kubelet(spec.name.clone());
-        let _ = self.create_as(actor.clone(), Object::Node(node));
+        let _ = self.create_as(actor.clone(), Object::Node(Box::new(node)));
         let lease = Lease {
             metadata: ObjectMeta {
                 name: Some(spec.name.clone()),
@@ -335,7 +335,7 @@ impl Cluster {
                 ..Default::default()
             }),
         };
-        let _ = self.create_as(actor, Object::Lease(lease));
+        let _ = self.create_as(actor, Object::Lease(Box::new(lease)));
         self.kubelets.insert(
             spec.name.clone(),
             KubeletState {
@@ -625,14 +625,14 @@ impl Cluster {
         };
         if let Some(c) = self.static_pod_on(node, key) {
             if crate::runtime::control_plane::is_mirror_pod(&api_pod) {
-                self.kubelet_sync_mirror_pod(node, c, key, api_pod);
+                self.kubelet_sync_mirror_pod(node, c, key, *api_pod);
                 return;
             }
         }
         // The status manager compares the apiserver's status with its own; the
         // kubelet works from its own.
         self.kubelet_check_status(node, key, &api_pod);
-        let pod = self.kubelet_pod(node, key).unwrap_or(api_pod);
+        let pod = self.kubelet_pod(node, key).unwrap_or(*api_pod);
         let uid = pod.metadata.uid.clone().unwrap_or_default();
         let known = self
             .kubelets
@@ -807,7 +807,7 @@ impl Cluster {
 
     /// `rejectPod`: a Warning event and the pod Failed with the reason and message.
     fn kubelet_reject_pod(&mut self, node: &str, mut pod: Pod, reason: &str, message: &str) {
-        let about = Object::Pod(pod.clone());
+        let about = Object::Pod(Box::new(pod.clone()));
         self.record_event(
             &about,
             "kubelet",
@@ -1056,7 +1056,7 @@ impl Cluster {
             .max()
             .unwrap_or(0)
             .min(grace_ms);
-        let obj = Object::Pod(pod.clone());
+        let obj = Object::Pod(Box::new(pod.clone()));
         for (name, _) in &running {
             self.record_event(
                 &obj,

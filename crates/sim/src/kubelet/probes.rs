@@ -324,7 +324,7 @@ impl Cluster {
             {
                 r.killing = true;
             }
-            let obj = Object::Pod(pod);
+            let obj = Object::Pod(Box::new(pod));
             for (t, reason, message) in events {
                 self.record_event(&obj, "kubelet", Some(node), t, reason, message);
             }
@@ -353,7 +353,7 @@ impl Cluster {
             refresh_pod_status(&mut pod, &self.now.to_k8s());
             self.write_pod_with_events(node, pod, events);
         } else if !events.is_empty() {
-            let obj = Object::Pod(pod);
+            let obj = Object::Pod(Box::new(pod));
             for (t, reason, message) in events {
                 self.record_event(&obj, "kubelet", Some(node), t, reason, message);
             }

@@ -113,7 +113,7 @@ impl Cluster {
                 },
             );
         }
-        let result = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(pod));
+        let result = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(Box::new(pod)));
         if let Some(k) = self.kubelets.get_mut(node) {
             if result.is_ok() {
                 k.unsynced.remove(&key);

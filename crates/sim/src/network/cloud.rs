@@ -90,7 +90,7 @@ impl Cluster {
             return;
         }
         let live = match self.store.get(&key) {
-            Some(Object::Service(s)) => Some(s.clone()),
+            Some(Object::Service(s)) => Some((**s).clone()),
             _ => None,
         };
         let uid = live
@@ -118,7 +118,7 @@ impl Cluster {
                 self.cloud_ensured(&key, svc);
             }
             _ => {
-                let obj = Object::Service(svc);
+                let obj = Object::Service(Box::new(svc));
                 self.record_event(
                     &obj,
                     SOURCE,
@@ -148,7 +148,7 @@ impl Cluster {
             None => (1..=254u8).find(|o| !self.cloud.allocated.contains_key(o)),
         };
         let Some(octet) = octet else {
-            let obj = Object::Service(svc);
+            let obj = Object::Service(Box::new(svc));
             self.record_event(
                 &obj,
                 SOURCE,
@@ -170,7 +170,7 @@ impl Cluster {
                 ..Default::default()
             }]),
         });
-        match self.update_as(ACTOR, Object::Service(svc)) {
+        match self.update_as(ACTOR, Object::Service(Box::new(svc))) {
             Ok(obj) => {
                 self.cloud.allocated.insert(octet, (key.clone(), uid));
                 self.cloud.building.remove(key);
@@ -205,12 +205,12 @@ impl Cluster {
             self.cloud.allocated.remove(&o);
         }
         let about = match &live {
-            Some(s) => Object::Service(s.clone()),
+            Some(s) => Object::Service(Box::new(s.clone())),
             None => {
                 let mut s = Service::default();
                 s.metadata.name = Some(key.name.clone());
                 s.metadata.namespace = Some(key.namespace.clone());
-                Object::Service(s)
+                Object::Service(Box::new(s))
             }
         };
         self.record_event(
@@ -226,7 +226,7 @@ impl Cluster {
                 if let Some(st) = svc.status.as_mut() {
                     st.load_balancer = Some(LoadBalancerStatus::default());
                 }
-                let _ = self.update_as(ACTOR, Object::Service(svc));
+                let _ = self.update_as(ACTOR, Object::Service(Box::new(svc)));
             }
         }
         self.record_event(

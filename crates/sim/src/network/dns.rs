@@ -137,7 +137,7 @@ impl Cluster {
             return None;
         };
         let slices = self.service_slices(ns, svc).cloned().collect();
-        Some((s.clone(), slices))
+        Some(((**s).clone(), slices))
     }
 
     fn service_records(&self, ns: &str, svc: &str, srv: bool) -> Option<Vec<Record>> {

@@ -304,21 +304,21 @@ impl IngressState {
                 if deleted {
                     self.ingresses.remove(&key);
                 } else {
-                    self.ingresses.insert(key, i.clone());
+                    self.ingresses.insert(key, (**i).clone());
                 }
             }
             Object::IngressClass(c) => {
                 if deleted {
                     self.classes.remove(&key.name);
                 } else {
-                    self.classes.insert(key.name.clone(), c.clone());
+                    self.classes.insert(key.name.clone(), (**c).clone());
                 }
             }
             Object::Service(s) => {
                 if deleted {
                     self.services.remove(&key);
                 } else {
-                    self.services.insert(key, s.clone());
+                    self.services.insert(key, (**s).clone());
                 }
             }
             Object::EndpointSlice(slice) => {
@@ -342,7 +342,7 @@ impl IngressState {
                     self.slices
                         .entry(svc)
                         .or_default()
-                        .insert(key.name.clone(), slice.clone());
+                        .insert(key.name.clone(), (**slice).clone());
                 }
             }
             _ => {}
@@ -461,8 +461,11 @@ impl Cluster {
             .get(&ObjectKey::new(Kind::IngressClass, "", CLASS_NAME))
             .is_some();
         if !exists {
-            self.create_as(Actor::admin(), Object::IngressClass(nginx_ingress_class()))
-                .map_err(|e| crate::SimError(e.to_string()))?;
+            self.create_as(
+                Actor::admin(),
+                Object::IngressClass(Box::new(nginx_ingress_class())),
+            )
+            .map_err(|e| crate::SimError(e.to_string()))?;
         }
         self.ingress.installed = true;
         self.ingress_relist();
@@ -526,7 +529,7 @@ impl Cluster {
         let owned: Vec<Object> = st
             .owned()
             .into_iter()
-            .map(|i| Object::Ingress(i.clone()))
+            .map(|i| Object::Ingress(Box::new(i.clone())))
             .collect();
         // The informer's initial list adds every Ingress: each gets its Sync event.
         for obj in owned {

@@ -171,7 +171,7 @@ impl ProxyState {
                 if deleted {
                     self.services.remove(&key);
                 } else {
-                    self.services.insert(key.clone(), s.clone());
+                    self.services.insert(key.clone(), (**s).clone());
                 }
                 Some(key)
             }
@@ -189,7 +189,7 @@ impl ProxyState {
                     self.slices
                         .entry(svc.clone())
                         .or_default()
-                        .insert(name, slice.clone());
+                        .insert(name, (**slice).clone());
                 }
                 Some(svc)
             }
@@ -198,7 +198,7 @@ impl ProxyState {
                 if deleted {
                     self.endpoints.remove(&svc);
                 } else {
-                    self.endpoints.insert(svc.clone(), ep.clone());
+                    self.endpoints.insert(svc.clone(), (**ep).clone());
                 }
                 Some(svc)
             }

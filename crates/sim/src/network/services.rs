@@ -115,7 +115,7 @@ impl Cluster {
         }
         let (taken_ips, taken_ports) = self.service_allocations(obj);
         let old = match old {
-            Some(Object::Service(s)) => Some(s.clone()),
+            Some(Object::Service(s)) => Some((**s).clone()),
             _ => None,
         };
         let Object::Service(svc) = obj else {
@@ -374,7 +374,7 @@ impl Cluster {
         for manifest in BUILT_IN_SERVICES {
             let svc: Service =
                 crate::object::from_manifest(manifest).expect("the Service manifests parse");
-            let _ = self.create_as(Actor::System, Object::Service(svc));
+            let _ = self.create_as(Actor::System, Object::Service(Box::new(svc)));
         }
         for obj in self.kubernetes_endpoints() {
             let _ = self.create_as(Actor::System, obj);
@@ -458,7 +458,10 @@ impl Cluster {
                 ..Default::default()
             }]),
         };
-        vec![Object::Endpoints(endpoints), Object::EndpointSlice(slice)]
+        vec![
+            Object::Endpoints(Box::new(endpoints)),
+            Object::EndpointSlice(Box::new(slice)),
+        ]
     }
 
     /// A watch event on `default/kubernetes` (the Service, its Endpoints or its
@@ -509,7 +512,7 @@ impl Cluster {
         if self.store.get(&svc_key).is_none() {
             let svc: Service = crate::object::from_manifest(KUBERNETES_SERVICE)
                 .expect("the Service manifest parses");
-            let _ = self.create_as(Actor::System, Object::Service(svc));
+            let _ = self.create_as(Actor::System, Object::Service(Box::new(svc)));
         }
         for desired in self.kubernetes_endpoints() {
             let key = desired.key();

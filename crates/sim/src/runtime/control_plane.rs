@@ -462,7 +462,7 @@ impl Cluster {
                         p.metadata.deletion_timestamp.is_none()
                             && p.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_none()
                     })
-                    .map(|p| Object::Pod(p.clone()).key())
+                    .map(|p| Object::Pod(Box::new(p.clone())).key())
                     .collect();
                 for k in pending {
                     self.enqueue(Component::Scheduler, k);
@@ -672,7 +672,7 @@ impl Cluster {
             block_owner_deletion: None,
         }]);
         pod.spec.get_or_insert_with(Default::default).node_name = Some(host.clone());
-        let _ = self.create_as(Actor::Kubelet(host), Object::Pod(pod));
+        let _ = self.create_as(Actor::Kubelet(host), Object::Pod(Box::new(pod)));
     }
 
     /// Asks the control-plane kubelet to report a static pod's state.
@@ -710,7 +710,10 @@ impl Cluster {
         }
         let mut updated = pod;
         updated.status = Some(desired);
-        let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(updated));
+        let _ = self.update_as(
+            Actor::Kubelet(node.to_string()),
+            Object::Pod(Box::new(updated)),
+        );
     }
 
     fn mirror_pod_status(&self, c: ControlPlaneComponent, node: &str, pod: &Pod) -> PodStatus {
@@ -854,7 +857,7 @@ impl Cluster {
             },
             ..Default::default()
         };
-        let _ = self.create_as(Actor::System, Object::ServiceAccount(sa));
+        let _ = self.create_as(Actor::System, Object::ServiceAccount(Box::new(sa)));
     }
 
     /// The add-ons `kubeadm init` installs through the apiserver: the CoreDNS
@@ -864,11 +867,11 @@ impl Cluster {
         self.bootstrap_services();
         self.create_system_service_account("coredns");
         let d: Deployment = from_manifest(COREDNS_DEPLOYMENT).expect("the CoreDNS manifest parses");
-        let _ = self.create_as(Actor::System, Object::Deployment(d));
+        let _ = self.create_as(Actor::System, Object::Deployment(Box::new(d)));
         self.create_system_service_account("kube-proxy");
         let ds: DaemonSet =
             from_manifest(&kube_proxy_daemon_set()).expect("the kube-proxy manifest parses");
-        let _ = self.create_as(Actor::System, Object::DaemonSet(ds));
+        let _ = self.create_as(Actor::System, Object::DaemonSet(Box::new(ds)));
     }
 }
 

@@ -476,7 +476,7 @@ impl Cluster {
         let message = decision.message.clone();
         self.scheduler.record_decision(decision);
         match chosen {
-            Some(node) => self.bind(pod, &node),
+            Some(node) => self.bind(*pod, &node),
             None => {
                 self.scheduler_park(key);
                 let unchanged = crate::controllers::pod_condition(&pod, "PodScheduled")
@@ -660,8 +660,8 @@ impl Cluster {
                 ..Default::default()
             },
         );
-        let key = Object::Pod(updated.clone()).key();
-        if let Ok(obj) = self.update_as(Actor::Scheduler, Object::Pod(updated)) {
+        let key = Object::Pod(Box::new(updated.clone())).key();
+        if let Ok(obj) = self.update_as(Actor::Scheduler, Object::Pod(Box::new(updated))) {
             self.scheduler.queue.forget(&key);
             self.record_event(
                 &obj,

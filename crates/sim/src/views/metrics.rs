@@ -198,9 +198,9 @@ impl Cluster {
             crate::object::from_manifest(SERVICE).expect("the metrics-server Service parses");
         // Check the apiserver answers before writing anything.
         self.check_storage()?;
-        let _ = self.create_as(Actor::admin(), Object::ServiceAccount(sa));
-        self.create_as(Actor::admin(), Object::Deployment(d))?;
-        self.create_as(Actor::admin(), Object::Service(s))?;
+        let _ = self.create_as(Actor::admin(), Object::ServiceAccount(Box::new(sa)));
+        self.create_as(Actor::admin(), Object::Deployment(Box::new(d)))?;
+        self.create_as(Actor::admin(), Object::Service(Box::new(s)))?;
         Ok(
             "serviceaccount/metrics-server created\ndeployment.apps/metrics-server created\nservice/metrics-server created"
                 .into(),

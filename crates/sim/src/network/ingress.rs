@@ -247,8 +247,10 @@ pub fn route<'a>(
         .unwrap_or(IngressRoute::DefaultBackend)
 }
 
+/// A watch event's size on the wire: its object's compact JSON, counted without
+/// encoding it.
 fn json_size(obj: &Object) -> u64 {
-    serde_json::to_vec(&obj.to_json()).map_or(0, |v| v.len() as u64)
+    crate::store::object_size_bytes(obj) as u64
 }
 
 fn published_ips(ing: &Ingress) -> Vec<String> {

@@ -115,7 +115,8 @@ pub struct KubeletState {
     /// its containers run on, but the kubelet can neither watch nor write.
     #[serde(default)]
     pub partitioned: bool,
-    /// Images on this node's disk (they survive a reboot).
+    /// Images on this node's disk (they survive a reboot). Images are only added:
+    /// image garbage collection is not simulated.
     pub images: BTreeSet<String>,
     #[serde(with = "crate::snapshot::pairs")]
     pub pods: BTreeMap<ObjectKey, RuntimePod>,
@@ -139,10 +140,16 @@ pub struct KubeletState {
     /// (`active_deadline.rs`).
     #[serde(default, with = "crate::snapshot::pairs")]
     pub(crate) deadlines: BTreeMap<ObjectKey, (String, crate::time::SimTime)>,
-    /// The image list last worked out for the Node's status, and the images it was
-    /// worked out from: rebuilt only when the images on disk change.
+    /// The image list last worked out for the Node's status, and how many images were
+    /// on disk then: images are only ever added, so the same count is the same set.
+    /// Rebuilt only when an image arrives.
     #[serde(skip)]
-    image_list: Option<(BTreeSet<String>, Option<Vec<ContainerImage>>)>,
+    image_list: Option<(usize, Option<Vec<ContainerImage>>)>,
+    /// The Node's resourceVersion when its `status.images` was last seen equal to
+    /// `image_list`, with that list's image count: a heartbeat that finds both
+    /// unchanged compares nothing.
+    #[serde(skip)]
+    images_posted: Option<(usize, String)>,
 }
 
 /// `Node.status.images` for the images on a node's disk: largest first, at most 50
@@ -454,24 +461,36 @@ impl Cluster {
         let Some(k) = self.kubelets.get_mut(node) else {
             return;
         };
-        let stale = k
-            .image_list
+        let on_disk = k.images.len();
+        if k.image_list
             .as_ref()
-            .is_none_or(|(from, _)| *from != k.images);
-        if stale {
-            k.image_list = Some((k.images.clone(), image_list(&k.images)));
+            .is_none_or(|(from, _)| *from != on_disk)
+        {
+            k.image_list = Some((on_disk, image_list(&k.images)));
         }
-        let new = k.image_list.as_ref().and_then(|(_, list)| list.as_ref());
         let node_key = ObjectKey::new(Kind::Node, "", node);
-        let changed = matches!(self.store.get(&node_key), Some(Object::Node(n))
-            if n.status.as_ref().and_then(|s| s.images.as_ref()) != new);
-        if !changed {
+        let Some(Object::Node(n)) = self.store.get(&node_key) else {
+            return;
+        };
+        let rv = n.metadata.resource_version.as_deref().unwrap_or("");
+        if k.images_posted
+            .as_ref()
+            .is_some_and(|(count, at)| *count == on_disk && at == rv)
+        {
             return;
         }
-        let new = new.cloned();
-        if let Some(Object::Node(mut n)) = self.store.get(&node_key).cloned() {
-            n.status.get_or_insert_with(Default::default).images = new;
-            let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Node(n));
+        let new = k.image_list.as_ref().and_then(|(_, list)| list.as_ref());
+        if n.status.as_ref().and_then(|s| s.images.as_ref()) == new {
+            k.images_posted = Some((on_disk, rv.to_string()));
+            return;
+        }
+        let mut n = n.clone();
+        n.status.get_or_insert_with(Default::default).images = new.cloned();
+        if let Ok(posted) = self.update_as(Actor::Kubelet(node.to_string()), Object::Node(n)) {
+            let rv = posted.meta().resource_version.clone().unwrap_or_default();
+            if let Some(k) = self.kubelets.get_mut(node) {
+                k.images_posted = Some((on_disk, rv));
+            }
         }
     }
 

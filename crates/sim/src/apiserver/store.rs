@@ -203,26 +203,19 @@ impl<'a, A: Iterator<Item = &'a WatchEvent>, B: Iterator<Item = &'a WatchEvent>>
 ///     .remove(0);
 /// store.create(cm).unwrap(); // error: `create` is private
 /// ```
-/// Every object, in one ordered map per kind: a lookup walks only its own kind's
-/// tree (a Lease among the Leases, not among tens of thousands of Events), and
-/// walking the maps in [`Kind`] order gives [`ObjectKey`] order.
+/// Every object: per kind, by namespace, by name. A lookup walks only its own kind's
+/// maps (a Lease among the Leases of its namespace, not among tens of thousands of
+/// Events) and compares a namespace once; walking kinds in [`Kind`] order, then
+/// namespaces and names in order, gives [`ObjectKey`] order.
 #[derive(Default)]
-struct Objects(Vec<BTreeMap<ObjectKey, Arc<Object>>>);
+struct Objects(Vec<BTreeMap<String, BTreeMap<String, Arc<Object>>>>);
 
 impl Objects {
-    fn of(&self, kind: Kind) -> Option<&BTreeMap<ObjectKey, Arc<Object>>> {
-        self.0.get(kind as usize)
-    }
-
-    fn of_mut(&mut self, kind: Kind) -> &mut BTreeMap<ObjectKey, Arc<Object>> {
-        if self.0.is_empty() {
-            self.0.resize_with(Kind::ALL.len(), BTreeMap::new);
-        }
-        &mut self.0[kind as usize]
-    }
-
     fn get(&self, key: &ObjectKey) -> Option<&Arc<Object>> {
-        self.of(key.kind).and_then(|m| m.get(key))
+        self.0
+            .get(key.kind as usize)?
+            .get(&key.namespace)?
+            .get(&key.name)
     }
 
     fn contains_key(&self, key: &ObjectKey) -> bool {
@@ -230,18 +223,49 @@ impl Objects {
     }
 
     fn insert(&mut self, key: ObjectKey, obj: Arc<Object>) -> Option<Arc<Object>> {
-        self.of_mut(key.kind).insert(key, obj)
+        if self.0.is_empty() {
+            self.0.resize_with(Kind::ALL.len(), BTreeMap::new);
+        }
+        self.0[key.kind as usize]
+            .entry(key.namespace)
+            .or_default()
+            .insert(key.name, obj)
     }
 
     fn remove(&mut self, key: &ObjectKey) -> Option<Arc<Object>> {
+        let namespaces = self.0.get_mut(key.kind as usize)?;
+        let named = namespaces.get_mut(&key.namespace)?;
+        let gone = named.remove(&key.name);
+        if named.is_empty() {
+            namespaces.remove(&key.namespace);
+        }
+        gone
+    }
+
+    /// Objects of one kind, in one namespace or all, in key order.
+    fn list<'a>(
+        &'a self,
+        kind: Kind,
+        namespace: Option<&'a str>,
+    ) -> impl Iterator<Item = &'a Arc<Object>> + 'a {
+        use std::ops::Bound;
+        let bounds = match namespace {
+            Some(ns) => (Bound::Included(ns), Bound::Included(ns)),
+            None => (Bound::Unbounded, Bound::Unbounded),
+        };
         self.0
-            .get_mut(key.kind as usize)
-            .and_then(|m| m.remove(key))
+            .get(kind as usize)
+            .into_iter()
+            .flat_map(move |m| m.range::<str, _>(bounds))
+            .flat_map(|(_, named)| named.values())
     }
 
     /// Every object, in key order.
     fn values(&self) -> impl Iterator<Item = &Arc<Object>> {
-        self.0.iter().flat_map(|m| m.values())
+        self.0
+            .iter()
+            .flat_map(|m| m.values())
+            .flat_map(|named| named.values())
     }
 }
 
@@ -416,17 +440,7 @@ impl Store {
         kind: Kind,
         namespace: Option<&'a str>,
     ) -> impl Iterator<Item = &'a Arc<Object>> + 'a {
-        let start = ObjectKey {
-            kind,
-            namespace: namespace.unwrap_or("").to_string(),
-            name: String::new(),
-        };
-        self.objects
-            .of(kind)
-            .into_iter()
-            .flat_map(move |m| m.range(start.clone()..))
-            .take_while(move |(k, _)| namespace.is_none_or(|ns| k.namespace == ns))
-            .map(|(_, o)| o)
+        self.objects.list(kind, namespace)
     }
 
     pub fn by_uid(&self, uid: &str) -> Option<&Object> {

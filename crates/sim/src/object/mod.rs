@@ -13,6 +13,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 use std::fmt;
 
+pub(crate) mod decode;
 pub mod manifest;
 pub mod quantity;
 
@@ -403,12 +404,11 @@ macro_rules! each_typed {
 }
 
 fn de<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {
-    serde_path_to_error::deserialize(v).map_err(|e| {
-        let path = e.path().to_string();
+    decode::from_value(v).map_err(|(path, e)| {
         if path == "." {
-            e.inner().to_string()
+            e.to_string()
         } else {
-            format!("{}: {}", path, e.inner())
+            format!("{path}: {e}")
         }
     })
 }

@@ -247,8 +247,10 @@ pub fn route<'a>(
         .unwrap_or(IngressRoute::DefaultBackend)
 }
 
+/// The bytes of the object's JSON on the wire: the length of its compact encoding,
+/// counted without building it.
 fn json_size(obj: &Object) -> u64 {
-    serde_json::to_vec(&obj.to_json()).map_or(0, |v| v.len() as u64)
+    crate::store::object_size_bytes(obj) as u64
 }
 
 fn published_ips(ing: &Ingress) -> Vec<String> {

@@ -141,8 +141,10 @@ pub struct ProxyState {
     coredns: WatcherStats,
 }
 
+/// The bytes of the object's JSON on the wire: the length of its compact encoding,
+/// counted without building it.
 fn json_size(obj: &Object) -> u64 {
-    serde_json::to_vec(&obj.to_json()).map_or(0, |v| v.len() as u64)
+    crate::store::object_size_bytes(obj) as u64
 }
 
 fn slice_service(slice: &EndpointSlice) -> Option<&String> {

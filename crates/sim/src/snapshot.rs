@@ -190,9 +190,14 @@ pub(crate) mod pairs {
         D: Deserializer<'de>,
     {
         let pairs = Vec::<(K, V)>::deserialize(deserializer)?;
-        let len = pairs.len();
-        let map: BTreeMap<K, V> = pairs.into_iter().collect();
-        if map.len() != len {
+        // Inserted one by one rather than collected: `collect` sorts the pairs first,
+        // and that sort is compiled once for every map type read here.
+        let mut map = BTreeMap::new();
+        let mut twice = false;
+        for (k, v) in pairs {
+            twice |= map.insert(k, v).is_some();
+        }
+        if twice {
             return Err(D::Error::custom("a key appears twice"));
         }
         Ok(map)

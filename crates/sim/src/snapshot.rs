@@ -101,17 +101,20 @@ impl Cluster {
         if fnv1a64(body) != expected {
             return Err(SnapshotError::Checksum);
         }
+        // Read as JSON, then typed by the decoder objects go through (one decoder of
+        // each k8s-openapi type in the browser build, not a second one for snapshots).
         let mut de = serde_json::Deserializer::from_slice(body);
-        let cluster: Cluster = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = e.path().to_string();
-            SnapshotError::Decode(if path == "." {
-                e.inner().to_string()
-            } else {
-                format!("{path}: {}", e.inner())
-            })
-        })?;
+        let value = <serde_json::Value as serde::Deserialize>::deserialize(&mut de)
+            .map_err(|e| SnapshotError::Decode(e.to_string()))?;
         de.end()
             .map_err(|e| SnapshotError::Decode(format!("after the state: {e}")))?;
+        let cluster: Cluster = crate::object::decode::from_value(value).map_err(|(path, e)| {
+            SnapshotError::Decode(if path == "." {
+                e.to_string()
+            } else {
+                format!("{path}: {e}")
+            })
+        })?;
         cluster
             .check_restored()
             .map_err(SnapshotError::Inconsistent)?;
@@ -187,9 +190,14 @@ pub(crate) mod pairs {
         D: Deserializer<'de>,
     {
         let pairs = Vec::<(K, V)>::deserialize(deserializer)?;
-        let len = pairs.len();
-        let map: BTreeMap<K, V> = pairs.into_iter().collect();
-        if map.len() != len {
+        // Inserted one by one rather than collected: `collect` sorts the pairs first,
+        // and that sort is compiled once for every map type read here.
+        let mut map = BTreeMap::new();
+        let mut twice = false;
+        for (k, v) in pairs {
+            twice |= map.insert(k, v).is_some();
+        }
+        if twice {
             return Err(D::Error::custom("a key appears twice"));
         }
         Ok(map)

@@ -42,8 +42,9 @@ pub const MAX_ETCD_VALUE_BYTES: usize = 3 * 512 * 1024;
 pub const ETCD_REQUEST_TOO_LARGE: &str = "etcdserver: request is too large";
 
 /// The size of an object as the simulation counts it everywhere (etcd's value
-/// limit, the watch log's bytes, etcd snapshots' bytes): the length of its compact
-/// JSON encoding, as the apiserver serves it, counted without allocating.
+/// limit, the watch log's bytes, etcd snapshots' bytes, the bytes sent to watchers):
+/// the length of its compact JSON encoding, as the apiserver serves it, counted
+/// without building the JSON value (written into a reused buffer).
 /// Simplified: upstream stores built-in kinds in etcd as protobuf, which is smaller
 /// than JSON (field names are numbers), so an object near the limit is refused here
 /// a little earlier than upstream would refuse it. For a big object (long strings)

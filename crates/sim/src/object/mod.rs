@@ -13,6 +13,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 use std::fmt;
 
+pub(crate) mod decode;
 pub mod manifest;
 pub mod quantity;
 
@@ -402,12 +403,11 @@ macro_rules! each_typed {
 }
 
 fn de<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {
-    serde_path_to_error::deserialize(v).map_err(|e| {
-        let path = e.path().to_string();
+    decode::from_value(v).map_err(|(path, e)| {
         if path == "." {
-            e.inner().to_string()
+            e.to_string()
         } else {
-            format!("{}: {}", path, e.inner())
+            format!("{path}: {e}")
         }
     })
 }
@@ -428,11 +428,40 @@ pub(crate) fn from_manifest<T: DeserializeOwned>(yaml: &str) -> Result<T, String
     de(value)
 }
 
+/// Every k8s-openapi type is encoded by one serializer, serde_json's compact writer
+/// into a `Vec<u8>` (the one `serde_json::to_vec` uses): each serializer type
+/// compiles its own copy of every type's `Serialize` in the browser build. As a JSON
+/// value: the bytes read back.
+fn to_json_value<T: serde::Serialize + ?Sized>(t: &T) -> serde_json::Value {
+    let bytes = serde_json::to_vec(t).expect("k8s-openapi types always serialise");
+    serde_json::from_slice(&bytes).expect("serde_json reads what it writes")
+}
+
+/// The length of `t`'s compact JSON, written by the same serializer as
+/// [`to_json_value`] into a buffer kept for the next call (nothing is allocated
+/// once the buffer has grown).
+fn json_len<T: serde::Serialize + ?Sized>(t: &T) -> usize {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with(|buffer| {
+        let mut buffer = buffer.borrow_mut();
+        buffer.clear();
+        let _ = serde_json::to_writer(&mut *buffer, t);
+        let written = buffer.len();
+        // A rare huge object does not keep its buffer for good.
+        if buffer.capacity() > 1 << 20 {
+            *buffer = Vec::new();
+        }
+        written
+    })
+}
+
 fn reserialize<T: DeserializeOwned + serde::Serialize>(
     v: serde_json::Value,
 ) -> Result<serde_json::Value, String> {
     let typed: T = de(v)?;
-    Ok(serde_json::to_value(&typed).expect("k8s-openapi types always serialise"))
+    Ok(to_json_value(&typed))
 }
 
 impl Object {
@@ -497,15 +526,12 @@ impl Object {
     pub fn to_json(&self) -> serde_json::Value {
         each_typed!(
             self,
-            o => serde_json::to_value(o).expect("k8s-openapi types always serialise"),
+            o => to_json_value(o),
             o => {
                 let mut map = serde_json::Map::new();
                 map.insert("apiVersion".into(), o.api_version.clone().into());
                 map.insert("kind".into(), o.kind.as_str().into());
-                map.insert(
-                    "metadata".into(),
-                    serde_json::to_value(&o.metadata).expect("ObjectMeta serialises"),
-                );
+                map.insert("metadata".into(), to_json_value(&o.metadata));
                 for (k, v) in &o.fields {
                     map.insert(k.clone(), v.clone());
                 }
@@ -514,35 +540,21 @@ impl Object {
         )
     }
 
-    /// The length in bytes of [`Object::to_json`]'s compact encoding, counted as it is
-    /// written (nothing is allocated). See [`crate::store::object_size_bytes`].
+    /// The length in bytes of [`Object::to_json`]'s compact encoding, without building
+    /// the JSON value. See [`crate::store::object_size_bytes`].
     pub(crate) fn json_len(&self) -> usize {
-        struct Count(usize);
-        impl std::io::Write for Count {
-            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-                self.0 = self.0.saturating_add(buf.len());
-                Ok(buf.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
-        let mut n = Count(0);
         each_typed!(
             self,
-            o => {
-                let _ = serde_json::to_writer(&mut n, o);
-            },
+            o => json_len(o),
             o => {
                 // {"apiVersion":"…","kind":"…","metadata":…,"field":…}
-                let _ = serde_json::to_writer(&mut n, &o.metadata);
-                let _ = serde_json::to_writer(&mut n, &o.fields);
-                n.0 = n.0.saturating_add(
-                    o.api_version.len() + o.kind.as_str().len() + r#"{"apiVersion":"","kind":"","metadata":,}"#.len(),
-                );
+                json_len(&o.metadata)
+                    + json_len(&o.fields)
+                    + o.api_version.len()
+                    + o.kind.as_str().len()
+                    + r#"{"apiVersion":"","kind":"","metadata":,}"#.len()
             }
-        );
-        n.0
+        )
     }
 
     /// Builds an object of a known kind from JSON, at the kind's preferred version.

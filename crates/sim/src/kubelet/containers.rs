@@ -84,7 +84,9 @@ pub struct PastRun {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PodRuntime {
     pub uid: String,
-    pub containers: BTreeMap<String, ContainerRun>,
+    /// Boxed: a map's node holds room for eleven entries, and most pods have one
+    /// container, so a run held in place would take eleven runs' room.
+    pub containers: BTreeMap<String, Box<ContainerRun>>,
     /// Containers whose image could not be pulled (`kubelet_images.rs`).
     pub pulls: BTreeMap<String, crate::kubelet::image_pulls::PullState>,
 }
@@ -520,19 +522,22 @@ impl Cluster {
             return;
         };
         rt.uid = uid.clone();
-        let run = rt.containers.entry(c.name.clone()).or_insert(ContainerRun {
-            process: process.clone(),
-            id: id.clone(),
-            previous: None,
-            restarts,
-            finished_ms: None,
-            backoff_ms: 0,
-            backoff_last_ms: 0,
-            next_on_restart: false,
-            budget: runtime::EXIT_SEARCH_BUDGET,
-            probes: BTreeMap::new(),
-            killing: false,
-        });
+        let run = rt
+            .containers
+            .entry(c.name.clone())
+            .or_insert(Box::new(ContainerRun {
+                process: process.clone(),
+                id: id.clone(),
+                previous: None,
+                restarts,
+                finished_ms: None,
+                backoff_ms: 0,
+                backoff_last_ms: 0,
+                next_on_restart: false,
+                budget: runtime::EXIT_SEARCH_BUDGET,
+                probes: BTreeMap::new(),
+                killing: false,
+            }));
         if run.finished_ms.is_some() || run.id != id {
             let old = std::mem::replace(&mut run.process, process.clone());
             let old_id = std::mem::replace(&mut run.id, id.clone());
@@ -634,6 +639,7 @@ impl Cluster {
             .filter(|r| r.uid == uid)?
             .containers
             .get(name)
+            .map(|run| &**run)
     }
 
     pub(crate) fn kubelet_container_exited(

@@ -445,6 +445,16 @@ mod tests {
         assert_eq!(p.view.robot_counts(), cluster.view().robot_counts());
     }
 
+    /// Runs the cluster a minute in 3-second frames, updating the projection after
+    /// each, then checks it against a whole rebuild.
+    fn follow_a_minute(s: &mut Session, p: &mut Projection) {
+        for _ in 0..20 {
+            s.cluster.advance(SimDuration::millis(3_000));
+            p.update(&s.cluster);
+        }
+        assert_matches(p, &s.cluster);
+    }
+
     fn settled(workers: usize) -> Session {
         Session::new(Cluster::settled(1, Topology::with_workers(workers)))
     }
@@ -547,11 +557,7 @@ mod tests {
             run(&mut s, line);
             p.update(&s.cluster);
             assert_matches(&p, &s.cluster);
-            for _ in 0..20 {
-                s.cluster.advance(SimDuration::millis(3_000));
-                p.update(&s.cluster);
-            }
-            assert_matches(&p, &s.cluster);
+            follow_a_minute(&mut s, &mut p);
         }
     }
 
@@ -569,11 +575,7 @@ mod tests {
         run(&mut s, "sim etcd snapshot restore backup.db");
         p.update(&s.cluster);
         assert_matches(&p, &s.cluster);
-        for _ in 0..20 {
-            s.cluster.advance(SimDuration::millis(3_000));
-            p.update(&s.cluster);
-        }
-        assert_matches(&p, &s.cluster);
+        follow_a_minute(&mut s, &mut p);
     }
 
     #[test]

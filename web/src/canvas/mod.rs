@@ -506,16 +506,7 @@ fn repaint_changed(
     )?;
     let old = &painted.view;
     let lay = &painted.lay;
-    let mut p = Paint {
-        ctx,
-        tr,
-        now,
-        now_ms: data.now_ms,
-        countdowns: crate::floor::countdowns_by_pod(&data.countdowns),
-        anim: &mut f.anim,
-        hits: &mut f.hits,
-        busy: false,
-    };
+    let mut p = Paint::new(ctx, tr, now, data, &mut f.anim, &mut f.hits);
     if old.components != view.components {
         draw_strip(ctx, lay.strip, lay.strip_cols, view, tr);
     }
@@ -590,16 +581,7 @@ fn draw_all(
 
     f.hits.items.clear();
     f.hits.robots.clear();
-    let mut p = Paint {
-        ctx,
-        tr,
-        now,
-        now_ms: data.now_ms,
-        countdowns: crate::floor::countdowns_by_pod(&data.countdowns),
-        anim: &mut f.anim,
-        hits: &mut f.hits,
-        busy: false,
-    };
+    let mut p = Paint::new(ctx, tr, now, data, &mut f.anim, &mut f.hits);
     draw_strip(ctx, lay.strip, lay.strip_cols, view, tr);
     draw_desks(&mut p, &desks, &shown, hidden, data)?;
     // Zones drawn as counts when robots are too small to see one by one.

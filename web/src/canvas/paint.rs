@@ -78,6 +78,29 @@ pub(super) struct Paint<'a> {
     pub(super) busy: bool,
 }
 
+impl<'a> Paint<'a> {
+    /// A painter for one frame of `data`, recording animations and hit areas.
+    pub(super) fn new(
+        ctx: &'a CanvasRenderingContext2d,
+        tr: Tr,
+        now: f64,
+        data: &'a crate::floor::FloorData,
+        anim: &'a mut Anim,
+        hits: &'a mut Hits,
+    ) -> Self {
+        Paint {
+            ctx,
+            tr,
+            now,
+            now_ms: data.now_ms,
+            countdowns: crate::floor::countdowns_by_pod(&data.countdowns),
+            anim,
+            hits,
+            busy: false,
+        }
+    }
+}
+
 /// The device's pixels per CSS pixel, within 1 to 3.
 pub(super) fn device_pixel_ratio() -> f64 {
     web_sys::window()

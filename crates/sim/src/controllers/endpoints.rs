@@ -23,7 +23,7 @@ use crate::controllers::pod_is_ready;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::store::{EventType, WatchEvent};
 use k8s_openapi::api::core::v1::{
-    EndpointAddress, EndpointPort, EndpointSubset, Endpoints, ObjectReference, Pod, Service,
+    EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Service,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
@@ -313,13 +313,7 @@ fn pod_address(svc: &Service, pod: &Pod) -> Option<PodAddress> {
                 .then(|| s.hostname.clone())
                 .flatten()
         }),
-        target_ref: Some(ObjectReference {
-            kind: Some("Pod".into()),
-            namespace: pod.metadata.namespace.clone(),
-            name: pod.metadata.name.clone(),
-            uid: pod.metadata.uid.clone(),
-            ..Default::default()
-        }),
+        target_ref: Some(super::pod_reference(pod)),
     };
     let service_ports = spec.and_then(|s| s.ports.as_ref());
     let ports = resolved_ports(svc, pod);

@@ -28,7 +28,7 @@ use crate::controllers::pod_is_ready;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::sort::StableSort;
 use crate::store::{EventType, WatchEvent};
-use k8s_openapi::api::core::v1::{ObjectReference, Pod, Service};
+use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::api::discovery::v1::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -619,13 +619,7 @@ impl Cluster {
                 node_name: node,
                 zone,
                 hostname,
-                target_ref: Some(ObjectReference {
-                    kind: Some("Pod".into()),
-                    namespace: pod.metadata.namespace.clone(),
-                    name: pod.metadata.name.clone(),
-                    uid: pod.metadata.uid.clone(),
-                    ..Default::default()
-                }),
+                target_ref: Some(super::pod_reference(pod)),
                 ..Default::default()
             };
             out.entry(ports).or_default().push(endpoint);

@@ -194,6 +194,18 @@ pub fn pod_is_active(pod: &Pod) -> bool {
 
 /// `Some(n)` unless `n` is zero: status counters are `omitempty` upstream, so a
 /// zero is left out of the object.
+/// The reference an endpoint keeps to its pod (`targetRef`): kind, namespace, name
+/// and uid.
+pub(crate) fn pod_reference(pod: &Pod) -> k8s_openapi::api::core::v1::ObjectReference {
+    k8s_openapi::api::core::v1::ObjectReference {
+        kind: Some("Pod".into()),
+        namespace: pod.metadata.namespace.clone(),
+        name: pod.metadata.name.clone(),
+        uid: pod.metadata.uid.clone(),
+        ..Default::default()
+    }
+}
+
 pub fn omit_zero(n: i32) -> Option<i32> {
     (n != 0).then_some(n)
 }

@@ -369,7 +369,11 @@ impl Trace {
             }
         }
         let latest = ev.event_type != EventType::Deleted;
-        if let Some(previous) = self.last_write.insert(key.clone(), ev.revision) {
+        let previous = match self.last_write.get_mut(&key) {
+            Some(rev) => Some(std::mem::replace(rev, ev.revision)),
+            None => self.last_write.insert(key.clone(), ev.revision),
+        };
+        if let Some(previous) = previous {
             if let Some(p) = self.writes.get_mut(&previous) {
                 if p.latest {
                     p.latest = false;

@@ -341,6 +341,93 @@ pub(crate) struct NodeLifecycle {
     tainting_at: Option<SimTime>,
     /// The controller's log lines (kube-controller-manager's container log).
     log: VecDeque<(SimTime, String)>,
+    /// What the last health pass read off each node, by name: a node still the
+    /// same object is not read again. Rebuilt by the next pass after a restore.
+    #[serde(skip)]
+    seen: Vec<(Arc<Object>, NodeFacts)>,
+    /// Every zone key the pass has met, each once: the nodes of a zone share it.
+    #[serde(skip)]
+    zone_keys: Vec<Arc<str>>,
+}
+
+/// A zone as one health pass meets it.
+struct PassZone {
+    key: Arc<str>,
+    /// The Ready status of each of its nodes counted for disruption.
+    ready: Vec<bool>,
+}
+
+/// What the health pass reads off a Node object.
+#[derive(Clone, Debug)]
+struct NodeFacts {
+    /// Its zone key, shared by the zone's nodes (`NodeLifecycle::zone_keys`).
+    zone: Arc<str>,
+    /// Its Ready condition's status (`Unknown` without one).
+    observed: String,
+    /// Labelled out of the zone's disruption count.
+    excluded: bool,
+    /// Tainted unreachable or not-ready (either effect).
+    has_taints: bool,
+    /// The Ready condition's heartbeat.
+    heartbeat: Option<SimTime>,
+}
+
+impl NodeFacts {
+    fn of(node: &Node, zone_keys: &mut Vec<Arc<str>>) -> NodeFacts {
+        let key = zone_key(node);
+        let zone = match zone_keys.iter().find(|k| ***k == *key) {
+            Some(k) => Arc::clone(k),
+            None => {
+                let k: Arc<str> = key.into();
+                zone_keys.push(Arc::clone(&k));
+                k
+            }
+        };
+        NodeFacts {
+            zone,
+            observed: node_ready_status(node).to_string(),
+            excluded: node
+                .metadata
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.contains_key(EXCLUDE_DISRUPTION)),
+            has_taints: node
+                .spec
+                .as_ref()
+                .and_then(|s| s.taints.as_ref())
+                .is_some_and(|t| t.iter().any(|t| t.key == UNREACHABLE || t.key == NOT_READY)),
+            heartbeat: node
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"))
+                .and_then(|c| c.last_heartbeat_time.as_ref())
+                .map(SimTime::from_k8s),
+        }
+    }
+}
+
+/// Each listed node's Lease renewTime, in the nodes' order: the `kube-node-lease`
+/// Leases are listed beside the nodes (both by name) instead of looked up one by one.
+fn lease_renewals(store: &crate::store::Store, nodes: &[Arc<Object>]) -> Vec<Option<SimTime>> {
+    let mut leases = store
+        .list_shared(Kind::Lease, Some("kube-node-lease"))
+        .peekable();
+    nodes
+        .iter()
+        .map(|node| {
+            let name = node.name();
+            while leases.next_if(|l| l.name() < name).is_some() {}
+            leases
+                .next_if(|l| l.name() == name)
+                .and_then(|l| l.as_lease())
+                .and_then(|l| l.spec.as_ref())
+                .and_then(|s| s.renew_time.as_ref())
+                .map(|t| {
+                    SimTime::from_k8s(&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(t.0))
+                })
+        })
+        .collect()
 }
 
 impl NodeLifecycle {
@@ -482,86 +569,73 @@ impl Cluster {
         self.control_plane
             .node_health
             .retain(|name, _| listed(name));
-        // Zone key → the Ready status of each of its nodes after this pass.
-        let mut zone_ready: BTreeMap<String, Vec<bool>> = BTreeMap::new();
-        let mut lease_key = ObjectKey::new(Kind::Lease, "kube-node-lease", "");
-        for obj in &nodes {
+        let renewals = lease_renewals(&self.store, &nodes);
+        // What the last pass read off each node, reused for a node it saw unchanged.
+        let mut last_seen = std::mem::take(&mut self.control_plane.node_lifecycle.seen)
+            .into_iter()
+            .peekable();
+        let mut seen = Vec::with_capacity(nodes.len());
+        // The zones met in this pass, with the Ready status of each of their nodes.
+        let mut zones: Vec<PassZone> = Vec::new();
+        // Only a node queued for tainting before the pass can leave a queue when it is
+        // Ready: a node queued during the pass is not visited again.
+        let queued = self
+            .control_plane
+            .node_lifecycle
+            .tainters
+            .values()
+            .any(|q| !q.set.is_empty());
+        for (obj, renewed) in nodes.iter().zip(renewals) {
             let Some(node) = obj.as_node() else {
                 continue;
             };
             let name = obj.name();
-            let zone = zone_key(node);
-            if !self
-                .control_plane
-                .node_lifecycle
-                .tainters
-                .contains_key(&zone)
-            {
-                // addPodEvictorForNewZone
-                let now = self.now;
-                let lifecycle = &mut self.control_plane.node_lifecycle;
-                lifecycle
-                    .zone_states
-                    .insert(zone.clone(), ZoneState::Initial);
-                lifecycle
-                    .tainters
-                    .insert(zone.clone(), TaintQueue::new(now));
-                self.node_lifecycle_log(
-                    "Initializing eviction metric for zone",
-                    &[("zone", quote_zone(&zone))],
-                );
-            }
-            let excluded = node
-                .metadata
-                .labels
-                .as_ref()
-                .is_some_and(|l| l.contains_key(EXCLUDE_DISRUPTION));
-            lease_key.name.clear();
-            lease_key.name.push_str(name);
-            let renewed = self
-                .store
-                .get(&lease_key)
-                .and_then(|o| o.as_lease())
-                .and_then(|l| l.spec.as_ref())
-                .and_then(|s| s.renew_time.as_ref())
-                .map(|t| {
-                    SimTime::from_k8s(&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(t.0))
-                });
-            let observed = node_ready_status(node);
-            let has_taints = node
-                .spec
-                .as_ref()
-                .and_then(|s| s.taints.as_ref())
-                .is_some_and(|t| t.iter().any(|t| t.key == UNREACHABLE || t.key == NOT_READY));
-            let heartbeat = node
-                .status
-                .as_ref()
-                .and_then(|s| s.conditions.as_ref())
-                .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"))
-                .and_then(|c| c.last_heartbeat_time.as_ref())
-                .map(SimTime::from_k8s);
+            while last_seen.next_if(|(n, _)| n.name() < name).is_some() {}
+            let facts = match last_seen.next_if(|(n, _)| Arc::ptr_eq(n, obj)) {
+                Some((_, facts)) => facts,
+                None => NodeFacts::of(node, &mut self.control_plane.node_lifecycle.zone_keys),
+            };
+            let zone_at = match zones.iter().position(|z| Arc::ptr_eq(&z.key, &facts.zone)) {
+                Some(at) => at,
+                None => {
+                    self.add_zone_evictor(&facts.zone);
+                    zones.push(PassZone {
+                        key: Arc::clone(&facts.zone),
+                        ready: Vec::new(),
+                    });
+                    zones.len() - 1
+                }
+            };
+            let zone = &*facts.zone;
+            let observed = facts.observed.as_str();
+            let (excluded, has_taints, heartbeat) =
+                (facts.excluded, facts.has_taints, facts.heartbeat);
             let now = self.now;
             let health = &mut self.control_plane.node_health;
-            let first_sight = !health.contains_key(name);
-            if first_sight {
-                health.insert(
-                    name.to_string(),
-                    NodeHealth {
-                        probe_timestamp: now,
-                        observed_renew: renewed,
-                        observed_heartbeat: heartbeat,
-                    },
-                );
-            }
-            let Some(health) = health.get_mut(name) else {
-                continue;
+            let mut first_sight = false;
+            let probed = match health.get_mut(name) {
+                Some(health) => {
+                    if health.observed_renew != renewed || health.observed_heartbeat != heartbeat {
+                        health.probe_timestamp = now;
+                        health.observed_renew = renewed;
+                        health.observed_heartbeat = heartbeat;
+                    }
+                    health.probe_timestamp
+                }
+                None => {
+                    first_sight = true;
+                    health.insert(
+                        name.to_string(),
+                        NodeHealth {
+                            probe_timestamp: now,
+                            observed_renew: renewed,
+                            observed_heartbeat: heartbeat,
+                        },
+                    );
+                    now
+                }
             };
-            if health.observed_renew != renewed || health.observed_heartbeat != heartbeat {
-                health.probe_timestamp = now;
-                health.observed_renew = renewed;
-                health.observed_heartbeat = heartbeat;
-            }
-            let stale = now.since(health.probe_timestamp) > GRACE_PERIOD;
+            let stale = now.since(probed) > GRACE_PERIOD;
             if first_sight {
                 self.node_lifecycle_log(
                     "Missing timestamp for Node. Assuming now as a timestamp",
@@ -588,23 +662,57 @@ impl Cluster {
                 }
             }
             if observed == "True" {
-                if let Some(q) = self.control_plane.node_lifecycle.tainters.get_mut(&zone) {
-                    q.remove(name);
-                }
-            } else if let Some(node) = current(self) {
-                self.mark_node_for_tainting(&zone, &node, observed);
-            }
-            if !excluded {
-                match zone_ready.get_mut(&zone) {
-                    Some(statuses) => statuses.push(ready),
-                    None => {
-                        zone_ready.insert(zone, vec![ready]);
+                if queued {
+                    if let Some(q) = self.control_plane.node_lifecycle.tainters.get_mut(zone) {
+                        q.remove(name);
                     }
                 }
+            } else if let Some(node) = current(self) {
+                self.mark_node_for_tainting(zone, &node, observed);
             }
+            if !excluded {
+                zones[zone_at].ready.push(ready);
+            }
+            seen.push((Arc::clone(obj), facts));
         }
+        let lifecycle = &mut self.control_plane.node_lifecycle;
+        lifecycle.seen = seen;
+        // Zone keys no node holds any more are let go.
+        lifecycle.zone_keys.retain(|k| Arc::strong_count(k) > 1);
+        // Zone key → the Ready status of each of its counted nodes (a zone of
+        // excluded nodes only has no state).
+        let zone_ready: BTreeMap<String, Vec<bool>> = zones
+            .into_iter()
+            .filter(|z| !z.ready.is_empty())
+            .map(|z| (z.key.to_string(), z.ready))
+            .collect();
         self.handle_disruption(&zone_ready, &nodes);
         self.no_execute_tainting_pass();
+    }
+
+    /// `addPodEvictorForNewZone`: a zone seen for the first time gets its state and
+    /// its tainting queue.
+    fn add_zone_evictor(&mut self, zone: &str) {
+        if self
+            .control_plane
+            .node_lifecycle
+            .tainters
+            .contains_key(zone)
+        {
+            return;
+        }
+        let now = self.now;
+        let lifecycle = &mut self.control_plane.node_lifecycle;
+        lifecycle
+            .zone_states
+            .insert(zone.to_string(), ZoneState::Initial);
+        lifecycle
+            .tainters
+            .insert(zone.to_string(), TaintQueue::new(now));
+        self.node_lifecycle_log(
+            "Initializing eviction metric for zone",
+            &[("zone", quote_zone(zone))],
+        );
     }
 
     /// `markNodeForTainting` (and the instant swap of an opposite taint): a node that

@@ -219,6 +219,13 @@ impl Objects {
             .get(&key.name)
     }
 
+    fn get_mut(&mut self, key: &ObjectKey) -> Option<&mut Arc<Object>> {
+        self.0
+            .get_mut(key.kind as usize)?
+            .get_mut(&key.namespace)?
+            .get_mut(&key.name)
+    }
+
     fn contains_key(&self, key: &ObjectKey) -> bool {
         self.get(key).is_some()
     }
@@ -552,11 +559,11 @@ impl Store {
     /// the stored one (optimistic concurrency), else 409 Conflict.
     pub(in crate::apiserver) fn update(&mut self, mut obj: Object) -> Result<WatchEvent, ApiError> {
         let key = obj.key();
-        let Some(old) = self.objects.get(&key) else {
+        let Some(slot) = self.objects.get_mut(&key) else {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
         };
         if let Some(rv) = obj.meta().resource_version.as_deref() {
-            if !rv.is_empty() && Some(rv) != old.meta().resource_version.as_deref() {
+            if !rv.is_empty() && Some(rv) != slot.meta().resource_version.as_deref() {
                 return Err(ApiError::new(
                     StatusReason::Conflict,
                     format!(
@@ -572,12 +579,9 @@ impl Store {
         self.revision += 1;
         // The old object leaves the map as the new one enters it (no copy of it).
         let obj = Arc::new(obj);
-        let old = self.objects.insert(key.clone(), Arc::clone(&obj));
-        match &old {
-            Some(old) => self.reindex(&key, old, &obj),
-            None => self.index(&obj, true),
-        }
-        Ok(self.log_event(EventType::Modified, obj, old, size))
+        let old = std::mem::replace(slot, Arc::clone(&obj));
+        self.reindex(&key, &old, &obj);
+        Ok(self.log_event(EventType::Modified, obj, Some(old), size))
     }
 
     /// Removes an object for good.

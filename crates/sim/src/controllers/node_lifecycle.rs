@@ -565,10 +565,12 @@ impl Cluster {
         // The nodes as the pass starts (upstream lists its informer's cache once),
         // shared: a node is copied only for a write, and then read again.
         let nodes: Vec<Arc<Object>> = self.store.list_shared(Kind::Node, None).cloned().collect();
-        let listed = |name: &str| nodes.binary_search_by(|n| n.name().cmp(name)).is_ok();
-        self.control_plane
-            .node_health
-            .retain(|name, _| listed(name));
+        // Both in name order (`retain` visits keys in ascending order): one walk.
+        let mut listed = nodes.iter().map(|n| n.name()).peekable();
+        self.control_plane.node_health.retain(|name, _| {
+            while listed.next_if(|n| *n < name.as_str()).is_some() {}
+            listed.next_if(|n| *n == name.as_str()).is_some()
+        });
         let renewals = lease_renewals(&self.store, &nodes);
         // What the last pass read off each node, reused for a node it saw unchanged.
         let mut last_seen = std::mem::take(&mut self.control_plane.node_lifecycle.seen)

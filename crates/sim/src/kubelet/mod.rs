@@ -441,23 +441,30 @@ impl Cluster {
         // does not say Ready (an etcd restore brought back an older one) posts Ready.
         // The Node is read in place: it is copied only when there is something to post.
         let node_key = ObjectKey::new(Kind::Node, "", node);
-        let not_ready = matches!(self.store.get(&node_key), Some(Object::Node(n))
-            if crate::controllers::node_lifecycle::node_ready_status(n) != "True");
-        if not_ready {
-            if let Some(Object::Node(mut n)) = self.store.get(&node_key).cloned() {
+        let Some(mut current) = self.store.get_shared(&node_key).cloned() else {
+            return;
+        };
+        if let Object::Node(n) = &*current {
+            if crate::controllers::node_lifecycle::node_ready_status(n) != "True" {
+                let mut n = n.clone();
                 let now = self.now.to_k8s();
                 if let Some(st) = n.status.as_mut() {
                     st.conditions = Some(node_conditions("True", &now));
                 }
-                let _ = self.update_as(Actor::Kubelet(node.to_string()), Object::Node(n));
+                if let Ok(posted) =
+                    self.update_as(Actor::Kubelet(node.to_string()), Object::Node(n))
+                {
+                    current = posted;
+                }
             }
         }
-        self.kubelet_report_images(node);
+        self.kubelet_report_images(node, &current);
     }
 
     /// The node status loop's image list (`Node.status.images`, largest first, at
-    /// most 50 as `--node-status-max-images`), posted when it changed.
-    fn kubelet_report_images(&mut self, node: &str) {
+    /// most 50 as `--node-status-max-images`), posted when it changed. `current` is
+    /// the Node as the store holds it.
+    fn kubelet_report_images(&mut self, node: &str, current: &Object) {
         let Some(k) = self.kubelets.get_mut(node) else {
             return;
         };
@@ -468,8 +475,7 @@ impl Cluster {
         {
             k.image_list = Some((on_disk, image_list(&k.images)));
         }
-        let node_key = ObjectKey::new(Kind::Node, "", node);
-        let Some(Object::Node(n)) = self.store.get(&node_key) else {
+        let Object::Node(n) = current else {
             return;
         };
         let rv = n.metadata.resource_version.as_deref().unwrap_or("");

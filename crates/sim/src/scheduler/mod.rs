@@ -367,11 +367,15 @@ impl Cluster {
         let Some(old) = self.scheduler.nodes.get(name) else {
             return true;
         };
-        let mut new = NodeInfo::default();
-        node_info_from(&mut new, node);
-        old.labels != new.labels
-            || old.taints != new.taints
-            || old.unschedulable != new.unschedulable
+        // What `node_info_from` would read, compared in place.
+        let spec = node.spec.as_ref();
+        let taints = spec.and_then(|s| s.taints.as_deref()).unwrap_or(&[]);
+        let unschedulable = spec.and_then(|s| s.unschedulable).unwrap_or(false);
+        let labels_changed = match &node.metadata.labels {
+            Some(labels) => *labels != old.labels,
+            None => !old.labels.is_empty(),
+        };
+        labels_changed || old.taints.as_slice() != taints || old.unschedulable != unschedulable
     }
 
     /// Informer handler for nodes: NodeAdd, and a NodeUpdate that changes what the
@@ -387,9 +391,17 @@ impl Cluster {
         }
         let existed = self.scheduler.nodes.contains_key(&name);
         let info = self.scheduler.nodes.entry(name).or_default();
-        let before = info.clone();
-        node_info_from(info, node);
-        if !existed || before.placement() != info.placement() {
+        // The node's fields read apart from its pods, which stay as they are.
+        let mut fresh = NodeInfo::default();
+        node_info_from(&mut fresh, node);
+        let moved = !existed || fresh.placement() != info.placement();
+        info.allocatable = fresh.allocatable;
+        info.allocatable_pods = fresh.allocatable_pods;
+        info.taints = fresh.taints;
+        info.labels = fresh.labels;
+        info.unschedulable = fresh.unschedulable;
+        info.images = fresh.images;
+        if moved {
             self.scheduler_move_all();
         }
     }

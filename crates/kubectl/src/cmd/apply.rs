@@ -268,6 +268,50 @@ fn last_applied(obj: &Object) -> (serde_json::Value, String) {
     (v, text)
 }
 
+/// kubectl's "original" for the three-way patch: the live object's last-applied
+/// configuration, without status (status belongs to the controllers). A live
+/// object without the annotation gets kubectl's warning and no original.
+fn original_of(live: &Object, out: &mut CommandOutput) -> Option<serde_json::Value> {
+    let original_text = live
+        .meta()
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(LAST_APPLIED));
+    if original_text.is_none() {
+        out.err_line(format!(
+            "Warning: resource {}/{} is missing the {LAST_APPLIED} annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.",
+            live.kind().plural(),
+            live.name()
+        ));
+    }
+    original_text
+        .and_then(|t| serde_json::from_str(t).ok())
+        .map(|mut v: serde_json::Value| {
+            if let Some(m) = v.as_object_mut() {
+                m.remove("status");
+            }
+            v
+        })
+}
+
+/// kubectl's "modified" for the three-way patch: the manifest without status,
+/// carrying its own last-applied annotation.
+fn modified_of(manifest: serde_json::Value, annotation: String) -> serde_json::Value {
+    let mut modified = manifest;
+    if let Some(m) = modified.as_object_mut() {
+        m.remove("status");
+        if let Some(meta) = m.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+            if let Some(a) = meta.get_mut("annotations").and_then(|a| a.as_object_mut()) {
+                a.insert(
+                    LAST_APPLIED.to_string(),
+                    serde_json::Value::String(annotation),
+                );
+            }
+        }
+    }
+    modified
+}
+
 fn apply_one(
     cluster: &mut Cluster,
     ctx: &Context<'_>,
@@ -347,41 +391,8 @@ fn apply_one(
         }
         Ok(live) => {
             let current = live.to_json();
-            let original_text = live
-                .meta()
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get(LAST_APPLIED))
-                .cloned();
-            if original_text.is_none() {
-                out.err_line(format!(
-                    "Warning: resource {}/{} is missing the {LAST_APPLIED} annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.",
-                    kind.plural(),
-                    live.name()
-                ));
-            }
-            // Status belongs to the controllers: neither manifest touches it.
-            let original: Option<serde_json::Value> = original_text
-                .as_deref()
-                .and_then(|t| serde_json::from_str(t).ok())
-                .map(|mut v: serde_json::Value| {
-                    if let Some(m) = v.as_object_mut() {
-                        m.remove("status");
-                    }
-                    v
-                });
-            let mut modified = manifest;
-            if let Some(m) = modified.as_object_mut() {
-                m.remove("status");
-                if let Some(meta) = m.get_mut("metadata").and_then(|m| m.as_object_mut()) {
-                    if let Some(a) = meta.get_mut("annotations").and_then(|a| a.as_object_mut()) {
-                        a.insert(
-                            LAST_APPLIED.to_string(),
-                            serde_json::Value::String(annotation),
-                        );
-                    }
-                }
-            }
+            let original = original_of(&live, out);
+            let modified = modified_of(manifest, annotation);
             let patched = merge::three_way(&current, original.as_ref(), &modified);
             if patched == current {
                 print(out, "unchanged");

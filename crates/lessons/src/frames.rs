@@ -10,7 +10,7 @@ use serde_json::Value;
 use warehouse_sim::trace::Cause;
 use warehouse_sim::views::feed::{component_name, Change, FeedEvent};
 use warehouse_sim::Cluster;
-use warehouse_sim::StableSort;
+use warehouse_sim::{CollectMap, StableSort};
 
 /// The most diff lines a frame keeps; the rest are counted.
 pub const MAX_DIFF_LINES: usize = 24;
@@ -564,10 +564,14 @@ fn diff_of(cluster: &Cluster, revision: u64, change: Change) -> (Vec<DiffLine>, 
     if !before_known {
         return (Vec::new(), false);
     }
-    let old_map: std::collections::BTreeMap<&str, &str> =
-        old.iter().map(|(p, v)| (p.as_str(), v.as_str())).collect();
-    let new_map: std::collections::BTreeMap<&str, &str> =
-        new.iter().map(|(p, v)| (p.as_str(), v.as_str())).collect();
+    let old_map: std::collections::BTreeMap<&str, &str> = old
+        .iter()
+        .map(|(p, v)| (p.as_str(), v.as_str()))
+        .collect_map();
+    let new_map: std::collections::BTreeMap<&str, &str> = new
+        .iter()
+        .map(|(p, v)| (p.as_str(), v.as_str()))
+        .collect_map();
     let mut lines = Vec::new();
     for (p, v) in &new {
         match old_map.get(p.as_str()) {

@@ -43,6 +43,7 @@ use crate::cluster::{Cluster, Component, Timer};
 use crate::error::SimError;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::runtime::control_plane::ControlPlaneComponent;
+use crate::sort::CollectMap;
 use crate::store::Store;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -135,7 +136,7 @@ fn undone_by_restore(store: &Store, snapshot: &[Object]) -> BTreeMap<String, u64
     let saved: BTreeMap<ObjectKey, Option<&str>> = snapshot
         .iter()
         .map(|o| (o.key(), o.meta().resource_version.as_deref()))
-        .collect();
+        .collect_map();
     let mut undone: BTreeMap<String, u64> = BTreeMap::new();
     let mut count = |kind: Kind| *undone.entry(kind.qualified_plural()).or_default() += 1;
     for o in store.objects() {

@@ -2022,8 +2022,11 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
                     .as_ref()
                     .and_then(|s| s.start_time.as_ref())
                     .is_none();
+            // Typed values become JSON through the one serializer objects use:
+            // `json!` would compile a second copy of the pod template's whole
+            // `Serialize` (the value serializer's) into the browser build.
             let template = |s: &k8s_openapi::api::batch::v1::JobSpec| {
-                let mut t = serde_json::json!(s.template);
+                let mut t = crate::object::to_json_value(&s.template);
                 if never_started {
                     if let Some(m) = t.get_mut("metadata").and_then(|m| m.as_object_mut()) {
                         m.remove("labels");
@@ -2038,7 +2041,7 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
                 t
             };
             if os.map(template) != ns.map(template) {
-                let rendered = ns.map(|s| serde_json::json!(s.template).to_string());
+                let rendered = ns.map(|s| crate::object::to_json_value(&s.template).to_string());
                 errors.push(FieldError(format!(
                     "spec.template: Invalid value: {}: field is immutable",
                     rendered.unwrap_or_default()
@@ -2048,7 +2051,10 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
                 (os.map(f), ns.map(f))
             };
             for (path, (old, new)) in [
-                ("spec.selector", field(|s| serde_json::json!(s.selector))),
+                (
+                    "spec.selector",
+                    field(|s| crate::object::to_json_value(&s.selector)),
+                ),
                 (
                     "spec.completions",
                     field(|s| serde_json::json!(s.completions)),

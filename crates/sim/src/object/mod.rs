@@ -432,7 +432,7 @@ pub(crate) fn from_manifest<T: DeserializeOwned>(yaml: &str) -> Result<T, String
 /// into a `Vec<u8>` (the one `serde_json::to_vec` uses): each serializer type
 /// compiles its own copy of every type's `Serialize` in the browser build. As a JSON
 /// value: the bytes read back.
-fn to_json_value<T: serde::Serialize + ?Sized>(t: &T) -> serde_json::Value {
+pub(crate) fn to_json_value<T: serde::Serialize + ?Sized>(t: &T) -> serde_json::Value {
     let bytes = serde_json::to_vec(t).expect("k8s-openapi types always serialise");
     serde_json::from_slice(&bytes).expect("serde_json reads what it writes")
 }

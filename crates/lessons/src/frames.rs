@@ -9,8 +9,7 @@ use crate::model::{FrameSpec, FrameWhat};
 use serde_json::Value;
 use warehouse_sim::trace::Cause;
 use warehouse_sim::views::feed::{component_name, Change, FeedEvent};
-use warehouse_sim::Cluster;
-use warehouse_sim::{CollectMap, StableSort};
+use warehouse_sim::{Cluster, CollectMap, CollectSet, StableSort};
 
 /// The most diff lines a frame keeps; the rest are counted.
 pub const MAX_DIFF_LINES: usize = 24;
@@ -627,7 +626,7 @@ fn element_keys(items: &[Value]) -> Option<Vec<String>> {
         }
     };
     let keys: Vec<String> = items.iter().map(key).collect::<Option<_>>()?;
-    let unique: std::collections::BTreeSet<&String> = keys.iter().collect();
+    let unique: std::collections::BTreeSet<&String> = keys.iter().collect_set();
     (unique.len() == keys.len() && keys.iter().all(|k| !k.contains(['[', ']']))).then_some(keys)
 }
 

@@ -43,7 +43,7 @@ use crate::cluster::{Cluster, Component, Timer};
 use crate::error::SimError;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::runtime::control_plane::ControlPlaneComponent;
-use crate::sort::CollectMap;
+use crate::sort::{CollectMap, CollectSet};
 use crate::store::Store;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -637,7 +637,7 @@ impl Cluster {
         let Some(k) = self.kubelets.get(node) else {
             return;
         };
-        let mut keys: BTreeSet<ObjectKey> = k.pods.keys().cloned().collect();
+        let mut keys: BTreeSet<ObjectKey> = k.pods.keys().cloned().collect_set();
         keys.extend(k.statuses.keys().cloned());
         keys.extend(self.store.pods_on_node(node).cloned());
         for key in keys {

@@ -8,7 +8,7 @@
 //! same comparisons of the same elements.
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The order of the positions `0..len` under `cmp`, by the standard stable sort.
 #[inline(never)]
@@ -91,6 +91,22 @@ pub trait CollectMap<K: Ord, V>: Iterator<Item = (K, V)> + Sized {
 
 impl<K: Ord, V, I: Iterator<Item = (K, V)>> CollectMap<K, V> for I {}
 
+/// `collect()` into a `BTreeSet`, without a sort: `BTreeSet::from_iter` sorts its
+/// items first, a copy of the stable sort for every item type. Inserting one by one
+/// gives the same set.
+pub trait CollectSet<T: Ord>: Iterator<Item = T> + Sized {
+    /// As `collect::<BTreeSet<T>>()`.
+    fn collect_set(self) -> BTreeSet<T> {
+        let mut set = BTreeSet::new();
+        for item in self {
+            set.insert(item);
+        }
+        set
+    }
+}
+
+impl<T: Ord, I: Iterator<Item = T>> CollectSet<T> for I {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +137,9 @@ mod tests {
         fn collects_as_the_standard_map(v in proptest::collection::vec((0u8..20, any::<u16>()), 0..100)) {
             let ours = v.iter().copied().collect_map();
             let std: BTreeMap<u8, u16> = v.iter().copied().collect();
+            prop_assert_eq!(ours, std);
+            let ours = v.iter().copied().collect_set();
+            let std: BTreeSet<(u8, u16)> = v.iter().copied().collect();
             prop_assert_eq!(ours, std);
         }
     }

@@ -17,7 +17,8 @@ use crate::context::{CommandOutput, Context};
 use crate::errors;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use warehouse_sim::{Cluster, CollectMap, Kind, Object};
+use warehouse_sim::CollectMap;
+use warehouse_sim::{Cluster, Kind, Object};
 
 /// The generators this module runs, as `kubectl create KIND`.
 const GENERATORS: &[&str] = &[

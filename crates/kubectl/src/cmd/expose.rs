@@ -15,7 +15,8 @@ use crate::errors;
 use clap::Parser;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use warehouse_sim::{ApiError, Cluster, CollectMap, Kind, Object, StatusReason};
+use warehouse_sim::CollectMap;
+use warehouse_sim::{ApiError, Cluster, Kind, Object, StatusReason};
 
 #[derive(Parser, Debug)]
 #[command(no_binary_name = true, disable_help_flag = true)]

@@ -5,6 +5,7 @@
 use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::CollectSet;
 use crate::time::SimTime;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStrategy, RollingUpdateDeployment};
 use k8s_openapi::api::core::v1::{
@@ -426,7 +427,7 @@ fn check_data_keys(obj: &Object, errors: &mut Vec<FieldError>) {
                 .iter()
                 .flat_map(|d| d.keys())
                 .chain(secret.string_data.iter().flat_map(|d| d.keys()))
-                .collect();
+                .collect_set();
             for key in keys {
                 check("data", key, errors);
             }

@@ -6,7 +6,7 @@
 
 use crate::object::quantity::{Format, Quantity};
 use crate::object::{Kind, Object};
-use crate::sort::CollectMap;
+use crate::sort::{CollectMap, CollectSet};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, ResourceQuota};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
@@ -367,7 +367,7 @@ pub fn constraints(obj: &Object, required: &[String]) -> Result<(), String> {
         .iter()
         .map(String::as_str)
         .filter(|r| VALIDATION_SET.contains(r))
-        .collect();
+        .collect_set();
     let mut missing: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for c in all_containers(spec) {
         let have = compute_usage(&container_list(c, false), &container_list(c, true));

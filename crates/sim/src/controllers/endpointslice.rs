@@ -26,7 +26,7 @@ use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::controllers::pod_is_ready;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::sort::{CollectMap, StableSort};
+use crate::sort::{CollectMap, CollectSet, StableSort};
 use crate::store::{EventType, WatchEvent};
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::api::discovery::v1::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
@@ -492,7 +492,7 @@ impl Cluster {
         }
         // The port groups some pod resolves to: the read pods', and those of the
         // slices still holding a pod that was not read.
-        let mut wanted: BTreeSet<PortKey> = desired.keys().cloned().collect();
+        let mut wanted: BTreeSet<PortKey> = desired.keys().cloned().collect_set();
         if let Some(settled) = &settled {
             for (key, slices) in &by_ports {
                 if slices.iter().any(|s| settled.holds_unread(s)) {

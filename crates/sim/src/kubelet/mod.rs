@@ -11,7 +11,7 @@ use crate::cluster::{Cluster, NodeSpec};
 use crate::controllers::set_pod_condition;
 use crate::error::SimError;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::sort::{CollectMap, StableSort};
+use crate::sort::{CollectMap, CollectSet, StableSort};
 use crate::time::SimDuration;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::api::core::v1::ContainerImage;
@@ -564,7 +564,7 @@ impl Cluster {
         self.kubelet_sync_statuses(name, true);
         // Its pod watch relists: the pods bound to it now, and the ones it still runs
         // that were deleted meanwhile (their containers stop).
-        let mut pods: BTreeSet<ObjectKey> = self.store.pods_on_node(name).cloned().collect();
+        let mut pods: BTreeSet<ObjectKey> = self.store.pods_on_node(name).cloned().collect_set();
         if let Some(k) = self.kubelets.get(name) {
             pods.extend(k.pods.keys().cloned());
             pods.extend(k.containers.keys().cloned());

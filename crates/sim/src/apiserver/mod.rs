@@ -5,7 +5,7 @@
 use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
-use crate::sort::CollectSet;
+use crate::sort::{CollectMap, CollectSet};
 use crate::time::SimTime;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStrategy, RollingUpdateDeployment};
 use k8s_openapi::api::core::v1::{
@@ -1865,8 +1865,9 @@ fn validate_job(job: &k8s_openapi::api::batch::v1::Job, errors: &mut Vec<FieldEr
                         "spec.template.metadata.labels[{label}]: Required value: must be '{uid}'"
                     ))),
                 }
-                let expected: BTreeMap<String, String> =
-                    [(label.to_string(), uid.to_string())].into_iter().collect();
+                let expected: BTreeMap<String, String> = [(label.to_string(), uid.to_string())]
+                    .into_iter()
+                    .collect_map();
                 if !crate::controllers::selector_matches(selector, &expected) {
                     let rendered = serde_json::to_string(selector).unwrap_or_default();
                     errors.push(FieldError(format!(

@@ -1856,7 +1856,7 @@ impl Shell<'_> {
                 .collect();
             self.write(&text);
         } else {
-            let env: BTreeMap<_, _> = self.env_pairs().into_iter().collect();
+            let env: BTreeMap<_, _> = self.env_pairs().into_iter().collect_map();
             let mut missing = false;
             for a in args {
                 match env.get(a) {

@@ -294,7 +294,7 @@ fn node_info_from(info: &mut NodeInfo, node: &k8s_openapi::api::core::v1::Node) 
             let size = img.size_bytes.unwrap_or(0).max(0) as u64;
             img.names.iter().flatten().map(move |n| (n.clone(), size))
         })
-        .collect();
+        .collect_map();
 }
 
 impl Cluster {

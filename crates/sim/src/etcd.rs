@@ -531,7 +531,7 @@ impl Cluster {
         let bump = (previous.saturating_sub(snapshot_revision) / REVISION_BUMP + 1) * REVISION_BUMP;
         let revision = snapshot_revision + bump;
         debug_assert!(revision > previous);
-        let objects: Vec<Object> = serde_json::from_str(saved.objects.get())
+        let objects: Vec<Object> = serde_json::from_slice(saved.objects.get().as_bytes())
             .map_err(|e| SimError(format!("snapshot \"{name}\" is damaged: {e}")))?;
         let undone = undone_by_restore(&self.store, &objects);
         self.reload_store(objects, revision)

@@ -363,7 +363,7 @@ fn apply_one(
             // Status belongs to the controllers: neither manifest touches it.
             let original: Option<serde_json::Value> = original_text
                 .as_deref()
-                .and_then(|t| serde_json::from_str(t).ok())
+                .and_then(|t| serde_json::from_slice(t.as_bytes()).ok())
                 .map(|mut v: serde_json::Value| {
                     if let Some(m) = v.as_object_mut() {
                         m.remove("status");

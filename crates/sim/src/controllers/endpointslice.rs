@@ -934,7 +934,7 @@ impl SliceMemo {
                 .iter()
                 .filter_map(|p| self.slice_of.get(p))
                 .map(String::as_str)
-                .collect(),
+                .collect_set(),
         }
     }
 }

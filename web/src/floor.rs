@@ -9,7 +9,7 @@ use std::rc::Rc;
 use warehouse_sim::views::countdown::{Countdown, CountdownKind};
 use warehouse_sim::views::desks::DeskView;
 use warehouse_sim::views::feed::FeedEvent;
-use warehouse_sim::Cluster;
+use warehouse_sim::{Cluster, CollectMap};
 
 thread_local! {
     static REBUILDS: Cell<u64> = const { Cell::new(0) };
@@ -300,7 +300,7 @@ pub fn chart_lines(tr: crate::i18n::Tr, traffic: &Traffic) -> Vec<String> {
 
 /// The countdowns by robot, for drawing many robots.
 pub fn countdowns_by_pod(list: &[Countdown]) -> BTreeMap<&str, &Countdown> {
-    list.iter().map(|c| (c.subject.as_str(), c)).collect()
+    list.iter().map(|c| (c.subject.as_str(), c)).collect_map()
 }
 
 /// The workload a robot belongs to, from its controlling owner: a ReplicaSet's

@@ -345,7 +345,7 @@ pub fn decode_progress(text: Option<&str>) -> Loaded {
             text.len()
         ));
     }
-    match serde_json::from_str::<Progress>(text) {
+    match serde_json::from_slice::<Progress>(text.as_bytes()) {
         Ok(p) if p.version == PROGRESS_VERSION => match p.problem() {
             None => Loaded::Saved(p),
             Some(why) => Loaded::Reset(why),

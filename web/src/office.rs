@@ -23,6 +23,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 use warehouse_sim::views::feed::FeedEvent;
+use warehouse_sim::CollectMap;
 use yew::prelude::*;
 
 /// Real milliseconds an envelope takes from the door to the vault.
@@ -1016,7 +1017,7 @@ fn pump(live: &mut Live, session: &Session, view: &FloorView, tr: Tr, now: f64) 
                             .iter()
                             .map(|p| (format!("{}/{}", p.namespace, p.name), n.name.clone()))
                     })
-                    .collect()
+                    .collect_map()
             })
             .get(key)
             .cloned()

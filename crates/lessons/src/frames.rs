@@ -9,8 +9,7 @@ use crate::model::{FrameSpec, FrameWhat};
 use serde_json::Value;
 use warehouse_sim::trace::Cause;
 use warehouse_sim::views::feed::{component_name, Change, FeedEvent};
-use warehouse_sim::Cluster;
-use warehouse_sim::StableSort;
+use warehouse_sim::{Cluster, CollectMap, CollectSet, StableSort};
 
 /// The most diff lines a frame keeps; the rest are counted.
 pub const MAX_DIFF_LINES: usize = 24;
@@ -564,10 +563,14 @@ fn diff_of(cluster: &Cluster, revision: u64, change: Change) -> (Vec<DiffLine>, 
     if !before_known {
         return (Vec::new(), false);
     }
-    let old_map: std::collections::BTreeMap<&str, &str> =
-        old.iter().map(|(p, v)| (p.as_str(), v.as_str())).collect();
-    let new_map: std::collections::BTreeMap<&str, &str> =
-        new.iter().map(|(p, v)| (p.as_str(), v.as_str())).collect();
+    let old_map: std::collections::BTreeMap<&str, &str> = old
+        .iter()
+        .map(|(p, v)| (p.as_str(), v.as_str()))
+        .collect_map();
+    let new_map: std::collections::BTreeMap<&str, &str> = new
+        .iter()
+        .map(|(p, v)| (p.as_str(), v.as_str()))
+        .collect_map();
     let mut lines = Vec::new();
     for (p, v) in &new {
         match old_map.get(p.as_str()) {
@@ -623,7 +626,7 @@ fn element_keys(items: &[Value]) -> Option<Vec<String>> {
         }
     };
     let keys: Vec<String> = items.iter().map(key).collect::<Option<_>>()?;
-    let unique: std::collections::BTreeSet<&String> = keys.iter().collect();
+    let unique: std::collections::BTreeSet<&String> = keys.iter().collect_set();
     (unique.len() == keys.len() && keys.iter().all(|k| !k.contains(['[', ']']))).then_some(keys)
 }
 

@@ -1016,7 +1016,7 @@ fn answers_field(
             }
         }
     }
-    answers.sort_unstable();
+    answers.stable_sort();
     answers.dedup();
     Ok(answers)
 }

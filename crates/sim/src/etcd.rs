@@ -43,6 +43,7 @@ use crate::cluster::{Cluster, Component, Timer};
 use crate::error::SimError;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::runtime::control_plane::ControlPlaneComponent;
+use crate::sort::{CollectMap, CollectSet};
 use crate::store::Store;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -135,7 +136,7 @@ fn undone_by_restore(store: &Store, snapshot: &[Object]) -> BTreeMap<String, u64
     let saved: BTreeMap<ObjectKey, Option<&str>> = snapshot
         .iter()
         .map(|o| (o.key(), o.meta().resource_version.as_deref()))
-        .collect();
+        .collect_map();
     let mut undone: BTreeMap<String, u64> = BTreeMap::new();
     let mut count = |kind: Kind| *undone.entry(kind.qualified_plural()).or_default() += 1;
     for o in store.objects() {
@@ -530,7 +531,7 @@ impl Cluster {
         let bump = (previous.saturating_sub(snapshot_revision) / REVISION_BUMP + 1) * REVISION_BUMP;
         let revision = snapshot_revision + bump;
         debug_assert!(revision > previous);
-        let objects: Vec<Object> = serde_json::from_str(saved.objects.get())
+        let objects: Vec<Object> = serde_json::from_slice(saved.objects.get().as_bytes())
             .map_err(|e| SimError(format!("snapshot \"{name}\" is damaged: {e}")))?;
         let undone = undone_by_restore(&self.store, &objects);
         self.reload_store(objects, revision)
@@ -636,7 +637,7 @@ impl Cluster {
         let Some(k) = self.kubelets.get(node) else {
             return;
         };
-        let mut keys: BTreeSet<ObjectKey> = k.pods.keys().cloned().collect();
+        let mut keys: BTreeSet<ObjectKey> = k.pods.keys().cloned().collect_set();
         keys.extend(k.statuses.keys().cloned());
         keys.extend(self.store.pods_on_node(node).cloned());
         for key in keys {

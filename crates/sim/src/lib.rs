@@ -44,7 +44,7 @@ pub use object::{Kind, Object, ObjectKey};
 pub use runtime::boot::{Boot, SETTLE_TIME};
 pub use runtime::control_plane::{ConnectionRefused, ControlPlaneComponent};
 pub use snapshot::SnapshotError;
-pub use sort::StableSort;
+pub use sort::{CollectMap, CollectSet, StableSort};
 pub use time::{parse_duration, SimDuration, SimTime};
 pub use views::view::{
     ClusterView, ComponentView, NodeView, PodView, RequestView, RobotState, ZoneHealth,

@@ -15,6 +15,7 @@
 //! etcd's snapshots, which hold only the store, are in `etcd.rs`.
 
 use crate::cluster::Cluster;
+use crate::sort::StableSort;
 use crate::time::SimTime;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -215,7 +216,7 @@ pub(crate) mod timer_heap {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         let mut entries: Vec<(SimTime, u64)> = heap.iter().map(|r| r.0).collect();
-        entries.sort_unstable();
+        entries.stable_sort();
         entries.serialize(serializer)
     }
 

@@ -8,6 +8,7 @@
 //! same comparisons of the same elements.
 
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The order of the positions `0..len` under `cmp`, by the standard stable sort.
 #[inline(never)]
@@ -72,6 +73,40 @@ impl<T> StableSort<T> for [T] {
     }
 }
 
+/// `collect()` into a `BTreeMap`, without a sort. `BTreeMap::from_iter` sorts its
+/// pairs first, and the comparison it sorts by is a closure inside the generic
+/// `from_iter`, so every iterator type collected compiles its own copy of the stable
+/// sort. Inserting pair by pair gives the same map: for a repeated key the last
+/// value wins, as in `collect()`.
+pub trait CollectMap<K: Ord, V>: Iterator<Item = (K, V)> + Sized {
+    /// As `collect::<BTreeMap<K, V>>()`.
+    fn collect_map(self) -> BTreeMap<K, V> {
+        let mut map = BTreeMap::new();
+        for (k, v) in self {
+            map.insert(k, v);
+        }
+        map
+    }
+}
+
+impl<K: Ord, V, I: Iterator<Item = (K, V)>> CollectMap<K, V> for I {}
+
+/// `collect()` into a `BTreeSet`, without a sort: `BTreeSet::from_iter` sorts its
+/// items first, a copy of the stable sort for every item type. Inserting one by one
+/// gives the same set.
+pub trait CollectSet<T: Ord>: Iterator<Item = T> + Sized {
+    /// As `collect::<BTreeSet<T>>()`.
+    fn collect_set(self) -> BTreeSet<T> {
+        let mut set = BTreeSet::new();
+        for item in self {
+            set.insert(item);
+        }
+        set
+    }
+}
+
+impl<T: Ord, I: Iterator<Item = T>> CollectSet<T> for I {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,6 +127,19 @@ mod tests {
             prop_assert_eq!(&ours, &std);
             ours.stable_sort();
             std.sort();
+            prop_assert_eq!(ours, std);
+        }
+    }
+
+    proptest! {
+        /// The same map as `collect()`, repeated keys included.
+        #[test]
+        fn collects_as_the_standard_map(v in proptest::collection::vec((0u8..20, any::<u16>()), 0..100)) {
+            let ours = v.iter().copied().collect_map();
+            let std: BTreeMap<u8, u16> = v.iter().copied().collect();
+            prop_assert_eq!(ours, std);
+            let ours = v.iter().copied().collect_set();
+            let std: BTreeSet<(u8, u16)> = v.iter().copied().collect();
             prop_assert_eq!(ours, std);
         }
     }

@@ -285,7 +285,7 @@ fn original_of(live: &Object, out: &mut CommandOutput) -> Option<serde_json::Val
         ));
     }
     original_text
-        .and_then(|t| serde_json::from_str(t).ok())
+        .and_then(|t| serde_json::from_slice(t.as_bytes()).ok())
         .map(|mut v: serde_json::Value| {
             if let Some(m) = v.as_object_mut() {
                 m.remove("status");

@@ -17,6 +17,7 @@ use crate::context::{CommandOutput, Context};
 use crate::errors;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+use warehouse_sim::CollectMap;
 use warehouse_sim::{Cluster, Kind, Object};
 
 /// The generators this module runs, as `kubectl create KIND`.
@@ -584,7 +585,7 @@ fn secret(f: &Flags, name: &str, ns: &str) -> Built {
     let encoded: BTreeMap<String, String> = data
         .into_iter()
         .map(|(k, v)| (k, base64(v.as_bytes())))
-        .collect();
+        .collect_map();
     let mut v = json!({"apiVersion": "v1", "kind": "Secret", "type": f.one("--type").unwrap_or_else(|| "Opaque".into()),
                        "metadata": {"name": name, "namespace": ns}});
     if !encoded.is_empty() {

@@ -18,8 +18,7 @@ use crate::selector::Selector;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use warehouse_sim::object::quantity::Quantity;
-use warehouse_sim::StableSort;
-use warehouse_sim::{Cluster, Kind, Object, SimTime, StatusReason};
+use warehouse_sim::{Cluster, CollectMap, Kind, Object, SimTime, StableSort, StatusReason};
 
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 const MAX_ANNOTATION_LEN: usize = 140;
@@ -287,7 +286,7 @@ fn string_map(v: &Value, path: &str) -> BTreeMap<String, String> {
         .map(|m| {
             m.iter()
                 .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
-                .collect()
+                .collect_map()
         })
         .unwrap_or_default()
 }

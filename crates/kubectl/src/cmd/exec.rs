@@ -13,8 +13,7 @@ use crate::context::{CommandOutput, Context};
 use crate::errors;
 use k8s_openapi::api::core::v1::Pod;
 use warehouse_sim::kubelet::exec::ExecError;
-use warehouse_sim::StableSort;
-use warehouse_sim::{Cluster, Kind, Object};
+use warehouse_sim::{Cluster, CollectMap, Kind, Object, StableSort};
 
 const USAGE: &str = "error: expected 'exec POD_NAME COMMAND [ARG1] [ARG2] ... [ARGN]'.\nPOD or TYPE/NAME is a required argument for the exec command\nSee 'kubectl exec -h' for help and examples";
 
@@ -400,6 +399,6 @@ fn selector_of(obj: &Object) -> Option<std::collections::BTreeMap<String, String
     let map: std::collections::BTreeMap<String, String> = labels
         .iter()
         .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-        .collect();
+        .collect_map();
     (!map.is_empty()).then_some(map)
 }

@@ -15,6 +15,7 @@ use crate::errors;
 use clap::Parser;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+use warehouse_sim::CollectMap;
 use warehouse_sim::{ApiError, Cluster, Kind, Object, StatusReason};
 
 #[derive(Parser, Debug)]
@@ -217,7 +218,7 @@ fn string_map(v: &Value) -> BTreeMap<String, String> {
         .map(|m| {
             m.iter()
                 .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                .collect()
+                .collect_map()
         })
         .unwrap_or_default()
 }

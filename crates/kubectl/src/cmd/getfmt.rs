@@ -28,7 +28,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use warehouse_sim::apiserver::watch::WatchFilter;
 use warehouse_sim::object::quantity::Quantity;
-use warehouse_sim::{Cluster, Kind, Object, SimDuration, SimTime};
+use warehouse_sim::{Cluster, Kind, Object, SimDuration, SimTime, StableSort};
 
 /// Every output format `kubectl get` accepts, in kubectl's order.
 pub(crate) const ALLOWED_FORMATS: &str = "custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml";
@@ -513,7 +513,7 @@ pub(crate) fn sort_objects(
         }
         let mut unsortable = None;
         if result.is_ok() {
-            keyed.sort_by(|(a, _), (b, _)| match (a, b) {
+            keyed.stable_sort_by(|(a, _), (b, _)| match (a, b) {
                 (None, None) => Ordering::Equal,
                 (None, Some(_)) => Ordering::Less,
                 (Some(_), None) => Ordering::Greater,

@@ -7,6 +7,7 @@
 
 use serde_json::Value;
 use std::cmp::Ordering;
+use warehouse_sim::StableSort;
 
 /// libyaml's preferred line width (`best_width`).
 const BEST_WIDTH: usize = 80;
@@ -68,7 +69,7 @@ impl Emitter {
     /// first key continues the current line (after `- `).
     fn mapping(&mut self, map: &serde_json::Map<String, Value>, indent: usize, inline: bool) {
         let mut keys: Vec<&String> = map.keys().collect();
-        keys.sort_by(|a, b| key_order(a, b));
+        keys.stable_sort_by(|a, b| key_order(a, b));
         for (i, key) in keys.into_iter().enumerate() {
             if !(inline && i == 0) {
                 self.indent(indent);

@@ -9,6 +9,7 @@ use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
 use crate::object::quantity::Quantity;
 use crate::object::{Kind, Object};
+use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::{
     Container, LimitRange, LimitRangeItem, Pod, ResourceQuota, ResourceRequirements,
 };
@@ -135,7 +136,7 @@ impl Cluster {
             let used = quota::status_used(&q);
             if restricted.iter().any(|k| !used.contains_key(k)) {
                 let mut names = restricted.clone();
-                names.sort();
+                names.stable_sort();
                 return Err(forbidden(
                     obj,
                     format!(

@@ -4,6 +4,7 @@
 
 use crate::cluster::Cluster;
 use crate::runtime::control_plane::ControlPlaneComponent;
+use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::{ComponentCondition, ComponentStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -136,7 +137,7 @@ impl Cluster {
             }
         }
         if !excluded.is_empty() {
-            excluded.sort_unstable();
+            excluded.stable_sort();
             excluded.dedup();
             let quoted: Vec<String> = excluded.iter().map(|e| format!("{e:?}")).collect();
             body.push_str(&format!(

@@ -5,6 +5,7 @@
 use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::{CollectMap, CollectSet};
 use crate::time::SimTime;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStrategy, RollingUpdateDeployment};
 use k8s_openapi::api::core::v1::{
@@ -426,7 +427,7 @@ fn check_data_keys(obj: &Object, errors: &mut Vec<FieldError>) {
                 .iter()
                 .flat_map(|d| d.keys())
                 .chain(secret.string_data.iter().flat_map(|d| d.keys()))
-                .collect();
+                .collect_set();
             for key in keys {
                 check("data", key, errors);
             }
@@ -1864,8 +1865,9 @@ fn validate_job(job: &k8s_openapi::api::batch::v1::Job, errors: &mut Vec<FieldEr
                         "spec.template.metadata.labels[{label}]: Required value: must be '{uid}'"
                     ))),
                 }
-                let expected: BTreeMap<String, String> =
-                    [(label.to_string(), uid.to_string())].into_iter().collect();
+                let expected: BTreeMap<String, String> = [(label.to_string(), uid.to_string())]
+                    .into_iter()
+                    .collect_map();
                 if !crate::controllers::selector_matches(selector, &expected) {
                     let rendered = serde_json::to_string(selector).unwrap_or_default();
                     errors.push(FieldError(format!(
@@ -2022,8 +2024,11 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
                     .as_ref()
                     .and_then(|s| s.start_time.as_ref())
                     .is_none();
+            // Typed values become JSON through the one serializer objects use:
+            // `json!` would compile a second copy of the pod template's whole
+            // `Serialize` (the value serializer's) into the browser build.
             let template = |s: &k8s_openapi::api::batch::v1::JobSpec| {
-                let mut t = serde_json::json!(s.template);
+                let mut t = crate::object::to_json_value(&s.template);
                 if never_started {
                     if let Some(m) = t.get_mut("metadata").and_then(|m| m.as_object_mut()) {
                         m.remove("labels");
@@ -2038,7 +2043,7 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
                 t
             };
             if os.map(template) != ns.map(template) {
-                let rendered = ns.map(|s| serde_json::json!(s.template).to_string());
+                let rendered = ns.map(|s| crate::object::to_json_value(&s.template).to_string());
                 errors.push(FieldError(format!(
                     "spec.template: Invalid value: {}: field is immutable",
                     rendered.unwrap_or_default()
@@ -2048,7 +2053,10 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
                 (os.map(f), ns.map(f))
             };
             for (path, (old, new)) in [
-                ("spec.selector", field(|s| serde_json::json!(s.selector))),
+                (
+                    "spec.selector",
+                    field(|s| crate::object::to_json_value(&s.selector)),
+                ),
                 (
                     "spec.completions",
                     field(|s| serde_json::json!(s.completions)),

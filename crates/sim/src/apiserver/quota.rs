@@ -6,6 +6,7 @@
 
 use crate::object::quantity::{Format, Quantity};
 use crate::object::{Kind, Object};
+use crate::sort::{CollectMap, CollectSet};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, ResourceQuota};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
@@ -121,7 +122,7 @@ fn parse_list(list: Option<&BTreeMap<String, K8sQuantity>>) -> ResourceList {
     list.into_iter()
         .flatten()
         .filter_map(|(k, v)| Quantity::parse(&v.0).map(|q| (k.clone(), q)))
-        .collect()
+        .collect_map()
 }
 
 fn add_list(into: &mut ResourceList, from: &ResourceList) {
@@ -366,7 +367,7 @@ pub fn constraints(obj: &Object, required: &[String]) -> Result<(), String> {
         .iter()
         .map(String::as_str)
         .filter(|r| VALIDATION_SET.contains(r))
-        .collect();
+        .collect_set();
     let mut missing: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for c in all_containers(spec) {
         let have = compute_usage(&container_list(c, false), &container_list(c, true));
@@ -415,7 +416,7 @@ pub fn mask<'a>(list: &ResourceList, names: impl IntoIterator<Item = &'a String>
     names
         .into_iter()
         .filter_map(|n| list.get(n).map(|q| (n.clone(), *q)))
-        .collect()
+        .collect_map()
 }
 
 /// `a + b`, key by key (upstream `quota.Add`).
@@ -428,7 +429,11 @@ pub fn add(a: &ResourceList, b: &ResourceList) -> ResourceList {
 /// A resource list as the API writes it: canonical quantities; `None` when empty
 /// (the field is `omitempty`).
 pub fn to_k8s(list: &ResourceList) -> Option<BTreeMap<String, K8sQuantity>> {
-    (!list.is_empty()).then(|| list.iter().map(|(k, v)| (k.clone(), v.to_k8s())).collect())
+    (!list.is_empty()).then(|| {
+        list.iter()
+            .map(|(k, v)| (k.clone(), v.to_k8s()))
+            .collect_map()
+    })
 }
 
 /// Whether two written resource lists hold the same values (upstream compares with

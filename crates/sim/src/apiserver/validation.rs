@@ -8,6 +8,7 @@
 
 use crate::apiserver::{is_dns1123_label, is_label_value, FieldError, DNS1123_LABEL_RULE};
 use crate::object::quantity::Quantity;
+use crate::sort::CollectSet;
 use k8s_openapi::api::core::v1::{Container, PodSpec, Probe, Service, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -587,7 +588,7 @@ pub(crate) fn limit_range(
         .into_iter()
         .flatten()
         .flat_map(|m| m.keys())
-        .collect();
+        .collect_set();
         let at = |field: &str, key: &str| format!("spec.limits[{i}].{field}[{key}]");
         for key in keys {
             let min = get(item.min.as_ref(), key);

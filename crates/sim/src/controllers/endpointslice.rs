@@ -26,7 +26,7 @@ use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::controllers::pod_is_ready;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::sort::StableSort;
+use crate::sort::{CollectMap, CollectSet, StableSort};
 use crate::store::{EventType, WatchEvent};
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::api::discovery::v1::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
@@ -492,7 +492,7 @@ impl Cluster {
         }
         // The port groups some pod resolves to: the read pods', and those of the
         // slices still holding a pod that was not read.
-        let mut wanted: BTreeSet<PortKey> = desired.keys().cloned().collect();
+        let mut wanted: BTreeSet<PortKey> = desired.keys().cloned().collect_set();
         if let Some(settled) = &settled {
             for (key, slices) in &by_ports {
                 if slices.iter().any(|s| settled.holds_unread(s)) {
@@ -650,7 +650,7 @@ fn slice_labels(svc: &Service) -> BTreeMap<String, String> {
         .unwrap_or_default()
         .into_iter()
         .filter(|(k, _)| k != LABEL_SERVICE_NAME && k != LABEL_MANAGED_BY && k != LABEL_HEADLESS)
-        .collect();
+        .collect_map();
     labels.insert(
         LABEL_SERVICE_NAME.into(),
         svc.metadata.name.clone().unwrap_or_default(),
@@ -732,7 +732,7 @@ fn reconcile_port_group(
     settled: Option<&Settled<'_>>,
 ) -> (Vec<EndpointSlice>, Vec<EndpointSlice>, Vec<EndpointSlice>) {
     let mut want: BTreeMap<&str, &Endpoint> =
-        desired.iter().map(|e| (endpoint_key(e), e)).collect();
+        desired.iter().map(|e| (endpoint_key(e), e)).collect_map();
     let mut updated: Vec<EndpointSlice> = Vec::new();
     let mut unchanged: Vec<&EndpointSlice> = Vec::new();
     let mut deleted: Vec<EndpointSlice> = Vec::new();
@@ -934,7 +934,7 @@ impl SliceMemo {
                 .iter()
                 .filter_map(|p| self.slice_of.get(p))
                 .map(String::as_str)
-                .collect(),
+                .collect_set(),
         }
     }
 }

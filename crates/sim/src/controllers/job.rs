@@ -29,7 +29,7 @@ use super::{pod_is_active, pod_is_ready};
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::sort::StableSort;
+use crate::sort::{CollectSet, StableSort};
 use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::batch::v1::{Job, JobCondition, UncountedTerminatedPods};
@@ -358,7 +358,7 @@ fn newly_finished<'a>(
     now: SimTime,
 ) -> (Vec<&'a Pod>, Vec<&'a Pod>) {
     let set =
-        |l: &Option<Vec<String>>| -> BTreeSet<String> { l.iter().flatten().cloned().collect() };
+        |l: &Option<Vec<String>>| -> BTreeSet<String> { l.iter().flatten().cloned().collect_set() };
     let (uncounted_succeeded, uncounted_failed) =
         (set(&uncounted.succeeded), set(&uncounted.failed));
     let mut succeeded: Vec<&Pod> = pods
@@ -545,8 +545,7 @@ impl Cluster {
         let mut ready = active_pods.iter().filter(|p| pod_is_ready(p)).count() as i32;
         let (new_succeeded, new_failed) = newly_finished(&pods, &uncounted, only_failed, now);
         // Distinct uids: a status written with a uid twice counts it once.
-        let uncounted_len =
-            |l: &Option<Vec<String>>| l.iter().flatten().collect::<BTreeSet<_>>().len() as i32;
+        let uncounted_len = |l: &Option<Vec<String>>| l.iter().flatten().collect_set().len() as i32;
         let mut succeeded = status.succeeded.unwrap_or(0)
             + new_succeeded.len() as i32
             + uncounted_len(&uncounted.succeeded);
@@ -758,7 +757,7 @@ impl Cluster {
             .iter()
             .filter(|p| has_finalizer(p) && !released.contains(&uid_of(p)))
             .map(uid_of)
-            .collect();
+            .collect_set();
         let (keep_s, done_s): (Vec<String>, Vec<String>) = unc_succeeded
             .into_iter()
             .partition(|u| still_held.contains(u));
@@ -1044,7 +1043,7 @@ impl Cluster {
             let taken: BTreeSet<i32> = active_pods
                 .iter()
                 .filter_map(|p| completion_index(p))
-                .collect();
+                .collect_set();
             (0..spec.completions.unwrap_or(0))
                 .filter(|i| !succeeded_indexes.contains(i) && !taken.contains(i))
                 .take(diff)

@@ -29,6 +29,7 @@ use crate::cluster::Cluster;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::runtime::control_plane::ControlPlaneComponent;
 use crate::runtime::control_plane::NodeHealth;
+use crate::sort::StableSort;
 use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Node, NodeCondition, PodCondition, Taint, Toleration};
@@ -317,7 +318,7 @@ impl TaintQueue {
         }
         self.queue.push((now, self.seq, node.to_string()));
         self.seq += 1;
-        self.queue.sort();
+        self.queue.stable_sort();
         true
     }
 

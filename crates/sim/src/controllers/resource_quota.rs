@@ -14,6 +14,7 @@ use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::object::quantity::Quantity;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::CollectMap;
 use crate::store::{EventType, WatchEvent};
 use crate::time::SimDuration;
 use k8s_openapi::api::core::v1::{ResourceQuota, ResourceQuotaStatus};
@@ -163,7 +164,10 @@ impl Cluster {
     /// over the namespace's objects that the quota's scopes select.
     fn quota_usage(&self, q: &ResourceQuota, hard: &ResourceList) -> ResourceList {
         let namespace = q.metadata.namespace.as_deref().unwrap_or("");
-        let mut used: ResourceList = hard.keys().map(|k| (k.clone(), Quantity::ZERO)).collect();
+        let mut used: ResourceList = hard
+            .keys()
+            .map(|k| (k.clone(), Quantity::ZERO))
+            .collect_map();
         for kind in Kind::ALL.into_iter().filter(|k| k.namespaced()) {
             if !hard.keys().any(|n| quota::tracks(kind, n)) {
                 continue;

@@ -11,7 +11,7 @@ use crate::cluster::{Cluster, NodeSpec};
 use crate::controllers::set_pod_condition;
 use crate::error::SimError;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::sort::StableSort;
+use crate::sort::{CollectMap, CollectSet, StableSort};
 use crate::time::SimDuration;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::api::core::v1::ContainerImage;
@@ -242,7 +242,7 @@ impl Cluster {
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+        .collect_map();
         labels.insert("kubernetes.io/hostname".into(), spec.name.clone());
         let mut taints = Vec::new();
         if spec.control_plane {
@@ -274,7 +274,7 @@ impl Cluster {
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), quantity(v)))
-        .collect();
+        .collect_map();
         if spec.gpus > 0 {
             // What the NVIDIA device plugin advertises once registered.
             resources.insert("nvidia.com/gpu".into(), quantity(spec.gpus.to_string()));
@@ -286,7 +286,7 @@ impl Cluster {
                 annotations: Some(
                     [("node.alpha.kubernetes.io/ttl".to_string(), "0".to_string())]
                         .into_iter()
-                        .collect(),
+                        .collect_map(),
                 ),
                 ..Default::default()
             },
@@ -570,7 +570,7 @@ impl Cluster {
         self.kubelet_sync_statuses(name, true);
         // Its pod watch relists: the pods bound to it now, and the ones it still runs
         // that were deleted meanwhile (their containers stop).
-        let mut pods: BTreeSet<ObjectKey> = self.store.pods_on_node(name).cloned().collect();
+        let mut pods: BTreeSet<ObjectKey> = self.store.pods_on_node(name).cloned().collect_set();
         if let Some(k) = self.kubelets.get(name) {
             pods.extend(k.pods.keys().cloned());
             pods.extend(k.containers.keys().cloned());
@@ -1393,7 +1393,7 @@ fn fill_pending_status(
         .map(|cs| {
             cs.iter()
                 .map(|c| (c.name.clone(), c.restart_count))
-                .collect()
+                .collect_map()
         })
         .unwrap_or_default();
     let status = pod.status.get_or_insert_with(Default::default);

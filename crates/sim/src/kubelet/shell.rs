@@ -29,6 +29,7 @@
 //! the same instants, so a container's log is computed when someone asks for it, and
 //! only its exit needs a timer.
 
+use crate::sort::CollectMap;
 use crate::time::EPOCH_UNIX_MS;
 use std::collections::BTreeMap;
 
@@ -982,7 +983,7 @@ fn run_node(
     let mut sh = Shell {
         programs,
         files: ctx.files.clone(),
-        vars: ctx.env.iter().cloned().collect(),
+        vars: ctx.env.iter().cloned().collect_map(),
         exported: ctx.env.iter().map(|(k, _)| k.clone()).collect(),
         log_bytes: 0,
         written: 0,
@@ -1855,7 +1856,7 @@ impl Shell<'_> {
                 .collect();
             self.write(&text);
         } else {
-            let env: BTreeMap<_, _> = self.env_pairs().into_iter().collect();
+            let env: BTreeMap<_, _> = self.env_pairs().into_iter().collect_map();
             let mut missing = false;
             for a in args {
                 match env.get(a) {

@@ -16,6 +16,7 @@
 use crate::apiserver::Actor;
 use crate::cluster::{Cluster, WATCH_DELAY};
 use crate::object::{Object, ObjectKey};
+use crate::sort::CollectSet;
 use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{LoadBalancerIngress, LoadBalancerStatus, Service, ServiceStatus};
@@ -247,7 +248,7 @@ impl Cluster {
             .list(crate::object::Kind::Service, None)
             .filter(|o| matches!(o, Object::Service(s) if is_load_balancer(s)))
             .map(Object::key)
-            .collect();
+            .collect_set();
         keys.extend(self.cloud.allocated.values().map(|(k, _)| k.clone()));
         keys.extend(self.cloud.building.keys().cloned());
         for k in keys {

@@ -34,7 +34,7 @@ use crate::apiserver::Actor;
 use crate::cluster::{Cluster, WATCH_DELAY};
 use crate::network::proxy::WatcherStats;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::sort::StableSort;
+use crate::sort::{CollectMap, StableSort};
 use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::Service;
@@ -269,7 +269,7 @@ pub fn nginx_ingress_class() -> IngressClass {
     c.metadata.annotations = Some(
         [(DEFAULT_CLASS_ANNOTATION.to_string(), "true".to_string())]
             .into_iter()
-            .collect(),
+            .collect_map(),
     );
     c.metadata.labels = Some(
         [
@@ -279,7 +279,7 @@ pub fn nginx_ingress_class() -> IngressClass {
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect(),
+        .collect_map(),
     );
     c.spec = Some(k8s_openapi::api::networking::v1::IngressClassSpec {
         controller: Some(CONTROLLER_NAME.into()),

@@ -28,7 +28,7 @@
 
 use crate::cluster::{Cluster, WATCH_DELAY};
 use crate::object::{Kind, Object, ObjectKey};
-use crate::sort::StableSort;
+use crate::sort::{CollectSet, StableSort};
 use crate::store::{EventType, WatchEvent};
 use crate::time::SimTime;
 use k8s_openapi::api::core::v1::{Endpoints, Service};
@@ -399,7 +399,7 @@ impl Cluster {
         let unsynced: BTreeSet<String> = running
             .into_iter()
             .filter(|n| !self.proxy.nodes.get(n).is_some_and(|p| p.synced))
-            .collect();
+            .collect_set();
         if unsynced.is_empty() {
             return unsynced;
         }

@@ -18,6 +18,7 @@ use crate::apiserver::{invalid, Actor, FieldError};
 use crate::cluster::Cluster;
 use crate::error::ApiError;
 use crate::object::{Kind, Object, ObjectKey};
+use crate::sort::CollectMap;
 use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Service, ServiceSpec};
@@ -420,7 +421,7 @@ impl Cluster {
                 labels
                     .iter()
                     .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
+                    .collect_map(),
             ),
             ..Default::default()
         };

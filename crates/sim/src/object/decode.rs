@@ -621,7 +621,9 @@ macro_rules! numeric_key {
             // serde_json parses the key as a number; snapshots write maps with
             // other keys than strings as lists of pairs, so this is seldom asked.
             let starts_as_number = matches!(self.key.as_bytes().first(), Some(b'0'..=b'9' | b'-'));
-            match serde_json::from_str::<Value>(self.key) {
+            // `from_slice`, as everywhere in the browser build: `from_str` compiles a
+            // second copy of serde_json's reader; both read text the same way.
+            match serde_json::from_slice::<Value>(self.key.as_bytes()) {
                 Ok(Value::Number(n)) if starts_as_number => {
                     self.shown.set(match (n.as_u64(), n.as_i64()) {
                         (Some(u), _) => Shown::Unsigned(u),

@@ -432,7 +432,7 @@ pub(crate) fn from_manifest<T: DeserializeOwned>(yaml: &str) -> Result<T, String
 /// into a `Vec<u8>` (the one `serde_json::to_vec` uses): each serializer type
 /// compiles its own copy of every type's `Serialize` in the browser build. As a JSON
 /// value: the bytes read back.
-fn to_json_value<T: serde::Serialize + ?Sized>(t: &T) -> serde_json::Value {
+pub(crate) fn to_json_value<T: serde::Serialize + ?Sized>(t: &T) -> serde_json::Value {
     let bytes = serde_json::to_vec(t).expect("k8s-openapi types always serialise");
     serde_json::from_slice(&bytes).expect("serde_json reads what it writes")
 }
@@ -462,6 +462,47 @@ fn reserialize<T: DeserializeOwned + serde::Serialize>(
 ) -> Result<serde_json::Value, String> {
     let typed: T = de(v)?;
     Ok(to_json_value(&typed))
+}
+
+/// The JSON the typed struct of a kind stored as JSON (`Object::Other`) keeps of
+/// `value`, at `api_version`: its typed decode, written back.
+fn generic_known_fields(
+    kind: Kind,
+    api_version: &str,
+    value: serde_json::Value,
+) -> Result<serde_json::Value, String> {
+    match (kind, api_version) {
+        (Kind::StatefulSet, "apps/v1") => reserialize::<api::apps::v1::StatefulSet>(value),
+        (Kind::CronJob, "batch/v1") => reserialize::<api::batch::v1::CronJob>(value),
+        (Kind::HorizontalPodAutoscaler, "autoscaling/v2") => {
+            reserialize::<api::autoscaling::v2::HorizontalPodAutoscaler>(value)
+        }
+        (Kind::HorizontalPodAutoscaler, "autoscaling/v1") => {
+            reserialize::<api::autoscaling::v1::HorizontalPodAutoscaler>(value)
+        }
+        (Kind::PersistentVolumeClaim, "v1") => {
+            reserialize::<api::core::v1::PersistentVolumeClaim>(value)
+        }
+        (Kind::PersistentVolume, "v1") => reserialize::<api::core::v1::PersistentVolume>(value),
+        (Kind::NetworkPolicy, "networking.k8s.io/v1") => {
+            reserialize::<api::networking::v1::NetworkPolicy>(value)
+        }
+        (Kind::ReplicationController, "v1") => {
+            reserialize::<api::core::v1::ReplicationController>(value)
+        }
+        (Kind::PodDisruptionBudget, "policy/v1") => {
+            reserialize::<api::policy::v1::PodDisruptionBudget>(value)
+        }
+        (Kind::StorageClass, "storage.k8s.io/v1") => {
+            reserialize::<api::storage::v1::StorageClass>(value)
+        }
+        (Kind::PriorityClass, "scheduling.k8s.io/v1") => {
+            reserialize::<api::scheduling::v1::PriorityClass>(value)
+        }
+        _ => Err(format!(
+            "no matches for kind \"{kind}\" in version \"{api_version}\""
+        )),
+    }
 }
 
 impl Object {
@@ -599,47 +640,7 @@ impl Object {
             Kind::Event => Object::Event(de(value)?),
             _ => {
                 // Validate against the typed struct of that version, keep the JSON.
-                let checked = match (kind, api_version) {
-                    (Kind::StatefulSet, "apps/v1") => {
-                        reserialize::<api::apps::v1::StatefulSet>(value.clone())?
-                    }
-                    (Kind::CronJob, "batch/v1") => {
-                        reserialize::<api::batch::v1::CronJob>(value.clone())?
-                    }
-                    (Kind::HorizontalPodAutoscaler, "autoscaling/v2") => {
-                        reserialize::<api::autoscaling::v2::HorizontalPodAutoscaler>(value.clone())?
-                    }
-                    (Kind::HorizontalPodAutoscaler, "autoscaling/v1") => {
-                        reserialize::<api::autoscaling::v1::HorizontalPodAutoscaler>(value.clone())?
-                    }
-                    (Kind::PersistentVolumeClaim, "v1") => {
-                        reserialize::<api::core::v1::PersistentVolumeClaim>(value.clone())?
-                    }
-                    (Kind::PersistentVolume, "v1") => {
-                        reserialize::<api::core::v1::PersistentVolume>(value.clone())?
-                    }
-                    (Kind::NetworkPolicy, "networking.k8s.io/v1") => {
-                        reserialize::<api::networking::v1::NetworkPolicy>(value.clone())?
-                    }
-                    (Kind::ReplicationController, "v1") => {
-                        reserialize::<api::core::v1::ReplicationController>(value.clone())?
-                    }
-                    (Kind::PodDisruptionBudget, "policy/v1") => {
-                        reserialize::<api::policy::v1::PodDisruptionBudget>(value.clone())?
-                    }
-                    (Kind::StorageClass, "storage.k8s.io/v1") => {
-                        reserialize::<api::storage::v1::StorageClass>(value.clone())?
-                    }
-                    (Kind::PriorityClass, "scheduling.k8s.io/v1") => {
-                        reserialize::<api::scheduling::v1::PriorityClass>(value.clone())?
-                    }
-                    _ => {
-                        return Err(format!(
-                            "no matches for kind \"{kind}\" in version \"{api_version}\""
-                        ))
-                    }
-                };
-                let _ = checked;
+                generic_known_fields(kind, api_version, value.clone())?;
                 let serde_json::Value::Object(mut map) = value else {
                     return Err("the object is not a JSON object".into());
                 };
@@ -667,63 +668,32 @@ impl Object {
         value: serde_json::Value,
     ) -> Result<serde_json::Value, String> {
         match kind {
-            Kind::Namespace => reserialize::<api::core::v1::Namespace>(value),
-            Kind::Node => reserialize::<api::core::v1::Node>(value),
-            Kind::Pod => reserialize::<api::core::v1::Pod>(value),
-            Kind::ReplicaSet => reserialize::<api::apps::v1::ReplicaSet>(value),
-            Kind::Deployment => reserialize::<api::apps::v1::Deployment>(value),
-            Kind::DaemonSet => reserialize::<api::apps::v1::DaemonSet>(value),
-            Kind::Job => reserialize::<api::batch::v1::Job>(value),
-            Kind::Service => reserialize::<api::core::v1::Service>(value),
-            Kind::Endpoints => reserialize::<api::core::v1::Endpoints>(value),
-            Kind::EndpointSlice => reserialize::<api::discovery::v1::EndpointSlice>(value),
-            Kind::Ingress => reserialize::<api::networking::v1::Ingress>(value),
-            Kind::IngressClass => reserialize::<api::networking::v1::IngressClass>(value),
-            Kind::ConfigMap => reserialize::<api::core::v1::ConfigMap>(value),
-            Kind::Secret => reserialize::<api::core::v1::Secret>(value),
-            Kind::ServiceAccount => reserialize::<api::core::v1::ServiceAccount>(value),
-            Kind::Role => reserialize::<api::rbac::v1::Role>(value),
-            Kind::ClusterRole => reserialize::<api::rbac::v1::ClusterRole>(value),
-            Kind::RoleBinding => reserialize::<api::rbac::v1::RoleBinding>(value),
-            Kind::ClusterRoleBinding => reserialize::<api::rbac::v1::ClusterRoleBinding>(value),
-            Kind::LimitRange => reserialize::<api::core::v1::LimitRange>(value),
-            Kind::ResourceQuota => reserialize::<api::core::v1::ResourceQuota>(value),
-            Kind::Lease => reserialize::<api::coordination::v1::Lease>(value),
-            Kind::Event => reserialize::<api::core::v1::Event>(value),
-            _ => match (kind, api_version) {
-                (Kind::StatefulSet, "apps/v1") => reserialize::<api::apps::v1::StatefulSet>(value),
-                (Kind::CronJob, "batch/v1") => reserialize::<api::batch::v1::CronJob>(value),
-                (Kind::HorizontalPodAutoscaler, "autoscaling/v2") => {
-                    reserialize::<api::autoscaling::v2::HorizontalPodAutoscaler>(value)
-                }
-                (Kind::HorizontalPodAutoscaler, "autoscaling/v1") => {
-                    reserialize::<api::autoscaling::v1::HorizontalPodAutoscaler>(value)
-                }
-                (Kind::PersistentVolumeClaim, "v1") => {
-                    reserialize::<api::core::v1::PersistentVolumeClaim>(value)
-                }
-                (Kind::PersistentVolume, "v1") => {
-                    reserialize::<api::core::v1::PersistentVolume>(value)
-                }
-                (Kind::NetworkPolicy, "networking.k8s.io/v1") => {
-                    reserialize::<api::networking::v1::NetworkPolicy>(value)
-                }
-                (Kind::ReplicationController, "v1") => {
-                    reserialize::<api::core::v1::ReplicationController>(value)
-                }
-                (Kind::PodDisruptionBudget, "policy/v1") => {
-                    reserialize::<api::policy::v1::PodDisruptionBudget>(value)
-                }
-                (Kind::StorageClass, "storage.k8s.io/v1") => {
-                    reserialize::<api::storage::v1::StorageClass>(value)
-                }
-                (Kind::PriorityClass, "scheduling.k8s.io/v1") => {
-                    reserialize::<api::scheduling::v1::PriorityClass>(value)
-                }
-                _ => Err(format!(
-                    "no matches for kind \"{kind}\" in version \"{api_version}\""
-                )),
-            },
+            // The typed kinds: decoded as they are stored, then written back (one
+            // typed decode and encode per kind, shared with `from_json_at`).
+            Kind::Namespace
+            | Kind::Node
+            | Kind::Pod
+            | Kind::ReplicaSet
+            | Kind::Deployment
+            | Kind::DaemonSet
+            | Kind::Job
+            | Kind::Service
+            | Kind::Endpoints
+            | Kind::EndpointSlice
+            | Kind::Ingress
+            | Kind::IngressClass
+            | Kind::ConfigMap
+            | Kind::Secret
+            | Kind::ServiceAccount
+            | Kind::Role
+            | Kind::ClusterRole
+            | Kind::RoleBinding
+            | Kind::ClusterRoleBinding
+            | Kind::LimitRange
+            | Kind::ResourceQuota
+            | Kind::Lease
+            | Kind::Event => Object::from_json_at(kind, api_version, value).map(|o| o.to_json()),
+            _ => generic_known_fields(kind, api_version, value),
         }
     }
 

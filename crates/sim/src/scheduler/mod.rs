@@ -16,7 +16,7 @@ use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Component};
 use crate::controllers::set_pod_condition;
 use crate::object::{Kind, Object, ObjectKey};
-use crate::sort::StableSort;
+use crate::sort::{CollectMap, StableSort};
 use crate::store::{EventType, WatchEvent};
 use crate::time::SimTime;
 use k8s_openapi::api::core::v1::{Pod, PodCondition, Taint};
@@ -294,7 +294,7 @@ fn node_info_from(info: &mut NodeInfo, node: &k8s_openapi::api::core::v1::Node) 
             let size = img.size_bytes.unwrap_or(0).max(0) as u64;
             img.names.iter().flatten().map(move |n| (n.clone(), size))
         })
-        .collect();
+        .collect_map();
 }
 
 impl Cluster {
@@ -764,7 +764,8 @@ fn score_table(
         table.push(("NodeResourcesBalancedAllocation", raw.clone(), raw));
     }
     // How many nodes have each of the pod's images (upstream's imageStates).
-    let mut have: BTreeMap<&str, usize> = facts.images.iter().map(|i| (i.as_str(), 0)).collect();
+    let mut have: BTreeMap<&str, usize> =
+        facts.images.iter().map(|i| (i.as_str(), 0)).collect_map();
     for n in nodes.values() {
         for (img, count) in have.iter_mut() {
             if n.images.contains_key(*img) {

@@ -270,3 +270,30 @@ fn zone_keys_follow_the_topology_labels() {
         ZoneState::FullDisruption
     );
 }
+
+#[test]
+fn a_node_relabelled_into_another_zone_is_counted_there_at_the_next_pass() {
+    let mut c = Cluster::new(1, topology(3, |_| Some("zone-a")));
+    c.advance(SimDuration::secs(30));
+    assert!(!log_contains(&c, "zone-b"));
+    let mut node = c.get(Kind::Node, "", "w00").unwrap();
+    node.meta_mut()
+        .labels
+        .get_or_insert_with(Default::default)
+        .insert("topology.kubernetes.io/zone".into(), "zone-b".into());
+    c.update(node).unwrap();
+    c.advance(SimDuration::secs(10));
+    let initialized: Vec<String> = controller_log(&c)
+        .into_iter()
+        .filter(|l| l.contains("Initializing eviction metric for zone"))
+        .collect();
+    // The control-plane node's zone (no labels), zone-a, then zone-b.
+    assert_eq!(initialized.len(), 3, "{initialized:?}");
+    assert!(initialized[2].contains(":\\x00:zone-b"), "{initialized:?}");
+    // The node's pass reads it in its new zone: killed, it is the only node of
+    // zone-b, a fully disrupted zone among healthy ones, and it is tainted at once.
+    fault(&mut c, Fault::KillNode("w00".into()));
+    c.advance(SimDuration::secs(120));
+    assert!(no_execute_since(&c, "w00").is_some());
+    assert!(no_execute_since(&c, "w01").is_none());
+}

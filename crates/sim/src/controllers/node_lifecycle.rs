@@ -35,7 +35,7 @@ use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Node, NodeCondition, PodCondition, Taint, Toleration};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 pub const MONITOR_PERIOD: SimDuration = SimDuration::secs(5);
 pub const GRACE_PERIOD: SimDuration = SimDuration::secs(50);
@@ -345,7 +345,7 @@ pub(crate) struct NodeLifecycle {
     /// What the last health pass read off each node, by name: a node still the
     /// same object is not read again. Rebuilt by the next pass after a restore.
     #[serde(skip)]
-    seen: Vec<(Arc<Object>, NodeFacts)>,
+    seen: Vec<(Weak<Object>, NodeFacts)>,
     /// Every zone key the pass has met, each once: the nodes of a zone share it.
     #[serde(skip)]
     zone_keys: Vec<Arc<str>>,
@@ -593,8 +593,15 @@ impl Cluster {
                 continue;
             };
             let name = obj.name();
-            while last_seen.next_if(|(n, _)| n.name() < name).is_some() {}
-            let facts = match last_seen.next_if(|(n, _)| Arc::ptr_eq(n, obj)) {
+            // A node gone since (its object freed) or named before this one is
+            // passed over; the memo holds no object alive (`Weak`: the address of
+            // one it saw is not reused while the memo remembers it).
+            while last_seen
+                .next_if(|(n, _)| n.upgrade().is_none_or(|n| n.name() < name))
+                .is_some()
+            {}
+            let facts = match last_seen.next_if(|(n, _)| std::ptr::eq(n.as_ptr(), Arc::as_ptr(obj)))
+            {
                 Some((_, facts)) => facts,
                 None => NodeFacts::of(node, &mut self.control_plane.node_lifecycle.zone_keys),
             };
@@ -676,7 +683,7 @@ impl Cluster {
             if !excluded {
                 zones[zone_at].ready.push(ready);
             }
-            seen.push((Arc::clone(obj), facts));
+            seen.push((Arc::downgrade(obj), facts));
         }
         let lifecycle = &mut self.control_plane.node_lifecycle;
         lifecycle.seen = seen;

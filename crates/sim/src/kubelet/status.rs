@@ -24,13 +24,89 @@ use crate::error::ApiError;
 use crate::object::{Object, ObjectKey};
 use k8s_openapi::api::core::v1::{Pod, PodStatus};
 use serde::{Deserialize, Serialize};
+use std::sync::{Arc, OnceLock};
 
 /// One pod's entry in the cache: the pod's uid (a pod deleted and created again
 /// under the same name is another pod) and the status the kubelet last set.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Once the apiserver stored a post carrying exactly that status (the usual case),
+/// the entry reads it from the stored pod instead of keeping a copy of its own.
+/// Snapshots hold the uid and the status, as for any entry.
+#[derive(Clone, Debug)]
 pub struct CachedStatus {
     pub uid: String,
-    pub status: PodStatus,
+    status: Cached,
+}
+
+#[derive(Clone, Debug)]
+enum Cached {
+    /// The status of this pod object, as the apiserver stored it.
+    Stored(Arc<Object>),
+    Own(Box<PodStatus>),
+}
+
+impl CachedStatus {
+    fn new(uid: String, status: PodStatus) -> CachedStatus {
+        CachedStatus {
+            uid,
+            status: Cached::Own(Box::new(status)),
+        }
+    }
+
+    /// The status the kubelet last set.
+    pub fn status(&self) -> &PodStatus {
+        static EMPTY: OnceLock<PodStatus> = OnceLock::new();
+        match &self.status {
+            Cached::Own(status) => status,
+            Cached::Stored(pod) => pod
+                .as_pod()
+                .and_then(|p| p.status.as_ref())
+                .unwrap_or_else(|| EMPTY.get_or_init(PodStatus::default)),
+        }
+    }
+
+    /// Reads the status from `stored` from now on if it is the same pod with the
+    /// same status.
+    fn share_with(&mut self, stored: &Arc<Object>) {
+        let Some(pod) = stored.as_pod() else {
+            return;
+        };
+        if pod.metadata.uid.as_deref() == Some(self.uid.as_str())
+            && pod.status.as_ref() == Some(self.status())
+        {
+            self.status = Cached::Stored(Arc::clone(stored));
+        }
+    }
+}
+
+impl PartialEq for CachedStatus {
+    fn eq(&self, other: &CachedStatus) -> bool {
+        self.uid == other.uid && self.status() == other.status()
+    }
+}
+
+/// A cache entry as snapshots hold it.
+#[derive(Serialize, Deserialize)]
+struct CachedStatusData<U, S> {
+    uid: U,
+    status: S,
+}
+
+impl Serialize for CachedStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        CachedStatusData {
+            uid: self.uid.as_str(),
+            status: self.status(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for CachedStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let data = CachedStatusData::<String, PodStatus>::deserialize(deserializer)?;
+        Ok(CachedStatus::new(data.uid, data.status))
+    }
 }
 
 /// The conditions the kubelet owns (`kubetypes.PodConditionsByKubelet`).
@@ -89,7 +165,7 @@ impl Cluster {
             return None;
         }
         let api = pod.status.clone().unwrap_or_default();
-        Some(merge_pod_status(&api, &cached.status))
+        Some(merge_pod_status(&api, cached.status()))
     }
 
     /// `SetPodStatus` and the sync that follows: caches `pod`'s status and posts the
@@ -107,18 +183,24 @@ impl Cluster {
         if let Some(k) = self.kubelets.get_mut(node) {
             k.statuses.insert(
                 key.clone(),
-                CachedStatus {
-                    uid: pod.metadata.uid.clone().unwrap_or_default(),
-                    status: pod.status.clone().unwrap_or_default(),
-                },
+                CachedStatus::new(
+                    pod.metadata.uid.clone().unwrap_or_default(),
+                    pod.status.clone().unwrap_or_default(),
+                ),
             );
         }
         let result = self.update_as(Actor::Kubelet(node.to_string()), Object::Pod(Box::new(pod)));
         if let Some(k) = self.kubelets.get_mut(node) {
-            if result.is_ok() {
-                k.unsynced.remove(&key);
-            } else {
-                k.unsynced.insert(key);
+            match &result {
+                Ok(stored) => {
+                    k.unsynced.remove(&key);
+                    if let Some(cached) = k.statuses.get_mut(&key) {
+                        cached.share_with(stored);
+                    }
+                }
+                Err(_) => {
+                    k.unsynced.insert(key);
+                }
             }
         }
         result

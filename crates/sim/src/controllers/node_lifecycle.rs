@@ -29,7 +29,7 @@ use crate::cluster::Cluster;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::runtime::control_plane::ControlPlaneComponent;
 use crate::runtime::control_plane::NodeHealth;
-use crate::sort::StableSort;
+use crate::sort::{CollectMap, StableSort};
 use crate::store::{EventType, WatchEvent};
 use crate::time::{SimDuration, SimTime};
 use k8s_openapi::api::core::v1::{Node, NodeCondition, PodCondition, Taint, Toleration};
@@ -618,8 +618,7 @@ impl Cluster {
             };
             let zone = &*facts.zone;
             let observed = facts.observed.as_str();
-            let (excluded, has_taints, heartbeat) =
-                (facts.excluded, facts.has_taints, facts.heartbeat);
+            let heartbeat = facts.heartbeat;
             let now = self.now;
             let health = &mut self.control_plane.node_health;
             let mut first_sight = false;
@@ -665,7 +664,7 @@ impl Cluster {
                         ready = false;
                     }
                 }
-            } else if !stale && ready && has_taints {
+            } else if !stale && ready && facts.has_taints {
                 // markNodeAsReachable, and the NoSchedule pass for a Ready node.
                 if let Some(node) = current(self) {
                     self.remove_unreachable_taints(node);
@@ -680,7 +679,7 @@ impl Cluster {
             } else if let Some(node) = current(self) {
                 self.mark_node_for_tainting(zone, &node, observed);
             }
-            if !excluded {
+            if !facts.excluded {
                 zones[zone_at].ready.push(ready);
             }
             seen.push((Arc::downgrade(obj), facts));
@@ -689,13 +688,13 @@ impl Cluster {
         lifecycle.seen = seen;
         // Zone keys no node holds any more are let go.
         lifecycle.zone_keys.retain(|k| Arc::strong_count(k) > 1);
-        // Zone key → the Ready status of each of its counted nodes (a zone of
-        // excluded nodes only has no state).
+        // Zone key → the Ready status of each of its counted nodes (a zone whose
+        // nodes are all excluded has no state).
         let zone_ready: BTreeMap<String, Vec<bool>> = zones
             .into_iter()
             .filter(|z| !z.ready.is_empty())
             .map(|z| (z.key.to_string(), z.ready))
-            .collect();
+            .collect_map();
         self.handle_disruption(&zone_ready, &nodes);
         self.no_execute_tainting_pass();
     }

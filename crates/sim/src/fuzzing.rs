@@ -190,14 +190,14 @@ const SHELL_HORIZON_MS: u64 = 10 * 60 * 1000;
 /// command, the exit search the kubelet makes, and the log `kubectl logs` replays.
 pub fn container_shell(data: &[u8]) {
     let script = text(data);
-    let env: Vec<(String, String)> = [
+    let env: Vec<runtime::EnvVar> = [
         ("HOSTNAME", "web-0"),
         ("GREETING", "hello"),
         ("KUBERNETES_SERVICE_HOST", "10.96.0.1"),
         ("KUBERNETES_SERVICE_PORT", "443"),
     ]
     .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .map(|&(k, v)| (k.into(), v.into()))
     .collect();
     let command = ["sh".to_string(), "-c".to_string(), script.into_owned()];
     let process = Process {

@@ -15,7 +15,8 @@ use crate::cluster::{Cluster, Component};
 use crate::object::ObjectKey;
 use crate::store::{EventType, WatchEvent};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 /// How many of the latest writes the trace remembers whatever they were; older ones
 /// stay only while they explain an object's latest write.
@@ -223,8 +224,8 @@ pub struct WriteRecord {
     pub revision: u64,
     pub event_type: EventType,
     pub key: ObjectKey,
-    /// The username that made the request.
-    pub actor: String,
+    /// The username that made the request (one shared copy of each name).
+    pub actor: Arc<str>,
     pub cause: Cause,
 }
 
@@ -254,14 +255,20 @@ impl Entry {
 #[derive(Default, Serialize, Deserialize)]
 #[serde(try_from = "TraceData")]
 pub struct Trace {
+    /// Boxed: most entries stay long (an object's latest write and its explanation),
+    /// spread across the tree's nodes, and a node keeps room for eleven.
     #[serde(with = "crate::snapshot::pairs")]
-    writes: BTreeMap<u64, Entry>,
+    writes: BTreeMap<u64, Box<Entry>>,
     /// The latest writes' revisions, oldest first.
     recent: VecDeque<u64>,
     #[serde(with = "crate::snapshot::pairs")]
     last_write: BTreeMap<ObjectKey, u64>,
     /// How many writes the trace has forgotten.
     forgotten: u64,
+    /// The usernames writes were made by, each kept once. Not in a snapshot: a
+    /// restored trace starts sharing again with its next writes.
+    #[serde(skip)]
+    actors: BTreeSet<Arc<str>>,
 }
 
 /// [`Trace`] as a snapshot holds it; the holder counts are rebuilt and every
@@ -269,7 +276,7 @@ pub struct Trace {
 #[derive(Deserialize)]
 struct TraceData {
     #[serde(with = "crate::snapshot::pairs")]
-    writes: BTreeMap<u64, Entry>,
+    writes: BTreeMap<u64, Box<Entry>>,
     recent: VecDeque<u64>,
     #[serde(with = "crate::snapshot::pairs")]
     last_write: BTreeMap<ObjectKey, u64>,
@@ -346,11 +353,22 @@ impl TryFrom<TraceData> for Trace {
             recent: d.recent,
             last_write: d.last_write,
             forgotten: d.forgotten,
+            actors: BTreeSet::new(),
         })
     }
 }
 
 impl Trace {
+    /// The shared copy of a username.
+    fn actor(&mut self, name: &str) -> Arc<str> {
+        if let Some(a) = self.actors.get(name) {
+            return Arc::clone(a);
+        }
+        let a: Arc<str> = Arc::from(name);
+        self.actors.insert(Arc::clone(&a));
+        a
+    }
+
     pub(crate) fn record(&mut self, ev: &WatchEvent, actor: &str, cause: &Cause) {
         if self.writes.contains_key(&ev.revision) {
             // A revision is written once; a second record of it would be a bug.
@@ -382,14 +400,15 @@ impl Trace {
                 }
             }
         }
+        let actor = self.actor(actor);
         self.writes.insert(
             ev.revision,
-            Entry {
+            Box::new(Entry {
                 write: WriteRecord {
                     revision: ev.revision,
                     event_type: ev.event_type,
                     key,
-                    actor: actor.to_string(),
+                    actor,
                     cause: cause.clone(),
                 },
                 depth,
@@ -397,7 +416,7 @@ impl Trace {
                 latest,
                 recent: true,
                 holders: u32::from(latest),
-            },
+            }),
         );
         self.recent.push_back(ev.revision);
         if self.recent.len() > TRACE_CAPACITY {
@@ -434,7 +453,7 @@ impl Trace {
     fn release(&mut self, revision: u64) {
         let mut next = Some(revision);
         while let Some(rev) = next.take() {
-            if self.writes.get(&rev).is_none_or(Entry::kept) {
+            if self.writes.get(&rev).is_none_or(|e| e.kept()) {
                 return;
             }
             let Some(e) = self.writes.remove(&rev) else {

@@ -27,6 +27,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 pub(crate) const ID: ControllerId = ControllerId::new("endpoint-controller");
 const ACTOR: Actor = Actor::Controller(ID.name());
@@ -222,10 +223,11 @@ type PodAddress = (Ports, bool, EndpointAddress);
 #[derive(Clone, Debug, Default)]
 pub(crate) struct AddressMemo {
     dirty: std::collections::BTreeSet<String>,
-    /// Where each listed pod's address is, by pod name.
-    by_pod: BTreeMap<String, (Ports, bool, SortKey)>,
+    /// Where each listed pod's address is, by pod name. The port set is shared with
+    /// its group's key: the pods of a Service mostly have one.
+    by_pod: BTreeMap<String, (Arc<Ports>, bool, SortKey)>,
     /// Per port set: the ready and the not-ready addresses, sorted.
-    groups: BTreeMap<Ports, [BTreeMap<SortKey, EndpointAddress>; 2]>,
+    groups: BTreeMap<Arc<Ports>, [BTreeMap<SortKey, EndpointAddress>; 2]>,
 }
 
 impl AddressMemo {
@@ -244,7 +246,11 @@ impl AddressMemo {
         };
         let uid = address.target_ref.as_ref().and_then(|r| r.uid.clone());
         let key = (address.ip.clone(), uid);
-        self.groups.entry(ports.clone()).or_default()[usize::from(!ready)]
+        let ports = match self.groups.get_key_value(&ports) {
+            Some((shared, _)) => Arc::clone(shared),
+            None => Arc::new(ports),
+        };
+        self.groups.entry(Arc::clone(&ports)).or_default()[usize::from(!ready)]
             .insert(key.clone(), address);
         self.by_pod.insert(pod.to_string(), (ports, ready, key));
     }

@@ -20,7 +20,7 @@
 use crate::cluster::Cluster;
 use crate::controllers::set_pod_condition;
 use crate::kubelet::images;
-use crate::kubelet::runtime::{self, Outcome, Process};
+use crate::kubelet::runtime::{self, EnvVar, Outcome, Process};
 use crate::kubelet::KubeletTimer;
 use crate::object::{Object, ObjectKey};
 use crate::time::{SimDuration, SimTime};
@@ -28,7 +28,9 @@ use k8s_openapi::api::core::v1::{
     Container, ContainerState, ContainerStateRunning, ContainerStateTerminated,
     ContainerStateWaiting, ContainerStatus, Pod, PodCondition,
 };
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// The back-off after the first crash (`initialBackOff`… kubelet's `backOffPeriod`).
@@ -84,9 +86,9 @@ pub struct PastRun {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PodRuntime {
     pub uid: String,
-    /// Boxed: a map's node holds room for eleven entries, and most pods have one
-    /// container, so a run held in place would take eleven runs' room.
-    pub containers: BTreeMap<String, Box<ContainerRun>>,
+    /// A sorted vector, not a `BTreeMap`: most pods have one container, and a tree's
+    /// node holds room for eleven. Boxed, so the vector's spare room stays small.
+    pub containers: LiteMap<String, Box<ContainerRun>>,
     /// Containers whose image could not be pulled (`kubelet_images.rs`).
     pub pulls: BTreeMap<String, crate::kubelet::image_pulls::PullState>,
 }
@@ -117,15 +119,15 @@ fn container_id(cluster: &mut Cluster) -> String {
 /// The environment the runtime gives a container: the image's PATH, HOSTNAME, the
 /// container's `env` (literal values and the common `fieldRef`s), the kubernetes
 /// Service's variables, HOME.
-fn environment(pod: &Pod, c: &Container) -> Vec<(String, String)> {
-    let mut env = vec![
+fn environment(pod: &Pod, c: &Container) -> Vec<EnvVar> {
+    let mut env: Vec<EnvVar> = vec![
         (
-            "PATH".to_string(),
-            "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".to_string(),
+            Cow::Borrowed("PATH"),
+            Cow::Borrowed("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
         ),
         (
-            "HOSTNAME".to_string(),
-            pod.metadata.name.clone().unwrap_or_default(),
+            Cow::Borrowed("HOSTNAME"),
+            Cow::Owned(pod.metadata.name.clone().unwrap_or_default()),
         ),
     ];
     for e in c.env.iter().flatten() {
@@ -160,7 +162,7 @@ fn environment(pod: &Pod, c: &Container) -> Vec<(String, String)> {
             },
             (None, None) => String::new(),
         };
-        env.push((e.name.clone(), value));
+        env.push((Cow::Owned(e.name.clone()), Cow::Owned(value)));
     }
     for (k, v) in [
         ("KUBERNETES_SERVICE_HOST", "10.96.0.1"),
@@ -173,7 +175,7 @@ fn environment(pod: &Pod, c: &Container) -> Vec<(String, String)> {
         ("KUBERNETES_PORT_443_TCP_ADDR", "10.96.0.1"),
         ("HOME", "/root"),
     ] {
-        env.push((k.to_string(), v.to_string()));
+        env.push((Cow::Borrowed(k), Cow::Borrowed(v)));
     }
     env
 }

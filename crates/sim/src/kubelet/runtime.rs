@@ -13,6 +13,7 @@
 use crate::kubelet::images::{self, Behaviour};
 use crate::kubelet::shell::{self, End, Replay};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Commands a replay may run before it gives up looking for the exit.
@@ -21,14 +22,19 @@ pub const EXIT_SEARCH_BUDGET: u64 = 200_000;
 /// How far ahead [`outcome`] looks for an exit: 30 days.
 const HORIZON_MS: u64 = 30 * 24 * 3600 * 1000;
 
+/// One environment variable: name and value.
+pub type EnvVar = (Cow<'static, str>, Cow<'static, str>);
+
 /// One container process, as the runtime started it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Process {
     pub image: String,
     /// The argument vector after `$(VAR)` expansion.
     pub argv: Vec<String>,
-    /// The environment, in order.
-    pub env: Vec<(String, String)>,
+    /// The environment, in order. Names and values every container gets (PATH, the
+    /// kubernetes Service's variables, HOME) are borrowed from the program, not
+    /// copied into each process.
+    pub env: Vec<EnvVar>,
     /// Simulated ms when the process started.
     pub started_ms: u64,
     /// The container's memory limit in bytes, if any.
@@ -87,7 +93,7 @@ pub fn argv(
     image: &str,
     command: &[String],
     args: Option<&[String]>,
-    env: &[(String, String)],
+    env: &[EnvVar],
 ) -> Vec<String> {
     let info = images::lookup(image);
     let mut argv: Vec<String> = if command.is_empty() {
@@ -118,7 +124,7 @@ pub fn argv(
 /// value would take the result past [`shell::MAX_VALUE_BYTES`] also stays as
 /// written (as an undefined one does), so variables that reference each other
 /// twice over cannot double without end.
-pub fn expand_env_refs(s: &str, env: &[(String, String)]) -> String {
+pub fn expand_env_refs(s: &str, env: &[EnvVar]) -> String {
     let mut out = String::new();
     let mut rest = s;
     while let Some(i) = rest.find('$') {
@@ -131,8 +137,9 @@ pub fn expand_env_refs(s: &str, env: &[(String, String)]) -> String {
             match inner.find(')') {
                 Some(end) => {
                     let name = &inner[..end];
-                    let fits =
-                        |v: &String| out.len() + v.len() + rest.len() <= shell::MAX_VALUE_BYTES;
+                    let fits = |v: &Cow<'static, str>| {
+                        out.len() + v.len() + rest.len() <= shell::MAX_VALUE_BYTES
+                    };
                     match env
                         .iter()
                         .rev()
@@ -199,7 +206,11 @@ pub fn replay_in(
     let base = exe.rsplit('/').next().unwrap_or(exe).to_string();
     let info = images::lookup(&p.image);
     let ctx = shell::Context {
-        env: p.env.clone(),
+        env: p
+            .env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
         started_ms: p.started_ms,
         argv0: base.clone(),
         args: Vec::new(),
@@ -557,7 +568,7 @@ fn env(p: &Process, name: &str) -> String {
         .iter()
         .rev()
         .find(|(k, _)| k == name)
-        .map(|(_, v)| v.clone())
+        .map(|(_, v)| v.to_string())
         .unwrap_or_default()
 }
 
@@ -942,7 +953,7 @@ mod tests {
 
     #[test]
     fn env_references_expand_in_command_and_args() {
-        let env = vec![("NAME".to_string(), "Warehouse".to_string())];
+        let env: Vec<EnvVar> = vec![("NAME".into(), "Warehouse".into())];
         assert_eq!(
             expand_env_refs("hi $(NAME) $(NOPE) $$(NAME)", &env),
             "hi Warehouse $(NOPE) $(NAME)"
@@ -952,7 +963,7 @@ mod tests {
     #[test]
     fn doubling_env_references_stay_within_the_value_limit() {
         // Each variable twice the one before: 2^60 bytes unbounded.
-        let mut env = vec![("V0".to_string(), "x".repeat(1000))];
+        let mut env: Vec<EnvVar> = vec![("V0".into(), "x".repeat(1000).into())];
         for i in 1..60 {
             let value = expand_env_refs(&format!("$(V{0})$(V{0})", i - 1), &env);
             assert!(
@@ -960,7 +971,7 @@ mod tests {
                 "V{i}: {}",
                 value.len()
             );
-            env.push((format!("V{i}"), value));
+            env.push((format!("V{i}").into(), value.into()));
         }
         // Past the limit a reference stays as written, as an undefined one does.
         let last = &env[59].1;

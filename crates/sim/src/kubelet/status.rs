@@ -128,8 +128,18 @@ fn kubelet_owned(condition: &str) -> bool {
 pub fn merge_pod_status(api: &PodStatus, kubelet: &PodStatus) -> PodStatus {
     let mut merged = kubelet.clone();
     let ours = kubelet.conditions.as_deref().unwrap_or_default();
-    let mut conditions = Vec::with_capacity(ours.len());
-    for c in api.conditions.iter().flatten() {
+    let theirs = api.conditions.as_deref().unwrap_or_default();
+    // Stored with the pod: room for exactly the conditions it keeps.
+    let kept = theirs
+        .iter()
+        .filter(|c| !kubelet_owned(&c.type_) || ours.iter().any(|m| m.type_ == c.type_))
+        .count()
+        + ours
+            .iter()
+            .filter(|m| kubelet_owned(&m.type_) && !theirs.iter().any(|c| c.type_ == m.type_))
+            .count();
+    let mut conditions = Vec::with_capacity(kept);
+    for c in theirs {
         if !kubelet_owned(&c.type_) {
             conditions.push(c.clone());
         } else if let Some(mine) = ours.iter().find(|m| m.type_ == c.type_) {
@@ -164,8 +174,10 @@ impl Cluster {
         if pod.metadata.uid.as_deref() != Some(cached.uid.as_str()) {
             return None;
         }
-        let api = pod.status.clone().unwrap_or_default();
-        Some(merge_pod_status(&api, cached.status()))
+        Some(match &pod.status {
+            Some(api) => merge_pod_status(api, cached.status()),
+            None => merge_pod_status(&PodStatus::default(), cached.status()),
+        })
     }
 
     /// `SetPodStatus` and the sync that follows: caches `pod`'s status and posts the

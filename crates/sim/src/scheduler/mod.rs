@@ -85,14 +85,14 @@ impl NodeInfo {
     }
 }
 
-/// A pod counted in a node's totals.
+/// A pod counted in a node's totals. What the filters read of it (its [`PodEntry`])
+/// is kept once, in its node's `pods`.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Accounted {
     node: String,
     requests: Resources,
     nonzero: (u64, u64),
     ports: Vec<HostPort>,
-    entry: PodEntry,
 }
 
 /// One score plugin's result for a node.
@@ -167,7 +167,7 @@ pub fn num_feasible_nodes_to_find(all: usize) -> usize {
 }
 
 impl SchedulerState {
-    fn account(&mut self, key: &ObjectKey, entry: Option<Accounted>) {
+    fn account(&mut self, key: &ObjectKey, entry: Option<(Accounted, PodEntry)>) {
         if let Some(old) = self.accounted.remove(key) {
             if let Some(n) = self.nodes.get_mut(&old.node) {
                 n.requested.sub(&old.requests);
@@ -182,14 +182,14 @@ impl SchedulerState {
                 n.pods.remove(key);
             }
         }
-        if let Some(a) = entry {
+        if let Some((a, pod)) = entry {
             let n = self.nodes.entry(a.node.clone()).or_default();
             n.requested.add(&a.requests);
             n.nonzero_cpu = n.nonzero_cpu.saturating_add(a.nonzero.0);
             n.nonzero_memory = n.nonzero_memory.saturating_add(a.nonzero.1);
             n.pod_count += 1;
             n.ports.extend(a.ports.iter().cloned());
-            n.pods.insert(key.clone(), a.entry.clone());
+            n.pods.insert(key.clone(), pod);
             self.accounted.insert(key.clone(), a);
         }
     }
@@ -247,18 +247,19 @@ fn same_accounting(a: &Pod, b: &Pod) -> bool {
             == crate::kubelet::containers::pod_is_terminal(b)
 }
 
-fn accounted_for(pod: &Pod, node: String) -> Accounted {
-    Accounted {
+fn accounted_for(pod: &Pod, node: String) -> (Accounted, PodEntry) {
+    let accounted = Accounted {
         node,
         requests: plugins::pod_requests(pod),
         nonzero: plugins::nonzero_requests(pod),
         ports: plugins::pod_host_ports(pod),
-        entry: PodEntry {
-            namespace: pod.metadata.namespace.clone().unwrap_or_default(),
-            labels: pod.metadata.labels.clone().unwrap_or_default(),
-            terminating: pod.metadata.deletion_timestamp.is_some(),
-        },
-    }
+    };
+    let entry = PodEntry {
+        namespace: pod.metadata.namespace.clone().unwrap_or_default(),
+        labels: pod.metadata.labels.clone().unwrap_or_default(),
+        terminating: pod.metadata.deletion_timestamp.is_some(),
+    };
+    (accounted, entry)
 }
 
 /// Fills a node's cache entry from the Node object (its pod totals stay).
@@ -419,7 +420,7 @@ impl Cluster {
             let name = node.metadata.name.clone().unwrap_or_default();
             node_info_from(self.scheduler.nodes.entry(name).or_default(), node);
         }
-        let assigned: Vec<(ObjectKey, Accounted)> = self
+        let assigned: Vec<(ObjectKey, (Accounted, PodEntry))> = self
             .store
             .list(Kind::Pod, None)
             .filter_map(|o| {

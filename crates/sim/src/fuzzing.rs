@@ -190,7 +190,7 @@ const SHELL_HORIZON_MS: u64 = 10 * 60 * 1000;
 /// command, the exit search the kubelet makes, and the log `kubectl logs` replays.
 pub fn container_shell(data: &[u8]) {
     let script = text(data);
-    let env: Vec<runtime::EnvVar> = [
+    let env: Vec<(String, String)> = [
         ("HOSTNAME", "web-0"),
         ("GREETING", "hello"),
         ("KUBERNETES_SERVICE_HOST", "10.96.0.1"),
@@ -199,6 +199,7 @@ pub fn container_shell(data: &[u8]) {
     .iter()
     .map(|&(k, v)| (k.into(), v.into()))
     .collect();
+    let env = runtime::Env::of(env);
     let command = ["sh".to_string(), "-c".to_string(), script.into_owned()];
     let process = Process {
         image: "busybox".into(),

@@ -89,14 +89,22 @@ pub(crate) fn controlled_by(
 /// apimachinery's `LabelSelectorAsSelector` evaluates it. An empty selector matches
 /// everything.
 pub fn selector_matches(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
+    selector_matches_with(selector, |k| labels.get(k))
+}
+
+/// [`selector_matches`] over labels read through `label` (a name's value, if set).
+pub fn selector_matches_with<'a>(
+    selector: &LabelSelector,
+    label: impl Fn(&str) -> Option<&'a String>,
+) -> bool {
     let labels_ok = selector
         .match_labels
         .iter()
         .flatten()
-        .all(|(k, v)| labels.get(k) == Some(v));
+        .all(|(k, v)| label(k) == Some(v));
     let exprs_ok = selector.match_expressions.iter().flatten().all(|e| {
         let values = e.values.as_deref().unwrap_or(&[]);
-        let value = labels.get(&e.key);
+        let value = label(&e.key);
         match e.operator.as_str() {
             "In" => value.is_some_and(|v| values.contains(v)),
             "NotIn" => value.is_none_or(|v| !values.contains(v)),

@@ -20,7 +20,7 @@
 use crate::cluster::Cluster;
 use crate::controllers::set_pod_condition;
 use crate::kubelet::images;
-use crate::kubelet::runtime::{self, EnvVar, Outcome, Process};
+use crate::kubelet::runtime::{self, Env, Outcome, Process};
 use crate::kubelet::KubeletTimer;
 use crate::object::{Object, ObjectKey};
 use crate::time::{SimDuration, SimTime};
@@ -30,7 +30,6 @@ use k8s_openapi::api::core::v1::{
 };
 use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// The back-off after the first crash (`initialBackOff`… kubelet's `backOffPeriod`).
@@ -119,20 +118,18 @@ fn container_id(cluster: &mut Cluster) -> String {
 /// The environment the runtime gives a container: the image's PATH, HOSTNAME, the
 /// container's `env` (literal values and the common `fieldRef`s), the kubernetes
 /// Service's variables, HOME.
-fn environment(pod: &Pod, c: &Container) -> Vec<EnvVar> {
-    let mut env: Vec<EnvVar> = vec![
-        (
-            Cow::Borrowed("PATH"),
-            Cow::Borrowed("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
-        ),
-        (
-            Cow::Borrowed("HOSTNAME"),
-            Cow::Owned(pod.metadata.name.clone().unwrap_or_default()),
-        ),
-    ];
+fn environment(pod: &Pod, c: &Container) -> Env {
+    let mut env = Env::runtime();
+    env.push_own_raw(
+        "HOSTNAME".into(),
+        pod.metadata.name.clone().unwrap_or_default(),
+    );
     for e in c.env.iter().flatten() {
         let value = match (&e.value, &e.value_from) {
-            (Some(v), _) => runtime::expand_env_refs(v, &env),
+            (Some(v), _) => {
+                env.push_own(e.name.clone(), v);
+                continue;
+            }
             (None, Some(from)) => match from.field_ref.as_ref().map(|f| f.field_path.as_str()) {
                 Some("metadata.name") => pod.metadata.name.clone().unwrap_or_default(),
                 Some("metadata.namespace") => pod.metadata.namespace.clone().unwrap_or_default(),
@@ -162,21 +159,9 @@ fn environment(pod: &Pod, c: &Container) -> Vec<EnvVar> {
             },
             (None, None) => String::new(),
         };
-        env.push((Cow::Owned(e.name.clone()), Cow::Owned(value)));
+        env.push_own_raw(e.name.clone(), value);
     }
-    for (k, v) in [
-        ("KUBERNETES_SERVICE_HOST", "10.96.0.1"),
-        ("KUBERNETES_SERVICE_PORT", "443"),
-        ("KUBERNETES_SERVICE_PORT_HTTPS", "443"),
-        ("KUBERNETES_PORT", "tcp://10.96.0.1:443"),
-        ("KUBERNETES_PORT_443_TCP", "tcp://10.96.0.1:443"),
-        ("KUBERNETES_PORT_443_TCP_PROTO", "tcp"),
-        ("KUBERNETES_PORT_443_TCP_PORT", "443"),
-        ("KUBERNETES_PORT_443_TCP_ADDR", "10.96.0.1"),
-        ("HOME", "/root"),
-    ] {
-        env.push((Cow::Borrowed(k), Cow::Borrowed(v)));
-    }
+    env.shrink_to_fit();
     env
 }
 

@@ -13,7 +13,6 @@
 use crate::kubelet::images::{self, Behaviour};
 use crate::kubelet::shell::{self, End, Replay};
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Commands a replay may run before it gives up looking for the exit.
@@ -22,8 +21,132 @@ pub const EXIT_SEARCH_BUDGET: u64 = 200_000;
 /// How far ahead [`outcome`] looks for an exit: 30 days.
 const HORIZON_MS: u64 = 30 * 24 * 3600 * 1000;
 
-/// One environment variable: name and value.
-pub type EnvVar = (Cow<'static, str>, Cow<'static, str>);
+/// The variable the runtime puts first in every container's environment.
+const PATH: (&str, &str) = (
+    "PATH",
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+);
+
+/// The variables the runtime puts last in every container's environment: the
+/// kubernetes Service's (`enableServiceLinks`; only this Service's, a simplification)
+/// and HOME.
+const RUNTIME_TAIL: [(&str, &str); 9] = [
+    ("KUBERNETES_SERVICE_HOST", "10.96.0.1"),
+    ("KUBERNETES_SERVICE_PORT", "443"),
+    ("KUBERNETES_SERVICE_PORT_HTTPS", "443"),
+    ("KUBERNETES_PORT", "tcp://10.96.0.1:443"),
+    ("KUBERNETES_PORT_443_TCP", "tcp://10.96.0.1:443"),
+    ("KUBERNETES_PORT_443_TCP_PROTO", "tcp"),
+    ("KUBERNETES_PORT_443_TCP_PORT", "443"),
+    ("KUBERNETES_PORT_443_TCP_ADDR", "10.96.0.1"),
+    ("HOME", "/root"),
+];
+
+/// A process's environment, in order. The runtime's own variables ([`PATH`] first,
+/// [`RUNTIME_TAIL`] last) are not copied into each process: only what lies between
+/// them (HOSTNAME and the container's `env`) is. A snapshot holds the whole list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Env {
+    own: Vec<(String, String)>,
+    /// Whether the runtime's variables surround `own`.
+    runtime: bool,
+}
+
+impl Env {
+    /// Exactly these variables, in order.
+    pub fn of(vars: Vec<(String, String)>) -> Env {
+        let n = vars.len();
+        let tail = RUNTIME_TAIL.len();
+        let surrounded = n > tail
+            && vars
+                .first()
+                .is_some_and(|(k, v)| (k.as_str(), v.as_str()) == PATH)
+            && vars[n - tail..]
+                .iter()
+                .zip(RUNTIME_TAIL)
+                .all(|((k, v), (rk, rv))| k == rk && v == rv);
+        if !surrounded {
+            return Env {
+                own: vars,
+                runtime: false,
+            };
+        }
+        let mut own = vars;
+        own.truncate(n - tail);
+        own.remove(0);
+        own.shrink_to_fit();
+        Env { own, runtime: true }
+    }
+
+    /// Only the runtime's variables, for a container the kubelet starts; its own go
+    /// between them ([`Env::push_own`]).
+    pub fn runtime() -> Env {
+        Env {
+            own: Vec::new(),
+            runtime: true,
+        }
+    }
+
+    /// Gives back the room no variable uses (a process keeps its environment as
+    /// long as it is the latest of its container).
+    pub fn shrink_to_fit(&mut self) {
+        self.own.shrink_to_fit();
+    }
+
+    /// Every variable, in order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, &str)> + '_ {
+        let head = self.runtime.then_some(PATH);
+        let tail = if self.runtime { &RUNTIME_TAIL[..] } else { &[] };
+        head.into_iter()
+            .chain(self.own.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .chain(tail.iter().copied())
+    }
+
+    /// A variable's value (the last definition wins).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        let tail = if self.runtime { &RUNTIME_TAIL[..] } else { &[] };
+        let last = tail.iter().rev().find(|(k, _)| *k == name).map(|(_, v)| *v);
+        last.or_else(|| self.defined_before_tail(name))
+    }
+
+    /// A variable's value among PATH and `own`: what a container's `env` entry can
+    /// reference (the runtime's last variables come after it).
+    fn defined_before_tail(&self, name: &str) -> Option<&str> {
+        lookup(&self.own, name).or_else(|| (self.runtime && name == PATH.0).then_some(PATH.1))
+    }
+
+    /// Adds a variable between PATH and the runtime's last ones, its `$(VAR)`
+    /// references expanded against the variables before it.
+    pub fn push_own(&mut self, name: String, value: &str) {
+        let value = expand_env_refs(value, |n| self.defined_before_tail(n));
+        self.own.push((name, value));
+    }
+
+    /// Adds a variable between PATH and the runtime's last ones as it is.
+    pub fn push_own_raw(&mut self, name: String, value: String) {
+        self.own.push((name, value));
+    }
+}
+
+/// The value of `name` in a list of variables (the last definition wins).
+pub fn lookup<'e>(vars: &'e [(String, String)], name: &str) -> Option<&'e str> {
+    vars.iter()
+        .rev()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+impl Serialize for Env {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Env {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Env, D::Error> {
+        Vec::<(String, String)>::deserialize(deserializer).map(Env::of)
+    }
+}
 
 /// One container process, as the runtime started it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,10 +154,8 @@ pub struct Process {
     pub image: String,
     /// The argument vector after `$(VAR)` expansion.
     pub argv: Vec<String>,
-    /// The environment, in order. Names and values every container gets (PATH, the
-    /// kubernetes Service's variables, HOME) are borrowed from the program, not
-    /// copied into each process.
-    pub env: Vec<EnvVar>,
+    /// The environment, in order.
+    pub env: Env,
     /// Simulated ms when the process started.
     pub started_ms: u64,
     /// The container's memory limit in bytes, if any.
@@ -89,12 +210,7 @@ fn is_shell(base: &str) -> bool {
 
 /// The process's argument vector: `command` or the image's ENTRYPOINT, then `args`
 /// or (only when `command` is not set) the image's CMD; `$(VAR)` expanded.
-pub fn argv(
-    image: &str,
-    command: &[String],
-    args: Option<&[String]>,
-    env: &[EnvVar],
-) -> Vec<String> {
+pub fn argv(image: &str, command: &[String], args: Option<&[String]>, env: &Env) -> Vec<String> {
     let info = images::lookup(image);
     let mut argv: Vec<String> = if command.is_empty() {
         let mut v: Vec<String> = info
@@ -114,7 +230,7 @@ pub fn argv(
         v
     };
     for a in &mut argv {
-        *a = expand_env_refs(a, env);
+        *a = expand_env_refs(a, |name| env.get(name));
     }
     argv
 }
@@ -124,7 +240,7 @@ pub fn argv(
 /// value would take the result past [`shell::MAX_VALUE_BYTES`] also stays as
 /// written (as an undefined one does), so variables that reference each other
 /// twice over cannot double without end.
-pub fn expand_env_refs(s: &str, env: &[EnvVar]) -> String {
+pub fn expand_env_refs<'e>(s: &str, lookup: impl Fn(&str) -> Option<&'e str>) -> String {
     let mut out = String::new();
     let mut rest = s;
     while let Some(i) = rest.find('$') {
@@ -137,16 +253,10 @@ pub fn expand_env_refs(s: &str, env: &[EnvVar]) -> String {
             match inner.find(')') {
                 Some(end) => {
                     let name = &inner[..end];
-                    let fits = |v: &Cow<'static, str>| {
-                        out.len() + v.len() + rest.len() <= shell::MAX_VALUE_BYTES
-                    };
-                    match env
-                        .iter()
-                        .rev()
-                        .find(|(k, _)| k == name)
-                        .filter(|(_, v)| fits(v))
-                    {
-                        Some((_, v)) => out.push_str(v),
+                    let fits =
+                        |v: &&str| out.len() + v.len() + rest.len() <= shell::MAX_VALUE_BYTES;
+                    match lookup(name).filter(fits) {
+                        Some(v) => out.push_str(v),
                         None => {
                             out.push_str("$(");
                             out.push_str(name);
@@ -564,12 +674,7 @@ fn server_lines(p: &Process) -> Vec<(u64, String)> {
 }
 
 fn env(p: &Process, name: &str) -> String {
-    p.env
-        .iter()
-        .rev()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.to_string())
-        .unwrap_or_default()
+    p.env.get(name).unwrap_or_default().to_string()
 }
 
 /// `print bpi(2000)` → 2000.
@@ -851,8 +956,8 @@ mod tests {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         Process {
             image: image.into(),
-            argv: argv(image, &command, Some(&args), &[]),
-            env: vec![("HOSTNAME".into(), "p".into())],
+            argv: argv(image, &command, Some(&args), &Env::default()),
+            env: Env::of(vec![("HOSTNAME".into(), "p".into())]),
             started_ms: 0,
             memory_limit: None,
             cpu_limit_milli: None,
@@ -952,10 +1057,43 @@ mod tests {
     }
 
     #[test]
-    fn env_references_expand_in_command_and_args() {
-        let env: Vec<EnvVar> = vec![("NAME".into(), "Warehouse".into())];
+    fn an_environment_keeps_its_order_and_its_list_in_a_snapshot() {
+        let mut env = Env::runtime();
+        env.push_own_raw("HOSTNAME".into(), "web-0".into());
+        env.push_own("WHERE".into(), "$(HOSTNAME):$(PATH):$(HOME)");
+        env.push_own_raw("HOME".into(), "/mine".into());
+        let list: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(list.first().map(|(k, _)| k.as_str()), Some("PATH"));
         assert_eq!(
-            expand_env_refs("hi $(NAME) $(NOPE) $$(NAME)", &env),
+            list.last(),
+            Some(&("HOME".to_string(), "/root".to_string()))
+        );
+        assert_eq!(list.len(), 1 + 3 + RUNTIME_TAIL.len());
+        // A value references what comes before it; HOME comes after.
+        assert_eq!(
+            env.get("WHERE"),
+            Some(&*format!("web-0:{}:$(HOME)", PATH.1))
+        );
+        // The last definition wins, as in the list.
+        assert_eq!(env.get("HOME"), Some("/root"));
+        let json = serde_json::to_string(&env).unwrap();
+        assert_eq!(json, serde_json::to_string(&list).unwrap());
+        let back: Env = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, env);
+        // A list without the runtime's variables stays as it is.
+        let plain = Env::of(vec![("A".into(), "1".into())]);
+        assert_eq!(plain.iter().collect::<Vec<_>>(), vec![("A", "1")]);
+        assert_eq!(plain.get("PATH"), None);
+    }
+
+    #[test]
+    fn env_references_expand_in_command_and_args() {
+        let env = Env::of(vec![("NAME".into(), "Warehouse".into())]);
+        assert_eq!(
+            expand_env_refs("hi $(NAME) $(NOPE) $$(NAME)", |n| env.get(n)),
             "hi Warehouse $(NOPE) $(NAME)"
         );
     }
@@ -963,15 +1101,15 @@ mod tests {
     #[test]
     fn doubling_env_references_stay_within_the_value_limit() {
         // Each variable twice the one before: 2^60 bytes unbounded.
-        let mut env: Vec<EnvVar> = vec![("V0".into(), "x".repeat(1000).into())];
+        let mut env: Vec<(String, String)> = vec![("V0".into(), "x".repeat(1000))];
         for i in 1..60 {
-            let value = expand_env_refs(&format!("$(V{0})$(V{0})", i - 1), &env);
+            let value = expand_env_refs(&format!("$(V{0})$(V{0})", i - 1), |n| lookup(&env, n));
             assert!(
                 value.len() <= shell::MAX_VALUE_BYTES,
                 "V{i}: {}",
                 value.len()
             );
-            env.push((format!("V{i}").into(), value.into()));
+            env.push((format!("V{i}"), value));
         }
         // Past the limit a reference stays as written, as an undefined one does.
         let last = &env[59].1;
@@ -980,7 +1118,7 @@ mod tests {
             "busybox",
             &["sh".into(), "-c".into(), "echo $(V59)$(V59)$(V59)".into()],
             None,
-            &env,
+            &Env::of(env.clone()),
         );
         assert!(args[2].len() <= shell::MAX_VALUE_BYTES);
     }
@@ -1018,7 +1156,7 @@ mod exec_tests {
                 "-c".into(),
                 "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600".into(),
             ],
-            env: Vec::new(),
+            env: Env::default(),
             started_ms: 1_000,
             memory_limit: None,
             cpu_limit_milli: None,

@@ -20,6 +20,7 @@ use crate::sort::{CollectMap, StableSort};
 use crate::store::{EventType, WatchEvent};
 use crate::time::SimTime;
 use k8s_openapi::api::core::v1::{Pod, PodCondition, Taint};
+use litemap::LiteMap;
 use plugins::{HostPort, PodFacts, Resources, SpreadConstraint, SCORE_WEIGHTS};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -37,7 +38,9 @@ pub const DETAILED_DECISION_NODES: usize = 100;
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PodEntry {
     pub namespace: String,
-    pub labels: BTreeMap<String, String>,
+    /// A sorted vector, not a `BTreeMap`: a pod has a few labels, and a tree's node
+    /// keeps room for eleven.
+    pub labels: LiteMap<String, String>,
     pub terminating: bool,
 }
 
@@ -247,6 +250,16 @@ fn same_accounting(a: &Pod, b: &Pod) -> bool {
             == crate::kubelet::containers::pod_is_terminal(b)
 }
 
+/// The pod's labels as the cache keeps them, with room for exactly these.
+fn pod_labels(pod: &Pod) -> LiteMap<String, String> {
+    let labels = pod.metadata.labels.as_ref();
+    let mut kept = LiteMap::with_capacity(labels.map_or(0, BTreeMap::len));
+    for (k, v) in labels.into_iter().flatten() {
+        kept.insert(k.clone(), v.clone());
+    }
+    kept
+}
+
 fn accounted_for(pod: &Pod, node: String) -> (Accounted, PodEntry) {
     let accounted = Accounted {
         node,
@@ -256,7 +269,7 @@ fn accounted_for(pod: &Pod, node: String) -> (Accounted, PodEntry) {
     };
     let entry = PodEntry {
         namespace: pod.metadata.namespace.clone().unwrap_or_default(),
-        labels: pod.metadata.labels.clone().unwrap_or_default(),
+        labels: pod_labels(pod),
         terminating: pod.metadata.deletion_timestamp.is_some(),
     };
     (accounted, entry)

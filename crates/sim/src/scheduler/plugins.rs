@@ -14,7 +14,7 @@
 
 use super::NodeInfo;
 use crate::controllers::node_lifecycle::tolerates;
-use crate::controllers::{pod_matches_node, selector_matches};
+use crate::controllers::{pod_matches_node, selector_matches, selector_matches_with};
 use crate::object::quantity;
 use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, Taint, Toleration};
@@ -369,7 +369,9 @@ fn matching_pods(pod: &PodFacts, n: &NodeInfo, selector: &LabelSelector) -> i64 
     n.pods
         .values()
         .filter(|p| {
-            !p.terminating && p.namespace == pod.namespace && selector_matches(selector, &p.labels)
+            !p.terminating
+                && p.namespace == pod.namespace
+                && selector_matches_with(selector, |k| p.labels.get(k))
         })
         .count() as i64
 }

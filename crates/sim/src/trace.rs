@@ -251,7 +251,7 @@ impl Entry {
     }
 }
 
-#[derive(Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 #[serde(try_from = "TraceData")]
 pub struct Trace {
     #[serde(with = "crate::snapshot::pairs")]

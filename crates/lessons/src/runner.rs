@@ -1,5 +1,5 @@
-//! A lesson in progress: which step is open, the snapshot "reset this step" returns
-//! to, the step's incidents, and its check evaluated only when the cluster changed.
+//! A lesson in progress: which step is open, the copy of the cluster "reset this
+//! step" returns to, the step's incidents, and its check evaluated only when the cluster changed.
 //! The browser and `lessons check` drive lessons through this same type.
 
 use crate::check::{self, CheckResult};
@@ -10,10 +10,12 @@ use warehouse_kubectl::shell::script::{self, Action};
 use warehouse_kubectl::{CommandOutput, FileSource, Session};
 use warehouse_sim::{Cluster, SimDuration, SimTime};
 
-/// What the cluster and the shell were when a step opened.
+/// What the cluster and the shell were when a step opened. The cluster is held as a
+/// restore of its snapshot would give it ([`Cluster::copy_as_restored`]), without
+/// the bytes: the browser build carries no snapshot decoder.
 #[derive(Clone)]
 struct StepSnapshot {
-    cluster: Vec<u8>,
+    cluster: std::sync::Arc<Cluster>,
     namespace: String,
     shell: warehouse_kubectl::shell::ShellState,
     kubeconfig: warehouse_kubectl::cmd::config::Kubeconfig,
@@ -72,7 +74,7 @@ impl Runner {
         self.fired = 0;
         self.cache = None;
         self.snapshot = Some(StepSnapshot {
-            cluster: session.cluster.snapshot(),
+            cluster: std::sync::Arc::new(session.cluster.copy_as_restored()),
             namespace: session.namespace.clone(),
             shell: session.shell.clone(),
             kubeconfig: session.kubeconfig.clone(),
@@ -85,7 +87,7 @@ impl Runner {
         let Some(s) = self.snapshot.clone() else {
             return Err("no step is open".into());
         };
-        session.cluster = Cluster::restore(&s.cluster).map_err(|e| e.to_string())?;
+        session.cluster = s.cluster.copy_as_restored();
         session.namespace = s.namespace;
         session.shell = s.shell;
         session.kubeconfig = s.kubeconfig;

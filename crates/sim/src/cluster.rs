@@ -148,7 +148,7 @@ pub enum Fault {
 pub use crate::runtime::components::Component;
 pub(crate) use crate::runtime::components::Timer;
 
-#[derive(Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub(crate) struct WorkQueue {
     pub keys: BTreeSet<ObjectKey>,
     /// Why each key is queued: the latest event (or other cause) that queued it.
@@ -158,7 +158,8 @@ pub(crate) struct WorkQueue {
 }
 
 /// Every field is state a snapshot keeps (`snapshot.rs`): serde's derive here is what
-/// [`Cluster::snapshot`] writes and [`Cluster::restore`] reads and checks.
+/// [`Cluster::snapshot`] writes and [`Cluster::restore`] reads and checks, and
+/// [`Cluster::copy_as_restored`] copies.
 #[derive(Serialize, Deserialize)]
 pub struct Cluster {
     /// The seed and topology the cluster was built from (`sim config` rebuilds it).
@@ -176,7 +177,7 @@ pub struct Cluster {
     pub(crate) queues: BTreeMap<Component, WorkQueue>,
     pub(crate) scheduler: SchedulerState,
     pub(crate) kubelets: BTreeMap<String, KubeletState>,
-    requests: VecDeque<RequestRecord>,
+    pub(crate) requests: VecDeque<RequestRecord>,
     pub(crate) authenticator: crate::apiserver::auth::Authenticator,
     pub(crate) trace: crate::trace::Trace,
     /// Why the writes being made now happen (see `trace.rs`).
@@ -184,10 +185,10 @@ pub struct Cluster {
     /// Who is writing now (the username of the request being served).
     pub(crate) current_actor: String,
     /// The revision of the watch event being dispatched, while dispatching.
-    dispatching: Option<u64>,
+    pub(crate) dispatching: Option<u64>,
     /// The causes of the keys a waking component is working through.
     #[serde(with = "crate::snapshot::pairs")]
-    key_causes: BTreeMap<ObjectKey, crate::trace::Cause>,
+    pub(crate) key_causes: BTreeMap<ObjectKey, crate::trace::Cause>,
     pub(crate) event_counter: u64,
     /// The event recorders' correlator (repeats become counts).
     pub(crate) event_correlator: crate::apiserver::events::EventCorrelator,

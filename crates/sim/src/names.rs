@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 /// look-alikes (0, 1, 3).
 pub const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
-/// The simulation's only source of randomness.
+/// The simulation's only source of randomness. A clone continues exactly as a
+/// generator restored from [`SimRng::state`] would.
+#[derive(Clone)]
 pub struct SimRng(ChaCha8Rng);
 
 /// A [`SimRng`]'s position, as snapshots keep it.

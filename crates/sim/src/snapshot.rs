@@ -11,14 +11,16 @@
 //! corrupted snapshot is refused with an error instead of being half read. Derived
 //! data is not written: the store's indexes are rebuilt from its objects.
 //!
-//! This is the simulation's own save and load (a lesson checkpoint, a bug report);
+//! This is the simulation's own save and load (a bug report, the tests, fuzzing);
+//! [`Cluster::copy_as_restored`] gives the cluster a restore would, in memory (a
+//! lesson step's reset), so the browser build carries no decoder of this state.
 //! etcd's snapshots, which hold only the store, are in `etcd.rs`.
 
 use crate::cluster::Cluster;
 use crate::sort::StableSort;
 use crate::time::SimTime;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// The first word of a snapshot's header line.
 pub const SNAPSHOT_FORMAT: &str = "warehouse-cluster-snapshot";
@@ -120,6 +122,55 @@ impl Cluster {
             .check_restored()
             .map_err(SnapshotError::Inconsistent)?;
         Ok(cluster)
+    }
+
+    /// The cluster [`Cluster::restore`] would give from this one's
+    /// [`Cluster::snapshot`], without writing or reading the bytes: every piece of
+    /// state a snapshot keeps is copied (objects shared, not copied), what it leaves
+    /// out starts empty as after a restore (the change feed, the memos marked
+    /// `#[serde(skip)]`: each type holding one has a `copy_as_restored` of its own),
+    /// and the store's indexes are derived again. What a lesson step's reset returns
+    /// to; the browser build has no snapshot decoder.
+    pub fn copy_as_restored(&self) -> Cluster {
+        // Inserted one by one: `collect` into a map compiles a sort.
+        let mut kubelets = BTreeMap::new();
+        for (name, k) in &self.kubelets {
+            kubelets.insert(name.clone(), k.copy_as_restored());
+        }
+        Cluster {
+            seed: self.seed,
+            topology: self.topology.clone(),
+            now: self.now,
+            rng: self.rng.clone(),
+            store: self.store.copy_as_restored(),
+            timers: self.timers.clone(),
+            timer_payloads: self.timer_payloads.clone(),
+            next_timer: self.next_timer,
+            queues: self.queues.clone(),
+            scheduler: self.scheduler.clone(),
+            kubelets,
+            requests: self.requests.clone(),
+            authenticator: self.authenticator.clone(),
+            trace: self.trace.clone(),
+            current_cause: self.current_cause.clone(),
+            current_actor: self.current_actor.clone(),
+            dispatching: self.dispatching,
+            key_causes: self.key_causes.clone(),
+            event_counter: self.event_counter,
+            event_correlator: self.event_correlator.clone(),
+            pod_ip_next: self.pod_ip_next.clone(),
+            node_cidrs: self.node_cidrs.clone(),
+            control_plane: self.control_plane.copy_as_restored(),
+            etcd: self.etcd.clone(),
+            controllers: self.controllers.copy_as_restored(),
+            kubernetes_service_armed: self.kubernetes_service_armed,
+            feed: Default::default(),
+            work: self.work,
+            proxy: self.proxy.clone(),
+            cloud: self.cloud.clone(),
+            ingress: self.ingress.clone(),
+            traffic: self.traffic.clone(),
+        }
     }
 
     /// The invariants a snapshot cannot express by its shape alone.

@@ -252,7 +252,7 @@ impl Entry {
     }
 }
 
-#[derive(Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 #[serde(try_from = "TraceData")]
 pub struct Trace {
     /// Boxed: most entries stay long (an object's latest write and its explanation),

@@ -98,6 +98,45 @@ fn a_restored_cluster_continues_exactly_as_the_original() {
     assert!(original.snapshot() == restored.snapshot());
 }
 
+/// A settled cluster serving a Service: the endpoint controllers' memos, the
+/// ReplicaSet's pod counts and the kubelets' image lists are all in use.
+fn serving_cluster() -> Cluster {
+    let mut c = Cluster::settled(5, Topology::default());
+    create(&mut c, &web_with_service(4, "{app: web}", ""));
+    c.advance(SimDuration::secs(45));
+    c.etcd_snapshot_save("backup").unwrap();
+    c.fault(Fault::PartitionNode("zone-c".into())).unwrap();
+    c.fault(Fault::KillNode("zone-b".into())).unwrap();
+    c.advance(SimDuration::millis(12_500));
+    c
+}
+
+#[test]
+fn a_copy_as_restored_is_what_a_restore_gives_and_continues_the_same() {
+    for original in [busy_cluster(), serving_cluster()] {
+        let mut copy = original.copy_as_restored();
+        let mut restored = Cluster::restore(&original.snapshot()).unwrap();
+        assert!(copy.snapshot() == restored.snapshot());
+        assert!(copy.snapshot() == original.snapshot());
+        // Both start a new change feed.
+        assert_eq!(copy.feed_since(0).next, 0);
+        assert_eq!(restored.feed_since(0).next, 0);
+
+        continue_with(&mut copy);
+        continue_with(&mut restored);
+
+        assert_eq!(all_objects(&copy), all_objects(&restored));
+        let feed = |c: &Cluster| -> Vec<String> {
+            c.feed_since(0).events.map(|e| format!("{e:?}")).collect()
+        };
+        assert_eq!(feed(&copy), feed(&restored));
+        let requests =
+            |c: &Cluster| -> Vec<String> { c.requests().map(|r| format!("{r:?}")).collect() };
+        assert_eq!(requests(&copy), requests(&restored));
+        assert!(copy.snapshot() == restored.snapshot());
+    }
+}
+
 #[test]
 fn snapshot_restore_snapshot_gives_the_same_bytes() {
     let three = Cluster::new(2, Topology::default().with_etcd_members(3));

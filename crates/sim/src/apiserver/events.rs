@@ -34,7 +34,7 @@ pub(crate) struct Correlation {
 }
 
 /// The similar events seen recently for one aggregate key.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct SimilarEvents {
     messages: BTreeSet<String>,
     last: SimTime,
@@ -42,7 +42,7 @@ struct SimilarEvents {
     used: u64,
 }
 
-#[derive(Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct EventCorrelator {
     /// The Event object each logger key was recorded as. Looking an event up is
     /// O(log n); entries go when their event expires or is deleted.

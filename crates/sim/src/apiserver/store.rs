@@ -336,7 +336,35 @@ impl Store {
         objects: Vec<Object>,
         revision: u64,
     ) -> Result<Store, String> {
+        let objects = objects.into_iter().map(Arc::new).collect();
         Store::from_parts(revision, revision, objects, Logs::default())
+    }
+
+    /// The store [`crate::Cluster::restore`] would read back from a snapshot of this
+    /// one: the same objects (shared, not copied) and watch logs, the indexes and
+    /// counts derived again by the same code.
+    pub(crate) fn copy_as_restored(&self) -> Store {
+        // A watch log's events never carry the old object (`WatchLog::push` callers).
+        let events = |log: &WatchLog| {
+            log.events
+                .iter()
+                .map(|e| WatchEvent {
+                    old: None,
+                    ..e.clone()
+                })
+                .collect()
+        };
+        let logs = Logs {
+            log: events(&self.log),
+            event_log: events(&self.event_log),
+            log_complete_after: Some(self.log.complete_after),
+            event_log_complete_after: Some(self.event_log.complete_after),
+        };
+        let objects = self.objects.values().cloned().collect();
+        let mut store = Store::from_parts(self.revision, self.compacted, objects, logs)
+            .expect("a store's own state is consistent");
+        store.limits = self.limits;
+        store
     }
 
     /// Rebuilds a store from its objects and log; the indexes are derived from the
@@ -344,7 +372,7 @@ impl Store {
     fn from_parts(
         revision: u64,
         compacted: u64,
-        objects: Vec<Object>,
+        objects: Vec<Arc<Object>>,
         logs: Logs,
     ) -> Result<Store, String> {
         let mut store = Store {
@@ -368,7 +396,6 @@ impl Store {
             if store.objects.contains_key(&key) {
                 return Err(format!("{key} is stored twice"));
             }
-            let obj = Arc::new(obj);
             store.index(&obj, true);
             *store.counts.entry(key.kind).or_default() += 1;
             store.total += 1;
@@ -811,7 +838,8 @@ impl Serialize for Store {
 impl<'de> Deserialize<'de> for Store {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let s = StoreOwned::deserialize(deserializer)?;
-        let mut store = Store::from_parts(s.revision, s.compacted, s.objects, s.logs)
+        let objects = s.objects.into_iter().map(Arc::new).collect();
+        let mut store = Store::from_parts(s.revision, s.compacted, objects, s.logs)
             .map_err(serde::de::Error::custom)?;
         store.limits = s.limits;
         Ok(store)

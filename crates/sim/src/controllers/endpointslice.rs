@@ -1008,6 +1008,16 @@ impl<'a> PodEndpointFacts<'a> {
     }
 }
 
+impl EndpointsState {
+    /// As a snapshot restores it: the settings, without the memory of the last syncs.
+    pub(crate) fn copy_as_restored(&self) -> EndpointsState {
+        EndpointsState {
+            max_per_slice: self.max_per_slice,
+            ..EndpointsState::default()
+        }
+    }
+}
+
 impl Default for EndpointsState {
     fn default() -> Self {
         EndpointsState {

@@ -61,6 +61,24 @@ pub(crate) struct Memory {
     pub failures: BTreeMap<(manager::ControllerId, ObjectKey), u32>,
 }
 
+impl Memory {
+    /// As a snapshot restores it: the memos it does not keep start empty.
+    pub(crate) fn copy_as_restored(&self) -> Memory {
+        Memory {
+            evictions: self.evictions.clone(),
+            quota_resync_scheduled: self.quota_resync_scheduled,
+            job_backoff: self.job_backoff.clone(),
+            job_requeue: self.job_requeue.clone(),
+            pod_gc: self.pod_gc.clone(),
+            endpoints: self.endpoints.copy_as_restored(),
+            unmatched_pods: self.unmatched_pods.clone(),
+            pod_tallies: BTreeMap::new(),
+            address_memos: BTreeMap::new(),
+            failures: self.failures.clone(),
+        }
+    }
+}
+
 /// Whether a watch event shows an orphan pod that a ReplicaSet or DaemonSet whose
 /// selector matches may adopt (upstream `addPod`/`updatePod` enqueue
 /// `getPodReplicaSets`, `getDaemonSetsForPod`): active, labelled, not deleted.

@@ -432,6 +432,18 @@ fn lease_renewals(store: &crate::store::Store, nodes: &[Arc<Object>]) -> Vec<Opt
 }
 
 impl NodeLifecycle {
+    /// As a snapshot restores it: without the last pass's memo of each node.
+    pub(crate) fn copy_as_restored(&self) -> NodeLifecycle {
+        NodeLifecycle {
+            zone_states: self.zone_states.clone(),
+            tainters: self.tainters.clone(),
+            tainting_at: self.tainting_at,
+            log: self.log.clone(),
+            seen: Vec::new(),
+            zone_keys: Vec::new(),
+        }
+    }
+
     /// What a restarted controller manager no longer knows; its log is the old
     /// container's.
     pub(crate) fn forget(&mut self) {

@@ -152,6 +152,26 @@ pub struct KubeletState {
     images_posted: Option<(usize, String)>,
 }
 
+impl KubeletState {
+    /// As a snapshot restores it: the node's image list is worked out again.
+    pub(crate) fn copy_as_restored(&self) -> KubeletState {
+        KubeletState {
+            running: self.running,
+            partitioned: self.partitioned,
+            images: self.images.clone(),
+            pods: self.pods.clone(),
+            containers_started: self.containers_started,
+            pulled_events: self.pulled_events.clone(),
+            statuses: self.statuses.clone(),
+            unsynced: self.unsynced.clone(),
+            containers: self.containers.clone(),
+            deadlines: self.deadlines.clone(),
+            image_list: None,
+            images_posted: None,
+        }
+    }
+}
+
 /// `Node.status.images` for the images on a node's disk: largest first, at most 50
 /// (`--node-status-max-images`); `None` for none.
 fn image_list(on_disk: &BTreeSet<String>) -> Option<Vec<ContainerImage>> {

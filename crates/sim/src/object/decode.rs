@@ -34,7 +34,7 @@ pub(crate) fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, (String
 
 /// Where in the value the decoder is: a linked list up the stack to the root.
 #[derive(Clone, Copy)]
-enum Chain<'a> {
+pub(super) enum Chain<'a> {
     Root,
     Seq {
         parent: &'a Chain<'a>,
@@ -52,7 +52,7 @@ enum Chain<'a> {
 
 /// The path of the first error, once there is one.
 #[derive(Default)]
-struct Track {
+pub(super) struct Track {
     path: RefCell<Option<String>>,
 }
 
@@ -60,7 +60,7 @@ impl Track {
     /// Notes `chain` as the error's place unless an error was placed already (the
     /// innermost place wins: errors are noted on their way out).
     #[inline(never)]
-    fn trigger(&self, chain: &Chain) {
+    pub(super) fn trigger(&self, chain: &Chain) {
         let mut path = self.path.borrow_mut();
         if path.is_some() {
             return;
@@ -105,20 +105,20 @@ impl Track {
         *path = Some(text);
     }
 
-    fn path(&self) -> String {
+    pub(super) fn path(&self) -> String {
         self.path.take().unwrap_or_else(|| ".".to_string())
     }
 }
 
 /// The deserializer: one value, where it is, and the tracker.
-struct De<'a> {
-    value: Value,
-    chain: Chain<'a>,
-    track: &'a Track,
+pub(super) struct De<'a> {
+    pub(super) value: Value,
+    pub(super) chain: Chain<'a>,
+    pub(super) track: &'a Track,
 }
 
 /// What serde_json's `Value::unexpected` says of a value, for its error messages.
-fn unexpected(value: &Value) -> Unexpected<'_> {
+pub(super) fn unexpected(value: &Value) -> Unexpected<'_> {
     match value {
         Value::Null => Unexpected::Unit,
         Value::Bool(b) => Unexpected::Bool(*b),

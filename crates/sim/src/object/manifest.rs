@@ -615,7 +615,7 @@ fn decode_object(document: usize, json: serde_json::Value) -> Result<Object, Man
 /// Strict field validation: every field of `input` that the typed decoder dropped
 /// (so is absent from `known`) is unknown. Nulls are skipped: `field: null` means
 /// "unset", not "unknown".
-fn unknown_fields(
+pub(super) fn unknown_fields(
     input: &serde_json::Value,
     known: &serde_json::Value,
     path: &mut String,

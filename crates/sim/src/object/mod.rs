@@ -16,6 +16,9 @@ use std::fmt;
 pub(crate) mod decode;
 pub mod manifest;
 pub mod quantity;
+mod schema;
+#[rustfmt::skip]
+mod schema_data;
 
 /// Every kind the simulated apiserver serves, in discovery order.
 #[derive(
@@ -403,13 +406,16 @@ macro_rules! each_typed {
 }
 
 fn de<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {
-    decode::from_value(v).map_err(|(path, e)| {
-        if path == "." {
-            e.to_string()
-        } else {
-            format!("{path}: {e}")
-        }
-    })
+    decode::from_value(v).map_err(located)
+}
+
+/// A decoding error with its path, as the apiserver words it (`.` is the top).
+fn located((path, e): (String, serde_json::Error)) -> String {
+    if path == "." {
+        e.to_string()
+    } else {
+        format!("{path}: {e}")
+    }
 }
 
 /// Decodes a built-in YAML manifest: read as JSON, then typed by [`de`], the
@@ -457,52 +463,21 @@ fn json_len<T: serde::Serialize + ?Sized>(t: &T) -> usize {
     })
 }
 
-fn reserialize<T: DeserializeOwned + serde::Serialize>(
-    v: serde_json::Value,
-) -> Result<serde_json::Value, String> {
-    let typed: T = de(v)?;
-    Ok(to_json_value(&typed))
-}
-
 /// The JSON the typed struct of a kind stored as JSON (`Object::Other`) keeps of
-/// `value`, at `api_version`: its typed decode, written back.
+/// `value`, at `api_version`: the fields it knows, checked as its typed decoder
+/// checks them (`schema.rs`, from a table of the types rather than a typed decoder
+/// compiled for each).
 fn generic_known_fields(
     kind: Kind,
     api_version: &str,
     value: serde_json::Value,
 ) -> Result<serde_json::Value, String> {
-    match (kind, api_version) {
-        (Kind::StatefulSet, "apps/v1") => reserialize::<api::apps::v1::StatefulSet>(value),
-        (Kind::CronJob, "batch/v1") => reserialize::<api::batch::v1::CronJob>(value),
-        (Kind::HorizontalPodAutoscaler, "autoscaling/v2") => {
-            reserialize::<api::autoscaling::v2::HorizontalPodAutoscaler>(value)
-        }
-        (Kind::HorizontalPodAutoscaler, "autoscaling/v1") => {
-            reserialize::<api::autoscaling::v1::HorizontalPodAutoscaler>(value)
-        }
-        (Kind::PersistentVolumeClaim, "v1") => {
-            reserialize::<api::core::v1::PersistentVolumeClaim>(value)
-        }
-        (Kind::PersistentVolume, "v1") => reserialize::<api::core::v1::PersistentVolume>(value),
-        (Kind::NetworkPolicy, "networking.k8s.io/v1") => {
-            reserialize::<api::networking::v1::NetworkPolicy>(value)
-        }
-        (Kind::ReplicationController, "v1") => {
-            reserialize::<api::core::v1::ReplicationController>(value)
-        }
-        (Kind::PodDisruptionBudget, "policy/v1") => {
-            reserialize::<api::policy::v1::PodDisruptionBudget>(value)
-        }
-        (Kind::StorageClass, "storage.k8s.io/v1") => {
-            reserialize::<api::storage::v1::StorageClass>(value)
-        }
-        (Kind::PriorityClass, "scheduling.k8s.io/v1") => {
-            reserialize::<api::scheduling::v1::PriorityClass>(value)
-        }
-        _ => Err(format!(
+    let Some(known) = schema::known_fields(api_version, kind.as_str(), value) else {
+        return Err(format!(
             "no matches for kind \"{kind}\" in version \"{api_version}\""
-        )),
-    }
+        ));
+    };
+    known.map_err(located)
 }
 
 impl Object {

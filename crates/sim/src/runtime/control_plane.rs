@@ -215,6 +215,18 @@ impl Default for ControlPlane {
 }
 
 impl ControlPlane {
+    /// As a snapshot restores it (the node lifecycle controller's memo left out).
+    pub(crate) fn copy_as_restored(&self) -> ControlPlane {
+        ControlPlane {
+            components: self.components.clone(),
+            host: self.host.clone(),
+            outage_since: self.outage_since,
+            deferred: self.deferred.clone(),
+            node_health: self.node_health.clone(),
+            node_lifecycle: self.node_lifecycle.copy_as_restored(),
+        }
+    }
+
     fn state(&self, c: ControlPlaneComponent) -> &ComponentState {
         &self.components[c.index()]
     }

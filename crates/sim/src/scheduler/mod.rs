@@ -139,7 +139,7 @@ pub struct Decision {
     pub message: String,
 }
 
-#[derive(Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct SchedulerState {
     pub nodes: BTreeMap<String, NodeInfo>,
     #[serde(with = "crate::snapshot::pairs")]

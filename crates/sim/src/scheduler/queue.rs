@@ -30,7 +30,7 @@ pub(crate) struct QueuedPod {
     pub last_attempt: SimTime,
 }
 
-#[derive(Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct SchedulingQueue {
     /// unschedulablePods: pod → since when.
     #[serde(with = "crate::snapshot::pairs")]

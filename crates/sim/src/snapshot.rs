@@ -5,7 +5,7 @@
 //! [`Cluster::restore`] reads it back. A restored cluster given the same inputs as the
 //! original does the same things, byte for byte.
 //!
-//! The bytes are a header line, `warehouse-cluster-snapshot v2 fnv1a64=<16 hex
+//! The bytes are a header line, `warehouse-cluster-snapshot v3 fnv1a64=<16 hex
 //! digits>`, then the state as JSON (serde's derive on the internal types; objects
 //! as the JSON the apiserver serves). The checksum covers the JSON, so a truncated or
 //! corrupted snapshot is refused with an error instead of being half read. Derived
@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 /// The first word of a snapshot's header line.
 pub const SNAPSHOT_FORMAT: &str = "warehouse-cluster-snapshot";
 /// The version of the layout this build writes and reads.
-pub const SNAPSHOT_VERSION: &str = "v2";
+pub const SNAPSHOT_VERSION: &str = "v3";
 
 /// Why bytes could not be restored as a cluster.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -23,7 +23,7 @@ use crate::controllers::pod_is_ready;
 use crate::object::{Kind, Object, ObjectKey};
 use crate::store::{EventType, WatchEvent};
 use k8s_openapi::api::core::v1::{
-    EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Service,
+    EndpointAddress, EndpointPort, EndpointSubset, Endpoints, ObjectReference, Pod, Service,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
@@ -227,7 +227,51 @@ pub(crate) struct AddressMemo {
     /// its group's key: the pods of a Service mostly have one.
     by_pod: BTreeMap<String, (Arc<Ports>, bool, SortKey)>,
     /// Per port set: the ready and the not-ready addresses, sorted.
-    groups: BTreeMap<Arc<Ports>, [BTreeMap<SortKey, EndpointAddress>; 2]>,
+    groups: BTreeMap<Arc<Ports>, [BTreeMap<SortKey, AddressRest>; 2]>,
+}
+
+/// An address less what its sort key holds (the IP and the pod's uid) and what every
+/// address has (`targetRef.kind: Pod`): the memo holds every pod of the Service.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct AddressRest {
+    hostname: Option<String>,
+    node_name: Option<String>,
+    namespace: Option<String>,
+    name: Option<String>,
+}
+
+impl AddressRest {
+    /// The parts of `address` its sort key does not hold; `None` for an address
+    /// that does not point at a pod.
+    fn of(address: EndpointAddress) -> Option<AddressRest> {
+        let r = address.target_ref?;
+        let plain = r.kind.as_deref() == Some("Pod")
+            && r.api_version.is_none()
+            && r.field_path.is_none()
+            && r.resource_version.is_none();
+        plain.then_some(AddressRest {
+            hostname: address.hostname,
+            node_name: address.node_name,
+            namespace: r.namespace,
+            name: r.name,
+        })
+    }
+
+    /// The whole address again.
+    fn address(&self, (ip, uid): &SortKey) -> EndpointAddress {
+        EndpointAddress {
+            ip: ip.clone(),
+            hostname: self.hostname.clone(),
+            node_name: self.node_name.clone(),
+            target_ref: Some(ObjectReference {
+                kind: Some("Pod".into()),
+                namespace: self.namespace.clone(),
+                name: self.name.clone(),
+                uid: uid.clone(),
+                ..Default::default()
+            }),
+        }
+    }
 }
 
 impl AddressMemo {
@@ -250,8 +294,13 @@ impl AddressMemo {
             Some((shared, _)) => Arc::clone(shared),
             None => Arc::new(ports),
         };
+        let Some(rest) = AddressRest::of(address) else {
+            // `pod_address` always names its pod.
+            debug_assert!(false, "an address of pod {pod} without its reference");
+            return;
+        };
         self.groups.entry(Arc::clone(&ports)).or_default()[usize::from(!ready)]
-            .insert(key.clone(), address);
+            .insert(key.clone(), rest);
         self.by_pod.insert(pod.to_string(), (ports, ready, key));
     }
 
@@ -272,8 +321,11 @@ impl AddressMemo {
             .zip(keep.iter().zip(&counts))
             .map(
                 |((ports, [ready, not_ready]), (&(r, n), &(all_r, all_n)))| {
-                    let take = |list: &BTreeMap<SortKey, EndpointAddress>, k: usize| {
-                        list.values().take(k).cloned().collect::<Vec<_>>()
+                    let take = |list: &BTreeMap<SortKey, AddressRest>, k: usize| {
+                        list.iter()
+                            .take(k)
+                            .map(|(key, rest)| rest.address(key))
+                            .collect::<Vec<_>>()
                     };
                     EndpointSubset {
                         addresses: (all_r > 0).then(|| take(ready, r)),

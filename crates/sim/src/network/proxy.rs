@@ -31,10 +31,11 @@ use crate::object::{Kind, Object, ObjectKey};
 use crate::sort::{CollectSet, StableSort};
 use crate::store::{EventType, WatchEvent};
 use crate::time::SimTime;
-use k8s_openapi::api::core::v1::{Endpoints, Service};
+use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 /// What the kube-proxies watch for endpoints (`sim proxy-mode`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,13 +129,15 @@ pub struct ProxyState {
     pub(crate) mode: ProxyMode,
     pending: VecDeque<Delivery>,
     delivery_scheduled: bool,
+    /// The informers' cache: the objects the store holds, shared, not copied (a
+    /// Service, its slices or its Endpoints).
     #[serde(with = "crate::snapshot::pairs")]
-    services: BTreeMap<ObjectKey, Service>,
+    services: BTreeMap<ObjectKey, Arc<Object>>,
     /// EndpointSlices by their Service, then by slice name.
     #[serde(with = "crate::snapshot::pairs")]
-    slices: BTreeMap<ObjectKey, BTreeMap<String, EndpointSlice>>,
+    slices: BTreeMap<ObjectKey, BTreeMap<String, Arc<Object>>>,
     #[serde(with = "crate::snapshot::pairs")]
-    endpoints: BTreeMap<ObjectKey, Endpoints>,
+    endpoints: BTreeMap<ObjectKey, Arc<Object>>,
     #[serde(with = "crate::snapshot::pairs")]
     rules: BTreeMap<ObjectKey, Vec<ProxyRule>>,
     nodes: BTreeMap<String, NodeProxy>,
@@ -166,14 +169,14 @@ impl ProxyState {
     }
 
     /// Applies one object to the cache; returns the Service whose rules may change.
-    fn apply(&mut self, obj: &Object, deleted: bool) -> Option<ObjectKey> {
+    fn apply(&mut self, obj: &Arc<Object>, deleted: bool) -> Option<ObjectKey> {
         let key = obj.key();
-        match obj {
-            Object::Service(s) => {
+        match &**obj {
+            Object::Service(_) => {
                 if deleted {
                     self.services.remove(&key);
                 } else {
-                    self.services.insert(key.clone(), (**s).clone());
+                    self.services.insert(key.clone(), Arc::clone(obj));
                 }
                 Some(key)
             }
@@ -191,16 +194,16 @@ impl ProxyState {
                     self.slices
                         .entry(svc.clone())
                         .or_default()
-                        .insert(name, (**slice).clone());
+                        .insert(name, Arc::clone(obj));
                 }
                 Some(svc)
             }
-            Object::Endpoints(ep) => {
+            Object::Endpoints(_) => {
                 let svc = ObjectKey::new(Kind::Service, &key.namespace, &key.name);
                 if deleted {
                     self.endpoints.remove(&svc);
                 } else {
-                    self.endpoints.insert(svc.clone(), (**ep).clone());
+                    self.endpoints.insert(svc.clone(), Arc::clone(obj));
                 }
                 Some(svc)
             }
@@ -213,6 +216,7 @@ impl ProxyState {
         let rules = self
             .services
             .get(svc_key)
+            .and_then(|o| o.as_service())
             .map(|svc| self.rules_for(svc_key, svc))
             .unwrap_or_default();
         if rules.is_empty() {
@@ -266,7 +270,8 @@ impl ProxyState {
         let mut fallback = BTreeSet::new();
         match self.mode {
             ProxyMode::EndpointSlices => {
-                for slice in self.slices.get(key).into_iter().flat_map(|m| m.values()) {
+                let slices = self.slices.get(key).into_iter().flat_map(|m| m.values());
+                for slice in slices.filter_map(|o| o.as_endpoint_slice()) {
                     if slice.address_type != "IPv4" {
                         continue;
                     }
@@ -302,7 +307,11 @@ impl ProxyState {
                 }
             }
             ProxyMode::Endpoints => {
-                let subsets = self.endpoints.get(key).and_then(|e| e.subsets.as_ref());
+                let subsets = self
+                    .endpoints
+                    .get(key)
+                    .and_then(|o| o.as_endpoints())
+                    .and_then(|e| e.subsets.as_ref());
                 for subset in subsets.into_iter().flatten() {
                     let port = subset.ports.iter().flatten().find(|p| {
                         p.name.as_deref().unwrap_or("") == port_name
@@ -329,7 +338,7 @@ impl ProxyState {
     }
 
     /// Rebuilds the cache of `mode`'s endpoint kind (and the Services) from a list.
-    fn relist<'a>(&mut self, objects: impl Iterator<Item = &'a Object>) {
+    fn relist<'a>(&mut self, objects: impl Iterator<Item = &'a Arc<Object>>) {
         self.services.clear();
         self.slices.clear();
         self.endpoints.clear();
@@ -365,14 +374,15 @@ impl Cluster {
     }
 
     /// The objects a kube-proxy lists when it (re)starts, in the current mode.
-    fn proxy_list(&self) -> Vec<&Object> {
+    fn proxy_list(&self) -> Vec<Arc<Object>> {
         let endpoint_kind = match self.proxy.mode {
             ProxyMode::EndpointSlices => Kind::EndpointSlice,
             ProxyMode::Endpoints => Kind::Endpoints,
         };
         self.store
-            .list(Kind::Service, None)
-            .chain(self.store.list(endpoint_kind, None))
+            .list_shared(Kind::Service, None)
+            .chain(self.store.list_shared(endpoint_kind, None))
+            .cloned()
             .collect()
     }
 
@@ -406,7 +416,7 @@ impl Cluster {
         let (count, bytes) = self
             .proxy_list()
             .into_iter()
-            .fold((0u64, 0u64), |(c, b), o| (c + 1, b + json_size(o)));
+            .fold((0u64, 0u64), |(c, b), o| (c + 1, b + json_size(&o)));
         for n in &unsynced {
             let p = self.proxy.nodes.entry(n.clone()).or_default();
             p.stats.objects += count;
@@ -472,7 +482,7 @@ impl Cluster {
         }
         self.proxy.mode = mode;
         // Events in flight of the old kind are dropped with the old informer.
-        let list: Vec<Object> = self.proxy_list().into_iter().cloned().collect();
+        let list = self.proxy_list();
         self.proxy.relist(list.iter());
         let pending = std::mem::take(&mut self.proxy.pending);
         self.proxy.pending = pending
@@ -490,7 +500,7 @@ impl Cluster {
     /// the shared cache is rebuilt from a LIST and every running proxy counts it.
     pub(crate) fn proxy_relist_all(&mut self) {
         self.proxy.pending.clear();
-        let list: Vec<Object> = self.proxy_list().into_iter().cloned().collect();
+        let list = self.proxy_list();
         self.proxy.relist(list.iter());
         let (count, bytes) = self
             .store

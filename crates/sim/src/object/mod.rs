@@ -719,6 +719,24 @@ impl Object {
             _ => None,
         }
     }
+    pub fn as_service(&self) -> Option<&api::core::v1::Service> {
+        match self {
+            Object::Service(x) => Some(x),
+            _ => None,
+        }
+    }
+    pub fn as_endpoints(&self) -> Option<&api::core::v1::Endpoints> {
+        match self {
+            Object::Endpoints(x) => Some(x),
+            _ => None,
+        }
+    }
+    pub fn as_endpoint_slice(&self) -> Option<&api::discovery::v1::EndpointSlice> {
+        match self {
+            Object::EndpointSlice(x) => Some(x),
+            _ => None,
+        }
+    }
 }
 
 /// An object serialises as the JSON the apiserver serves ([`Object::to_json`]).

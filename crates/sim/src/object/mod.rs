@@ -11,6 +11,7 @@
 use k8s_openapi::api;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use std::fmt;
 
 pub(crate) mod decode;
@@ -429,9 +430,16 @@ pub(crate) fn created_millis(meta: &ObjectMeta) -> i64 {
         .unwrap_or(0)
 }
 
+///
+/// The YAML is read into serde_yaml's own value and converted, the way a learner's
+/// manifest is (`manifest.rs`), so the browser build carries one YAML reader rather
+/// than a second one that builds JSON values directly. Built-in manifests have string
+/// keys, no tags and finite numbers, where the two give the same value
+/// (`manifests_decode_as_typed_yaml_does` in `control_plane.rs`).
 pub(crate) fn from_manifest<T: DeserializeOwned>(yaml: &str) -> Result<T, String> {
-    let value: serde_json::Value = serde_yaml::from_str(yaml).map_err(|e| e.to_string())?;
-    de(value)
+    let value = serde_yaml::Value::deserialize(serde_yaml::Deserializer::from_str(yaml))
+        .map_err(|e| e.to_string())?;
+    de(serde_json::to_value(&value).map_err(|e| e.to_string())?)
 }
 
 /// Every k8s-openapi type is encoded by one serializer, serde_json's compact writer

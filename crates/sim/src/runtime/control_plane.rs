@@ -1379,6 +1379,13 @@ mod tests {
             let typed: T = serde_yaml::from_str(yaml).unwrap();
             let via_json: T = from_manifest(yaml).unwrap();
             assert_eq!(typed, via_json, "{yaml}");
+            // Read into serde_yaml's value and
+            // converted, the JSON is the one YAML read straight into JSON gives.
+            let direct: serde_json::Value = serde_yaml::from_str(yaml).unwrap();
+            let yaml_value: serde_yaml::Value = serde_yaml::from_str(yaml).unwrap();
+            let converted = serde_json::to_value(&yaml_value).unwrap();
+            assert_eq!(direct, converted, "{yaml}");
+            assert_eq!(direct.to_string(), converted.to_string(), "{yaml}");
         }
         for c in ControlPlaneComponent::ALL {
             for members in [1, 3] {

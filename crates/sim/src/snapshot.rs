@@ -151,7 +151,7 @@ impl Cluster {
             kubelets,
             requests: self.requests.clone(),
             authenticator: self.authenticator.clone(),
-            trace: self.trace.clone(),
+            trace: self.trace.copy_as_restored(),
             current_cause: self.current_cause.clone(),
             current_actor: self.current_actor.clone(),
             dispatching: self.dispatching,

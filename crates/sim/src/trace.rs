@@ -252,7 +252,7 @@ impl Entry {
     }
 }
 
-#[derive(Clone, Default, Serialize, Deserialize)]
+#[derive(Default, Serialize, Deserialize)]
 #[serde(try_from = "TraceData")]
 pub struct Trace {
     /// Boxed: most entries stay long (an object's latest write and its explanation),
@@ -359,6 +359,17 @@ impl TryFrom<TraceData> for Trace {
 }
 
 impl Trace {
+    /// As a snapshot restores it: the usernames are shared again from the next write.
+    pub(crate) fn copy_as_restored(&self) -> Trace {
+        Trace {
+            writes: self.writes.clone(),
+            recent: self.recent.clone(),
+            last_write: self.last_write.clone(),
+            forgotten: self.forgotten,
+            actors: BTreeSet::new(),
+        }
+    }
+
     /// The shared copy of a username.
     fn actor(&mut self, name: &str) -> Arc<str> {
         if let Some(a) = self.actors.get(name) {

@@ -213,8 +213,8 @@ impl Cluster {
 type SortKey = (String, Option<String>);
 
 /// A pod's address in the Service: its port set, whether it is listed as ready,
-/// and the address; `None` for a pod the Service does not list.
-type PodAddress = (Ports, bool, EndpointAddress);
+/// where the address sorts and the rest of it.
+type PodAddress = (Ports, bool, SortKey, AddressRest);
 
 /// The addresses the Service's pods should have, kept between syncs: a sync reads
 /// only the pods whose events came since (`dirty`), and writes the subsets out of
@@ -241,22 +241,6 @@ struct AddressRest {
 }
 
 impl AddressRest {
-    /// The parts of `address` its sort key does not hold; `None` for an address
-    /// that does not point at a pod.
-    fn of(address: EndpointAddress) -> Option<AddressRest> {
-        let r = address.target_ref?;
-        let plain = r.kind.as_deref() == Some("Pod")
-            && r.api_version.is_none()
-            && r.field_path.is_none()
-            && r.resource_version.is_none();
-        plain.then_some(AddressRest {
-            hostname: address.hostname,
-            node_name: address.node_name,
-            namespace: r.namespace,
-            name: r.name,
-        })
-    }
-
     /// The whole address again.
     fn address(&self, (ip, uid): &SortKey) -> EndpointAddress {
         EndpointAddress {
@@ -285,19 +269,12 @@ impl AddressMemo {
                 }
             }
         }
-        let Some((ports, ready, address)) = address else {
+        let Some((ports, ready, key, rest)) = address else {
             return;
         };
-        let uid = address.target_ref.as_ref().and_then(|r| r.uid.clone());
-        let key = (address.ip.clone(), uid);
         let ports = match self.groups.get_key_value(&ports) {
             Some((shared, _)) => Arc::clone(shared),
             None => Arc::new(ports),
-        };
-        let Some(rest) = AddressRest::of(address) else {
-            // `pod_address` always names its pod.
-            debug_assert!(false, "an address of pod {pod} without its reference");
-            return;
         };
         self.groups.entry(Arc::clone(&ports)).or_default()[usize::from(!ready)]
             .insert(key.clone(), rest);
@@ -359,27 +336,29 @@ fn pod_address(svc: &Service, pod: &Pod) -> Option<PodAddress> {
     if !selects(svc, pod) || !pod_in_endpoints(pod, publish) {
         return None;
     }
-    let address = EndpointAddress {
-        ip: pod
-            .status
-            .as_ref()
-            .and_then(|s| s.pod_ip.clone())
-            .unwrap_or_default(),
-        node_name: pod.spec.as_ref().and_then(|s| s.node_name.clone()),
-        hostname: pod.spec.as_ref().and_then(|s| {
-            (s.subdomain.as_deref() == svc.metadata.name.as_deref())
-                .then(|| s.hostname.clone())
-                .flatten()
-        }),
-        target_ref: Some(super::pod_reference(pod)),
-    };
     let service_ports = spec.and_then(|s| s.ports.as_ref());
     let ports = resolved_ports(svc, pod);
     // A Service with ports whose target ports this pod has none of: skipped.
     if ports.is_empty() && service_ports.is_some_and(|p| !p.is_empty()) {
         return None;
     }
-    Some((ports, publish || pod_is_ready(pod), address))
+    let ip = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.pod_ip.clone())
+        .unwrap_or_default();
+    let rest = AddressRest {
+        node_name: pod.spec.as_ref().and_then(|s| s.node_name.clone()),
+        hostname: pod.spec.as_ref().and_then(|s| {
+            (s.subdomain.as_deref() == svc.metadata.name.as_deref())
+                .then(|| s.hostname.clone())
+                .flatten()
+        }),
+        namespace: pod.metadata.namespace.clone(),
+        name: pod.metadata.name.clone(),
+    };
+    let key = (ip, pod.metadata.uid.clone());
+    Some((ports, publish || pod_is_ready(pod), key, rest))
 }
 
 /// `truncateEndpoints`: at most [`MAX_CAPACITY`] addresses, shared out over the

@@ -104,9 +104,7 @@ impl Env {
 
     /// A variable's value (the last definition wins).
     pub fn get(&self, name: &str) -> Option<&str> {
-        let tail = if self.runtime { &RUNTIME_TAIL[..] } else { &[] };
-        let last = tail.iter().rev().find(|(k, _)| *k == name).map(|(_, v)| *v);
-        last.or_else(|| self.defined_before_tail(name))
+        self.iter().rev().find(|(k, _)| *k == name).map(|(_, v)| v)
     }
 
     /// A variable's value among PATH and `own`: what a container's `env` entry can

@@ -135,7 +135,7 @@ pub fn App() -> Html {
                                    on_start={act(&dispatch, Action::StartComponent)}
                                    on_stop={act(&dispatch, Action::StopComponent)}
                                    on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
-                    <DecisionPanel view={state.view.clone()} selected={state.selected_pod.clone()}
+                    <DecisionPanel robots={state.decided.robots.clone()} selected={state.selected_pod.clone()}
                                    decision={state.decision.clone()} {tr}
                                    on_select={act(&dispatch, Action::SelectPod)}
                                    on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />

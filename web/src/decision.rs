@@ -2,17 +2,58 @@
 //! robot, from the scheduler's decision record — every zone's filter verdict with the
 //! plugin and reason that ruled it out, and for the zones that could take the robot
 //! each score plugin's weighted score and the total; the chosen zone is marked.
+//!
+//! The record keeps the latest
+//! [`DECISIONS_KEPT`](warehouse_sim::scheduler::DECISIONS_KEPT) decisions, so the
+//! panel offers the workload robots it holds that are still on the floor: every
+//! choice has an answer, and a warehouse of 10,000 robots does not redraw a list of
+//! 10,000 whenever one moves.
 
 use crate::i18n::{Key, Tr};
 use crate::projection::FloorView;
 use std::rc::Rc;
 use warehouse_sim::scheduler::Decision;
-use warehouse_sim::StableSort;
+use warehouse_sim::{Cluster, ObjectKey, StableSort};
 use yew::prelude::*;
+
+/// The robots the panel offers (`namespace/name`, sorted), read again only when the
+/// dispatcher's record or the robots on the floor changed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Decided {
+    /// The record's pods, in its order, when `robots` was made.
+    record: Rc<Vec<ObjectKey>>,
+    pub robots: Rc<Vec<String>>,
+}
+
+impl Decided {
+    /// Brings the list up to date; `robots_moved` says the floor's robots changed
+    /// since the last call (one may have gone).
+    pub fn update(&mut self, cluster: &Cluster, view: &FloorView, robots_moved: bool) {
+        let same_record = cluster.decided_pods().eq(self.record.iter());
+        if same_record && !robots_moved {
+            return;
+        }
+        if !same_record {
+            self.record = Rc::new(cluster.decided_pods().cloned().collect());
+        }
+        let mut robots: Vec<String> = self
+            .record
+            .iter()
+            .filter(|k| k.namespace != "kube-system")
+            .filter(|k| view.find(&k.namespace, &k.name).is_some())
+            .map(|k| format!("{}/{}", k.namespace, k.name))
+            .collect();
+        robots.stable_sort();
+        if *robots != *self.robots {
+            self.robots = Rc::new(robots);
+        }
+    }
+}
 
 #[derive(Properties)]
 pub struct DecisionProps {
-    pub view: Rc<FloorView>,
+    /// The robots to offer (see [`Decided`]).
+    pub robots: Rc<Vec<String>>,
     /// `namespace/name` of the robot asked about.
     pub selected: Option<String>,
     pub decision: Option<Rc<Decision>>,
@@ -24,8 +65,7 @@ pub struct DecisionProps {
 
 impl PartialEq for DecisionProps {
     fn eq(&self, other: &Self) -> bool {
-        // It lists the robots: a view whose zones and bay are the same ones keeps it.
-        self.view.same_robots(&other.view)
+        Rc::ptr_eq(&self.robots, &other.robots)
             && self.selected == other.selected
             && self.decision == other.decision
             && self.tr == other.tr
@@ -35,16 +75,11 @@ impl PartialEq for DecisionProps {
 #[function_component]
 pub fn DecisionPanel(props: &DecisionProps) -> Html {
     let tr = props.tr;
-    let mut pods: Vec<String> = props
-        .view
-        .nodes
-        .iter()
-        .flat_map(|n| n.pods.iter())
-        .chain(props.view.unscheduled.iter())
-        .filter(|p| !p.system)
-        .map(|p| format!("{}/{}", p.namespace, p.name))
-        .collect();
-    pods.stable_sort();
+    // The robot asked about stays chosen after its decision leaves the record.
+    let kept = props
+        .selected
+        .as_ref()
+        .filter(|s| props.robots.binary_search(s).is_err());
     let onchange = props.on_select.reform(|e: Event| {
         let value = e
             .target_dyn_into::<web_sys::HtmlSelectElement>()
@@ -53,8 +88,8 @@ pub fn DecisionPanel(props: &DecisionProps) -> Html {
         (!value.is_empty()).then_some(value)
     });
     // Keyed by robot: a robot added or gone inserts or removes its own option
-    // instead of rewriting every option after it (10,000 of them at scale).
-    let options = pods.iter().map(|p| {
+    // instead of rewriting every option after it.
+    let options = props.robots.iter().chain(kept).map(|p| {
         let selected = props.selected.as_deref() == Some(p.as_str());
         html! { <option key={p.clone()} value={p.clone()} {selected}>{ p.clone() }</option> }
     });
@@ -158,4 +193,70 @@ fn short(plugin: &str) -> String {
         .strip_prefix("NodeResources")
         .unwrap_or(plugin)
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::projection::Projection;
+    use warehouse_kubectl::{NoFiles, Session};
+    use warehouse_sim::scheduler::DECISIONS_KEPT;
+    use warehouse_sim::{Kind, SimDuration, Topology};
+
+    fn run(s: &mut Session, line: &str) {
+        let out = s.run_shell(line, None, &NoFiles);
+        assert_eq!(out.code, 0, "{line}: {}", out.stderr);
+    }
+
+    /// Advances a few seconds, then brings the projection and the list up to date as
+    /// `AppState::refresh_view` does.
+    fn tick(s: &mut Session, p: &mut Projection, d: &mut Decided) {
+        s.cluster.advance(SimDuration::millis(3_000));
+        let before = p.view.clone();
+        p.update(&s.cluster);
+        d.update(&s.cluster, &p.view, !before.same_robots(&p.view));
+    }
+
+    #[test]
+    fn the_list_holds_the_robots_the_record_can_answer_for() {
+        let mut s = Session::new(Cluster::settled(1, Topology::with_workers(3)));
+        let (mut p, mut d) = (Projection::default(), Decided::default());
+        run(
+            &mut s,
+            "kubectl create deployment web --image=nginx --replicas=300",
+        );
+        for _ in 0..40 {
+            tick(&mut s, &mut p, &mut d);
+        }
+        let robots = d.robots.clone();
+        // More robots than the record keeps: only those it has an answer for.
+        assert!(
+            robots.len() > 200 && robots.len() <= DECISIONS_KEPT,
+            "{}",
+            robots.len()
+        );
+        for r in robots.iter() {
+            let (ns, name) = r.split_once('/').unwrap();
+            assert_eq!(ns, "default");
+            let key = ObjectKey::new(Kind::Pod, ns, name);
+            assert!(s.cluster.scheduling_decision(&key).is_some(), "{r}");
+        }
+        assert!(robots.windows(2).all(|w| w[0] < w[1]), "sorted");
+
+        // A quiet tick keeps the same list (the panel is not drawn again).
+        tick(&mut s, &mut p, &mut d);
+        assert!(Rc::ptr_eq(&robots, &d.robots));
+
+        // A robot that is gone leaves the list, though the record still has it.
+        // (The newest decision's robot: its replacement's decision pushes out the
+        // oldest.)
+        let key = s.cluster.decided_pods().last().unwrap().clone();
+        let listed = format!("default/{}", key.name);
+        assert!(robots.contains(&listed));
+        let delete = format!("kubectl delete pod {} --grace-period=0 --force", key.name);
+        run(&mut s, &delete);
+        tick(&mut s, &mut p, &mut d);
+        assert!(s.cluster.scheduling_decision(&key).is_some());
+        assert!(!d.robots.contains(&listed), "{listed} still listed");
+    }
 }

@@ -167,12 +167,14 @@ labels! {
         "Решение планировщика (kube-scheduler)",
     ]),
     DecisionPick => pick([
-        "Pick a robot to see how each zone was judged: the checks that ruled zones \
-         out, then the scores of the rest.",
-        "Pick a pod to see each node's filter verdict and plugin scores.",
-        "Выберите робота: какие проверки отсеяли зоны и сколько баллов получили \
-         остальные.",
-        "Выберите под: вердикт фильтров и баллы плагинов для каждого узла.",
+        "Pick a robot the dispatcher placed recently to see how each zone was judged: \
+         the checks that ruled zones out, then the scores of the rest.",
+        "Pick a recently scheduled pod to see each node's filter verdict and plugin \
+         scores.",
+        "Выберите робота, которого диспетчер недавно разместил: какие проверки \
+         отсеяли зоны и сколько баллов получили остальные.",
+        "Выберите недавно запланированный под: вердикт фильтров и баллы плагинов для \
+         каждого узла.",
     ]),
     DecisionNone => pick([
         "The dispatcher has not judged this robot (it was placed before, or by hand).",

@@ -205,6 +205,8 @@ pub struct AppState {
     /// latest decision for it.
     pub selected_pod: Option<String>,
     pub decision: Option<Rc<warehouse_sim::scheduler::Decision>>,
+    /// The robots "why this zone?" offers.
+    pub decided: crate::decision::Decided,
     pub panel: Panel,
     pub catalogue: CatalogueState,
     pub lesson: Option<Rc<OpenLesson>>,
@@ -257,6 +259,7 @@ impl AppState {
             notice: None,
             selected_pod: None,
             decision: None,
+            decided: Default::default(),
             panel: Panel::default(),
             catalogue: CatalogueState::default(),
             lesson: None,
@@ -305,7 +308,10 @@ impl AppState {
         }
         let session = self.session.borrow();
         self.projection.update(&session.cluster);
+        let robots_moved = !self.view.same_robots(&self.projection.view);
         self.view = self.projection.view.clone();
+        self.decided
+            .update(&session.cluster, &self.view, robots_moved);
         self.floor.rebuild(&session.cluster);
         let decision = self.selected_pod.as_deref().and_then(|p| {
             let (ns, name) = p.split_once('/')?;
@@ -335,6 +341,7 @@ impl AppState {
         self.projection = Projection::default();
         self.selected_pod = None;
         self.decision = None;
+        self.decided = Default::default();
         self.inspected = None;
     }
 

@@ -708,6 +708,12 @@ impl Cluster {
         debug_assert_eq!(kind_ns_name.kind, Kind::Pod);
         self.scheduler.decision(kind_ns_name)
     }
+
+    /// The pods with a recorded scheduling decision (at most [`DECISIONS_KEPT`]),
+    /// oldest decision first.
+    pub fn decided_pods(&self) -> impl Iterator<Item = &ObjectKey> {
+        self.scheduler.decisions.iter().map(|d| &d.pod)
+    }
 }
 
 /// The FailedScheduling message, as upstream's `FitError.Error()` builds it: a sorted

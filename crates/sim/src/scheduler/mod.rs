@@ -152,6 +152,57 @@ pub struct SchedulerState {
     /// `nextStartNodeIndex`), in name order.
     #[serde(default)]
     pub(crate) next_start_node_index: usize,
+    /// How many nodes list each image, kept with the node cache.
+    #[serde(skip)]
+    image_nodes: ImageNodes,
+}
+
+/// How many nodes list each image in `status.images` (upstream's `imageStates` in
+/// the scheduler's snapshot): counted once and kept as nodes change, instead of
+/// over every node for each pod. Not written in a snapshot; counted again from the
+/// nodes on first use.
+#[derive(Clone, Default)]
+struct ImageNodes {
+    counted: bool,
+    counts: BTreeMap<String, usize>,
+}
+
+impl ImageNodes {
+    fn of(nodes: &BTreeMap<String, NodeInfo>) -> ImageNodes {
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for n in nodes.values() {
+            for img in n.images.keys() {
+                *counts.entry(img.clone()).or_default() += 1;
+            }
+        }
+        ImageNodes {
+            counted: true,
+            counts,
+        }
+    }
+
+    /// A node's images changed from `old` to `new` (an empty map: the node is new,
+    /// or gone).
+    fn replace(&mut self, old: &BTreeMap<String, u64>, new: &BTreeMap<String, u64>) {
+        if !self.counted || old == new {
+            return;
+        }
+        for img in old.keys().filter(|i| !new.contains_key(*i)) {
+            if let Some(c) = self.counts.get_mut(img) {
+                *c = c.saturating_sub(1);
+                if *c == 0 {
+                    self.counts.remove(img);
+                }
+            }
+        }
+        for img in new.keys().filter(|i| !old.contains_key(*i)) {
+            *self.counts.entry(img.clone()).or_default() += 1;
+        }
+    }
+
+    fn count(&self, image: &str) -> usize {
+        self.counts.get(image).copied().unwrap_or(0)
+    }
 }
 
 /// Clusters smaller than this filter every node (upstream `minFeasibleNodesToFind`).
@@ -400,7 +451,11 @@ impl Cluster {
         };
         let name = node.metadata.name.clone().unwrap_or_default();
         if ev.event_type == EventType::Deleted {
-            self.scheduler.nodes.remove(&name);
+            if let Some(old) = self.scheduler.nodes.remove(&name) {
+                self.scheduler
+                    .image_nodes
+                    .replace(&old.images, &BTreeMap::new());
+            }
             return;
         }
         let existed = self.scheduler.nodes.contains_key(&name);
@@ -414,6 +469,9 @@ impl Cluster {
         info.taints = fresh.taints;
         info.labels = fresh.labels;
         info.unschedulable = fresh.unschedulable;
+        self.scheduler
+            .image_nodes
+            .replace(&info.images, &fresh.images);
         info.images = fresh.images;
         if moved {
             self.scheduler_move_all();
@@ -425,6 +483,7 @@ impl Cluster {
     pub(crate) fn scheduler_rebuild_cache(&mut self) {
         self.scheduler.nodes.clear();
         self.scheduler.accounted.clear();
+        self.scheduler.image_nodes = ImageNodes::default();
         for node in self
             .store
             .list(Kind::Node, None)
@@ -554,6 +613,9 @@ impl Cluster {
     /// uniformly among the top scores).
     fn decide(&mut self, key: &ObjectKey, pod: &Pod) -> Decision {
         let facts = PodFacts::new(pod, &key.namespace);
+        if !self.scheduler.image_nodes.counted {
+            self.scheduler.image_nodes = ImageNodes::of(&self.scheduler.nodes);
+        }
         let nodes = &self.scheduler.nodes;
         let detailed = nodes.len() <= DETAILED_DECISION_NODES;
         let hard: Vec<&SpreadConstraint> = facts.spread.iter().filter(|c| c.hard).collect();
@@ -605,7 +667,7 @@ impl Cluster {
         }
         // Score: (plugin, raw, normalised) per feasible node, for the plugins that run.
         let table = if feasible.len() > 1 || detailed {
-            score_table(&facts, &feasible, nodes)
+            score_table(&facts, &feasible, nodes, &self.scheduler.image_nodes)
         } else {
             Vec::new()
         };
@@ -747,6 +809,7 @@ fn score_table(
     facts: &PodFacts,
     feasible: &[(&String, &NodeInfo)],
     nodes: &BTreeMap<String, NodeInfo>,
+    image_nodes: &ImageNodes,
 ) -> Vec<(&'static str, Vec<i64>, Vec<i64>)> {
     let mut table: Vec<(&'static str, Vec<i64>, Vec<i64>)> = Vec::new();
     let raw: Vec<i64> = feasible
@@ -783,17 +846,7 @@ fn score_table(
             .collect();
         table.push(("NodeResourcesBalancedAllocation", raw.clone(), raw));
     }
-    // How many nodes have each of the pod's images (upstream's imageStates).
-    let mut have: BTreeMap<&str, usize> =
-        facts.images.iter().map(|i| (i.as_str(), 0)).collect_map();
-    for n in nodes.values() {
-        for (img, count) in have.iter_mut() {
-            if n.images.contains_key(*img) {
-                *count += 1;
-            }
-        }
-    }
-    let spread_of = |img: &str| have.get(img).copied().unwrap_or(0);
+    let spread_of = |img: &str| image_nodes.count(img);
     let raw: Vec<i64> = feasible
         .iter()
         .map(|(_, n)| plugins::image_locality(facts, n, &spread_of, nodes.len()))
@@ -805,6 +858,35 @@ fn score_table(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The image counts kept as nodes change are what counting every node gives.
+    #[test]
+    fn image_counts_follow_the_nodes() {
+        let same = |c: &Cluster| {
+            assert!(c.scheduler.image_nodes.counted);
+            assert_eq!(
+                c.scheduler.image_nodes.counts,
+                ImageNodes::of(&c.scheduler.nodes).counts
+            );
+        };
+        let size = crate::scenarios::Size { nodes: 4, pods: 12 };
+        let (mut c, _) = crate::scenarios::converge(1, size).unwrap();
+        same(&c);
+        // Every zone runs kube-proxy: four workers and the control plane.
+        let proxy = format!("registry.k8s.io/kube-proxy:{}", crate::KUBERNETES_VERSION);
+        assert_eq!(c.scheduler.image_nodes.count(&proxy), 5);
+        // A zone joins with no images, then pulls kube-proxy's.
+        let mut spec = crate::cluster::NodeSpec::worker("zone-late");
+        spec.max_pods = 110;
+        c.add_node(spec).unwrap();
+        c.advance(crate::SimDuration::secs(60));
+        same(&c);
+        assert_eq!(c.scheduler.image_nodes.count(&proxy), 6);
+        c.delete(Kind::Node, "", "zone-late").unwrap();
+        c.advance(crate::SimDuration::secs(5));
+        same(&c);
+        assert_eq!(c.scheduler.image_nodes.count(&proxy), 5);
+    }
 
     #[test]
     fn fit_error_sorts_reasons_like_upstream() {

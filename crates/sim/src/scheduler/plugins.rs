@@ -403,13 +403,15 @@ pub fn filter(
     spread: &SpreadState,
 ) -> Result<(), FilterFailure> {
     // NodeUnschedulable
-    let cordon = Taint {
-        key: "node.kubernetes.io/unschedulable".into(),
-        effect: "NoSchedule".into(),
-        ..Default::default()
-    };
-    if n.unschedulable && !pod.tolerated(&cordon) {
-        return Err(fail("NodeUnschedulable", ERR_UNSCHEDULABLE, false));
+    if n.unschedulable {
+        let cordon = Taint {
+            key: "node.kubernetes.io/unschedulable".into(),
+            effect: "NoSchedule".into(),
+            ..Default::default()
+        };
+        if !pod.tolerated(&cordon) {
+            return Err(fail("NodeUnschedulable", ERR_UNSCHEDULABLE, false));
+        }
     }
     // NodeName
     if let Some(wanted) = pod.spec.and_then(|s| s.node_name.as_deref()) {

@@ -330,7 +330,7 @@ mod tests {
     fn every_timer_description_can_be_read_back() {
         let key = crate::object::ObjectKey::new(crate::object::Kind::Pod, "default", "p");
         let component = crate::cluster::Component::Scheduler;
-        let timers: [Timer; 27] = [
+        let timers: [Timer; 28] = [
             Timer::Wake(component.clone()),
             crate::kubelet::KubeletTimer::LeaseRenew("n".into()).into(),
             crate::kubelet::KubeletTimer::ContainersStarted {
@@ -430,6 +430,13 @@ mod tests {
                 container: "c".into(),
                 restarts: 0,
                 kind: crate::kubelet::probes::ProbeKind::Liveness,
+            }
+            .into(),
+            crate::kubelet::KubeletTimer::ConfigRetry {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+                container: "c".into(),
             }
             .into(),
             crate::network::cloud::CloudTimer::CloudServiceSync(key.clone()).into(),

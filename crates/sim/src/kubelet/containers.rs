@@ -20,7 +20,7 @@
 use crate::cluster::Cluster;
 use crate::controllers::set_pod_condition;
 use crate::kubelet::images;
-use crate::kubelet::runtime::{self, Env, Outcome, Process};
+use crate::kubelet::runtime::{self, Outcome, Process};
 use crate::kubelet::KubeletTimer;
 use crate::object::{Object, ObjectKey};
 use crate::time::{SimDuration, SimTime};
@@ -115,56 +115,6 @@ fn container_id(cluster: &mut Cluster) -> String {
     )
 }
 
-/// The environment the runtime gives a container: the image's PATH, HOSTNAME, the
-/// container's `env` (literal values and the common `fieldRef`s), the kubernetes
-/// Service's variables, HOME.
-fn environment(pod: &Pod, c: &Container) -> Env {
-    let mut env = Env::runtime();
-    env.push_own_raw(
-        "HOSTNAME".into(),
-        pod.metadata.name.clone().unwrap_or_default(),
-    );
-    for e in c.env.iter().flatten() {
-        let value = match (&e.value, &e.value_from) {
-            (Some(v), _) => {
-                env.push_own(e.name.clone(), v);
-                continue;
-            }
-            (None, Some(from)) => match from.field_ref.as_ref().map(|f| f.field_path.as_str()) {
-                Some("metadata.name") => pod.metadata.name.clone().unwrap_or_default(),
-                Some("metadata.namespace") => pod.metadata.namespace.clone().unwrap_or_default(),
-                Some("metadata.uid") => pod.metadata.uid.clone().unwrap_or_default(),
-                Some("spec.nodeName") => pod
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.node_name.clone())
-                    .unwrap_or_default(),
-                Some("spec.serviceAccountName") => pod
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.service_account_name.clone())
-                    .unwrap_or_default(),
-                Some("status.podIP") => pod
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.pod_ip.clone())
-                    .unwrap_or_default(),
-                Some("status.hostIP") => pod
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.host_ip.clone())
-                    .unwrap_or_default(),
-                // Simplified: ConfigMap, Secret and resource references read as empty.
-                _ => String::new(),
-            },
-            (None, None) => String::new(),
-        };
-        env.push_own_raw(e.name.clone(), value);
-    }
-    env.shrink_to_fit();
-    env
-}
-
 fn limit(c: &Container, name: &str) -> Option<String> {
     c.resources
         .as_ref()?
@@ -174,9 +124,15 @@ fn limit(c: &Container, name: &str) -> Option<String> {
         .map(|q| q.0.clone())
 }
 
-/// The process a container runs when it starts now.
-pub(crate) fn process_for(pod: &Pod, c: &Container, now: SimTime) -> Process {
-    let env = environment(pod, c);
+/// The process a container runs when it starts now, or why it cannot be created
+/// (`CreateContainerConfigError`: a ConfigMap or Secret it reads is missing).
+pub(crate) fn process_for(
+    cluster: &Cluster,
+    pod: &Pod,
+    c: &Container,
+    now: SimTime,
+) -> Result<Process, String> {
+    let env = crate::kubelet::env::environment(cluster, pod, c)?;
     let image = c.image.clone().unwrap_or_default();
     let argv = runtime::argv(
         &image,
@@ -184,7 +140,7 @@ pub(crate) fn process_for(pod: &Pod, c: &Container, now: SimTime) -> Process {
         c.args.as_deref(),
         &env,
     );
-    Process {
+    Ok(Process {
         image,
         argv,
         env,
@@ -196,7 +152,7 @@ pub(crate) fn process_for(pod: &Pod, c: &Container, now: SimTime) -> Process {
         gpus: limit(c, "nvidia.com/gpu")
             .and_then(|q| q.parse().ok())
             .unwrap_or(0),
-    }
+    })
 }
 
 /// A container of the pod by name, and whether it is an init container.
@@ -481,7 +437,13 @@ impl Cluster {
         };
         let is_init_container = is_init;
         let uid = pod.metadata.uid.clone().unwrap_or_default();
-        let process = process_for(pod, &c, self.now);
+        let process = match process_for(self, pod, &c, self.now) {
+            Ok(p) => p,
+            Err(message) => {
+                self.container_config_error(node, key, pod, &c.name, message, events);
+                return;
+            }
+        };
         let id = container_id(self);
         let now = self.now.to_k8s();
         let Some(cs) = status_mut(pod, &c.name) else {

@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub mod active_deadline;
 pub mod containers;
+pub mod env;
 pub mod exec;
 pub mod image_pulls;
 pub mod images;
@@ -1280,6 +1281,14 @@ pub(crate) enum KubeletTimer {
         container: String,
         attempt: u32,
     },
+    /// The pod worker's next sync after a container could not be created
+    /// (`CreateContainerConfigError`, `env.rs`).
+    ConfigRetry {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+    },
     /// A container probe's period comes round (`kubelet_probes.rs`).
     Probe {
         node: String,
@@ -1304,6 +1313,7 @@ impl crate::runtime::components::Timers for KubeletTimer {
         "image pull back-off ended",
         "image pulled",
         "probe period",
+        "kubelet sync after a container config error",
     ];
 
     fn describe(&self) -> &'static str {
@@ -1319,6 +1329,7 @@ impl crate::runtime::components::Timers for KubeletTimer {
             KubeletTimer::ImagePullRetry { .. } => 8,
             KubeletTimer::ImagePulled { .. } => 9,
             KubeletTimer::Probe { .. } => 10,
+            KubeletTimer::ConfigRetry { .. } => 11,
         }]
     }
 
@@ -1391,6 +1402,12 @@ impl crate::runtime::components::Timers for KubeletTimer {
                 restarts,
                 kind,
             } => c.kubelet_probe(&node, &pod, &uid, &container, restarts, kind),
+            KubeletTimer::ConfigRetry {
+                node,
+                pod,
+                uid,
+                container,
+            } => c.kubelet_config_retry(&node, &pod, &uid, &container),
         }
     }
 }

@@ -341,13 +341,15 @@ impl Cluster {
                 crate::runtime::control_plane::ControlPlaneComponent::parse(&c.name)
                     .is_some_and(|comp| self.component_running(comp))
             })
-            .map(|c| {
-                let p = crate::kubelet::containers::process_for(pod, c, crate::time::SimTime(0));
-                ContainerUsage {
+            .filter_map(|c| {
+                let p =
+                    crate::kubelet::containers::process_for(self, pod, c, crate::time::SimTime(0))
+                        .ok()?;
+                Some(ContainerUsage {
                     name: c.name.clone(),
                     cpu_milli: runtime::cpu_millis(&p, at),
                     memory_bytes: runtime::memory_bytes(&p, at),
-                }
+                })
             })
             .collect()
     }

@@ -10,8 +10,12 @@
 //! labels and selector and one port per `--tcp=PORT[:TARGET]` named `PORT-TARGET`;
 //! ConfigMap and Secret keys from `--from-literal=KEY=VALUE`; Roles with one rule per
 //! API group of the `--resource`s; bindings with `--user`, `--group` and
-//! `--serviceaccount` subjects. Simplified: `--from-file`
-//! and `--from-env-file` are not available (the simulated laptop has no files).
+//! `--serviceaccount` subjects. `-o yaml` with `--dry-run=client` prints the object as
+//! kubectl generates it (a namespace only when `-n` is given, `status: {}` for the
+//! kinds with a status struct); otherwise `-o yaml|json` prints the apiserver's
+//! answer. Simplified: `--from-file` and `--from-env-file` are not available (the
+//! simulated laptop has no files), and `-o json` of a client-side dry run is refused
+//! (kubectl prints it in the typed fields' order).
 
 use crate::context::{CommandOutput, Context};
 use crate::errors;
@@ -254,6 +258,13 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         ))
         }
     };
+    let client = f.dry_run.as_deref() == Some("client");
+    let output_flag = f.one("--output");
+    let output = match output_format(output_flag.as_deref(), client) {
+        Ok(o) => o,
+        Err(e) => return CommandOutput::error(e),
+    };
+    let generated = client_object(&value, kind, f.one("--namespace").is_some());
     let obj = match Object::from_json(kind, value) {
         Ok(o) => o,
         Err(e) => return CommandOutput::error(format!("error: {e}")),
@@ -263,15 +274,63 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     match result {
         Ok(created) => {
             let display = format!("{display_kind}/{}", created.name());
-            if f.one("--output").as_deref() == Some("name") {
-                out.out_line(display);
-            } else {
-                out.out_line(format!("{display} created{suffix}"));
+            match output {
+                None => out.out_line(format!("{display} created{suffix}")),
+                Some("name") => out.out_line(display),
+                Some(format) => {
+                    // A client-side dry run prints what kubectl generated; otherwise
+                    // the apiserver's answer.
+                    let v = if client {
+                        generated
+                    } else {
+                        crate::cmd::get::printable_json(&created)
+                    };
+                    if format == "yaml" {
+                        out.stdout.push_str(&crate::printers::yaml::to_yaml(&v));
+                    } else {
+                        out.out_line(crate::printers::json::to_go_json(&v));
+                    }
+                }
             }
         }
         Err(e) => out.fail(errors::render(&e, None)),
     }
     out
+}
+
+/// `-o`: nothing (the `created` line), `name`, `yaml` or `json`; checked before
+/// anything is sent.
+fn output_format(output: Option<&str>, client: bool) -> Result<Option<&str>, String> {
+    match output {
+        None | Some("") => Ok(None),
+        // kubectl prints a generated (typed) object's JSON in its fields' order, not
+        // sorted; only the YAML of a client-side dry run is printed here.
+        Some("json") if client => Err(
+            "error: -o json with --dry-run=client is not available in this simulated cluster yet; use -o yaml".into(),
+        ),
+        Some(o @ ("yaml" | "json" | "name")) => Ok(Some(o)),
+        Some(other) => Err(format!(
+            "error: -o {other} is not available for create in this simulated cluster; use yaml, json or name"
+        )),
+    }
+}
+
+/// The object as kubectl generates it for a client-side dry run: no namespace unless
+/// `--namespace` was given (the generators set it only then), and the empty status
+/// a kind with a status struct prints.
+fn client_object(value: &Value, kind: Kind, namespace_given: bool) -> Value {
+    let mut v = value.clone();
+    if !namespace_given {
+        if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("namespace");
+        }
+    }
+    match kind {
+        Kind::Deployment => v["status"] = json!({}),
+        Kind::Service => v["status"] = json!({"loadBalancer": {}}),
+        _ => {}
+    }
+    v
 }
 
 type Built = Result<(Kind, Value, String), String>;

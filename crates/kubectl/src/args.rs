@@ -161,6 +161,9 @@ pub struct GetArgs {
     /// When printing, show all labels as the last column
     #[arg(long = "show-labels", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
     pub show_labels: bool,
+    /// Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...
+    #[arg(short = 'L', long = "label-columns", value_name = "LABELS", value_delimiter = ',', action = ArgAction::Append)]
+    pub label_columns: Vec<String>,
     /// When using the default output format, don't print headers
     #[arg(long = "no-headers", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
     pub no_headers: bool,

@@ -284,9 +284,15 @@ fn print_tables(
         };
         let mut rows = Vec::new();
         if !args.no_headers {
-            rows.push(printers::headers(kind, opts));
+            let mut h = printers::headers(kind, opts);
+            printers::add_label_headers(&mut h, &args.label_columns, opts);
+            rows.push(h);
         }
-        rows.extend(objects[i..j].iter().map(|o| printers::row(o, now, opts)));
+        rows.extend(objects[i..j].iter().map(|o| {
+            let mut row = printers::row(o, now, opts);
+            printers::add_label_cells(&mut row, o, &args.label_columns, opts);
+            row
+        }));
         if !out.stdout.is_empty() && !args.no_headers {
             out.stdout.push('\n');
         }

@@ -820,6 +820,8 @@ pub(crate) fn watch(cluster: &mut Cluster, ctx: &Context<'_>, args: &GetArgs) ->
 struct WatchPrinter {
     output: WatchOutput,
     opts: PrintOptions,
+    /// `-L`: the label keys shown as columns.
+    label_columns: Vec<String>,
     headers: bool,
     /// `--output-watch-events`: print each event's type.
     events: bool,
@@ -840,6 +842,7 @@ impl WatchPrinter {
                 with_kind: false,
                 show_labels: args.show_labels,
             },
+            label_columns: args.label_columns.clone(),
             headers: !args.no_headers,
             events: args.output_watch_events,
             widths: Vec::new(),
@@ -872,6 +875,7 @@ impl WatchPrinter {
                 let mut rows = Vec::new();
                 if self.printed == 0 && self.headers {
                     let mut h = printers::headers(events[0].1.kind(), self.opts);
+                    printers::add_label_headers(&mut h, &self.label_columns, self.opts);
                     if self.events {
                         h.insert(0, "EVENT".to_string());
                     }
@@ -880,6 +884,7 @@ impl WatchPrinter {
                 let now = cluster.now();
                 rows.extend(events.iter().map(|(t, o)| {
                     let mut row = printers::row(o, now, self.opts);
+                    printers::add_label_cells(&mut row, o, &self.label_columns, self.opts);
                     if self.events {
                         row.insert(0, t.to_string());
                     }

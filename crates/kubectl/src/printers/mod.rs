@@ -254,6 +254,27 @@ pub fn row(obj: &Object, now: SimTime, opts: PrintOptions) -> Vec<String> {
     cells
 }
 
+/// `-L KEY,...`: a column per label key after the kind's columns (and before
+/// `--show-labels`' LABELS), headed by the key's last `/`-separated part in upper
+/// case (upstream `formatLabelHeaders`).
+pub fn add_label_headers(row: &mut Vec<String>, keys: &[String], opts: PrintOptions) {
+    let at = row.len() - usize::from(opts.show_labels);
+    for (i, key) in keys.iter().enumerate() {
+        let last = key.rsplit('/').next().unwrap_or(key);
+        row.insert(at + i, last.to_uppercase());
+    }
+}
+
+/// `-L KEY,...`: each label's value in its column, empty when the object lacks it.
+pub fn add_label_cells(row: &mut Vec<String>, obj: &Object, keys: &[String], opts: PrintOptions) {
+    let at = row.len() - usize::from(opts.show_labels);
+    let labels = obj.meta().labels.as_ref();
+    for (i, key) in keys.iter().enumerate() {
+        let value = labels.and_then(|l| l.get(key)).cloned().unwrap_or_default();
+        row.insert(at + i, value);
+    }
+}
+
 /// `labels.FormatLabels`: `k=v,k2=v2` sorted by key, or `<none>`.
 pub fn format_labels(labels: Option<&BTreeMap<String, String>>) -> String {
     match labels {

@@ -1,4 +1,5 @@
-//! `kubectl logs POD [-c CONTAINER] [-p] [--tail N] [--timestamps]`.
+//! `kubectl logs POD [-c CONTAINER] [-p] [--tail N] [--timestamps] [--prefix]` and
+//! `kubectl logs -l SELECTOR`.
 //!
 //! Mirrors staging/src/k8s.io/kubectl/pkg/cmd/logs/logs.go and
 //! polymorphichelpers/logsforobject.go: without `-c` the `kubectl.kubernetes.io/
@@ -6,7 +7,10 @@
 //! `Defaulted container "a" out of: a, b` note when there are others. Simplified:
 //! `-f` prints the log up to the simulated now and returns (a script cannot wait);
 //! a workload (`deployment/web`, `job/pi`) gives its first pod, ready ones first, with
-//! kubectl's `Found N pods, using pod/NAME` when it had several.
+//! kubectl's `Found N pods, using pod/NAME` when it had several. With `-l` every
+//! matching pod's log is printed, one pod after another in name order, its last 10
+//! lines unless `--tail` says otherwise (upstream's default with a selector);
+//! `--prefix` starts each line with `[pod/NAME/CONTAINER] `.
 
 use crate::context::{CommandOutput, Context};
 use crate::errors;
@@ -20,6 +24,8 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
     let mut previous = false;
     let mut timestamps = false;
     let mut tail: Option<i64> = None;
+    let mut selector: Option<String> = None;
+    let mut prefix = false;
     let mut words: Vec<String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -37,6 +43,8 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
             "-c" | "--container" => container = inline.or_else(|| value(&mut i)),
             "-p" | "--previous" => previous = inline.as_deref() != Some("false"),
             "--timestamps" => timestamps = inline.as_deref() != Some("false"),
+            "--prefix" => prefix = inline.as_deref() != Some("false"),
+            "-l" | "--selector" => selector = inline.or_else(|| value(&mut i)),
             "-f" | "--follow" => {}
             "--tail" => {
                 let v = inline.or_else(|| value(&mut i)).unwrap_or_default();
@@ -62,6 +70,26 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
         words.remove(0);
     }
     let namespace = namespace.unwrap_or_else(|| ctx.default_namespace.clone());
+    let shown = Shown {
+        container,
+        previous,
+        timestamps,
+        prefix,
+        tail,
+    };
+    if let Some(selector) = selector {
+        if !words.is_empty() {
+            return CommandOutput::error(
+                "error: only a selector (-l) or a POD name is allowed\nSee 'kubectl logs -h' for help and examples",
+            );
+        }
+        return by_selector(cluster, ctx, &namespace, &selector, shown);
+    }
+    let Shown {
+        mut container,
+        previous,
+        ..
+    } = shown.clone();
     let mut chosen_note: Option<String> = None;
     let name = match words.as_slice() {
         [target] => match target.split_once('/') {
@@ -95,67 +123,144 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
     if let Some(note) = chosen_note {
         out.err_line(note);
     }
-    // kubectl picks the container itself when none is named.
-    if container.is_none() {
-        if let Ok(Object::Pod(pod)) = cluster.get(Kind::Pod, &namespace, &name) {
-            let spec = pod.spec.clone().unwrap_or_default();
-            let annotated = pod
-                .metadata
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get("kubectl.kubernetes.io/default-container"))
-                .cloned();
-            let mut chosen = None;
-            if let Some(d) = annotated {
-                let exists = spec.containers.iter().any(|c| c.name == d)
-                    || spec.init_containers.iter().flatten().any(|c| c.name == d);
-                if exists {
-                    chosen = Some(d);
-                } else {
-                    out.err_line(format!(
-                        "Default container name \"{d}\" not found in pod {name}"
-                    ));
-                }
-            }
-            if chosen.is_none() {
-                if let Some(first) = spec.containers.first() {
-                    let init = spec.init_containers.as_deref().unwrap_or_default();
-                    if spec.containers.len() > 1 || !init.is_empty() {
-                        let mut all: Vec<String> =
-                            spec.containers.iter().map(|c| c.name.clone()).collect();
-                        all.extend(init.iter().map(|c| format!("{} (init)", c.name)));
-                        out.err_line(format!(
-                            "Defaulted container \"{}\" out of: {}",
-                            first.name,
-                            all.join(", ")
-                        ));
-                    }
-                    chosen = Some(first.name.clone());
-                }
-            }
-            container = chosen;
-        }
+    let shown = Shown {
+        container,
+        previous,
+        ..shown
+    };
+    print_pod_log(cluster, &namespace, &name, &shown, &mut out);
+    out
+}
+
+/// What is printed of a log, and how.
+#[derive(Clone)]
+struct Shown {
+    container: Option<String>,
+    previous: bool,
+    timestamps: bool,
+    prefix: bool,
+    tail: Option<i64>,
+}
+
+/// `-l`: the log of every pod the selector matches, in name order.
+fn by_selector(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    selector: &str,
+    shown: Shown,
+) -> CommandOutput {
+    let selector = match crate::selector::Selector::parse(selector) {
+        Ok(s) => s,
+        Err(e) => return CommandOutput::error(format!("error: {e}")),
+    };
+    if let Err(e) = crate::context::authorize(cluster, ctx, "list", Kind::Pod, namespace, "") {
+        return CommandOutput::error(errors::render(&e, None));
     }
-    let lines = match cluster.container_log(&namespace, &name, container.as_deref(), previous) {
-        Ok(l) => l,
-        Err(e) => {
-            out.fail(errors::render(&e, None));
-            return out;
-        }
+    let empty = std::collections::BTreeMap::new();
+    let pods: Vec<String> = cluster
+        .list(Kind::Pod, Some(namespace))
+        .into_iter()
+        .filter(|o| selector.matches(o.meta().labels.as_ref().unwrap_or(&empty)))
+        .map(|o| o.name().to_string())
+        .collect();
+    let mut out = CommandOutput::new();
+    if pods.is_empty() {
+        out.err_line(format!("No resources found in {namespace} namespace."));
+        return out;
+    }
+    // With a selector kubectl shows the last 10 lines of each unless told.
+    let shown = Shown {
+        tail: shown.tail.or(Some(10)),
+        ..shown
     };
-    let skip = match tail {
-        Some(n) if n >= 0 => lines.len().saturating_sub(n as usize),
-        _ => 0,
-    };
-    for (at, text) in lines.into_iter().skip(skip) {
-        if timestamps {
-            let ms = at.0 % 1000;
-            let t = at.to_k8s();
-            let whole = t.0.strftime("%Y-%m-%dT%H:%M:%S").to_string();
-            out.out_line(format!("{whole}.{ms:03}000000Z {text}"));
-        } else {
-            out.out_line(text);
+    for pod in pods {
+        print_pod_log(cluster, namespace, &pod, &shown, &mut out);
+        if out.code != 0 {
+            break;
         }
     }
     out
+}
+
+/// One pod's log: the container named, or the one kubectl picks (with its note).
+fn print_pod_log(
+    cluster: &Cluster,
+    namespace: &str,
+    name: &str,
+    shown: &Shown,
+    out: &mut CommandOutput,
+) {
+    let container = match &shown.container {
+        Some(c) => Some(c.clone()),
+        None => default_container(cluster, namespace, name, out),
+    };
+    let lines = match cluster.container_log(namespace, name, container.as_deref(), shown.previous) {
+        Ok(l) => l,
+        Err(e) => {
+            out.fail(errors::render(&e, None));
+            return;
+        }
+    };
+    let skip = match shown.tail {
+        Some(n) if n >= 0 => lines.len().saturating_sub(n as usize),
+        _ => 0,
+    };
+    let source = match (&container, shown.prefix) {
+        (Some(c), true) => format!("[pod/{name}/{c}] "),
+        _ => String::new(),
+    };
+    for (at, text) in lines.into_iter().skip(skip) {
+        if shown.timestamps {
+            let ms = at.0 % 1000;
+            let t = at.to_k8s();
+            let whole = t.0.strftime("%Y-%m-%dT%H:%M:%S").to_string();
+            out.out_line(format!("{source}{whole}.{ms:03}000000Z {text}"));
+        } else {
+            out.out_line(format!("{source}{text}"));
+        }
+    }
+}
+
+/// The container kubectl picks when none is named: the
+/// `kubectl.kubernetes.io/default-container` annotation's, or the first, with a
+/// note when the pod has others.
+fn default_container(
+    cluster: &Cluster,
+    namespace: &str,
+    name: &str,
+    out: &mut CommandOutput,
+) -> Option<String> {
+    let Ok(Object::Pod(pod)) = cluster.get(Kind::Pod, namespace, name) else {
+        return None;
+    };
+    let spec = pod.spec.clone().unwrap_or_default();
+    let annotated = pod
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get("kubectl.kubernetes.io/default-container"))
+        .cloned();
+    if let Some(d) = annotated {
+        let exists = spec.containers.iter().any(|c| c.name == d)
+            || spec.init_containers.iter().flatten().any(|c| c.name == d);
+        if exists {
+            return Some(d);
+        }
+        out.err_line(format!(
+            "Default container name \"{d}\" not found in pod {name}"
+        ));
+    }
+    let first = spec.containers.first()?;
+    let init = spec.init_containers.as_deref().unwrap_or_default();
+    if spec.containers.len() > 1 || !init.is_empty() {
+        let mut all: Vec<String> = spec.containers.iter().map(|c| c.name.clone()).collect();
+        all.extend(init.iter().map(|c| format!("{} (init)", c.name)));
+        out.err_line(format!(
+            "Defaulted container \"{}\" out of: {}",
+            first.name,
+            all.join(", ")
+        ));
+    }
+    Some(first.name.clone())
 }

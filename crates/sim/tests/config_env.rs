@@ -121,6 +121,14 @@ fn a_missing_config_map_holds_the_container_until_it_exists() {
     assert_eq!(message, "configmap \"app-config\" not found");
     let pod = pod_of(&c, "reader");
     assert_eq!(pod.status.unwrap().phase.as_deref(), Some("Pending"));
+    // The floor draws it as a robot in trouble, not one still being set up.
+    let waiting_robots: usize = c
+        .view()
+        .robot_counts()
+        .values()
+        .map(|zone| zone.get("BackOff").copied().unwrap_or(0))
+        .sum();
+    assert_eq!(waiting_robots, 1);
     // The pod worker tries again every 10 s, and says so each time.
     let failed = failed_events(&c, "reader");
     assert_eq!(failed.len(), 1, "{failed:?}");

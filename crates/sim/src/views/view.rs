@@ -217,8 +217,12 @@ fn robot_state(pod: &Pod, status: &str) -> RobotState {
         .as_ref()
         .and_then(|s| s.phase.as_deref())
         .unwrap_or("Pending");
-    // A crash-looping or image-less robot waits, whatever its phase says.
-    if status.contains("BackOff") || status.starts_with("ErrImage") {
+    // A crash-looping robot, one without its image and one whose module could not
+    // be created (a missing ConfigMap or Secret) wait, whatever the phase says.
+    if status.contains("BackOff")
+        || status.starts_with("ErrImage")
+        || status.starts_with("CreateContainer")
+    {
         return RobotState::BackOff;
     }
     match phase {

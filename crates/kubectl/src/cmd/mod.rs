@@ -30,6 +30,7 @@ pub(crate) mod rollout;
 pub(crate) mod run;
 pub(crate) mod scale;
 pub(crate) mod set;
+pub(crate) mod set_env;
 pub(crate) mod taint;
 pub(crate) mod top;
 pub(crate) mod version;

@@ -104,7 +104,7 @@ fn valid_image(image: &str) -> bool {
 }
 
 /// A valid environment variable name (apimachinery's IsEnvVarName).
-fn env_name_ok(name: &str) -> bool {
+pub(crate) fn env_name_ok(name: &str) -> bool {
     !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
         && name

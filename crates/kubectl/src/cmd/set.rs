@@ -1,10 +1,13 @@
-//! `kubectl set image` and `kubectl set resources` (k8s.io/kubectl/pkg/cmd/set/
-//! set_image.go, set_resources.go): change container images, or resource requests
-//! and limits, in the pod template of Deployments, ReplicaSets and DaemonSets. The
-//! other `set` subcommands are not simulated yet.
+//! `kubectl set image`, `kubectl set resources` and `kubectl set env`
+//! (k8s.io/kubectl/pkg/cmd/set/set_image.go, set_resources.go, set_env.go; env in
+//! `set_env.rs`): change container images, resource requests and limits, or
+//! environment variables in the pod template of Deployments, ReplicaSets and
+//! DaemonSets. `set selector`, `set serviceaccount` and `set subject` are not
+//! simulated yet.
 
 use crate::args::clap_error;
 use crate::cmd::get::parse_resource_args;
+use crate::cmd::set_env::EnvChange;
 use crate::context::{CommandOutput, Context};
 use crate::errors;
 use clap::Parser;
@@ -28,6 +31,18 @@ struct SetArgs {
     /// `set resources`: the containers to change, `*` wildcards allowed.
     #[arg(short = 'c', long = "containers")]
     containers: Option<String>,
+    /// `set env`: a ConfigMap or Secret whose keys become variables.
+    #[arg(long)]
+    from: Option<String>,
+    /// `set env`: the keys of `--from` to take.
+    #[arg(long, value_delimiter = ',')]
+    keys: Vec<String>,
+    /// `set env`: a prefix for the names of the variables.
+    #[arg(long)]
+    prefix: Option<String>,
+    /// `set env`: list the variables, change nothing.
+    #[arg(long)]
+    list: bool,
 }
 
 /// What a `set` subcommand changes in a pod template.
@@ -38,6 +53,7 @@ enum Change {
         limits: Option<BTreeMap<String, Quantity>>,
         requests: Option<BTreeMap<String, Quantity>>,
     },
+    Env(EnvChange),
 }
 
 impl Change {
@@ -46,40 +62,61 @@ impl Change {
         match self {
             Change::Images(_) => "image updated",
             Change::Resources { .. } => "resource requirements updated",
+            Change::Env(_) => "env updated",
         }
     }
 }
 
-/// The subcommand: `image` or `resources` (the others are not simulated).
+/// The subcommand: `image`, `resources` or `env` (the others are not simulated).
 fn subcommand(words: &[String]) -> Result<&'static str, String> {
     match words.first().map(String::as_str) {
         Some("image") => Ok("image"),
         Some("resources") => Ok("resources"),
-        Some(other @ ("env" | "selector" | "serviceaccount" | "subject")) => Err(format!(
-            "error: \"kubectl set {other}\" is not available in this simulated cluster yet; it runs set image and set resources"
+        Some("env") => Ok("env"),
+        Some(other @ ("selector" | "serviceaccount" | "subject")) => Err(format!(
+            "error: \"kubectl set {other}\" is not available in this simulated cluster yet; it runs set image, set resources and set env"
         )),
         Some(other) => Err(format!(
             "error: unknown command \"{other}\" for \"kubectl set\"\nRun 'kubectl set --help' for usage."
         )),
         None => Err(
-            "error: kubectl set needs a subcommand: image or resources\nSee 'kubectl set -h' for help and examples"
+            "error: kubectl set needs a subcommand: image, resources or env\nSee 'kubectl set -h' for help and examples"
                 .into(),
         ),
     }
 }
 
+/// The flags of another `set` subcommand are unknown to this one.
+fn reject_flags(sub: &str, flags: &[(&str, bool)]) -> Result<(), String> {
+    match flags.iter().find(|(_, given)| *given) {
+        Some((flag, _)) => Err(format!(
+            "error: unknown flag: {flag}\nSee 'kubectl set {sub} --help' for usage."
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `set env`'s own flags, and whether each was given.
+fn env_flags(parsed: &SetArgs) -> [(&'static str, bool); 4] {
+    [
+        ("--from", parsed.from.is_some()),
+        ("--keys", !parsed.keys.is_empty()),
+        ("--prefix", parsed.prefix.is_some()),
+        ("--list", parsed.list),
+    ]
+}
+
 /// `set image TYPE NAME CONTAINER=IMAGE...`: the resources and the images to set.
 fn image_change(parsed: &SetArgs, words: &[String]) -> Result<(Vec<String>, Change), String> {
-    let resource_flags = [
-        ("--limits", parsed.limits.is_some()),
-        ("--requests", parsed.requests.is_some()),
-        ("--containers", parsed.containers.is_some()),
-    ];
-    if let Some((flag, _)) = resource_flags.iter().find(|(_, given)| *given) {
-        return Err(format!(
-            "error: unknown flag: {flag}\nSee 'kubectl set image --help' for usage."
-        ));
-    }
+    reject_flags(
+        "image",
+        &[
+            ("--limits", parsed.limits.is_some()),
+            ("--requests", parsed.requests.is_some()),
+            ("--containers", parsed.containers.is_some()),
+        ],
+    )?;
+    reject_flags("image", &env_flags(parsed))?;
     // Resource arguments come first; `NAME=IMAGE` pairs after them.
     let (resources, pairs): (Vec<String>, Vec<String>) =
         words[1..].iter().cloned().partition(|w| !w.contains('='));
@@ -103,6 +140,7 @@ fn image_change(parsed: &SetArgs, words: &[String]) -> Result<(Vec<String>, Chan
 /// `set resources TYPE NAME --limits=... --requests=... [-c CONTAINERS]`: the
 /// resources and the requirements to set.
 fn resources_change(parsed: &SetArgs, words: &[String]) -> Result<(Vec<String>, Change), String> {
+    reject_flags("resources", &env_flags(parsed))?;
     let resources: Vec<String> = words[1..].to_vec();
     if resources.is_empty() {
         return Err("error: one or more resources must be specified as <resource> <name> or <resource>/<name>".into());
@@ -158,6 +196,7 @@ fn update_workload(
     let Some(spec) = spec else {
         return;
     };
+    let mut listing: Vec<String> = Vec::new();
     match change {
         Change::Images(images) => {
             for (c, image) in images {
@@ -175,6 +214,21 @@ fn update_workload(
                 out.fail(format!(
                     "error: unable to find container named {containers}"
                 ));
+            }
+        }
+        Change::Env(env) => {
+            if !crate::cmd::set_env::apply(spec, env, kind, name, &mut listing) {
+                out.err_line(format!(
+                    "warning: {}/{name} does not have any containers matching \"{}\"",
+                    kind.as_str(),
+                    env.containers
+                ));
+            }
+            if env.list {
+                for line in listing {
+                    out.out_line(line);
+                }
+                return;
             }
         }
     }
@@ -196,6 +250,10 @@ fn update_workload(
                 "error: failed to patch resources update to pod template {}",
                 errors::render(&e, None).trim_start_matches("error: ")
             ),
+            Change::Env(_) => format!(
+                "error: failed to patch env update to pod template: {}",
+                e.message
+            ),
         }),
     }
 }
@@ -206,11 +264,15 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Err(e) => return clap_error(e, Some("set"), args),
     };
     let words: Vec<String> = parsed.words.iter().skip(1).cloned().collect();
+    let namespace = parsed
+        .namespace
+        .clone()
+        .unwrap_or_else(|| ctx.default_namespace.clone());
     let checked = subcommand(&words).and_then(|sub| {
-        let (resources, change) = if sub == "image" {
-            image_change(&parsed, &words)?
-        } else {
-            resources_change(&parsed, &words)?
+        let (resources, change) = match sub {
+            "image" => image_change(&parsed, &words)?,
+            "resources" => resources_change(&parsed, &words)?,
+            _ => env_change(cluster, ctx, &namespace, &parsed, &words)?,
         };
         Ok((sub, parse_resource_args(&resources)?, change))
     });
@@ -218,9 +280,6 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Ok(x) => x,
         Err(e) => return CommandOutput::error(e),
     };
-    let namespace = parsed
-        .namespace
-        .unwrap_or_else(|| ctx.default_namespace.clone());
     let mut out = CommandOutput::new();
     for t in targets {
         if !matches!(
@@ -238,6 +297,57 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         }
     }
     out
+}
+
+/// `set env TYPE NAME... KEY=VALUE... KEY-... [--from=configmap/NAME] [--list]`:
+/// the resources and the variables to set or remove.
+fn env_change(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    parsed: &SetArgs,
+    words: &[String],
+) -> Result<(Vec<String>, Change), String> {
+    use crate::cmd::set_env;
+    reject_flags(
+        "env",
+        &[
+            ("--limits", parsed.limits.is_some()),
+            ("--requests", parsed.requests.is_some()),
+        ],
+    )?;
+    let (resources, vars) = set_env::split(&words[1..])?;
+    if resources.is_empty() {
+        return Err("error: one or more resources must be specified as <resource> <name> or <resource>/<name>".into());
+    }
+    if !parsed.keys.is_empty() && parsed.from.is_none() {
+        return Err(
+            "error: when specifying --keys, a configmap or secret must be provided with --from"
+                .into(),
+        );
+    }
+    let (mut set, remove) = set_env::parse(&vars)?;
+    if let Some(from) = &parsed.from {
+        set.extend(set_env::from_source(
+            cluster,
+            ctx,
+            namespace,
+            from,
+            &parsed.keys,
+        )?);
+    }
+    if let Some(prefix) = parsed.prefix.as_deref().filter(|p| !p.is_empty()) {
+        for v in set.iter_mut() {
+            v.name = format!("{prefix}{}", v.name);
+        }
+    }
+    let change = set_env::EnvChange {
+        containers: parsed.containers.clone().unwrap_or_else(|| "*".to_string()),
+        set,
+        remove,
+        list: parsed.list,
+    };
+    Ok((resources, Change::Env(change)))
 }
 
 /// Sets the image of the named container (`*` is every container), init containers
@@ -317,7 +427,7 @@ fn set_resources(
 }
 
 /// Whether `name` matches `pattern`, where `*` stands for any run of characters.
-fn wildcard(pattern: &str, name: &str) -> bool {
+pub(crate) fn wildcard(pattern: &str, name: &str) -> bool {
     match pattern.split_once('*') {
         None => pattern == name,
         Some((head, rest)) => {

@@ -330,7 +330,7 @@ mod tests {
     fn every_timer_description_can_be_read_back() {
         let key = crate::object::ObjectKey::new(crate::object::Kind::Pod, "default", "p");
         let component = crate::cluster::Component::Scheduler;
-        let timers: [Timer; 28] = [
+        let timers: [Timer; 29] = [
             Timer::Wake(component.clone()),
             crate::kubelet::KubeletTimer::LeaseRenew("n".into()).into(),
             crate::kubelet::KubeletTimer::ContainersStarted {
@@ -437,6 +437,14 @@ mod tests {
                 pod: key.clone(),
                 uid: "u".into(),
                 container: "c".into(),
+            }
+            .into(),
+            crate::kubelet::KubeletTimer::VolumeSync {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+                container: "c".into(),
+                restarts: 0,
             }
             .into(),
             crate::network::cloud::CloudTimer::CloudServiceSync(key.clone()).into(),

@@ -152,6 +152,7 @@ pub(crate) fn process_for(
         gpus: limit(c, "nvidia.com/gpu")
             .and_then(|q| q.parse().ok())
             .unwrap_or(0),
+        mounts: crate::kubelet::volumes::mounts_at_start(cluster, pod, &c.name, now),
     })
 }
 
@@ -542,7 +543,7 @@ impl Cluster {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn schedule_exit(
+    pub(crate) fn schedule_exit(
         &mut self,
         node: &str,
         key: &ObjectKey,

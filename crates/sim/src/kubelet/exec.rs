@@ -150,54 +150,8 @@ impl Cluster {
                 namespace.clone(),
             );
         }
-        let Some(c) = spec
-            .containers
-            .iter()
-            .chain(spec.init_containers.iter().flatten())
-            .find(|c| c.name == container)
-        else {
-            return files;
-        };
-        for m in c.volume_mounts.iter().flatten() {
-            let Some(v) = spec.volumes.iter().flatten().find(|v| v.name == m.name) else {
-                continue;
-            };
-            let mut data: Vec<(String, String)> = Vec::new();
-            if let Some(cm) = &v.config_map {
-                if let Some(Object::ConfigMap(obj)) =
-                    self.store
-                        .get(&ObjectKey::new(Kind::ConfigMap, &namespace, &cm.name))
-                {
-                    data.extend(obj.data.clone().unwrap_or_default());
-                }
-            }
-            if let Some(sec) = &v.secret {
-                let secret_name = sec.secret_name.clone().unwrap_or_default();
-                if let Some(Object::Secret(obj)) =
-                    self.store
-                        .get(&ObjectKey::new(Kind::Secret, &namespace, &secret_name))
-                {
-                    for (k, b) in obj.data.clone().unwrap_or_default() {
-                        data.push((k, String::from_utf8_lossy(&b.0).into_owned()));
-                    }
-                    for (k, s) in obj.string_data.clone().unwrap_or_default() {
-                        data.push((k, s));
-                    }
-                }
-            }
-            let dir = m.mount_path.trim_end_matches('/');
-            for (k, value) in data {
-                match &m.sub_path {
-                    Some(sub) if sub == &k => {
-                        files.insert(dir.to_string(), value);
-                    }
-                    Some(_) => {}
-                    None => {
-                        files.insert(format!("{dir}/{k}"), value);
-                    }
-                }
-            }
-        }
+        // The configMap and secret volumes come with the main process (`Process::
+        // mounts`), as the kubelet last wrote them.
         files
     }
 

@@ -33,6 +33,7 @@ pub mod probes;
 pub mod runtime;
 pub mod shell;
 pub mod status;
+pub mod volumes;
 
 /// `--node-status-update-frequency` / Lease renew interval.
 pub const LEASE_RENEW_INTERVAL: SimDuration = SimDuration::secs(10);
@@ -239,6 +240,14 @@ impl Cluster {
     /// Each kubelet watches the pods bound to its node (a `spec.nodeName` field
     /// selector): a pod event reaches the running kubelet it names.
     pub(crate) fn kubelets_watch(&mut self, ev: &crate::store::WatchEvent) {
+        // The ConfigMap and Secret managers: a changed object reaches the volumes
+        // that show it at their pods' next sync.
+        if matches!(&*ev.object, Object::ConfigMap(_) | Object::Secret(_)) {
+            let (kind, ns, name) = (ev.object.kind(), ev.object.namespace(), ev.object.name());
+            let (ns, name) = (ns.to_string(), name.to_string());
+            self.kubelet_volume_source_changed(kind, &ns, &name);
+            return;
+        }
         let Object::Pod(pod) = &*ev.object else {
             return;
         };
@@ -1289,6 +1298,15 @@ pub(crate) enum KubeletTimer {
         uid: String,
         container: String,
     },
+    /// The pod's periodic sync after one of its volumes' objects changed
+    /// (`volumes.rs`).
+    VolumeSync {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+    },
     /// A container probe's period comes round (`kubelet_probes.rs`).
     Probe {
         node: String,
@@ -1314,6 +1332,7 @@ impl crate::runtime::components::Timers for KubeletTimer {
         "image pulled",
         "probe period",
         "kubelet sync after a container config error",
+        "kubelet sync after a volume's object changed",
     ];
 
     fn describe(&self) -> &'static str {
@@ -1330,6 +1349,7 @@ impl crate::runtime::components::Timers for KubeletTimer {
             KubeletTimer::ImagePulled { .. } => 9,
             KubeletTimer::Probe { .. } => 10,
             KubeletTimer::ConfigRetry { .. } => 11,
+            KubeletTimer::VolumeSync { .. } => 12,
         }]
     }
 
@@ -1408,6 +1428,13 @@ impl crate::runtime::components::Timers for KubeletTimer {
                 uid,
                 container,
             } => c.kubelet_config_retry(&node, &pod, &uid, &container),
+            KubeletTimer::VolumeSync {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+            } => c.kubelet_volume_sync(&node, &pod, &uid, &container, restarts),
         }
     }
 }

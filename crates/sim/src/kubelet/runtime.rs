@@ -162,6 +162,38 @@ impl<'de> Deserialize<'de> for Env {
     }
 }
 
+/// The files of a container's configMap and secret volumes over time: each version
+/// holds from the simulated ms the kubelet wrote it on (`kubelet/volumes.rs`). Empty
+/// for a container without such volumes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mounted {
+    pub versions: Vec<(u64, std::sync::Arc<BTreeMap<String, String>>)>,
+}
+
+impl Mounted {
+    pub fn is_empty(&self) -> bool {
+        self.versions.is_empty()
+    }
+
+    /// The version the container sees at simulated ms `t` (the latest written by
+    /// then).
+    pub fn at(&self, t: u64) -> Option<usize> {
+        self.versions
+            .partition_point(|(from, _)| *from <= t)
+            .checked_sub(1)
+    }
+
+    /// Adds what the kubelet wrote at `t`, unless it is what the latest version holds.
+    /// Returns whether it was added.
+    pub fn write(&mut self, t: u64, files: BTreeMap<String, String>) -> bool {
+        if self.versions.last().is_some_and(|(_, f)| **f == files) {
+            return false;
+        }
+        self.versions.push((t, std::sync::Arc::new(files)));
+        true
+    }
+}
+
 /// One container process, as the runtime started it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Process {
@@ -179,6 +211,9 @@ pub struct Process {
     pub cpu_limit_milli: Option<u64>,
     /// GPUs (`nvidia.com/gpu`) allocated to the container.
     pub gpus: u64,
+    /// Its configMap and secret volumes' files.
+    #[serde(default, skip_serializing_if = "Mounted::is_empty")]
+    pub mounts: Mounted,
 }
 
 /// How a process ends.
@@ -339,6 +374,7 @@ pub fn replay_in(
         argv0: base.clone(),
         args: Vec::new(),
         files: files.clone(),
+        mounts: p.mounts.clone(),
     };
     if let Some(b) = info.filter(|i| is_shell(&base) && i.shell && shell_execs_program(p, i)) {
         return behave(p, b.behaviour, upto_ms);
@@ -976,6 +1012,7 @@ mod tests {
             memory_limit: None,
             cpu_limit_milli: None,
             gpus: 0,
+            mounts: Mounted::default(),
         }
     }
 
@@ -1175,6 +1212,7 @@ mod exec_tests {
             memory_limit: None,
             cpu_limit_milli: None,
             gpus: 0,
+            mounts: Mounted::default(),
         };
         let cat = ["cat".to_string(), "/tmp/healthy".to_string()];
         let none = BTreeMap::new();

@@ -90,9 +90,11 @@ pub struct Context {
     /// `$0` and the positional parameters.
     pub argv0: String,
     pub args: Vec<String>,
-    /// The container's files (path → content): mounted volumes, `/etc/resolv.conf`,
+    /// The container's files (path → content): `/etc/resolv.conf`, `/etc/hosts`,
     /// ... Directories exist implicitly.
     pub files: BTreeMap<String, String>,
+    /// Its configMap and secret volumes, as the kubelet wrote them over time.
+    pub mounts: crate::kubelet::runtime::Mounted,
 }
 
 /// Blanks: what separates words on a command line. bash (its `whitespace()`) and
@@ -866,6 +868,9 @@ mod repeat;
 struct Shell<'p> {
     programs: &'p dyn Programs,
     files: BTreeMap<String, String>,
+    /// The volumes' files over time, and which version `files` holds.
+    mounts: crate::kubelet::runtime::Mounted,
+    mounted: Option<usize>,
     vars: BTreeMap<String, String>,
     exported: Vec<String>,
     argv0: String,
@@ -983,6 +988,8 @@ fn run_node(
     let mut sh = Shell {
         programs,
         files: ctx.files.clone(),
+        mounts: ctx.mounts.clone(),
+        mounted: None,
         vars: ctx.env.iter().cloned().collect_map(),
         exported: ctx.env.iter().map(|(k, _)| k.clone()).collect(),
         log_bytes: 0,
@@ -1676,10 +1683,41 @@ impl Shell<'_> {
         EPOCH_UNIX_MS + (self.started_ms + self.clock) as i64
     }
 
+    /// Brings the volumes' files to the version the kubelet had written by now: a
+    /// file it no longer writes goes, the others get their new content. A volume that
+    /// changes over time makes every command an outside read (its answer depends on
+    /// when it runs).
+    fn sync_mounts(&mut self) {
+        if self.mounts.is_empty() {
+            return;
+        }
+        if self.mounts.versions.len() > 1 {
+            self.outside_reads += 1;
+        }
+        let now = self.started_ms + self.clock;
+        let want = self.mounts.at(now);
+        if want == self.mounted {
+            return;
+        }
+        if let Some(old) = self.mounted.map(|i| self.mounts.versions[i].1.clone()) {
+            for path in old.keys() {
+                self.files.remove(path);
+            }
+        }
+        if let Some(i) = want {
+            let new = self.mounts.versions[i].1.clone();
+            for (path, text) in new.iter() {
+                self.files.insert(path.clone(), text.clone());
+            }
+        }
+        self.mounted = want;
+    }
+
     fn command(&mut self, argv: &[String]) -> Flow {
         let name = argv[0].rsplit('/').next().unwrap_or(&argv[0]).to_string();
         let args = &argv[1..];
         self.status = 0;
+        self.sync_mounts();
         match name.as_str() {
             "true" | ":" => {}
             "false" => self.status = 1,
@@ -2403,6 +2441,7 @@ mod tests {
             argv0: "sh".into(),
             args: vec![],
             files: BTreeMap::new(),
+            mounts: Default::default(),
         }
     }
 

@@ -18,7 +18,7 @@
 
 use crate::cluster::Cluster;
 use crate::kubelet::containers::{pod_is_terminal, refresh_pod_status, status_mut, PendingEvent};
-use crate::kubelet::runtime::Env;
+use crate::kubelet::runtime::{self, Env};
 use crate::kubelet::{KubeletTimer, RuntimePod};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::SimDuration;
@@ -33,8 +33,9 @@ const CONFIG_ERROR: &str = "CreateContainerConfigError";
 pub const CONFIG_RETRY_MS: u64 = 10_000;
 
 /// The keys and values of a ConfigMap (`data`) or Secret (`data`, then
-/// `stringData`) in the pod's namespace; `None` when there is no such object.
-fn source(
+/// `stringData`) in the pod's namespace; `None` when there is no such object. Also
+/// what a configMap or secret volume shows (`volumes.rs`).
+pub(crate) fn source(
     c: &Cluster,
     kind: Kind,
     namespace: &str,
@@ -76,12 +77,55 @@ fn no_key(kind: Kind, namespace: &str, name: &str, key: &str) -> String {
     format!("couldn't find key {key} in {title} {namespace}/{name}")
 }
 
+/// A container's own variables while they are defined: in the order first defined,
+/// found by name (a ConfigMap of many keys costs no search over the list).
+#[derive(Default)]
+struct Vars {
+    list: Vec<(String, String)>,
+    index: BTreeMap<String, usize>,
+}
+
+impl Vars {
+    /// Defines `name`: a name already there gets the new value in its place.
+    fn set(&mut self, name: String, value: String) {
+        match self.index.get(&name) {
+            Some(&i) => self.list[i].1 = value,
+            None => {
+                self.index.insert(name.clone(), self.list.len());
+                self.list.push((name, value));
+            }
+        }
+    }
+
+    /// Defines `name` with the value's `$(VAR)` references expanded against the
+    /// variables defined so far and PATH.
+    fn set_expanded(&mut self, name: String, value: &str) {
+        let value = runtime::expand_env_refs(value, |n| {
+            self.index
+                .get(n)
+                .map(|&i| self.list[i].1.as_str())
+                .or_else(|| Env::runtime_head(n))
+        });
+        self.set(name, value);
+    }
+
+    /// The runtime's environment with these variables between its own.
+    fn into_env(self) -> Env {
+        let mut env = Env::runtime();
+        for (k, v) in self.list {
+            env.push_own_raw(k, v);
+        }
+        env.shrink_to_fit();
+        env
+    }
+}
+
 /// The environment the runtime gives container `ctr` of `pod`, or why it cannot be
 /// made (`CreateContainerConfigError`'s message).
 pub(crate) fn environment(c: &Cluster, pod: &Pod, ctr: &Container) -> Result<Env, String> {
     let namespace = pod.metadata.namespace.as_deref().unwrap_or("default");
-    let mut env = Env::runtime();
-    env.push_own_raw(
+    let mut env = Vars::default();
+    env.set(
         "HOSTNAME".into(),
         pod.metadata.name.clone().unwrap_or_default(),
     );
@@ -106,18 +150,18 @@ pub(crate) fn environment(c: &Cluster, pod: &Pod, ctr: &Container) -> Result<Env
         };
         let prefix = from.prefix.as_deref().unwrap_or("");
         for (k, v) in values {
-            env.set_own(format!("{prefix}{k}"), v);
+            env.set(format!("{prefix}{k}"), v);
         }
     }
     for e in ctr.env.iter().flatten() {
         let from = match (&e.value, &e.value_from) {
             (Some(v), _) => {
-                env.set_own_expanded(e.name.clone(), v);
+                env.set_expanded(e.name.clone(), v);
                 continue;
             }
             (None, Some(from)) => from,
             (None, None) => {
-                env.set_own(e.name.clone(), String::new());
+                env.set(e.name.clone(), String::new());
                 continue;
             }
         };
@@ -137,10 +181,9 @@ pub(crate) fn environment(c: &Cluster, pod: &Pod, ctr: &Container) -> Result<Env
                 }
             }
         };
-        env.set_own(e.name.clone(), value);
+        env.set(e.name.clone(), value);
     }
-    env.shrink_to_fit();
-    Ok(env)
+    Ok(env.into_env())
 }
 
 /// A `fieldRef`'s value (the downward API's common fields); other fields, and

@@ -125,20 +125,10 @@ impl Env {
         self.own.push((name, value));
     }
 
-    /// Defines a variable between PATH and the runtime's last ones: a name already
-    /// there gets the new value in its place, a new one goes last.
-    pub fn set_own(&mut self, name: String, value: String) {
-        match self.own.iter_mut().find(|(k, _)| *k == name) {
-            Some((_, v)) => *v = value,
-            None => self.own.push((name, value)),
-        }
-    }
-
-    /// [`Env::set_own`] with the value's `$(VAR)` references expanded against the
-    /// variables defined so far.
-    pub fn set_own_expanded(&mut self, name: String, value: &str) {
-        let value = expand_env_refs(value, |n| self.defined_before_tail(n));
-        self.set_own(name, value);
+    /// The value of a variable the runtime puts before a container's own ones
+    /// (PATH), which a container's `env` entry can reference.
+    pub fn runtime_head(name: &str) -> Option<&'static str> {
+        (name == PATH.0).then_some(PATH.1)
     }
 }
 

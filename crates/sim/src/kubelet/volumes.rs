@@ -28,28 +28,13 @@ fn volume_data(
     c: &Cluster,
     namespace: &str,
     v: &k8s_openapi::api::core::v1::Volume,
-) -> Option<Vec<(String, String)>> {
-    if let Some(cm) = &v.config_map {
-        let key = ObjectKey::new(Kind::ConfigMap, namespace, &cm.name);
-        let Some(Object::ConfigMap(obj)) = c.store.get(&key) else {
-            return None;
-        };
-        return Some(obj.data.clone().unwrap_or_default().into_iter().collect());
-    }
-    let sec = v.secret.as_ref()?;
-    let name = sec.secret_name.clone().unwrap_or_default();
-    let Some(Object::Secret(obj)) = c.store.get(&ObjectKey::new(Kind::Secret, namespace, &name))
-    else {
-        return None;
+) -> Option<BTreeMap<String, String>> {
+    let (kind, name) = match (&v.config_map, &v.secret) {
+        (Some(cm), _) => (Kind::ConfigMap, cm.name.as_str()),
+        (None, Some(s)) => (Kind::Secret, s.secret_name.as_deref().unwrap_or("")),
+        (None, None) => return None,
     };
-    let mut data: Vec<(String, String)> = Vec::new();
-    for (k, b) in obj.data.iter().flatten() {
-        data.push((k.clone(), String::from_utf8_lossy(&b.0).into_owned()));
-    }
-    for (k, s) in obj.string_data.iter().flatten() {
-        data.push((k.clone(), s.clone()));
-    }
-    Some(data)
+    crate::kubelet::env::source(c, kind, namespace, name)
 }
 
 /// The files container `container` of `pod` sees from its configMap and secret

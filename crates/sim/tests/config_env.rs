@@ -23,14 +23,6 @@ fn waiting(c: &Cluster, name: &str) -> Option<(String, String)> {
     Some((w.reason.unwrap_or_default(), w.message.unwrap_or_default()))
 }
 
-fn log(c: &Cluster, name: &str) -> Vec<String> {
-    c.container_log("default", name, None, false)
-        .unwrap()
-        .into_iter()
-        .map(|(_, line)| line)
-        .collect()
-}
-
 /// The kubelet's `Failed` events for a pod: (message, count).
 fn failed_events(c: &Cluster, pod: &str) -> Vec<(String, i32)> {
     c.list(Kind::Event, Some("default"))
@@ -104,7 +96,7 @@ fn the_process_reads_config_map_and_secret_values() {
     create(&mut c, &printer("reader", ALL_SOURCES));
     c.advance(SimDuration::secs(30));
     assert_eq!(
-        log(&c, "reader"),
+        log_lines(&c, "reader"),
         ["level=debug mode=fast pass=s3cr3t url=http://x/?level=debug"]
     );
     assert_eq!(waiting(&c, "reader"), None);
@@ -139,7 +131,7 @@ fn a_missing_config_map_holds_the_container_until_it_exists() {
     c.advance(SimDuration::secs(11));
     assert_eq!(waiting(&c, "reader"), None);
     assert_eq!(
-        log(&c, "reader"),
+        log_lines(&c, "reader"),
         ["level=debug mode=fast pass=s3cr3t url=http://x/?level=debug"]
     );
 }
@@ -197,7 +189,7 @@ fn optional_references_that_are_missing_are_skipped() {
     create(&mut c, &printer("relaxed", optional));
     c.advance(SimDuration::secs(30));
     assert_eq!(waiting(&c, "relaxed"), None);
-    assert_eq!(log(&c, "relaxed"), ["level= mode= pass= url="]);
+    assert_eq!(log_lines(&c, "relaxed"), ["level= mode= pass= url="]);
 }
 
 #[test]
@@ -213,7 +205,7 @@ fn env_wins_over_env_from_and_a_later_change_does_not_reach_the_process() {
 ";
     create(&mut c, &printer("both", both));
     c.advance(SimDuration::secs(30));
-    assert_eq!(log(&c, "both"), ["level=warn mode= pass= url="]);
+    assert_eq!(log_lines(&c, "both"), ["level=warn mode= pass= url="]);
     // Upstream reads the values when the container starts; the env of a running
     // process does not follow the ConfigMap.
     let mut cm = c
@@ -228,5 +220,5 @@ fn env_wins_over_env_from_and_a_later_change_does_not_reach_the_process() {
     }
     c.update(cm).unwrap();
     c.advance(SimDuration::secs(30));
-    assert_eq!(log(&c, "both"), ["level=warn mode= pass= url="]);
+    assert_eq!(log_lines(&c, "both"), ["level=warn mode= pass= url="]);
 }

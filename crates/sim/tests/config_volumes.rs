@@ -8,14 +8,6 @@ use common::*;
 
 use warehouse_sim::{Cluster, Kind, Object, SimDuration, Topology};
 
-fn log(c: &Cluster, name: &str) -> Vec<String> {
-    c.container_log("default", name, None, false)
-        .unwrap()
-        .into_iter()
-        .map(|(_, line)| line)
-        .collect()
-}
-
 fn restarts(c: &Cluster, name: &str) -> i32 {
     match c.get(Kind::Pod, "default", name).unwrap() {
         Object::Pod(p) => p.status.unwrap().container_statuses.unwrap()[0].restart_count,
@@ -82,7 +74,7 @@ fn the_process_reads_its_volume_and_sees_a_change_at_the_next_sync() {
     create(&mut c, &pod("watcher", WATCHER));
     c.advance(SimDuration::secs(25));
     assert_eq!(
-        log(&c, "watcher").last().unwrap(),
+        log_lines(&c, "watcher").last().unwrap(),
         "file=fast env=fast fixed=fast"
     );
 
@@ -105,7 +97,7 @@ fn the_process_reads_its_volume_and_sees_a_change_at_the_next_sync() {
     };
     assert_eq!(exec(&mut c), "fast", "exec sees what the process sees");
     c.advance(SimDuration::secs(60));
-    let lines = log(&c, "watcher");
+    let lines = log_lines(&c, "watcher");
     assert_eq!(
         lines.last().unwrap(),
         "file=slow env=fast fixed=fast",
@@ -125,7 +117,7 @@ fn a_process_that_waits_for_a_change_exits_when_it_comes() {
     create(&mut c, &pod("waiter", script));
     c.advance(SimDuration::secs(120));
     assert_eq!(restarts(&c, "waiter"), 0);
-    assert!(log(&c, "waiter").is_empty());
+    assert!(log_lines(&c, "waiter").is_empty());
     set_mode(&mut c, "slow");
     // It exits at the sync that writes the new file (within a minute); each restart
     // then finds the new file at once and exits again (CrashLoopBackOff).

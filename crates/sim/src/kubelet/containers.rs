@@ -592,6 +592,19 @@ impl Cluster {
             .map(|run| &**run)
     }
 
+    /// The instance `restarts` of a container, while it runs.
+    pub(crate) fn running_instance(
+        &self,
+        node: &str,
+        key: &ObjectKey,
+        uid: &str,
+        name: &str,
+        restarts: i32,
+    ) -> Option<&ContainerRun> {
+        self.current_run(node, key, uid, name)
+            .filter(|r| r.restarts == restarts && r.finished_ms.is_none())
+    }
+
     pub(crate) fn kubelet_container_exited(
         &mut self,
         node: &str,
@@ -601,8 +614,7 @@ impl Cluster {
         restarts: i32,
     ) {
         let Some(run) = self
-            .current_run(node, key, uid, name)
-            .filter(|r| r.restarts == restarts && r.finished_ms.is_none())
+            .running_instance(node, key, uid, name, restarts)
             .cloned()
         else {
             return;

@@ -184,10 +184,7 @@ impl Cluster {
         name: &str,
         restarts: i32,
     ) {
-        let Some(run) = self
-            .current_run(node, key, uid, name)
-            .filter(|r| r.restarts == restarts && r.finished_ms.is_none())
-        else {
+        let Some(run) = self.running_instance(node, key, uid, name, restarts) else {
             return;
         };
         let Some(pod) = self.store.get(key).and_then(Object::as_pod) else {

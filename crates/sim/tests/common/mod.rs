@@ -169,3 +169,13 @@ pub fn node_taints(c: &Cluster, name: &str) -> Vec<k8s_openapi::api::core::v1::T
         .and_then(|s| s.taints.clone())
         .unwrap_or_default()
 }
+
+/// The lines the current instance of pod `name`'s (default namespace) first
+/// container has logged.
+pub fn log_lines(c: &warehouse_sim::Cluster, name: &str) -> Vec<String> {
+    c.container_log("default", name, None, false)
+        .unwrap()
+        .into_iter()
+        .map(|(_, line)| line)
+        .collect()
+}

@@ -18,6 +18,9 @@ pub enum StatusReason {
     /// 413: a request body over the apiserver's limit
     /// ([`crate::apiserver::MAX_REQUEST_BODY_BYTES`]).
     RequestEntityTooLarge,
+    /// 429: the request would go past a limit for now; a client retries later (an
+    /// eviction a PodDisruptionBudget does not allow yet).
+    TooManyRequests,
     /// No reason given (`metav1.StatusReasonUnknown`, the empty string): what the
     /// apiserver sends for an error it cannot classify, such as etcd timing out.
     /// kubectl then prints `Error from server: <message>`.
@@ -38,6 +41,7 @@ impl StatusReason {
             StatusReason::ServiceUnavailable => "ServiceUnavailable",
             StatusReason::InternalError => "InternalError",
             StatusReason::RequestEntityTooLarge => "RequestEntityTooLarge",
+            StatusReason::TooManyRequests => "TooManyRequests",
             StatusReason::Unknown => "",
         }
     }
@@ -55,6 +59,7 @@ impl StatusReason {
             StatusReason::ServiceUnavailable => 503,
             StatusReason::InternalError => 500,
             StatusReason::RequestEntityTooLarge => 413,
+            StatusReason::TooManyRequests => 429,
             StatusReason::Unknown => 500,
         }
     }

@@ -39,6 +39,8 @@ const GENERATORS: &[&str] = &[
     "clusterrole",
     "rolebinding",
     "clusterrolebinding",
+    "poddisruptionbudget",
+    "pdb",
 ];
 
 /// Whether the command line is `kubectl create <one of ours> ...`.
@@ -74,6 +76,9 @@ fn takes_value(flag: &str) -> bool {
             | "--user"
             | "--group"
             | "--serviceaccount"
+            | "--selector"
+            | "--min-available"
+            | "--max-unavailable"
             | "-o"
             | "--output"
     )
@@ -242,6 +247,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         ("clusterrole", _) => role(&f, &name, None),
         ("rolebinding", _) => binding(&f, &name, Some(&ns)),
         ("clusterrolebinding", _) => binding(&f, &name, None),
+        ("poddisruptionbudget" | "pdb", _) => pod_disruption_budget(&f, &name, &ns),
         _ => Err(format!("error: unknown command \"{generator}\" for \"kubectl create\"")),
     };
     let (kind, value, display_kind) = match built {
@@ -328,12 +334,96 @@ fn client_object(value: &Value, kind: Kind, namespace_given: bool) -> Value {
     match kind {
         Kind::Deployment => v["status"] = json!({}),
         Kind::Service => v["status"] = json!({"loadBalancer": {}}),
+        Kind::PodDisruptionBudget => {
+            v["status"] = json!({"currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0})
+        }
         _ => {}
     }
     v
 }
 
 type Built = Result<(Kind, Value, String), String>;
+
+/// create_pdb.go: `--selector` (required, as `ParseToLabelSelector` reads it) and
+/// exactly one of `--min-available` and `--max-unavailable`, each a number or a
+/// percentage.
+fn pod_disruption_budget(f: &Flags, name: &str, ns: &str) -> Built {
+    let selector = f.one("--selector").unwrap_or_default();
+    if selector.is_empty() {
+        return Err("error: a selector must be specified".into());
+    }
+    let min = f.one("--min-available").unwrap_or_default();
+    let max = f.one("--max-unavailable").unwrap_or_default();
+    if min.is_empty() && max.is_empty() {
+        return Err("error: one of min-available or max-unavailable must be specified".into());
+    }
+    if !min.is_empty() && !max.is_empty() {
+        return Err("error: min-available and max-unavailable cannot be both specified".into());
+    }
+    // `^[0-9]+%?$`
+    let well_formed = |v: &str| {
+        let digits = v.strip_suffix('%').unwrap_or(v);
+        !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
+    };
+    if !min.is_empty() && !well_formed(&min) {
+        return Err("error: invalid format specified for min-available".into());
+    }
+    if !max.is_empty() && !well_formed(&max) {
+        return Err("error: invalid format specified for max-unavailable".into());
+    }
+    let parsed = crate::selector::Selector::parse(&selector).map_err(|e| format!("error: {e}"))?;
+    // intstr.Parse: a number that fits an int32 is an int, anything else a string.
+    let int_or_string = |v: &str| match v.parse::<i32>() {
+        Ok(n) => json!(n),
+        Err(_) => json!(v),
+    };
+    let mut spec = json!({"selector": label_selector_json(&parsed)});
+    if min.is_empty() {
+        spec["maxUnavailable"] = int_or_string(&max);
+    } else {
+        spec["minAvailable"] = int_or_string(&min);
+    }
+    Ok((
+        Kind::PodDisruptionBudget,
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+               "metadata": {"name": name, "namespace": ns}, "spec": spec}),
+        "poddisruptionbudget.policy".to_string(),
+    ))
+}
+
+/// `metav1.ParseToLabelSelector`: equality requirements as `matchLabels`, the rest
+/// as `matchExpressions` (`!=` as NotIn).
+fn label_selector_json(selector: &crate::selector::Selector) -> Value {
+    use crate::selector::Requirement;
+    let mut labels = serde_json::Map::new();
+    let mut expressions = Vec::new();
+    for r in &selector.0 {
+        let (key, operator, values): (&str, &str, Option<&[String]>) = match r {
+            Requirement::Equals(k, v) => {
+                labels.insert(k.clone(), json!(v));
+                continue;
+            }
+            Requirement::NotEquals(k, v) => (k, "NotIn", Some(std::slice::from_ref(v))),
+            Requirement::In(k, vs) => (k, "In", Some(vs)),
+            Requirement::NotIn(k, vs) => (k, "NotIn", Some(vs)),
+            Requirement::Exists(k) => (k, "Exists", None),
+            Requirement::DoesNotExist(k) => (k, "DoesNotExist", None),
+        };
+        let mut e = json!({"key": key, "operator": operator});
+        if let Some(vs) = values {
+            e["values"] = json!(vs);
+        }
+        expressions.push(e);
+    }
+    let mut v = json!({});
+    if !labels.is_empty() {
+        v["matchLabels"] = Value::Object(labels);
+    }
+    if !expressions.is_empty() {
+        v["matchExpressions"] = Value::Array(expressions);
+    }
+    v
+}
 
 fn deployment(f: &Flags, name: &str, ns: &str) -> Built {
     let images = f.all("--image");

@@ -178,6 +178,7 @@ pub fn describe(cluster: &Cluster, obj: &Object, show_events: bool) -> Result<St
         Kind::Endpoints => describe_endpoints(&mut w, &v),
         Kind::Ingress => describe_ingress(&mut w, cluster, &v),
         Kind::IngressClass => describe_ingress_class(&mut w, &v),
+        Kind::PodDisruptionBudget => describe_pod_disruption_budget(&mut w, &v),
         Kind::EndpointSlice => describe_endpoint_slice(&mut w, &v),
         Kind::Namespace => {
             describe_namespace(&mut w, cluster, &v);
@@ -225,7 +226,6 @@ const HAS_DEDICATED_DESCRIBER: &[&str] = &[
     "PersistentVolume",
     "PersistentVolumeClaim",
     "HorizontalPodAutoscaler",
-    "PodDisruptionBudget",
     "NetworkPolicy",
     "StorageClass",
     "PriorityClass",
@@ -2021,6 +2021,40 @@ fn describe_ingress_class(w: &mut Writer, v: &Value) {
             w.w(1, &format!("Scope:\t{}\n", s(p, "scope")));
         }
     }
+}
+
+/// `describePodDisruptionBudgetV1`.
+fn describe_pod_disruption_budget(w: &mut Writer, v: &Value) {
+    w.w(0, &format!("Name:\t{}\n", s(v, "metadata.name")));
+    w.w(0, &format!("Namespace:\t{}\n", s(v, "metadata.namespace")));
+    let int_or_string = |path: &str| match at(v, path) {
+        Value::Number(n) => Some(n.to_string()),
+        Value::String(text) => Some(text.clone()),
+        _ => None,
+    };
+    if let Some(min) = int_or_string("spec.minAvailable") {
+        w.w(0, &format!("Min available:\t{min}\n"));
+    } else if let Some(max) = int_or_string("spec.maxUnavailable") {
+        w.w(0, &format!("Max unavailable:\t{max}\n"));
+    }
+    let selector = at(v, "spec.selector");
+    if selector.is_null() {
+        w.w(0, "Selector:\t<unset>\n");
+    } else {
+        let text = crate::printers::label_selector_text(selector);
+        w.w(0, &format!("Selector:\t{text}\n"));
+    }
+    w.w(0, "Status:\n");
+    w.w(
+        2,
+        &format!(
+            "Allowed disruptions:\t{}\n",
+            i(v, "status.disruptionsAllowed")
+        ),
+    );
+    w.w(2, &format!("Current:\t{}\n", i(v, "status.currentHealthy")));
+    w.w(2, &format!("Desired:\t{}\n", i(v, "status.desiredHealthy")));
+    w.w(2, &format!("Total:\t{}\n", i(v, "status.expectedPods")));
 }
 
 fn describe_endpoints(w: &mut Writer, v: &Value) {

@@ -1,13 +1,16 @@
 //! `kubectl drain NODE` (staging/src/k8s.io/kubectl/pkg/cmd/drain and
 //! staging/src/k8s.io/kubectl/pkg/drain): cordon, then pick the node's pods through
 //! kubectl's filters (DaemonSet pods, mirror pods, emptyDir data, pods without a
-//! controller), evict them through `pods/eviction`, and wait, advancing simulated
-//! time a second at a time as kubectl polls, until they are gone.
+//! controller), evict them through `pods/eviction` (or, with `--disable-eviction`,
+//! delete them, which no PodDisruptionBudget checks), and wait, advancing simulated
+//! time a second at a time as kubectl polls, until they are gone. An eviction a
+//! budget refuses (429) is tried again every 5 seconds (`evictPods` in
+//! staging/src/k8s.io/kubectl/pkg/drain/drain.go).
 //!
-//! Simplifications: PodDisruptionBudgets are not checked (they are stored only in
-//! this simulator), `--disable-eviction`, `--pod-selector`, `--selector` and
-//! `--dry-run` are not offered; without `--timeout` the wait gives up after an hour of
-//! simulated time.
+//! Simplifications: upstream evicts the pods concurrently, so its lines interleave
+//! in any order; here each second's attempts go in the pods' order.
+//! `--pod-selector`, `--selector` and `--dry-run` are not offered; without
+//! `--timeout` the wait gives up after an hour of simulated time.
 
 use crate::cmd::cordon::{cordon_one, split_args};
 use crate::context::{CommandOutput, Context};
@@ -15,7 +18,9 @@ use crate::errors;
 use k8s_openapi::api::core::v1::Pod;
 use std::collections::BTreeMap;
 use warehouse_sim::apiserver::request::Body;
-use warehouse_sim::{parse_duration, Cluster, Kind, Object, SimDuration};
+use warehouse_sim::{
+    parse_duration, Cluster, DeleteOptions, Kind, Object, Propagation, SimDuration, StatusReason,
+};
 
 const DAEMONSET_FATAL: &str = "DaemonSet-managed Pods (use --ignore-daemonsets to ignore)";
 const DAEMONSET_WARNING: &str = "ignoring DaemonSet-managed Pods";
@@ -26,12 +31,17 @@ const UNMANAGED_FATAL: &str = "Pods declare no controller (use --force to overri
 const UNMANAGED_WARNING: &str = "deleting Pods that declare no controller";
 /// How long the wait lasts without `--timeout`.
 const DEFAULT_WAIT_CAP: SimDuration = SimDuration::secs(3600);
+/// How often kubectl looks whether the pods are gone (`waitForDelete`'s interval).
+const POLL: SimDuration = SimDuration::secs(1);
+/// How long kubectl sleeps before it asks again for an eviction a budget refused.
+const RETRY: SimDuration = SimDuration::secs(5);
 
 const FLAGS: &[(&str, bool)] = &[
     ("--ignore-daemonsets", false),
     ("--delete-emptydir-data", false),
     ("--delete-local-data", false),
     ("--force", false),
+    ("--disable-eviction", false),
     ("--grace-period", true),
     ("--timeout", true),
 ];
@@ -55,6 +65,7 @@ struct Options {
     ignore_daemonsets: bool,
     delete_emptydir_data: bool,
     force: bool,
+    disable_eviction: bool,
 }
 
 fn finished(pod: &Pod) -> bool {
@@ -172,6 +183,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         ignore_daemonsets: on("--ignore-daemonsets"),
         delete_emptydir_data: on("--delete-emptydir-data") || on("--delete-local-data"),
         force: on("--force"),
+        disable_eviction: on("--disable-eviction"),
     };
     let mut grace: Option<i64> = None;
     let mut timeout: Option<SimDuration> = None;
@@ -209,14 +221,9 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     let mut remaining: Vec<String> = Vec::new();
     for name in &nodes {
         if let Err(errs) = drain_node(cluster, ctx, name, &opts, grace, timeout, &mut out) {
-            // utilerrors.NewAggregate: one error as is, several in brackets.
-            let e = if errs.len() == 1 {
-                errs[0].clone()
-            } else {
-                format!("[{}]", errs.join(", "))
-            };
             out.err_line(format!(
-                "error: unable to drain node \"{name}\" due to error: {e}, continuing command..."
+                "error: unable to drain node \"{name}\" due to error: {}, continuing command...",
+                aggregate(&errs)
             ));
             fatal.extend(errs);
             remaining.push(name.clone());
@@ -283,57 +290,197 @@ fn drain_node(
     if !warnings.is_empty() {
         out.err_line(format!("Warning: {}", warnings.join("; ")));
     }
-    // Evict every chosen pod, then wait for each to be gone (or replaced by a pod of
-    // another uid under the same name).
-    let mut waiting: Vec<(String, String, String)> = Vec::new();
-    for (pod, (_, st)) in pods.iter().zip(&items) {
-        if !st.delete() {
-            continue;
+    let chosen: Vec<Chosen> = pods
+        .iter()
+        .zip(&items)
+        .filter(|(_, (_, st))| st.delete())
+        .map(|(pod, _)| Chosen {
+            namespace: pod.metadata.namespace.clone().unwrap_or_default(),
+            name: pod.metadata.name.clone().unwrap_or_default(),
+            uid: pod.metadata.uid.clone().unwrap_or_default(),
+            next_try: Some(SimDuration::secs(0)),
+        })
+        .collect();
+    let limit = crate::context::bounded_wait(timeout.unwrap_or(DEFAULT_WAIT_CAP), out);
+    let errs = if opts.disable_eviction {
+        delete_pods(cluster, ctx, chosen, grace, limit, out)?
+    } else {
+        evict_pods(cluster, ctx, chosen, grace, limit, out)
+    };
+    match errs {
+        Ok(()) => Ok(()),
+        Err((errs, pending)) => {
+            // deleteOrEvictPodsSimple: the pods still waiting, after the aggregate.
+            out.err_line(format!(
+                "There are pending pods in node \"{node}\" when an error occurred: {}",
+                aggregate(&errs)
+            ));
+            for p in pending {
+                out.err_line(format!("pod/{}", p.name));
+            }
+            Err(errs)
         }
-        let ns = pod.metadata.namespace.clone().unwrap_or_default();
-        let name = pod.metadata.name.clone().unwrap_or_default();
-        out.out_line(format!("evicting pod {ns}/{name}"));
-        let eviction = Body::Evict {
-            namespace: ns.clone(),
-            name: name.clone(),
-            grace_period_seconds: grace,
+    }
+}
+
+/// A pod drain chose to remove: its identity, and when (in time waited) its next
+/// eviction is tried (`None` once the eviction was granted).
+struct Chosen {
+    namespace: String,
+    name: String,
+    uid: String,
+    next_try: Option<SimDuration>,
+}
+
+impl Chosen {
+    /// Whether the pod is gone, or another pod of a new uid took its name.
+    fn gone(&self, cluster: &Cluster) -> bool {
+        match cluster.get(Kind::Pod, &self.namespace, &self.name) {
+            Ok(o) => o.meta().uid.as_deref() != Some(self.uid.as_str()),
+            Err(_) => true,
+        }
+    }
+}
+
+/// `utilerrors.NewAggregate(errs).Error()`: one error as is, several in brackets.
+fn aggregate(errs: &[String]) -> String {
+    if errs.len() == 1 {
+        errs[0].clone()
+    } else {
+        format!("[{}]", errs.join(", "))
+    }
+}
+
+/// The errors of a drain that did not finish and the pods it left.
+type Unfinished = (Vec<String>, Vec<Chosen>);
+
+/// `evictPods`: each pod's eviction, tried again 5 s after a budget refuses it,
+/// then the wait for the pod to go. Past `limit` (the global timeout) a pod gives
+/// up where it stands: one waiting to retry when it wakes (after it printed
+/// `evicting pod` once more, as upstream's loop does), one waiting to be gone at
+/// its next look.
+fn evict_pods(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    mut pending: Vec<Chosen>,
+    grace: Option<i64>,
+    limit: SimDuration,
+    out: &mut CommandOutput,
+) -> Result<(), Unfinished> {
+    let mut errs: Vec<String> = Vec::new();
+    let mut gave_up: Vec<Chosen> = Vec::new();
+    let shown = warehouse_sim::time::go_duration(limit);
+    let mut waited = SimDuration::secs(0);
+    loop {
+        let timed_out = waited >= limit;
+        let mut still = Vec::new();
+        for mut p in pending {
+            if p.next_try.is_some_and(|at| at <= waited) {
+                out.out_line(format!("evicting pod {}/{}", p.namespace, p.name));
+                if timed_out {
+                    errs.push(format!(
+                        "error when evicting pods/\"{}\" -n \"{}\": global timeout reached: {shown}",
+                        p.name, p.namespace
+                    ));
+                    gave_up.push(p);
+                    continue;
+                }
+                let eviction = Body::Evict {
+                    namespace: p.namespace.clone(),
+                    name: p.name.clone(),
+                    grace_period_seconds: grace,
+                };
+                match crate::context::send(cluster, ctx, eviction) {
+                    Ok(_) => p.next_try = None,
+                    Err(e) if e.reason == StatusReason::NotFound => continue,
+                    Err(e) if e.reason == StatusReason::TooManyRequests => {
+                        out.err_line(format!(
+                            "error when evicting pods/\"{}\" -n \"{}\" (will retry after 5s): {}",
+                            p.name, p.namespace, e.message
+                        ));
+                        p.next_try = Some(waited + RETRY);
+                    }
+                    Err(e) => {
+                        errs.push(format!(
+                            "error when evicting pods/\"{}\" -n \"{}\": {}",
+                            p.name, p.namespace, e.message
+                        ));
+                        continue;
+                    }
+                }
+            }
+            if p.next_try.is_none() {
+                if p.gone(cluster) {
+                    out.out_line(format!("pod/{} evicted", p.name));
+                    continue;
+                }
+                if timed_out {
+                    errs.push(format!(
+                        "error when waiting for pod \"{}\" in namespace \"{}\" to terminate: global timeout reached: {shown}",
+                        p.name, p.namespace
+                    ));
+                    gave_up.push(p);
+                    continue;
+                }
+            }
+            still.push(p);
+        }
+        pending = still;
+        if pending.is_empty() {
+            return if errs.is_empty() {
+                Ok(())
+            } else {
+                Err((errs, gave_up))
+            };
+        }
+        cluster.advance(POLL);
+        waited = waited + POLL;
+    }
+}
+
+/// `deletePods` (`--disable-eviction`): a plain delete of each pod, which no budget
+/// checks, then the wait for all of them.
+fn delete_pods(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    mut pending: Vec<Chosen>,
+    grace: Option<i64>,
+    limit: SimDuration,
+    out: &mut CommandOutput,
+) -> Result<Result<(), Unfinished>, Vec<String>> {
+    for p in &pending {
+        let body = Body::Delete {
+            key: warehouse_sim::ObjectKey::new(Kind::Pod, &p.namespace, &p.name),
+            options: Some(DeleteOptions {
+                grace_period_seconds: grace,
+                propagation: Propagation::Background,
+            }),
         };
-        match crate::context::send(cluster, ctx, eviction) {
-            Ok(_) => waiting.push((ns, name, pod.metadata.uid.clone().unwrap_or_default())),
-            Err(e) if e.reason == warehouse_sim::StatusReason::NotFound => {}
+        match crate::context::send(cluster, ctx, body) {
+            Ok(_) => {}
+            Err(e) if e.reason == StatusReason::NotFound => {}
             Err(e) => return Err(vec![errors::render(&e, None)]),
         }
     }
-    let limit = crate::context::bounded_wait(timeout.unwrap_or(DEFAULT_WAIT_CAP), out);
     let mut waited = SimDuration::secs(0);
     loop {
-        waiting.retain(|(ns, name, uid)| {
-            let gone = match cluster.get(Kind::Pod, ns, name) {
-                Ok(o) => o.meta().uid.as_deref() != Some(uid.as_str()),
-                Err(_) => true,
-            };
+        pending.retain(|p| {
+            let gone = p.gone(cluster);
             if gone {
-                out.out_line(format!("pod/{name} evicted"));
+                out.out_line(format!("pod/{} deleted", p.name));
             }
             !gone
         });
-        if waiting.is_empty() {
-            return Ok(());
+        if pending.is_empty() {
+            return Ok(Ok(()));
         }
-        if waited.as_millis() >= limit.as_millis() {
-            let e = format!(
-                "drain did not complete within {}",
-                warehouse_sim::time::go_duration(limit)
-            );
-            out.err_line(format!(
-                "There are pending pods in node \"{node}\" when an error occurred: {e}"
-            ));
-            for (_, name, _) in &waiting {
-                out.err_line(format!("pod/{name}"));
-            }
-            return Err(vec![e]);
+        if waited >= limit {
+            return Ok(Err((
+                vec!["timed out waiting for the condition".to_string()],
+                pending,
+            )));
         }
-        cluster.advance(SimDuration::secs(1));
-        waited = SimDuration::millis(waited.as_millis() + 1000);
+        cluster.advance(POLL);
+        waited = waited + POLL;
     }
 }

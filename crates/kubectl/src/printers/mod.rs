@@ -699,6 +699,11 @@ fn format_label_selector(v: J) -> String {
     }
 }
 
+/// [`format_label_selector`] of a selector in JSON, for the describers.
+pub(crate) fn label_selector_text(v: &Value) -> String {
+    format_label_selector(J(v))
+}
+
 /// `layoutContainerCells` for a pod template in JSON.
 fn json_container_cells(template: J) -> (String, String) {
     let containers = template.arr(&["spec", "containers"]);

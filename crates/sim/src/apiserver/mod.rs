@@ -101,6 +101,7 @@ const EVENT_CONTROLLERS: &[&str] = &[
     "resourcequota-controller",
     "ttl-after-finished-controller",
     "service-controller",
+    "disruption-controller",
 ];
 
 /// Who writes an Event a component's recorder emits: the component itself (the
@@ -916,9 +917,12 @@ impl Cluster {
         meta.resource_version = None;
         meta.deletion_timestamp = None;
         meta.generation = match kind {
-            Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Pod | Kind::Job => {
-                Some(1)
-            }
+            Kind::Deployment
+            | Kind::ReplicaSet
+            | Kind::DaemonSet
+            | Kind::Pod
+            | Kind::Job
+            | Kind::PodDisruptionBudget => Some(1),
             _ => None,
         };
         if let Object::Pod(p) = obj {
@@ -1240,6 +1244,7 @@ fn same_spec(a: &Object, b: &Object) -> bool {
         (Object::Namespace(x), Object::Namespace(y)) => x.spec == y.spec,
         (Object::Lease(x), Object::Lease(y)) => x.spec == y.spec,
         (Object::Job(x), Object::Job(y)) => x.spec == y.spec,
+        (Object::Other(x), Object::Other(y)) => x.fields.get("spec") == y.fields.get("spec"),
         _ => true,
     }
 }
@@ -1777,6 +1782,12 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         ),
         Object::LimitRange(l) => {
             crate::apiserver::validation::limit_range(l.spec.as_ref(), &mut errors)
+        }
+        Object::Other(o) if o.kind == Kind::PodDisruptionBudget => {
+            crate::apiserver::validation::pod_disruption_budget(
+                &crate::controllers::disruption::BudgetSpec::of(o),
+                &mut errors,
+            )
         }
         _ => {}
     }

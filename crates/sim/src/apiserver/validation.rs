@@ -664,3 +664,86 @@ pub(crate) fn limit_range(
         }
     }
 }
+
+/// apps/validation `ValidatePositiveIntOrPercent` (and, when `at_most_100`,
+/// `IsNotMoreThan100Percent`) for the field at `path`: a non-negative int or a
+/// `N%` string. The value as a number (an int, or a percentage's N) when it is one.
+pub(crate) fn int_or_percent(
+    path: &str,
+    value: &IntOrString,
+    at_most_100: bool,
+    errors: &mut Vec<String>,
+) -> Option<i64> {
+    match value {
+        IntOrString::Int(n) => {
+            if *n < 0 {
+                errors.push(format!("{path}: Invalid value: {n}: {NEGATIVE}"));
+            }
+            Some(i64::from(*n))
+        }
+        IntOrString::String(text) => {
+            let digits = text
+                .strip_suffix('%')
+                .filter(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()));
+            // A number too long for i64 is still a valid percent string upstream;
+            // it is over 100.
+            match digits.map(|d| d.parse::<i64>().unwrap_or(i64::MAX)) {
+                Some(pct) => {
+                    if at_most_100 && pct > 100 {
+                        errors.push(format!(
+                            "{path}: Invalid value: \"{text}\": must not be greater than 100%"
+                        ));
+                    }
+                    Some(pct)
+                }
+                None => {
+                    errors.push(format!(
+                        "{path}: Invalid value: \"{text}\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
+                    ));
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// pkg/apis/policy/validation `ValidatePodDisruptionBudgetSpec` for the fields the
+/// disruption controller and the eviction subresource read.
+pub(crate) fn pod_disruption_budget(
+    pdb: &crate::controllers::disruption::BudgetSpec,
+    errors: &mut Vec<FieldError>,
+) {
+    let mut found = Vec::new();
+    if pdb.min_available.is_some() && pdb.max_unavailable.is_some() {
+        // field.Invalid with the internal spec struct, which Go prints with `%#v`:
+        // its pointers as addresses (fixed ones here).
+        let pointer = |set: bool, at: &str| {
+            if set {
+                at.to_string()
+            } else {
+                "nil".to_string()
+            }
+        };
+        found.push(format!(
+            "spec: Invalid value: policy.PodDisruptionBudgetSpec{{MinAvailable:(*intstr.IntOrString)({}), Selector:(*v1.LabelSelector)({}), MaxUnavailable:(*intstr.IntOrString)({}), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)({})}}: minAvailable and maxUnavailable cannot be both set",
+            pointer(true, "0xc000a10000"),
+            pointer(pdb.selector.is_some(), "0xc000a10020"),
+            pointer(true, "0xc000a10040"),
+            pointer(pdb.unhealthy_pod_eviction_policy.is_some(), "0xc000a10060"),
+        ));
+    }
+    if let Some(v) = &pdb.min_available {
+        int_or_percent("spec.minAvailable", v, true, &mut found);
+    }
+    if let Some(v) = &pdb.max_unavailable {
+        int_or_percent("spec.maxUnavailable", v, true, &mut found);
+    }
+    if let Some(policy) = pdb.unhealthy_pod_eviction_policy.as_deref() {
+        if !["AlwaysAllow", "IfHealthyBudget"].contains(&policy) {
+            found.push(format!(
+                "spec.unhealthyPodEvictionPolicy: Unsupported value: \"{policy}\": supported values: \"AlwaysAllow\", \"IfHealthyBudget\""
+            ));
+        }
+    }
+    errors.extend(found.into_iter().map(FieldError));
+}

@@ -207,34 +207,13 @@ fn strategy_errors(spec: &k8s_openapi::api::apps::v1::DeploymentSpec) -> Vec<Str
                 .enumerate()
             {
                 let field = format!("spec.strategy.rollingUpdate.{name}");
-                match v {
-                    None => {}
-                    Some(IntOrString::Int(n)) => {
-                        if *n < 0 {
-                            errors.push(format!(
-                                "{field}: Invalid value: {n}: must be greater than or equal to 0"
-                            ));
-                        }
-                        values[i] = Some(*n as i64);
-                    }
-                    Some(IntOrString::String(text)) => {
-                        let digits = text.strip_suffix('%').filter(|d| {
-                            !d.is_empty() && d.chars().all(|c| c.is_ascii_digit())
-                        });
-                        match digits.and_then(|d| d.parse::<i64>().ok()) {
-                            Some(pct) => {
-                                if i == 0 && pct > 100 {
-                                    errors.push(format!(
-                                        "{field}: Invalid value: \"{text}\": must not be greater than 100%"
-                                    ));
-                                }
-                                values[i] = Some(pct);
-                            }
-                            None => errors.push(format!(
-                                "{field}: Invalid value: \"{text}\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
-                            )),
-                        }
-                    }
+                if let Some(v) = v {
+                    values[i] = crate::apiserver::validation::int_or_percent(
+                        &field,
+                        v,
+                        i == 0,
+                        &mut errors,
+                    );
                 }
             }
             if values == [Some(0), Some(0)] {

@@ -193,6 +193,7 @@ pub(crate) static CONTROLLERS: &[&dyn Controller] = &[
     &super::node_lifecycle::NodeLifecycleController,
     &super::node_lifecycle::TaintEvictionController,
     &super::ttl_after_finished::TtlAfterFinishedController,
+    &super::disruption::DisruptionController,
     #[cfg(test)]
     &super::echo::EchoController,
 ];

@@ -4,6 +4,7 @@
 
 pub mod daemonset;
 pub mod deployment;
+pub mod disruption;
 #[cfg(test)]
 mod echo;
 pub mod endpoints;

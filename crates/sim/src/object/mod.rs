@@ -147,7 +147,7 @@ static INFO: [KindInfo; Kind::ALL.len()] = [
     KindInfo::new("PersistentVolume", "persistentvolumes", "persistentvolume", &["pv"], "", &["v1"]).cluster_scoped().stored_only(),
     KindInfo::new("NetworkPolicy", "networkpolicies", "networkpolicy", &["netpol"], "networking.k8s.io", &["v1"]).stored_only(),
     KindInfo::new("ReplicationController", "replicationcontrollers", "replicationcontroller", &["rc"], "", &["v1"]).stored_only(),
-    KindInfo::new("PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", &["pdb"], "policy", &["v1"]).stored_only(),
+    KindInfo::new("PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", &["pdb"], "policy", &["v1"]),
     KindInfo::new("StorageClass", "storageclasses", "storageclass", &["sc"], "storage.k8s.io", &["v1"]).cluster_scoped().stored_only(),
     KindInfo::new("PriorityClass", "priorityclasses", "priorityclass", &["pc"], "scheduling.k8s.io", &["v1"]).cluster_scoped().stored_only(),
 ];

@@ -1036,7 +1036,7 @@ fn check_deleted_nodes_forgotten(c: &Cluster, pods: &[Pod]) -> Result<(), String
             .iter()
             .flatten()
             .any(|r| r.kind == "DaemonSet" && r.controller == Some(true));
-        if is_daemon && pod_is_active(p) && candidate_nodes(c, p).is_empty() {
+        if is_daemon && has_target_node(p) && pod_is_active(p) && candidate_nodes(c, p).is_empty() {
             return Err(format!(
                 "daemon pod {} is meant for a node that no longer exists",
                 p.metadata.name.as_deref().unwrap_or_default()
@@ -1195,6 +1195,19 @@ fn check_runtimes(c: &Cluster) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether a pod names the node it is for: bound to one, or pinned by `matchFields`
+/// as a DaemonSet makes its pods. An orphan a DaemonSet adopted while it was Pending
+/// (relabelled from a Deployment) names none, and upstream's controller skips it
+/// (`GetTargetNodeName` fails) until the scheduler binds it.
+fn has_target_node(p: &Pod) -> bool {
+    let spec = p.spec.as_ref();
+    spec.and_then(|s| s.node_name.as_ref()).is_some()
+        || spec
+            .and_then(|s| s.affinity.as_ref())
+            .and_then(|a| a.node_affinity.as_ref())
+            .is_some()
+}
+
 /// Every DaemonSet runs one ready pod on each node it should run on (a waiting pod
 /// counts for the nodes it may go to), all matching its selector, and says so.
 fn check_daemon_sets(c: &Cluster, pods: &[Pod], waiting: &BTreeSet<String>) -> Result<(), String> {
@@ -1214,7 +1227,7 @@ fn check_daemon_sets(c: &Cluster, pods: &[Pod], waiting: &BTreeSet<String>) -> R
                 .iter()
                 .flatten()
                 .any(|r| Some(&r.uid) == uid.as_ref());
-            if owned && pod_is_active(p) {
+            if owned && pod_is_active(p) && has_target_node(p) {
                 let node = match p.spec.as_ref().and_then(|s| s.node_name.clone()) {
                     Some(n) => n,
                     None if is_waiting(waiting, p) => {
@@ -1740,4 +1753,73 @@ fn regression_a_deleted_worker_leaves_nothing_behind() {
             secs(120),
         ],
     );
+}
+
+/// Found by the property test: a Deployment's pod relabelled into a DaemonSet's
+/// selector is adopted while Pending and unpinned; once every worker is deleted it
+/// has no node at all, and (as upstream) nothing deletes it.
+#[test]
+fn regression_an_adopted_pending_pod_outlives_every_worker() {
+    let case = Case {
+        seed: 56107,
+        etcd_members: 3,
+        max_endpoints_per_slice: 2,
+        ops: vec![
+            Op::Apply {
+                w: 1,
+                replicas: 1,
+                image: 1,
+            },
+            Op::Apply {
+                w: 1,
+                replicas: 4,
+                image: 0,
+            },
+            Op::ApplyService { w: 1, selects: 1 },
+            Op::Apply {
+                w: 4,
+                replicas: 4,
+                image: 1,
+            },
+            Op::Advance(SimDuration::millis(30000)),
+            Op::ApplyService { w: 1, selects: 1 },
+            Op::Fault(Fault::RestartNode("zone-a".into())),
+            Op::Fault(Fault::StartEtcdMember("etcd-1".into())),
+            Op::DeleteNode("zone-b".into()),
+            Op::Advance(SimDuration::millis(165000)),
+            Op::Advance(SimDuration::millis(43000)),
+            Op::Fault(Fault::StartComponent(
+                warehouse_sim::ControlPlaneComponent::Etcd,
+            )),
+            Op::DeleteNode("zone-c".into()),
+            Op::Advance(SimDuration::millis(171000)),
+            Op::DeleteNode("zone-a".into()),
+            Op::Fault(Fault::HealNode("zone-b".into())),
+            Op::ApplyService { w: 2, selects: 2 },
+            Op::DeleteWorkload { w: 4 },
+            Op::Advance(SimDuration::millis(174000)),
+            Op::Fault(Fault::StopEtcdMember("etcd-1".into())),
+            Op::Fault(Fault::KillNode("zone-c".into())),
+            Op::Fault(Fault::RestartNode("zone-c".into())),
+            Op::Apply {
+                w: 4,
+                replicas: 1,
+                image: 0,
+            },
+            Op::Fault(Fault::PartitionNode("zone-c".into())),
+            Op::LabelPod { n: 11, app: 4 },
+            Op::Cordon {
+                node: "zone-c".into(),
+                on: true,
+            },
+            Op::Fault(Fault::RestartNode("zone-b".into())),
+            Op::Scale { w: 2, replicas: 4 },
+            Op::Apply {
+                w: 2,
+                replicas: 1,
+                image: 1,
+            },
+        ],
+    };
+    run(&case, true).unwrap();
 }

@@ -33,6 +33,11 @@ impl Cluster {
     /// `POST /api/v1/namespaces/NS/pods/NAME/eviction` as `actor` (the desk already
     /// authorized it: [`crate::apiserver::request::Body::Evict`]), with the eviction's
     /// `deleteOptions.gracePeriodSeconds`. Returns the pod as it stands after.
+    ///
+    /// One request in the desk's log, `create pods/NAME/eviction`, answered 201 or
+    /// refused (429 for a budget); the pod's condition and its deletion are the
+    /// handler's own writes, not requests of their own. The budget's new status is
+    /// written through the apiserver's loopback client, as `system:apiserver`.
     pub(crate) fn evict_as(
         &mut self,
         actor: Actor,
@@ -40,9 +45,35 @@ impl Cluster {
         name: &str,
         grace_period_seconds: Option<i64>,
     ) -> Result<Arc<Object>, ApiError> {
+        self.connect_as()?;
+        self.reachable_from(&actor)?;
+        let arrived = self.feed.next_seq();
+        let user = actor.username();
+        self.current_actor = user.clone();
         let key = ObjectKey::new(Kind::Pod, namespace, name);
-        let Some(Object::Pod(pod)) = self.store.get(&key).cloned() else {
-            return Err(ApiError::not_found("pods", name));
+        let result = self.evict_inner(&key, &user, grace_period_seconds);
+        let code = match &result {
+            Ok(_) => 201,
+            Err(e) => e.code(),
+        };
+        let target = (
+            "pods/eviction".to_string(),
+            namespace.to_string(),
+            name.to_string(),
+        );
+        let verdict = result.as_ref().map(|_| ()).map_err(Clone::clone);
+        self.record_request_to(&user, "create", target, code, &verdict, arrived);
+        result
+    }
+
+    fn evict_inner(
+        &mut self,
+        key: &ObjectKey,
+        user: &str,
+        grace_period_seconds: Option<i64>,
+    ) -> Result<Arc<Object>, ApiError> {
+        let Some(Object::Pod(pod)) = self.store.get(key).cloned() else {
+            return Err(ApiError::not_found("pods", &key.name));
         };
         if pod.metadata.deletion_timestamp.is_some() {
             // Already terminating: the eviction succeeds without another delete.
@@ -50,6 +81,9 @@ impl Cluster {
         }
         if !can_ignore_budgets(&pod) {
             self.spend_disruption(&pod)?;
+            // The loopback write above was the apiserver's; what follows is the
+            // caller's request again.
+            self.current_actor = user.to_string();
         }
         let mut marked = pod;
         set_pod_condition(
@@ -63,8 +97,8 @@ impl Cluster {
                 ..Default::default()
             },
         );
-        self.update_as(actor.clone(), Object::Pod(marked))?;
-        self.delete_with_options_as(actor, &key, grace_period_seconds, None)
+        self.update_inner(Object::Pod(marked))?;
+        self.delete_inner(key, grace_period_seconds, None)
     }
 
     /// The budget check of an eviction: Ok when the pod may go (a disruption was

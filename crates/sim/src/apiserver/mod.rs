@@ -185,10 +185,11 @@ pub fn user_is_learner(user: &str) -> bool {
 impl RequestRecord {
     /// `deployments/web`; the resource alone for a create refused before it had a name.
     pub fn target(&self) -> String {
-        if self.name.is_empty() {
-            self.resource.clone()
-        } else {
-            format!("{}/{}", self.resource, self.name)
+        match (self.name.is_empty(), self.resource.split_once('/')) {
+            (true, _) => self.resource.clone(),
+            // A subresource, as its URL path names it: `pods/web-1/eviction`.
+            (false, Some((resource, sub))) => format!("{resource}/{}/{sub}", self.name),
+            (false, None) => format!("{}/{}", self.resource, self.name),
         }
     }
 
@@ -617,27 +618,34 @@ impl Cluster {
         &mut self,
         actor: Actor,
         verb: &'static str,
-        mut obj: Object,
+        obj: Object,
     ) -> Result<Arc<Object>, ApiError> {
         let attempted = obj.key();
         let body = checked_body(&actor, &obj);
         self.serve_write(actor, verb, &attempted, |c| {
             body?;
-            c.admit_update(&mut obj, false)?;
-            c.check_storage()?;
-            let key = obj.key();
-            let finalized = c
-                .store
-                .get(&key)
-                .is_some_and(|old| should_delete_during_update(old, &obj));
-            let ev = if finalized {
-                c.store.remove(&key)?
-            } else {
-                c.store.update(obj)?
-            };
-            c.dispatch(&ev);
-            Ok(ev.object)
+            c.update_inner(obj)
         })
+    }
+
+    /// An update's pipeline after the desk's gates, unrecorded: what a handler
+    /// inside the apiserver (the eviction subresource) writes as part of the request
+    /// it serves.
+    pub(crate) fn update_inner(&mut self, mut obj: Object) -> Result<Arc<Object>, ApiError> {
+        self.admit_update(&mut obj, false)?;
+        self.check_storage()?;
+        let key = obj.key();
+        let finalized = self
+            .store
+            .get(&key)
+            .is_some_and(|old| should_delete_during_update(old, &obj));
+        let ev = if finalized {
+            self.store.remove(&key)?
+        } else {
+            self.store.update(obj)?
+        };
+        self.dispatch(&ev);
+        Ok(ev.object)
     }
 
     /// Deletes an object. Pods bound to a node are deleted gracefully: they get a
@@ -672,7 +680,7 @@ impl Cluster {
         result
     }
 
-    fn delete_inner(
+    pub(crate) fn delete_inner(
         &mut self,
         key: &ObjectKey,
         grace: Option<i64>,
@@ -814,7 +822,6 @@ impl Cluster {
         key: Option<&ObjectKey>,
         arrived: u64,
     ) {
-        debug_assert!(REQUEST_VERBS.contains(&verb), "unknown verb {verb}");
         let (resource, namespace, name) = match (result, key) {
             (Ok(o), _) => (
                 o.kind().plural().to_string(),
@@ -828,6 +835,35 @@ impl Cluster {
             ),
             (Err(_), None) => (String::new(), String::new(), String::new()),
         };
+        let code = match result {
+            Ok(_) if verb == "create" => 201,
+            Ok(_) => 200,
+            Err(e) => e.code(),
+        };
+        let verdict = result.as_ref().map(|_| ()).map_err(Clone::clone);
+        self.record_request_to(
+            user,
+            verb,
+            (resource, namespace, name),
+            code,
+            &verdict,
+            arrived,
+        );
+    }
+
+    /// Records one request the desk answered: `target` is (resource, namespace,
+    /// name), the resource with its subresource for one (`pods/eviction`).
+    pub(crate) fn record_request_to(
+        &mut self,
+        user: &str,
+        verb: &'static str,
+        (resource, namespace, name): (String, String, String),
+        code: u16,
+        verdict: &Result<(), ApiError>,
+        arrived: u64,
+    ) {
+        debug_assert!(REQUEST_VERBS.contains(&verb), "unknown verb {verb}");
+        let result = verdict;
         let stages = Stage::verdicts(result.as_ref().err().map(Stage::of_error));
         let members = self.etcd.members();
         let micros = stages
@@ -841,11 +877,7 @@ impl Cluster {
             resource,
             namespace,
             name,
-            code: match result {
-                Ok(_) if verb == "create" => 201,
-                Ok(_) => 200,
-                Err(e) => e.code(),
-            },
+            code,
             stages,
             micros,
         };

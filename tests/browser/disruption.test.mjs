@@ -3,12 +3,14 @@
 // and retries until the replacement robot is Ready; the reception log shows each
 // eviction as one request, `create pods/NAME/eviction`, answered 201 or 429.
 //
+// The floor's staffing-minimum board lists the budget with its counts.
+//
 // App contract: the terminal is `#kubectl-input` / `#kubectl-output`; the desk's
 // log is `.request-log li.request[data-verb][data-target][data-code]`.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { applyYaml, kubectl, openApp, screenshot, waitForText, WAIT_MS } from './harness.mjs';
+import { applyYaml, floor, kubectl, openApp, screenshot, waitForText, WAIT_MS } from './harness.mjs';
 
 let app;
 
@@ -57,6 +59,14 @@ test('a disruption budget holds a drain back with 429 until the replacement is r
     await kubectl(page, 'sim advance 30s');
     const budget = await kubectl(page, 'kubectl get pdb web');
     assert.match(budget, /web\s+2\s+N\/A\s+1\s/, budget);
+    // The floor's staffing-minimum board says the same.
+    await page.waitForFunction(
+      () => JSON.parse(window.__warehouse.floor()).budgets.some((l) => l.includes('1 may leave')),
+      null,
+      { timeout: WAIT_MS },
+    );
+    const board = (await floor(page)).budgets;
+    assert.deepEqual(board, ['Staffing minimum web (at least 2 working): 3 of 3 ready, 1 may leave']);
 
     await kubectl(page, 'kubectl drain zone-a zone-b --ignore-daemonsets');
     const printed = await page.evaluate(() => document.querySelector('#kubectl-output').textContent);

@@ -6,6 +6,7 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use warehouse_sim::views::budgets::BudgetView;
 use warehouse_sim::views::countdown::{Countdown, CountdownKind};
 use warehouse_sim::views::desks::DeskView;
 use warehouse_sim::views::feed::FeedEvent;
@@ -70,6 +71,8 @@ pub struct FloorData {
     /// Simulated now; moves every tick.
     pub now_ms: u64,
     pub desks: Rc<Vec<DeskView>>,
+    /// The staffing minimums (PodDisruptionBudgets) and their counts.
+    pub budgets: Rc<Vec<BudgetView>>,
     pub countdowns: Rc<Vec<Countdown>>,
     pub traffic: Rc<Traffic>,
     /// The feed's next sequence number and the store revision at the last look.
@@ -114,6 +117,10 @@ impl FloorData {
         let desks = cluster.desks();
         if *self.desks != desks {
             self.desks = Rc::new(desks);
+        }
+        let budgets = cluster.budgets();
+        if *self.budgets != budgets {
+            self.budgets = Rc::new(budgets);
         }
         let countdowns: Vec<Countdown> = cluster
             .countdowns()

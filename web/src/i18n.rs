@@ -693,6 +693,46 @@ pub enum F {
     LegendChanged,
 }
 
+/// A staffing minimum's line on the floor: how many robots work, the promise, and
+/// how many may leave now (`kubectl get pdb`'s ALLOWED DISRUPTIONS).
+pub fn budget_line(tr: Tr, b: &warehouse_sim::views::budgets::BudgetView) -> String {
+    let name = if b.namespace == "default" {
+        b.name.clone()
+    } else {
+        format!("{}/{}", b.namespace, b.name)
+    };
+    let wh = tr.names == Names::Warehouse;
+    let promise = match (&b.min_available, &b.max_unavailable, tr.lang) {
+        (Some(m), _, Lang::En) if wh => format!("at least {m} working"),
+        (Some(m), _, Lang::En) => format!("minAvailable {m}"),
+        (Some(m), _, Lang::Ru) if wh => format!("не меньше {m} за работой"),
+        (Some(m), _, Lang::Ru) => format!("minAvailable {m}"),
+        (None, Some(m), Lang::En) if wh => format!("at most {m} away"),
+        (None, Some(m), Lang::Ru) if wh => format!("не больше {m} в отлучке"),
+        (None, Some(m), _) => format!("maxUnavailable {m}"),
+        (None, None, _) => String::new(),
+    };
+    let (healthy, allowed) = (b.current_healthy, b.disruptions_allowed);
+    match (tr.lang, wh) {
+        (Lang::En, true) => format!(
+            "Staffing minimum {name} ({promise}): {healthy} of {} ready, {allowed} may leave",
+            b.expected_pods
+        ),
+        (Lang::En, false) => format!(
+            "PodDisruptionBudget {name} ({promise}): {healthy} healthy, {} desired, {allowed} disruptions allowed",
+            b.desired_healthy
+        ),
+        (Lang::Ru, true) => format!(
+            "Минимум смены {name} ({promise}): готовы {healthy} из {}, отпустить можно {allowed}",
+            b.expected_pods
+        ),
+        (Lang::Ru, false) => format!(
+            "PodDisruptionBudget {name} ({promise}): готовы {healthy}, нужно {}, разрешено прерываний: {allowed}",
+            b.desired_healthy
+        ),
+    }
+}
+
 impl Tr {
     /// A count and what it counts: `5 lines`; in Russian with the plural form the
     /// number asks for (`1 строка`, `3 строки`, `5 строк`; `3 готовы`).

@@ -320,6 +320,7 @@ fn target_id(target: &Target) -> String {
         Target::Zone(name) => format!("zone:{name}"),
         Target::Desk { namespace, name } => format!("desk:{namespace}/{name}"),
         Target::Sheet { namespace, name } => format!("sheet:{namespace}/{name}"),
+        Target::Budget { namespace, name } => format!("budget:{namespace}/{name}"),
         Target::Staff(c) => format!("staff:{}", c.short_name()),
     }
 }
@@ -382,6 +383,11 @@ fn header(tr: Tr, target: &Target, view: &FloorView) -> (&'static str, String, H
         ),
         Target::Sheet { namespace, name } => (
             text::t(tr, I::KindSheet),
+            format!("{namespace}/{name}"),
+            html! {},
+        ),
+        Target::Budget { namespace, name } => (
+            text::t(tr, I::KindBudget),
             format!("{namespace}/{name}"),
             html! {},
         ),
@@ -504,7 +510,7 @@ fn actions(
                 </>
             }
         }
-        Target::Sheet { .. } => html! {},
+        Target::Sheet { .. } | Target::Budget { .. } => html! {},
         Target::Staff(c) => {
             let stopped = view
                 .components

@@ -31,6 +31,7 @@ pub enum I {
     KindZone,
     KindDesk,
     KindSheet,
+    KindBudget,
     KindStaff,
     Down,
     StaffPod,
@@ -139,6 +140,15 @@ pub fn t(tr: Tr, key: I) -> &'static str {
             ["Order desk", "Service", "Стойка заказов", "Сервис"],
         ),
         I::KindSheet => pick(tr, ["Sheet", "EndpointSlice", "Лист", "EndpointSlice"]),
+        I::KindBudget => pick(
+            tr,
+            [
+                "Staffing minimum",
+                "PodDisruptionBudget",
+                "Минимум смены",
+                "PodDisruptionBudget",
+            ],
+        ),
         I::KindStaff => pick(
             tr,
             [

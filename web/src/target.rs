@@ -14,6 +14,8 @@ pub enum Target {
     Desk { namespace: String, name: String },
     /// An EndpointSlice.
     Sheet { namespace: String, name: String },
+    /// A PodDisruptionBudget (a staffing minimum).
+    Budget { namespace: String, name: String },
     /// A control-plane component (the reception desk, the ledger vault, the floor
     /// manager, the dispatcher).
     Staff(ControlPlaneComponent),
@@ -34,6 +36,10 @@ impl Target {
             Target::Sheet { namespace, name } => {
                 Some((format!("endpointslice/{name}"), Some(namespace.clone())))
             }
+            Target::Budget { namespace, name } => Some((
+                format!("poddisruptionbudget/{name}"),
+                Some(namespace.clone()),
+            )),
             Target::Staff(_) => None,
         }
     }

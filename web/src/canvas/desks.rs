@@ -39,6 +39,22 @@ pub const MAX_ROWS: usize = 5;
 /// Desks drawn; the rest are counted.
 pub const MAX_DESKS: usize = 12;
 
+/// Staffing minimums (PodDisruptionBudgets) listed above the desks; the rest are
+/// counted on one more line.
+pub const MAX_BUDGETS: usize = 4;
+
+/// The height of one staffing-minimum line.
+pub const BOARD_LINE_H: f64 = 16.0;
+
+/// How many lines the staffing-minimum board takes for `budgets` budgets.
+pub fn board_lines(budgets: usize) -> usize {
+    if budgets > MAX_BUDGETS {
+        MAX_BUDGETS + 1
+    } else {
+        budgets
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SheetBox {
     pub rect: Rect,
@@ -71,6 +87,7 @@ pub struct DeskLayout {
 pub fn desk_layout(
     area: Rect,
     desks: &[&DeskView],
+    board_lines: usize,
     flashing: &dyn Fn(&str, &str) -> bool,
     show_scroll: bool,
 ) -> DeskLayout {
@@ -78,7 +95,7 @@ pub fn desk_layout(
     let desks_w = if side { area.w - CHART_W - GAP } else { area.w };
     let cols = (((desks_w + GAP) / (DESK_W + GAP)).floor() as usize).max(1);
     let card_w = (desks_w - GAP * (cols as f64 - 1.0)) / cols as f64;
-    let top = area.y + DESK_TITLE_H;
+    let top = area.y + DESK_TITLE_H + board_lines as f64 * BOARD_LINE_H;
     let mut out = Vec::new();
     let (mut row_y, mut row_h) = (top, 0.0f64);
     for (i, d) in desks.iter().take(MAX_DESKS).enumerate() {
@@ -212,6 +229,53 @@ pub const LINE_NOT_READY: &str = "#f07a1a";
 
 pub const LINE_TERMINATING: &str = "#9a9a9a";
 
+/// The staffing-minimum board under the desks' title: one line per
+/// PodDisruptionBudget (how many robots work, the minimum, how many may leave), a
+/// green mark while one may leave and an amber one while none may. Returns its
+/// height.
+fn draw_budgets(p: &mut Paint, r: Rect, data: &FloorData) -> Result<f64, JsValue> {
+    let (ctx, tr) = (p.ctx, p.tr);
+    let budgets = &data.budgets;
+    let mut drawn = Vec::new();
+    for (i, b) in budgets.iter().take(MAX_BUDGETS).enumerate() {
+        let y = r.y + DESK_TITLE_H + i as f64 * BOARD_LINE_H;
+        let line = crate::i18n::budget_line(tr, b);
+        ctx.set_fill_style_str(if b.disruptions_allowed > 0 {
+            "#3a7d44"
+        } else {
+            "#c77d1a"
+        });
+        ctx.begin_path();
+        ctx.arc(r.x + 13.0, y + 7.0, 4.0, 0.0, TAU)?;
+        ctx.fill();
+        ctx.set_fill_style_str(INK);
+        font(ctx, 11.5, false);
+        text(ctx, &line, r.x + 22.0, y + 11.0, r.w - 30.0);
+        p.hits.items.push((
+            Rect {
+                x: r.x,
+                y,
+                w: r.w,
+                h: BOARD_LINE_H,
+            },
+            Target::Budget {
+                namespace: b.namespace.clone(),
+                name: b.name.clone(),
+            },
+        ));
+        drawn.push(line);
+    }
+    if budgets.len() > MAX_BUDGETS {
+        let y = r.y + DESK_TITLE_H + MAX_BUDGETS as f64 * BOARD_LINE_H;
+        ctx.set_fill_style_str(MUTED);
+        font(ctx, 11.0, false);
+        let more = format!("+{} {}", budgets.len() - MAX_BUDGETS, tr.f(F::More));
+        text(ctx, &more, r.x + 22.0, y + 11.0, r.w - 30.0);
+    }
+    HOOK.with(|h| h.borrow_mut().budgets = drawn);
+    Ok(board_lines(budgets.len()) as f64 * BOARD_LINE_H)
+}
+
 pub(super) fn draw_desks(
     p: &mut Paint,
     lay: &DeskLayout,
@@ -245,6 +309,8 @@ pub(super) fn draw_desks(
             lay.chart.x - r.x - tw - 30.0,
         );
     }
+    let board_h = draw_budgets(p, r, data)?;
+    let (ctx, tr) = (p.ctx, p.tr);
     if lay.desks.is_empty() {
         ctx.set_fill_style_str(MUTED);
         font(ctx, 11.5, false);
@@ -252,7 +318,7 @@ pub(super) fn draw_desks(
             ctx,
             "kubectl expose deployment NAME --port=80",
             r.x + 8.0,
-            r.y + DESK_TITLE_H + 12.0,
+            r.y + DESK_TITLE_H + board_h + 12.0,
             lay.chart.x - r.x - 16.0,
         );
     }

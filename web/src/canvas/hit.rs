@@ -228,6 +228,15 @@ pub fn describe(t: &Target, view: &FloorView, data: &FloorData, tr: Tr) -> (Stri
                 .unwrap_or_default();
             (format!("{} {name}", tr.f(F::Sheet)), line)
         }
+        Target::Budget { namespace, name } => {
+            let line = data
+                .budgets
+                .iter()
+                .find(|b| &b.name == name && &b.namespace == namespace)
+                .map(|b| crate::i18n::budget_line(tr, b))
+                .unwrap_or_default();
+            (name.clone(), line)
+        }
         Target::Staff(c) => (tr.t(component_key(c.name())).to_string(), String::new()),
     }
 }

@@ -54,6 +54,7 @@ impl PartialEq for CanvasProps {
         // lease renewed) draws nothing new.
         self.view.same_floor(&other.view)
             && Rc::ptr_eq(&a.desks, &b.desks)
+            && Rc::ptr_eq(&a.budgets, &b.budgets)
             && Rc::ptr_eq(&a.traffic, &b.traffic)
             && Rc::ptr_eq(&a.countdowns, &b.countdowns)
             // Time alone redraws only the countdowns' texts.
@@ -405,6 +406,7 @@ fn redraw(canvas_ref: &NodeRef, floor: &Rc<RefCell<Floor>>) {
 struct Painted {
     view: Rc<FloorView>,
     desks: Rc<Vec<DeskView>>,
+    budgets: Rc<Vec<warehouse_sim::views::budgets::BudgetView>>,
     traffic: Rc<crate::floor::Traffic>,
     countdowns: Rc<Vec<Countdown>>,
     now_ms: u64,
@@ -430,6 +432,7 @@ impl Painted {
         pixels: (u32, u32),
     ) -> bool {
         Rc::ptr_eq(&self.desks, &data.desks)
+            && Rc::ptr_eq(&self.budgets, &data.budgets)
             && Rc::ptr_eq(&self.traffic, &data.traffic)
             && Rc::ptr_eq(&self.countdowns, &data.countdowns)
             && (data.countdowns.is_empty() || self.now_ms == data.now_ms)
@@ -573,6 +576,7 @@ fn draw_all(
             h: 0.0,
         },
         &shown,
+        board_lines(data.budgets.len()),
         &flashing,
         f.show_scroll,
     );
@@ -596,6 +600,7 @@ fn draw_all(
     f.painted = Some(Painted {
         view: view.clone(),
         desks: data.desks.clone(),
+        budgets: data.budgets.clone(),
         traffic: data.traffic.clone(),
         countdowns: data.countdowns.clone(),
         now_ms: data.now_ms,
@@ -679,11 +684,11 @@ mod tests {
             h: 0.0,
         };
         let small = desk(1, 3);
-        let lay = desk_layout(area, &[&small], &|_, _| false, false);
+        let lay = desk_layout(area, &[&small], 0, &|_, _| false, false);
         assert!(lay.desks[0].sheets[0].expanded);
         assert_eq!(lay.desks[0].sheets[0].shown, 3);
         let big = desk(100, 100);
-        let lay = desk_layout(area, &[&big], &|_, n| n == "web-42", true);
+        let lay = desk_layout(area, &[&big], 0, &|_, n| n == "web-42", true);
         let b = &lay.desks[0];
         let expanded: Vec<_> = b.sheets.iter().filter(|s| s.expanded).collect();
         assert_eq!(expanded.len(), 1);

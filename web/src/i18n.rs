@@ -631,7 +631,7 @@ pub fn clerk(lang: Lang, controller: &str) -> Option<&'static str> {
         "service-account-controller" => ("badge clerk", "учётчик пропусков"),
         "resourcequota-controller" | "resource-quota-controller" => ("quota clerk", "учётчик квот"),
         "ttl-after-finished-controller" => ("clean-up timer clerk", "учётчик сроков"),
-        "disruption-controller" => ("staffing-minimum clerk", "учётчик минимума смены"),
+        "disruption-controller" => ("staffing clerk", "учётчик минимумов"),
         "statefulset-controller" => ("StatefulSet clerk", "учётчик StatefulSet"),
         "cronjob-controller" => ("schedule clerk", "учётчик расписаний"),
         _ => return None,

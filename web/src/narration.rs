@@ -178,6 +178,26 @@ fn gate_name(tr: Tr, gate: Gate) -> &'static str {
 fn notable_line(tr: Tr, n: &Notable) -> String {
     let wh = tr.names == Names::Warehouse;
     match (n, tr.lang) {
+        // An eviction a PodDisruptionBudget holds back: the eviction handler's answer,
+        // not a refusal of the ledger vault.
+        (Notable::Refused { what, code, .. }, lang)
+            if *code == 429 && what.ends_with("/eviction") =>
+        {
+            match (lang, wh) {
+                (Lang::En, true) => format!(
+                    "The reception desk held back “{what}”: the staffing minimum lets no robot leave now ({code}); kubectl drain asks again in 5 s."
+                ),
+                (Lang::En, false) => format!(
+                    "Eviction “{what}” refused: a PodDisruptionBudget allows no disruption now ({code} Too Many Requests); kubectl drain retries in 5 s."
+                ),
+                (Lang::Ru, true) => format!(
+                    "Стойка регистрации придержала «{what}»: минимум смены сейчас не позволяет отпустить робота ({code}); kubectl drain спросит снова через 5 с."
+                ),
+                (Lang::Ru, false) => format!(
+                    "Вытеснение «{what}» отклонено: PodDisruptionBudget сейчас не разрешает прерываний ({code} Too Many Requests); kubectl drain повторит через 5 с."
+                ),
+            }
+        }
         (
             Notable::Refused {
                 what, code, gate, ..
@@ -377,5 +397,27 @@ mod tests {
         let tr = Tr::new(Lang::En, Names::Kubernetes);
         assert!(lines(tr, 2_000, &[], &n, &[])[0].contains("NotReady"));
         assert!(lines(tr, 1_000 + NOTABLE_FOR_MS, &[], &n, &[])[0].starts_with("All quiet"));
+    }
+
+    #[test]
+    fn an_eviction_a_budget_holds_back_is_not_blamed_on_the_vault() {
+        let refused = |what: &str, code| Notable::Refused {
+            at_ms: 0,
+            what: what.into(),
+            code,
+            gate: Gate::Vault,
+        };
+        let tr = Tr::new(Lang::En, Names::Warehouse);
+        let held = notable_line(tr, &refused("create pods/web-1/eviction", 429));
+        assert!(held.contains("staffing minimum"), "{held}");
+        assert!(!held.contains("ledger vault"), "{held}");
+        let ru = notable_line(
+            Tr::new(Lang::Ru, Names::Kubernetes),
+            &refused("create pods/web-1/eviction", 429),
+        );
+        assert!(ru.contains("PodDisruptionBudget"), "{ru}");
+        // Any other refusal still names its gate.
+        let other = notable_line(tr, &refused("create deployments/web", 409));
+        assert!(other.contains("ledger vault"), "{other}");
     }
 }

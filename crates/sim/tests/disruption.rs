@@ -349,3 +349,26 @@ fn invalid_budgets_are_refused_with_upstreams_messages() {
     );
     assert_eq!(c.kind_count(Kind::PodDisruptionBudget), 0);
 }
+
+#[test]
+fn taint_based_eviction_of_a_dead_zone_ignores_the_budget() {
+    let mut c = web_with_budget("  minAvailable: 3\n  selector:\n    matchLabels: {app: web}\n");
+    assert_eq!(counts(&c)[3], 0, "no disruption allowed");
+    let on_a: Vec<String> = c
+        .list(Kind::Pod, Some("default"))
+        .into_iter()
+        .filter(|p| p.name().starts_with("web-"))
+        .filter(|p| p.to_json()["spec"]["nodeName"] == "zone-a")
+        .map(|p| p.name().to_string())
+        .collect();
+    assert_eq!(on_a.len(), 1, "one web pod on zone-a");
+    c.fault(warehouse_sim::Fault::KillNode("zone-a".into()))
+        .unwrap();
+    // 50 s to NotReady, 300 s of toleration, then the taint manager deletes.
+    c.advance(SimDuration::secs(400));
+    let pod = c.get(Kind::Pod, "default", &on_a[0]).unwrap();
+    assert!(
+        pod.meta().deletion_timestamp.is_some(),
+        "evicted although the budget allows no disruption"
+    );
+}

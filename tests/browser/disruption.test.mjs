@@ -61,11 +61,11 @@ test('a disruption budget holds a drain back with 429 until the replacement is r
     assert.match(budget, /web\s+2\s+N\/A\s+1\s/, budget);
     // The floor's staffing-minimum board says the same.
     await page.waitForFunction(
-      () => JSON.parse(window.__warehouse.floor()).budgets.some((l) => l.includes('1 may leave')),
+      () => JSON.parse(window.__warehouse.floor()).board.some((l) => l.includes('1 may leave')),
       null,
       { timeout: WAIT_MS },
     );
-    const board = (await floor(page)).budgets;
+    const board = (await floor(page)).board;
     assert.deepEqual(board, ['Staffing minimum web (at least 2 working): 3 of 3 ready, 1 may leave']);
 
     await kubectl(page, 'kubectl drain zone-a zone-b --ignore-daemonsets');

@@ -6,7 +6,7 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use warehouse_sim::views::budgets::BudgetView;
+use warehouse_sim::views::board::{BudgetView, ScheduleView};
 use warehouse_sim::views::countdown::{Countdown, CountdownKind};
 use warehouse_sim::views::desks::DeskView;
 use warehouse_sim::views::feed::FeedEvent;
@@ -73,6 +73,8 @@ pub struct FloorData {
     pub desks: Rc<Vec<DeskView>>,
     /// The staffing minimums (PodDisruptionBudgets) and their counts.
     pub budgets: Rc<Vec<BudgetView>>,
+    /// The schedules (CronJobs): when each last ran and runs next.
+    pub schedules: Rc<Vec<ScheduleView>>,
     pub countdowns: Rc<Vec<Countdown>>,
     pub traffic: Rc<Traffic>,
     /// The feed's next sequence number and the store revision at the last look.
@@ -121,6 +123,10 @@ impl FloorData {
         let budgets = cluster.budgets();
         if *self.budgets != budgets {
             self.budgets = Rc::new(budgets);
+        }
+        let schedules = cluster.schedules();
+        if *self.schedules != schedules {
+            self.schedules = Rc::new(schedules);
         }
         let countdowns: Vec<Countdown> = cluster
             .countdowns()

@@ -695,7 +695,7 @@ pub enum F {
 
 /// A staffing minimum's line on the floor: how many robots work, the promise, and
 /// how many may leave now (`kubectl get pdb`'s ALLOWED DISRUPTIONS).
-pub fn budget_line(tr: Tr, b: &warehouse_sim::views::budgets::BudgetView) -> String {
+pub fn budget_line(tr: Tr, b: &warehouse_sim::views::board::BudgetView) -> String {
     let name = if b.namespace == "default" {
         b.name.clone()
     } else {
@@ -730,6 +730,47 @@ pub fn budget_line(tr: Tr, b: &warehouse_sim::views::budgets::BudgetView) -> Str
             "PodDisruptionBudget {name} ({promise}): готовы {healthy}, нужно {}, разрешено прерываний: {allowed}",
             b.desired_healthy
         ),
+    }
+}
+
+/// A schedule's line on the floor: its cron expression, when it last made a task
+/// and makes the next (simulated UTC clock time), and how many run now.
+pub fn schedule_line(tr: Tr, s: &warehouse_sim::views::board::ScheduleView) -> String {
+    let name = if s.namespace == "default" {
+        s.name.clone()
+    } else {
+        format!("{}/{}", s.namespace, s.name)
+    };
+    let clock = |ms: Option<u64>| match ms {
+        Some(ms) => {
+            let minutes = ms / 60_000;
+            format!("{:02}:{:02}", (minutes / 60) % 24, minutes % 60)
+        }
+        None => "—".into(),
+    };
+    let (last, next, active) = (clock(s.last_ms), clock(s.next_ms), s.active);
+    let wh = tr.names == Names::Warehouse;
+    match (tr.lang, wh, s.suspended) {
+        (Lang::En, true, false) => format!(
+            "Schedule {name} ({}): last task {last}, next {next} UTC, {active} running",
+            s.schedule
+        ),
+        (Lang::En, true, true) => format!("Schedule {name} ({}): paused", s.schedule),
+        (Lang::En, false, false) => format!(
+            "CronJob {name} ({}): last schedule {last}, next {next} UTC, {active} active",
+            s.schedule
+        ),
+        (Lang::En, false, true) => format!("CronJob {name} ({}): suspended", s.schedule),
+        (Lang::Ru, true, false) => format!(
+            "Расписание {name} ({}): последнее задание {last}, следующее {next} UTC, выполняется {active}",
+            s.schedule
+        ),
+        (Lang::Ru, true, true) => format!("Расписание {name} ({}): на паузе", s.schedule),
+        (Lang::Ru, false, false) => format!(
+            "CronJob {name} ({}): последний запуск {last}, следующий {next} UTC, активных {active}",
+            s.schedule
+        ),
+        (Lang::Ru, false, true) => format!("CronJob {name} ({}): приостановлен", s.schedule),
     }
 }
 

@@ -321,6 +321,7 @@ fn target_id(target: &Target) -> String {
         Target::Desk { namespace, name } => format!("desk:{namespace}/{name}"),
         Target::Sheet { namespace, name } => format!("sheet:{namespace}/{name}"),
         Target::Budget { namespace, name } => format!("budget:{namespace}/{name}"),
+        Target::Schedule { namespace, name } => format!("schedule:{namespace}/{name}"),
         Target::Staff(c) => format!("staff:{}", c.short_name()),
     }
 }
@@ -388,6 +389,11 @@ fn header(tr: Tr, target: &Target, view: &FloorView) -> (&'static str, String, H
         ),
         Target::Budget { namespace, name } => (
             text::t(tr, I::KindBudget),
+            format!("{namespace}/{name}"),
+            html! {},
+        ),
+        Target::Schedule { namespace, name } => (
+            text::t(tr, I::KindSchedule),
             format!("{namespace}/{name}"),
             html! {},
         ),
@@ -510,7 +516,7 @@ fn actions(
                 </>
             }
         }
-        Target::Sheet { .. } | Target::Budget { .. } => html! {},
+        Target::Sheet { .. } | Target::Budget { .. } | Target::Schedule { .. } => html! {},
         Target::Staff(c) => {
             let stopped = view
                 .components

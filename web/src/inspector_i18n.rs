@@ -32,6 +32,7 @@ pub enum I {
     KindDesk,
     KindSheet,
     KindBudget,
+    KindSchedule,
     KindStaff,
     Down,
     StaffPod,
@@ -140,6 +141,7 @@ pub fn t(tr: Tr, key: I) -> &'static str {
             ["Order desk", "Service", "Стойка заказов", "Сервис"],
         ),
         I::KindSheet => pick(tr, ["Sheet", "EndpointSlice", "Лист", "EndpointSlice"]),
+        I::KindSchedule => pick(tr, ["Schedule", "CronJob", "Расписание", "CronJob"]),
         I::KindBudget => pick(
             tr,
             [

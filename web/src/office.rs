@@ -486,7 +486,7 @@ const STATION_H: f64 = 24.0;
 const DOCK_Y: f64 = 210.0;
 
 /// The clerks of the floor manager, by their controller's name.
-pub const CLERKS: [&str; 15] = [
+pub const CLERKS: [&str; 16] = [
     "deployment-controller",
     "replicaset-controller",
     "daemonset-controller",
@@ -502,6 +502,7 @@ pub const CLERKS: [&str; 15] = [
     "resourcequota-controller",
     "ttl-after-finished-controller",
     "disruption-controller",
+    "cronjob-controller",
 ];
 
 fn stations(view: &FloorView) -> Vec<Station> {

@@ -16,6 +16,8 @@ pub enum Target {
     Sheet { namespace: String, name: String },
     /// A PodDisruptionBudget (a staffing minimum).
     Budget { namespace: String, name: String },
+    /// A CronJob (a schedule).
+    Schedule { namespace: String, name: String },
     /// A control-plane component (the reception desk, the ledger vault, the floor
     /// manager, the dispatcher).
     Staff(ControlPlaneComponent),
@@ -40,6 +42,9 @@ impl Target {
                 format!("poddisruptionbudget/{name}"),
                 Some(namespace.clone()),
             )),
+            Target::Schedule { namespace, name } => {
+                Some((format!("cronjob/{name}"), Some(namespace.clone())))
+            }
             Target::Staff(_) => None,
         }
     }

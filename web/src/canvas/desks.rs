@@ -39,20 +39,17 @@ pub const MAX_ROWS: usize = 5;
 /// Desks drawn; the rest are counted.
 pub const MAX_DESKS: usize = 12;
 
-/// Staffing minimums (PodDisruptionBudgets) listed above the desks; the rest are
-/// counted on one more line.
-pub const MAX_BUDGETS: usize = 4;
+/// Staffing minimums (PodDisruptionBudgets) and schedules (CronJobs) each listed
+/// above the desks; the rest of each are counted on one more line.
+pub const MAX_BOARD: usize = 4;
 
-/// The height of one staffing-minimum line.
+/// The height of one notice-board line.
 pub const BOARD_LINE_H: f64 = 16.0;
 
-/// How many lines the staffing-minimum board takes for `budgets` budgets.
-pub fn board_lines(budgets: usize) -> usize {
-    if budgets > MAX_BUDGETS {
-        MAX_BUDGETS + 1
-    } else {
-        budgets
-    }
+/// How many lines the notice board takes for its budgets and schedules.
+pub fn board_lines(budgets: usize, schedules: usize) -> usize {
+    let lines = |n: usize| if n > MAX_BOARD { MAX_BOARD + 1 } else { n };
+    lines(budgets) + lines(schedules)
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -229,51 +226,82 @@ pub const LINE_NOT_READY: &str = "#f07a1a";
 
 pub const LINE_TERMINATING: &str = "#9a9a9a";
 
-/// The staffing-minimum board under the desks' title: one line per
-/// PodDisruptionBudget (how many robots work, the minimum, how many may leave), a
-/// green mark while one may leave and an amber one while none may. Returns its
-/// height.
-fn draw_budgets(p: &mut Paint, r: Rect, data: &FloorData) -> Result<f64, JsValue> {
-    let (ctx, tr) = (p.ctx, p.tr);
-    let budgets = &data.budgets;
-    let mut drawn = Vec::new();
-    for (i, b) in budgets.iter().take(MAX_BUDGETS).enumerate() {
-        let y = r.y + DESK_TITLE_H + i as f64 * BOARD_LINE_H;
-        let line = crate::i18n::budget_line(tr, b);
-        ctx.set_fill_style_str(if b.disruptions_allowed > 0 {
-            "#3a7d44"
-        } else {
-            "#c77d1a"
-        });
-        ctx.begin_path();
-        ctx.arc(r.x + 13.0, y + 7.0, 4.0, 0.0, TAU)?;
-        ctx.fill();
-        ctx.set_fill_style_str(INK);
-        font(ctx, 11.5, false);
-        text(ctx, &line, r.x + 22.0, y + 11.0, r.w - 30.0);
-        p.hits.items.push((
-            Rect {
-                x: r.x,
-                y,
-                w: r.w,
-                h: BOARD_LINE_H,
-            },
-            Target::Budget {
+/// The notice board under the desks' title: one line per staffing minimum
+/// (PodDisruptionBudget: how many robots are ready, the promise, how many may
+/// leave; a green mark while one may leave, an amber one while none may), then one
+/// per schedule (CronJob: its schedule, its last and next run, its running tasks).
+/// Returns its height.
+fn draw_board(p: &mut Paint, r: Rect, data: &FloorData) -> Result<f64, JsValue> {
+    let tr = p.tr;
+    let budgets: Vec<(String, &str, Target)> = data
+        .budgets
+        .iter()
+        .map(|b| {
+            let mark = if b.disruptions_allowed > 0 {
+                "#3a7d44"
+            } else {
+                "#c77d1a"
+            };
+            let target = Target::Budget {
                 namespace: b.namespace.clone(),
                 name: b.name.clone(),
-            },
-        ));
-        drawn.push(line);
+            };
+            (crate::i18n::budget_line(tr, b), mark, target)
+        })
+        .collect();
+    let schedules: Vec<(String, &str, Target)> = data
+        .schedules
+        .iter()
+        .map(|s| {
+            let mark = if s.suspended { MUTED } else { "#3f6fb0" };
+            let target = Target::Schedule {
+                namespace: s.namespace.clone(),
+                name: s.name.clone(),
+            };
+            (crate::i18n::schedule_line(tr, s), mark, target)
+        })
+        .collect();
+    let mut y = r.y + DESK_TITLE_H;
+    let mut drawn = Vec::new();
+    for group in [budgets, schedules] {
+        let total = group.len();
+        for (line, mark, target) in group.into_iter().take(MAX_BOARD) {
+            board_line(p, r, y, &line, mark)?;
+            p.hits.items.push((
+                Rect {
+                    x: r.x,
+                    y,
+                    w: r.w,
+                    h: BOARD_LINE_H,
+                },
+                target,
+            ));
+            drawn.push(line);
+            y += BOARD_LINE_H;
+        }
+        if total > MAX_BOARD {
+            let more = format!("+{} {}", total - MAX_BOARD, tr.f(F::More));
+            p.ctx.set_fill_style_str(MUTED);
+            font(p.ctx, 11.0, false);
+            text(p.ctx, &more, r.x + 22.0, y + 11.0, r.w - 30.0);
+            y += BOARD_LINE_H;
+        }
     }
-    if budgets.len() > MAX_BUDGETS {
-        let y = r.y + DESK_TITLE_H + MAX_BUDGETS as f64 * BOARD_LINE_H;
-        ctx.set_fill_style_str(MUTED);
-        font(ctx, 11.0, false);
-        let more = format!("+{} {}", budgets.len() - MAX_BUDGETS, tr.f(F::More));
-        text(ctx, &more, r.x + 22.0, y + 11.0, r.w - 30.0);
-    }
-    HOOK.with(|h| h.borrow_mut().budgets = drawn);
-    Ok(board_lines(budgets.len()) as f64 * BOARD_LINE_H)
+    HOOK.with(|h| h.borrow_mut().board = drawn);
+    Ok(y - (r.y + DESK_TITLE_H))
+}
+
+/// One notice-board line: a coloured mark and the text.
+fn board_line(p: &Paint, r: Rect, y: f64, line: &str, mark: &str) -> Result<(), JsValue> {
+    let ctx = p.ctx;
+    ctx.set_fill_style_str(mark);
+    ctx.begin_path();
+    ctx.arc(r.x + 13.0, y + 7.0, 4.0, 0.0, TAU)?;
+    ctx.fill();
+    ctx.set_fill_style_str(INK);
+    font(ctx, 11.5, false);
+    text(ctx, line, r.x + 22.0, y + 11.0, r.w - 30.0);
+    Ok(())
 }
 
 pub(super) fn draw_desks(
@@ -309,7 +337,7 @@ pub(super) fn draw_desks(
             lay.chart.x - r.x - tw - 30.0,
         );
     }
-    let board_h = draw_budgets(p, r, data)?;
+    let board_h = draw_board(p, r, data)?;
     let (ctx, tr) = (p.ctx, p.tr);
     if lay.desks.is_empty() {
         ctx.set_fill_style_str(MUTED);

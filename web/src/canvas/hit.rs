@@ -237,6 +237,15 @@ pub fn describe(t: &Target, view: &FloorView, data: &FloorData, tr: Tr) -> (Stri
                 .unwrap_or_default();
             (name.clone(), line)
         }
+        Target::Schedule { namespace, name } => {
+            let line = data
+                .schedules
+                .iter()
+                .find(|s| &s.name == name && &s.namespace == namespace)
+                .map(|s| crate::i18n::schedule_line(tr, s))
+                .unwrap_or_default();
+            (name.clone(), line)
+        }
         Target::Staff(c) => (tr.t(component_key(c.name())).to_string(), String::new()),
     }
 }

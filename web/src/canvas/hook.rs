@@ -19,8 +19,8 @@ pub struct FloorHook {
     pub draw_ms: f64,
     pub zoom: f64,
     pub desks: Vec<HookDesk>,
-    /// The staffing-minimum board's lines, as drawn.
-    pub budgets: Vec<String>,
+    /// The notice board's lines (staffing minimums, then schedules), as drawn.
+    pub board: Vec<String>,
     pub flashing: Vec<String>,
     pub flashing_lines: Vec<String>,
     /// The copying machines' figures as the chart writes them (`floor::chart_lines`).

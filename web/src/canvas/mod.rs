@@ -55,6 +55,7 @@ impl PartialEq for CanvasProps {
         self.view.same_floor(&other.view)
             && Rc::ptr_eq(&a.desks, &b.desks)
             && Rc::ptr_eq(&a.budgets, &b.budgets)
+            && Rc::ptr_eq(&a.schedules, &b.schedules)
             && Rc::ptr_eq(&a.traffic, &b.traffic)
             && Rc::ptr_eq(&a.countdowns, &b.countdowns)
             // Time alone redraws only the countdowns' texts.
@@ -406,7 +407,8 @@ fn redraw(canvas_ref: &NodeRef, floor: &Rc<RefCell<Floor>>) {
 struct Painted {
     view: Rc<FloorView>,
     desks: Rc<Vec<DeskView>>,
-    budgets: Rc<Vec<warehouse_sim::views::budgets::BudgetView>>,
+    budgets: Rc<Vec<warehouse_sim::views::board::BudgetView>>,
+    schedules: Rc<Vec<warehouse_sim::views::board::ScheduleView>>,
     traffic: Rc<crate::floor::Traffic>,
     countdowns: Rc<Vec<Countdown>>,
     now_ms: u64,
@@ -433,6 +435,7 @@ impl Painted {
     ) -> bool {
         Rc::ptr_eq(&self.desks, &data.desks)
             && Rc::ptr_eq(&self.budgets, &data.budgets)
+            && Rc::ptr_eq(&self.schedules, &data.schedules)
             && Rc::ptr_eq(&self.traffic, &data.traffic)
             && Rc::ptr_eq(&self.countdowns, &data.countdowns)
             && (data.countdowns.is_empty() || self.now_ms == data.now_ms)
@@ -576,7 +579,7 @@ fn draw_all(
             h: 0.0,
         },
         &shown,
-        board_lines(data.budgets.len()),
+        board_lines(data.budgets.len(), data.schedules.len()),
         &flashing,
         f.show_scroll,
     );
@@ -601,6 +604,7 @@ fn draw_all(
         view: view.clone(),
         desks: data.desks.clone(),
         budgets: data.budgets.clone(),
+        schedules: data.schedules.clone(),
         traffic: data.traffic.clone(),
         countdowns: data.countdowns.clone(),
         now_ms: data.now_ms,

@@ -102,6 +102,7 @@ const EVENT_CONTROLLERS: &[&str] = &[
     "ttl-after-finished-controller",
     "service-controller",
     "disruption-controller",
+    "cronjob-controller",
 ];
 
 /// Who writes an Event a component's recorder emits: the component itself (the
@@ -954,6 +955,7 @@ impl Cluster {
             | Kind::DaemonSet
             | Kind::Pod
             | Kind::Job
+            | Kind::CronJob
             | Kind::PodDisruptionBudget => Some(1),
             _ => None,
         };
@@ -1291,6 +1293,19 @@ pub(crate) fn default_object(obj: &mut Object) {
             add_default_tolerations(spec);
         }
         Object::LimitRange(l) => crate::apiserver::admission::default_limit_range(l),
+        // SetDefaults_CronJob.
+        Object::Other(o) if o.kind == Kind::CronJob => {
+            if let Some(spec) = o.fields.get_mut("spec").and_then(|s| s.as_object_mut()) {
+                for (field, value) in [
+                    ("concurrencyPolicy", serde_json::json!("Allow")),
+                    ("suspend", serde_json::json!(false)),
+                    ("successfulJobsHistoryLimit", serde_json::json!(3)),
+                    ("failedJobsHistoryLimit", serde_json::json!(1)),
+                ] {
+                    spec.entry(field).or_insert(value);
+                }
+            }
+        }
         Object::ResourceQuota(q) => {
             if let Some(spec) = q.spec.as_mut() {
                 crate::apiserver::admission::canonicalize(&mut spec.hard);
@@ -1815,6 +1830,7 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         Object::LimitRange(l) => {
             crate::apiserver::validation::limit_range(l.spec.as_ref(), &mut errors)
         }
+        Object::Other(o) if o.kind == Kind::CronJob => validate_cron_job(o, &mut errors),
         Object::Other(o) if o.kind == Kind::PodDisruptionBudget => {
             crate::apiserver::validation::pod_disruption_budget(
                 &crate::controllers::disruption::BudgetSpec::of(o),
@@ -1833,6 +1849,97 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
 /// pkg/apis/batch/validation `ValidateJobSpec` and `ValidateGeneratedSelector`, for
 /// the fields the simulation reads (pod failure policies, success policies and
 /// per-index back-off limits are stored but not checked).
+/// pkg/apis/batch/validation `ValidateCronJobCreate`/`ValidateCronJobSpec`: the name
+/// (at most 52 characters, room for the Job's time suffix), the schedule as
+/// `cron.ParseStandard` reads it, the policy and numbers, and the Job template as a
+/// Job's spec. Simplified: a `timeZone` other than UTC is refused, since the
+/// simulated clock has no time zones.
+fn validate_cron_job(o: &crate::object::OtherObject, errors: &mut Vec<FieldError>) {
+    use crate::controllers::cronjob::CronJobSpec;
+    let name = o.metadata.name.as_deref().unwrap_or("");
+    if name.len() > 52 {
+        errors.push(FieldError(format!(
+            "metadata.name: Invalid value: \"{name}\": must be no more than 52 characters"
+        )));
+    }
+    let spec = CronJobSpec::of(o);
+    if spec.schedule.is_empty() {
+        errors.push(FieldError("spec.schedule: Required value".into()));
+    } else {
+        if let Err(e) = crate::controllers::cron::parse(&spec.schedule) {
+            errors.push(FieldError(format!(
+                "spec.schedule: Invalid value: \"{}\": {e}",
+                spec.schedule
+            )));
+        }
+        if spec.schedule.contains("TZ") {
+            errors.push(FieldError(format!(
+                "spec.schedule: Invalid value: \"{}\": cannot use TZ or CRON_TZ in schedule, use timeZone field instead",
+                spec.schedule
+            )));
+        }
+    }
+    match spec.time_zone.as_deref() {
+        None | Some("UTC" | "Etc/UTC" | "GMT" | "Etc/GMT") => {}
+        Some("") => errors.push(FieldError(
+            "spec.timeZone: Invalid value: \"\": timeZone must be nil or non-empty string".into(),
+        )),
+        Some(zone) => errors.push(FieldError(format!(
+            "spec.timeZone: Invalid value: \"{zone}\": this simulated cluster keeps time in UTC only: use \"Etc/UTC\" or leave timeZone out"
+        ))),
+    }
+    if !["Allow", "Forbid", "Replace"].contains(&spec.concurrency_policy.as_str()) {
+        errors.push(FieldError(format!(
+            "spec.concurrencyPolicy: Unsupported value: \"{}\": supported values: \"Allow\", \"Forbid\", \"Replace\"",
+            spec.concurrency_policy
+        )));
+    }
+    for (path, value) in [
+        (
+            "spec.startingDeadlineSeconds",
+            spec.starting_deadline_seconds,
+        ),
+        (
+            "spec.successfulJobsHistoryLimit",
+            Some(spec.successful_jobs_history_limit),
+        ),
+        (
+            "spec.failedJobsHistoryLimit",
+            Some(spec.failed_jobs_history_limit),
+        ),
+    ] {
+        if let Some(v) = value {
+            crate::apiserver::validation::non_negative(path, v, errors);
+        }
+    }
+    // The template as the Job it will make (its selector is generated then).
+    let job = serde_json::json!({
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "template"},
+        "spec": spec.job_template.get("spec").cloned().unwrap_or_default(),
+    });
+    match Object::from_json(Kind::Job, job) {
+        Ok(Object::Job(job)) => {
+            let mut found = Vec::new();
+            validate_job(&job, &mut found);
+            check_template_containers(
+                job.spec.as_ref().and_then(|s| s.template.spec.as_ref()),
+                &mut found,
+            );
+            errors.extend(
+                found
+                    .into_iter()
+                    .filter(|e| !e.0.starts_with("spec.selector"))
+                    .map(|e| FieldError(e.0.replacen("spec.", "spec.jobTemplate.spec.", 1))),
+            );
+        }
+        _ => errors.push(FieldError(
+            "spec.jobTemplate.spec.template.spec.containers: Required value".into(),
+        )),
+    }
+}
+
 fn validate_job(job: &k8s_openapi::api::batch::v1::Job, errors: &mut Vec<FieldError>) {
     let Some(spec) = job.spec.as_ref() else {
         errors.push(FieldError(

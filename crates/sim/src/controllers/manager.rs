@@ -194,6 +194,7 @@ pub(crate) static CONTROLLERS: &[&dyn Controller] = &[
     &super::node_lifecycle::TaintEvictionController,
     &super::ttl_after_finished::TtlAfterFinishedController,
     &super::disruption::DisruptionController,
+    &super::cronjob::CronJobController,
     #[cfg(test)]
     &super::echo::EchoController,
 ];

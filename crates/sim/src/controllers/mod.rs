@@ -2,6 +2,8 @@
 //! controller, each level-triggered. A controller is told which object to look at,
 //! never why; it reads the current state and sends its writes through the apiserver.
 
+pub mod cron;
+pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;
 pub mod disruption;

@@ -141,7 +141,7 @@ static INFO: [KindInfo; Kind::ALL.len()] = [
     KindInfo::new("Lease", "leases", "lease", &[], "coordination.k8s.io", &["v1"]),
     KindInfo::new("Event", "events", "event", &["ev"], "", &["v1"]),
     KindInfo::new("StatefulSet", "statefulsets", "statefulset", &["sts"], "apps", &["v1"]).stored_only(),
-    KindInfo::new("CronJob", "cronjobs", "cronjob", &["cj"], "batch", &["v1"]).stored_only(),
+    KindInfo::new("CronJob", "cronjobs", "cronjob", &["cj"], "batch", &["v1"]),
     KindInfo::new("HorizontalPodAutoscaler", "horizontalpodautoscalers", "horizontalpodautoscaler", &["hpa"], "autoscaling", &["v2", "v1"]).stored_only(),
     KindInfo::new("PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", &["pvc"], "", &["v1"]).stored_only(),
     KindInfo::new("PersistentVolume", "persistentvolumes", "persistentvolume", &["pv"], "", &["v1"]).cluster_scoped().stored_only(),

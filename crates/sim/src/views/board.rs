@@ -1,0 +1,120 @@
+//! The floor's notice board: the staffing minimums (PodDisruptionBudgets), what
+//! each promises and what its clerk counted last, and the schedules (CronJobs),
+//! when each last ran and runs next.
+
+use crate::cluster::Cluster;
+use crate::controllers::disruption::{BudgetSpec, BudgetStatus};
+use crate::object::{Kind, Object};
+
+/// One PodDisruptionBudget: its promise and its status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BudgetView {
+    pub namespace: String,
+    pub name: String,
+    /// `minAvailable` (`2`, `50%`), if set.
+    pub min_available: Option<String>,
+    /// `maxUnavailable`, if set.
+    pub max_unavailable: Option<String>,
+    pub current_healthy: i64,
+    pub desired_healthy: i64,
+    pub expected_pods: i64,
+    pub disruptions_allowed: i64,
+}
+
+impl Cluster {
+    /// Every PodDisruptionBudget, ordered by namespace and name. Costs a pass over
+    /// the budgets, not pods.
+    pub fn budgets(&self) -> Vec<BudgetView> {
+        self.store
+            .list(Kind::PodDisruptionBudget, None)
+            .filter_map(|o| match o {
+                Object::Other(b) => Some(b),
+                _ => None,
+            })
+            .map(|b| {
+                let spec = BudgetSpec::of(b);
+                let status = BudgetStatus::of(b);
+                let shown = |v: Option<
+                    k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
+                >| {
+                    v.map(|v| match v {
+                        k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(n) => {
+                            n.to_string()
+                        }
+                        k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(s) => s,
+                    })
+                };
+                BudgetView {
+                    namespace: b.metadata.namespace.clone().unwrap_or_default(),
+                    name: b.metadata.name.clone().unwrap_or_default(),
+                    min_available: shown(spec.min_available),
+                    max_unavailable: shown(spec.max_unavailable),
+                    current_healthy: status.current_healthy,
+                    desired_healthy: status.desired_healthy,
+                    expected_pods: status.expected_pods,
+                    disruptions_allowed: status.disruptions_allowed,
+                }
+            })
+            .collect()
+    }
+}
+
+/// One CronJob: its schedule and where it stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleView {
+    pub namespace: String,
+    pub name: String,
+    pub schedule: String,
+    pub suspended: bool,
+    /// Jobs running now (`status.active`).
+    pub active: usize,
+    /// When it last made a Job, in simulated milliseconds.
+    pub last_ms: Option<u64>,
+    /// When it makes the next one (none while suspended or for a schedule that
+    /// never fires).
+    pub next_ms: Option<u64>,
+}
+
+impl Cluster {
+    /// Every CronJob, ordered by namespace and name. Costs a pass over the CronJobs.
+    pub fn schedules(&self) -> Vec<ScheduleView> {
+        use crate::controllers::cronjob::CronJobSpec;
+        self.store
+            .list(Kind::CronJob, None)
+            .filter_map(|o| match o {
+                Object::Other(c) => Some(c),
+                _ => None,
+            })
+            .map(|c| {
+                let spec = CronJobSpec::of(c);
+                let status = c.fields.get("status");
+                let last_ms = status
+                    .and_then(|s| s.get("lastScheduleTime"))
+                    .and_then(|v| {
+                        crate::object::decode::from_value::<
+                            k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+                        >(v.clone())
+                        .ok()
+                    })
+                    .map(|t| crate::time::SimTime::from_k8s(&t).0);
+                let next_ms = (!spec.suspend)
+                    .then(|| crate::controllers::cron::parse(&spec.schedule).ok())
+                    .flatten()
+                    .and_then(|s| s.next(self.now))
+                    .map(|t| t.0);
+                ScheduleView {
+                    namespace: c.metadata.namespace.clone().unwrap_or_default(),
+                    name: c.metadata.name.clone().unwrap_or_default(),
+                    active: status
+                        .and_then(|s| s.get("active"))
+                        .and_then(|a| a.as_array())
+                        .map_or(0, Vec::len),
+                    schedule: spec.schedule,
+                    suspended: spec.suspend,
+                    last_ms,
+                    next_ms,
+                }
+            })
+            .collect()
+    }
+}

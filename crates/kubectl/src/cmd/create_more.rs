@@ -1,7 +1,8 @@
 //! The imperative `kubectl create` generators: `create deployment`, `create service
 //! clusterip|nodeport|loadbalancer|externalname`, `create configmap`, `create secret
 //! generic`, `create serviceaccount`, `create role|clusterrole` and `create
-//! rolebinding|clusterrolebinding`.
+//! rolebinding|clusterrolebinding`, `create poddisruptionbudget` (`pdb`) and `create
+//! cronjob` (`cj`).
 //!
 //! Mirrors staging/src/k8s.io/kubectl/pkg/cmd/create (create_deployment.go,
 //! create_service.go, create_configmap.go, create_secret.go, create_serviceaccount.go):
@@ -41,6 +42,8 @@ const GENERATORS: &[&str] = &[
     "clusterrolebinding",
     "poddisruptionbudget",
     "pdb",
+    "cronjob",
+    "cj",
 ];
 
 /// Whether the command line is `kubectl create <one of ours> ...`.
@@ -77,6 +80,8 @@ fn takes_value(flag: &str) -> bool {
             | "--group"
             | "--serviceaccount"
             | "--selector"
+            | "--schedule"
+            | "--restart"
             | "--min-available"
             | "--max-unavailable"
             | "-o"
@@ -248,6 +253,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         ("rolebinding", _) => binding(&f, &name, Some(&ns)),
         ("clusterrolebinding", _) => binding(&f, &name, None),
         ("poddisruptionbudget" | "pdb", _) => pod_disruption_budget(&f, &name, &ns),
+        ("cronjob" | "cj", _) => cron_job(&f, &name, &ns),
         _ => Err(format!("error: unknown command \"{generator}\" for \"kubectl create\"")),
     };
     let (kind, value, display_kind) = match built {
@@ -334,6 +340,7 @@ fn client_object(value: &Value, kind: Kind, namespace_given: bool) -> Value {
     match kind {
         Kind::Deployment => v["status"] = json!({}),
         Kind::Service => v["status"] = json!({"loadBalancer": {}}),
+        Kind::CronJob => v["status"] = json!({}),
         Kind::PodDisruptionBudget => {
             v["status"] = json!({"currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0})
         }
@@ -343,6 +350,51 @@ fn client_object(value: &Value, kind: Kind, namespace_given: bool) -> Value {
 }
 
 type Built = Result<(Kind, Value, String), String>;
+
+/// create_cronjob.go: `--image` and `--schedule` required, `--restart` OnFailure
+/// (or Never), the command after `--`; the Job template and its container are named
+/// after the CronJob.
+fn cron_job(f: &Flags, name: &str, ns: &str) -> Built {
+    let image = f.one("--image").unwrap_or_default();
+    if image.is_empty() {
+        return Err("error: --image must be specified".into());
+    }
+    let schedule = f.one("--schedule").unwrap_or_default();
+    if schedule.is_empty() {
+        return Err("error: --schedule must be specified".into());
+    }
+    let restart = f.one("--restart").unwrap_or_else(|| "OnFailure".into());
+    if !["OnFailure", "Never"].contains(&restart.as_str()) {
+        return Err(format!(
+            "error: invalid restart policy: {restart}. Allowed values are OnFailure and Never"
+        ));
+    }
+    let mut container = json!({"name": name, "image": image, "resources": {}});
+    if !f.command.is_empty() {
+        container["command"] = json!(f.command);
+    }
+    Ok((
+        Kind::CronJob,
+        json!({
+            "apiVersion": "batch/v1",
+            "kind": "CronJob",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {
+                "jobTemplate": {
+                    "metadata": {"name": name},
+                    "spec": {
+                        "template": {
+                            "metadata": {},
+                            "spec": {"containers": [container], "restartPolicy": restart},
+                        },
+                    },
+                },
+                "schedule": schedule,
+            },
+        }),
+        "cronjob.batch".to_string(),
+    ))
+}
 
 /// create_pdb.go: `--selector` (required, as `ParseToLabelSelector` reads it) and
 /// exactly one of `--min-available` and `--max-unavailable`, each a number or a

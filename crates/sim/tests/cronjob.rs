@@ -88,3 +88,20 @@ fn a_deleted_cron_job_takes_its_jobs_with_it() {
     c.advance(SimDuration::secs(60));
     assert!(jobs(&c).is_empty(), "{:?}", jobs(&c));
 }
+
+#[test]
+fn the_board_names_the_next_run_not_yet_made() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, &cron_job("", "echo tick"));
+    // 00:05:00 exactly: the run of 00:05 is due but its timer has not fired.
+    c.advance(SimDuration::secs(5 * 60));
+    let s = &c.schedules()[0];
+    assert_eq!(s.next_ms, Some(5 * 60_000), "{s:?}");
+    c.advance(SimDuration::secs(1));
+    let s = &c.schedules()[0];
+    assert_eq!(
+        (s.last_ms, s.next_ms),
+        (Some(5 * 60_000), Some(10 * 60_000)),
+        "{s:?}"
+    );
+}

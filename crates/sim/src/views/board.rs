@@ -97,10 +97,15 @@ impl Cluster {
                         .ok()
                     })
                     .map(|t| crate::time::SimTime::from_k8s(&t).0);
+                // The first run after the latest one made (or after its creation):
+                // a run due this very moment is still the next until its timer fires.
+                let created = crate::object::created_millis(&c.metadata);
+                let created = u64::try_from(created - crate::time::EPOCH_UNIX_MS).unwrap_or(0);
+                let since = crate::time::SimTime(last_ms.unwrap_or(created));
                 let next_ms = (!spec.suspend)
                     .then(|| crate::controllers::cron::parse(&spec.schedule).ok())
                     .flatten()
-                    .and_then(|s| s.next(self.now))
+                    .and_then(|s| s.next(since))
                     .map(|t| t.0);
                 ScheduleView {
                     namespace: c.metadata.namespace.clone().unwrap_or_default(),

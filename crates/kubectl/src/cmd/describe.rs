@@ -179,6 +179,7 @@ pub fn describe(cluster: &Cluster, obj: &Object, show_events: bool) -> Result<St
         Kind::Ingress => describe_ingress(&mut w, cluster, &v),
         Kind::IngressClass => describe_ingress_class(&mut w, &v),
         Kind::PodDisruptionBudget => describe_pod_disruption_budget(&mut w, &v),
+        Kind::CronJob => describe_cron_job(&mut w, &v),
         Kind::EndpointSlice => describe_endpoint_slice(&mut w, &v),
         Kind::Namespace => {
             describe_namespace(&mut w, cluster, &v);
@@ -218,7 +219,6 @@ pub fn describe(cluster: &Cluster, obj: &Object, show_events: bool) -> Result<St
 const HAS_DEDICATED_DESCRIBER: &[&str] = &[
     "DaemonSet",
     "StatefulSet",
-    "CronJob",
     "Secret",
     "Role",
     "ClusterRole",
@@ -2020,6 +2020,83 @@ fn describe_ingress_class(w: &mut Writer, v: &Value) {
         if !s(p, "scope").is_empty() {
             w.w(1, &format!("Scope:\t{}\n", s(p, "scope")));
         }
+    }
+}
+
+/// `describeCronJob` with `describeJobTemplate` and `printActiveJobs`.
+fn describe_cron_job(w: &mut Writer, v: &Value) {
+    header(w, v, true);
+    meta_labels(w, v);
+    w.w(0, &format!("Schedule:\t{}\n", s(v, "spec.schedule")));
+    w.w(
+        0,
+        &format!("Concurrency Policy:\t{}\n", s(v, "spec.concurrencyPolicy")),
+    );
+    let suspend = match at(v, "spec.suspend").as_bool() {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
+    };
+    w.w(0, &format!("Suspend:\t{suspend}\n"));
+    let number_or_unset = |path: &str, unit: &str| match at(v, path).as_i64() {
+        Some(n) => format!("{n}{unit}"),
+        None => "<unset>".to_string(),
+    };
+    w.w(
+        0,
+        &format!(
+            "Successful Job History Limit:\t{}\n",
+            number_or_unset("spec.successfulJobsHistoryLimit", "")
+        ),
+    );
+    w.w(
+        0,
+        &format!(
+            "Failed Job History Limit:\t{}\n",
+            number_or_unset("spec.failedJobsHistoryLimit", "")
+        ),
+    );
+    w.w(
+        0,
+        &format!(
+            "Starting Deadline Seconds:\t{}\n",
+            number_or_unset("spec.startingDeadlineSeconds", "s")
+        ),
+    );
+    let job = at(v, "spec.jobTemplate.spec");
+    let selector = at(job, "selector");
+    if selector.is_null() {
+        w.w(0, "Selector:\t<unset>\n");
+    } else {
+        w.w(0, &format!("Selector:\t{}\n", format_selector(selector)));
+    }
+    for (label, field) in [
+        ("Parallelism", "parallelism"),
+        ("Completions", "completions"),
+    ] {
+        match at(job, field).as_i64() {
+            Some(n) => w.w(0, &format!("{label}:\t{n}\n")),
+            None => w.w(0, &format!("{label}:\t<unset>\n")),
+        }
+    }
+    if let Some(d) = at(job, "activeDeadlineSeconds").as_i64() {
+        w.w(0, &format!("Active Deadline Seconds:\t{d}s\n"));
+    }
+    describe_pod_template(w, at(job, "template"));
+    let last = s(v, "status.lastScheduleTime");
+    if last.is_empty() {
+        w.w(0, "Last Schedule Time:\t<unset>\n");
+    } else {
+        w.w(0, &format!("Last Schedule Time:\t{}\n", rfc1123z(last)));
+    }
+    let active: Vec<&str> = arr(v, "status.active")
+        .iter()
+        .map(|r| s(r, "name"))
+        .collect();
+    if active.is_empty() {
+        w.w(0, "Active Jobs:\t<none>\n");
+    } else {
+        w.w(0, &format!("Active Jobs:\t{}\n", active.join(", ")));
     }
 }
 

@@ -1,7 +1,8 @@
 // A CronJob in the browser: applied from the editor, it makes a Job at each
 // scheduled minute, named after the scheduled time, and `kubectl get cronjobs`
 // shows its last schedule; a schedule the apiserver cannot read is refused with
-// robfig/cron's message. The floor's notice board lists the schedule.
+// robfig/cron's message. The floor's notice board lists the schedule, and shows it
+// paused after `kubectl patch` sets `suspend`.
 //
 // App contract: the editor is `#yaml-editor` / `#apply-btn` / `#apply-result`; the
 // terminal is `#kubectl-input` / `#kubectl-output`.
@@ -67,6 +68,14 @@ test('a CronJob makes a Job at each scheduled minute', { timeout: 120_000 }, asy
     assert.equal(Number(m[2]) - Number(m[1]), 2, board[0]);
     const logs = await kubectl(page, `kubectl logs job/${names[1]}`);
     assert.equal(logs.trim(), 'Hello from the Kubernetes cluster');
+    // kubectl patch pauses it; the board says so.
+    const patched = await kubectl(page, `kubectl patch cronjob hello -p '{"spec":{"suspend":true}}'`);
+    assert.equal(patched.trim(), 'cronjob.batch/hello patched');
+    await page.waitForFunction(
+      () => JSON.parse(window.__warehouse.floor()).board.includes('Schedule hello (*/2 * * * *): paused'),
+      null,
+      { timeout: WAIT_MS },
+    );
     await screenshot(page, 'cronjob');
     assert.deepEqual(problems, []);
   } catch (e) {

@@ -28,6 +28,7 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "get",
     "label",
     "logs",
+    "patch",
     "replace",
     "rollout",
     "run",

@@ -119,6 +119,7 @@ pub enum Command {
     Drain(Vec<String>),
     /// `kubectl taint nodes NODE TAINT...` (taint.rs).
     Taint(Vec<String>),
+    Patch(Vec<String>),
     /// `kubectl create job`, with the whole command line (create_job.rs parses it).
     CreateJob(Vec<String>),
     /// `kubectl rollout ...`, with the whole command line (rollout.rs parses it).
@@ -173,6 +174,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("uncordon") => return Ok(Command::Cordon(args.to_vec(), false)),
         Some("drain") => return Ok(Command::Drain(args.to_vec())),
         Some("taint") => return Ok(Command::Taint(args.to_vec())),
+        Some("patch") => return Ok(Command::Patch(args.to_vec())),
         Some("create") if crate::cmd::create_job::is_create_job(args) => {
             return Ok(Command::CreateJob(args.to_vec()))
         }

@@ -207,6 +207,7 @@ impl Session {
             cli::Command::Cordon(a, on) => cordon::run(&mut self.cluster, &ctx, &a, on),
             cli::Command::Drain(a) => drain::run(&mut self.cluster, &ctx, &a),
             cli::Command::Taint(a) => taint::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Patch(a) => cmd::patch::run(&mut self.cluster, &ctx, &a),
             cli::Command::Rollout(a) => rollout::run(&mut self.cluster, &ctx, &a),
             cli::Command::Scale(a) => scale::run(&mut self.cluster, &ctx, &a),
             cli::Command::Set(a) => set::run(&mut self.cluster, &ctx, &a),

@@ -49,12 +49,19 @@ fn merge_maps(
 const MERGE_KEYS: [&str; 5] = ["name", "containerPort", "port", "mountPath", "ip"];
 
 fn merge_key(items: &[Value]) -> Option<&'static str> {
-    if items.is_empty() {
-        return None;
-    }
+    merge_key_of(items.iter())
+}
+
+/// The merge key every item of a list of objects carries, if there are items and
+/// one key they all have.
+pub(crate) fn merge_key_of<'a>(
+    items: impl Iterator<Item = &'a Value> + Clone,
+) -> Option<&'static str> {
+    let mut probe = items.clone();
+    probe.next()?;
     MERGE_KEYS
         .into_iter()
-        .find(|key| items.iter().all(|i| i.get(key).is_some()))
+        .find(|key| items.clone().all(|i| i.get(key).is_some()))
 }
 
 fn merge_lists(cur: &[Value], orig: Option<&Vec<Value>>, m: &[Value]) -> Vec<Value> {

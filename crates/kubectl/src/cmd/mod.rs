@@ -25,6 +25,7 @@ pub(crate) mod getfmt;
 pub(crate) mod label;
 pub(crate) mod logs;
 pub(crate) mod merge;
+pub(crate) mod patch;
 pub(crate) mod raw;
 pub(crate) mod rollout;
 pub(crate) mod run;

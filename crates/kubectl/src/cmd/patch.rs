@@ -116,9 +116,11 @@ fn patch(
         "none" => "",
         "client" => " (dry run)",
         "server" => " (server dry run)",
-        other => return Err(format!(
+        other => {
+            return Err(format!(
             "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        )),
+        ))
+        }
     };
     let text =
         match (&a.patch, &a.patch_file) {

@@ -1699,6 +1699,8 @@ fn line_count(program: &str, args: &[String]) -> Result<usize, String> {
 /// `grep [-v] [-i] [-c] PATTERN` over the lines: a fixed string, not a regexp.
 fn filter_grep(args: &[String], lines: &[&str]) -> Result<(String, i32), String> {
     let (mut invert, mut ignore_case, mut count_only) = (false, false, false);
+    // GNU grep's syntaxes: basic (the default), extended (-E), fixed strings (-F).
+    let mut syntax = 'G';
     let mut pattern = None;
     for a in args {
         match a.as_str() {
@@ -1708,7 +1710,7 @@ fn filter_grep(args: &[String], lines: &[&str]) -> Result<(String, i32), String>
                         'v' => invert = true,
                         'i' => ignore_case = true,
                         'c' => count_only = true,
-                        'F' | 'E' => {}
+                        'F' | 'E' | 'G' => syntax = c,
                         other => return Err(format!("grep: invalid option -- '{other}'")),
                     }
                 }
@@ -1720,28 +1722,94 @@ fn filter_grep(args: &[String], lines: &[&str]) -> Result<(String, i32), String>
     let Some(pattern) = pattern else {
         return Err("Usage: grep [OPTION]... PATTERNS [FILE]...".into());
     };
-    let needle = if ignore_case {
-        pattern.to_lowercase()
-    } else {
-        pattern
+    let source = match syntax {
+        'F' => regex_lite::escape(&pattern),
+        'E' => pattern.clone(),
+        _ => basic_to_extended(&pattern),
     };
+    let source = if ignore_case {
+        format!("(?i){source}")
+    } else {
+        source
+    };
+    let re = regex_lite::Regex::new(&source)
+        .map_err(|_| format!("grep: Invalid regular expression: {pattern}"))?;
     let picked: Vec<&str> = lines
         .iter()
         .copied()
-        .filter(|l| {
-            let hay = if ignore_case {
-                l.to_lowercase()
-            } else {
-                l.to_string()
-            };
-            hay.contains(&needle) != invert
-        })
+        .filter(|l| re.is_match(l) != invert)
         .collect();
     let status = if picked.is_empty() { 1 } else { 0 };
     if count_only {
         return Ok((format!("{}\n", picked.len()), status));
     }
     Ok((join_lines(&picked), status))
+}
+
+/// A POSIX basic regular expression as GNU grep reads it, written as an extended
+/// one: `|`, `+`, `?`, `(`, `)`, `{` and `}` are plain characters unless escaped
+/// (`\|`, `\+`, ... are the operators).
+fn basic_to_extended(pattern: &str) -> String {
+    let mut out = String::new();
+    let mut chars = pattern.chars().peekable();
+    // A leading `*` repeats nothing: it is a plain star.
+    if chars.peek() == Some(&'*') {
+        chars.next();
+        out.push_str("\\*");
+    }
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(op @ ('|' | '+' | '?' | '(' | ')' | '{' | '}')) => out.push(op),
+                Some(other) => {
+                    out.push('\\');
+                    out.push(other);
+                }
+                None => out.push_str("\\\\"),
+            },
+            '|' | '+' | '?' | '(' | ')' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod grep_tests {
+    use super::{basic_to_extended, filter_grep};
+
+    fn grep(args: &[&str], lines: &[&str]) -> String {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        filter_grep(&args, lines)
+            .map(|(out, _)| out)
+            .unwrap_or_else(|e| e)
+    }
+
+    #[test]
+    fn grep_reads_basic_extended_and_fixed_patterns() {
+        let lines = [
+            "web-1 Running",
+            "web-2 Pending",
+            "db|x 1+1",
+            "Web-3 Running",
+        ];
+        assert_eq!(grep(&["-E", "Running|Pending"], &lines).lines().count(), 3);
+        // In a basic pattern `|` and `+` are plain characters; `\|` alternates.
+        assert_eq!(grep(&["db|x"], &lines), "db|x 1+1\n");
+        assert_eq!(grep(&["1+1"], &lines), "db|x 1+1\n");
+        assert_eq!(grep(&["Running\\|Pending"], &lines).lines().count(), 3);
+        assert_eq!(grep(&["^web-[12]"], &lines).lines().count(), 2);
+        assert_eq!(grep(&["-F", "db|x"], &lines), "db|x 1+1\n");
+        assert_eq!(grep(&["-ic", "web"], &lines), "3\n");
+        assert_eq!(
+            grep(&["-E", "("], &lines),
+            "grep: Invalid regular expression: ("
+        );
+        assert_eq!(basic_to_extended("*a"), "\\*a");
+    }
 }
 
 /// `sort [-r] [-n] [-u]` of the lines.

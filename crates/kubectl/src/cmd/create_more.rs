@@ -445,7 +445,7 @@ fn pod_disruption_budget(f: &Flags, name: &str, ns: &str) -> Built {
 
 /// `metav1.ParseToLabelSelector`: equality requirements as `matchLabels`, the rest
 /// as `matchExpressions` (`!=` as NotIn).
-fn label_selector_json(selector: &crate::selector::Selector) -> Value {
+pub(crate) fn label_selector_json(selector: &crate::selector::Selector) -> Value {
     use crate::selector::Requirement;
     let mut labels = serde_json::Map::new();
     let mut expressions = Vec::new();

@@ -2,8 +2,9 @@
 //! (k8s.io/kubectl/pkg/cmd/set/set_image.go, set_resources.go, set_env.go; env in
 //! `set_env.rs`): change container images, resource requests and limits, or
 //! environment variables in the pod template of Deployments, ReplicaSets and
-//! DaemonSets. `set selector`, `set serviceaccount` and `set subject` are not
-//! simulated yet.
+//! DaemonSets; and `kubectl set selector` (set_selector.go): a Service's selector
+//! from `key=value` requirements (`set selector svc/web 'app=web,tier=front'`).
+//! `set serviceaccount` and `set subject` are not simulated yet.
 
 use crate::args::clap_error;
 use crate::cmd::get::parse_resource_args;
@@ -73,8 +74,9 @@ fn subcommand(words: &[String]) -> Result<&'static str, String> {
         Some("image") => Ok("image"),
         Some("resources") => Ok("resources"),
         Some("env") => Ok("env"),
-        Some(other @ ("selector" | "serviceaccount" | "subject")) => Err(format!(
-            "error: \"kubectl set {other}\" is not available in this simulated cluster yet; it runs set image, set resources and set env"
+        Some("selector") => Ok("selector"),
+        Some(other @ ("serviceaccount" | "subject")) => Err(format!(
+            "error: \"kubectl set {other}\" is not available in this simulated cluster yet; it runs set image, set resources, set env and set selector"
         )),
         Some(other) => Err(format!(
             "error: unknown command \"{other}\" for \"kubectl set\"\nRun 'kubectl set --help' for usage."
@@ -268,6 +270,9 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         .namespace
         .clone()
         .unwrap_or_else(|| ctx.default_namespace.clone());
+    if words.first().map(String::as_str) == Some("selector") {
+        return set_selector(cluster, ctx, &namespace, &words[1..]);
+    }
     let checked = subcommand(&words).and_then(|sub| {
         let (resources, change) = match sub {
             "image" => image_change(&parsed, &words)?,
@@ -294,6 +299,92 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         }
         for name in &t.names {
             update_workload(cluster, ctx, t.kind, &namespace, name, &change, &mut out);
+        }
+    }
+    out
+}
+
+/// `set selector TYPE NAME EXPRESSIONS`: the last word is the selector
+/// (`ParseToLabelSelector`), the words before it the resources. Only a Service's
+/// selector can be set, and only from equality requirements.
+fn set_selector(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    words: &[String],
+) -> CommandOutput {
+    let Some((expression, resources)) = words.split_last() else {
+        return CommandOutput::error(
+            "error: one or more resources must be specified as <resource> <name> or <resource>/<name>",
+        );
+    };
+    let selector = match crate::selector::Selector::parse(expression) {
+        Ok(s) => crate::cmd::create_more::label_selector_json(&s),
+        Err(e) => return CommandOutput::error(format!("error: {e}")),
+    };
+    let targets = match parse_resource_args(resources) {
+        Ok(t) if !t.is_empty() => t,
+        Ok(_) => {
+            return CommandOutput::error(
+                "error: one or more resources must be specified as <resource> <name> or <resource>/<name>",
+            )
+        }
+        Err(e) => return CommandOutput::error(e),
+    };
+    let mut out = CommandOutput::new();
+    for t in targets {
+        for name in &t.names {
+            if t.kind != Kind::Service {
+                out.fail("error: setting a selector is only supported for Services");
+                continue;
+            }
+            if let Some(exprs) = selector.get("matchExpressions").and_then(|e| e.as_array()) {
+                // Go's `%v` of the requirements: `[{tier In [a b]}]`.
+                let shown: Vec<String> = exprs
+                    .iter()
+                    .map(|e| {
+                        let values: Vec<&str> = e["values"]
+                            .as_array()
+                            .map(|v| v.iter().filter_map(|x| x.as_str()).collect())
+                            .unwrap_or_default();
+                        format!(
+                            "{{{} {} [{}]}}",
+                            e["key"].as_str().unwrap_or(""),
+                            e["operator"].as_str().unwrap_or(""),
+                            values.join(" ")
+                        )
+                    })
+                    .collect();
+                out.fail(format!(
+                    "error: match expression [{}] not supported on this object",
+                    shown.join(" ")
+                ));
+                continue;
+            }
+            let live = match crate::context::get(cluster, ctx, t.kind, namespace, name) {
+                Ok(o) => o,
+                Err(e) => {
+                    out.fail(errors::render(&e, None));
+                    continue;
+                }
+            };
+            let mut v = live.to_json();
+            v["spec"]["selector"] = selector
+                .get("matchLabels")
+                .cloned()
+                .unwrap_or_else(|| serde_json::json!({}));
+            let updated = match Object::from_json(t.kind, v) {
+                Ok(o) => o,
+                Err(e) => {
+                    out.fail(format!("error: {e}"));
+                    continue;
+                }
+            };
+            let body = warehouse_sim::apiserver::request::Body::patch(updated);
+            match crate::context::send(cluster, ctx, body) {
+                Ok(_) => out.out_line(format!("service/{name} selector updated")),
+                Err(e) => out.fail(errors::render(&e, None)),
+            }
         }
     }
     out

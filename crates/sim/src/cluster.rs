@@ -621,10 +621,9 @@ pub(crate) fn copy_status(from: &Object, to: &mut Object) {
         (Object::Job(a), Object::Job(b)) => b.status = a.status.clone(),
         (Object::Service(a), Object::Service(b)) => b.status = a.status.clone(),
         (Object::Ingress(a), Object::Ingress(b)) => b.status = a.status.clone(),
-        // A stored-only kind whose status a component writes.
-        (Object::Other(a), Object::Other(b))
-            if a.kind == b.kind && a.kind == crate::object::Kind::PodDisruptionBudget =>
-        {
+        // The kinds kept as JSON (PodDisruptionBudget, CronJob, ...): their status
+        // belongs to their controllers, as for the typed kinds.
+        (Object::Other(a), Object::Other(b)) if a.kind == b.kind => {
             match a.fields.get("status") {
                 Some(status) => b.fields.insert("status".into(), status.clone()),
                 None => b.fields.remove("status"),

@@ -344,14 +344,15 @@ pub(crate) fn json_patch(target: &Value, patch: &Value) -> Result<Value, String>
                 add(&mut doc, path, moved, kind)?;
             }
             "copy" => {
-                let copied = pointer(&doc, from()?)
+                let copied = doc
+                    .pointer(from()?)
                     .cloned()
                     .ok_or_else(|| missing(kind, from().unwrap_or("")))?;
                 add(&mut doc, path, copied, kind)?;
             }
             "test" => {
                 let want = value()?;
-                if pointer(&doc, path) != Some(&want) {
+                if doc.pointer(path) != Some(&want) {
                     return Err(format!("testing value {path} failed: test failed"));
                 }
             }
@@ -371,26 +372,14 @@ fn split_pointer(path: &str) -> Option<(&str, String)> {
     Some((parent, last.replace("~1", "/").replace("~0", "~")))
 }
 
-fn pointer<'v>(doc: &'v Value, path: &str) -> Option<&'v Value> {
-    if path.is_empty() {
-        Some(doc)
-    } else {
-        doc.pointer(path)
-    }
-}
-
 fn add(doc: &mut Value, path: &str, value: Value, kind: &str) -> Result<(), String> {
     if path.is_empty() {
         *doc = value;
         return Ok(());
     }
     let (parent, last) = split_pointer(path).ok_or_else(|| missing(kind, path))?;
-    let container = if parent.is_empty() {
-        Some(&mut *doc)
-    } else {
-        doc.pointer_mut(parent)
-    };
-    match container {
+    // serde_json reads the empty pointer as the whole document.
+    match doc.pointer_mut(parent) {
         Some(Value::Object(m)) => {
             m.insert(last, value);
             Ok(())
@@ -413,12 +402,7 @@ fn add(doc: &mut Value, path: &str, value: Value, kind: &str) -> Result<(), Stri
 
 fn remove(doc: &mut Value, path: &str, kind: &str) -> Result<Value, String> {
     let (parent, last) = split_pointer(path).ok_or_else(|| missing(kind, path))?;
-    let container = if parent.is_empty() {
-        Some(&mut *doc)
-    } else {
-        doc.pointer_mut(parent)
-    };
-    match container {
+    match doc.pointer_mut(parent) {
         Some(Value::Object(m)) => m.remove(&last).ok_or_else(|| missing(kind, path)),
         Some(Value::Array(a)) => match last.parse::<usize>() {
             Ok(i) if i < a.len() => Ok(a.remove(i)),

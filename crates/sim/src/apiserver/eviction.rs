@@ -105,12 +105,13 @@ impl Cluster {
     /// spent if one had to be), or the refusal.
     fn spend_disruption(&mut self, pod: &Pod) -> Result<(), ApiError> {
         let namespace = pod.metadata.namespace.as_deref().unwrap_or("default");
-        let labels = pod.metadata.labels.clone().unwrap_or_default();
+        let none = std::collections::BTreeMap::new();
+        let labels = pod.metadata.labels.as_ref().unwrap_or(&none);
         let budgets: Vec<Box<OtherObject>> = self
             .store
             .list(Kind::PodDisruptionBudget, Some(namespace))
             .filter_map(|o| match o {
-                Object::Other(b) if BudgetSpec::of(b).eviction_selects(&labels) => Some(b.clone()),
+                Object::Other(b) if BudgetSpec::of(b).eviction_selects(labels) => Some(b.clone()),
                 _ => None,
             })
             .collect();

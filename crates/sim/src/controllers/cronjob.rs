@@ -130,6 +130,23 @@ fn time_value(t: SimTime) -> Value {
     crate::object::to_json_value(&t.to_k8s())
 }
 
+/// `status.lastScheduleTime`: when the latest run was scheduled, if one was.
+pub(crate) fn last_schedule(o: &OtherObject) -> Option<SimTime> {
+    o.fields
+        .get("status")
+        .and_then(|s| s.get("lastScheduleTime"))
+        .and_then(time_of)
+}
+
+/// Where the search for the next run starts: the latest run made, or the CronJob's
+/// creation.
+pub(crate) fn schedule_since(o: &OtherObject) -> SimTime {
+    last_schedule(o).unwrap_or_else(|| {
+        let created = crate::object::created_millis(&o.metadata);
+        SimTime(u64::try_from(created - crate::time::EPOCH_UNIX_MS).unwrap_or(0))
+    })
+}
+
 fn time_of(v: &Value) -> Option<SimTime> {
     let t: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time =
         crate::object::decode::from_value(v.clone()).ok()?;
@@ -162,9 +179,10 @@ impl Cluster {
             .cloned()
             .unwrap_or_default();
         let before = status.clone();
+        // Its Jobs, through the store's index of dependents by owner uid.
         let jobs: Vec<Job> = self
             .store
-            .list(Kind::Job, Some(&key.namespace))
+            .dependent_objects(&uid)
             .filter_map(|o| match o {
                 Object::Job(j) if super::controlled_by(&j.metadata, &uid) => Some((**j).clone()),
                 _ => None,
@@ -260,11 +278,8 @@ impl Cluster {
                     format!("unparseable schedule: \"{}\" : {e}", spec.schedule),
                 ),
                 Ok(schedule) => {
-                    let last = status.get("lastScheduleTime").and_then(time_of);
-                    let created = crate::object::created_millis(&cron_job.metadata);
-                    let created =
-                        SimTime(u64::try_from(created - crate::time::EPOCH_UNIX_MS).unwrap_or(0));
-                    let run = self.schedule_run(&about, &schedule, &spec, last.unwrap_or(created));
+                    let since = schedule_since(&cron_job);
+                    let run = self.schedule_run(&about, &schedule, &spec, since);
                     if let Some(scheduled) = run {
                         writes.extend(self.start_cron_run(
                             &cron_job,
@@ -397,21 +412,17 @@ impl Cluster {
                 writes.push(self.delete_cron_job_job(about, &job));
             }
         }
-        let job = match self.job_for_run(cron_job, spec, &name, scheduled) {
-            Ok(j) => j,
-            Err(e) => {
-                self.record_event(
-                    about,
-                    ID.name(),
-                    None,
-                    "Warning",
-                    "FailedCreate",
-                    format!("Error creating job: {e}"),
-                );
-                return writes;
-            }
-        };
-        match self.create_as(ACTOR, job) {
+        // A template that does not make a Job is not retried; a refused create is.
+        let created = self
+            .job_for_run(cron_job, spec, &name, scheduled)
+            .and_then(|job| {
+                self.create_as(ACTOR, job).map_err(|e| {
+                    let message = e.message.clone();
+                    writes.push(Err(e));
+                    message
+                })
+            });
+        match created {
             Ok(created) => {
                 if let Object::Job(j) = &*created {
                     active.push(job_reference(j));
@@ -426,17 +437,14 @@ impl Cluster {
                 );
                 status.insert("lastScheduleTime".into(), time_value(scheduled));
             }
-            Err(e) => {
-                self.record_event(
-                    about,
-                    ID.name(),
-                    None,
-                    "Warning",
-                    "FailedCreate",
-                    format!("Error creating job: {}", e.message),
-                );
-                writes.push(Err(e));
-            }
+            Err(e) => self.record_event(
+                about,
+                ID.name(),
+                None,
+                "Warning",
+                "FailedCreate",
+                format!("Error creating job: {e}"),
+            ),
         }
         writes
     }

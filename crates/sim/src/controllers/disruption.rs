@@ -91,11 +91,12 @@ impl Controller for DisruptionController {
 /// Queues the budgets in the pod's namespace whose selector matches its labels.
 fn budgets_selecting(c: &Cluster, pod: &Pod, keys: &mut Vec<ObjectKey>) {
     let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
-    let labels = pod.metadata.labels.clone().unwrap_or_default();
+    let none = BTreeMap::new();
+    let labels = pod.metadata.labels.as_ref().unwrap_or(&none);
     for budget in c.store.list(Kind::PodDisruptionBudget, Some(ns)) {
         let Object::Other(o) = budget else { continue };
         let spec = BudgetSpec::of(o);
-        if spec.controller_selects(&labels) {
+        if spec.controller_selects(labels) {
             keys.push(budget.key());
         }
     }

@@ -88,20 +88,10 @@ impl Cluster {
             .map(|c| {
                 let spec = CronJobSpec::of(c);
                 let status = c.fields.get("status");
-                let last_ms = status
-                    .and_then(|s| s.get("lastScheduleTime"))
-                    .and_then(|v| {
-                        crate::object::decode::from_value::<
-                            k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-                        >(v.clone())
-                        .ok()
-                    })
-                    .map(|t| crate::time::SimTime::from_k8s(&t).0);
+                let last_ms = crate::controllers::cronjob::last_schedule(c).map(|t| t.0);
                 // The first run after the latest one made (or after its creation):
                 // a run due this very moment is still the next until its timer fires.
-                let created = crate::object::created_millis(&c.metadata);
-                let created = u64::try_from(created - crate::time::EPOCH_UNIX_MS).unwrap_or(0);
-                let since = crate::time::SimTime(last_ms.unwrap_or(created));
+                let since = crate::controllers::cronjob::schedule_since(c);
                 let next_ms = (!spec.suspend)
                     .then(|| crate::controllers::cron::parse(&spec.schedule).ok())
                     .flatten()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generates crates/sim/src/object/schema_data.rs from k8s-openapi's generated sources.
 
-The simulation stores eleven kinds it does not act on (`Object::Other`). Strict field
+The simulation keeps some kinds as JSON (`Object::Other`): the ones it only stores, and
+the ones whose controllers read their JSON. Strict field
 validation checks them against their k8s-openapi types; compiling each type's typed
 decoder and encoder only for that costs the browser build some 230 KB. Instead this
 script writes, for every type reachable from those kinds, the JSON field names and
@@ -22,21 +23,23 @@ OBJECT = os.path.join(HERE, "..", "..", "crates", "sim", "src", "object")
 
 
 def served_kinds():
-    """(k8s-openapi path, stored only) of every kind and version in `object/mod.rs`'s
-    discovery table `INFO`."""
+    """(k8s-openapi path, kept as JSON) of every kind and version in `object/mod.rs`'s
+    discovery table `INFO`. A kind is kept as JSON when `Object::from_json_at` has no
+    typed arm for it (`Kind::X => Object::X(de(value)?)`)."""
     text = open(os.path.join(OBJECT, "mod.rs")).read()
+    typed = set(re.findall(r"Kind::(\w+) => Object::\1\(de\(value\)\?\)", text))
     rows = re.findall(r'KindInfo::new\("(\w+)", "[^"]*", "[^"]*", &\[[^\]]*\], "([^"]*)", &\[([^\]]*)\]\)(.*)', text)
     kinds = []
     for kind, group, versions, rest in rows:
         module = group.split(".")[0] or "core"
         for version in re.findall(r'"(\w+)"', versions):
-            kinds.append(("api::%s::%s::%s" % (module, version, kind), "stored_only()" in rest))
+            kinds.append(("api::%s::%s::%s" % (module, version, kind), kind not in typed))
     return kinds
 
 
-# The kinds `Object` holds typed, and the stored-only ones this table is for.
-TYPED_KINDS = [p for p, stored in served_kinds() if not stored]
-STORED = [p for p, stored in served_kinds() if stored]
+# The kinds `Object` holds typed, and the JSON-kept ones this table is for.
+TYPED_KINDS = [p for p, json in served_kinds() if not json]
+STORED = [p for p, json in served_kinds() if json]
 SCALARS = {
     "std::string::String": "String",
     "i32": "i32",

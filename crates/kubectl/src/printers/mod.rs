@@ -201,6 +201,7 @@ fn columns(kind: Kind, wide: bool) -> (&'static [&'static str], &'static [&'stat
             &["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"],
             &[],
         ),
+        Kind::ControllerRevision => (&["NAME", "CONTROLLER", "REVISION", "AGE"], &[]),
         Kind::Namespace => (&["NAME", "STATUS", "AGE"], &[]),
         Kind::Lease => (&["NAME", "HOLDER", "AGE"], &[]),
         Kind::Event => {
@@ -836,6 +837,15 @@ fn json_row(obj: &Object, now: SimTime, wide: bool) -> Vec<String> {
             ],
             Vec::new(),
         ),
+        Kind::ControllerRevision => (
+            vec![
+                name,
+                controller_cell(j.at(&["metadata"])),
+                j.int(&["revision"]).to_string(),
+                age,
+            ],
+            Vec::new(),
+        ),
         // No table printer upstream: the default table convertor.
         Kind::Role | Kind::ClusterRole | Kind::LimitRange => {
             (vec![name, created_at(meta)], Vec::new())
@@ -846,6 +856,25 @@ fn json_row(obj: &Object, now: SimTime, wide: bool) -> Vec<String> {
         cells.extend(wide_cells);
     }
     cells
+}
+
+/// The CONTROLLER column (`printControllerRevision`): the controller reference as
+/// `kind.group/name` in lower case, `<none>` without one.
+fn controller_cell(meta: J) -> String {
+    meta.arr(&["ownerReferences"])
+        .iter()
+        .find(|r| r.get("controller").and_then(serde_json::Value::as_bool) == Some(true))
+        .map(|r| {
+            let field = |k: &str| r.get(k).and_then(serde_json::Value::as_str).unwrap_or("");
+            let group = field("apiVersion").rsplit_once('/').map_or("", |(g, _)| g);
+            let kind = if group.is_empty() {
+                field("kind").to_lowercase()
+            } else {
+                format!("{}.{group}", field("kind").to_lowercase())
+            };
+            format!("{kind}/{}", field("name"))
+        })
+        .unwrap_or_else(|| "<none>".into())
 }
 
 /// A row's cells and the cells `-o wide` adds to them.

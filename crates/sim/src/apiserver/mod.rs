@@ -103,6 +103,7 @@ const EVENT_CONTROLLERS: &[&str] = &[
     "service-controller",
     "disruption-controller",
     "cronjob-controller",
+    "statefulset-controller",
 ];
 
 /// Who writes an Event a component's recorder emits: the component itself (the
@@ -956,6 +957,7 @@ impl Cluster {
             | Kind::Pod
             | Kind::Job
             | Kind::CronJob
+            | Kind::StatefulSet
             | Kind::PodDisruptionBudget => Some(1),
             _ => None,
         };
@@ -1305,6 +1307,9 @@ pub(crate) fn default_object(obj: &mut Object) {
                     spec.entry(field).or_insert(value);
                 }
             }
+        }
+        Object::Other(o) if o.kind == Kind::StatefulSet => {
+            crate::controllers::statefulset::default_stateful_set(o)
         }
         Object::ResourceQuota(q) => {
             if let Some(spec) = q.spec.as_mut() {
@@ -1782,7 +1787,12 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
             let replicas = spec.and_then(|s| s.replicas).unwrap_or(1);
             check_replicas(replicas, &mut errors);
             if let Some(spec) = spec {
-                check_selector(&spec.selector, spec.template.metadata.as_ref(), &mut errors);
+                check_selector(
+                    "deployment",
+                    &spec.selector,
+                    spec.template.metadata.as_ref(),
+                    &mut errors,
+                );
                 check_template_containers(spec.template.spec.as_ref(), &mut errors);
                 errors.extend(
                     crate::controllers::deployment::validate_spec(spec)
@@ -1801,7 +1811,12 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
                 &mut errors,
             );
             if let Some(t) = spec.template.as_ref() {
-                check_selector(&spec.selector, t.metadata.as_ref(), &mut errors);
+                check_selector(
+                    "deployment",
+                    &spec.selector,
+                    t.metadata.as_ref(),
+                    &mut errors,
+                );
                 check_template_containers(t.spec.as_ref(), &mut errors);
             }
         }
@@ -1831,6 +1846,7 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
             crate::apiserver::validation::limit_range(l.spec.as_ref(), &mut errors)
         }
         Object::Other(o) if o.kind == Kind::CronJob => validate_cron_job(o, &mut errors),
+        Object::Other(o) if o.kind == Kind::StatefulSet => validate_stateful_set(o, &mut errors),
         Object::Other(o) if o.kind == Kind::PodDisruptionBudget => {
             crate::apiserver::validation::pod_disruption_budget(
                 &crate::controllers::disruption::BudgetSpec::of(o),
@@ -1940,6 +1956,128 @@ fn validate_cron_job(o: &crate::object::OtherObject, errors: &mut Vec<FieldError
     }
 }
 
+/// pkg/apis/apps/validation `ValidateStatefulSetSpec`: the policies, the numbers,
+/// the selector against the template's labels, and the template as a pod's, whose
+/// restart policy must be Always.
+fn validate_stateful_set(o: &crate::object::OtherObject, errors: &mut Vec<FieldError>) {
+    let spec = o.fields.get("spec");
+    let at = |path: &[&str]| {
+        path.iter()
+            .try_fold(spec?, |v, k| v.get(k))
+            .filter(|v| !v.is_null())
+    };
+    let string = |path: &[&str]| at(path).and_then(|v| v.as_str()).unwrap_or("");
+    match string(&["podManagementPolicy"]) {
+        "OrderedReady" | "Parallel" => {}
+        "" => errors.push(FieldError("spec.podManagementPolicy: Required value".into())),
+        other => errors.push(FieldError(format!(
+            "spec.podManagementPolicy: Invalid value: \"{other}\": must be 'OrderedReady' or 'Parallel'"
+        ))),
+    }
+    match string(&["updateStrategy", "type"]) {
+        "RollingUpdate" => {
+            if let Some(p) = at(&["updateStrategy", "rollingUpdate", "partition"]) {
+                crate::apiserver::validation::non_negative(
+                    "spec.updateStrategy.rollingUpdate.partition",
+                    p.as_i64().unwrap_or(0),
+                    errors,
+                );
+            }
+        }
+        "OnDelete" => {
+            if at(&["updateStrategy", "rollingUpdate"]).is_some() {
+                errors.push(FieldError(
+                    "spec.updateStrategy.rollingUpdate: Invalid value: \"null\": only allowed for updateStrategy 'RollingUpdate'".into(),
+                ));
+            }
+        }
+        "" => errors.push(FieldError("spec.updateStrategy: Required value".into())),
+        other => errors.push(FieldError(format!(
+            "spec.updateStrategy: Invalid value: \"{other}\": must be 'RollingUpdate' or 'OnDelete'"
+        ))),
+    }
+    for (path, field) in [
+        ("spec.replicas", &["replicas"][..]),
+        ("spec.minReadySeconds", &["minReadySeconds"][..]),
+        ("spec.ordinals.start", &["ordinals", "start"][..]),
+    ] {
+        if let Some(v) = at(field).and_then(|v| v.as_i64()) {
+            if path == "spec.replicas" {
+                check_replicas(i32::try_from(v).unwrap_or(i32::MAX), errors);
+            } else {
+                crate::apiserver::validation::non_negative(path, v, errors);
+            }
+        }
+    }
+    let template: Option<k8s_openapi::api::core::v1::PodTemplateSpec> =
+        at(&["template"]).and_then(|t| crate::object::decode::from_value(t.clone()).ok());
+    match at(&["selector"]) {
+        None => errors.push(FieldError("spec.selector: Required value".into())),
+        Some(selector) => {
+            let selector: LabelSelector =
+                crate::object::decode::from_value(selector.clone()).unwrap_or_default();
+            check_selector(
+                "statefulset",
+                &selector,
+                template.as_ref().and_then(|t| t.metadata.as_ref()),
+                errors,
+            );
+        }
+    }
+    let pod_spec = template.as_ref().and_then(|t| t.spec.as_ref());
+    check_template_containers(pod_spec, errors);
+    if let Some(policy) = pod_spec
+        .and_then(|s| s.restart_policy.as_deref())
+        .filter(|p| *p != "Always")
+    {
+        errors.push(FieldError(format!(
+            "spec.template.spec.restartPolicy: Unsupported value: \"{policy}\": supported values: \"Always\""
+        )));
+    }
+    if pod_spec.and_then(|s| s.active_deadline_seconds).is_some() {
+        errors.push(FieldError(
+            "spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in StatefulSet is not Supported".into(),
+        ));
+    }
+    for (i, claim) in at(&["volumeClaimTemplates"])
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let name = claim
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(|n| n.as_str())
+            .unwrap_or("");
+        if name.is_empty() {
+            errors.push(FieldError(format!(
+                "spec.volumeClaimTemplates[{i}].metadata.name: Required value: name or generateName is required"
+            )));
+        }
+        let modes = claim
+            .get("spec")
+            .and_then(|s| s.get("accessModes"))
+            .and_then(|m| m.as_array())
+            .map_or(0, Vec::len);
+        if modes == 0 {
+            errors.push(FieldError(format!(
+                "spec.volumeClaimTemplates[{i}].spec.accessModes: Required value: at least 1 access mode is required"
+            )));
+        }
+        let storage = claim
+            .get("spec")
+            .and_then(|s| s.get("resources"))
+            .and_then(|r| r.get("requests"))
+            .and_then(|r| r.get("storage"));
+        if storage.is_none() {
+            errors.push(FieldError(format!(
+                "spec.volumeClaimTemplates[{i}].spec.resources[storage]: Required value"
+            )));
+        }
+    }
+}
+
 fn validate_job(job: &k8s_openapi::api::batch::v1::Job, errors: &mut Vec<FieldError>) {
     let Some(spec) = job.spec.as_ref() else {
         errors.push(FieldError(
@@ -2003,7 +2141,7 @@ fn validate_job(job: &k8s_openapi::api::batch::v1::Job, errors: &mut Vec<FieldEr
                 .and_then(|m| m.labels.clone())
                 .unwrap_or_default();
             if manual {
-                check_selector(selector, template_meta, errors);
+                check_selector("deployment", selector, template_meta, errors);
             } else if let Some(uid) = job.metadata.uid.as_deref() {
                 let label = crate::controllers::job::CONTROLLER_UID_LABEL;
                 match labels.get(label) {
@@ -2064,6 +2202,7 @@ fn check_replicas(replicas: i32, errors: &mut Vec<FieldError>) {
 }
 
 fn check_selector(
+    workload: &str,
     selector: &LabelSelector,
     template_meta: Option<&ObjectMeta>,
     errors: &mut Vec<FieldError>,
@@ -2074,10 +2213,9 @@ fn check_selector(
             .as_ref()
             .is_none_or(|m| m.is_empty());
     if empty {
-        errors.push(FieldError(
-            "spec.selector: Invalid value: \"null\": empty selector is invalid for deployment"
-                .into(),
-        ));
+        errors.push(FieldError(format!(
+            "spec.selector: Invalid value: \"null\": empty selector is invalid for {workload}"
+        )));
         return;
     }
     let labels = template_meta
@@ -2222,6 +2360,33 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
                         "{path}: Invalid value: {rendered}: field is immutable"
                     )));
                 }
+            }
+        }
+        (Object::Other(o), Object::Other(n)) if n.kind == Kind::StatefulSet => {
+            // `ValidateStatefulSetUpdate`: the spec but for the fields that may change.
+            const MUTABLE: [&str; 7] = [
+                "replicas",
+                "ordinals",
+                "template",
+                "updateStrategy",
+                "revisionHistoryLimit",
+                "persistentVolumeClaimRetentionPolicy",
+                "minReadySeconds",
+            ];
+            let fixed = |obj: &crate::object::OtherObject| {
+                let mut spec = obj
+                    .fields
+                    .get("spec")
+                    .and_then(|s| s.as_object())
+                    .cloned()
+                    .unwrap_or_default();
+                spec.retain(|k, _| !MUTABLE.contains(&k.as_str()));
+                spec
+            };
+            if fixed(o) != fixed(n) {
+                errors.push(FieldError(
+                    "spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden".into(),
+                ));
             }
         }
         (Object::Pod(o), Object::Pod(n)) => {

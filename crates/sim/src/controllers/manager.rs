@@ -195,6 +195,7 @@ pub(crate) static CONTROLLERS: &[&dyn Controller] = &[
     &super::ttl_after_finished::TtlAfterFinishedController,
     &super::disruption::DisruptionController,
     &super::cronjob::CronJobController,
+    &super::statefulset::StatefulSetController,
     #[cfg(test)]
     &super::echo::EchoController,
 ];

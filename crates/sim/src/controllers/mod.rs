@@ -20,6 +20,7 @@ pub mod podgc;
 pub mod replicaset;
 pub mod resource_quota;
 pub mod serviceaccount;
+pub mod statefulset;
 pub mod ttl_after_finished;
 
 use crate::object::ObjectKey;

@@ -59,6 +59,7 @@ pub enum Kind {
     PodDisruptionBudget,
     StorageClass,
     PriorityClass,
+    ControllerRevision,
 }
 
 /// Discovery data for one kind, as `kubectl api-resources` shows it.
@@ -140,7 +141,7 @@ static INFO: [KindInfo; Kind::ALL.len()] = [
     KindInfo::new("ResourceQuota", "resourcequotas", "resourcequota", &["quota"], "", &["v1"]),
     KindInfo::new("Lease", "leases", "lease", &[], "coordination.k8s.io", &["v1"]),
     KindInfo::new("Event", "events", "event", &["ev"], "", &["v1"]),
-    KindInfo::new("StatefulSet", "statefulsets", "statefulset", &["sts"], "apps", &["v1"]).stored_only(),
+    KindInfo::new("StatefulSet", "statefulsets", "statefulset", &["sts"], "apps", &["v1"]),
     KindInfo::new("CronJob", "cronjobs", "cronjob", &["cj"], "batch", &["v1"]),
     KindInfo::new("HorizontalPodAutoscaler", "horizontalpodautoscalers", "horizontalpodautoscaler", &["hpa"], "autoscaling", &["v2", "v1"]).stored_only(),
     KindInfo::new("PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", &["pvc"], "", &["v1"]).stored_only(),
@@ -150,10 +151,11 @@ static INFO: [KindInfo; Kind::ALL.len()] = [
     KindInfo::new("PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", &["pdb"], "policy", &["v1"]),
     KindInfo::new("StorageClass", "storageclasses", "storageclass", &["sc"], "storage.k8s.io", &["v1"]).cluster_scoped().stored_only(),
     KindInfo::new("PriorityClass", "priorityclasses", "priorityclass", &["pc"], "scheduling.k8s.io", &["v1"]).cluster_scoped().stored_only(),
+    KindInfo::new("ControllerRevision", "controllerrevisions", "controllerrevision", &[], "apps", &["v1"]),
 ];
 
 impl Kind {
-    pub const ALL: [Kind; 33] = [
+    pub const ALL: [Kind; 34] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
@@ -187,6 +189,7 @@ impl Kind {
         Kind::PodDisruptionBudget,
         Kind::StorageClass,
         Kind::PriorityClass,
+        Kind::ControllerRevision,
     ];
 
     /// Discovery data (`INFO` holds one row per kind, in declaration order).

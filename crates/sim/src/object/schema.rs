@@ -194,6 +194,7 @@ mod tests {
             oracle::<api::policy::v1::PodDisruptionBudget>(),
             oracle::<api::storage::v1::StorageClass>(),
             oracle::<api::scheduling::v1::PriorityClass>(),
+            oracle::<api::apps::v1::ControllerRevision>(),
         ];
         let (_, _, decode) = oracles
             .iter()

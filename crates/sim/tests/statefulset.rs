@@ -199,24 +199,31 @@ fn claims_are_made_from_templates_before_their_pods_and_outlive_them() {
     );
     create(&mut c, &claims);
     c.advance(SimDuration::secs(60));
-    let mut claim_names: Vec<String> = c
+    let claim_names: Vec<String> = c
         .list(Kind::PersistentVolumeClaim, Some("default"))
         .into_iter()
         .map(|p| p.name().to_string())
         .collect();
-    claim_names.sort();
-    assert_eq!(claim_names, ["www-web-0", "www-web-1"]);
+    assert_eq!(claim_names, ["www-web-0"]);
     let claim = c
-        .get(Kind::PersistentVolumeClaim, "default", "www-web-1")
+        .get(Kind::PersistentVolumeClaim, "default", "www-web-0")
         .unwrap();
     assert_eq!(claim.meta().labels.as_ref().unwrap()["app"], "nginx");
-    let pod = c.get(Kind::Pod, "default", "web-1").unwrap().to_json();
+    let pod = c.get(Kind::Pod, "default", "web-0").unwrap().to_json();
     assert_eq!(pod["spec"]["volumes"][0]["name"], "www");
     assert_eq!(
         pod["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"],
-        "www-web-1"
+        "www-web-0"
     );
-    // Scaled to zero: the pods go, the claims stay (whenScaled: Retain).
+    // Nothing binds claims here: web-0 waits unscheduled, as upstream's scheduler
+    // leaves a pod whose claim is unbound, and web-1 is not made.
+    assert_eq!(pod["status"]["conditions"][0]["reason"], "Unschedulable");
+    assert_eq!(
+        pod["status"]["conditions"][0]["message"],
+        "0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
+    );
+    assert_eq!(names(&c), ["web-0"]);
+    // Scaled to zero: the pod goes, the claim stays (whenScaled: Retain).
     let mut sts = c
         .get(Kind::StatefulSet, "default", "web")
         .unwrap()
@@ -228,7 +235,22 @@ fn claims_are_made_from_templates_before_their_pods_and_outlive_them() {
     assert!(names(&c).is_empty());
     assert_eq!(
         c.list(Kind::PersistentVolumeClaim, Some("default")).len(),
-        2
+        1
+    );
+}
+
+#[test]
+fn a_pod_whose_claim_is_missing_is_not_scheduled() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(
+        &mut c,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: data\nspec:\n  containers:\n  - name: c\n    image: busybox:1.36\n    command: [sleep, \"3600\"]\n  volumes:\n  - name: d\n    persistentVolumeClaim:\n      claimName: nowhere\n",
+    );
+    c.advance(SimDuration::secs(5));
+    let pod = c.get(Kind::Pod, "default", "data").unwrap().to_json();
+    assert_eq!(
+        pod["status"]["conditions"][0]["message"],
+        "0/4 nodes are available: persistentvolumeclaim \"nowhere\" not found. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
     );
 }
 

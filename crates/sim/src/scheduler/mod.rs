@@ -368,6 +368,10 @@ impl Cluster {
     pub(crate) fn scheduler_watch(&mut self, ev: &WatchEvent) {
         self.scheduler_observe_pod(ev);
         self.scheduler_observe_node(ev);
+        // PvcAdd, PvcUpdate: a claim a parked pod waits for may be there now.
+        if ev.object.kind() == Kind::PersistentVolumeClaim && ev.event_type != EventType::Deleted {
+            self.scheduler_move_all();
+        }
         let Object::Pod(pod) = &*ev.object else {
             return;
         };
@@ -612,6 +616,22 @@ impl Cluster {
     /// at random with the cluster's seeded rng (upstream `selectHost` samples
     /// uniformly among the top scores).
     fn decide(&mut self, key: &ObjectKey, pod: &Pod) -> Decision {
+        if let Some(reason) = self.volume_binding_prefilter(pod, &key.namespace) {
+            let nodes = self.scheduler.nodes.len();
+            let message = if nodes == 0 {
+                "no nodes available to schedule pods".to_string()
+            } else {
+                format!("0/{nodes} nodes are available: {reason}. preemption: 0/{nodes} nodes are available: {nodes} Preemption is not helpful for scheduling.")
+            };
+            return Decision {
+                pod: key.clone(),
+                at: self.now,
+                attempt: 0,
+                chosen: None,
+                verdicts: Vec::new(),
+                message,
+            };
+        }
         let facts = PodFacts::new(pod, &key.namespace);
         if !self.scheduler.image_nodes.counted {
             self.scheduler.image_nodes = ImageNodes::of(&self.scheduler.nodes);
@@ -733,6 +753,35 @@ impl Cluster {
             verdicts,
             message,
         }
+    }
+
+    /// The VolumeBinding plugin's PreFilter: each claim the pod uses must exist, not
+    /// be going, and be bound. Simplified: no volume controller binds or provisions
+    /// claims in this simulated cluster, so every unbound claim is refused as
+    /// upstream refuses an unbound claim of `Immediate` binding.
+    fn volume_binding_prefilter(&self, pod: &Pod, namespace: &str) -> Option<String> {
+        let mut unbound = false;
+        let claims = pod
+            .spec
+            .as_ref()?
+            .volumes
+            .iter()
+            .flatten()
+            .filter_map(|v| v.persistent_volume_claim.as_ref());
+        for claim in claims {
+            let name = &claim.claim_name;
+            let key = ObjectKey::new(Kind::PersistentVolumeClaim, namespace, name);
+            let Some(found) = self.store.get(&key) else {
+                return Some(format!("persistentvolumeclaim \"{name}\" not found"));
+            };
+            if found.meta().deletion_timestamp.is_some() {
+                return Some(format!("persistentvolumeclaim \"{name}\" is being deleted"));
+            }
+            let json = found.to_json();
+            unbound |= json["spec"]["volumeName"].as_str().unwrap_or("").is_empty()
+                || json["status"]["phase"] != "Bound";
+        }
+        unbound.then(|| "pod has unbound immediate PersistentVolumeClaims".to_string())
     }
 
     /// Binds through the apiserver (`pods/binding`), then records `Scheduled`.

@@ -1,12 +1,14 @@
-//! A StatefulSet as kubectl's helpers read it. The kind is kept as JSON
-//! (`Object::Other`, upstream apps/v1 shape), so `describe` reads its spec and
-//! status here: [`defaulted`] fills what the apiserver's
+//! A StatefulSet as kubectl's helpers read and change it. The kind is kept as JSON
+//! (`Object::Other`, upstream apps/v1 shape), so `describe` and `rollout` read its
+//! spec and status here: [`defaulted`] fills what the apiserver's
 //! `SetDefaults_StatefulSet` (pkg/apis/apps/v1/defaults.go, 1.37 with the
 //! MaxUnavailableStatefulSet gate on by default) fills, so an object stored without
-//! those defaults reads as a real cluster serves it.
+//! those defaults reads as a real cluster serves it. Writes change the stored JSON
+//! itself, never the defaulted copy: the server defaults again.
 
+use k8s_openapi::api::core::v1::PodTemplateSpec;
 use serde_json::{json, Map, Value};
-use warehouse_sim::Object;
+use warehouse_sim::{Kind, Object};
 
 /// The object's JSON with upstream's defaults filled in.
 pub(crate) fn defaulted(obj: &Object) -> Value {
@@ -71,6 +73,116 @@ fn fill(map: &mut Map<String, Value>, field: &str, value: Value) {
     if slot.is_null() {
         *slot = value;
     }
+}
+
+fn at<'a>(v: &'a Value, path: &[&str]) -> &'a Value {
+    let mut cur = v;
+    for part in path {
+        cur = cur.get(part).unwrap_or(&Value::Null);
+    }
+    cur
+}
+
+/// A number as Go's typed decoder reads it: absent (or not a number) is zero.
+fn int(v: &Value, path: &[&str]) -> i64 {
+    at(v, path).as_i64().unwrap_or(0)
+}
+
+fn text<'a>(v: &'a Value, path: &[&str]) -> &'a str {
+    at(v, path).as_str().unwrap_or("")
+}
+
+/// `StatefulSetStatusViewer.Status` (polymorphichelpers/rollout_status.go) over a
+/// [`defaulted`] StatefulSet: the line `rollout status` prints and whether the
+/// rollout is done, or the error it stops with.
+pub(crate) fn status_line(v: &Value) -> Result<(String, bool), String> {
+    if text(v, &["spec", "updateStrategy", "type"]) != "RollingUpdate" {
+        return Err(
+            "error: rollout status is only available for RollingUpdate strategy type".into(),
+        );
+    }
+    let observed = int(v, &["status", "observedGeneration"]);
+    if observed == 0 || int(v, &["metadata", "generation"]) > observed {
+        return Ok((
+            "Waiting for statefulset spec update to be observed...".into(),
+            false,
+        ));
+    }
+    let replicas = at(v, &["spec", "replicas"]).as_i64();
+    let ready = int(v, &["status", "readyReplicas"]);
+    let updated = int(v, &["status", "updatedReplicas"]);
+    if let Some(want) = replicas.filter(|want| ready < *want) {
+        return Ok((
+            format!("Waiting for {} pods to be ready...", want - ready),
+            false,
+        ));
+    }
+    let rolling = at(v, &["spec", "updateStrategy", "rollingUpdate"]);
+    if rolling.is_object() {
+        let partition = at(rolling, &["partition"]).as_i64();
+        if let (Some(want), Some(partition)) = (replicas, partition) {
+            if updated < want - partition {
+                return Ok((
+                    format!(
+                        "Waiting for partitioned roll out to finish: {updated} out of {} new pods have been updated...",
+                        want - partition
+                    ),
+                    false,
+                ));
+            }
+        }
+        return Ok((
+            format!("partitioned roll out complete: {updated} new pods have been updated..."),
+            true,
+        ));
+    }
+    let update_revision = text(v, &["status", "updateRevision"]);
+    let current_revision = text(v, &["status", "currentRevision"]);
+    if update_revision != current_revision {
+        return Ok((
+            format!("waiting for statefulset rolling update to complete {updated} pods at revision {update_revision}..."),
+            false,
+        ));
+    }
+    Ok((
+        format!(
+            "statefulset rolling update complete {} pods at revision {current_revision}...",
+            int(v, &["status", "currentReplicas"])
+        ),
+        true,
+    ))
+}
+
+/// The pod template, typed (read through the simulation's one typed decoder, with
+/// a ReplicaSet around it: the kind has no typed form of its own).
+pub(crate) fn template(obj: &Object) -> Result<PodTemplateSpec, String> {
+    let template = obj.to_json()["spec"]["template"].clone();
+    let carrier = json!({
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {},
+        "spec": { "selector": {}, "template": template },
+    });
+    match Object::from_json(Kind::ReplicaSet, carrier) {
+        Ok(Object::ReplicaSet(rs)) => Ok(rs.spec.template.unwrap_or_default()),
+        Ok(_) => Ok(PodTemplateSpec::default()),
+        Err(e) => Err(format!("error: {e}")),
+    }
+}
+
+/// The object with its pod template replaced by `t`.
+pub(crate) fn with_template(obj: &Object, t: PodTemplateSpec) -> Result<Object, String> {
+    let mut rs = k8s_openapi::api::apps::v1::ReplicaSet::default();
+    rs.spec.template = Some(t);
+    let template = Object::ReplicaSet(Box::new(rs)).to_json()["spec"]["template"].clone();
+    let mut v = obj.to_json();
+    match v.get_mut("spec").and_then(Value::as_object_mut) {
+        Some(spec) => {
+            spec.insert("template".into(), template);
+        }
+        None => v["spec"] = json!({ "template": template }),
+    }
+    Object::from_json(Kind::StatefulSet, v).map_err(|e| format!("error: {e}"))
 }
 
 /// For tests: a session with a StatefulSet in it, and a way to give that
@@ -169,7 +281,6 @@ spec:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use warehouse_sim::Kind;
 
     fn sts(spec: Value, status: Value) -> Value {
         let obj = Object::from_json(
@@ -209,6 +320,72 @@ mod tests {
     }
 
     #[test]
+    fn status_lines_follow_the_viewer() {
+        let line = |spec: Value, status: Value| status_line(&sts(spec, status));
+        assert_eq!(
+            line(json!({"updateStrategy": {"type": "OnDelete"}}), json!({})).unwrap_err(),
+            "error: rollout status is only available for RollingUpdate strategy type"
+        );
+        assert_eq!(
+            line(json!({"replicas": 3}), json!({"observedGeneration": 1}))
+                .unwrap()
+                .0,
+            "Waiting for statefulset spec update to be observed..."
+        );
+        assert_eq!(
+            line(
+                json!({"replicas": 3}),
+                json!({"observedGeneration": 2, "readyReplicas": 1})
+            )
+            .unwrap(),
+            ("Waiting for 2 pods to be ready...".to_string(), false)
+        );
+        let ready = json!({"observedGeneration": 2, "readyReplicas": 3, "updatedReplicas": 1,
+            "currentReplicas": 2, "currentRevision": "web-a", "updateRevision": "web-b"});
+        assert_eq!(
+            line(
+                json!({"replicas": 3, "updateStrategy": {"rollingUpdate": {"partition": 1}}}),
+                ready.clone()
+            )
+            .unwrap(),
+            (
+                "Waiting for partitioned roll out to finish: 1 out of 2 new pods have been updated..."
+                    .to_string(),
+                false
+            )
+        );
+        assert_eq!(
+            line(
+                json!({"replicas": 3, "updateStrategy": {"rollingUpdate": {"partition": 2}}}),
+                ready.clone()
+            )
+            .unwrap(),
+            (
+                "partitioned roll out complete: 1 new pods have been updated...".to_string(),
+                true
+            )
+        );
+        let explicit = json!({"replicas": 3, "updateStrategy": {"type": "RollingUpdate"}});
+        assert_eq!(
+            line(explicit.clone(), ready).unwrap(),
+            (
+                "waiting for statefulset rolling update to complete 1 pods at revision web-b..."
+                    .to_string(),
+                false
+            )
+        );
+        let done = json!({"observedGeneration": 2, "readyReplicas": 3, "updatedReplicas": 3,
+            "currentReplicas": 3, "currentRevision": "web-b", "updateRevision": "web-b"});
+        assert_eq!(
+            line(explicit, done).unwrap(),
+            (
+                "statefulset rolling update complete 3 pods at revision web-b...".to_string(),
+                true
+            )
+        );
+    }
+
+    #[test]
     fn a_written_status_reads_back() {
         let mut s = testing::session(testing::WEB);
         testing::write_status(
@@ -221,5 +398,32 @@ mod tests {
         let v = defaulted(&obj);
         assert_eq!(v["status"]["replicas"], 2);
         assert_eq!(v["metadata"]["generation"], 2);
+    }
+
+    #[test]
+    fn a_template_goes_back_as_it_came() {
+        let obj = Object::from_json(
+            Kind::StatefulSet,
+            json!({
+                "apiVersion": "apps/v1",
+                "kind": "StatefulSet",
+                "metadata": { "name": "web", "namespace": "default" },
+                "spec": {
+                    "selector": {"matchLabels": {"app": "web"}},
+                    "serviceName": "web",
+                    "template": {
+                        "metadata": {"labels": {"app": "web"}},
+                        "spec": {"containers": [{"name": "nginx", "image": "nginx:1.25"}]}
+                    }
+                },
+            }),
+        )
+        .unwrap();
+        let t = template(&obj).unwrap();
+        assert_eq!(
+            t.spec.as_ref().unwrap().containers[0].image.as_deref(),
+            Some("nginx:1.25")
+        );
+        assert_eq!(with_template(&obj, t).unwrap(), obj);
     }
 }

@@ -1,6 +1,6 @@
 //! A StatefulSet as kubectl's helpers read and change it. The kind is kept as JSON
-//! (`Object::Other`, upstream apps/v1 shape), so `describe` and `rollout` read its
-//! spec and status here: [`defaulted`] fills what the apiserver's
+//! (`Object::Other`, upstream apps/v1 shape), so `describe`, `rollout`, `scale` and
+//! `set` read its spec and status here: [`defaulted`] fills what the apiserver's
 //! `SetDefaults_StatefulSet` (pkg/apis/apps/v1/defaults.go, 1.37 with the
 //! MaxUnavailableStatefulSet gate on by default) fills, so an object stored without
 //! those defaults reads as a real cluster serves it. Writes change the stored JSON
@@ -151,6 +151,24 @@ pub(crate) fn status_line(v: &Value) -> Result<(String, bool), String> {
         ),
         true,
     ))
+}
+
+/// `spec.replicas` as the scale subresource reports it (1 when unset, the default).
+pub(crate) fn replicas(obj: &Object) -> i64 {
+    int(&defaulted(obj), &["spec", "replicas"])
+}
+
+/// The object with `spec.replicas` set, as a write through the scale subresource
+/// leaves it.
+pub(crate) fn with_replicas(obj: &Object, replicas: i32) -> Result<Object, String> {
+    let mut v = obj.to_json();
+    match v.get_mut("spec").and_then(Value::as_object_mut) {
+        Some(spec) => {
+            spec.insert("replicas".into(), json!(replicas));
+        }
+        None => v["spec"] = json!({ "replicas": replicas }),
+    }
+    Object::from_json(Kind::StatefulSet, v).map_err(|e| format!("error: {e}"))
 }
 
 /// The pod template, typed (read through the simulation's one typed decoder, with
@@ -425,5 +443,10 @@ mod tests {
             Some("nginx:1.25")
         );
         assert_eq!(with_template(&obj, t).unwrap(), obj);
+        assert_eq!(replicas(&obj), 1);
+        assert_eq!(
+            with_replicas(&obj, 4).unwrap().to_json()["spec"]["replicas"],
+            4
+        );
     }
 }

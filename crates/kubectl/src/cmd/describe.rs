@@ -4,8 +4,8 @@
 //! Each describer writes tab-separated text at two-space indentation levels and the
 //! result goes through Go's tabwriter ([`crate::printers::tabwriter`], padding 2), flushed before
 //! the Events table as upstream does, so the columns line up exactly as kubectl's.
-//! Pods, nodes, deployments, replicasets, jobs, services, endpoints, endpointslices,
-//! namespaces, configmaps, serviceaccounts, limitranges, resourcequotas and
+//! Pods, nodes, deployments, replicasets, statefulsets, jobs, services, endpoints,
+//! endpointslices, namespaces, configmaps, serviceaccounts, limitranges, resourcequotas and
 //! (cluster)rolebindings have their upstream describers; kinds upstream describes
 //! generically (leases, ...) get the generic describer; the few kinds whose dedicated
 //! describer is not written here yet say so instead of printing something else.
@@ -180,6 +180,11 @@ pub fn describe(cluster: &Cluster, obj: &Object, show_events: bool) -> Result<St
         Kind::IngressClass => describe_ingress_class(&mut w, &v),
         Kind::PodDisruptionBudget => describe_pod_disruption_budget(&mut w, &v),
         Kind::CronJob => describe_cron_job(&mut w, &v),
+        Kind::StatefulSet => describe_stateful_set(
+            &mut w,
+            cluster,
+            &crate::cmd::stateful_set::defaulted(obj),
+        ),
         Kind::EndpointSlice => describe_endpoint_slice(&mut w, &v),
         Kind::Namespace => {
             describe_namespace(&mut w, cluster, &v);
@@ -218,7 +223,6 @@ pub fn describe(cluster: &Cluster, obj: &Object, show_events: bool) -> Result<St
 /// Kinds upstream describes with a describer of their own that is not written here.
 const HAS_DEDICATED_DESCRIBER: &[&str] = &[
     "DaemonSet",
-    "StatefulSet",
     "Secret",
     "Role",
     "ClusterRole",
@@ -2100,6 +2104,79 @@ fn describe_cron_job(w: &mut Writer, v: &Value) {
     }
 }
 
+/// `describeStatefulSet` with `describeVolumeClaimTemplates`, over the StatefulSet
+/// as the apiserver defaults it.
+fn describe_stateful_set(w: &mut Writer, cluster: &Cluster, v: &Value) {
+    header(w, v, true);
+    w.w(
+        0,
+        &format!(
+            "CreationTimestamp:\t{}\n",
+            rfc1123z(s(v, "metadata.creationTimestamp"))
+        ),
+    );
+    w.w(
+        0,
+        &format!("Selector:\t{}\n", format_selector(at(v, "spec.selector"))),
+    );
+    meta_labels(w, v);
+    w.w(
+        0,
+        &format!(
+            "Replicas:\t{} desired | {} total\n",
+            i(v, "spec.replicas"),
+            i(v, "status.replicas")
+        ),
+    );
+    let strategy = at(v, "spec.updateStrategy");
+    w.w(0, &format!("Update Strategy:\t{}\n", s(strategy, "type")));
+    let partition = at(strategy, "rollingUpdate.partition");
+    if !partition.is_null() {
+        w.w(1, &format!("Partition:\t{}\n", scalar(partition)));
+        let max_unavailable = at(strategy, "rollingUpdate.maxUnavailable");
+        if !max_unavailable.is_null() {
+            w.w(
+                1,
+                &format!("MaxUnavailable:\t{}\n", scalar(max_unavailable)),
+            );
+        }
+    }
+    let (r, wt, sc, f) = pod_phases(cluster, s(v, "metadata.namespace"), s(v, "metadata.uid"));
+    w.w(
+        0,
+        &format!("Pods Status:\t{r} Running / {wt} Waiting / {sc} Succeeded / {f} Failed\n"),
+    );
+    describe_pod_template(w, at(v, "spec.template"));
+    let claims = arr(v, "spec.volumeClaimTemplates");
+    if claims.is_empty() {
+        w.w(0, "Volume Claims:\t<none>\n");
+        return;
+    }
+    w.w(0, "Volume Claims:\n");
+    for pvc in claims {
+        w.w(1, &format!("Name:\t{}\n", s(pvc, "metadata.name")));
+        // `GetPersistentVolumeClaimClass`: the beta annotation wins over the field.
+        let class = pvc
+            .pointer("/metadata/annotations/volume.beta.kubernetes.io~1storage-class")
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| s(pvc, "spec.storageClassName"));
+        w.w(1, &format!("StorageClass:\t{class}\n"));
+        labels_multiline(w, "  Labels", &string_map(pvc, "metadata.labels"));
+        labels_multiline(w, "  Annotations", &string_map(pvc, "metadata.annotations"));
+        let capacity = s(pvc, "spec.resources.requests.storage");
+        if capacity.is_empty() {
+            w.w(1, "Capacity:\t<default>\n");
+        } else {
+            w.w(1, &format!("Capacity:\t{}\n", quantity(capacity)));
+        }
+        let modes: Vec<&str> = arr(pvc, "spec.accessModes")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        w.w(1, &format!("Access Modes:\t[{}]\n", modes.join(" ")));
+    }
+}
+
 /// `describePodDisruptionBudgetV1`.
 fn describe_pod_disruption_budget(w: &mut Writer, v: &Value) {
     w.w(0, &format!("Name:\t{}\n", s(v, "metadata.name")));
@@ -2601,5 +2678,75 @@ mod tests {
         assert_eq!(smart_label("kind"), "Kind");
         assert_eq!(smart_label("clusterIP"), "Cluster IP");
         assert_eq!(camel_split("PDFLoader"), vec!["PDF", "Loader"]);
+    }
+
+    #[test]
+    fn a_stateful_set_is_described_as_upstream_lays_it_out() {
+        use crate::cmd::stateful_set::testing;
+        let mut s = testing::session(testing::WEB);
+        testing::write_status(
+            &mut s,
+            "web",
+            1,
+            serde_json::json!({"replicas": 2, "readyReplicas": 2, "observedGeneration": 1}),
+        );
+        let out = s.run("describe sts web", None, &crate::context::NoFiles);
+        assert!(out.success(), "{}", out.combined());
+        assert_eq!(
+            out.stdout,
+            "Name:               web
+Namespace:          default
+CreationTimestamp:  Thu, 01 Jan 2026 00:00:00 +0000
+Selector:           app=nginx
+Labels:             app=nginx
+Annotations:        <none>
+Replicas:           3 desired | 2 total
+Update Strategy:    RollingUpdate
+  Partition:        1
+  MaxUnavailable:   1
+Pods Status:        0 Running / 0 Waiting / 0 Succeeded / 0 Failed
+Pod Template:
+  Labels:  app=nginx
+  Containers:
+   nginx:
+    Image:        registry.k8s.io/nginx-slim:0.8
+    Port:         80/TCP (web)
+    Host Port:    0/TCP (web)
+    Environment:  <none>
+    Mounts:
+      /usr/share/nginx/html from www (rw)
+  Volumes:         <none>
+  Node-Selectors:  <none>
+  Tolerations:     <none>
+Volume Claims:
+  Name:          www
+  StorageClass:  standard
+  Labels:        tier=data
+  Annotations:   <none>
+  Capacity:      1Gi
+  Access Modes:  [ReadWriteOnce ReadOnlyMany]
+Events:          <none>
+"
+        );
+        // OnDelete: no partition; no claim templates.
+        let mut s = testing::session(
+            "apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  selector: {matchLabels: {app: db}}
+  updateStrategy: {type: OnDelete}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: redis}]}
+",
+        );
+        let out = s.run("describe statefulset/db", None, &crate::context::NoFiles);
+        assert!(out.stdout.contains("Replicas:           1 desired | 0 total\nUpdate Strategy:    OnDelete\nPods Status:"), "{}", out.stdout);
+        assert!(
+            out.stdout.contains("\nVolume Claims:     <none>\n"),
+            "{}",
+            out.stdout
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! One file per kubectl command (`apply`, `get`, `rollout`, ...); `merge` is apply's
-//! three-way merge. Each command reads its shared flags from `crate::args` and talks
+//! three-way merge; `stateful_set` reads and changes a StatefulSet's JSON for the
+//! commands that take one. Each command reads its shared flags from `crate::args` and talks
 //! to the cluster only through the session's doors in `crate::context`.
 
 pub(crate) mod api_resources;
@@ -32,6 +33,7 @@ pub(crate) mod run;
 pub(crate) mod scale;
 pub(crate) mod set;
 pub(crate) mod set_env;
+pub(crate) mod stateful_set;
 pub(crate) mod taint;
 pub(crate) mod top;
 pub(crate) mod version;

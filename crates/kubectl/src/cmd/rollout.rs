@@ -1,8 +1,12 @@
-//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments
-//! (k8s.io/kubectl/pkg/cmd/rollout and pkg/polymorphichelpers: the
-//! DeploymentStatusViewer, DeploymentHistoryViewer, DeploymentRollbacker, and the
-//! object pauser, resumer and restarter). As upstream, a rollback is made by the
-//! client: it copies the chosen ReplicaSet's template back into the Deployment.
+//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments, and
+//! `status` and `restart` for DaemonSets and StatefulSets
+//! (k8s.io/kubectl/pkg/cmd/rollout and pkg/polymorphichelpers: the Deployment,
+//! DaemonSet and StatefulSet status viewers, the DeploymentHistoryViewer, the
+//! DeploymentRollbacker, and the object pauser, resumer and restarter). As
+//! upstream, a rollback is made by the client: it copies the chosen ReplicaSet's
+//! template back into the Deployment. Pausing or resuming anything but a Deployment
+//! fails with the pauser's words; the history and rollbacks of DaemonSets and
+//! StatefulSets (ControllerRevisions) are not simulated.
 //!
 //! Simplification: `rollout status` waits by advancing simulated time one second at
 //! a time (at most an hour when no `--timeout` is given) and prints each distinct
@@ -10,6 +14,7 @@
 
 use crate::args::clap_error;
 use crate::cmd::get::parse_resource_args;
+use crate::cmd::stateful_set;
 use crate::context::{CommandOutput, Context};
 use crate::errors;
 use clap::{ArgAction, Parser};
@@ -98,8 +103,11 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     for (kind, name) in targets {
         match sub {
             "status" => status(cluster, ctx, kind, &namespace, &name, &parsed, &mut out),
-            "restart" if kind == Kind::DaemonSet => {
-                restart_daemon_set(cluster, ctx, &namespace, &name, &mut out)
+            _ if !handles(kind, sub) => {
+                not_supported(cluster, ctx, kind, &namespace, &name, sub, &mut out)
+            }
+            "restart" if kind != Kind::Deployment => {
+                restart_template(cluster, ctx, kind, &namespace, &name, &mut out)
             }
             "history" => history(
                 cluster,
@@ -138,7 +146,17 @@ pub(crate) fn patch(
     crate::context::send(cluster, ctx, body)
 }
 
-/// The Deployments named on the command line (`deployment web`, `deploy/web`).
+/// Whether `rollout SUB` works on `kind`: every subcommand on Deployments, `status`
+/// and `restart` on DaemonSets and StatefulSets.
+fn handles(kind: Kind, sub: &str) -> bool {
+    kind == Kind::Deployment
+        || (matches!(kind, Kind::DaemonSet | Kind::StatefulSet)
+            && matches!(sub, "status" | "restart"))
+}
+
+/// The workloads named on the command line (`deployment web`, `sts/web`): every
+/// subcommand takes Deployments; `status` and `restart` take DaemonSets and
+/// StatefulSets too.
 fn targets(rest: &[String], sub: &str) -> Result<Vec<(Kind, String)>, String> {
     if rest.is_empty() {
         return Err("error: required resource not specified".into());
@@ -146,47 +164,39 @@ fn targets(rest: &[String], sub: &str) -> Result<Vec<(Kind, String)>, String> {
     let resources = parse_resource_args(rest)?;
     let mut names = Vec::new();
     for r in resources {
-        // DaemonSets: status and restart; their history lives in ControllerRevisions,
-        // which this simulated cluster does not keep.
-        let daemon_set_ok = r.kind == Kind::DaemonSet && matches!(sub, "status" | "restart");
-        let unsupported_everywhere = matches!(sub, "pause" | "resume");
-        if matches!(r.kind, Kind::DaemonSet | Kind::StatefulSet)
-            && !daemon_set_ok
-            && !unsupported_everywhere
-        {
+        let revisioned = matches!(r.kind, Kind::DaemonSet | Kind::StatefulSet);
+        let supported = handles(r.kind, sub);
+        // Their history and rollbacks live in ControllerRevisions, which this
+        // simulated cluster does not keep.
+        if revisioned && matches!(sub, "history" | "undo") {
             return Err(format!(
-                "error: rollout of {} is not available in this simulated cluster yet; it rolls out deployments",
+                "error: rollout {sub} of {} is not available in this simulated cluster yet: it reads ControllerRevisions, which the cluster does not keep",
                 r.kind.qualified_plural()
             ));
         }
-        if r.kind != Kind::Deployment && !daemon_set_ok {
+        if !supported {
             // The polymorphic helpers' words for kinds without a rollout.
             let group_kind = if r.kind.group().is_empty() {
                 r.kind.as_str().to_string()
             } else {
                 format!("{}.{}", r.kind.as_str(), r.kind.group())
             };
-            return Err(match sub {
-                "status" => {
-                    format!("error: no status viewer has been implemented for {group_kind}")
-                }
-                "history" => {
-                    format!("error: no history viewer has been implemented for \"{group_kind}\"")
-                }
-                "undo" => format!("error: no rollbacker has been implemented for \"{group_kind}\""),
-                _ => {
-                    let what = match sub {
-                        "pause" => "pausing",
-                        "resume" => "resuming",
-                        _ => "restarting",
-                    };
-                    let name = r.names.first().cloned().unwrap_or_default();
-                    format!(
-                        "error: {} \"{name}\" {what} is not supported",
-                        r.kind.qualified_plural()
-                    )
-                }
-            });
+            let refusal = match sub {
+                "status" => Some(format!(
+                    "error: no status viewer has been implemented for {group_kind}"
+                )),
+                "history" => Some(format!(
+                    "error: no history viewer has been implemented for \"{group_kind}\""
+                )),
+                "undo" => Some(format!(
+                    "error: no rollbacker has been implemented for \"{group_kind}\""
+                )),
+                // pause, resume and restart refuse object by object, once read.
+                _ => None,
+            };
+            if let Some(e) = refusal {
+                return Err(e);
+            }
         }
         if r.names.is_empty() {
             return Err("error: required resource not specified".into());
@@ -351,39 +361,88 @@ fn daemon_set_status(
     ))
 }
 
+/// The object pauser, resumer or restarter on a kind it does not handle: the
+/// object is read (a missing one is the server's NotFound), then refused with the
+/// helper's words.
+fn not_supported(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    kind: Kind,
+    namespace: &str,
+    name: &str,
+    sub: &str,
+    out: &mut CommandOutput,
+) {
+    if let Err(e) = crate::context::get(cluster, ctx, kind, namespace, name) {
+        return out.fail(errors::render(&e, None));
+    }
+    let what = match sub {
+        "pause" => "pausing",
+        "resume" => "resuming",
+        _ => "restarting",
+    };
+    out.fail(format!(
+        "error: {} \"{name}\" {what} is not supported",
+        kind.qualified_plural()
+    ));
+}
+
 /// Two restarts within the same second stamp the same time: kubectl finds nothing
 /// to patch and says so.
 fn restart_too_soon(name: &str) -> String {
     format!("error: failed to create patch for {name}: if restart has already been triggered within the past second, please wait before attempting to trigger another")
 }
 
-/// `rollout restart` of a DaemonSet: the restartedAt stamp on its template.
-fn restart_daemon_set(
+/// `rollout restart` of a DaemonSet or StatefulSet (the object restarter): the
+/// restartedAt stamp on its pod template.
+fn restart_template(
     cluster: &mut Cluster,
     ctx: &Context<'_>,
+    kind: Kind,
     namespace: &str,
     name: &str,
     out: &mut CommandOutput,
 ) {
-    let mut ds = match crate::context::get(cluster, ctx, Kind::DaemonSet, namespace, name) {
-        Ok(Object::DaemonSet(ds)) => ds,
-        Ok(_) => return,
+    let live = match crate::context::get(cluster, ctx, kind, namespace, name) {
+        Ok(o) => o,
         Err(e) => return out.fail(errors::render(&e, None)),
     };
-    let before = ds.clone();
     let now = cluster.now().to_k8s().0.to_string();
-    ds.spec
-        .template
-        .metadata
-        .get_or_insert_with(Default::default)
-        .annotations
-        .get_or_insert_with(BTreeMap::new)
-        .insert(RESTARTED_AT.into(), now);
-    if ds == before {
+    let stamp = |t: &mut PodTemplateSpec| {
+        t.metadata
+            .get_or_insert_with(Default::default)
+            .annotations
+            .get_or_insert_with(BTreeMap::new)
+            .insert(RESTARTED_AT.into(), now.clone());
+    };
+    let updated = match &live {
+        Object::DaemonSet(ds) => {
+            let mut ds = ds.clone();
+            stamp(&mut ds.spec.template);
+            Object::DaemonSet(ds)
+        }
+        Object::Other(_) if kind == Kind::StatefulSet => {
+            let stamped = stateful_set::template(&live).and_then(|before| {
+                let mut t = before.clone();
+                stamp(&mut t);
+                Ok(if t == before {
+                    live.clone()
+                } else {
+                    stateful_set::with_template(&live, t)?
+                })
+            });
+            match stamped {
+                Ok(o) => o,
+                Err(e) => return out.fail(e),
+            }
+        }
+        _ => return,
+    };
+    if updated == live {
         return out.fail(restart_too_soon(name));
     }
-    match patch(cluster, ctx, Object::DaemonSet(ds), None) {
-        Ok(_) => out.out_line(format!("daemonset.apps/{name} restarted")),
+    match patch(cluster, ctx, updated, None) {
+        Ok(_) => out.out_line(format!("{}/{name} restarted", kind.qualified_singular())),
         Err(e) => out.fail(format!("error: failed to patch: {}", e.message)),
     }
 }
@@ -483,6 +542,10 @@ fn status(
         seen = Some(cluster.revision());
         let current = if kind == Kind::DaemonSet {
             daemon_set_status(cluster, ctx, namespace, name)
+        } else if kind == Kind::StatefulSet {
+            crate::context::get(cluster, ctx, kind, namespace, name)
+                .map_err(|e| errors::render(&e, None))
+                .and_then(|o| stateful_set::status_line(&stateful_set::defaulted(&o)))
         } else {
             get_deployment(cluster, ctx, namespace, name).and_then(|d| {
                 let (line, done) = status_line(&d, args.revision.unwrap_or(0))?;
@@ -920,5 +983,172 @@ mod tests {
             status_line(&d, 0).unwrap().0,
             "Waiting for deployment \"web\" rollout to finish: 1 old replicas are pending termination..."
         );
+    }
+
+    fn kubectl(s: &mut crate::Session, line: &str) -> CommandOutput {
+        s.run(line, None, &crate::context::NoFiles)
+    }
+
+    #[test]
+    fn stateful_set_status_waits_as_the_viewer_says() {
+        use crate::cmd::stateful_set::testing;
+        use serde_json::json;
+        let mut s = testing::session(testing::WEB);
+        // Nothing has observed the StatefulSet yet.
+        let out = kubectl(&mut s, "rollout status sts/web --watch=false");
+        assert_eq!(
+            (out.stdout.as_str(), out.success()),
+            (
+                "Waiting for statefulset spec update to be observed...\n",
+                true
+            )
+        );
+        let out = kubectl(&mut s, "rollout status statefulset web --timeout=3s");
+        assert_eq!(
+            out.combined(),
+            "Waiting for statefulset spec update to be observed...\nerror: timed out waiting for the condition\n"
+        );
+        assert!(!out.success());
+        testing::write_status(
+            &mut s,
+            "web",
+            1,
+            json!({"observedGeneration": 1, "replicas": 3, "readyReplicas": 1}),
+        );
+        let out = kubectl(&mut s, "rollout status statefulsets/web --watch=false");
+        assert_eq!(out.stdout, "Waiting for 2 pods to be ready...\n");
+        testing::write_status(
+            &mut s,
+            "web",
+            1,
+            json!({"observedGeneration": 1, "replicas": 3, "readyReplicas": 3,
+                "updatedReplicas": 1, "currentRevision": "web-7b9c", "updateRevision": "web-5d4f"}),
+        );
+        let out = kubectl(&mut s, "rollout status sts/web --watch=false");
+        assert_eq!(
+            out.stdout,
+            "Waiting for partitioned roll out to finish: 1 out of 2 new pods have been updated...\n"
+        );
+        testing::write_status(
+            &mut s,
+            "web",
+            1,
+            json!({"observedGeneration": 1, "replicas": 3, "readyReplicas": 3,
+                "updatedReplicas": 2, "currentRevision": "web-7b9c", "updateRevision": "web-5d4f"}),
+        );
+        let out = kubectl(&mut s, "rollout status sts/web");
+        assert_eq!(
+            (out.stdout.as_str(), out.success()),
+            (
+                "partitioned roll out complete: 2 new pods have been updated...\n",
+                true
+            )
+        );
+    }
+
+    #[test]
+    fn stateful_set_status_without_a_partition_reads_the_revisions() {
+        use crate::cmd::stateful_set::testing;
+        use serde_json::json;
+        let manifest = testing::WEB.replace(
+            "  updateStrategy:\n    rollingUpdate:\n      partition: 1\n",
+            "  updateStrategy:\n    type: RollingUpdate\n",
+        );
+        let mut s = testing::session(&manifest);
+        testing::write_status(
+            &mut s,
+            "web",
+            2,
+            json!({"observedGeneration": 2, "replicas": 3, "readyReplicas": 3,
+                "updatedReplicas": 1, "currentReplicas": 2,
+                "currentRevision": "web-7b9c", "updateRevision": "web-5d4f"}),
+        );
+        let out = kubectl(&mut s, "rollout status sts/web --watch=false");
+        assert_eq!(
+            out.stdout,
+            "waiting for statefulset rolling update to complete 1 pods at revision web-5d4f...\n"
+        );
+        testing::write_status(
+            &mut s,
+            "web",
+            2,
+            json!({"observedGeneration": 2, "replicas": 3, "readyReplicas": 3,
+                "updatedReplicas": 3, "currentReplicas": 3,
+                "currentRevision": "web-5d4f", "updateRevision": "web-5d4f"}),
+        );
+        let out = kubectl(&mut s, "rollout status sts/web");
+        assert_eq!(
+            out.stdout,
+            "statefulset rolling update complete 3 pods at revision web-5d4f...\n"
+        );
+        // A newer generation than the status observed waits again.
+        testing::write_status(
+            &mut s,
+            "web",
+            3,
+            json!({"observedGeneration": 2, "replicas": 3, "readyReplicas": 3}),
+        );
+        let out = kubectl(&mut s, "rollout status sts/web --watch=false");
+        assert_eq!(
+            out.stdout,
+            "Waiting for statefulset spec update to be observed...\n"
+        );
+    }
+
+    #[test]
+    fn on_delete_stateful_sets_have_no_rollout_status() {
+        use crate::cmd::stateful_set::testing;
+        let manifest = testing::WEB.replace(
+            "    rollingUpdate:\n      partition: 1\n",
+            "    type: OnDelete\n",
+        );
+        let mut s = testing::session(&manifest);
+        let out = kubectl(&mut s, "rollout status sts/web");
+        assert_eq!(
+            out.stderr,
+            "error: rollout status is only available for RollingUpdate strategy type\n"
+        );
+        assert!(!out.success());
+    }
+
+    #[test]
+    fn stateful_sets_restart_but_do_not_pause() {
+        use crate::cmd::stateful_set::testing;
+        let mut s = testing::session(testing::WEB);
+        s.cluster.advance(warehouse_sim::SimDuration::secs(90));
+        let out = kubectl(&mut s, "rollout restart statefulset/web");
+        assert_eq!(out.stdout, "statefulset.apps/web restarted\n");
+        let stored = s.cluster.get(Kind::StatefulSet, "default", "web").unwrap();
+        assert_eq!(
+            stored.to_json()["spec"]["template"]["metadata"]["annotations"][RESTARTED_AT],
+            "2026-01-01T00:01:30Z"
+        );
+        let out = kubectl(&mut s, "rollout restart sts/web");
+        assert!(out
+            .stderr
+            .contains("if restart has already been triggered within the past second"));
+        for (line, want) in [
+            (
+                "rollout pause sts/web",
+                "error: statefulsets.apps \"web\" pausing is not supported\n",
+            ),
+            (
+                "rollout resume statefulset web",
+                "error: statefulsets.apps \"web\" resuming is not supported\n",
+            ),
+            (
+                "rollout pause sts/gone",
+                "Error from server (NotFound): statefulsets.apps \"gone\" not found\n",
+            ),
+        ] {
+            let out = kubectl(&mut s, line);
+            assert_eq!(
+                (out.stderr.as_str(), out.success()),
+                (want, false),
+                "{line}"
+            );
+        }
+        let out = kubectl(&mut s, "rollout history sts/web");
+        assert!(out.stderr.contains("ControllerRevisions"), "{}", out.stderr);
     }
 }

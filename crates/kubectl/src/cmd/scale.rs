@@ -1,5 +1,6 @@
 //! `kubectl scale` (k8s.io/kubectl/pkg/cmd/scale): sets `spec.replicas` of
-//! Deployments and ReplicaSets, with `--current-replicas` as a precondition.
+//! Deployments, ReplicaSets and StatefulSets through their scale subresource, with
+//! `--current-replicas` as a precondition.
 
 use crate::args::clap_error;
 use crate::cmd::get::parse_resource_args;
@@ -49,9 +50,12 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         .unwrap_or_else(|| ctx.default_namespace.clone());
     let mut out = CommandOutput::new();
     for r in resources {
-        if !matches!(r.kind, Kind::Deployment | Kind::ReplicaSet) {
+        if !matches!(
+            r.kind,
+            Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet
+        ) {
             out.fail(format!(
-                "error: scaling {} is not available in this simulated cluster yet; it scales deployments and replicasets",
+                "error: scaling {} is not available in this simulated cluster yet; it scales deployments, replicasets and statefulsets",
                 r.kind.qualified_plural()
             ));
             continue;
@@ -68,32 +72,37 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                     continue;
                 }
             };
+            let current = match &obj {
+                Object::Deployment(d) => i64::from(d.spec.replicas.unwrap_or(1)),
+                Object::ReplicaSet(rs) => i64::from(rs.spec.replicas.unwrap_or(1)),
+                Object::Other(_) if r.kind == Kind::StatefulSet => {
+                    crate::cmd::stateful_set::replicas(&obj)
+                }
+                _ => continue,
+            };
+            if parsed.current_replicas >= 0 && i64::from(parsed.current_replicas) != current {
+                out.fail(format!(
+                    "error: Expected replicas to be {}, was {current}",
+                    parsed.current_replicas
+                ));
+                continue;
+            }
             let updated = match obj {
                 Object::Deployment(mut d) => {
-                    let current = d.spec.replicas.unwrap_or(1);
-                    if parsed.current_replicas >= 0 && parsed.current_replicas != current {
-                        out.fail(format!(
-                            "error: Expected replicas to be {}, was {current}",
-                            parsed.current_replicas
-                        ));
-                        continue;
-                    }
                     d.spec.replicas = Some(replicas);
                     Object::Deployment(d)
                 }
                 Object::ReplicaSet(mut rs) => {
-                    let current = rs.spec.replicas.unwrap_or(1);
-                    if parsed.current_replicas >= 0 && parsed.current_replicas != current {
-                        out.fail(format!(
-                            "error: Expected replicas to be {}, was {current}",
-                            parsed.current_replicas
-                        ));
-                        continue;
-                    }
                     rs.spec.replicas = Some(replicas);
                     Object::ReplicaSet(rs)
                 }
-                _ => continue,
+                other => match crate::cmd::stateful_set::with_replicas(&other, replicas) {
+                    Ok(o) => o,
+                    Err(e) => {
+                        out.fail(e);
+                        continue;
+                    }
+                },
             };
             match crate::cmd::rollout::patch(cluster, ctx, updated, Some("scale")) {
                 Ok(_) => out.out_line(format!("{}/{name} scaled", r.kind.qualified_singular())),
@@ -102,4 +111,63 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cmd::stateful_set::testing;
+    use crate::context::NoFiles;
+    use warehouse_sim::Kind;
+
+    #[test]
+    fn stateful_sets_scale_through_the_same_request() {
+        let mut s = testing::session(testing::WEB);
+        let out = s.run("scale sts web --replicas=5", None, &NoFiles);
+        assert_eq!(out.stdout, "statefulset.apps/web scaled\n");
+        let stored = s.cluster.get(Kind::StatefulSet, "default", "web").unwrap();
+        assert_eq!(stored.to_json()["spec"]["replicas"], 5);
+        let out = s.run(
+            "scale statefulset/web --replicas=1 --current-replicas=3",
+            None,
+            &NoFiles,
+        );
+        assert_eq!(
+            (out.stderr.as_str(), out.success()),
+            ("error: Expected replicas to be 3, was 5\n", false)
+        );
+        let out = s.run(
+            "scale statefulsets web --replicas=1 --current-replicas=5",
+            None,
+            &NoFiles,
+        );
+        assert_eq!(out.stdout, "statefulset.apps/web scaled\n");
+        let out = s.run("scale sts/missing --replicas=1", None, &NoFiles);
+        assert_eq!(
+            out.stderr,
+            "Error from server (NotFound): statefulsets.apps \"missing\" not found\n"
+        );
+        // The request is a patch of the scale subresource, recorded as any other.
+        let last = s.cluster.requests().next_back().unwrap();
+        assert_eq!(
+            (
+                last.verb,
+                last.resource.as_str(),
+                last.name.as_str(),
+                last.code
+            ),
+            ("patch", "statefulsets", "web", 200)
+        );
+    }
+
+    #[test]
+    fn a_stateful_set_without_replicas_scales_from_one() {
+        let manifest = testing::WEB.replace("  replicas: 3\n", "");
+        let mut s = testing::session(&manifest);
+        let out = s.run(
+            "scale sts web --replicas=2 --current-replicas=1",
+            None,
+            &NoFiles,
+        );
+        assert_eq!(out.stdout, "statefulset.apps/web scaled\n");
+    }
 }

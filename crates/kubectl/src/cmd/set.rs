@@ -1,8 +1,8 @@
 //! `kubectl set image`, `kubectl set resources` and `kubectl set env`
 //! (k8s.io/kubectl/pkg/cmd/set/set_image.go, set_resources.go, set_env.go; env in
 //! `set_env.rs`): change container images, resource requests and limits, or
-//! environment variables in the pod template of Deployments, ReplicaSets and
-//! DaemonSets; and `kubectl set selector` (set_selector.go): a Service's selector
+//! environment variables in the pod template of Deployments, ReplicaSets,
+//! DaemonSets and StatefulSets; and `kubectl set selector` (set_selector.go): a Service's selector
 //! from `key=value` requirements (`set selector svc/web 'app=web,tier=front'`).
 //! `set serviceaccount` and `set subject` are not simulated yet.
 
@@ -189,11 +189,20 @@ fn update_workload(
         }
     };
     let mut updated = obj.clone();
+    // A StatefulSet's template is JSON: changed as a typed copy, written back below.
+    let mut sts_template = None;
+    if kind == Kind::StatefulSet {
+        match crate::cmd::stateful_set::template(&obj) {
+            Ok(t) => sts_template = Some(t),
+            Err(e) => return out.fail(e),
+        }
+    }
+    let sts_before = sts_template.clone();
     let spec = match &mut updated {
         Object::Deployment(d) => d.spec.template.spec.as_mut(),
         Object::ReplicaSet(rs) => rs.spec.template.as_mut().and_then(|t| t.spec.as_mut()),
         Object::DaemonSet(ds) => ds.spec.template.spec.as_mut(),
-        _ => None,
+        _ => sts_template.as_mut().and_then(|t| t.spec.as_mut()),
     };
     let Some(spec) = spec else {
         return;
@@ -232,6 +241,14 @@ fn update_workload(
                 }
                 return;
             }
+        }
+    }
+    if let Some(t) = sts_template {
+        if sts_before.as_ref() != Some(&t) {
+            updated = match crate::cmd::stateful_set::with_template(&obj, t) {
+                Ok(o) => o,
+                Err(e) => return out.fail(e),
+            };
         }
     }
     if updated == obj {
@@ -289,7 +306,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     for t in targets {
         if !matches!(
             t.kind,
-            Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet
+            Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::StatefulSet
         ) {
             out.fail(format!(
                 "error: set {subcommand} on {} is not available in this simulated cluster yet",
@@ -555,5 +572,46 @@ mod tests {
         assert!(resource_list("cpu=lots")
             .unwrap_err()
             .contains("regular expression"));
+    }
+
+    #[test]
+    fn stateful_set_templates_are_set_like_the_others() {
+        use crate::cmd::stateful_set::testing;
+        use crate::context::NoFiles;
+        let mut s = testing::session(testing::WEB);
+        let mut run = |line: &str| s.run(line, None, &NoFiles);
+        let out = run("set image statefulset/web nginx=nginx:1.27");
+        assert_eq!(out.stdout, "statefulset.apps/web image updated\n");
+        // The same image again changes nothing: nothing is sent or printed.
+        let out = run("set image sts/web nginx=nginx:1.27");
+        assert_eq!((out.combined().as_str(), out.success()), ("", true));
+        let out = run("set image sts/web php=php:8");
+        assert_eq!(
+            out.stderr,
+            "error: unable to find container named \"php\"\n"
+        );
+        let out = run("set resources sts web --limits=memory=256Mi");
+        assert_eq!(
+            out.stdout,
+            "statefulset.apps/web resource requirements updated\n"
+        );
+        let out = run("set env statefulset/web MODE=prod");
+        assert_eq!(out.stdout, "statefulset.apps/web env updated\n");
+        let out = run("set env sts/web --list");
+        assert_eq!(
+            out.stdout,
+            "# StatefulSet web, container nginx\nMODE=prod\n"
+        );
+        let stored = s.cluster.get(Kind::StatefulSet, "default", "web").unwrap();
+        let c = &stored.to_json()["spec"]["template"]["spec"]["containers"][0];
+        assert_eq!(c["image"], "nginx:1.27");
+        assert_eq!(c["resources"]["limits"]["memory"], "256Mi");
+        assert_eq!(c["env"][0]["value"], "prod");
+        // The rest of the template is as it was.
+        assert_eq!(c["volumeMounts"][0]["mountPath"], "/usr/share/nginx/html");
+        assert_eq!(
+            stored.to_json()["spec"]["volumeClaimTemplates"][0]["spec"]["storageClassName"],
+            "standard"
+        );
     }
 }

@@ -101,9 +101,11 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         None | Some("none") => DryRun::None,
         Some("client") => DryRun::Client,
         Some("server") => DryRun::Server,
-        Some(other) => return CommandOutput::error(format!(
+        Some(other) => {
+            return CommandOutput::error(format!(
             "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        )),
+        ))
+        }
     };
     if parsed.revision.is_some_and(|r| r < 0) && sub == "history" {
         return CommandOutput::error(format!(
@@ -1222,10 +1224,11 @@ mod tests {
                 true
             )
         );
+        // The controller observes it, and its first pod waits for its unbound claim.
         let out = kubectl(&mut s, "rollout status statefulset web --timeout=3s");
         assert_eq!(
             out.combined(),
-            "Waiting for statefulset spec update to be observed...\nerror: timed out waiting for the condition\n"
+            "Waiting for statefulset spec update to be observed...\nWaiting for 3 pods to be ready...\nerror: timed out waiting for the condition\n"
         );
         assert!(!out.success());
         testing::write_status(

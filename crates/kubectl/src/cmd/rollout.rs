@@ -1468,6 +1468,24 @@ spec:
     }
 
     #[test]
+    fn a_stateful_set_revision_keeps_the_change_cause_of_its_set() {
+        let mut s = rolled_stateful_set();
+        let out = kubectl(
+            &mut s,
+            "annotate sts/web kubernetes.io/change-cause='image 1.29'",
+        );
+        assert!(out.success(), "{}", out.combined());
+        let out = kubectl(&mut s, "set image sts/web nginx=nginx:1.29");
+        assert!(out.success(), "{}", out.combined());
+        s.cluster.advance(warehouse_sim::SimDuration::secs(5));
+        let out = kubectl(&mut s, "rollout history sts/web");
+        assert_eq!(
+            out.stdout,
+            "statefulset.apps/web\nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n3         image 1.29\n\n"
+        );
+    }
+
+    #[test]
     fn a_stateful_set_without_revisions_has_no_history() {
         use crate::cmd::stateful_set::testing;
         // At second 0 the controller has not made the first revision yet.

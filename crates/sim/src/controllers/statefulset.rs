@@ -18,7 +18,8 @@
 //! replaces pods from the highest ordinal down to `partition`, at most
 //! `maxUnavailable` (1) at a time; below the partition a pod is made from the
 //! current revision. Revisions are ControllerRevisions owned by the set
-//! (`NAME-<hash>`, the pods' `controller-revision-hash` label), at most
+//! (`NAME-<hash>`, the pods' `controller-revision-hash` label; a new one carries
+//! the set's annotations, as `newRevision` copies them), at most
 //! `revisionHistoryLimit` of them kept beyond the live ones.
 //!
 //! A pod is never made twice at once: a pod on a lost zone stays (Terminating) until
@@ -542,6 +543,9 @@ impl Cluster {
                         name: Some(format!("{set_name}-{hash}")),
                         namespace: set.metadata.namespace.clone(),
                         labels,
+                        // `newRevision` copies the set's annotations (a
+                        // kubernetes.io/change-cause among them).
+                        annotations: set.metadata.annotations.clone().filter(|a| !a.is_empty()),
                         owner_references: Some(vec![owner_ref(set)]),
                         ..Default::default()
                     },

@@ -293,7 +293,7 @@ mod tests {
         let out = run_line("api-resources --api-group=apps --no-headers -o name");
         assert_eq!(
             out.stdout,
-            "daemonsets.apps\ndeployments.apps\nreplicasets.apps\nstatefulsets.apps\n"
+            "controllerrevisions.apps\ndaemonsets.apps\ndeployments.apps\nreplicasets.apps\nstatefulsets.apps\n"
         );
         let out = run_line("api-resources --namespaced=true --api-group= -o name");
         assert!(out.stdout.starts_with("configmaps\nendpoints\n"));

@@ -1,12 +1,14 @@
-//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments, and
-//! `status` and `restart` for DaemonSets and StatefulSets
-//! (k8s.io/kubectl/pkg/cmd/rollout and pkg/polymorphichelpers: the Deployment,
-//! DaemonSet and StatefulSet status viewers, the DeploymentHistoryViewer, the
-//! DeploymentRollbacker, and the object pauser, resumer and restarter). As
-//! upstream, a rollback is made by the client: it copies the chosen ReplicaSet's
-//! template back into the Deployment. Pausing or resuming anything but a Deployment
-//! fails with the pauser's words; the history and rollbacks of DaemonSets and
-//! StatefulSets (ControllerRevisions) are not simulated.
+//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments,
+//! `status`, `history`, `undo` and `restart` for StatefulSets, and `status` and
+//! `restart` for DaemonSets (k8s.io/kubectl/pkg/cmd/rollout and
+//! pkg/polymorphichelpers: the Deployment, DaemonSet and StatefulSet status
+//! viewers, the Deployment and StatefulSet history viewers and rollbackers, and the
+//! object pauser, resumer and restarter). As upstream, a rollback is made by the
+//! client: it copies the chosen ReplicaSet's template back into the Deployment, or
+//! the chosen ControllerRevision's template back into the StatefulSet. Pausing or
+//! resuming anything but a Deployment fails with the pauser's words; the history
+//! and rollbacks of DaemonSets are refused (the simulated cluster keeps no
+//! ControllerRevisions for them).
 //!
 //! Simplification: `rollout status` waits by advancing simulated time one second at
 //! a time (at most an hour when no `--timeout` is given) and prints each distinct
@@ -31,7 +33,7 @@ use warehouse_sim::{parse_duration, Cluster, Kind, Object, SimDuration};
 
 /// The longest `rollout status` waits without `--timeout` (kubectl would wait forever).
 const MAX_WAIT: SimDuration = SimDuration::secs(3600);
-const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
+use stateful_set::CHANGE_CAUSE;
 const RESTARTED_AT: &str = "kubectl.kubernetes.io/restartedAt";
 
 #[derive(Parser, Debug)]
@@ -54,6 +56,9 @@ struct RolloutArgs {
     /// The length of time to wait before ending watch, zero means never.
     #[arg(long = "timeout")]
     timeout: Option<String>,
+    /// undo: "none", "server", or "client".
+    #[arg(long = "dry-run", num_args = 0..=1, require_equals = true, default_missing_value = "client")]
+    dry_run: Option<String>,
 }
 
 pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
@@ -71,7 +76,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
     let allowed: &[&str] = match sub {
         "status" => &["revision", "watch", "timeout"],
         "history" => &["revision"],
-        "undo" => &["to-revision"],
+        "undo" => &["to-revision", "dry-run"],
         "restart" | "pause" | "resume" => &[],
         other => {
             return CommandOutput::error(format!(
@@ -84,12 +89,29 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         ("to-revision", parsed.to_revision.is_some()),
         ("watch", parsed.watch.is_some()),
         ("timeout", parsed.timeout.is_some()),
+        ("dry-run", parsed.dry_run.is_some()),
     ] {
         if given && !allowed.contains(&flag) {
             return CommandOutput::error(format!(
                 "error: unknown flag: --{flag}\nSee 'kubectl rollout {sub} --help' for usage."
             ));
         }
+    }
+    let dry_run = match parsed.dry_run.as_deref() {
+        None | Some("none") => DryRun::None,
+        Some("client") => DryRun::Client,
+        Some("server") => DryRun::Server,
+        Some(other) => {
+            return CommandOutput::error(format!(
+            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
+        ))
+        }
+    };
+    if parsed.revision.is_some_and(|r| r < 0) && sub == "history" {
+        return CommandOutput::error(format!(
+            "error: revision must be a positive integer: {}",
+            parsed.revision.unwrap_or(0)
+        ));
     }
     let namespace = parsed
         .namespace
@@ -109,6 +131,23 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             "restart" if kind != Kind::Deployment => {
                 restart_template(cluster, ctx, kind, &namespace, &name, &mut out)
             }
+            "history" if kind == Kind::StatefulSet => stateful_set_history(
+                cluster,
+                ctx,
+                &namespace,
+                &name,
+                parsed.revision.unwrap_or(0),
+                &mut out,
+            ),
+            "undo" if kind == Kind::StatefulSet => stateful_set_undo(
+                cluster,
+                ctx,
+                &namespace,
+                &name,
+                parsed.to_revision.unwrap_or(0),
+                dry_run,
+                &mut out,
+            ),
             "history" => history(
                 cluster,
                 ctx,
@@ -123,6 +162,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                 &namespace,
                 &name,
                 parsed.to_revision.unwrap_or(0),
+                dry_run,
                 &mut out,
             ),
             _ => mutate(cluster, ctx, &namespace, &name, sub, &mut out),
@@ -146,17 +186,36 @@ pub(crate) fn patch(
     crate::context::send(cluster, ctx, body)
 }
 
-/// Whether `rollout SUB` works on `kind`: every subcommand on Deployments, `status`
-/// and `restart` on DaemonSets and StatefulSets.
+/// `--dry-run` of `rollout undo`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DryRun {
+    None,
+    Client,
+    Server,
+}
+
+impl DryRun {
+    /// What `PrintFlagsWithDryRunStrategy` adds to the printed operation.
+    fn suffix(self) -> &'static str {
+        match self {
+            DryRun::None => "",
+            DryRun::Client => " (dry run)",
+            DryRun::Server => " (server dry run)",
+        }
+    }
+}
+
+/// Whether `rollout SUB` works on `kind`: every subcommand on Deployments, all but
+/// `pause` and `resume` on StatefulSets, `status` and `restart` on DaemonSets.
 fn handles(kind: Kind, sub: &str) -> bool {
     kind == Kind::Deployment
-        || (matches!(kind, Kind::DaemonSet | Kind::StatefulSet)
-            && matches!(sub, "status" | "restart"))
+        || (kind == Kind::StatefulSet && matches!(sub, "status" | "restart" | "history" | "undo"))
+        || (kind == Kind::DaemonSet && matches!(sub, "status" | "restart"))
 }
 
 /// The workloads named on the command line (`deployment web`, `sts/web`): every
-/// subcommand takes Deployments; `status` and `restart` take DaemonSets and
-/// StatefulSets too.
+/// subcommand takes Deployments; all but `pause` and `resume` take StatefulSets;
+/// `status` and `restart` take DaemonSets.
 fn targets(rest: &[String], sub: &str) -> Result<Vec<(Kind, String)>, String> {
     if rest.is_empty() {
         return Err("error: required resource not specified".into());
@@ -164,11 +223,10 @@ fn targets(rest: &[String], sub: &str) -> Result<Vec<(Kind, String)>, String> {
     let resources = parse_resource_args(rest)?;
     let mut names = Vec::new();
     for r in resources {
-        let revisioned = matches!(r.kind, Kind::DaemonSet | Kind::StatefulSet);
         let supported = handles(r.kind, sub);
-        // Their history and rollbacks live in ControllerRevisions, which this
-        // simulated cluster does not keep.
-        if revisioned && matches!(sub, "history" | "undo") {
+        // A DaemonSet's history and rollbacks live in ControllerRevisions, which
+        // this simulated cluster does not keep for DaemonSets.
+        if r.kind == Kind::DaemonSet && matches!(sub, "history" | "undo") {
             return Err(format!(
                 "error: rollout {sub} of {} is not available in this simulated cluster yet: it reads ControllerRevisions, which the cluster does not keep",
                 r.kind.qualified_plural()
@@ -632,23 +690,19 @@ fn history(
         return;
     }
     out.out_line(header);
-    let mut rows = vec![vec!["REVISION".to_string(), "CHANGE-CAUSE".to_string()]];
-    for (r, t) in &by_revision {
-        let cause = t
-            .metadata
-            .as_ref()
-            .and_then(|m| m.annotations.as_ref())
-            .and_then(|a| a.get(CHANGE_CAUSE))
-            .cloned()
-            .unwrap_or_else(|| "<none>".into());
-        rows.push(vec![r.to_string(), cause]);
-    }
-    // kubectl's `tabbedString`: a tabwriter with padding 2 and no minimum width.
-    let width = rows.iter().map(|r| r[0].chars().count()).max().unwrap_or(0) + 2;
-    for r in rows {
-        out.out_line(format!("{:<width$}{}", r[0], r[1]));
-    }
-    out.out_line("");
+    history_table(
+        out,
+        by_revision.iter().map(|(r, t)| {
+            let cause = t
+                .metadata
+                .as_ref()
+                .and_then(|m| m.annotations.as_ref())
+                .and_then(|a| a.get(CHANGE_CAUSE))
+                .filter(|c| !c.is_empty())
+                .cloned();
+            (*r, cause)
+        }),
+    );
 }
 
 /// `DescribePodTemplate` as `kubectl rollout history --revision` prints it (tabs
@@ -819,6 +873,161 @@ fn containers(s: &mut String, section: &str, list: &[k8s_openapi::api::core::v1:
     }
 }
 
+/// The history table both viewers print: `REVISION  CHANGE-CAUSE`, a row per
+/// revision, `<none>` for a revision without a cause (kubectl's `tabbedString`: a
+/// tabwriter with padding 2 and no minimum width), then the blank line
+/// `rollout history` ends with.
+fn history_table(out: &mut CommandOutput, rows: impl Iterator<Item = (i64, Option<String>)>) {
+    let mut rows: Vec<(String, String)> = rows
+        .map(|(r, cause)| (r.to_string(), cause.unwrap_or_else(|| "<none>".into())))
+        .collect();
+    rows.insert(0, ("REVISION".into(), "CHANGE-CAUSE".into()));
+    let width = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0) + 2;
+    for (r, cause) in rows {
+        out.out_line(format!("{r:<width$}{cause}"));
+    }
+    out.out_line("");
+}
+
+/// A StatefulSet and its ControllerRevisions (`statefulSetHistory`).
+fn stateful_set_and_history(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    name: &str,
+) -> Result<(Object, Vec<stateful_set::Revision>), String> {
+    let set = crate::context::get(cluster, ctx, Kind::StatefulSet, namespace, name)
+        .map_err(|e| errors::render(&e, None))?;
+    let revisions =
+        crate::context::list_refs(cluster, ctx, Kind::ControllerRevision, Some(namespace))
+            .map_err(|e| {
+                format!(
+                    "error: unable to find history controlled by StatefulSet {name}: {}",
+                    e.message
+                )
+            })?;
+    let history = stateful_set::history(&set, revisions);
+    Ok((set, history))
+}
+
+/// `StatefulSetHistoryViewer.ViewHistory`: the revisions and their change causes,
+/// or one revision's pod template.
+fn stateful_set_history(
+    cluster: &Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    name: &str,
+    revision: i64,
+    out: &mut CommandOutput,
+) {
+    let (set, history) = match stateful_set_and_history(cluster, ctx, namespace, name) {
+        Ok(x) => x,
+        Err(e) => return out.fail(e),
+    };
+    // Revisions are assumed not to overlap: the last of a number counts.
+    let by_revision: BTreeMap<i64, &stateful_set::Revision> =
+        history.iter().map(|r| (r.revision, r)).collect();
+    let header = if revision > 0 {
+        format!("statefulset.apps/{name} with revision #{revision}")
+    } else {
+        format!("statefulset.apps/{name}")
+    };
+    if by_revision.is_empty() {
+        out.out_line(header);
+        out.out_line("No rollout history found.");
+        return;
+    }
+    if revision > 0 {
+        let Some(r) = by_revision.get(&revision) else {
+            return out.fail("error: unable to find the specified revision");
+        };
+        let template = stateful_set::revision_template(&set, r);
+        let Ok(template) = stateful_set::typed_template(template) else {
+            return out.fail(format!("error: unable to parse history {}", r.name));
+        };
+        out.out_line(header);
+        out.stdout.push_str(&describe_pod_template(&template));
+        out.out_line("");
+        return;
+    }
+    out.out_line(header);
+    history_table(
+        out,
+        by_revision
+            .iter()
+            .map(|(n, r)| (*n, r.change_cause.clone())),
+    );
+}
+
+/// `StatefulSetRollbacker.Rollback`: the chosen revision's template (by default
+/// the one before the latest) patched back into the StatefulSet.
+fn stateful_set_undo(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    namespace: &str,
+    name: &str,
+    to_revision: i64,
+    dry_run: DryRun,
+    out: &mut CommandOutput,
+) {
+    let not_found = || format!("error: unable to find specified revision {to_revision} in history");
+    if to_revision < 0 {
+        // The builder reads the object before the rollbacker refuses.
+        if let Err(e) = crate::context::get(cluster, ctx, Kind::StatefulSet, namespace, name) {
+            return out.fail(errors::render(&e, None));
+        }
+        return out.fail(not_found());
+    }
+    let (set, history) = match stateful_set_and_history(cluster, ctx, namespace, name) {
+        Ok(x) => x,
+        Err(e) => return out.fail(e),
+    };
+    if to_revision == 0 && history.len() <= 1 {
+        return out.fail("error: no last revision to roll back to");
+    }
+    // `findHistory`: the second newest, or the one with the number asked for.
+    let target = if to_revision == 0 {
+        history.get(history.len() - 2)
+    } else {
+        history.iter().find(|r| r.revision == to_revision)
+    };
+    let Some(target) = target else {
+        return out.fail(not_found());
+    };
+    let resource = format!("statefulset.apps/{name}");
+    let template = stateful_set::revision_template(&set, target);
+    if dry_run == DryRun::Client {
+        return match stateful_set::typed_template(template) {
+            Ok(t) => out.out_line(format!(
+                "{resource} will roll back to {} (dry run)",
+                describe_pod_template(&t)
+            )),
+            Err(e) => out.fail(e),
+        };
+    }
+    if stateful_set::matches(&set, target) {
+        out.out_line(format!(
+            "{resource} skipped rollback (current template already matches revision {to_revision}){}",
+            dry_run.suffix()
+        ));
+        return;
+    }
+    let sent = stateful_set::with_template_json(&set, template).and_then(|object| {
+        let body = Body::Patch {
+            object,
+            subresource: None,
+        };
+        crate::context::send_dry(cluster, ctx, body, dry_run == DryRun::Server)
+            .map_err(|e| e.message)
+    });
+    match sent {
+        Ok(_) => out.out_line(format!("{resource} rolled back{}", dry_run.suffix())),
+        Err(e) => out.fail(format!(
+            "error: failed restoring revision {to_revision}: {e}"
+        )),
+    }
+}
+
 /// `DeploymentRollbacker.Rollback`: copy the chosen revision's template (and its
 /// annotations) back into the Deployment.
 fn undo(
@@ -827,6 +1036,7 @@ fn undo(
     namespace: &str,
     name: &str,
     to_revision: i64,
+    dry_run: DryRun,
     out: &mut CommandOutput,
 ) {
     let d = match get_deployment(cluster, ctx, namespace, name) {
@@ -869,14 +1079,21 @@ fn undo(
     let Some(rs) = target else {
         return;
     };
+    let mut template = rs.spec.template.clone().unwrap_or_default();
+    let resource = format!("deployment.apps/{name}");
+    if dry_run == DryRun::Client {
+        let mut text = describe_pod_template(&template);
+        text.push_str(" (dry run)");
+        out.out_line(format!("{resource} {text}"));
+        return;
+    }
     if d.spec.paused == Some(true) {
         return out.fail(format!("error: you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume deployment/{name}' and try again"));
     }
-    let mut template = rs.spec.template.clone().unwrap_or_default();
-    let resource = format!("deployment.apps/{name}");
     if equal_ignore_hash(&template, &d.spec.template) {
         out.out_line(format!(
-            "{resource} skipped rollback (current template already matches revision {to_revision})"
+            "{resource} skipped rollback (current template already matches revision {to_revision}){}",
+            dry_run.suffix()
         ));
         return;
     }
@@ -897,8 +1114,12 @@ fn undo(
     let mut updated = d.clone();
     updated.spec.template = template;
     updated.metadata.annotations = Some(annotations);
-    match patch(cluster, ctx, Object::Deployment(Box::new(updated)), None) {
-        Ok(_) => out.out_line(format!("{resource} rolled back")),
+    let body = Body::Patch {
+        object: Object::Deployment(Box::new(updated)),
+        subresource: None,
+    };
+    match crate::context::send_dry(cluster, ctx, body, dry_run == DryRun::Server) {
+        Ok(_) => out.out_line(format!("{resource} rolled back{}", dry_run.suffix())),
         Err(e) => out.fail(format!(
             "error: failed restoring revision {to_revision}: {}",
             e.message
@@ -1003,10 +1224,11 @@ mod tests {
                 true
             )
         );
+        // The controller observes it, and its first pod waits for its unbound claim.
         let out = kubectl(&mut s, "rollout status statefulset web --timeout=3s");
         assert_eq!(
             out.combined(),
-            "Waiting for statefulset spec update to be observed...\nerror: timed out waiting for the condition\n"
+            "Waiting for statefulset spec update to be observed...\nWaiting for 3 pods to be ready...\nerror: timed out waiting for the condition\n"
         );
         assert!(!out.success());
         testing::write_status(
@@ -1148,7 +1370,229 @@ mod tests {
                 "{line}"
             );
         }
-        let out = kubectl(&mut s, "rollout history sts/web");
+        let out = kubectl(&mut s, "rollout history ds/kube-proxy -n kube-system");
         assert!(out.stderr.contains("ControllerRevisions"), "{}", out.stderr);
+        let out = kubectl(&mut s, "rollout undo daemonset kube-proxy -n kube-system");
+        assert!(out.stderr.contains("ControllerRevisions"), "{}", out.stderr);
+    }
+
+    /// A StatefulSet at nginx:1.27, rolled to nginx:1.28: two revisions.
+    fn rolled_stateful_set() -> crate::Session {
+        use crate::cmd::stateful_set::testing;
+        let manifest = "apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+spec:
+  serviceName: nginx
+  replicas: 2
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+";
+        let mut s = testing::session(manifest);
+        s.cluster.advance(warehouse_sim::SimDuration::secs(30));
+        let out = kubectl(&mut s, "set image sts/web nginx=nginx:1.28");
+        assert!(out.success(), "{}", out.combined());
+        s.cluster.advance(warehouse_sim::SimDuration::secs(30));
+        s
+    }
+
+    fn image(s: &crate::Session) -> String {
+        let stored = s.cluster.get(Kind::StatefulSet, "default", "web").unwrap();
+        stored.to_json()["spec"]["template"]["spec"]["containers"][0]["image"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    const TEMPLATE_1_27: &str = "Pod Template:
+  Labels:\tapp=nginx
+  Containers:
+   nginx:
+    Image:\tnginx:1.27
+    Port:\t<none>
+    Host Port:\t<none>
+    Environment:\t<none>
+    Mounts:\t<none>
+  Volumes:\t<none>
+  Node-Selectors:\t<none>
+  Tolerations:\t<none>
+";
+
+    #[test]
+    fn stateful_set_history_lists_its_controller_revisions() {
+        let mut s = rolled_stateful_set();
+        let out = kubectl(&mut s, "rollout history statefulset/web");
+        assert_eq!(
+            (out.stdout.as_str(), out.success()),
+            (
+                "statefulset.apps/web\nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n",
+                true
+            )
+        );
+        let out = kubectl(&mut s, "rollout history sts web --revision=1");
+        assert_eq!(
+            out.stdout,
+            format!("statefulset.apps/web with revision #1\n{TEMPLATE_1_27}\n")
+        );
+        for (line, want) in [
+            (
+                "rollout history sts/web --revision=3",
+                "error: unable to find the specified revision\n",
+            ),
+            (
+                "rollout history sts/web --revision=-1",
+                "error: revision must be a positive integer: -1\n",
+            ),
+            (
+                "rollout history sts/gone",
+                "Error from server (NotFound): statefulsets.apps \"gone\" not found\n",
+            ),
+        ] {
+            let out = kubectl(&mut s, line);
+            assert_eq!(
+                (out.stderr.as_str(), out.success()),
+                (want, false),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_stateful_set_revision_keeps_the_change_cause_of_its_set() {
+        let mut s = rolled_stateful_set();
+        let out = kubectl(
+            &mut s,
+            "annotate sts/web kubernetes.io/change-cause='image 1.29'",
+        );
+        assert!(out.success(), "{}", out.combined());
+        let out = kubectl(&mut s, "set image sts/web nginx=nginx:1.29");
+        assert!(out.success(), "{}", out.combined());
+        s.cluster.advance(warehouse_sim::SimDuration::secs(5));
+        let out = kubectl(&mut s, "rollout history sts/web");
+        assert_eq!(
+            out.stdout,
+            "statefulset.apps/web\nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n3         image 1.29\n\n"
+        );
+    }
+
+    #[test]
+    fn a_stateful_set_without_revisions_has_no_history() {
+        use crate::cmd::stateful_set::testing;
+        // At second 0 the controller has not made the first revision yet.
+        let mut s = testing::session(testing::WEB);
+        let out = kubectl(&mut s, "rollout history sts/web");
+        assert_eq!(
+            out.stdout,
+            "statefulset.apps/web\nNo rollout history found.\n"
+        );
+        let out = kubectl(&mut s, "rollout undo sts/web");
+        assert_eq!(out.stderr, "error: no last revision to roll back to\n");
+    }
+
+    #[test]
+    fn stateful_set_undo_restores_the_previous_template() {
+        let mut s = rolled_stateful_set();
+        for (line, want) in [
+            (
+                "rollout undo sts/web --to-revision=5",
+                "error: unable to find specified revision 5 in history\n",
+            ),
+            (
+                "rollout undo sts/web --to-revision=-2",
+                "error: unable to find specified revision -2 in history\n",
+            ),
+            (
+                "rollout undo sts/web --dry-run=sometimes",
+                "error: Invalid dry-run value (sometimes). Must be \"none\", \"server\", or \"client\".\n",
+            ),
+            (
+                "rollout history sts/web --dry-run",
+                "error: unknown flag: --dry-run\nSee 'kubectl rollout history --help' for usage.\n",
+            ),
+        ] {
+            let out = kubectl(&mut s, line);
+            assert_eq!(
+                (out.stderr.as_str(), out.success()),
+                (want, false),
+                "{line}"
+            );
+        }
+        let out = kubectl(&mut s, "rollout undo sts/web --to-revision=2");
+        assert_eq!(
+            out.stdout,
+            "statefulset.apps/web skipped rollback (current template already matches revision 2)\n"
+        );
+        let out = kubectl(&mut s, "rollout undo sts/web --dry-run=client");
+        assert_eq!(
+            out.stdout,
+            format!("statefulset.apps/web will roll back to {TEMPLATE_1_27} (dry run)\n")
+        );
+        let out = kubectl(&mut s, "rollout undo sts/web --dry-run=server");
+        assert_eq!(
+            out.stdout,
+            "statefulset.apps/web rolled back (server dry run)\n"
+        );
+        assert_eq!(image(&s), "nginx:1.28");
+        let out = kubectl(&mut s, "rollout undo sts/web");
+        assert_eq!(
+            (out.stdout.as_str(), out.success()),
+            ("statefulset.apps/web rolled back\n", true)
+        );
+        assert_eq!(image(&s), "nginx:1.27");
+        // The controller brings revision 1 forward as revision 3.
+        s.cluster.advance(warehouse_sim::SimDuration::secs(5));
+        let out = kubectl(&mut s, "rollout history sts/web");
+        assert_eq!(
+            out.stdout,
+            "statefulset.apps/web\nREVISION  CHANGE-CAUSE\n2         <none>\n3         <none>\n\n"
+        );
+        let out = kubectl(&mut s, "rollout undo sts/web --to-revision=3");
+        assert_eq!(
+            out.stdout,
+            "statefulset.apps/web skipped rollback (current template already matches revision 3)\n"
+        );
+    }
+
+    #[test]
+    fn deployment_undo_dry_runs() {
+        let mut s = crate::Session::new(warehouse_sim::Cluster::new(
+            7,
+            warehouse_sim::Topology::default(),
+        ));
+        let files = crate::context::NoFiles;
+        let out = s.run("create deployment web --image=nginx:1.27", None, &files);
+        assert!(out.success(), "{}", out.combined());
+        s.cluster.advance(warehouse_sim::SimDuration::secs(30));
+        let out = kubectl(&mut s, "set image deployment/web nginx=nginx:1.28");
+        assert!(out.success(), "{}", out.combined());
+        s.cluster.advance(warehouse_sim::SimDuration::secs(30));
+        let out = kubectl(&mut s, "rollout undo deployment/web --dry-run=server");
+        assert_eq!(
+            out.stdout,
+            "deployment.apps/web rolled back (server dry run)\n"
+        );
+        let out = kubectl(&mut s, "rollout undo deployment/web --dry-run");
+        assert!(
+            out.stdout
+                .starts_with("deployment.apps/web Pod Template:\n  Labels:\tapp=web\n"),
+            "{}",
+            out.stdout
+        );
+        assert!(out.stdout.ends_with("  Tolerations:\t<none>\n (dry run)\n"));
+        let d = s.cluster.get(Kind::Deployment, "default", "web").unwrap();
+        assert_eq!(
+            d.to_json()["spec"]["template"]["spec"]["containers"][0]["image"],
+            "nginx:1.28"
+        );
     }
 }

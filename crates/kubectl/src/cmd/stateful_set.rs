@@ -7,8 +7,14 @@
 //! itself, never the defaulted copy: the server defaults again.
 
 use k8s_openapi::api::core::v1::PodTemplateSpec;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use warehouse_sim::controllers::selector_matches;
 use warehouse_sim::{Kind, Object};
+
+/// The annotation `rollout history` prints as a revision's CHANGE-CAUSE.
+pub(crate) const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
 
 /// The object's JSON with upstream's defaults filled in.
 pub(crate) fn defaulted(obj: &Object) -> Value {
@@ -174,7 +180,11 @@ pub(crate) fn with_replicas(obj: &Object, replicas: i32) -> Result<Object, Strin
 /// The pod template, typed (read through the simulation's one typed decoder, with
 /// a ReplicaSet around it: the kind has no typed form of its own).
 pub(crate) fn template(obj: &Object) -> Result<PodTemplateSpec, String> {
-    let template = obj.to_json()["spec"]["template"].clone();
+    typed_template(obj.to_json()["spec"]["template"].clone())
+}
+
+/// A pod template's JSON, typed through a ReplicaSet carrier (see [`template`]).
+pub(crate) fn typed_template(template: Value) -> Result<PodTemplateSpec, String> {
     let carrier = json!({
         "apiVersion": "apps/v1",
         "kind": "ReplicaSet",
@@ -186,6 +196,118 @@ pub(crate) fn template(obj: &Object) -> Result<PodTemplateSpec, String> {
         Ok(_) => Ok(PodTemplateSpec::default()),
         Err(e) => Err(format!("error: {e}")),
     }
+}
+
+/// `spec.selector`, typed the same way; `None` when it does not decode.
+fn selector(obj: &Object) -> Option<LabelSelector> {
+    let carrier = json!({
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {},
+        "spec": { "selector": obj.to_json()["spec"]["selector"].clone() },
+    });
+    match Object::from_json(Kind::ReplicaSet, carrier) {
+        Ok(Object::ReplicaSet(rs)) => Some(rs.spec.selector),
+        _ => None,
+    }
+}
+
+/// One of a StatefulSet's ControllerRevisions as kubectl's helpers read it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Revision {
+    pub name: String,
+    pub revision: i64,
+    /// The `kubernetes.io/change-cause` annotation, when set and not empty.
+    pub change_cause: Option<String>,
+    /// `data`: the patch the controller recorded (`{"spec":{"template":…}}`).
+    pub data: Value,
+}
+
+/// `statefulSetHistory` (`controlledHistoryV1`): of `revisions` (the
+/// ControllerRevisions of the set's namespace), those its selector selects and
+/// that it controls, by revision number (then name).
+pub(crate) fn history<'a>(
+    set: &Object,
+    revisions: impl Iterator<Item = &'a Object>,
+) -> Vec<Revision> {
+    let uid = set.meta().uid.clone().unwrap_or_default();
+    let selector = selector(set);
+    let none = BTreeMap::new();
+    let mut found: Vec<Revision> = revisions
+        .filter_map(|o| match o {
+            Object::Other(r) if r.kind == Kind::ControllerRevision => Some(r),
+            _ => None,
+        })
+        .filter(|r| {
+            let labels = r.metadata.labels.as_ref().unwrap_or(&none);
+            selector
+                .as_ref()
+                .is_some_and(|s| selector_matches(s, labels))
+        })
+        .filter(|r| {
+            r.metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|o| o.controller == Some(true) && !uid.is_empty() && o.uid == uid)
+        })
+        .map(|r| Revision {
+            name: r.metadata.name.clone().unwrap_or_default(),
+            revision: r
+                .fields
+                .get("revision")
+                .and_then(Value::as_i64)
+                .unwrap_or(0),
+            change_cause: r
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(CHANGE_CAUSE))
+                .filter(|c| !c.is_empty())
+                .cloned(),
+            data: r.fields.get("data").cloned().unwrap_or(Value::Null),
+        })
+        .collect();
+    found.sort_by(|a, b| (a.revision, &a.name).cmp(&(b.revision, &b.name)));
+    found
+}
+
+/// `applyStatefulSetHistory`: the set's pod template once the revision's patch is
+/// applied. The patch replaces `spec.template` (`$patch: replace`), so that is the
+/// revision's template without the directive; a patch without a template leaves
+/// the set's own.
+pub(crate) fn revision_template(set: &Object, revision: &Revision) -> Value {
+    match revision.data.get("spec").and_then(|s| s.get("template")) {
+        Some(Value::Object(t)) => {
+            let mut t = t.clone();
+            t.remove("$patch");
+            Value::Object(t)
+        }
+        _ => set.to_json()["spec"]["template"].clone(),
+    }
+}
+
+/// `statefulsetMatch`: whether the set's template is the one `revision` records
+/// (`getStatefulSetPatch` of the set equal to the revision's data).
+pub(crate) fn matches(set: &Object, revision: &Revision) -> bool {
+    let mut template = set.to_json()["spec"]["template"].clone();
+    if let Some(t) = template.as_object_mut() {
+        t.insert("$patch".into(), json!("replace"));
+    }
+    json!({ "spec": { "template": template } }) == revision.data
+}
+
+/// The object with its pod template's JSON replaced by `template`, as the
+/// revision's strategic merge patch leaves it.
+pub(crate) fn with_template_json(obj: &Object, template: Value) -> Result<Object, String> {
+    let mut v = obj.to_json();
+    match v.get_mut("spec").and_then(Value::as_object_mut) {
+        Some(spec) => {
+            spec.insert("template".into(), template);
+        }
+        None => v["spec"] = json!({ "template": template }),
+    }
+    Object::from_json(Kind::StatefulSet, v).map_err(|e| e.to_string())
 }
 
 /// The object with its pod template replaced by `t`.

@@ -18,7 +18,8 @@
 //! replaces pods from the highest ordinal down to `partition`, at most
 //! `maxUnavailable` (1) at a time; below the partition a pod is made from the
 //! current revision. Revisions are ControllerRevisions owned by the set
-//! (`NAME-<hash>`, the pods' `controller-revision-hash` label), at most
+//! (`NAME-<hash>`, the pods' `controller-revision-hash` label; a new one carries
+//! the set's annotations, as `newRevision` copies them), at most
 //! `revisionHistoryLimit` of them kept beyond the live ones.
 //!
 //! A pod is never made twice at once: a pod on a lost zone stays (Terminating) until
@@ -180,13 +181,22 @@ pub(crate) fn default_stateful_set(o: &mut OtherObject) {
         .or_insert_with(|| json!(10));
     let strategy = spec.entry("updateStrategy").or_insert_with(|| json!({}));
     if let Some(strategy) = strategy.as_object_mut() {
-        let type_ = strategy
-            .entry("type")
-            .or_insert_with(|| json!("RollingUpdate"))
-            .clone();
-        if type_ == "RollingUpdate" {
-            let rolling = strategy.entry("rollingUpdate").or_insert_with(|| json!({}));
-            if let Some(rolling) = rolling.as_object_mut() {
+        // A strategy without a type becomes RollingUpdate with a rollingUpdate
+        // of defaults; a RollingUpdate given by name keeps its rollingUpdate
+        // absent when it has none.
+        let typed = strategy
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| !t.is_empty());
+        if !typed {
+            strategy.insert("type".into(), json!("RollingUpdate"));
+            strategy.entry("rollingUpdate").or_insert_with(|| json!({}));
+        }
+        if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+            if let Some(rolling) = strategy
+                .get_mut("rollingUpdate")
+                .and_then(Value::as_object_mut)
+            {
                 rolling.entry("partition").or_insert_with(|| json!(0));
                 rolling.entry("maxUnavailable").or_insert_with(|| json!(1));
             }
@@ -533,6 +543,9 @@ impl Cluster {
                         name: Some(format!("{set_name}-{hash}")),
                         namespace: set.metadata.namespace.clone(),
                         labels,
+                        // `newRevision` copies the set's annotations (a
+                        // kubernetes.io/change-cause among them).
+                        annotations: set.metadata.annotations.clone().filter(|a| !a.is_empty()),
                         owner_references: Some(vec![owner_ref(set)]),
                         ..Default::default()
                     },
@@ -1083,6 +1096,36 @@ mod tests {
         assert_eq!(
             max_unavailable(Some(&IntOrString::String("10%".into())), 5),
             1
+        );
+    }
+
+    #[test]
+    fn the_update_strategy_is_defaulted_as_upstream() {
+        let strategy = |given: Value| {
+            let mut o = OtherObject {
+                kind: Kind::StatefulSet,
+                api_version: "apps/v1".into(),
+                metadata: ObjectMeta::default(),
+                fields: Map::from_iter([("spec".to_string(), json!({ "updateStrategy": given }))]),
+            };
+            default_stateful_set(&mut o);
+            o.fields["spec"]["updateStrategy"].clone()
+        };
+        let full = json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}});
+        assert_eq!(strategy(json!({})), full);
+        assert_eq!(strategy(json!({"type": ""})), full);
+        // A RollingUpdate named without rollingUpdate keeps none.
+        assert_eq!(
+            strategy(json!({"type": "RollingUpdate"})),
+            json!({"type": "RollingUpdate"})
+        );
+        assert_eq!(
+            strategy(json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 2}})),
+            json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 2, "maxUnavailable": 1}})
+        );
+        assert_eq!(
+            strategy(json!({"type": "OnDelete"})),
+            json!({"type": "OnDelete"})
         );
     }
 }

@@ -632,7 +632,9 @@ pub fn clerk(lang: Lang, controller: &str) -> Option<&'static str> {
         "resourcequota-controller" | "resource-quota-controller" => ("quota clerk", "учётчик квот"),
         "ttl-after-finished-controller" => ("clean-up timer clerk", "учётчик сроков"),
         "disruption-controller" => ("staffing clerk", "учётчик минимумов"),
-        "statefulset-controller" => ("StatefulSet clerk", "учётчик StatefulSet"),
+        "statefulset-controller" => ("crew clerk", "учётчик бригад"),
+        "persistentvolume-binder-controller" => ("locker clerk", "учётчик шкафчиков"),
+        "local-path-provisioner" => ("locker builder", "сборщик шкафчиков"),
         "cronjob-controller" => ("schedule clerk", "учётчик расписаний"),
         _ => return None,
     };

@@ -486,7 +486,7 @@ const STATION_H: f64 = 24.0;
 const DOCK_Y: f64 = 210.0;
 
 /// The clerks of the floor manager, by their controller's name.
-pub const CLERKS: [&str; 16] = [
+pub const CLERKS: [&str; 19] = [
     "deployment-controller",
     "replicaset-controller",
     "daemonset-controller",
@@ -503,6 +503,9 @@ pub const CLERKS: [&str; 16] = [
     "ttl-after-finished-controller",
     "disruption-controller",
     "cronjob-controller",
+    "statefulset-controller",
+    "persistentvolume-binder-controller",
+    "local-path-provisioner",
 ];
 
 fn stations(view: &FloorView) -> Vec<Station> {

@@ -191,7 +191,7 @@ fn a_partition_keeps_lower_ordinals_at_the_current_revision_even_when_made_again
 }
 
 #[test]
-fn claims_are_made_from_templates_before_their_pods_and_outlive_them() {
+fn claims_are_made_from_templates_and_a_pod_comes_back_to_its_volume() {
     let mut c = Cluster::new(1, Topology::default());
     let claims = set("", 2).replace(
         "  template:\n",
@@ -204,39 +204,152 @@ fn claims_are_made_from_templates_before_their_pods_and_outlive_them() {
         .into_iter()
         .map(|p| p.name().to_string())
         .collect();
-    assert_eq!(claim_names, ["www-web-0"]);
+    assert_eq!(claim_names, ["www-web-0", "www-web-1"]);
     let claim = c
         .get(Kind::PersistentVolumeClaim, "default", "www-web-0")
         .unwrap();
     assert_eq!(claim.meta().labels.as_ref().unwrap()["app"], "nginx");
+    let claim = claim.to_json();
+    // The default class `standard` (WaitForFirstConsumer): provisioned on the node
+    // of the claim's first pod.
+    assert_eq!(claim["spec"]["storageClassName"], "standard");
+    assert_eq!(claim["status"]["phase"], "Bound");
     let pod = c.get(Kind::Pod, "default", "web-0").unwrap().to_json();
-    assert_eq!(pod["spec"]["volumes"][0]["name"], "www");
     assert_eq!(
         pod["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"],
         "www-web-0"
     );
-    // Nothing binds claims here: web-0 waits unscheduled, as upstream's scheduler
-    // leaves a pod whose claim is unbound, and web-1 is not made.
-    assert_eq!(pod["status"]["conditions"][0]["reason"], "Unschedulable");
+    let node = pod["spec"]["nodeName"].as_str().unwrap().to_string();
     assert_eq!(
-        pod["status"]["conditions"][0]["message"],
-        "0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
+        claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"],
+        node.as_str()
     );
-    assert_eq!(names(&c), ["web-0"]);
-    // Scaled to zero: the pod goes, the claim stays (whenScaled: Retain).
-    let mut sts = c
-        .get(Kind::StatefulSet, "default", "web")
+    let volume_name = claim["spec"]["volumeName"].as_str().unwrap().to_string();
+    let volume = c
+        .get(Kind::PersistentVolume, "", &volume_name)
         .unwrap()
         .to_json();
-    sts["spec"]["replicas"] = 0.into();
-    c.update(warehouse_sim::Object::from_json(Kind::StatefulSet, sts).unwrap())
-        .unwrap();
+    assert_eq!(volume["status"]["phase"], "Bound");
+    assert_eq!(volume["spec"]["claimRef"]["name"], "www-web-0");
+    assert_eq!(
+        volume["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]
+            ["values"][0],
+        node.as_str()
+    );
+    // Scaled to zero: the pods go, the claims and volumes stay (whenScaled: Retain).
+    let scale = |c: &mut Cluster, n: i64| {
+        let mut sts = c
+            .get(Kind::StatefulSet, "default", "web")
+            .unwrap()
+            .to_json();
+        sts["spec"]["replicas"] = n.into();
+        c.update(warehouse_sim::Object::from_json(Kind::StatefulSet, sts).unwrap())
+            .unwrap();
+    };
+    scale(&mut c, 0);
     c.advance(SimDuration::secs(120));
     assert!(names(&c).is_empty());
     assert_eq!(
         c.list(Kind::PersistentVolumeClaim, Some("default")).len(),
-        1
+        2
     );
+    // Back to one: web-0 returns to the node its volume is on.
+    scale(&mut c, 1);
+    c.advance(SimDuration::secs(60));
+    let pod = c.get(Kind::Pod, "default", "web-0").unwrap().to_json();
+    assert_eq!(pod["spec"]["nodeName"], node.as_str());
+    assert_eq!(pod["status"]["phase"], "Running");
+}
+
+#[test]
+fn a_claim_in_use_waits_and_its_volume_goes_with_it() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(
+        &mut c,
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 2Gi\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: user\nspec:\n  containers:\n  - name: c\n    image: busybox:1.36\n    command: [sleep, \"3600\"]\n  volumes:\n  - name: d\n    persistentVolumeClaim:\n      claimName: data\n",
+    );
+    c.advance(SimDuration::secs(30));
+    let claim = c
+        .get(Kind::PersistentVolumeClaim, "default", "data")
+        .unwrap()
+        .to_json();
+    assert_eq!(claim["status"]["phase"], "Bound");
+    assert_eq!(claim["status"]["capacity"]["storage"], "2Gi");
+    let volume = claim["spec"]["volumeName"].as_str().unwrap().to_string();
+    // Deleted while the pod uses it: Terminating, held by kubernetes.io/pvc-protection.
+    c.delete(Kind::PersistentVolumeClaim, "default", "data")
+        .unwrap();
+    c.advance(SimDuration::secs(10));
+    let claim = c
+        .get(Kind::PersistentVolumeClaim, "default", "data")
+        .unwrap();
+    assert!(claim.meta().deletion_timestamp.is_some());
+    assert_eq!(
+        claim.meta().finalizers.as_deref(),
+        Some(&["kubernetes.io/pvc-protection".to_string()][..])
+    );
+    // The pod goes: the claim goes, its volume is Released and, with the class's
+    // Delete policy, removed by the provisioner.
+    c.delete(Kind::Pod, "default", "user").unwrap();
+    c.advance(SimDuration::secs(60));
+    assert!(c
+        .get(Kind::PersistentVolumeClaim, "default", "data")
+        .is_err());
+    assert!(c.get(Kind::PersistentVolume, "", &volume).is_err());
+}
+
+#[test]
+fn a_volume_made_by_hand_binds_a_claim_without_a_class_and_is_retained() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(
+        &mut c,
+        "apiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: disk\nspec:\n  capacity:\n    storage: 5Gi\n  accessModes: [ReadWriteOnce]\n  hostPath:\n    path: /mnt/disk\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: small\nspec:\n  storageClassName: \"\"\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n",
+    );
+    c.advance(SimDuration::secs(5));
+    create(
+        &mut c,
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: second\nspec:\n  storageClassName: \"\"\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n",
+    );
+    c.advance(SimDuration::secs(5));
+    let small = c
+        .get(Kind::PersistentVolumeClaim, "default", "small")
+        .unwrap()
+        .to_json();
+    assert_eq!(small["status"]["phase"], "Bound");
+    assert_eq!(small["spec"]["volumeName"], "disk");
+    assert_eq!(small["status"]["capacity"]["storage"], "5Gi");
+    // One volume, one claim: the second waits.
+    let second = c
+        .get(Kind::PersistentVolumeClaim, "default", "second")
+        .unwrap()
+        .to_json();
+    assert_eq!(second["status"]["phase"], "Pending");
+    let reasons: Vec<String> = c
+        .list(Kind::Event, Some("default"))
+        .into_iter()
+        .filter(|e| e.to_json()["involvedObject"]["name"] == "second")
+        .filter_map(|e| e.to_json()["message"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        reasons.contains(
+            &"no persistent volumes available for this claim and no storage class is set"
+                .to_string()
+        ),
+        "{reasons:?}"
+    );
+    // The claim goes; the volume (Retain, made by hand) is Released and stays.
+    c.delete(Kind::PersistentVolumeClaim, "default", "small")
+        .unwrap();
+    c.advance(SimDuration::secs(5));
+    let disk = c.get(Kind::PersistentVolume, "", "disk").unwrap().to_json();
+    assert_eq!(disk["status"]["phase"], "Released");
+    assert_eq!(disk["spec"]["persistentVolumeReclaimPolicy"], "Retain");
+    // A Released volume does not bind the waiting claim.
+    let second = c
+        .get(Kind::PersistentVolumeClaim, "default", "second")
+        .unwrap()
+        .to_json();
+    assert_eq!(second["status"]["phase"], "Pending");
 }
 
 #[test]

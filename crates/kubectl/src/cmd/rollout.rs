@@ -1224,11 +1224,12 @@ mod tests {
                 true
             )
         );
-        // The controller observes it, and its first pod waits for its unbound claim.
+        // The controller observes it; its claims are provisioned and its pods made
+        // one at a time, so 3 seconds see at most the first ready.
         let out = kubectl(&mut s, "rollout status statefulset web --timeout=3s");
         assert_eq!(
             out.combined(),
-            "Waiting for statefulset spec update to be observed...\nWaiting for 3 pods to be ready...\nerror: timed out waiting for the condition\n"
+            "Waiting for statefulset spec update to be observed...\nWaiting for 3 pods to be ready...\nWaiting for 2 pods to be ready...\nerror: timed out waiting for the condition\n"
         );
         assert!(!out.success());
         testing::write_status(

@@ -104,6 +104,8 @@ const EVENT_CONTROLLERS: &[&str] = &[
     "disruption-controller",
     "cronjob-controller",
     "statefulset-controller",
+    "persistentvolume-binder-controller",
+    "local-path-provisioner",
 ];
 
 /// Who writes an Event a component's recorder emits: the component itself (the
@@ -926,6 +928,8 @@ impl Cluster {
         self.admit_priority(obj)?;
         self.admission_mutate(obj)?;
         self.admit_default_ingress_class(obj);
+        self.admit_default_storage_class(obj);
+        crate::controllers::protection::admit_protection(obj);
         // The Job strategy generates the selector and its labels from the uid the
         // apiserver is about to assign, before validation (`generateSelectorIfNeeded`).
         let early_uid = match obj {
@@ -943,7 +947,13 @@ impl Cluster {
         validate(obj)?;
         self.admission_validate(obj, None, dry_run)?;
         self.allocate_service_addresses(obj, None)?;
-        let uid = early_uid.unwrap_or_else(|| self.rng.uid());
+        // An object the apiserver writes for itself at boot may come with its uid
+        // (kind's default StorageClass): the add-ons' names and uids, drawn from the
+        // cluster's random stream, do not depend on it.
+        let preset = (self.current_actor == Actor::System.username())
+            .then(|| obj.meta().uid.clone())
+            .flatten();
+        let uid = early_uid.or(preset).unwrap_or_else(|| self.rng.uid());
         let now = self.now.to_k8s();
         let meta = obj.meta_mut();
         meta.uid = Some(uid);
@@ -967,6 +977,12 @@ impl Cluster {
                 qos_class: Some(qos_class(p.spec.as_ref())),
                 ..Default::default()
             });
+        }
+        if let Object::Other(o) = obj {
+            if matches!(o.kind, Kind::PersistentVolumeClaim | Kind::PersistentVolume) {
+                o.fields
+                    .insert("status".into(), serde_json::json!({"phase": "Pending"}));
+            }
         }
         if let Object::Namespace(n) = obj {
             n.spec = Some(NamespaceSpec {
@@ -1310,6 +1326,11 @@ pub(crate) fn default_object(obj: &mut Object) {
         }
         Object::Other(o) if o.kind == Kind::StatefulSet => {
             crate::controllers::statefulset::default_stateful_set(o)
+        }
+        Object::Other(o)
+            if matches!(o.kind, Kind::PersistentVolumeClaim | Kind::PersistentVolume) =>
+        {
+            crate::controllers::volume::default_storage_object(o)
         }
         Object::ResourceQuota(q) => {
             if let Some(spec) = q.spec.as_mut() {

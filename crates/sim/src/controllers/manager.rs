@@ -196,6 +196,10 @@ pub(crate) static CONTROLLERS: &[&dyn Controller] = &[
     &super::disruption::DisruptionController,
     &super::cronjob::CronJobController,
     &super::statefulset::StatefulSetController,
+    &super::volume::VolumeBinder,
+    &super::local_path::LocalPathProvisioner,
+    &super::protection::PvcProtection,
+    &super::protection::PvProtection,
     #[cfg(test)]
     &super::echo::EchoController,
 ];

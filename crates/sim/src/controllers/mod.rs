@@ -13,15 +13,18 @@ pub mod endpoints;
 pub mod endpointslice;
 pub mod garbage_collector;
 pub mod job;
+pub mod local_path;
 pub mod manager;
 pub mod namespace;
 pub mod node_lifecycle;
 pub mod podgc;
+pub mod protection;
 pub mod replicaset;
 pub mod resource_quota;
 pub mod serviceaccount;
 pub mod statefulset;
 pub mod ttl_after_finished;
+pub mod volume;
 
 use crate::object::ObjectKey;
 use k8s_openapi::api::core::v1::{NodeSelectorRequirement, Pod, PodCondition, PodSpec};

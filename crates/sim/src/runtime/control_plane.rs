@@ -884,8 +884,28 @@ impl Cluster {
         let ds: DaemonSet =
             from_manifest(&kube_proxy_daemon_set()).expect("the kube-proxy manifest parses");
         let _ = self.create_as(Actor::System, Object::DaemonSet(Box::new(ds)));
+        // kind's default StorageClass, served by the local-path provisioner.
+        let mut class = crate::decode_manifests(DEFAULT_STORAGE_CLASS)
+            .expect("the StorageClass manifest parses")
+            .remove(0);
+        class.meta_mut().uid =
+            Some(crate::names::SimRng::new(u64::from(crate::names::fnv32a(b"standard"))).uid());
+        let _ = self.create_as(Actor::System, class);
     }
 }
+
+/// The StorageClass kind installs as the default (`standard`): volumes made by the
+/// local-path provisioner on the node of the claim's first pod.
+const DEFAULT_STORAGE_CLASS: &str = "apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: standard
+  annotations:
+    storageclass.kubernetes.io/is-default-class: \"true\"
+provisioner: rancher.io/local-path
+reclaimPolicy: Delete
+volumeBindingMode: WaitForFirstConsumer
+";
 
 /// Whether a pod is a mirror pod (a static pod as the apiserver sees it).
 pub fn is_mirror_pod(pod: &Pod) -> bool {

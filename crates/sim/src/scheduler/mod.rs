@@ -152,6 +152,10 @@ pub struct SchedulerState {
     /// `nextStartNodeIndex`), in name order.
     #[serde(default)]
     pub(crate) next_start_node_index: usize,
+    /// Pods whose node is chosen and whose claims wait to be bound before the pod
+    /// is (the VolumeBinding plugin's PreBind), with that node.
+    #[serde(default, with = "crate::snapshot::pairs")]
+    pub(crate) waiting_on_volumes: BTreeMap<ObjectKey, String>,
     /// How many nodes list each image, kept with the node cache.
     #[serde(skip)]
     image_nodes: ImageNodes,
@@ -368,9 +372,16 @@ impl Cluster {
     pub(crate) fn scheduler_watch(&mut self, ev: &WatchEvent) {
         self.scheduler_observe_pod(ev);
         self.scheduler_observe_node(ev);
-        // PvcAdd, PvcUpdate: a claim a parked pod waits for may be there now.
-        if ev.object.kind() == Kind::PersistentVolumeClaim && ev.event_type != EventType::Deleted {
-            self.scheduler_move_all();
+        // PvcAdd, PvcUpdate: a claim a parked pod waits for may be there now, or
+        // bound for a pod waiting in PreBind.
+        if ev.object.kind() == Kind::PersistentVolumeClaim {
+            if ev.event_type != EventType::Deleted {
+                self.scheduler_move_all();
+            }
+            if !self.scheduler.waiting_on_volumes.is_empty() {
+                let namespace = ev.object.namespace().to_string();
+                self.bind_pods_waiting_on(&namespace);
+            }
         }
         let Object::Pod(pod) = &*ev.object else {
             return;
@@ -378,7 +389,9 @@ impl Cluster {
         let unbound = pod.spec.as_ref().is_none_or(|s| s.node_name.is_none());
         if unbound && ev.event_type != EventType::Deleted {
             let key = ev.object.key();
-            if !self.is_parked_unschedulable(&key) {
+            if !self.is_parked_unschedulable(&key)
+                && !self.scheduler.waiting_on_volumes.contains_key(&key)
+            {
                 self.enqueue(Component::Scheduler, key);
             }
         }
@@ -565,7 +578,13 @@ impl Cluster {
         let message = decision.message.clone();
         self.scheduler.record_decision(decision);
         match chosen {
-            Some(node) => self.bind(*pod, &node),
+            Some(node) => {
+                if self.volumes_ready_for(&pod, &key.namespace, &node) {
+                    self.bind(*pod, &node);
+                } else {
+                    self.scheduler.waiting_on_volumes.insert(key.clone(), node);
+                }
+            }
             None => {
                 self.scheduler_park(key);
                 let unchanged = crate::controllers::pod_condition(&pod, "PodScheduled")
@@ -616,22 +635,10 @@ impl Cluster {
     /// at random with the cluster's seeded rng (upstream `selectHost` samples
     /// uniformly among the top scores).
     fn decide(&mut self, key: &ObjectKey, pod: &Pod) -> Decision {
-        if let Some(reason) = self.volume_binding_prefilter(pod, &key.namespace) {
-            let nodes = self.scheduler.nodes.len();
-            let message = if nodes == 0 {
-                "no nodes available to schedule pods".to_string()
-            } else {
-                format!("0/{nodes} nodes are available: {reason}. preemption: 0/{nodes} nodes are available: {nodes} Preemption is not helpful for scheduling.")
-            };
-            return Decision {
-                pod: key.clone(),
-                at: self.now,
-                attempt: 0,
-                chosen: None,
-                verdicts: Vec::new(),
-                message,
-            };
-        }
+        let volumes = match self.volume_binding_prefilter(pod, &key.namespace) {
+            Ok(v) => v,
+            Err(reason) => return self.prefilter_rejection(key, &reason),
+        };
         let facts = PodFacts::new(pod, &key.namespace);
         if !self.scheduler.image_nodes.counted {
             self.scheduler.image_nodes = ImageNodes::of(&self.scheduler.nodes);
@@ -658,7 +665,17 @@ impl Cluster {
                 break;
             }
             processed += 1;
-            match plugins::filter(&facts, name, n, &spread) {
+            let verdict = plugins::filter(&facts, name, n, &spread).and_then(|()| {
+                match self.volume_binding_filter(&volumes, name) {
+                    None => Ok(()),
+                    Some(reason) => Err(plugins::FilterFailure {
+                        plugin: "VolumeBinding",
+                        reasons: vec![reason.to_string()],
+                        resolvable: false,
+                    }),
+                }
+            });
+            match verdict {
                 Ok(()) => feasible.push((name, n)),
                 Err(f) => {
                     for r in &f.reasons {
@@ -755,33 +772,144 @@ impl Cluster {
         }
     }
 
-    /// The VolumeBinding plugin's PreFilter: each claim the pod uses must exist, not
-    /// be going, and be bound. Simplified: no volume controller binds or provisions
-    /// claims in this simulated cluster, so every unbound claim is refused as
-    /// upstream refuses an unbound claim of `Immediate` binding.
-    fn volume_binding_prefilter(&self, pod: &Pod, namespace: &str) -> Option<String> {
-        let mut unbound = false;
+    /// The VolumeBinding plugin's PreFilter: each claim the pod uses must exist and
+    /// not be going; a bound one limits the pod to its volume's node, an unbound one
+    /// is bound later if its class waits for the first consumer, and refused
+    /// otherwise (`Immediate` binding is the PersistentVolume controller's job).
+    fn volume_binding_prefilter(&self, pod: &Pod, namespace: &str) -> Result<PodVolumes, String> {
+        let mut volumes = PodVolumes::default();
+        let mut unbound_immediate = false;
         let claims = pod
             .spec
-            .as_ref()?
-            .volumes
             .iter()
-            .flatten()
+            .flat_map(|s| s.volumes.iter().flatten())
             .filter_map(|v| v.persistent_volume_claim.as_ref());
         for claim in claims {
             let name = &claim.claim_name;
             let key = ObjectKey::new(Kind::PersistentVolumeClaim, namespace, name);
-            let Some(found) = self.store.get(&key) else {
-                return Some(format!("persistentvolumeclaim \"{name}\" not found"));
+            let Some(Object::Other(found)) = self.store.get(&key) else {
+                return Err(format!("persistentvolumeclaim \"{name}\" not found"));
             };
-            if found.meta().deletion_timestamp.is_some() {
-                return Some(format!("persistentvolumeclaim \"{name}\" is being deleted"));
+            if found.metadata.deletion_timestamp.is_some() {
+                return Err(format!("persistentvolumeclaim \"{name}\" is being deleted"));
             }
-            let json = found.to_json();
-            unbound |= json["spec"]["volumeName"].as_str().unwrap_or("").is_empty()
-                || json["status"]["phase"] != "Bound";
+            let claim = crate::controllers::volume::Claim::of(found);
+            if let Some(volume) = claim.volume_name.clone().filter(|v| !v.is_empty()) {
+                let pv = self
+                    .store
+                    .get(&ObjectKey::new(Kind::PersistentVolume, "", &volume));
+                match pv {
+                    Some(Object::Other(pv)) => {
+                        if let Some(node) = crate::controllers::volume::Volume::of(pv).node {
+                            volumes.nodes.push(node);
+                        }
+                    }
+                    _ => return Err(format!("pvc {name} bound to non-existent pv {volume}")),
+                }
+            } else if crate::controllers::volume::waits_for_consumer(self, &claim) {
+                volumes.delayed.push(claim);
+            } else {
+                unbound_immediate = true;
+            }
         }
-        unbound.then(|| "pod has unbound immediate PersistentVolumeClaims".to_string())
+        if unbound_immediate {
+            return Err("pod has unbound immediate PersistentVolumeClaims".into());
+        }
+        Ok(volumes)
+    }
+
+    /// A PreFilter refusal: no node is looked at, and preemption cannot help
+    /// (`FitError` with a PreFilter message).
+    fn prefilter_rejection(&self, key: &ObjectKey, reason: &str) -> Decision {
+        let nodes = self.scheduler.nodes.len();
+        let message = if nodes == 0 {
+            "no nodes available to schedule pods".to_string()
+        } else {
+            format!("0/{nodes} nodes are available: {reason}. preemption: 0/{nodes} nodes are available: {nodes} Preemption is not helpful for scheduling.")
+        };
+        Decision {
+            pod: key.clone(),
+            at: self.now,
+            attempt: 0,
+            chosen: None,
+            verdicts: Vec::new(),
+            message,
+        }
+    }
+
+    /// The VolumeBinding plugin's Filter on one node: bound volumes on this node,
+    /// and for each claim waiting for its first pod, a volume here or a class that
+    /// can provision one.
+    fn volume_binding_filter(&self, volumes: &PodVolumes, node: &str) -> Option<&'static str> {
+        if volumes.nodes.iter().any(|n| n != node) {
+            return Some("node(s) had volume node affinity conflict");
+        }
+        let unmet = volumes.delayed.iter().any(|claim| {
+            let provisions = claim
+                .class
+                .as_deref()
+                .and_then(|c| crate::controllers::volume::class(self, c))
+                .is_some_and(|k| k.provisioner != "kubernetes.io/no-provisioner");
+            !provisions
+                && crate::controllers::volume::best_volume(self, claim, Some(node)).is_none()
+        });
+        unmet.then_some("node(s) didn't find available persistent volumes to bind")
+    }
+
+    /// The VolumeBinding plugin's PreBind: each claim waiting for its first pod is
+    /// told the chosen node (`volume.kubernetes.io/selected-node`); the pod is bound
+    /// once all its claims are. Whether it may be bound now.
+    fn volumes_ready_for(&mut self, pod: &Pod, namespace: &str, node: &str) -> bool {
+        let Ok(volumes) = self.volume_binding_prefilter(pod, namespace) else {
+            return false;
+        };
+        for claim in &volumes.delayed {
+            if claim.selected_node.as_deref() == Some(node) {
+                continue;
+            }
+            let key = ObjectKey::new(Kind::PersistentVolumeClaim, namespace, &claim.name);
+            if let Some(mut o) = self.store.get(&key).cloned() {
+                o.meta_mut()
+                    .annotations
+                    .get_or_insert_with(Default::default)
+                    .insert(
+                        crate::controllers::volume::SELECTED_NODE.into(),
+                        node.to_string(),
+                    );
+                let _ = self.update_as(Actor::Scheduler, o);
+            }
+        }
+        volumes.delayed.is_empty()
+    }
+
+    /// A claim changed: pods waiting in PreBind whose claims are all bound now are
+    /// bound to their node.
+    fn bind_pods_waiting_on(&mut self, namespace: &str) {
+        let waiting: Vec<(ObjectKey, String)> = self
+            .scheduler
+            .waiting_on_volumes
+            .iter()
+            .filter(|(k, _)| k.namespace == namespace)
+            .map(|(k, n)| (k.clone(), n.clone()))
+            .collect();
+        for (key, node) in waiting {
+            let Some(Object::Pod(pod)) = self.store.get(&key).cloned() else {
+                self.scheduler.waiting_on_volumes.remove(&key);
+                continue;
+            };
+            match self.volume_binding_prefilter(&pod, namespace) {
+                Ok(v) if v.delayed.is_empty() => {
+                    self.scheduler.waiting_on_volumes.remove(&key);
+                    self.bind(*pod, &node);
+                }
+                Ok(_) => {}
+                // A claim went: the pod is scheduled again.
+                Err(_) => {
+                    self.scheduler.waiting_on_volumes.remove(&key);
+                    self.enqueue(Component::Scheduler, key);
+                }
+            }
+        }
     }
 
     /// Binds through the apiserver (`pods/binding`), then records `Scheduled`.
@@ -825,6 +953,15 @@ impl Cluster {
     pub fn decided_pods(&self) -> impl Iterator<Item = &ObjectKey> {
         self.scheduler.decisions.iter().map(|d| &d.pod)
     }
+}
+
+/// What the VolumeBinding plugin's PreFilter found of a pod's claims.
+#[derive(Default)]
+struct PodVolumes {
+    /// The nodes its bound volumes are tied to.
+    nodes: Vec<String>,
+    /// Its unbound claims whose class waits for the first consumer.
+    delayed: Vec<crate::controllers::volume::Claim>,
 }
 
 /// The FailedScheduling message, as upstream's `FitError.Error()` builds it: a sorted

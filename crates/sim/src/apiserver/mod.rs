@@ -106,6 +106,7 @@ const EVENT_CONTROLLERS: &[&str] = &[
     "statefulset-controller",
     "persistentvolume-binder-controller",
     "local-path-provisioner",
+    "horizontal-pod-autoscaler",
 ];
 
 /// Who writes an Event a component's recorder emits: the component itself (the
@@ -968,6 +969,7 @@ impl Cluster {
             | Kind::Job
             | Kind::CronJob
             | Kind::StatefulSet
+            | Kind::HorizontalPodAutoscaler
             | Kind::PodDisruptionBudget => Some(1),
             _ => None,
         };
@@ -1868,6 +1870,9 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         }
         Object::Other(o) if o.kind == Kind::CronJob => validate_cron_job(o, &mut errors),
         Object::Other(o) if o.kind == Kind::StatefulSet => validate_stateful_set(o, &mut errors),
+        Object::Other(o) if o.kind == Kind::HorizontalPodAutoscaler => {
+            validate_autoscaler(o, &mut errors)
+        }
         Object::Other(o) if o.kind == Kind::PodDisruptionBudget => {
             crate::apiserver::validation::pod_disruption_budget(
                 &crate::controllers::disruption::BudgetSpec::of(o),
@@ -2096,6 +2101,39 @@ fn validate_stateful_set(o: &crate::object::OtherObject, errors: &mut Vec<FieldE
                 "spec.volumeClaimTemplates[{i}].spec.resources[storage]: Required value"
             )));
         }
+    }
+}
+
+/// pkg/apis/autoscaling/validation `validateHorizontalPodAutoscalerSpec`: the
+/// target's kind and name, and the replica bounds.
+fn validate_autoscaler(o: &crate::object::OtherObject, errors: &mut Vec<FieldError>) {
+    let spec = o.fields.get("spec");
+    let at = |p: &str| spec.and_then(|s| s.pointer(p));
+    for field in ["kind", "name"] {
+        if at(&format!("/scaleTargetRef/{field}"))
+            .and_then(|v| v.as_str())
+            .is_none_or(str::is_empty)
+        {
+            errors.push(FieldError(format!(
+                "spec.scaleTargetRef.{field}: Required value"
+            )));
+        }
+    }
+    let min = at("/minReplicas").and_then(|v| v.as_i64()).unwrap_or(1);
+    let max = at("/maxReplicas").and_then(|v| v.as_i64()).unwrap_or(0);
+    if min < 1 {
+        errors.push(FieldError(format!(
+            "spec.minReplicas: Invalid value: {min}: must be greater than or equal to 1"
+        )));
+    }
+    if max < 1 {
+        errors.push(FieldError(format!(
+            "spec.maxReplicas: Invalid value: {max}: must be greater than or equal to 1"
+        )));
+    } else if max < min {
+        errors.push(FieldError(format!(
+            "spec.maxReplicas: Invalid value: {max}: must be greater than or equal to `minReplicas`"
+        )));
     }
 }
 

@@ -200,6 +200,7 @@ pub(crate) static CONTROLLERS: &[&dyn Controller] = &[
     &super::local_path::LocalPathProvisioner,
     &super::protection::PvcProtection,
     &super::protection::PvProtection,
+    &super::hpa::HorizontalPodAutoscaler,
     #[cfg(test)]
     &super::echo::EchoController,
 ];

@@ -12,6 +12,7 @@ mod echo;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod garbage_collector;
+pub mod hpa;
 pub mod job;
 pub mod local_path;
 pub mod manager;
@@ -66,6 +67,10 @@ pub(crate) struct Memory {
     /// Failed reconciles in a row per queued key, for the rate-limited requeue.
     #[serde(with = "crate::snapshot::pairs")]
     pub failures: BTreeMap<(manager::ControllerId, ObjectKey), u32>,
+    /// The autoscaler controller's recent recommendations and rescales, by
+    /// HorizontalPodAutoscaler.
+    #[serde(default, with = "crate::snapshot::pairs")]
+    pub hpa: BTreeMap<ObjectKey, hpa::AutoscalerMemory>,
 }
 
 impl Memory {
@@ -82,6 +87,7 @@ impl Memory {
             pod_tallies: BTreeMap::new(),
             address_memos: BTreeMap::new(),
             failures: self.failures.clone(),
+            hpa: self.hpa.clone(),
         }
     }
 }

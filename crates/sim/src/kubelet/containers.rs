@@ -70,6 +70,10 @@ pub struct ContainerRun {
     /// probes it no more and restarts it when it has stopped.
     #[serde(default)]
     pub killing: bool,
+    /// The HTTP requests this instance answered lately, by second: the CPU they
+    /// cost shows in its usage (`runtime::cpu_millis`).
+    #[serde(default)]
+    pub served: runtime::Served,
 }
 
 /// A dead container instance the runtime still keeps (upstream keeps one per
@@ -487,8 +491,10 @@ impl Cluster {
                 budget: runtime::EXIT_SEARCH_BUDGET,
                 probes: BTreeMap::new(),
                 killing: false,
+                served: runtime::Served::default(),
             }));
         if run.finished_ms.is_some() || run.id != id {
+            run.served = runtime::Served::default();
             let old = std::mem::replace(&mut run.process, process.clone());
             let old_id = std::mem::replace(&mut run.id, id.clone());
             if let Some(finished_ms) = run.finished_ms {

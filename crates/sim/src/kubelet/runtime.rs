@@ -897,6 +897,55 @@ pub fn http_status(p: &Process, port: i32, path: &str, after_ms: u64) -> Result<
     })
 }
 
+/// The requests a container answered over the last [`SERVED_KEPT_SECS`] seconds,
+/// counted by second: what the CPU model charges for serving.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Served {
+    /// (simulated second, requests answered in it), oldest first.
+    seconds: std::collections::VecDeque<(u64, u32)>,
+}
+
+/// How many seconds of served requests a container keeps (two metrics windows).
+pub const SERVED_KEPT_SECS: u64 = 30;
+
+impl Served {
+    /// One more request answered at simulated ms `now`.
+    pub fn record(&mut self, now_ms: u64) {
+        let second = now_ms / 1000;
+        match self.seconds.back_mut() {
+            Some((s, n)) if *s == second => *n = n.saturating_add(1),
+            _ => self.seconds.push_back((second, 1)),
+        }
+        while self
+            .seconds
+            .front()
+            .is_some_and(|(s, _)| s + SERVED_KEPT_SECS <= second)
+        {
+            self.seconds.pop_front();
+        }
+    }
+
+    /// The requests answered in the seconds of `[from_ms, to_ms)`.
+    pub fn between(&self, from_ms: u64, to_ms: u64) -> u64 {
+        self.seconds
+            .iter()
+            .filter(|(s, _)| *s * 1000 >= from_ms && *s * 1000 < to_ms)
+            .map(|(_, n)| u64::from(*n))
+            .sum()
+    }
+}
+
+/// The CPU time one request costs the program, in microseconds. Simplified: one
+/// figure per image: the HPA walkthrough's php-apache computes for about 20 ms a
+/// request, nginx and the other servers take a fraction of a millisecond.
+pub fn cpu_us_per_request(p: &Process) -> u64 {
+    match images::repository(&p.image) {
+        "registry.k8s.io/hpa-example" => 20_000,
+        "nginx" | "registry.k8s.io/nginx-slim" => 100,
+        _ => 500,
+    }
+}
+
 /// The CPU the process uses (millicores, averaged over a metrics window) `after_ms`
 /// after its start, for `kubectl top`. Simplified: a fixed rate per behaviour (idle
 /// servers a few millicores, the control plane's own components more); `stress`
@@ -905,6 +954,16 @@ pub fn http_status(p: &Process, port: i32, path: &str, after_ms: u64) -> Result<
 /// CFS quota), it never kills the container; contention between containers on one node
 /// is not modelled.
 pub fn cpu_millis(p: &Process, after_ms: u64) -> u64 {
+    cpu_millis_serving(p, after_ms, 0, 1)
+}
+
+/// [`cpu_millis`] with the CPU of `requests` answered over `window_ms` on top: each
+/// costs [`cpu_us_per_request`]; a CPU limit throttles the sum.
+pub fn cpu_millis_serving(p: &Process, after_ms: u64, requests: u64, window_ms: u64) -> u64 {
+    let serving = requests
+        .saturating_mul(cpu_us_per_request(p))
+        .checked_div(window_ms.max(1))
+        .unwrap_or(0);
     let repo = images::repository(&p.image);
     let flag_count = |names: &[&str]| -> u64 {
         p.argv
@@ -938,6 +997,7 @@ pub fn cpu_millis(p: &Process, after_ms: u64) -> u64 {
             _ => 1,
         },
     };
+    let raw = raw.saturating_add(serving);
     p.cpu_limit_milli.map_or(raw, |l| raw.min(l))
 }
 

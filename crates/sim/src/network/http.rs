@@ -601,12 +601,12 @@ impl Cluster {
         let now = self.now.0;
         let listener = runtime
             .into_iter()
-            .flat_map(|r| r.containers.values())
-            .find(|c| {
+            .flat_map(|r| r.containers.iter())
+            .find(|(_, c)| {
                 c.finished_ms.is_none()
                     && runtime::listens(&c.process, port, now.saturating_sub(c.process.started_ms))
             });
-        let Some(c) = listener else {
+        let Some((container, c)) = listener else {
             return Err(refused(format!(
                 "{address}: connection refused (pod {} does not listen on {port})",
                 key.name
@@ -623,6 +623,16 @@ impl Cluster {
             }
         };
         let body = response_body(&c.process.image, &key.name, status, path);
+        // The answer costs the container CPU (`runtime::cpu_millis_serving`).
+        let container = container.clone();
+        if let Some(run) = self
+            .kubelets
+            .get_mut(&node)
+            .and_then(|k| k.containers.get_mut(&key))
+            .and_then(|r| r.containers.get_mut(&container))
+        {
+            run.served.record(now);
+        }
         trip.latency_us += SERVER_US + mix(trip.seq ^ 0x5eed) % 1_000;
         trip.via.push(format!("pod/{} on {node}", key.name));
         Ok(HttpResponse {

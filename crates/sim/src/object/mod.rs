@@ -143,7 +143,7 @@ static INFO: [KindInfo; Kind::ALL.len()] = [
     KindInfo::new("Event", "events", "event", &["ev"], "", &["v1"]),
     KindInfo::new("StatefulSet", "statefulsets", "statefulset", &["sts"], "apps", &["v1"]),
     KindInfo::new("CronJob", "cronjobs", "cronjob", &["cj"], "batch", &["v1"]),
-    KindInfo::new("HorizontalPodAutoscaler", "horizontalpodautoscalers", "horizontalpodautoscaler", &["hpa"], "autoscaling", &["v2", "v1"]).stored_only(),
+    KindInfo::new("HorizontalPodAutoscaler", "horizontalpodautoscalers", "horizontalpodautoscaler", &["hpa"], "autoscaling", &["v2", "v1"]),
     KindInfo::new("PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", &["pvc"], "", &["v1"]),
     KindInfo::new("PersistentVolume", "persistentvolumes", "persistentvolume", &["pv"], "", &["v1"]).cluster_scoped(),
     KindInfo::new("NetworkPolicy", "networkpolicies", "networkpolicy", &["netpol"], "networking.k8s.io", &["v1"]).stored_only(),

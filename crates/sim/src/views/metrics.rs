@@ -312,9 +312,16 @@ impl Cluster {
                 // Seen by one scrape only: no rate yet, so the pod is left out.
                 return None;
             }
+            let window = at - METRIC_RESOLUTION_MS;
+            let served = run.served.between(window, at);
             containers.push(ContainerUsage {
                 name: cname.clone(),
-                cpu_milli: runtime::cpu_millis(&run.process, at - started),
+                cpu_milli: runtime::cpu_millis_serving(
+                    &run.process,
+                    at - started,
+                    served,
+                    METRIC_RESOLUTION_MS,
+                ),
                 memory_bytes: runtime::memory_bytes(&run.process, at - started),
             });
         }

@@ -1,0 +1,183 @@
+//! HorizontalPodAutoscalers (pkg/controller/podautoscaler): replicas follow the CPU
+//! that served requests cost, the 300 s scale-down stabilization, the bounds, and
+//! the errors when metrics or requests are missing.
+
+mod common;
+
+use common::create;
+use warehouse_sim::{Cluster, Kind, SimDuration, Topology};
+
+const PHP_APACHE: &str = include_str!("../../../tests/k8s-examples/application/php-apache.yaml");
+
+fn autoscaler(min: i32, max: i32) -> String {
+    format!(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: php-apache\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: php-apache\n  minReplicas: {min}\n  maxReplicas: {max}\n  metrics:\n  - type: Resource\n    resource:\n      name: cpu\n      target:\n        type: Utilization\n        averageUtilization: 50\n"
+    )
+}
+
+fn replicas(c: &Cluster) -> i64 {
+    c.get(Kind::Deployment, "default", "php-apache")
+        .unwrap()
+        .to_json()["spec"]["replicas"]
+        .as_i64()
+        .unwrap()
+}
+
+fn status(c: &Cluster) -> serde_json::Value {
+    c.get(Kind::HorizontalPodAutoscaler, "default", "php-apache")
+        .unwrap()
+        .to_json()["status"]
+        .clone()
+}
+
+fn condition(c: &Cluster, type_: &str) -> serde_json::Value {
+    status(c)["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["type"] == type_)
+        .cloned()
+        .unwrap()
+}
+
+/// php-apache with metrics-server and a load generator pod, the autoscaler applied.
+fn loaded(min: i32, max: i32) -> Cluster {
+    let mut c = Cluster::new(1, Topology::default());
+    c.enable_metrics_server().unwrap();
+    create(&mut c, PHP_APACHE);
+    create(&mut c, &autoscaler(min, max));
+    create(
+        &mut c,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: load\nspec:\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sleep, \"3600\"]\n",
+    );
+    c.advance(SimDuration::secs(60));
+    c
+}
+
+fn traffic(c: &mut Cluster, line: &str) {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let cmd = warehouse_sim::network::traffic::parse_traffic(&words).unwrap();
+    c.traffic_command(&cmd).unwrap();
+}
+
+#[test]
+fn replicas_follow_the_cpu_served_requests_cost_and_come_down_after_five_minutes() {
+    let mut c = loaded(1, 10);
+    assert_eq!(replicas(&c), 1);
+    assert_eq!(condition(&c, "ScalingActive")["reason"], "ValidMetricFound");
+    assert_eq!(
+        status(&c)["currentMetrics"][0]["resource"]["current"]["averageUtilization"],
+        0
+    );
+    // 20 requests a second at 20 ms of CPU each: 400m against a 200m request, 200%
+    // of it; four replicas bring each to 50%.
+    traffic(
+        &mut c,
+        "start load --to svc/php-apache --from load --rps 20",
+    );
+    c.advance(SimDuration::secs(60));
+    assert_eq!(replicas(&c), 4);
+    c.advance(SimDuration::secs(90));
+    assert_eq!(replicas(&c), 4);
+    let util = status(&c)["currentMetrics"][0]["resource"]["current"]["averageUtilization"]
+        .as_i64()
+        .unwrap();
+    assert!((45..=55).contains(&util), "{util}");
+    // The load stops: the recommendation falls to 1 at once, but the highest of the
+    // last 300 s holds the count.
+    traffic(&mut c, "stop load");
+    c.advance(SimDuration::secs(120));
+    assert_eq!(replicas(&c), 4);
+    assert_eq!(
+        condition(&c, "AbleToScale")["reason"],
+        "ScaleDownStabilized"
+    );
+    c.advance(SimDuration::secs(240));
+    assert_eq!(replicas(&c), 1);
+    let messages: Vec<String> = c
+        .list(Kind::Event, Some("default"))
+        .into_iter()
+        .filter(|e| e.to_json()["reason"] == "SuccessfulRescale")
+        .map(|e| e.to_json()["message"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "New size: 4; reason: cpu resource utilization (percentage of request) above target",
+            "New size: 1; reason: All metrics below target"
+        ]
+    );
+}
+
+#[test]
+fn max_replicas_limits_the_count_and_says_so() {
+    let mut c = loaded(1, 2);
+    traffic(
+        &mut c,
+        "start load --to svc/php-apache --from load --rps 20",
+    );
+    c.advance(SimDuration::secs(60));
+    assert_eq!(replicas(&c), 2);
+    let limited = condition(&c, "ScalingLimited");
+    assert_eq!(limited["status"], "True");
+    assert_eq!(limited["reason"], "TooManyReplicas");
+}
+
+#[test]
+fn without_metrics_server_the_autoscaler_reports_why_and_keeps_the_count() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, PHP_APACHE);
+    create(&mut c, &autoscaler(1, 10));
+    c.advance(SimDuration::secs(60));
+    assert_eq!(replicas(&c), 1);
+    let active = condition(&c, "ScalingActive");
+    assert_eq!(active["status"], "False");
+    assert_eq!(active["reason"], "FailedGetResourceMetric");
+    assert_eq!(
+        active["message"],
+        "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)"
+    );
+}
+
+#[test]
+fn a_pod_without_a_cpu_request_cannot_be_measured() {
+    let mut c = Cluster::new(1, Topology::default());
+    c.enable_metrics_server().unwrap();
+    create(
+        &mut c,
+        &PHP_APACHE.replace(
+            "        resources:\n          limits:\n            cpu: 500m\n          requests:\n            cpu: 200m\n",
+            "",
+        ),
+    );
+    create(&mut c, &autoscaler(1, 10));
+    c.advance(SimDuration::secs(90));
+    let active = condition(&c, "ScalingActive");
+    assert_eq!(active["status"], "False");
+    let message = active["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("the HPA was unable to compute the replica count: failed to get cpu utilization: missing request for cpu in container php-apache of Pod php-apache-"),
+        "{message}"
+    );
+}
+
+#[test]
+fn the_apiserver_checks_the_bounds_and_the_target() {
+    let mut c = Cluster::new(1, Topology::default());
+    let bad = autoscaler(3, 2).replace(
+        "    name: php-apache\n  minReplicas",
+        "    name: \"\"\n  minReplicas",
+    );
+    let obj = warehouse_sim::decode_manifests(&bad).unwrap().remove(0);
+    let e = c.create(obj).unwrap_err().message;
+    assert!(
+        e.contains("spec.scaleTargetRef.name: Required value"),
+        "{e}"
+    );
+    assert!(
+        e.contains(
+            "spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`"
+        ),
+        "{e}"
+    );
+}

@@ -344,12 +344,31 @@ fn a_volume_made_by_hand_binds_a_claim_without_a_class_and_is_retained() {
     let disk = c.get(Kind::PersistentVolume, "", "disk").unwrap().to_json();
     assert_eq!(disk["status"]["phase"], "Released");
     assert_eq!(disk["spec"]["persistentVolumeReclaimPolicy"], "Retain");
+    // SetDefaults_HostPathVolumeSource: an unset type is stored as "".
+    assert_eq!(disk["spec"]["hostPath"]["type"], "");
     // A Released volume does not bind the waiting claim.
     let second = c
         .get(Kind::PersistentVolumeClaim, "default", "second")
         .unwrap()
         .to_json();
     assert_eq!(second["status"]["phase"], "Pending");
+}
+
+/// kind makes its default StorageClass with `kubectl apply`: the class carries the
+/// last-applied configuration beside the default-class annotation.
+#[test]
+fn the_default_class_is_stored_as_kind_applied_it() {
+    let c = Cluster::new(1, Topology::default());
+    let class = c.get(Kind::StorageClass, "", "standard").unwrap().to_json();
+    let annotations = &class["metadata"]["annotations"];
+    assert_eq!(
+        annotations["storageclass.kubernetes.io/is-default-class"],
+        "true"
+    );
+    assert_eq!(
+        annotations["kubectl.kubernetes.io/last-applied-configuration"],
+        "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\",\"metadata\":{\"annotations\":{\"storageclass.kubernetes.io/is-default-class\":\"true\"},\"name\":\"standard\"},\"provisioner\":\"rancher.io/local-path\",\"reclaimPolicy\":\"Delete\",\"volumeBindingMode\":\"WaitForFirstConsumer\"}\n"
+    );
 }
 
 #[test]

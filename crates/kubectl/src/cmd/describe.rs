@@ -5,8 +5,8 @@
 //! result goes through Go's tabwriter ([`crate::printers::tabwriter`], padding 2), flushed before
 //! the Events table as upstream does, so the columns line up exactly as kubectl's.
 //! Pods, nodes, deployments, replicasets, statefulsets, jobs, services, endpoints,
-//! endpointslices, namespaces, configmaps, serviceaccounts, limitranges, resourcequotas and
-//! (cluster)rolebindings have their upstream describers; kinds upstream describes
+//! endpointslices, namespaces, configmaps, serviceaccounts, limitranges, resourcequotas,
+//! persistentvolumeclaims, persistentvolumes, storageclasses and (cluster)rolebindings have their upstream describers; kinds upstream describes
 //! generically (leases, ...) get the generic describer; the few kinds whose dedicated
 //! describer is not written here yet say so instead of printing something else.
 
@@ -191,6 +191,9 @@ pub fn describe(cluster: &Cluster, obj: &Object, show_events: bool) -> Result<St
             return Ok(w.finish());
         }
         Kind::ConfigMap => describe_config_map(&mut w, &v),
+        Kind::PersistentVolumeClaim => describe_persistent_volume_claim(&mut w, cluster, &v, now),
+        Kind::PersistentVolume => describe_persistent_volume(&mut w, &v, now),
+        Kind::StorageClass => describe_storage_class(&mut w, &v),
         Kind::ServiceAccount => describe_service_account(&mut w, &v),
         Kind::LimitRange => {
             describe_limit_range(&mut w, &v);
@@ -227,11 +230,8 @@ const HAS_DEDICATED_DESCRIBER: &[&str] = &[
     "Role",
     "ClusterRole",
     "ReplicationController",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
     "HorizontalPodAutoscaler",
     "NetworkPolicy",
-    "StorageClass",
     "PriorityClass",
 ];
 
@@ -2518,6 +2518,338 @@ fn describe_service_account(w: &mut Writer, v: &Value) {
     }
 }
 
+// --- storage ------------------------------------------------------------------
+
+/// `storageutil.GetAccessModesAsString`: the modes upstream knows, abbreviated, in
+/// its fixed order, each once.
+fn access_modes(modes: &[Value]) -> String {
+    let has = |m: &str| modes.iter().any(|v| v.as_str() == Some(m));
+    [
+        ("ReadWriteOnce", "RWO"),
+        ("ReadOnlyMany", "ROX"),
+        ("ReadWriteMany", "RWX"),
+        ("ReadWriteOncePod", "RWOP"),
+    ]
+    .iter()
+    .filter(|(mode, _)| has(mode))
+    .map(|(_, short)| *short)
+    .collect::<Vec<_>>()
+    .join(",")
+}
+
+/// `storageutil.GetPersistentVolumeClaimClass` and `GetPersistentVolumeClass`: the
+/// beta annotation first, then `spec.storageClassName`.
+fn storage_class_of(v: &Value) -> String {
+    match at(v, "metadata.annotations")
+        .get("volume.beta.kubernetes.io/storage-class")
+        .and_then(Value::as_str)
+    {
+        Some(class) => class.to_string(),
+        None => s(v, "spec.storageClassName").to_string(),
+    }
+}
+
+/// Go's `%v` of a `[]string` (`[a b]`, `[]` when empty).
+fn go_list(items: &[Value]) -> String {
+    let words: Vec<String> = items.iter().map(scalar).collect();
+    format!("[{}]", words.join(" "))
+}
+
+/// The `Status:` line of a claim or volume: `Terminating (lasts AGE)` once deleted.
+fn storage_status(w: &mut Writer, v: &Value, now: SimTime) {
+    let deleted = s(v, "metadata.deletionTimestamp");
+    if deleted.is_empty() {
+        w.w(0, &format!("Status:\t{}\n", s(v, "status.phase")));
+    } else {
+        w.w(
+            0,
+            &format!("Status:\tTerminating (lasts {})\n", since(now, deleted)),
+        );
+    }
+}
+
+/// `describePersistentVolumeClaim` with `printPersistentVolumeClaim` and the pods
+/// `getPodsForPVC` finds: those with a volume naming the claim, then pods owning it.
+fn describe_persistent_volume_claim(w: &mut Writer, cluster: &Cluster, v: &Value, now: SimTime) {
+    header(w, v, true);
+    w.w(0, &format!("StorageClass:\t{}\n", storage_class_of(v)));
+    storage_status(w, v, now);
+    let volume = s(v, "spec.volumeName");
+    w.w(0, &format!("Volume:\t{volume}\n"));
+    meta_labels(w, v);
+    w.w(
+        0,
+        &format!("Finalizers:\t{}\n", go_list(arr(v, "metadata.finalizers"))),
+    );
+    let (capacity, modes) = if volume.is_empty() {
+        (String::new(), String::new())
+    } else {
+        let capacity = match at(v, "status.capacity.storage") {
+            Value::String(q) => quantity(q),
+            // An empty Quantity prints as 0.
+            _ => "0".to_string(),
+        };
+        (capacity, access_modes(arr(v, "status.accessModes")))
+    };
+    w.w(0, &format!("Capacity:\t{capacity}\n"));
+    w.w(0, &format!("Access Modes:\t{modes}\n"));
+    if let Some(mode) = at(v, "spec.volumeMode").as_str() {
+        w.w(0, &format!("VolumeMode:\t{mode}\n"));
+    }
+    let source = at(v, "spec.dataSource");
+    if source.is_object() {
+        w.w(0, "DataSource:\n");
+        if let Some(group) = at(source, "apiGroup").as_str() {
+            w.w(1, &format!("APIGroup:\t{group}\n"));
+        }
+        w.w(1, &format!("Kind:\t{}\n", s(source, "kind")));
+        w.w(1, &format!("Name:\t{}\n", s(source, "name")));
+    }
+    let name = s(v, "metadata.name");
+    let namespace = s(v, "metadata.namespace");
+    let pods: Vec<Value> = cluster
+        .list(Kind::Pod, Some(namespace))
+        .iter()
+        .map(Object::to_json)
+        .collect();
+    let mut users: Vec<&Value> = Vec::new();
+    for pod in &pods {
+        // One entry per volume naming the claim, as upstream appends.
+        for vol in arr(pod, "spec.volumes") {
+            if s(vol, "persistentVolumeClaim.claimName") == name {
+                users.push(pod);
+            }
+        }
+    }
+    for owner in arr(v, "metadata.ownerReferences") {
+        if s(owner, "kind") != "Pod" {
+            continue;
+        }
+        let Some(pod) = pods
+            .iter()
+            .find(|p| s(p, "metadata.uid") == s(owner, "uid"))
+        else {
+            continue;
+        };
+        if !users
+            .iter()
+            .any(|u| s(u, "metadata.uid") == s(pod, "metadata.uid"))
+        {
+            users.push(pod);
+        }
+    }
+    users.stable_sort_by(|a, b| s(a, "metadata.name").cmp(s(b, "metadata.name")));
+    multiline(
+        w,
+        "Used By",
+        users.iter().map(|p| s(p, "metadata.name").to_string()),
+    );
+    let conditions = arr(v, "status.conditions");
+    if !conditions.is_empty() {
+        w.w(0, "Conditions:\n");
+        w.w(
+            1,
+            "Type\tStatus\tLastProbeTime\tLastTransitionTime\tReason\tMessage\n",
+        );
+        w.w(
+            1,
+            "----\t------\t-----------------\t------------------\t------\t-------\n",
+        );
+        for c in conditions {
+            w.w(
+                1,
+                &format!(
+                    "{} \t{} \t{} \t{} \t{} \t{}\n",
+                    s(c, "type"),
+                    s(c, "status"),
+                    rfc1123z(s(c, "lastProbeTime")),
+                    rfc1123z(s(c, "lastTransitionTime")),
+                    s(c, "reason"),
+                    s(c, "message")
+                ),
+            );
+        }
+    }
+}
+
+/// `describePersistentVolume` with `printVolumeNodeAffinity` and the sources a
+/// volume of this cluster can have (hostPath, local; others print `<unknown>` until
+/// written).
+fn describe_persistent_volume(w: &mut Writer, v: &Value, now: SimTime) {
+    w.w(0, &format!("Name:\t{}\n", s(v, "metadata.name")));
+    meta_labels(w, v);
+    w.w(
+        0,
+        &format!("Finalizers:\t{}\n", go_list(arr(v, "metadata.finalizers"))),
+    );
+    w.w(0, &format!("StorageClass:\t{}\n", storage_class_of(v)));
+    storage_status(w, v, now);
+    let claim = at(v, "spec.claimRef");
+    if claim.is_object() {
+        w.w(
+            0,
+            &format!("Claim:\t{}/{}\n", s(claim, "namespace"), s(claim, "name")),
+        );
+    } else {
+        w.w(0, "Claim:\t\n");
+    }
+    w.w(
+        0,
+        &format!(
+            "Reclaim Policy:\t{}\n",
+            s(v, "spec.persistentVolumeReclaimPolicy")
+        ),
+    );
+    w.w(
+        0,
+        &format!(
+            "Access Modes:\t{}\n",
+            access_modes(arr(v, "spec.accessModes"))
+        ),
+    );
+    if let Some(mode) = at(v, "spec.volumeMode").as_str() {
+        w.w(0, &format!("VolumeMode:\t{mode}\n"));
+    }
+    let capacity = match at(v, "spec.capacity.storage") {
+        Value::String(q) => quantity(q),
+        _ => "0".to_string(),
+    };
+    w.w(0, &format!("Capacity:\t{capacity}\n"));
+    let required = at(v, "spec.nodeAffinity.required");
+    if required.is_object() {
+        w.w(0, "Node Affinity:\t\n");
+        let terms = arr(required, "nodeSelectorTerms");
+        if terms.is_empty() {
+            w.w(1, "Required Terms:\t<none>\n");
+        } else {
+            w.w(1, "Required Terms:\t\n");
+            for (n, term) in terms.iter().enumerate() {
+                w.w(2, &format!("Term {n}:\t"));
+                let exprs = arr(term, "matchExpressions");
+                if exprs.is_empty() {
+                    w.w(0, "<none>\n");
+                }
+                for (k, req) in exprs.iter().enumerate() {
+                    if k > 0 {
+                        w.w(2, "\t");
+                    }
+                    let mut expr =
+                        format!("{} {}", s(req, "key"), s(req, "operator").to_lowercase());
+                    let values: Vec<String> = arr(req, "values").iter().map(scalar).collect();
+                    if !values.is_empty() {
+                        expr.push_str(&format!(" [{}]", values.join(", ")));
+                    }
+                    w.w(0, &format!("{expr}\n"));
+                }
+            }
+        }
+    } else {
+        w.w(0, "Node Affinity:\t<none>\n");
+    }
+    w.w(0, &format!("Message:\t{}\n", s(v, "status.message")));
+    w.w(0, "Source:\n");
+    let host_path = at(v, "spec.hostPath");
+    let local = at(v, "spec.local");
+    if host_path.is_object() {
+        let kind = match at(host_path, "type") {
+            Value::String(t) => t.clone(),
+            _ => "<none>".to_string(),
+        };
+        w.w(
+            2,
+            &format!(
+                "Type:\tHostPath (bare host directory volume)\n    Path:\t{}\n    HostPathType:\t{kind}\n",
+                s(host_path, "path")
+            ),
+        );
+    } else if local.is_object() {
+        w.w(
+            2,
+            &format!(
+                "Type:\tLocalVolume (a persistent volume backed by local storage on a node)\n    Path:\t{}\n",
+                s(local, "path")
+            ),
+        );
+    } else {
+        w.w(1, "<unknown>\n");
+    }
+}
+
+/// `describeStorageClass` with `printAllowedTopologies`.
+fn describe_storage_class(w: &mut Writer, v: &Value) {
+    w.w(0, &format!("Name:\t{}\n", s(v, "metadata.name")));
+    let annotations = string_map(v, "metadata.annotations");
+    let default = [
+        "storageclass.kubernetes.io/is-default-class",
+        "storageclass.beta.kubernetes.io/is-default-class",
+    ]
+    .iter()
+    .any(|k| annotations.get(*k).map(String::as_str) == Some("true"));
+    w.w(
+        0,
+        &format!("IsDefaultClass:\t{}\n", if default { "Yes" } else { "No" }),
+    );
+    w.w(
+        0,
+        &format!("Annotations:\t{}\n", format_labels(&annotations)),
+    );
+    w.w(0, &format!("Provisioner:\t{}\n", s(v, "provisioner")));
+    w.w(
+        0,
+        &format!(
+            "Parameters:\t{}\n",
+            format_labels(&string_map(v, "parameters"))
+        ),
+    );
+    let expansion = match at(v, "allowVolumeExpansion").as_bool() {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
+    };
+    w.w(0, &format!("AllowVolumeExpansion:\t{expansion}\n"));
+    let options = arr(v, "mountOptions");
+    if options.is_empty() {
+        w.w(0, "MountOptions:\t<none>\n");
+    } else {
+        w.w(0, "MountOptions:\n");
+        for option in options {
+            w.w(1, &format!("{}\n", scalar(option)));
+        }
+    }
+    if let Some(policy) = at(v, "reclaimPolicy").as_str() {
+        w.w(0, &format!("ReclaimPolicy:\t{policy}\n"));
+    }
+    if let Some(mode) = at(v, "volumeBindingMode").as_str() {
+        w.w(0, &format!("VolumeBindingMode:\t{mode}\n"));
+    }
+    if let Some(terms) = at(v, "allowedTopologies").as_array() {
+        w.w(0, "AllowedTopologies:\t");
+        if terms.is_empty() {
+            w.w(0, "<none>\n");
+        } else {
+            w.w(0, "\n");
+            for (n, term) in terms.iter().enumerate() {
+                w.w(1, &format!("Term {n}:\t"));
+                let reqs = arr(term, "matchLabelExpressions");
+                if reqs.is_empty() {
+                    w.w(0, "<none>\n");
+                }
+                for (k, req) in reqs.iter().enumerate() {
+                    if k > 0 {
+                        w.w(1, "\t");
+                    }
+                    let mut expr = format!("{} in", s(req, "key"));
+                    let values: Vec<String> = arr(req, "values").iter().map(scalar).collect();
+                    if !values.is_empty() {
+                        expr.push_str(&format!(" [{}]", values.join(", ")));
+                    }
+                    w.w(0, &format!("{expr}\n"));
+                }
+            }
+        }
+    }
+}
+
 // --- generic --------------------------------------------------------------------
 
 /// The generic describer (`genericDescriber`): every field but the metadata ones, in
@@ -2748,5 +3080,237 @@ spec:
             "{}",
             out.stdout
         );
+    }
+
+    /// A claim made by hand bound to a volume made by hand, used by a pod.
+    const STATIC: &str = "apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: manual
+  labels:
+    type: local
+spec:
+  capacity:
+    storage: 1Gi
+  accessModes: [ReadWriteOnce, ReadOnlyMany]
+  persistentVolumeReclaimPolicy: Retain
+  hostPath:
+    path: /mnt/manual
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: static
+spec:
+  storageClassName: \"\"
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 512Mi
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: user
+spec:
+  containers:
+  - name: c
+    image: busybox:1.36
+    command: [sleep, \"3600\"]
+  volumes:
+  - name: a
+    persistentVolumeClaim:
+      claimName: static
+";
+
+    #[test]
+    fn a_bound_claim_and_its_volume_are_described_as_upstream_lays_them_out() {
+        use crate::context::NoFiles;
+        let mut s = crate::cmd::stateful_set::testing::session(STATIC);
+        s.cluster.advance(warehouse_sim::SimDuration::secs(10));
+        let out = s.run("describe pvc static", None, &NoFiles);
+        assert!(out.success(), "{}", out.combined());
+        assert_eq!(
+            out.stdout,
+            "Name:          static
+Namespace:     default
+StorageClass:  
+Status:        Bound
+Volume:        manual
+Labels:        <none>
+Annotations:   pv.kubernetes.io/bind-completed: yes
+               pv.kubernetes.io/bound-by-controller: yes
+Finalizers:    [kubernetes.io/pvc-protection]
+Capacity:      1Gi
+Access Modes:  RWO,ROX
+VolumeMode:    Filesystem
+Used By:       user
+Events:        <none>
+"
+        );
+        let out = s.run("describe pv", None, &NoFiles);
+        assert!(out.success(), "{}", out.combined());
+        assert_eq!(
+            out.stdout,
+            "Name:            manual
+Labels:          type=local
+Annotations:     pv.kubernetes.io/bound-by-controller: yes
+Finalizers:      [kubernetes.io/pv-protection]
+StorageClass:    
+Status:          Bound
+Claim:           default/static
+Reclaim Policy:  Retain
+Access Modes:    RWO,ROX
+VolumeMode:      Filesystem
+Capacity:        1Gi
+Node Affinity:   <none>
+Message:         
+Source:
+    Type:          HostPath (bare host directory volume)
+    Path:          /mnt/manual
+    HostPathType:  
+Events:            <none>
+"
+        );
+        let out = s.run("describe sc", None, &NoFiles);
+        assert!(out.success(), "{}", out.combined());
+        assert_eq!(out.stdout, "Name:            standard
+IsDefaultClass:  Yes
+Annotations:     kubectl.kubernetes.io/last-applied-configuration={\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\",\"metadata\":{\"annotations\":{\"storageclass.kubernetes.io/is-default-class\":\"true\"},\"name\":\"standard\"},\"provisioner\":\"rancher.io/local-path\",\"reclaimPolicy\":\"Delete\",\"volumeBindingMode\":\"WaitForFirstConsumer\"}
+,storageclass.kubernetes.io/is-default-class=true
+Provisioner:           rancher.io/local-path
+Parameters:            <none>
+AllowVolumeExpansion:  <unset>
+MountOptions:          <none>
+ReclaimPolicy:         Delete
+VolumeBindingMode:     WaitForFirstConsumer
+Events:                <none>
+");
+    }
+
+    fn described(kind: warehouse_sim::Kind, v: serde_json::Value) -> String {
+        let cluster = warehouse_sim::Cluster::new(7, warehouse_sim::Topology::default());
+        let obj = warehouse_sim::Object::from_json(kind, v).unwrap();
+        super::describe(&cluster, &obj, true).unwrap()
+    }
+
+    #[test]
+    fn every_storage_field_upstream_prints_is_printed() {
+        use serde_json::json;
+        use warehouse_sim::Kind;
+        let pv = described(
+            Kind::PersistentVolume,
+            json!({
+                "apiVersion": "v1", "kind": "PersistentVolume",
+                "metadata": {"name": "fast", "finalizers": ["kubernetes.io/pv-protection"],
+                    "deletionTimestamp": "2026-01-01T00:00:00Z",
+                    "annotations": {"volume.beta.kubernetes.io/storage-class": "old"}},
+                "spec": {"storageClassName": "new", "capacity": {"storage": "2048Mi"},
+                    "accessModes": ["ReadWriteOncePod", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOnce"],
+                    "persistentVolumeReclaimPolicy": "Delete",
+                    "local": {"path": "/mnt/disks/ssd1"},
+                    "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                        {"matchExpressions": [
+                            {"key": "kubernetes.io/hostname", "operator": "In", "values": ["a", "b"]},
+                            {"key": "disk", "operator": "Exists"}]},
+                        {"matchExpressions": []}]}}},
+                "status": {"phase": "Failed", "message": "recycle failed"}
+            }),
+        );
+        assert_eq!(
+            pv,
+            "Name:              fast
+Labels:            <none>
+Annotations:       volume.beta.kubernetes.io/storage-class: old
+Finalizers:        [kubernetes.io/pv-protection]
+StorageClass:      old
+Status:            Terminating (lasts 0s)
+Claim:             
+Reclaim Policy:    Delete
+Access Modes:      RWO,RWX,RWOP
+Capacity:          2Gi
+Node Affinity:     
+  Required Terms:  
+    Term 0:        kubernetes.io/hostname in [a, b]
+                   disk exists
+    Term 1:        <none>
+Message:           recycle failed
+Source:
+    Type:  LocalVolume (a persistent volume backed by local storage on a node)
+    Path:  /mnt/disks/ssd1
+Events:    <none>
+"
+        );
+        let sc = described(
+            Kind::StorageClass,
+            json!({
+                "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                "metadata": {"name": "zonal", "annotations": {"storageclass.kubernetes.io/is-default-class": "false", "team": "db"}},
+                "provisioner": "example.com/disk",
+                "parameters": {"type": "ssd", "fsType": "ext4"},
+                "allowVolumeExpansion": true,
+                "mountOptions": ["debug", "noatime"],
+                "reclaimPolicy": "Retain",
+                "volumeBindingMode": "Immediate",
+                "allowedTopologies": [
+                    {"matchLabelExpressions": [
+                        {"key": "topology.kubernetes.io/zone", "values": ["a", "b"]},
+                        {"key": "rack", "values": []}]},
+                    {"matchLabelExpressions": []}]
+            }),
+        );
+        assert_eq!(
+            sc,
+            "Name:                  zonal
+IsDefaultClass:        No
+Annotations:           storageclass.kubernetes.io/is-default-class=false,team=db
+Provisioner:           example.com/disk
+Parameters:            fsType=ext4,type=ssd
+AllowVolumeExpansion:  True
+MountOptions:
+  debug
+  noatime
+ReclaimPolicy:      Retain
+VolumeBindingMode:  Immediate
+AllowedTopologies:  
+  Term 0:           topology.kubernetes.io/zone in [a, b]
+                    rack in
+  Term 1:           <none>
+Events:             <none>
+"
+        );
+        let pvc = described(
+            Kind::PersistentVolumeClaim,
+            json!({
+                "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "clone", "namespace": "default"},
+                "spec": {"storageClassName": "zonal", "accessModes": ["ReadWriteOnce"],
+                    "resources": {"requests": {"storage": "1Gi"}},
+                    "dataSource": {"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot", "name": "snap"}},
+                "status": {"phase": "Pending", "conditions": [{"type": "Resizing", "status": "True",
+                    "lastTransitionTime": "2026-01-01T00:00:05Z"}]}
+            }),
+        );
+        assert_eq!(pvc, "Name:          clone
+Namespace:     default
+StorageClass:  zonal
+Status:        Pending
+Volume:        
+Labels:        <none>
+Annotations:   <none>
+Finalizers:    []
+Capacity:      
+Access Modes:  
+DataSource:
+  APIGroup:  snapshot.storage.k8s.io
+  Kind:      VolumeSnapshot
+  Name:      snap
+Used By:     <none>
+Conditions:
+  Type       Status  LastProbeTime                     LastTransitionTime                Reason  Message
+  ----       ------  -----------------                 ------------------                ------  -------
+  Resizing   True    Mon, 01 Jan 0001 00:00:00 +0000   Thu, 01 Jan 2026 00:00:05 +0000           
+Events:      <none>
+");
     }
 }

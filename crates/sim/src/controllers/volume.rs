@@ -608,7 +608,8 @@ impl Cluster {
 }
 
 /// `SetDefaults_PersistentVolumeClaim` and `SetDefaults_PersistentVolume`: the
-/// filesystem volume mode, Retain for a volume made by hand, and the Pending phase
+/// filesystem volume mode, Retain for a volume made by hand, the unset type of a
+/// hostPath source (`SetDefaults_HostPathVolumeSource`: `""`), and the Pending phase
 /// a new object starts in.
 pub(crate) fn default_storage_object(o: &mut OtherObject) {
     let spec = o.fields.entry("spec").or_insert_with(|| json!({}));
@@ -618,6 +619,9 @@ pub(crate) fn default_storage_object(o: &mut OtherObject) {
         if o.kind == Kind::PersistentVolume {
             spec.entry("persistentVolumeReclaimPolicy")
                 .or_insert_with(|| json!("Retain"));
+            if let Some(host_path) = spec.get_mut("hostPath").and_then(|h| h.as_object_mut()) {
+                host_path.entry("type").or_insert_with(|| json!(""));
+            }
         }
     }
 }

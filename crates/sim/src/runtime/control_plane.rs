@@ -895,12 +895,15 @@ impl Cluster {
 }
 
 /// The StorageClass kind installs as the default (`standard`): volumes made by the
-/// local-path provisioner on the node of the claim's first pod.
+/// local-path provisioner on the node of the claim's first pod. kind creates it with
+/// `kubectl apply`, so it carries the last-applied configuration.
 const DEFAULT_STORAGE_CLASS: &str = "apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:
   name: standard
   annotations:
+    kubectl.kubernetes.io/last-applied-configuration: |
+      {\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\",\"metadata\":{\"annotations\":{\"storageclass.kubernetes.io/is-default-class\":\"true\"},\"name\":\"standard\"},\"provisioner\":\"rancher.io/local-path\",\"reclaimPolicy\":\"Delete\",\"volumeBindingMode\":\"WaitForFirstConsumer\"}
     storageclass.kubernetes.io/is-default-class: \"true\"
 provisioner: rancher.io/local-path
 reclaimPolicy: Delete

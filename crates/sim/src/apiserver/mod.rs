@@ -86,28 +86,10 @@ fn inside_the_apiserver(c: &mut Cluster, obj: Object, key: &ObjectKey) {
     c.store.limits = Default::default();
 }
 
-/// The controllers whose event recorders write as their own service account.
-const EVENT_CONTROLLERS: &[&str] = &[
-    "deployment-controller",
-    "replicaset-controller",
-    "daemonset-controller",
-    "job-controller",
-    "node-controller",
-    "taint-eviction-controller",
-    "endpointslice-controller",
-    "endpoint-controller",
-    "garbage-collector",
-    "namespace-controller",
-    "resourcequota-controller",
-    "ttl-after-finished-controller",
-    "service-controller",
-    "disruption-controller",
-    "cronjob-controller",
-    "statefulset-controller",
-    "persistentvolume-binder-controller",
-    "local-path-provisioner",
-    "horizontal-pod-autoscaler",
-];
+/// Controllers whose event recorders name them otherwise than their controller's
+/// id (the node lifecycle controller records as `node-controller`; the cloud
+/// controller's service controller is not one of the controller manager's).
+const OTHER_EVENT_SOURCES: &[&str] = &["node-controller", "service-controller"];
 
 /// Who writes an Event a component's recorder emits: the component itself (the
 /// scheduler, a node's kubelet, a controller's service account), as upstream's
@@ -116,10 +98,13 @@ fn event_writer(component: &str, host: Option<&str>) -> Actor {
     match (component, host) {
         ("default-scheduler", _) => Actor::Scheduler,
         ("kubelet", Some(node)) => Actor::Kubelet(node.to_string()),
-        (c, _) => EVENT_CONTROLLERS
+        // A controller writes its events as its own service account.
+        (c, _) => crate::controllers::manager::CONTROLLERS
             .iter()
-            .find(|n| **n == c)
-            .map_or(Actor::System, |n| Actor::Controller(n)),
+            .map(|k| k.id().name())
+            .chain(OTHER_EVENT_SOURCES.iter().copied())
+            .find(|n| *n == c)
+            .map_or(Actor::System, Actor::Controller),
     }
 }
 

@@ -3,8 +3,9 @@
 //! stream, not a fresh snapshot of every pod whenever anything moves.
 //!
 //! [`FloorView`] holds one [`NodeView`] per zone behind an `Rc`: an update recomputes
-//! only the zones a write touched (a pod written on it or leaving it, its Node
-//! written, its kubelet killed or restarted) and every other zone stays the same
+//! only the zones a write touched (a pod written on it or leaving it, a
+//! PersistentVolume tied to it written, its Node written, its kubelet killed or
+//! restarted) and every other zone stays the same
 //! allocation (`Rc::ptr_eq`), so the canvas repaints only the zones that changed. A
 //! tick that only moves time (leases, Events) recomputes nothing and keeps the view.
 //! The robots' moves between the waiting bay, the zones and nowhere are handed on as

@@ -689,6 +689,7 @@ pub enum F {
     Zone,
     Robot,
     Locker,
+    LegendLocker,
     /// "claim" before a locker claim's name.
     Claim,
     /// "ready" after a count of lines (Russian: the plural).
@@ -905,6 +906,12 @@ impl Tr {
                 "locker",
                 "PersistentVolume",
                 "шкафчик",
+                "PersistentVolume (том)",
+            ]),
+            F::LegendLocker => self.pick([
+                "Locker (stays when its robot goes)",
+                "PersistentVolume",
+                "Шкафчик (остаётся, когда робота нет)",
                 "PersistentVolume (том)",
             ]),
             F::Claim => self.pick([

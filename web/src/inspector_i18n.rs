@@ -406,54 +406,6 @@ pub fn staff_state(tr: Tr, running: bool, stopped: bool) -> &'static str {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::i18n::Names;
-
-    #[test]
-    fn russian_actors_are_named_by_the_glossary_and_need_no_gender() {
-        let ru = Tr::new(Lang::Ru, Names::Warehouse);
-        assert_eq!(
-            actor(
-                ru,
-                "system:serviceaccount:kube-system:node-lifecycle-controller"
-            ),
-            "учётчик зон"
-        );
-        assert_eq!(actor(ru, "system:node:zone-a"), "супервайзер зоны zone-a");
-        assert_eq!(verb(ru, "MODIFIED"), ": изменение ");
-        for e in ["ADDED", "MODIFIED", "DELETED"] {
-            assert!(!verb(ru, e).contains("(а)"));
-        }
-    }
-
-    #[test]
-    fn a_chain_of_timers_reads_as_one_sentence() {
-        let en = Tr::new(Lang::En, Names::Warehouse);
-        let ru = Tr::new(Lang::Ru, Names::Warehouse);
-        let one = r#"when timer "containers started" fired (set when reacting to revision 263)"#;
-        assert_eq!(
-            cause(en, one),
-            "when the timer “containers started” went off (set after change 263)"
-        );
-        let chain = r#"when timer "probe period" after "containers started" after 3 earlier timers fired (set on request)"#;
-        assert_eq!(
-            cause(en, chain),
-            "when the timer “probe period” went off after “containers started” and 3 earlier (set on request)"
-        );
-        assert_eq!(
-            cause(ru, chain),
-            "когда сработал таймер «probe period» после «containers started» и ещё 3 более ранних (заведён по запросу)"
-        );
-        let two = r#"when timer "back-off" after "exited" fired (set at bootstrap)"#;
-        assert_eq!(
-            cause(en, two),
-            "when the timer “back-off” went off after “exited” (set at setup)"
-        );
-    }
-}
-
 /// A locker's state in a few words (its PersistentVolume's phase).
 pub fn locker_phase(tr: Tr, v: &VolumeView) -> &'static str {
     if v.terminating {
@@ -644,4 +596,91 @@ pub fn locker_intro(tr: Tr) -> &'static str {
             "PersistentVolume — хранилище, которое переживает поды: под с той же PersistentVolumeClaim снова найдёт свои данные.",
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Names;
+
+    #[test]
+    fn russian_actors_are_named_by_the_glossary_and_need_no_gender() {
+        let ru = Tr::new(Lang::Ru, Names::Warehouse);
+        assert_eq!(
+            actor(
+                ru,
+                "system:serviceaccount:kube-system:node-lifecycle-controller"
+            ),
+            "учётчик зон"
+        );
+        assert_eq!(actor(ru, "system:node:zone-a"), "супервайзер зоны zone-a");
+        assert_eq!(verb(ru, "MODIFIED"), ": изменение ");
+        for e in ["ADDED", "MODIFIED", "DELETED"] {
+            assert!(!verb(ru, e).contains("(а)"));
+        }
+    }
+
+    #[test]
+    fn a_chain_of_timers_reads_as_one_sentence() {
+        let en = Tr::new(Lang::En, Names::Warehouse);
+        let ru = Tr::new(Lang::Ru, Names::Warehouse);
+        let one = r#"when timer "containers started" fired (set when reacting to revision 263)"#;
+        assert_eq!(
+            cause(en, one),
+            "when the timer “containers started” went off (set after change 263)"
+        );
+        let chain = r#"when timer "probe period" after "containers started" after 3 earlier timers fired (set on request)"#;
+        assert_eq!(
+            cause(en, chain),
+            "when the timer “probe period” went off after “containers started” and 3 earlier (set on request)"
+        );
+        assert_eq!(
+            cause(ru, chain),
+            "когда сработал таймер «probe period» после «containers started» и ещё 3 более ранних (заведён по запросу)"
+        );
+        let two = r#"when timer "back-off" after "exited" fired (set at bootstrap)"#;
+        assert_eq!(
+            cause(en, two),
+            "when the timer “back-off” went off after “exited” (set at setup)"
+        );
+    }
+
+    #[test]
+    fn a_locker_reads_in_plain_words_in_both_languages() {
+        let v = VolumeView {
+            name: "pvc-1".into(),
+            claim: Some("default/data-web-2".into()),
+            capacity: "1Gi".into(),
+            access_modes: vec!["ReadWriteOnce".into()],
+            class: "standard".into(),
+            reclaim_policy: "Delete".into(),
+            phase: "Released".into(),
+            terminating: false,
+        };
+        let text = |tr: Tr| {
+            locker_lines(tr, &v, Some("zone-b"))
+                .into_iter()
+                .map(|(label, value)| format!("{label}: {value}"))
+                .collect::<Vec<_>>()
+        };
+        let en = text(Tr::new(Lang::En, Names::Warehouse));
+        assert_eq!(
+            en[0],
+            "Claim: default/data-web-2 — the locker claim it was set aside for"
+        );
+        assert_eq!(
+            en[2],
+            "Who may open it: ReadWriteOnce — robots of one zone at a time, to read and write"
+        );
+        assert!(
+            en[5].starts_with("Status: Released — its claim is gone"),
+            "{}",
+            en[5]
+        );
+        let ru = text(Tr::new(Lang::Ru, Names::Warehouse));
+        assert_eq!(ru[1], "Объём: 1Gi");
+        assert!(ru[4].contains("шкафчик разберут"), "{}", ru[4]);
+        let k8s = text(Tr::new(Lang::En, Names::Kubernetes));
+        assert_eq!(k8s[6], "Node affinity: kubernetes.io/hostname In [zone-b]");
+    }
 }

@@ -362,13 +362,17 @@ pub const LOCKER_W: f64 = 15.0;
 pub const LOCKER_H: f64 = 24.0;
 const LOCKER_GAP: f64 = 4.0;
 
+/// A bound locker's body and edge.
+pub const LOCKER_FILL: &str = "#5b7fa6";
+pub const LOCKER_EDGE: &str = "#2f4a69";
+
 /// The lockers' colours by the volume's phase: its body and its edge.
 pub fn locker_color(v: &VolumeView) -> (&'static str, &'static str) {
     if v.terminating {
         return ("#c9ccd1", "#7a7f87");
     }
     match v.phase.as_str() {
-        "Bound" => ("#5b7fa6", "#2f4a69"),
+        "Bound" => (LOCKER_FILL, LOCKER_EDGE),
         "Available" => ("#a9c8e8", "#5b7fa6"),
         "Released" => ("#b7bcc3", "#6b7480"),
         "Failed" => ("#e6a3a3", STOPPED),
@@ -813,12 +817,12 @@ fn draw_number_and_locker(
             w,
             h,
         };
-        ctx.set_fill_style_str("#5b7fa6");
+        ctx.set_fill_style_str(LOCKER_FILL);
         ctx.fill_rect(b.x, b.y, b.w, b.h);
-        ctx.set_stroke_style_str("#2f4a69");
+        ctx.set_stroke_style_str(LOCKER_EDGE);
         ctx.set_line_width(1.0);
         ctx.stroke_rect(b.x + 0.5, b.y + 0.5, b.w - 1.0, b.h - 1.0);
-        ctx.set_fill_style_str("#2f4a69");
+        ctx.set_fill_style_str(LOCKER_EDGE);
         ctx.fill_rect(b.x + b.w * 0.62, b.y + b.h * 0.45, 1.0, b.h * 0.22);
     }
     Ok(())

@@ -688,6 +688,10 @@ pub enum F {
     More,
     Zone,
     Robot,
+    Locker,
+    LegendLocker,
+    /// "claim" before a locker claim's name.
+    Claim,
     /// "ready" after a count of lines (Russian: the plural).
     ReadyMany,
     NotReadyMany,
@@ -898,6 +902,24 @@ impl Tr {
             F::More => self.both("more", "ещё"),
             F::Zone => self.pick(["zone", "node", "зона", "узел"]),
             F::Robot => self.pick(["robot", "pod", "робот", "под"]),
+            F::Locker => self.pick([
+                "locker",
+                "PersistentVolume",
+                "шкафчик",
+                "PersistentVolume (том)",
+            ]),
+            F::LegendLocker => self.pick([
+                "Locker (stays when its robot goes)",
+                "PersistentVolume",
+                "Шкафчик (остаётся, когда робота нет)",
+                "PersistentVolume (том)",
+            ]),
+            F::Claim => self.pick([
+                "locker claim",
+                "claim",
+                "заявка на шкафчик",
+                "PersistentVolumeClaim",
+            ]),
             F::ReadyMany => self.both("ready", "готовы"),
             F::LegendLines => self.pick([
                 "Sheet lines",

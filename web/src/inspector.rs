@@ -184,6 +184,8 @@ fn tabs_for(target: &Target) -> Vec<Tab> {
             Tab::WhyZone,
         ],
         Target::Staff(_) => vec![Tab::Role, Tab::Describe, Tab::Yaml, Tab::Events, Tab::Why],
+        // kubectl here cannot describe a PersistentVolume yet: its YAML comes first.
+        Target::Locker(_) => vec![Tab::Yaml, Tab::Events, Tab::Why],
         _ => vec![Tab::Describe, Tab::Yaml, Tab::Events, Tab::Why],
     }
 }
@@ -322,6 +324,7 @@ fn target_id(target: &Target) -> String {
         Target::Sheet { namespace, name } => format!("sheet:{namespace}/{name}"),
         Target::Budget { namespace, name } => format!("budget:{namespace}/{name}"),
         Target::Schedule { namespace, name } => format!("schedule:{namespace}/{name}"),
+        Target::Locker(name) => format!("locker:{name}"),
         Target::Staff(c) => format!("staff:{}", c.short_name()),
     }
 }
@@ -397,6 +400,31 @@ fn header(tr: Tr, target: &Target, view: &FloorView) -> (&'static str, String, H
             format!("{namespace}/{name}"),
             html! {},
         ),
+        Target::Locker(name) => {
+            let found = view
+                .nodes
+                .iter()
+                .find_map(|n| Some((n.name.as_str(), n.volumes.iter().find(|v| &v.name == name)?)));
+            let card = found.map(|(zone, v)| {
+                let rows =
+                    text::locker_lines(tr, v, Some(zone))
+                        .into_iter()
+                        .map(|(label, value)| {
+                            html! { <><dt>{ label }</dt><dd>{ value }</dd></> }
+                        });
+                html! {
+                    <div id="inspector-locker" class="inspector-locker">
+                        <p class="hint">{ text::locker_intro(tr) }</p>
+                        <dl>{ for rows }</dl>
+                    </div>
+                }
+            });
+            (
+                text::t(tr, I::KindLocker),
+                name.clone(),
+                html! { { for card } },
+            )
+        }
         Target::Staff(c) => {
             let state = view
                 .components
@@ -513,6 +541,45 @@ fn actions(
                             <ul class="inspector-links">{ for list }</ul>
                         </div>
                     }
+                </>
+            }
+        }
+        Target::Locker(name) => {
+            let Some((zone, volume)) = view
+                .nodes
+                .iter()
+                .find_map(|n| Some((n.name.clone(), n.volumes.iter().find(|v| &v.name == name)?)))
+            else {
+                return html! {};
+            };
+            // The robots that mount its claim, wherever they stand.
+            let users: Vec<&PodView> = volume
+                .claim
+                .as_deref()
+                .and_then(|c| c.split_once('/'))
+                .map(|(ns, claim)| {
+                    view.nodes
+                        .iter()
+                        .flat_map(|n| n.pods.iter())
+                        .chain(view.unscheduled.iter())
+                        .filter(|p| p.namespace == ns && p.claims.iter().any(|c| c == claim))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let list = users.iter().map(|p| {
+                html! { <li>{ link(p.name.clone(), Target::Robot { namespace: p.namespace.clone(), name: p.name.clone() }) }</li> }
+            });
+            html! {
+                <>
+                    { link(format!("{} → {zone}", text::t(tr, I::ShowZone)), Target::Zone(zone.clone())) }
+                    <div class="inspector-related">
+                        <span class="hint">{ text::t(tr, I::LockerUsers) }{ ": " }</span>
+                        if users.is_empty() {
+                            <span class="hint">{ text::t(tr, I::NoRobots) }</span>
+                        } else {
+                            <ul class="inspector-links">{ for list }</ul>
+                        }
+                    </div>
                 </>
             }
         }

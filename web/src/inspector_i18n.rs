@@ -2,7 +2,7 @@
 //! (the same four-way table as `i18n.rs`, kept beside the inspector).
 
 use crate::i18n::{Key, Lang, Names, Tr};
-use warehouse_sim::ControlPlaneComponent;
+use warehouse_sim::{ControlPlaneComponent, VolumeView};
 
 /// A label of the inspector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +33,8 @@ pub enum I {
     KindSheet,
     KindBudget,
     KindSchedule,
+    KindLocker,
+    LockerUsers,
     KindStaff,
     Down,
     StaffPod,
@@ -142,6 +144,24 @@ pub fn t(tr: Tr, key: I) -> &'static str {
         ),
         I::KindSheet => pick(tr, ["Sheet", "EndpointSlice", "Лист", "EndpointSlice"]),
         I::KindSchedule => pick(tr, ["Schedule", "CronJob", "Расписание", "CronJob"]),
+        I::KindLocker => pick(
+            tr,
+            [
+                "Locker",
+                "PersistentVolume",
+                "Шкафчик",
+                "PersistentVolume (том)",
+            ],
+        ),
+        I::LockerUsers => pick(
+            tr,
+            [
+                "Robots using it",
+                "Pods mounting its claim",
+                "Роботы, которые им пользуются",
+                "Поды, монтирующие его заявку",
+            ],
+        ),
         I::KindBudget => pick(
             tr,
             [
@@ -386,6 +406,198 @@ pub fn staff_state(tr: Tr, running: bool, stopped: bool) -> &'static str {
     }
 }
 
+/// A locker's state in a few words (its PersistentVolume's phase).
+pub fn locker_phase(tr: Tr, v: &VolumeView) -> &'static str {
+    if v.terminating {
+        return both(
+            tr,
+            "being removed: it waits until no claim holds it",
+            "разбирается: ждёт, пока его не отпустит заявка",
+        );
+    }
+    match v.phase.as_str() {
+        "Bound" => both(tr, "in use by its claim", "занят своей заявкой"),
+        "Available" => both(tr, "free, waiting for a claim", "свободен, ждёт заявку"),
+        "Released" => both(
+            tr,
+            "its claim is gone; the things are still inside, but no new claim gets it",
+            "заявки больше нет; вещи ещё внутри, но новой заявке он не достанется",
+        ),
+        "Failed" => both(
+            tr,
+            "failed: emptying it after its claim did not work",
+            "сбой: после заявки его не удалось освободить",
+        ),
+        _ => both(tr, "still being set up", "ещё собирается"),
+    }
+}
+
+/// What a locker (PersistentVolume) is, line by line for someone who has never met
+/// one: label and value, the Kubernetes field in brackets.
+pub fn locker_lines(tr: Tr, v: &VolumeView, zone: Option<&str>) -> Vec<(&'static str, String)> {
+    let k8s = tr.names == Names::Kubernetes;
+    let ru = tr.lang == Lang::Ru;
+    let mut lines = Vec::new();
+    let claim = match &v.claim {
+        Some(c) => format!(
+            "{c} — {}",
+            both(
+                tr,
+                "the locker claim it was set aside for",
+                "заявка на шкафчик, за которой он закреплён",
+            )
+        ),
+        None => both(
+            tr,
+            "none — any fitting locker claim may take it",
+            "нет — его может получить любая подходящая заявка",
+        )
+        .to_string(),
+    };
+    lines.push((
+        pick(
+            tr,
+            ["Claim", "Claim (claimRef)", "Заявка", "Заявка (claimRef)"],
+        ),
+        claim,
+    ));
+    lines.push((
+        pick(tr, ["Size", "Capacity", "Объём", "Объём (capacity)"]),
+        if v.capacity.is_empty() {
+            "—".into()
+        } else {
+            v.capacity.clone()
+        },
+    ));
+    let modes = v
+        .access_modes
+        .iter()
+        .map(|m| {
+            let said = match (m.as_str(), ru) {
+                ("ReadWriteOnce", false) => "robots of one zone at a time, to read and write",
+                ("ReadWriteOnce", true) => "роботы одной зоны за раз, чтение и запись",
+                ("ReadOnlyMany", false) => "robots of many zones at once, to read only",
+                ("ReadOnlyMany", true) => "роботы многих зон сразу, только чтение",
+                ("ReadWriteMany", false) => "robots of many zones at once, to read and write",
+                ("ReadWriteMany", true) => "роботы многих зон сразу, чтение и запись",
+                ("ReadWriteOncePod", false) => "one robot only, to read and write",
+                ("ReadWriteOncePod", true) => "только один робот, чтение и запись",
+                _ => "",
+            };
+            if said.is_empty() || k8s {
+                m.clone()
+            } else {
+                format!("{m} — {said}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    lines.push((
+        pick(
+            tr,
+            [
+                "Who may open it",
+                "Access modes",
+                "Кто может открыть",
+                "Режимы доступа (accessModes)",
+            ],
+        ),
+        if modes.is_empty() {
+            "—".into()
+        } else {
+            modes
+        },
+    ));
+    lines.push((
+        pick(
+            tr,
+            [
+                "Kind of locker",
+                "StorageClass",
+                "Тип шкафчика",
+                "Класс хранения (storageClassName)",
+            ],
+        ),
+        if v.class.is_empty() {
+            both(tr, "none given", "не указан").to_string()
+        } else {
+            v.class.clone()
+        },
+    ));
+    let policy = match (v.reclaim_policy.as_str(), ru) {
+        ("Delete", false) => "the locker is taken apart, with everything in it",
+        ("Delete", true) => "шкафчик разберут вместе со всем, что в нём лежит",
+        ("Retain", false) => "the locker stays, things and all, until someone removes it by hand",
+        ("Retain", true) => "шкафчик останется вместе с вещами, пока его не уберут вручную",
+        ("Recycle", false) => "it is emptied and offered to the next claim",
+        ("Recycle", true) => "его очистят и отдадут следующей заявке",
+        _ => "",
+    };
+    lines.push((
+        pick(
+            tr,
+            [
+                "When its claim is deleted",
+                "Reclaim policy",
+                "Когда заявку удалят",
+                "Политика возврата (persistentVolumeReclaimPolicy)",
+            ],
+        ),
+        if policy.is_empty() || k8s {
+            v.reclaim_policy.clone()
+        } else {
+            format!("{} — {policy}", v.reclaim_policy)
+        },
+    ));
+    lines.push((
+        pick(tr, ["Status", "Status", "Состояние", "Состояние (phase)"]),
+        if k8s {
+            v.phase.clone()
+        } else {
+            format!("{} — {}", v.phase, locker_phase(tr, v))
+        },
+    ));
+    if let Some(zone) = zone {
+        lines.push((
+            pick(
+                tr,
+                [
+                    "Stands in zone",
+                    "Node affinity",
+                    "Стоит в зоне",
+                    "Привязка к узлу (nodeAffinity)",
+                ],
+            ),
+            if k8s {
+                format!("kubernetes.io/hostname In [{zone}]")
+            } else {
+                format!(
+                    "{zone} — {}",
+                    both(
+                        tr,
+                        "a locker does not move: robots that use it work in this zone",
+                        "шкафчик не переезжает: роботы, которым он нужен, работают в этой зоне",
+                    )
+                )
+            },
+        ));
+    }
+    lines
+}
+
+/// A sentence on what a locker is for, above its card.
+pub fn locker_intro(tr: Tr) -> &'static str {
+    pick(
+        tr,
+        [
+            "A locker keeps a robot's things after the robot is gone: the next robot that comes with the same locker claim finds them inside.",
+            "A PersistentVolume is storage that outlives pods: a pod that mounts the same PersistentVolumeClaim finds its data again.",
+            "Шкафчик хранит вещи робота и после того, как робота не стало: следующий робот с той же заявкой на шкафчик найдёт их внутри.",
+            "PersistentVolume — хранилище, которое переживает поды: под с той же PersistentVolumeClaim снова найдёт свои данные.",
+        ],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,5 +643,44 @@ mod tests {
             cause(en, two),
             "when the timer “back-off” went off after “exited” (set at setup)"
         );
+    }
+
+    #[test]
+    fn a_locker_reads_in_plain_words_in_both_languages() {
+        let v = VolumeView {
+            name: "pvc-1".into(),
+            claim: Some("default/data-web-2".into()),
+            capacity: "1Gi".into(),
+            access_modes: vec!["ReadWriteOnce".into()],
+            class: "standard".into(),
+            reclaim_policy: "Delete".into(),
+            phase: "Released".into(),
+            terminating: false,
+        };
+        let text = |tr: Tr| {
+            locker_lines(tr, &v, Some("zone-b"))
+                .into_iter()
+                .map(|(label, value)| format!("{label}: {value}"))
+                .collect::<Vec<_>>()
+        };
+        let en = text(Tr::new(Lang::En, Names::Warehouse));
+        assert_eq!(
+            en[0],
+            "Claim: default/data-web-2 — the locker claim it was set aside for"
+        );
+        assert_eq!(
+            en[2],
+            "Who may open it: ReadWriteOnce — robots of one zone at a time, to read and write"
+        );
+        assert!(
+            en[5].starts_with("Status: Released — its claim is gone"),
+            "{}",
+            en[5]
+        );
+        let ru = text(Tr::new(Lang::Ru, Names::Warehouse));
+        assert_eq!(ru[1], "Объём: 1Gi");
+        assert!(ru[4].contains("шкафчик разберут"), "{}", ru[4]);
+        let k8s = text(Tr::new(Lang::En, Names::Kubernetes));
+        assert_eq!(k8s[6], "Node affinity: kubernetes.io/hostname In [zone-b]");
     }
 }

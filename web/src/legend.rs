@@ -1,6 +1,6 @@
 //! The colour key for robot states.
 
-use crate::canvas::{state_color, LEGEND_STATES, SYSTEM_COLOR};
+use crate::canvas::{state_color, LEGEND_STATES, LOCKER_EDGE, LOCKER_FILL, SYSTEM_COLOR};
 use crate::canvas::{CHANGED_COLOR, LINE_NOT_READY, LINE_READY, LINE_TERMINATING};
 use crate::i18n::{Key, Tr, F};
 use yew::prelude::*;
@@ -41,6 +41,14 @@ pub fn Legend(props: &LegendProps) -> Html {
                     <rect x="2" y="2" width="8" height="8" rx="2" fill={SYSTEM_COLOR} opacity="0.9" />
                 </svg>
                 { tr.t(Key::SystemRobots) }
+            </span>
+            // A zone's locker and a robot's (`canvas::paint::locker`).
+            <span class="legend-item" data-state="locker">
+                <svg class="swatch-svg" viewBox="0 0 12 12" aria-hidden="true">
+                    <rect x="2.5" y="0.5" width="7" height="11" fill={LOCKER_FILL} stroke={LOCKER_EDGE} />
+                    <rect x="7" y="5.5" width="1" height="2.5" fill={LOCKER_EDGE} />
+                </svg>
+                { tr.f(F::LegendLocker) }
             </span>
             // How a sheet's lines are drawn (`canvas::desks::draw_sheet`).
             <span class="legend-heading">{ tr.f(F::LegendLines) }{ ":" }</span>

@@ -3,8 +3,9 @@
 //! stream, not a fresh snapshot of every pod whenever anything moves.
 //!
 //! [`FloorView`] holds one [`NodeView`] per zone behind an `Rc`: an update recomputes
-//! only the zones a write touched (a pod written on it or leaving it, its Node
-//! written, its kubelet killed or restarted) and every other zone stays the same
+//! only the zones a write touched (a pod written on it or leaving it, a
+//! PersistentVolume tied to it written, its Node written, its kubelet killed or
+//! restarted) and every other zone stays the same
 //! allocation (`Rc::ptr_eq`), so the canvas repaints only the zones that changed. A
 //! tick that only moves time (leases, Events) recomputes nothing and keeps the view.
 //! The robots' moves between the waiting bay, the zones and nowhere are handed on as
@@ -214,6 +215,7 @@ impl Projection {
         }
         let mut touched: Vec<(&str, &str)> = Vec::new();
         let mut seen: BTreeSet<(&str, &str)> = BTreeSet::new();
+        let mut volumes: BTreeSet<&str> = BTreeSet::new();
         let mut nodes_added_or_gone = false;
         let mut shown = false;
         for e in since.events.clone() {
@@ -228,6 +230,14 @@ impl Projection {
                     if seen.insert((namespace, name)) {
                         touched.push((namespace, name));
                     }
+                }
+                FeedEvent::Write {
+                    kind: "PersistentVolume",
+                    name,
+                    ..
+                } => {
+                    shown = true;
+                    volumes.insert(name);
                 }
                 FeedEvent::Write {
                     kind: "Node",
@@ -271,7 +281,8 @@ impl Projection {
             }
             view.nodes = zones;
         }
-        let (changes, dirty, bay) = self.place_robots(cluster, &view, &touched);
+        let (changes, mut dirty, bay) = self.place_robots(cluster, &view, &touched);
+        dirty.extend(place_volumes(cluster, &view, &volumes));
         if let Some(bay) = bay {
             view.unscheduled = Rc::new(bay);
         }
@@ -377,6 +388,25 @@ impl Projection {
     }
 }
 
+/// The zones a written PersistentVolume touched: the one that showed it and the one
+/// it is tied to now.
+fn place_volumes(cluster: &Cluster, view: &FloorView, names: &BTreeSet<&str>) -> BTreeSet<String> {
+    let mut dirty = BTreeSet::new();
+    for &name in names {
+        if let Some(zone) = view.nodes.iter().find(|z| {
+            z.volumes
+                .binary_search_by(|v| v.name.as_str().cmp(name))
+                .is_ok()
+        }) {
+            dirty.insert(zone.name.clone());
+        }
+        if let Some((Some(node), _)) = cluster.volume_placement(name) {
+            dirty.insert(node);
+        }
+    }
+    dirty
+}
+
 /// Reads the `dirty` zones again, and every zone's header (cheap: no pods), which
 /// also changes without a write (a kubelet powered off). A zone whose model came out
 /// equal keeps its `Rc`. Returns whether any zone changed.
@@ -400,6 +430,7 @@ fn refresh_zones(cluster: &Cluster, zones: &mut [Rc<NodeView>], dirty: &BTreeSet
             count(|c| c.zone_headers += 1);
             *zone = Rc::new(NodeView {
                 pods: zone.pods.clone(),
+                volumes: zone.volumes.clone(),
                 ..head
             });
             changed = true;
@@ -408,7 +439,7 @@ fn refresh_zones(cluster: &Cluster, zones: &mut [Rc<NodeView>], dirty: &BTreeSet
     changed
 }
 
-/// Everything of a zone but its robots is the same.
+/// Everything of a zone but its robots and lockers is the same.
 fn same_header(a: &NodeView, b: &NodeView) -> bool {
     a.name == b.name
         && a.control_plane == b.control_plane
@@ -576,6 +607,131 @@ mod tests {
         p.update(&s.cluster);
         assert_matches(&p, &s.cluster);
         follow_a_minute(&mut s, &mut p);
+    }
+
+    const CREW: &str = "apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  clusterIP: None
+  selector:
+    app: web
+  ports:
+  - port: 80
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+spec:
+  serviceName: web
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        volumeMounts:
+        - name: data
+          mountPath: /usr/share/nginx/html
+  volumeClaimTemplates:
+  - metadata:
+      name: data
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources:
+        requests:
+          storage: 1Gi
+";
+
+    #[test]
+    fn the_model_follows_a_numbered_crew_and_its_lockers() {
+        let mut s = settled(3);
+        let mut p = Projection::default();
+        p.update(&s.cluster);
+        let files =
+            warehouse_kubectl::MemoryFiles([("crew.yaml".to_string(), CREW.to_string())].into());
+        let out = s.run_shell("kubectl apply -f crew.yaml", None, &files);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        follow_a_minute(&mut s, &mut p);
+        let robots: Vec<(u32, Vec<String>)> = p
+            .view
+            .nodes
+            .iter()
+            .flat_map(|n| n.pods.iter())
+            .filter(|p| !p.system)
+            .map(|p| (p.ordinal.unwrap(), p.claims.clone()))
+            .collect();
+        let mut numbers: Vec<u32> = robots.iter().map(|r| r.0).collect();
+        numbers.sort_unstable();
+        assert_eq!(numbers, [0, 1, 2]);
+        for (n, claims) in &robots {
+            assert_eq!(claims, &[format!("data-web-{n}")]);
+        }
+        let lockers = |v: &FloorView| {
+            let mut l: Vec<String> = v
+                .nodes
+                .iter()
+                .flat_map(|n| n.volumes.iter())
+                .filter_map(|v| v.claim.clone())
+                .collect();
+            l.sort();
+            l
+        };
+        let all = [
+            "default/data-web-0",
+            "default/data-web-1",
+            "default/data-web-2",
+        ];
+        assert_eq!(lockers(&p.view), all);
+        // Each locker stands in the zone of the robot that mounts its claim.
+        for zone in &p.view.nodes {
+            for pod in zone.pods.iter().filter(|p| !p.system) {
+                let claim = format!("default/{}", pod.claims[0]);
+                assert!(
+                    zone.volumes
+                        .iter()
+                        .any(|v| v.claim.as_ref() == Some(&claim)),
+                    "{} on {}",
+                    pod.name,
+                    zone.name
+                );
+            }
+        }
+        // Scaled down, the crew keeps its lockers.
+        run(&mut s, "kubectl scale statefulset web --replicas=1");
+        follow_a_minute(&mut s, &mut p);
+        let left: Vec<&str> = p
+            .view
+            .nodes
+            .iter()
+            .flat_map(|n| n.pods.iter())
+            .filter(|p| !p.system)
+            .map(|p| p.name.as_str())
+            .collect();
+        assert_eq!(left, ["web-0"]);
+        assert_eq!(lockers(&p.view), all);
+        assert!(p
+            .view
+            .nodes
+            .iter()
+            .flat_map(|n| n.volumes.iter())
+            .all(|v| v.phase == "Bound" && v.capacity == "1Gi"));
+        // An idle minute recomputes no zone.
+        let before = (recomputed(), p.view.clone());
+        for _ in 0..10 {
+            s.cluster.advance(SimDuration::millis(3_000));
+            p.update(&s.cluster);
+        }
+        assert_eq!(recomputed(), before.0);
+        assert!(p.view.same_floor(&before.1));
     }
 
     #[test]

@@ -15,7 +15,9 @@
 //!   `{user, what, code, gate, stage}`), `missed`, `narration` (the lines shown).
 //!
 //! - `floor()` returns a JSON string of `canvas::FloorHook`: the desks and sheets as
-//!   drawn, `robots` (the robots as last painted, the shape of `robots()`),
+//!   drawn, `robots` (the robots as last painted, the shape of `robots()`), `crew`
+//!   (numbered robots: `zone`, `name`, `ordinal`, `claims`), `lockers` (`zone`,
+//!   `name`, `claim`, `phase`, `number`, and `x`, `y`, `w`, `h` as drawn),
 //!   `projection` (`zonesRecomputed`, `zoneHeaders`, `fullRebuilds`, `views`,
 //!   `unchanged`: what the floor's model computed since load), `fullPaints`,
 //!   `partialPaints`, `zonesPainted`, `generation`, `rebuilds`, `draws`.

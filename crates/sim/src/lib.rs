@@ -47,7 +47,7 @@ pub use snapshot::SnapshotError;
 pub use sort::{CollectMap, CollectSet, StableSort};
 pub use time::{parse_duration, SimDuration, SimTime};
 pub use views::view::{
-    ClusterView, ComponentView, NodeView, PodView, RequestView, RobotState, ZoneHealth,
+    ClusterView, ComponentView, NodeView, PodView, RequestView, RobotState, VolumeView, ZoneHealth,
 };
 
 /// The Kubernetes version the simulated cluster reports (`kubectl get nodes` VERSION).

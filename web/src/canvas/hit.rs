@@ -134,6 +134,9 @@ pub fn describe(t: &Target, view: &FloorView, data: &FloorData, tr: Tr) -> (Stri
             if let Some(o) = crate::floor::owner_of(pod.owner.as_deref()) {
                 line.push_str(&format!(" · {o}"));
             }
+            for c in &pod.claims {
+                line.push_str(&format!(" · {} {c}", tr.f(F::Claim)));
+            }
             if pod.restarts > 0 {
                 line.push_str(&format!(" · {} {}", tr.f(F::Restarts), pod.restarts));
             }
@@ -245,6 +248,24 @@ pub fn describe(t: &Target, view: &FloorView, data: &FloorData, tr: Tr) -> (Stri
                 .map(|s| crate::i18n::schedule_line(tr, s))
                 .unwrap_or_default();
             (name.clone(), line)
+        }
+        Target::Locker(name) => {
+            let found = view
+                .nodes
+                .iter()
+                .find_map(|n| Some((n, n.volumes.iter().find(|v| &v.name == name)?)));
+            let line = found
+                .map(|(n, v)| {
+                    let mut parts = vec![crate::inspector_i18n::locker_phase(tr, v).to_string()];
+                    if let Some(c) = &v.claim {
+                        parts.push(format!("{} {c}", tr.f(F::Claim)));
+                    }
+                    parts.push(v.capacity.clone());
+                    parts.push(format!("{} {}", tr.f(F::Zone), n.name));
+                    parts.join(" · ")
+                })
+                .unwrap_or_default();
+            (format!("{} {name}", tr.f(F::Locker)), line)
         }
         Target::Staff(c) => (tr.t(component_key(c.name())).to_string(), String::new()),
     }

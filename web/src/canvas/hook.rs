@@ -1,8 +1,10 @@
 //! What the test hook tells about the floor (`window.__warehouse.floor()`).
 
 use super::desks::{DeskBox, DeskLayout};
+use super::hit::Hits;
 use super::Floor;
 use crate::projection::FloorView;
+use crate::target::Target;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -38,8 +40,37 @@ pub struct FloorHook {
     /// The robots as the floor last painted them: zone → state → count, workload
     /// only, `unscheduled` for the bay (the shape of `__warehouse.robots()`).
     pub robots: BTreeMap<String, BTreeMap<&'static str, usize>>,
+    /// The numbered crews' robots as last painted: zone, name, number and claims.
+    pub crew: Vec<HookCrewRobot>,
+    /// The lockers (PersistentVolumes) as last painted, with where each was drawn
+    /// (CSS pixels of the floor before zoom and pan).
+    pub lockers: Vec<HookLocker>,
     #[serde(skip)]
     painted: Option<Rc<FloorView>>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookCrewRobot {
+    pub zone: String,
+    pub name: String,
+    pub ordinal: u32,
+    pub claims: Vec<String>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookLocker {
+    pub zone: String,
+    pub name: String,
+    pub claim: Option<String>,
+    pub phase: String,
+    /// The number on its door, if its claim ends in one.
+    pub number: Option<String>,
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -147,10 +178,49 @@ pub(super) fn hook_desk(b: &DeskBox, d: &DeskView) -> HookDesk {
     }
 }
 
-/// Counts a paint: of the whole floor or of `zones` changed zones.
-pub(super) fn report_paint(view: &Rc<FloorView>, zones: usize, full: bool) {
+/// Counts a paint: of the whole floor or of `zones` changed zones; the crews and
+/// lockers as painted.
+pub(super) fn report_paint(view: &Rc<FloorView>, hits: &Hits, zones: usize, full: bool) {
     HOOK.with(|h| {
         let mut h = h.borrow_mut();
+        h.crew = view
+            .nodes
+            .iter()
+            .flat_map(|n| n.pods.iter().map(move |p| (n, p)))
+            .filter_map(|(n, p)| {
+                Some(HookCrewRobot {
+                    zone: n.name.clone(),
+                    name: p.name.clone(),
+                    ordinal: p.ordinal?,
+                    claims: p.claims.clone(),
+                })
+            })
+            .collect();
+        h.lockers = hits
+            .items
+            .iter()
+            .filter_map(|(r, t)| match t {
+                Target::Locker(name) => Some((r, name)),
+                _ => None,
+            })
+            .filter_map(|(r, name)| {
+                let (n, v) = view
+                    .nodes
+                    .iter()
+                    .find_map(|n| Some((n, n.volumes.iter().find(|v| &v.name == name)?)))?;
+                Some(HookLocker {
+                    zone: n.name.clone(),
+                    name: name.clone(),
+                    claim: v.claim.clone(),
+                    phase: v.phase.clone(),
+                    number: super::paint::locker_number(v).map(str::to_string),
+                    x: r.x,
+                    y: r.y,
+                    w: r.w,
+                    h: r.h,
+                })
+            })
+            .collect();
         h.draws += 1;
         if full {
             h.full_paints += 1;

@@ -13,6 +13,13 @@ impl Rect {
     pub fn bottom(&self) -> f64 {
         self.y + self.h
     }
+    /// Whether `other` lies wholly inside this one.
+    pub fn contains(&self, other: &Rect) -> bool {
+        other.x >= self.x
+            && other.y >= self.y
+            && other.x + other.w <= self.x + self.w
+            && other.y + other.h <= self.y + self.h
+    }
     pub(super) fn inset(&self, left: f64, top: f64, right: f64, bottom: f64) -> Rect {
         Rect {
             x: self.x + left,

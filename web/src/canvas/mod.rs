@@ -523,7 +523,8 @@ fn repaint_changed(
         }
         zones += 1;
         p.hits.robots.retain(|h| h.node != Some(i));
-        p.hits.items.retain(|(r, _)| r != rect);
+        // The zone and what stands in it (its lockers).
+        p.hits.items.retain(|(r, _)| !rect.contains(r));
         clipped(ctx, *rect, |_| draw_zone(&mut p, *rect, i, node))?;
     }
     if !Rc::ptr_eq(&old.unscheduled, &view.unscheduled) {
@@ -533,7 +534,7 @@ fn repaint_changed(
         })?;
     }
     let busy = p.busy;
-    report_paint(view, zones, false);
+    report_paint(view, &f.hits, zones, false);
     Ok(busy)
 }
 
@@ -599,7 +600,7 @@ fn draw_all(
     draw_ghosts(&mut p);
     let busy = p.busy || !p.anim.flashes.is_empty() || !p.anim.walks.is_empty();
     report_draw(f, fresh_desks, &desks, &shown);
-    report_paint(view, view.nodes.len(), true);
+    report_paint(view, &f.hits, view.nodes.len(), true);
     f.painted = Some(Painted {
         view: view.clone(),
         desks: data.desks.clone(),

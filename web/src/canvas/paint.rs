@@ -12,7 +12,7 @@ use crate::target::Target;
 use std::collections::BTreeMap;
 use std::f64::consts::TAU;
 use warehouse_sim::views::countdown::{Countdown, CountdownKind};
-use warehouse_sim::{NodeView, PodView, RobotState, ZoneHealth};
+use warehouse_sim::{NodeView, PodView, RobotState, VolumeView, ZoneHealth};
 use wasm_bindgen::JsValue;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -330,7 +330,17 @@ pub(super) fn draw_zone(
         }
     }
 
-    let area = r.inset(8.0, header, 8.0, 6.0);
+    let mut area = r.inset(8.0, header, 8.0, 6.0);
+    if !node.volumes.is_empty() {
+        let system_row = if node.pods.iter().any(|p| p.system) {
+            SYSTEM_CELL + 2.0
+        } else {
+            0.0
+        };
+        let rack = locker_rack(area.inset(0.0, 0.0, 0.0, system_row), node.volumes.len());
+        draw_lockers(p, &rack, &node.volumes, node.killed)?;
+        area = area.inset(0.0, 0.0, rack.w + 6.0, 0.0);
+    }
     if node.killed && workload_count(&node.pods) == 0 && !compact {
         ctx.set_fill_style_str("#6b7480");
         font(ctx, 22.0, true);
@@ -345,6 +355,134 @@ pub(super) fn draw_zone(
         ctx.set_text_align("left");
     }
     draw_pods(p, area, &node.pods, node.killed, Some(index))
+}
+
+/// A locker on the floor, in CSS pixels.
+pub const LOCKER_W: f64 = 15.0;
+pub const LOCKER_H: f64 = 24.0;
+const LOCKER_GAP: f64 = 4.0;
+
+/// A bound locker's body and edge.
+pub const LOCKER_FILL: &str = "#5b7fa6";
+pub const LOCKER_EDGE: &str = "#2f4a69";
+
+/// The lockers' colours by the volume's phase: its body and its edge.
+pub fn locker_color(v: &VolumeView) -> (&'static str, &'static str) {
+    if v.terminating {
+        return ("#c9ccd1", "#7a7f87");
+    }
+    match v.phase.as_str() {
+        "Bound" => (LOCKER_FILL, LOCKER_EDGE),
+        "Available" => ("#a9c8e8", "#5b7fa6"),
+        "Released" => ("#b7bcc3", "#6b7480"),
+        "Failed" => ("#e6a3a3", STOPPED),
+        _ => ("#f2e3b3", "#b08a2e"),
+    }
+}
+
+/// The number a locker shows on its door: its claim's StatefulSet ordinal (the
+/// number after the last dash of `data-web-1`), if the claim ends in one.
+pub fn locker_number(v: &VolumeView) -> Option<&str> {
+    let claim = v.claim.as_deref()?;
+    let (_, n) = claim.rsplit_once('-')?;
+    (!n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit())).then_some(n)
+}
+
+/// Where a zone's lockers stand: a rack along the right edge of `area`, in
+/// columns top to bottom, as many columns as it takes (at most a third of the zone).
+pub(super) fn locker_rack(area: Rect, n: usize) -> Rect {
+    let rows = (((area.h + LOCKER_GAP) / (LOCKER_H + LOCKER_GAP)).floor() as usize).max(1);
+    let max_cols =
+        (((area.w / 3.0 + LOCKER_GAP) / (LOCKER_W + LOCKER_GAP)).floor() as usize).max(1);
+    let cols = n.div_ceil(rows).clamp(1, max_cols);
+    let w = cols as f64 * (LOCKER_W + LOCKER_GAP) - LOCKER_GAP;
+    Rect {
+        x: area.x + area.w - w,
+        y: area.y,
+        w,
+        h: area.h,
+    }
+}
+
+/// The zone's lockers in their rack, each a hit target; those that do not fit are
+/// counted.
+fn draw_lockers(
+    p: &mut Paint,
+    rack: &Rect,
+    volumes: &[VolumeView],
+    dark_floor: bool,
+) -> Result<(), JsValue> {
+    let ctx = p.ctx;
+    let rows = (((rack.h + LOCKER_GAP) / (LOCKER_H + LOCKER_GAP)).floor() as usize).max(1);
+    let cols = (((rack.w + LOCKER_GAP) / (LOCKER_W + LOCKER_GAP)).round() as usize).max(1);
+    let room = rows * cols;
+    let shown = if volumes.len() > room {
+        room - 1
+    } else {
+        volumes.len()
+    };
+    for (i, v) in volumes[..shown].iter().enumerate() {
+        let (col, row) = (i / rows, i % rows);
+        let b = Rect {
+            x: rack.x + col as f64 * (LOCKER_W + LOCKER_GAP),
+            y: rack.y + row as f64 * (LOCKER_H + LOCKER_GAP),
+            w: LOCKER_W,
+            h: LOCKER_H.min(rack.h),
+        };
+        let (fill, edge) = locker_color(v);
+        locker(ctx, b, fill, edge, locker_number(v))?;
+        p.hits.items.push((b, Target::Locker(v.name.clone())));
+    }
+    if shown < volumes.len() {
+        let i = shown;
+        let (x, y) = (
+            rack.x + (i / rows) as f64 * (LOCKER_W + LOCKER_GAP),
+            rack.y + (i % rows) as f64 * (LOCKER_H + LOCKER_GAP),
+        );
+        ctx.set_fill_style_str(if dark_floor { "#ffffff" } else { INK });
+        font(ctx, 10.0, true);
+        ctx.set_text_align("left");
+        ctx.fill_text(&format!("+{}", volumes.len() - shown), x, y + 14.0)?;
+    }
+    Ok(())
+}
+
+/// One locker: a cabinet with vents and a handle, its number on the door.
+pub(super) fn locker(
+    ctx: &CanvasRenderingContext2d,
+    b: Rect,
+    fill: &str,
+    edge: &str,
+    number: Option<&str>,
+) -> Result<(), JsValue> {
+    ctx.set_fill_style_str(fill);
+    ctx.fill_rect(b.x, b.y, b.w, b.h);
+    ctx.set_stroke_style_str(edge);
+    ctx.set_line_width(1.0);
+    ctx.stroke_rect(b.x + 0.5, b.y + 0.5, b.w - 1.0, b.h - 1.0);
+    // Vents across the top, a handle on the right.
+    ctx.begin_path();
+    for k in 0..2 {
+        let y = b.y + b.h * (0.14 + 0.1 * f64::from(k)) + 0.5;
+        ctx.move_to(b.x + b.w * 0.22, y);
+        ctx.line_to(b.x + b.w * 0.78, y);
+    }
+    ctx.stroke();
+    ctx.set_fill_style_str(edge);
+    ctx.fill_rect(
+        b.x + b.w * 0.72,
+        b.y + b.h * 0.5,
+        (b.w * 0.12).max(1.0),
+        b.h * 0.18,
+    );
+    if let Some(n) = number {
+        ctx.set_fill_style_str("#ffffff");
+        font(ctx, (b.w * 0.6).clamp(6.0, 10.0), true);
+        ctx.set_text_align("center");
+        ctx.fill_text_with_max_width(n, b.x + b.w * 0.42, b.y + b.h * 0.86, b.w * 0.6)?;
+        ctx.set_text_align("left");
+    }
+    Ok(())
 }
 
 pub(super) fn draw_bay(p: &mut Paint, r: Rect, pods: &[PodView]) -> Result<(), JsValue> {
@@ -496,7 +634,7 @@ pub(super) fn draw_robots(
     if s >= 10.0 {
         draw_rings(ctx, &robots)?;
     }
-    if s >= 14.0 {
+    if s >= NUMBER_CELL {
         draw_badges(p, &robots)?;
     }
 
@@ -580,7 +718,11 @@ pub(super) fn draw_visors_and_stripes(
 ) {
     let (pad, inner) = (r.pad, r.inner);
     ctx.begin_path();
-    for &(x, y) in &r.origins {
+    for (i, &(x, y)) in r.origins.iter().enumerate() {
+        // A numbered robot wears its number where the visor goes.
+        if r.s >= NUMBER_CELL && r.pods[i].1.ordinal.is_some() {
+            continue;
+        }
         ctx.rect(
             x + pad + inner * 0.28,
             y + pad + inner * 0.54,
@@ -638,9 +780,64 @@ pub(super) fn draw_rings(ctx: &CanvasRenderingContext2d, r: &Robots) -> Result<(
     Ok(())
 }
 
-/// Restarts (↻N) in a robot's corner, and the back-off or pull countdown under it.
+/// The smallest cell whose robots wear their StatefulSet number and a locker.
+pub const NUMBER_CELL: f64 = 14.0;
+
+/// A numbered crew's robot: its number on its body; a robot that mounts a claim: a
+/// small locker in its cell's corner.
+fn draw_number_and_locker(
+    ctx: &CanvasRenderingContext2d,
+    r: &Robots,
+    x: f64,
+    y: f64,
+    pod: &PodView,
+) -> Result<(), JsValue> {
+    let (s, pad, inner) = (r.s, r.pad, r.inner);
+    if let Some(n) = pod.ordinal {
+        let label = n.to_string();
+        let (bx, by, bw, bh) = (
+            x + pad + inner * 0.16,
+            y + pad + inner * 0.44,
+            inner * 0.68,
+            inner * 0.54,
+        );
+        font(ctx, (bh * 0.85).clamp(7.0, 13.0), true);
+        ctx.set_text_align("center");
+        ctx.set_text_baseline("middle");
+        ctx.set_fill_style_str("#ffffff");
+        ctx.fill_text_with_max_width(&label, bx + bw / 2.0, by + bh / 2.0 + 0.5, bw - 1.0)?;
+        ctx.set_text_baseline("alphabetic");
+        ctx.set_text_align("left");
+    }
+    if !pod.claims.is_empty() {
+        let (w, h) = ((s * 0.2).max(3.0), (s * 0.3).max(4.5));
+        let b = Rect {
+            x: x + s - w - 0.5,
+            y: y + s - h - 0.5,
+            w,
+            h,
+        };
+        ctx.set_fill_style_str(LOCKER_FILL);
+        ctx.fill_rect(b.x, b.y, b.w, b.h);
+        ctx.set_stroke_style_str(LOCKER_EDGE);
+        ctx.set_line_width(1.0);
+        ctx.stroke_rect(b.x + 0.5, b.y + 0.5, b.w - 1.0, b.h - 1.0);
+        ctx.set_fill_style_str(LOCKER_EDGE);
+        ctx.fill_rect(b.x + b.w * 0.62, b.y + b.h * 0.45, 1.0, b.h * 0.22);
+    }
+    Ok(())
+}
+
+/// Restarts (↻N) in a robot's corner, and the back-off or pull countdown under it;
+/// a numbered robot's number and the locker of a robot with a claim.
 pub(super) fn draw_badges(p: &Paint, r: &Robots) -> Result<(), JsValue> {
     let (ctx, s) = (p.ctx, r.s);
+    for (i, (_, pod)) in r.pods.iter().enumerate() {
+        if pod.ordinal.is_some() || !pod.claims.is_empty() {
+            let (x, y) = r.origins[i];
+            draw_number_and_locker(ctx, r, x, y, pod)?;
+        }
+    }
     font(ctx, (s * 0.3).clamp(8.0, 11.0), true);
     for (i, (_, pod)) in r.pods.iter().enumerate() {
         let (x, y) = r.origins[i];

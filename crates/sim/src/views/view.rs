@@ -62,6 +62,32 @@ pub struct PodView {
     pub system: bool,
     /// Container restarts, summed over its containers (the RESTARTS column).
     pub restarts: u32,
+    /// Its number in a StatefulSet (`apps.kubernetes.io/pod-index`, or the name's
+    /// suffix for a pod the set owns): `web-1` is 1.
+    pub ordinal: Option<u32>,
+    /// The PersistentVolumeClaims it mounts (`spec.volumes[].persistentVolumeClaim`),
+    /// in the order its volumes list them.
+    pub claims: Vec<String>,
+}
+
+/// A PersistentVolume as the floor draws it: beside the node its node affinity ties
+/// it to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VolumeView {
+    pub name: String,
+    /// The claim it is bound or reserved to, as `namespace/name`.
+    pub claim: Option<String>,
+    /// `spec.capacity.storage` as written (`1Gi`).
+    pub capacity: String,
+    pub access_modes: Vec<String>,
+    /// `spec.storageClassName`; empty for none.
+    pub class: String,
+    /// `Retain`, `Delete` (or `Recycle`).
+    pub reclaim_policy: String,
+    /// `status.phase`: `Pending`, `Available`, `Bound`, `Released`, `Failed`.
+    pub phase: String,
+    /// Being deleted (a deletion timestamp, held by its finalizer).
+    pub terminating: bool,
 }
 
 /// How a zone's supervisor (kubelet) is doing, as the control plane sees it and as it
@@ -91,6 +117,9 @@ pub struct NodeView {
     pub memory_allocatable: u64,
     /// Robots on this zone, sorted by namespace and name.
     pub pods: Vec<PodView>,
+    /// The PersistentVolumes tied to this node (a required node affinity
+    /// `kubernetes.io/hostname In [node]`), sorted by name; read with the robots.
+    pub volumes: Vec<VolumeView>,
 }
 
 /// A control-plane component on the strip across the top.
@@ -250,7 +279,66 @@ pub(crate) fn pod_view(pod: &Pod) -> PodView {
         status,
         system: pod.metadata.namespace.as_deref() == Some("kube-system"),
         restarts: crate::views::podstatus::restarts(pod).max(0) as u32,
+        ordinal: ordinal(pod),
+        claims: pod
+            .spec
+            .iter()
+            .flat_map(|s| s.volumes.iter().flatten())
+            .filter_map(|v| Some(v.persistent_volume_claim.as_ref()?.claim_name.clone()))
+            .collect(),
     }
+}
+
+/// A StatefulSet pod's number: its `apps.kubernetes.io/pod-index` label, or, for a
+/// pod a StatefulSet controls, the number after the name's last dash.
+fn ordinal(pod: &Pod) -> Option<u32> {
+    let labels = pod.metadata.labels.as_ref();
+    if let Some(i) = labels
+        .and_then(|l| l.get(crate::controllers::statefulset::POD_INDEX_LABEL))
+        .and_then(|v| v.parse().ok())
+    {
+        return Some(i);
+    }
+    let owned = pod
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .any(|r| r.controller == Some(true) && r.kind == "StatefulSet");
+    let name = pod.metadata.name.as_deref()?;
+    owned
+        .then(|| name.rsplit_once('-')?.1.parse().ok())
+        .flatten()
+}
+
+/// A PersistentVolume's view and the node it is tied to.
+pub(crate) fn volume_view(o: &crate::object::OtherObject) -> (Option<String>, VolumeView) {
+    let v = crate::controllers::volume::Volume::of(o);
+    let capacity = o
+        .fields
+        .get("spec")
+        .and_then(|s| s.get("capacity"))
+        .and_then(|c| c.get("storage"))
+        .and_then(|s| s.as_str())
+        .unwrap_or("")
+        .to_string();
+    let view = VolumeView {
+        name: v.name,
+        claim: v.claim.map(|(ns, name, _)| {
+            if ns.is_empty() {
+                name
+            } else {
+                format!("{ns}/{name}")
+            }
+        }),
+        capacity,
+        access_modes: v.access_modes,
+        class: v.class,
+        reclaim_policy: v.reclaim_policy,
+        phase: v.phase,
+        terminating: o.metadata.deletion_timestamp.is_some(),
+    };
+    (v.node, view)
 }
 
 impl Cluster {

@@ -9,7 +9,9 @@ use crate::object::{Kind, Object, ObjectKey};
 use crate::runtime::control_plane::ControlPlaneComponent;
 use crate::sort::StableSort;
 use crate::views::view::REQUESTS_IN_VIEW;
-use crate::views::view::{pod_view, ComponentView, NodeView, PodView, RequestView, ZoneHealth};
+use crate::views::view::{
+    pod_view, volume_view, ComponentView, NodeView, PodView, RequestView, VolumeView, ZoneHealth,
+};
 use k8s_openapi::api::core::v1::Node;
 
 impl Cluster {
@@ -30,7 +32,7 @@ impl Cluster {
         Some(self.node_view_of(node, true))
     }
 
-    /// One node without its robots (`pods` empty): what a Node write, a fault or a
+    /// One node without its robots (`pods` and `volumes` empty): what a Node write, a fault or a
     /// binding can change about the zone itself. Reads no pod.
     pub fn node_summary(&self, name: &str) -> Option<NodeView> {
         let key = ObjectKey::new(Kind::Node, "", name);
@@ -45,6 +47,31 @@ impl Cluster {
         let pod = self.store.get(&key)?.as_pod()?;
         let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
         Some((node, pod_view(pod)))
+    }
+
+    /// Where a PersistentVolume is drawn: the node its node affinity ties it to
+    /// (`None` for a volume tied to no node) and its view; `None` when there is no
+    /// such volume.
+    pub fn volume_placement(&self, name: &str) -> Option<(Option<String>, VolumeView)> {
+        let key = ObjectKey::new(Kind::PersistentVolume, "", name);
+        match self.store.get(&key)? {
+            Object::Other(o) => Some(volume_view(o)),
+            _ => None,
+        }
+    }
+
+    /// The PersistentVolumes tied to `node`, sorted by name (a pass over the
+    /// volumes, not the pods).
+    fn volumes_on(&self, node: &str) -> Vec<VolumeView> {
+        self.store
+            .list(Kind::PersistentVolume, None)
+            .filter_map(|o| match o {
+                Object::Other(o) => Some(volume_view(o)),
+                _ => None,
+            })
+            .filter(|(n, _)| n.as_deref() == Some(node))
+            .map(|(_, v)| v)
+            .collect()
     }
 
     /// The robots no node has yet, as `Cluster::view` lists them (a pass over every
@@ -84,7 +111,9 @@ impl Cluster {
         let name = n.metadata.name.clone().unwrap_or_default();
         let info = self.scheduler.nodes.get(&name);
         let mut pods: Vec<PodView> = Vec::new();
+        let mut volumes: Vec<VolumeView> = Vec::new();
         if with_pods {
+            volumes = self.volumes_on(&name);
             pods = self
                 .store
                 .pods_on_node(&name)
@@ -116,6 +145,7 @@ impl Cluster {
             memory_allocatable: info.map_or(0, |i| i.allocatable.memory),
             name,
             pods,
+            volumes,
         }
     }
 }

@@ -184,8 +184,6 @@ fn tabs_for(target: &Target) -> Vec<Tab> {
             Tab::WhyZone,
         ],
         Target::Staff(_) => vec![Tab::Role, Tab::Describe, Tab::Yaml, Tab::Events, Tab::Why],
-        // kubectl here cannot describe a PersistentVolume yet: its YAML comes first.
-        Target::Locker(_) => vec![Tab::Yaml, Tab::Events, Tab::Why],
         _ => vec![Tab::Describe, Tab::Yaml, Tab::Events, Tab::Why],
     }
 }

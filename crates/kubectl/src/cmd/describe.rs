@@ -1494,31 +1494,7 @@ fn describe_node(w: &mut Writer, cluster: &Cluster, v: &Value, now: SimTime) {
         }
         Err(e) => w.w(0, &format!("Lease:\tFailed to get lease: {}\n", e.message)),
     }
-    let conditions = arr(v, "status.conditions");
-    if !conditions.is_empty() {
-        w.w(
-            0,
-            "Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n",
-        );
-        w.w(
-            1,
-            "----\t------\t-----------------\t------------------\t------\t-------\n",
-        );
-        for c in conditions {
-            w.w(
-                1,
-                &format!(
-                    "{} \t{} \t{} \t{} \t{} \t{}\n",
-                    s(c, "type"),
-                    s(c, "status"),
-                    rfc1123z(s(c, "lastHeartbeatTime")),
-                    rfc1123z(s(c, "lastTransitionTime")),
-                    s(c, "reason"),
-                    s(c, "message")
-                ),
-            );
-        }
-    }
+    condition_table(w, v, "LastHeartbeatTime", "lastHeartbeatTime");
     w.w(0, "Addresses:\n");
     for a in arr(v, "status.addresses") {
         w.w(1, &format!("{}:\t{}\n", s(a, "type"), s(a, "address")));
@@ -2644,31 +2620,38 @@ fn describe_persistent_volume_claim(w: &mut Writer, cluster: &Cluster, v: &Value
         "Used By",
         users.iter().map(|p| s(p, "metadata.name").to_string()),
     );
+    condition_table(w, v, "LastProbeTime", "lastProbeTime");
+}
+
+/// The Conditions table of a node or a claim: type, status, a first time column
+/// (`title`, read from `field`), the transition time, reason and message.
+fn condition_table(w: &mut Writer, v: &Value, title: &str, field: &str) {
     let conditions = arr(v, "status.conditions");
-    if !conditions.is_empty() {
-        w.w(0, "Conditions:\n");
+    if conditions.is_empty() {
+        return;
+    }
+    w.w(0, "Conditions:\n");
+    w.w(
+        1,
+        &format!("Type\tStatus\t{title}\tLastTransitionTime\tReason\tMessage\n"),
+    );
+    w.w(
+        1,
+        "----\t------\t-----------------\t------------------\t------\t-------\n",
+    );
+    for c in conditions {
         w.w(
             1,
-            "Type\tStatus\tLastProbeTime\tLastTransitionTime\tReason\tMessage\n",
+            &format!(
+                "{} \t{} \t{} \t{} \t{} \t{}\n",
+                s(c, "type"),
+                s(c, "status"),
+                rfc1123z(s(c, field)),
+                rfc1123z(s(c, "lastTransitionTime")),
+                s(c, "reason"),
+                s(c, "message")
+            ),
         );
-        w.w(
-            1,
-            "----\t------\t-----------------\t------------------\t------\t-------\n",
-        );
-        for c in conditions {
-            w.w(
-                1,
-                &format!(
-                    "{} \t{} \t{} \t{} \t{} \t{}\n",
-                    s(c, "type"),
-                    s(c, "status"),
-                    rfc1123z(s(c, "lastProbeTime")),
-                    rfc1123z(s(c, "lastTransitionTime")),
-                    s(c, "reason"),
-                    s(c, "message")
-                ),
-            );
-        }
     }
 }
 

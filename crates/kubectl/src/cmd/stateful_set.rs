@@ -1,14 +1,11 @@
 //! A StatefulSet as kubectl's helpers read and change it. The kind is kept as JSON
 //! (`Object::Other`, upstream apps/v1 shape), so `describe`, `rollout`, `scale` and
-//! `set` read its spec and status here: [`defaulted`] fills what the apiserver's
-//! `SetDefaults_StatefulSet` (pkg/apis/apps/v1/defaults.go, 1.37 with the
-//! MaxUnavailableStatefulSet gate on by default) fills, so an object stored without
-//! those defaults reads as a real cluster serves it. Writes change the stored JSON
-//! itself, never the defaulted copy: the server defaults again.
+//! `set` read its spec and status here, with the defaults the apiserver filled in
+//! (`SetDefaults_StatefulSet`, in the simulation's `controllers/statefulset.rs`).
 
 use k8s_openapi::api::core::v1::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use warehouse_sim::controllers::selector_matches;
 use warehouse_sim::{Kind, Object};
@@ -16,68 +13,16 @@ use warehouse_sim::{Kind, Object};
 /// The annotation `rollout history` prints as a revision's CHANGE-CAUSE.
 pub(crate) const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
 
-/// The object's JSON with upstream's defaults filled in.
+/// The object's JSON with the defaults the apiserver fills in (the simulation's
+/// `SetDefaults_StatefulSet`), so an object built by hand reads as one served.
 pub(crate) fn defaulted(obj: &Object) -> Value {
-    let mut v = obj.to_json();
-    if let Some(spec) = v.get_mut("spec").and_then(Value::as_object_mut) {
-        default_spec(spec);
-    }
-    v
-}
-
-/// `SetDefaults_StatefulSet` over the spec's JSON.
-fn default_spec(spec: &mut Map<String, Value>) {
-    if spec
-        .get("podManagementPolicy")
-        .and_then(Value::as_str)
-        .is_none_or(str::is_empty)
-    {
-        spec.insert("podManagementPolicy".into(), json!("OrderedReady"));
-    }
-    let strategy = spec.entry("updateStrategy").or_insert(Value::Null);
-    if strategy.is_null() {
-        *strategy = json!({});
-    }
-    if let Some(strategy) = strategy.as_object_mut() {
-        let typed = strategy
-            .get("type")
-            .and_then(Value::as_str)
-            .is_some_and(|t| !t.is_empty());
-        if !typed {
-            strategy.insert("type".into(), json!("RollingUpdate"));
-            if strategy.get("rollingUpdate").is_none_or(Value::is_null) {
-                strategy.insert("rollingUpdate".into(), json!({}));
-            }
+    match obj {
+        Object::Other(o) => {
+            let mut o = o.clone();
+            warehouse_sim::controllers::statefulset::default_stateful_set(&mut o);
+            Object::Other(o).to_json()
         }
-        let rolling = strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate");
-        if let Some(ru) = strategy
-            .get_mut("rollingUpdate")
-            .and_then(Value::as_object_mut)
-            .filter(|_| rolling)
-        {
-            fill(ru, "partition", json!(0));
-            fill(ru, "maxUnavailable", json!(1));
-        }
-    }
-    let policy = spec
-        .entry("persistentVolumeClaimRetentionPolicy")
-        .or_insert(Value::Null);
-    if policy.is_null() {
-        *policy = json!({});
-    }
-    if let Some(policy) = policy.as_object_mut() {
-        fill(policy, "whenDeleted", json!("Retain"));
-        fill(policy, "whenScaled", json!("Retain"));
-    }
-    fill(spec, "replicas", json!(1));
-    fill(spec, "revisionHistoryLimit", json!(10));
-}
-
-/// Sets `field` when it is absent or null (a nil pointer to Go's decoder).
-fn fill(map: &mut Map<String, Value>, field: &str, value: Value) {
-    let slot = map.entry(field).or_insert(Value::Null);
-    if slot.is_null() {
-        *slot = value;
+        _ => obj.to_json(),
     }
 }
 

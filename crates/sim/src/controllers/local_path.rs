@@ -105,6 +105,7 @@ impl Cluster {
         {
             return Action::Done;
         }
+        let class_name = claim.class.clone().unwrap_or_default();
         let Some(node) = annotations.get(SELECTED_NODE).cloned() else {
             self.record_event(
                 &about,
@@ -112,11 +113,10 @@ impl Cluster {
                 None,
                 "Warning",
                 "ProvisioningFailed",
-                "failed to provision volume with StorageClass \"standard\": configuration error, no node was specified".into(),
+                format!("failed to provision volume with StorageClass \"{class_name}\": configuration error, no node was specified"),
             );
             return Action::Done;
         };
-        let class_name = claim.class.clone().unwrap_or_default();
         let reclaim = super::volume::class(self, &class_name)
             .map_or("Delete".to_string(), |k| k.reclaim_policy);
         self.record_event(

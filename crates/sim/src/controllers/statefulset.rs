@@ -170,7 +170,7 @@ impl SetSpec {
 /// `SetDefaults_StatefulSet`: the policies, the strategy (partition 0 and, with
 /// MaxUnavailableStatefulSet on by default since v1.35, maxUnavailable 1), one
 /// replica, ten revisions, claims retained, and the pod template's own defaults.
-pub(crate) fn default_stateful_set(o: &mut OtherObject) {
+pub fn default_stateful_set(o: &mut OtherObject) {
     let Some(spec) = o.fields.get_mut("spec").and_then(Value::as_object_mut) else {
         return;
     };

@@ -144,6 +144,10 @@ test('a numbered crew wears its numbers and keeps its lockers when scaled down',
       assert.ok(card.includes(words), `${words} in ${card}`);
     }
     await waitForText(page, '#inspector .inspector-related', 'no robots');
+    // kubectl describe pv, then the live YAML.
+    await waitForText(page, '#inspector-describe', 'Claim:             default/data-web-2');
+    await waitForText(page, '#inspector-describe', 'Reclaim Policy:    Delete');
+    await page.click('#inspector .inspector-tab[data-tab="yaml"]');
     await waitForText(page, '#inspector-yaml', 'kind: PersistentVolume');
     await waitForText(page, '#inspector-yaml', 'name: data-web-2');
     await screenshot(page, 'statefulset');

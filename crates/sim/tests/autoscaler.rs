@@ -181,3 +181,67 @@ fn the_apiserver_checks_the_bounds_and_the_target() {
         "{e}"
     );
 }
+
+#[test]
+fn able_to_scale_leads_the_conditions_and_holds_when_the_metrics_fail() {
+    let mut c = loaded(1, 10);
+    let types: Vec<String> = status(&c)["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(types, ["AbleToScale", "ScalingActive", "ScalingLimited"]);
+    assert_eq!(condition(&c, "AbleToScale")["reason"], "ReadyForNewScale");
+
+    // Without metrics-server the scale was still read: upstream says so.
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, PHP_APACHE);
+    create(&mut c, &autoscaler(1, 10));
+    c.advance(SimDuration::secs(60));
+    let able = condition(&c, "AbleToScale");
+    assert_eq!(able["status"], "True");
+    assert_eq!(able["reason"], "SucceededGetScale");
+    assert_eq!(
+        able["message"],
+        "the HPA controller was able to get the target's current scale"
+    );
+}
+
+#[test]
+fn an_autoscaling_v1_object_keeps_its_status_in_the_v1_shape() {
+    let mut c = Cluster::new(1, Topology::default());
+    c.enable_metrics_server().unwrap();
+    create(&mut c, PHP_APACHE);
+    create(
+        &mut c,
+        "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: php-apache\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: php-apache\n  maxReplicas: 4\n  targetCPUUtilizationPercentage: 60\n",
+    );
+    c.advance(SimDuration::secs(90));
+    let hpa = c
+        .get(Kind::HorizontalPodAutoscaler, "default", "php-apache")
+        .unwrap()
+        .to_json();
+    let status = &hpa["status"];
+    assert_eq!(status["currentCPUUtilizationPercentage"], 0);
+    assert_eq!(status["currentReplicas"], 1);
+    assert_eq!(status["desiredReplicas"], 1);
+    assert!(status.get("conditions").is_none(), "{status}");
+    assert!(status.get("currentMetrics").is_none(), "{status}");
+    let annotations = &hpa["metadata"]["annotations"];
+    let conditions: serde_json::Value = serde_json::from_str(
+        annotations["autoscaling.alpha.kubernetes.io/conditions"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(conditions[0]["type"], "AbleToScale");
+    assert_eq!(conditions[1]["reason"], "ValidMetricFound");
+    let metrics: serde_json::Value = serde_json::from_str(
+        annotations["autoscaling.alpha.kubernetes.io/current-metrics"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(metrics[0]["resource"]["currentAverageUtilization"], 0);
+}

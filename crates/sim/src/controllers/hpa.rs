@@ -197,12 +197,7 @@ impl Cluster {
         }
         let spec = AutoscalerSpec::of(&hpa);
         let about = Object::Other(hpa.clone());
-        let old_status = hpa
-            .fields
-            .get("status")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
+        let old_status = status_as_v2(&hpa);
         let mut status = old_status.clone();
         let mut conditions = Conditions::from(&old_status, self.now);
         let scale = match self.scale_of(&key.namespace, &spec) {
@@ -225,6 +220,14 @@ impl Cluster {
                 return self.write_autoscaler_status(hpa, status, conditions);
             }
         };
+        // Set before the metrics are read, as upstream does, so AbleToScale leads
+        // the conditions.
+        conditions.set(
+            "AbleToScale",
+            "True",
+            "SucceededGetScale",
+            "the HPA controller was able to get the target's current scale",
+        );
         let current = scale.replicas;
         status.insert("currentReplicas".into(), json!(current));
         let mut rescale_reason = String::new();
@@ -362,13 +365,17 @@ impl Cluster {
         if let Some(generation) = hpa.metadata.generation {
             status.insert("observedGeneration".into(), json!(generation));
         }
-        if hpa.fields.get("status").and_then(Value::as_object) == Some(&status) {
+        let mut updated = hpa.clone();
+        if updated.api_version == "autoscaling/v1" {
+            write_v1_status(&mut updated, status);
+        } else {
+            updated
+                .fields
+                .insert("status".into(), Value::Object(status));
+        }
+        if updated == hpa {
             return Action::Done;
         }
-        let mut updated = hpa;
-        updated
-            .fields
-            .insert("status".into(), Value::Object(status));
         Action::after_writes([self.update_as(ACTOR, Object::Other(updated)).map(drop)])
     }
 
@@ -744,6 +751,95 @@ impl Cluster {
 
 /// An autoscaler's conditions, each keeping its transition time while its status
 /// holds (`setConditionInList`).
+/// Where the autoscaling/v1 view keeps what its status has no field for
+/// (pkg/apis/autoscaling: `HorizontalPodAutoscalerConditionsAnnotation`,
+/// `MetricStatusesAnnotation`).
+pub const V1_CONDITIONS_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/conditions";
+pub const V1_CURRENT_METRICS_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/current-metrics";
+
+/// The status as the controller works on it (autoscaling/v2's): an autoscaling/v1
+/// object's from its status and the annotations its conversion keeps.
+fn status_as_v2(hpa: &OtherObject) -> Map<String, Value> {
+    let mut status = hpa
+        .fields
+        .get("status")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    if hpa.api_version == "autoscaling/v1" {
+        status.remove("currentCPUUtilizationPercentage");
+        let annotation = |key: &str| {
+            hpa.metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(key))
+                .and_then(|text| serde_json::from_str::<Value>(text).ok())
+        };
+        if let Some(conditions) = annotation(V1_CONDITIONS_ANNOTATION) {
+            status.insert("conditions".into(), conditions);
+        }
+    }
+    status
+}
+
+/// Writes the controller's (v2) status into an autoscaling/v1 object as the
+/// apiserver's v1 conversion shows it: the cpu utilization in
+/// `currentCPUUtilizationPercentage`, the conditions and current metrics as JSON in
+/// annotations.
+fn write_v1_status(hpa: &mut OtherObject, mut status: Map<String, Value>) {
+    let conditions = status.remove("conditions");
+    let metrics = status.remove("currentMetrics");
+    let cpu = metrics
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|m| m.pointer("/resource/name").and_then(Value::as_str) == Some("cpu"));
+    if let Some(u) = cpu.and_then(|m| m.pointer("/resource/current/averageUtilization")) {
+        status.insert("currentCPUUtilizationPercentage".into(), u.clone());
+    }
+    let v1_metrics: Vec<Value> = metrics
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            json!({"type": "Resource", "resource": {
+                "name": m.pointer("/resource/name").cloned().unwrap_or(Value::Null),
+                "currentAverageUtilization": m.pointer("/resource/current/averageUtilization").cloned().unwrap_or(Value::Null),
+                "currentAverageValue": m.pointer("/resource/current/averageValue").cloned().unwrap_or(Value::Null),
+            }})
+        })
+        .collect();
+    let annotations = hpa
+        .metadata
+        .annotations
+        .get_or_insert_with(Default::default);
+    for (key, value) in [
+        (
+            V1_CONDITIONS_ANNOTATION,
+            conditions.filter(|c| c.as_array().is_some_and(|a| !a.is_empty())),
+        ),
+        (
+            V1_CURRENT_METRICS_ANNOTATION,
+            (!v1_metrics.is_empty()).then(|| Value::Array(v1_metrics)),
+        ),
+    ] {
+        match value {
+            Some(v) => {
+                annotations.insert(key.to_string(), v.to_string());
+            }
+            None => {
+                annotations.remove(key);
+            }
+        }
+    }
+    if annotations.is_empty() {
+        hpa.metadata.annotations = None;
+    }
+    hpa.fields.insert("status".into(), Value::Object(status));
+}
+
 struct Conditions {
     list: Vec<Value>,
     now: SimTime,

@@ -184,7 +184,7 @@ fn the_apiserver_checks_the_bounds_and_the_target() {
 
 #[test]
 fn able_to_scale_leads_the_conditions_and_holds_when_the_metrics_fail() {
-    let mut c = loaded(1, 10);
+    let c = loaded(1, 10);
     let types: Vec<String> = status(&c)["conditions"]
         .as_array()
         .unwrap()

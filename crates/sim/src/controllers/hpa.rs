@@ -822,7 +822,7 @@ fn write_v1_status(hpa: &mut OtherObject, mut status: Map<String, Value>) {
         ),
         (
             V1_CURRENT_METRICS_ANNOTATION,
-            (!v1_metrics.is_empty()).then(|| Value::Array(v1_metrics)),
+            (!v1_metrics.is_empty()).then_some(Value::Array(v1_metrics)),
         ),
     ] {
         match value {

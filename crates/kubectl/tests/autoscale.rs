@@ -145,6 +145,13 @@ fn autoscale_refuses_what_upstream_refuses() {
         assert_eq!(out.combined(), want, "{line}");
         assert_eq!(out.code, 1, "{line}");
     }
+    let help = run(&mut s, "autoscale -h");
+    assert!(help
+        .stdout
+        .starts_with("Creates an autoscaler that automatically chooses"));
+    assert!(help
+        .stdout
+        .ends_with("[--cpu=CPU] [--memory=MEMORY] [options]\n"));
     // Nothing was made.
     assert_eq!(
         run(&mut s, "get hpa").combined(),

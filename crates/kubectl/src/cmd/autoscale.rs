@@ -316,7 +316,56 @@ fn v1_refusal(f: &Flags) -> Option<String> {
     }
 }
 
+const HELP: &str = "Creates an autoscaler that automatically chooses and sets the number of pods that run in a Kubernetes cluster. The command will attempt to use the autoscaling/v2 API first, in case of an error, it will fall back to autoscaling/v1 API.
+
+ Looks up a deployment, replica set, stateful set, or replication controller by name and creates an autoscaler that uses the given resource as a reference. An autoscaler can automatically increase or decrease number of pods deployed within the system as needed.
+
+Examples:
+  # Auto scale a deployment \"foo\", with the number of pods between 2 and 10, no target CPU utilization specified so a default autoscaling policy will be used
+  kubectl autoscale deployment foo --min=2 --max=10
+
+  # Auto scale a replication controller \"foo\", with the number of pods between 1 and 5, target CPU utilization at 80%
+  kubectl autoscale rc foo --max=5 --cpu=80%
+
+  # Auto scale a deployment \"bar\", with the number of pods between 3 and 6, target average CPU of 500m and memory of 200Mi
+  kubectl autoscale deployment bar --min=3 --max=6 --cpu=500m --memory=200Mi
+
+  # Auto scale a deployment \"bar\", with the number of pods between 2 and 8, target CPU utilization 60% and memory utilization 70%
+  kubectl autoscale deployment bar --min=3 --max=6 --cpu=60% --memory=70%
+
+Options:
+    --cpu='':
+\tTarget CPU utilization over all the pods. When specified as a percentage (e.g.\"70%\" for 70% of requested CPU) it will target average utilization. When specified as quantity (e.g.\"500m\" for 500 milliCPU) it will target average value. Value without units is treated as a quantity with miliCPU being the unit (e.g.\"500\" is \"500m\").
+
+    --dry-run='none':
+\tMust be \"none\", \"server\", or \"client\". If client strategy, only print the object that would be sent, without sending it. If server strategy, submit server-side request without persisting the resource.
+
+    --max=-1:
+\tThe upper limit for the number of pods that can be set by the autoscaler. Required.
+
+    --memory='':
+\tTarget memory utilization over all the pods. When specified  as a percentage (e.g.\"60%\" for 60% of requested memory) it will target average utilization. When specified as quantity (e.g.\"200Mi\" for 200 MiB, \"1Gi\" for 1 GiB) it will target average value. Value without units is treated as a quantity with mebibytes being the unit (e.g.\"200\" is \"200Mi\").
+
+    --min=-1:
+\tThe lower limit for the number of pods that can be set by the autoscaler. If it's not specified or negative, the server will apply a default value.
+
+    --name='':
+\tThe name for the newly created object. If not specified, the name of the input resource will be used.
+
+    -o, --output='':
+\tOutput format. One of: (json, yaml, name).
+
+Usage:
+  kubectl autoscale (-f FILENAME | TYPE NAME | TYPE/NAME) [--min=MINPODS] --max=MAXPODS [--cpu=CPU] [--memory=MEMORY] [options]
+";
+
 pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        return CommandOutput {
+            stdout: HELP.to_string(),
+            ..CommandOutput::default()
+        };
+    }
     let f = match parse(args) {
         Ok(f) => f,
         Err(e) => return CommandOutput::error(e),

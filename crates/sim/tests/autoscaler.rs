@@ -180,6 +180,15 @@ fn the_apiserver_checks_the_bounds_and_the_target() {
         ),
         "{e}"
     );
+    let zero = autoscaler(1, 2).replace("averageUtilization: 50", "averageUtilization: 0");
+    let obj = warehouse_sim::decode_manifests(&zero).unwrap().remove(0);
+    let e = c.create(obj).unwrap_err().message;
+    assert!(
+        e.ends_with(
+            "spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0"
+        ),
+        "{e}"
+    );
 }
 
 #[test]

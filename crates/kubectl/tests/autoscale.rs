@@ -171,6 +171,24 @@ fn autoscale_refuses_what_upstream_refuses() {
         run(&mut s, "autoscale deployment php-apache --max=2 --cpu=50%").combined(),
         "Error from server (AlreadyExists): horizontalpodautoscalers.autoscaling \"php-apache\" already exists\n"
     );
+    assert_eq!(
+        run(&mut s, "autoscale deployment php-apache --max=2 --cpu=1").combined(),
+        "error: failed to create autoscaling/v2 HPA and the configuration is incompatible with autoscaling/v1: %!w(<nil>)\n"
+    );
+    // The apiserver refuses a 0% target at v2; the autoscaling/v1 object upstream
+    // falls back to has no cpu target (--cpu-percent was not given), so 80% applies.
+    assert_eq!(
+        run(
+            &mut s,
+            "autoscale deployment php-apache --max=2 --cpu=0% --name=zero"
+        )
+        .combined(),
+        "horizontalpodautoscaler.autoscaling/zero autoscaled\n"
+    );
+    assert_eq!(
+        run(&mut s, "get hpa zero -o jsonpath={.apiVersion}{.spec}").stdout,
+        r#"autoscaling/v1{"maxReplicas":2,"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"php-apache"}}"#
+    );
 }
 
 #[test]

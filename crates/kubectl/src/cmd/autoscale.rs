@@ -10,8 +10,8 @@
 //! (or `--name`) with one Resource metric per target given, `minReplicas` only when
 //! `--min` is positive, and the `autoscaled` line. `--cpu-percent` still works, with
 //! pflag's deprecation warning. When the v2 create fails, upstream falls back to
-//! autoscaling/v1 only for a cpu utilization target; that attempt would fail the same
-//! way here, so the error printed is the v2 one, or upstream's explanation when the
+//! autoscaling/v1 when the configuration allows it (a `--cpu` utilization, no
+//! `--memory`) and prints that attempt's answer; otherwise it explains that the
 //! configuration cannot be written at v1. Simplified: `-f` is not available (the
 //! simulated laptop has no files) and `-o json` of a client-side dry run is refused,
 //! as for the create generators.
@@ -20,7 +20,7 @@ use crate::context::{CommandOutput, Context};
 use crate::errors;
 use serde_json::{json, Value};
 use warehouse_sim::object::quantity::Quantity;
-use warehouse_sim::{Cluster, Kind, Object, StatusReason};
+use warehouse_sim::{Cluster, Kind, Object};
 
 const USAGE: &str = "See 'kubectl autoscale --help' for usage.";
 
@@ -303,6 +303,36 @@ fn autoscaler(f: &Flags, max: i32, target: Kind, target_name: &str, namespace: &
     })
 }
 
+/// `createHorizontalPodAutoscalerV1`: the fallback's object, its cpu target only
+/// from `--cpu-percent`.
+fn autoscaler_v1(f: &Flags, max: i32, target: Kind, target_name: &str, namespace: &str) -> Value {
+    let name = if f.name.is_empty() {
+        target_name
+    } else {
+        f.name.as_str()
+    };
+    let mut spec = json!({
+        "scaleTargetRef": {
+            "apiVersion": target.api_version(),
+            "kind": target.as_str(),
+            "name": target_name,
+        },
+        "maxReplicas": max,
+    });
+    if f.min > 0 {
+        spec["minReplicas"] = json!(f.min);
+    }
+    if f.cpu_percent >= 0 {
+        spec["targetCPUUtilizationPercentage"] = json!(f.cpu_percent);
+    }
+    json!({
+        "apiVersion": "autoscaling/v1",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": spec,
+    })
+}
+
 /// `canCreateHPAV1`'s refusal, when the configuration cannot be written at v1.
 fn v1_refusal(f: &Flags) -> Option<String> {
     let prefix = "error: failed to create autoscaling/v2 HPA and the configuration is incompatible with autoscaling/v1";
@@ -473,12 +503,28 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             };
             let created = match crate::context::create_generated(cluster, ctx, obj, suffix) {
                 Ok(c) => c,
-                Err(e) => {
-                    let refusal = (e.reason != StatusReason::Forbidden)
-                        .then(|| v1_refusal(&f))
-                        .flatten();
-                    out.fail(refusal.unwrap_or_else(|| errors::render(&e, None)));
-                    return out;
+                Err(_) => {
+                    // Upstream tries autoscaling/v1 when the v2 create fails, if the
+                    // configuration can be written there.
+                    if let Some(refusal) = v1_refusal(&f) {
+                        out.fail(refusal);
+                        return out;
+                    }
+                    let v1 = autoscaler_v1(&f, max, r.kind, target_name, &namespace);
+                    let made =
+                        Object::from_json_at(Kind::HorizontalPodAutoscaler, "autoscaling/v1", v1)
+                            .map_err(|e| format!("error: {e}"))
+                            .and_then(|o| {
+                                crate::context::create_generated(cluster, ctx, o, suffix)
+                                    .map_err(|e| errors::render(&e, None))
+                            });
+                    match made {
+                        Ok(c) => c,
+                        Err(e) => {
+                            out.fail(e);
+                            return out;
+                        }
+                    }
                 }
             };
             let display = format!("horizontalpodautoscaler.autoscaling/{}", created.name());

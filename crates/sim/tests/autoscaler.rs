@@ -254,3 +254,45 @@ fn an_autoscaling_v1_object_keeps_its_status_in_the_v1_shape() {
     .unwrap();
     assert_eq!(metrics[0]["resource"]["currentAverageUtilization"], 0);
 }
+
+#[test]
+fn without_behavior_a_scale_up_is_limited_to_twice_the_count_or_four() {
+    let mut c = Cluster::new(1, Topology::default());
+    c.enable_metrics_server().unwrap();
+    create(&mut c, PHP_APACHE);
+    create(
+        &mut c,
+        &autoscaler(2, 10).replace("averageUtilization: 50", "averageUtilization: 10"),
+    );
+    create(
+        &mut c,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: load\nspec:\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sleep, \"3600\"]\n",
+    );
+    c.advance(SimDuration::secs(60));
+    assert_eq!(replicas(&c), 2);
+    traffic(
+        &mut c,
+        "start load --to svc/php-apache --from load --rps 100",
+    );
+    let mut seen = Vec::new();
+    for _ in 0..12 {
+        c.advance(SimDuration::secs(5));
+        let r = replicas(&c);
+        if seen.last() != Some(&r) {
+            seen.push(r);
+        }
+        if r != 2 {
+            break;
+        }
+    }
+    // Upstream's `calculateScaleUpLimit`: max(2 * 2, 4) = 4, where the default
+    // policies of a set behavior would allow 2 + 4 = 6.
+    assert_eq!(seen, [2, 4]);
+    let limited = condition(&c, "ScalingLimited");
+    assert_eq!(limited["status"], "True", "{limited}");
+    assert_eq!(limited["reason"], "ScaleUpLimit");
+    assert_eq!(
+        limited["message"],
+        "the desired replica count is increasing faster than the maximum scale rate"
+    );
+}

@@ -12,7 +12,8 @@
 //! count as idle when scaling up). The count is then held by the stabilization
 //! windows (none up, 300 s down: the highest recommendation of the last five minutes
 //! wins), limited by the scaling policies (up: the larger of 100% or 4 pods per 15 s;
-//! down: 100% per 15 s) and by minReplicas and maxReplicas, and written to the
+//! down: 100% per 15 s; without `behavior`, `calculateScaleUpLimit`: up to twice the
+//! current count or 4) and by minReplicas and maxReplicas, and written to the
 //! target's replicas. Status: the current and desired replicas, the current metric,
 //! `lastScaleTime` and the AbleToScale, ScalingActive and ScalingLimited conditions.
 //!
@@ -105,6 +106,10 @@ pub struct AutoscalerSpec {
     pub unsupported_metric: Option<String>,
     pub scale_up_window_secs: i64,
     pub scale_down_window_secs: i64,
+    /// Whether `spec.behavior` is set: without it upstream limits a scale-up to
+    /// twice the current count or 4, whichever is more (`calculateScaleUpLimit`),
+    /// instead of the default policies.
+    pub has_behavior: bool,
 }
 
 impl AutoscalerSpec {
@@ -166,6 +171,7 @@ impl AutoscalerSpec {
             scale_up_window_secs: int("/behavior/scaleUp/stabilizationWindowSeconds").unwrap_or(0),
             scale_down_window_secs: int("/behavior/scaleDown/stabilizationWindowSeconds")
                 .unwrap_or(DOWNSCALE_STABILIZATION_SECS),
+            has_behavior: spec.get("behavior").is_some_and(|b| !b.is_null()),
         }
     }
 }
@@ -692,10 +698,14 @@ impl Cluster {
         memory.scale_ups.retain(|(at, _)| *at > period_start);
         let added: i32 = memory.scale_ups.iter().map(|(_, n)| n).sum();
         let (limited_reason, limited_message, limited) = if recommendation > current {
-            let start = current - added;
-            let up_limit = (start.saturating_mul(2))
-                .max(start.saturating_add(4))
-                .max(current);
+            let up_limit = if spec.has_behavior {
+                let start = current - added;
+                (start.saturating_mul(2))
+                    .max(start.saturating_add(4))
+                    .max(current)
+            } else {
+                current.saturating_mul(2).max(4)
+            };
             let allowed = spec.max_replicas.min(up_limit);
             if recommendation > allowed {
                 recommendation = allowed;

@@ -296,3 +296,27 @@ fn without_behavior_a_scale_up_is_limited_to_twice_the_count_or_four() {
         "the desired replica count is increasing faster than the maximum scale rate"
     );
 }
+
+#[test]
+fn without_behavior_the_highest_recent_recommendation_wins_even_above_the_count() {
+    let mut c = loaded(1, 10);
+    traffic(
+        &mut c,
+        "start load --to svc/php-apache --from load --rps 20",
+    );
+    c.advance(SimDuration::secs(90));
+    assert_eq!(replicas(&c), 4);
+    traffic(&mut c, "stop load");
+    c.advance(SimDuration::secs(30));
+    // Someone scales the target down by hand inside the stabilization window:
+    // `stabilizeRecommendation` still holds the highest recommendation of the last
+    // 300 s, so the autoscaler sets 4 again.
+    let mut deployment = c.get(Kind::Deployment, "default", "php-apache").unwrap();
+    if let warehouse_sim::Object::Deployment(d) = &mut deployment {
+        d.spec.replicas = Some(1);
+    }
+    c.update(deployment).unwrap();
+    assert_eq!(replicas(&c), 1);
+    c.advance(SimDuration::secs(20));
+    assert_eq!(replicas(&c), 4);
+}

@@ -681,7 +681,13 @@ impl Cluster {
                 down = down.max(*r);
             }
         }
-        let mut recommendation = current.max(up).min(down);
+        // Without `behavior`, upstream's `stabilizeRecommendation`: the highest
+        // recommendation of the window, even above the current count.
+        let mut recommendation = if spec.has_behavior {
+            current.max(up).min(down)
+        } else {
+            down
+        };
         let keep_from = window(spec.scale_up_window_secs.max(spec.scale_down_window_secs));
         memory.recommendations.retain(|(at, _)| *at > keep_from);
         memory.recommendations.push((now, prenormalized));

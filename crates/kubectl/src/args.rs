@@ -13,6 +13,7 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "api-resources",
     "apply",
     "auth",
+    "autoscale",
     "cluster-info",
     "config",
     "cordon",

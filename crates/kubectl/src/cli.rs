@@ -150,6 +150,8 @@ pub enum Command {
     Top(Vec<String>),
     /// `kubectl exec ...` (exec.rs).
     Exec(Vec<String>),
+    /// `kubectl autoscale ...` (autoscale.rs).
+    Autoscale(Vec<String>),
     /// `kubectl edit ...` (edit.rs).
     Edit(Vec<String>),
     /// `kubectl explain ...` (explain.rs).
@@ -183,6 +185,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         }
         Some("rollout") => return Ok(Command::Rollout(args.to_vec())),
         Some("scale") => return Ok(Command::Scale(args.to_vec())),
+        Some("autoscale") => return Ok(Command::Autoscale(args.to_vec())),
         Some("set") => return Ok(Command::Set(args.to_vec())),
         Some("logs") => return Ok(Command::Logs(args.to_vec())),
         Some("label") => {

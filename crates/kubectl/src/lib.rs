@@ -210,6 +210,7 @@ impl Session {
             cli::Command::Patch(a) => cmd::patch::run(&mut self.cluster, &ctx, &a),
             cli::Command::Rollout(a) => rollout::run(&mut self.cluster, &ctx, &a),
             cli::Command::Scale(a) => scale::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Autoscale(a) => cmd::autoscale::run(&mut self.cluster, &ctx, &a),
             cli::Command::Set(a) => set::run(&mut self.cluster, &ctx, &a),
             cli::Command::Logs(a) => logs::run(&self.cluster, &ctx, &a),
             cli::Command::Label(a, t) => label::run(&mut self.cluster, &ctx, &a, t),

@@ -180,4 +180,143 @@ fn the_apiserver_checks_the_bounds_and_the_target() {
         ),
         "{e}"
     );
+    let zero = autoscaler(1, 2).replace("averageUtilization: 50", "averageUtilization: 0");
+    let obj = warehouse_sim::decode_manifests(&zero).unwrap().remove(0);
+    let e = c.create(obj).unwrap_err().message;
+    assert!(
+        e.ends_with(
+            "spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn able_to_scale_leads_the_conditions_and_holds_when_the_metrics_fail() {
+    let c = loaded(1, 10);
+    let types: Vec<String> = status(&c)["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(types, ["AbleToScale", "ScalingActive", "ScalingLimited"]);
+    assert_eq!(condition(&c, "AbleToScale")["reason"], "ReadyForNewScale");
+
+    // Without metrics-server the scale was still read: upstream says so.
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, PHP_APACHE);
+    create(&mut c, &autoscaler(1, 10));
+    c.advance(SimDuration::secs(60));
+    let able = condition(&c, "AbleToScale");
+    assert_eq!(able["status"], "True");
+    assert_eq!(able["reason"], "SucceededGetScale");
+    assert_eq!(
+        able["message"],
+        "the HPA controller was able to get the target's current scale"
+    );
+}
+
+#[test]
+fn an_autoscaling_v1_object_keeps_its_status_in_the_v1_shape() {
+    let mut c = Cluster::new(1, Topology::default());
+    c.enable_metrics_server().unwrap();
+    create(&mut c, PHP_APACHE);
+    create(
+        &mut c,
+        "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: php-apache\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: php-apache\n  maxReplicas: 4\n  targetCPUUtilizationPercentage: 60\n",
+    );
+    c.advance(SimDuration::secs(90));
+    let hpa = c
+        .get(Kind::HorizontalPodAutoscaler, "default", "php-apache")
+        .unwrap()
+        .to_json();
+    let status = &hpa["status"];
+    assert_eq!(status["currentCPUUtilizationPercentage"], 0);
+    assert_eq!(status["currentReplicas"], 1);
+    assert_eq!(status["desiredReplicas"], 1);
+    assert!(status.get("conditions").is_none(), "{status}");
+    assert!(status.get("currentMetrics").is_none(), "{status}");
+    let annotations = &hpa["metadata"]["annotations"];
+    let conditions: serde_json::Value = serde_json::from_str(
+        annotations["autoscaling.alpha.kubernetes.io/conditions"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(conditions[0]["type"], "AbleToScale");
+    assert_eq!(conditions[1]["reason"], "ValidMetricFound");
+    let metrics: serde_json::Value = serde_json::from_str(
+        annotations["autoscaling.alpha.kubernetes.io/current-metrics"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(metrics[0]["resource"]["currentAverageUtilization"], 0);
+}
+
+#[test]
+fn without_behavior_a_scale_up_is_limited_to_twice_the_count_or_four() {
+    let mut c = Cluster::new(1, Topology::default());
+    c.enable_metrics_server().unwrap();
+    create(&mut c, PHP_APACHE);
+    create(
+        &mut c,
+        &autoscaler(2, 10).replace("averageUtilization: 50", "averageUtilization: 10"),
+    );
+    create(
+        &mut c,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: load\nspec:\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sleep, \"3600\"]\n",
+    );
+    c.advance(SimDuration::secs(60));
+    assert_eq!(replicas(&c), 2);
+    traffic(
+        &mut c,
+        "start load --to svc/php-apache --from load --rps 100",
+    );
+    let mut seen = Vec::new();
+    for _ in 0..12 {
+        c.advance(SimDuration::secs(5));
+        let r = replicas(&c);
+        if seen.last() != Some(&r) {
+            seen.push(r);
+        }
+        if r != 2 {
+            break;
+        }
+    }
+    // Upstream's `calculateScaleUpLimit`: max(2 * 2, 4) = 4, where the default
+    // policies of a set behavior would allow 2 + 4 = 6.
+    assert_eq!(seen, [2, 4]);
+    let limited = condition(&c, "ScalingLimited");
+    assert_eq!(limited["status"], "True", "{limited}");
+    assert_eq!(limited["reason"], "ScaleUpLimit");
+    assert_eq!(
+        limited["message"],
+        "the desired replica count is increasing faster than the maximum scale rate"
+    );
+}
+
+#[test]
+fn without_behavior_the_highest_recent_recommendation_wins_even_above_the_count() {
+    let mut c = loaded(1, 10);
+    traffic(
+        &mut c,
+        "start load --to svc/php-apache --from load --rps 20",
+    );
+    c.advance(SimDuration::secs(90));
+    assert_eq!(replicas(&c), 4);
+    traffic(&mut c, "stop load");
+    c.advance(SimDuration::secs(30));
+    // Someone scales the target down by hand inside the stabilization window:
+    // `stabilizeRecommendation` still holds the highest recommendation of the last
+    // 300 s, so the autoscaler sets 4 again.
+    let mut deployment = c.get(Kind::Deployment, "default", "php-apache").unwrap();
+    if let warehouse_sim::Object::Deployment(d) = &mut deployment {
+        d.spec.replicas = Some(1);
+    }
+    c.update(deployment).unwrap();
+    assert_eq!(replicas(&c), 1);
+    c.advance(SimDuration::secs(20));
+    assert_eq!(replicas(&c), 4);
 }

@@ -6,7 +6,8 @@
 //! the Events table as upstream does, so the columns line up exactly as kubectl's.
 //! Pods, nodes, deployments, replicasets, statefulsets, jobs, services, endpoints,
 //! endpointslices, namespaces, configmaps, serviceaccounts, limitranges, resourcequotas,
-//! persistentvolumeclaims, persistentvolumes, storageclasses and (cluster)rolebindings have their upstream describers; kinds upstream describes
+//! persistentvolumeclaims, persistentvolumes, storageclasses, horizontalpodautoscalers and
+//! (cluster)rolebindings have their upstream describers; kinds upstream describes
 //! generically (leases, ...) get the generic describer; the few kinds whose dedicated
 //! describer is not written here yet say so instead of printing something else.
 
@@ -194,6 +195,7 @@ pub fn describe(cluster: &Cluster, obj: &Object, show_events: bool) -> Result<St
         Kind::PersistentVolumeClaim => describe_persistent_volume_claim(&mut w, cluster, &v, now),
         Kind::PersistentVolume => describe_persistent_volume(&mut w, &v, now),
         Kind::StorageClass => describe_storage_class(&mut w, &v),
+        Kind::HorizontalPodAutoscaler => describe_autoscaler(&mut w, &autoscaler_v2(&v)),
         Kind::ServiceAccount => describe_service_account(&mut w, &v),
         Kind::LimitRange => {
             describe_limit_range(&mut w, &v);
@@ -230,7 +232,6 @@ const HAS_DEDICATED_DESCRIBER: &[&str] = &[
     "Role",
     "ClusterRole",
     "ReplicationController",
-    "HorizontalPodAutoscaler",
     "NetworkPolicy",
     "PriorityClass",
 ];
@@ -2837,6 +2838,344 @@ fn describe_storage_class(w: &mut Writer, v: &Value) {
 
 /// The generic describer (`genericDescriber`): every field but the metadata ones, in
 /// sorted order, with `smartLabelFor` titles.
+/// An autoscaler as the apiserver serves it at autoscaling/v2, its preferred version
+/// (what kubectl reads to describe one): an autoscaling/v1 object's cpu target
+/// becomes a Resource metric, and the defaults `SetDefaults_HorizontalPodAutoscaler`
+/// applies show (minReplicas 1, a cpu utilization of 80% without any metric, the
+/// default scaling rules filled in beside a behavior that is given).
+fn autoscaler_v2(v: &Value) -> Value {
+    let mut out = v.clone();
+    let utilization = |target: i64| {
+        serde_json::json!([{"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": target}}}])
+    };
+    if s(v, "apiVersion") == "autoscaling/v1" {
+        let target = at(v, "spec.targetCPUUtilizationPercentage")
+            .as_i64()
+            .unwrap_or(80);
+        out["spec"]["metrics"] = utilization(target);
+        // What v1 has no field for, the conversion keeps in annotations.
+        let annotations = out
+            .pointer_mut("/metadata/annotations")
+            .and_then(Value::as_object_mut);
+        let kept = |key: &str| {
+            annotations
+                .as_ref()
+                .and_then(|a| a.get(key))
+                .and_then(Value::as_str)
+                .and_then(|text| serde_json::from_str::<Value>(text).ok())
+        };
+        let conditions = kept("autoscaling.alpha.kubernetes.io/conditions");
+        let metrics = kept("autoscaling.alpha.kubernetes.io/current-metrics");
+        if let Some(a) = annotations {
+            a.remove("autoscaling.alpha.kubernetes.io/conditions");
+            a.remove("autoscaling.alpha.kubernetes.io/current-metrics");
+        }
+        if !out["status"].is_object() {
+            out["status"] = Value::Object(Map::new());
+        }
+        if let Some(conditions) = conditions {
+            out["status"]["conditions"] = conditions;
+        }
+        let current: Vec<Value> = metrics
+            .as_ref()
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|m| {
+                let mut current = Map::new();
+                if let Some(u) = at(m, "resource.currentAverageUtilization").as_i64() {
+                    current.insert("averageUtilization".into(), u.into());
+                }
+                current.insert(
+                    "averageValue".into(),
+                    at(m, "resource.currentAverageValue").clone(),
+                );
+                serde_json::json!({"type": "Resource", "resource": {
+                    "name": s(m, "resource.name"), "current": current}})
+            })
+            .collect();
+        if !current.is_empty() {
+            out["status"]["currentMetrics"] = Value::Array(current);
+        }
+    } else if arr(v, "spec.metrics").is_empty() {
+        out["spec"]["metrics"] = utilization(80);
+    }
+    if at(v, "spec.minReplicas").is_null() {
+        out["spec"]["minReplicas"] = Value::from(1);
+    }
+    if let Some(behavior) = out
+        .pointer_mut("/spec/behavior")
+        .and_then(Value::as_object_mut)
+    {
+        let defaults = [
+            (
+                "scaleUp",
+                Some(0),
+                serde_json::json!([
+                    {"type": "Pods", "value": 4, "periodSeconds": 15},
+                    {"type": "Percent", "value": 100, "periodSeconds": 15},
+                ]),
+            ),
+            (
+                "scaleDown",
+                None,
+                serde_json::json!([{"type": "Percent", "value": 100, "periodSeconds": 15}]),
+            ),
+        ];
+        for (direction, window, policies) in defaults {
+            let rules = behavior
+                .entry(direction)
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !rules.is_object() {
+                *rules = Value::Object(Map::new());
+            }
+            if let Some(rules) = rules.as_object_mut() {
+                rules.entry("selectPolicy").or_insert_with(|| "Max".into());
+                rules.entry("policies").or_insert(policies);
+                if let Some(window) = window {
+                    rules
+                        .entry("stabilizationWindowSeconds")
+                        .or_insert_with(|| Value::from(window));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `describeHorizontalPodAutoscalerV2`.
+fn describe_autoscaler(w: &mut Writer, v: &Value) {
+    header(w, v, true);
+    meta_labels(w, v);
+    w.w(
+        0,
+        &format!(
+            "CreationTimestamp:\t{}\n",
+            rfc1123z(s(v, "metadata.creationTimestamp"))
+        ),
+    );
+    let target_kind = s(v, "spec.scaleTargetRef.kind");
+    w.w(
+        0,
+        &format!(
+            "Reference:\t{target_kind}/{}\n",
+            s(v, "spec.scaleTargetRef.name")
+        ),
+    );
+    w.w(0, "Metrics:\t( current / target )\n");
+    let currents = arr(v, "status.currentMetrics");
+    let q = |v: &Value| match v {
+        Value::String(text) => quantity(text),
+        Value::Number(n) => quantity(&n.to_string()),
+        _ => "0".to_string(),
+    };
+    for (n, metric) in arr(v, "spec.metrics").iter().enumerate() {
+        // The status entry at the same place, if it is of the same source.
+        let current = |source: &str| {
+            currents
+                .get(n)
+                .map(|c| at(c, source))
+                .filter(|c| !c.is_null())
+        };
+        let unknown = || "<unknown>".to_string();
+        match s(metric, "type") {
+            "External" => {
+                let name = s(metric, "external.metric.name");
+                let target = at(metric, "external.target");
+                if !at(target, "averageValue").is_null() {
+                    let now = current("external")
+                        .map(|c| at(c, "current.averageValue"))
+                        .filter(|c| !c.is_null())
+                        .map(q)
+                        .unwrap_or_else(unknown);
+                    w.w(
+                        1,
+                        &format!(
+                            "{name:?} (target average value):\t{now} / {}\n",
+                            q(at(target, "averageValue"))
+                        ),
+                    );
+                } else {
+                    let now = current("external")
+                        .map(|c| q(at(c, "current.value")))
+                        .unwrap_or_else(unknown);
+                    w.w(
+                        1,
+                        &format!(
+                            "{name:?} (target value):\t{now} / {}\n",
+                            q(at(target, "value"))
+                        ),
+                    );
+                }
+            }
+            "Pods" => {
+                let now = current("pods")
+                    .map(|c| q(at(c, "current.averageValue")))
+                    .unwrap_or_else(unknown);
+                w.w(
+                    1,
+                    &format!(
+                        "{:?} on pods:\t{now} / {}\n",
+                        s(metric, "pods.metric.name"),
+                        q(at(metric, "pods.target.averageValue"))
+                    ),
+                );
+            }
+            "Object" => {
+                w.w(
+                    1,
+                    &format!(
+                        "\"{}\" on {}/{} ",
+                        s(metric, "object.metric.name"),
+                        s(metric, "object.describedObject.kind"),
+                        s(metric, "object.describedObject.name")
+                    ),
+                );
+                if s(metric, "object.target.type") == "AverageValue" {
+                    let now = current("object")
+                        .map(|c| q(at(c, "current.averageValue")))
+                        .unwrap_or_else(unknown);
+                    w.w(
+                        0,
+                        &format!(
+                            "(target average value):\t{now} / {}\n",
+                            q(at(metric, "object.target.averageValue"))
+                        ),
+                    );
+                } else {
+                    let now = current("object")
+                        .map(|c| q(at(c, "current.value")))
+                        .unwrap_or_else(unknown);
+                    w.w(
+                        0,
+                        &format!(
+                            "(target value):\t{now} / {}\n",
+                            q(at(metric, "object.target.value"))
+                        ),
+                    );
+                }
+            }
+            source @ ("Resource" | "ContainerResource") => {
+                let key = if source == "Resource" {
+                    "resource"
+                } else {
+                    "containerResource"
+                };
+                let res = at(metric, key);
+                if source == "Resource" {
+                    w.w(1, &format!("resource {} on pods", s(res, "name")));
+                } else {
+                    w.w(
+                        1,
+                        &format!(
+                            "resource {} of container \"{}\" on pods",
+                            s(res, "name"),
+                            s(res, "container")
+                        ),
+                    );
+                }
+                let target = at(res, "target");
+                if !at(target, "averageValue").is_null() {
+                    let now = current(key)
+                        .map(|c| q(at(c, "current.averageValue")))
+                        .unwrap_or_else(unknown);
+                    w.w(
+                        0,
+                        &format!(":\t{now} / {}\n", q(at(target, "averageValue"))),
+                    );
+                } else {
+                    let now = current(key)
+                        .filter(|c| !at(c, "current.averageUtilization").is_null())
+                        .map(|c| {
+                            format!(
+                                "{}% ({})",
+                                i(c, "current.averageUtilization"),
+                                q(at(c, "current.averageValue"))
+                            )
+                        })
+                        .unwrap_or_else(unknown);
+                    let goal = at(target, "averageUtilization")
+                        .as_i64()
+                        .map(|t| format!("{t}%"))
+                        .unwrap_or_else(|| "<auto>".to_string());
+                    w.w(
+                        1,
+                        &format!("(as a percentage of request):\t{now} / {goal}\n"),
+                    );
+                }
+            }
+            other => w.w(1, &format!("<unknown metric type {other:?}>\n")),
+        }
+    }
+    let min = at(v, "spec.minReplicas")
+        .as_i64()
+        .map(|m| m.to_string())
+        .unwrap_or_else(|| "<unset>".to_string());
+    w.w(0, &format!("Min replicas:\t{min}\n"));
+    w.w(0, &format!("Max replicas:\t{}\n", i(v, "spec.maxReplicas")));
+    let behavior = at(v, "spec.behavior");
+    if behavior.is_object() {
+        w.w(0, "Behavior:\n");
+        for (title, key) in [("Scale Up", "scaleUp"), ("Scale Down", "scaleDown")] {
+            let rules = at(behavior, key);
+            if !rules.is_object() {
+                continue;
+            }
+            w.w(1, &format!("{title}:\n"));
+            if let Some(window) = at(rules, "stabilizationWindowSeconds").as_i64() {
+                w.w(2, &format!("Stabilization Window: {window} seconds\n"));
+            }
+            let policies = arr(rules, "policies");
+            if !policies.is_empty() {
+                let select = match s(rules, "selectPolicy") {
+                    "" => "Max",
+                    other => other,
+                };
+                w.w(2, &format!("Select Policy: {select}\n"));
+                w.w(2, "Policies:\n");
+                for p in policies {
+                    w.w(
+                        3,
+                        &format!(
+                            "- Type: {}\tValue: {}\tPeriod: {} seconds\n",
+                            s(p, "type"),
+                            i(p, "value"),
+                            i(p, "periodSeconds")
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    w.w(
+        0,
+        &format!(
+            "{target_kind} pods:\t{} current / {} desired\n",
+            i(v, "status.currentReplicas"),
+            i(v, "status.desiredReplicas")
+        ),
+    );
+    let conditions = arr(v, "status.conditions");
+    if !conditions.is_empty() {
+        w.w(0, "Conditions:\n");
+        w.w(1, "Type\tStatus\tReason\tMessage\n");
+        w.w(1, "----\t------\t------\t-------\n");
+        for c in conditions {
+            w.w(
+                1,
+                &format!(
+                    "{}\t{}\t{}\t{}\n",
+                    s(c, "type"),
+                    s(c, "status"),
+                    s(c, "reason"),
+                    s(c, "message")
+                ),
+            );
+        }
+    }
+}
+
 fn describe_generic(w: &mut Writer, v: &Value) {
     w.w(0, &format!("Name:\t{}\n", s(v, "metadata.name")));
     w.w(0, &format!("Namespace:\t{}\n", s(v, "metadata.namespace")));

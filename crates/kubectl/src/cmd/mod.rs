@@ -6,6 +6,7 @@
 pub(crate) mod api_resources;
 pub(crate) mod apply;
 pub(crate) mod auth;
+pub(crate) mod autoscale;
 pub(crate) mod cluster_info;
 pub(crate) mod componentstatus;
 pub mod config;

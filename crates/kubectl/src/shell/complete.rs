@@ -102,6 +102,15 @@ fn command_flags(command: &str) -> &'static [&'static str] {
         ],
         "exec" => &["--container", "-c", "--stdin", "-i", "--tty", "-t"],
         "scale" => &["--replicas"],
+        "autoscale" => &[
+            "--min",
+            "--max",
+            "--cpu",
+            "--memory",
+            "--name",
+            "--dry-run",
+            "--output",
+        ],
         "run" => &[
             "--image",
             "--port",
@@ -343,7 +352,7 @@ pub fn complete(session: &Session, line: &str) -> Completion {
             1 => finish(start, &word, names(session, Kind::Node, None)),
             _ => finish(start, &word, Vec::new()),
         },
-        "scale" | "expose" => complete_resource(session, &ns, args, start, &word),
+        "scale" | "autoscale" | "expose" => complete_resource(session, &ns, args, start, &word),
         "rollout" => match args.len() {
             0 => finish(start, &word, subs.iter().map(|s| s.to_string())),
             _ => complete_resource(session, &ns, &args[1..], start, &word),

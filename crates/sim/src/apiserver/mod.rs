@@ -2090,7 +2090,8 @@ fn validate_stateful_set(o: &crate::object::OtherObject, errors: &mut Vec<FieldE
 }
 
 /// pkg/apis/autoscaling/validation `validateHorizontalPodAutoscalerSpec`: the
-/// target's kind and name, and the replica bounds.
+/// target's kind and name, the replica bounds and (`validateMetricTarget`) a
+/// Resource metric's utilization target of at least 1.
 fn validate_autoscaler(o: &crate::object::OtherObject, errors: &mut Vec<FieldError>) {
     let spec = o.fields.get("spec");
     let at = |p: &str| spec.and_then(|s| s.pointer(p));
@@ -2106,6 +2107,19 @@ fn validate_autoscaler(o: &crate::object::OtherObject, errors: &mut Vec<FieldErr
     }
     let min = at("/minReplicas").and_then(|v| v.as_i64()).unwrap_or(1);
     let max = at("/maxReplicas").and_then(|v| v.as_i64()).unwrap_or(0);
+    let metrics = at("/metrics").and_then(|v| v.as_array());
+    for (i, m) in metrics.into_iter().flatten().enumerate() {
+        for source in ["resource", "containerResource"] {
+            let utilization = m
+                .pointer(&format!("/{source}/target/averageUtilization"))
+                .and_then(|v| v.as_i64());
+            if let Some(u) = utilization.filter(|u| *u < 1) {
+                errors.push(FieldError(format!(
+                    "spec.metrics[{i}].{source}.target.averageUtilization: Invalid value: {u}: must be greater than 0"
+                )));
+            }
+        }
+    }
     if min < 1 {
         errors.push(FieldError(format!(
             "spec.minReplicas: Invalid value: {min}: must be greater than or equal to 1"

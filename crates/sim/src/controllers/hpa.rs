@@ -12,7 +12,8 @@
 //! count as idle when scaling up). The count is then held by the stabilization
 //! windows (none up, 300 s down: the highest recommendation of the last five minutes
 //! wins), limited by the scaling policies (up: the larger of 100% or 4 pods per 15 s;
-//! down: 100% per 15 s) and by minReplicas and maxReplicas, and written to the
+//! down: 100% per 15 s; without `behavior`, `calculateScaleUpLimit`: up to twice the
+//! current count or 4) and by minReplicas and maxReplicas, and written to the
 //! target's replicas. Status: the current and desired replicas, the current metric,
 //! `lastScaleTime` and the AbleToScale, ScalingActive and ScalingLimited conditions.
 //!
@@ -105,6 +106,10 @@ pub struct AutoscalerSpec {
     pub unsupported_metric: Option<String>,
     pub scale_up_window_secs: i64,
     pub scale_down_window_secs: i64,
+    /// Whether `spec.behavior` is set: without it upstream limits a scale-up to
+    /// twice the current count or 4, whichever is more (`calculateScaleUpLimit`),
+    /// instead of the default policies.
+    pub has_behavior: bool,
 }
 
 impl AutoscalerSpec {
@@ -166,6 +171,7 @@ impl AutoscalerSpec {
             scale_up_window_secs: int("/behavior/scaleUp/stabilizationWindowSeconds").unwrap_or(0),
             scale_down_window_secs: int("/behavior/scaleDown/stabilizationWindowSeconds")
                 .unwrap_or(DOWNSCALE_STABILIZATION_SECS),
+            has_behavior: spec.get("behavior").is_some_and(|b| !b.is_null()),
         }
     }
 }
@@ -197,12 +203,7 @@ impl Cluster {
         }
         let spec = AutoscalerSpec::of(&hpa);
         let about = Object::Other(hpa.clone());
-        let old_status = hpa
-            .fields
-            .get("status")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
+        let old_status = status_as_v2(&hpa);
         let mut status = old_status.clone();
         let mut conditions = Conditions::from(&old_status, self.now);
         let scale = match self.scale_of(&key.namespace, &spec) {
@@ -225,6 +226,14 @@ impl Cluster {
                 return self.write_autoscaler_status(hpa, status, conditions);
             }
         };
+        // Set before the metrics are read, as upstream does, so AbleToScale leads
+        // the conditions.
+        conditions.set(
+            "AbleToScale",
+            "True",
+            "SucceededGetScale",
+            "the HPA controller was able to get the target's current scale",
+        );
         let current = scale.replicas;
         status.insert("currentReplicas".into(), json!(current));
         let mut rescale_reason = String::new();
@@ -362,13 +371,17 @@ impl Cluster {
         if let Some(generation) = hpa.metadata.generation {
             status.insert("observedGeneration".into(), json!(generation));
         }
-        if hpa.fields.get("status").and_then(Value::as_object) == Some(&status) {
+        let mut updated = hpa.clone();
+        if updated.api_version == "autoscaling/v1" {
+            write_v1_status(&mut updated, status);
+        } else {
+            updated
+                .fields
+                .insert("status".into(), Value::Object(status));
+        }
+        if updated == hpa {
             return Action::Done;
         }
-        let mut updated = hpa;
-        updated
-            .fields
-            .insert("status".into(), Value::Object(status));
         Action::after_writes([self.update_as(ACTOR, Object::Other(updated)).map(drop)])
     }
 
@@ -668,7 +681,13 @@ impl Cluster {
                 down = down.max(*r);
             }
         }
-        let mut recommendation = current.max(up).min(down);
+        // Without `behavior`, upstream's `stabilizeRecommendation`: the highest
+        // recommendation of the window, even above the current count.
+        let mut recommendation = if spec.has_behavior {
+            current.max(up).min(down)
+        } else {
+            down
+        };
         let keep_from = window(spec.scale_up_window_secs.max(spec.scale_down_window_secs));
         memory.recommendations.retain(|(at, _)| *at > keep_from);
         memory.recommendations.push((now, prenormalized));
@@ -685,10 +704,14 @@ impl Cluster {
         memory.scale_ups.retain(|(at, _)| *at > period_start);
         let added: i32 = memory.scale_ups.iter().map(|(_, n)| n).sum();
         let (limited_reason, limited_message, limited) = if recommendation > current {
-            let start = current - added;
-            let up_limit = (start.saturating_mul(2))
-                .max(start.saturating_add(4))
-                .max(current);
+            let up_limit = if spec.has_behavior {
+                let start = current - added;
+                (start.saturating_mul(2))
+                    .max(start.saturating_add(4))
+                    .max(current)
+            } else {
+                current.saturating_mul(2).max(4)
+            };
             let allowed = spec.max_replicas.min(up_limit);
             if recommendation > allowed {
                 recommendation = allowed;
@@ -744,6 +767,95 @@ impl Cluster {
 
 /// An autoscaler's conditions, each keeping its transition time while its status
 /// holds (`setConditionInList`).
+/// Where the autoscaling/v1 view keeps what its status has no field for
+/// (pkg/apis/autoscaling: `HorizontalPodAutoscalerConditionsAnnotation`,
+/// `MetricStatusesAnnotation`).
+pub const V1_CONDITIONS_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/conditions";
+pub const V1_CURRENT_METRICS_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/current-metrics";
+
+/// The status as the controller works on it (autoscaling/v2's): an autoscaling/v1
+/// object's from its status and the annotations its conversion keeps.
+fn status_as_v2(hpa: &OtherObject) -> Map<String, Value> {
+    let mut status = hpa
+        .fields
+        .get("status")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    if hpa.api_version == "autoscaling/v1" {
+        status.remove("currentCPUUtilizationPercentage");
+        let annotation = |key: &str| {
+            hpa.metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(key))
+                .and_then(|text| serde_json::from_str::<Value>(text).ok())
+        };
+        if let Some(conditions) = annotation(V1_CONDITIONS_ANNOTATION) {
+            status.insert("conditions".into(), conditions);
+        }
+    }
+    status
+}
+
+/// Writes the controller's (v2) status into an autoscaling/v1 object as the
+/// apiserver's v1 conversion shows it: the cpu utilization in
+/// `currentCPUUtilizationPercentage`, the conditions and current metrics as JSON in
+/// annotations.
+fn write_v1_status(hpa: &mut OtherObject, mut status: Map<String, Value>) {
+    let conditions = status.remove("conditions");
+    let metrics = status.remove("currentMetrics");
+    let cpu = metrics
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|m| m.pointer("/resource/name").and_then(Value::as_str) == Some("cpu"));
+    if let Some(u) = cpu.and_then(|m| m.pointer("/resource/current/averageUtilization")) {
+        status.insert("currentCPUUtilizationPercentage".into(), u.clone());
+    }
+    let v1_metrics: Vec<Value> = metrics
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            json!({"type": "Resource", "resource": {
+                "name": m.pointer("/resource/name").cloned().unwrap_or(Value::Null),
+                "currentAverageUtilization": m.pointer("/resource/current/averageUtilization").cloned().unwrap_or(Value::Null),
+                "currentAverageValue": m.pointer("/resource/current/averageValue").cloned().unwrap_or(Value::Null),
+            }})
+        })
+        .collect();
+    let annotations = hpa
+        .metadata
+        .annotations
+        .get_or_insert_with(Default::default);
+    for (key, value) in [
+        (
+            V1_CONDITIONS_ANNOTATION,
+            conditions.filter(|c| c.as_array().is_some_and(|a| !a.is_empty())),
+        ),
+        (
+            V1_CURRENT_METRICS_ANNOTATION,
+            (!v1_metrics.is_empty()).then_some(Value::Array(v1_metrics)),
+        ),
+    ] {
+        match value {
+            Some(v) => {
+                annotations.insert(key.to_string(), v.to_string());
+            }
+            None => {
+                annotations.remove(key);
+            }
+        }
+    }
+    if annotations.is_empty() {
+        hpa.metadata.annotations = None;
+    }
+    hpa.fields.insert("status".into(), Value::Object(status));
+}
+
 struct Conditions {
     list: Vec<Value>,
     now: SimTime,

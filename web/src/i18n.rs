@@ -635,6 +635,7 @@ pub fn clerk(lang: Lang, controller: &str) -> Option<&'static str> {
         "statefulset-controller" => ("crew clerk", "учётчик бригад"),
         "persistentvolume-binder-controller" => ("locker clerk", "учётчик шкафчиков"),
         "local-path-provisioner" => ("locker builder", "сборщик шкафчиков"),
+        "horizontal-pod-autoscaler" => ("gauge clerk", "учётчик загрузки"),
         "cronjob-controller" => ("schedule clerk", "учётчик расписаний"),
         _ => return None,
     };

@@ -486,7 +486,7 @@ const STATION_H: f64 = 24.0;
 const DOCK_Y: f64 = 210.0;
 
 /// The clerks of the floor manager, by their controller's name.
-pub const CLERKS: [&str; 19] = [
+pub const CLERKS: [&str; 20] = [
     "deployment-controller",
     "replicaset-controller",
     "daemonset-controller",
@@ -506,6 +506,7 @@ pub const CLERKS: [&str; 19] = [
     "statefulset-controller",
     "persistentvolume-binder-controller",
     "local-path-provisioner",
+    "horizontal-pod-autoscaler",
 ];
 
 fn stations(view: &FloorView) -> Vec<Station> {

@@ -349,21 +349,22 @@ fn board_line(p: &Paint, r: Rect, y: f64, line: &str, mark: Mark) -> Result<(), 
         }
         Mark::Gauge(colour, needle) => {
             // A half dial standing on its flat side, and its needle from the hub.
-            let (hub_y, radius) = (cy + 4.0, 6.5);
+            let (hub_y, radius) = (cy + 4.0, 7.0);
             ctx.set_fill_style_str(colour);
             ctx.begin_path();
             ctx.move_to(cx, hub_y);
             ctx.arc(cx, hub_y, radius, std::f64::consts::PI, TAU)?;
             ctx.close_path();
             ctx.fill();
-            let angle = std::f64::consts::PI * (1.0 + needle);
-            ctx.set_stroke_style_str("#ffffff");
+            // Kept off the flat side, where it would not show.
+            let angle = std::f64::consts::PI * (1.1 + 0.8 * needle);
+            ctx.set_stroke_style_str(INK);
             ctx.set_line_width(1.5);
             ctx.begin_path();
             ctx.move_to(cx, hub_y);
             ctx.line_to(
-                cx + (radius - 1.0) * angle.cos(),
-                hub_y + (radius - 1.0) * angle.sin(),
+                cx + (radius + 1.0) * angle.cos(),
+                hub_y + (radius + 1.0) * angle.sin(),
             );
             ctx.stroke();
         }

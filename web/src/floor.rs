@@ -6,7 +6,7 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use warehouse_sim::views::board::{BudgetView, ScheduleView};
+use warehouse_sim::views::board::{BudgetView, GaugeView, ScheduleView};
 use warehouse_sim::views::countdown::{Countdown, CountdownKind};
 use warehouse_sim::views::desks::DeskView;
 use warehouse_sim::views::feed::FeedEvent;
@@ -75,6 +75,8 @@ pub struct FloorData {
     pub budgets: Rc<Vec<BudgetView>>,
     /// The schedules (CronJobs): when each last ran and runs next.
     pub schedules: Rc<Vec<ScheduleView>>,
+    /// The load gauges (HorizontalPodAutoscalers): what each measured and asks for.
+    pub gauges: Rc<Vec<GaugeView>>,
     pub countdowns: Rc<Vec<Countdown>>,
     pub traffic: Rc<Traffic>,
     /// The feed's next sequence number and the store revision at the last look.
@@ -127,6 +129,10 @@ impl FloorData {
         let schedules = cluster.schedules();
         if *self.schedules != schedules {
             self.schedules = Rc::new(schedules);
+        }
+        let gauges = cluster.gauges();
+        if *self.gauges != gauges {
+            self.gauges = Rc::new(gauges);
         }
         let countdowns: Vec<Countdown> = cluster
             .countdowns()

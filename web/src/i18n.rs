@@ -637,6 +637,7 @@ pub fn clerk(lang: Lang, controller: &str) -> Option<&'static str> {
         "local-path-provisioner" => ("locker builder", "сборщик шкафчиков"),
         "horizontal-pod-autoscaler" => ("gauge clerk", "учётчик загрузки"),
         "cronjob-controller" => ("schedule clerk", "учётчик расписаний"),
+        "horizontal-pod-autoscaler" => ("gauge clerk", "учётчик загрузки"),
         _ => return None,
     };
     Some(match lang {
@@ -778,6 +779,66 @@ pub fn schedule_line(tr: Tr, s: &warehouse_sim::views::board::ScheduleView) -> S
             s.schedule
         ),
         (Lang::Ru, false, true) => format!("CronJob {name} ({}): приостановлен", s.schedule),
+    }
+}
+
+/// A load gauge's line on the floor: the robots' CPU as last measured against its
+/// aim, how many robots it asks for, and its bounds (`kubectl get hpa`'s TARGETS,
+/// MINPODS, MAXPODS and the desired replicas).
+pub fn gauge_line(tr: Tr, g: &warehouse_sim::views::board::GaugeView) -> String {
+    let name = if g.namespace == "default" {
+        g.name.clone()
+    } else {
+        format!("{}/{}", g.namespace, g.name)
+    };
+    let wh = tr.names == Names::Warehouse;
+    let aim = g
+        .target_utilization
+        .map_or_else(|| "—".to_string(), |t| format!("{t}%"));
+    // How many robots it asks for, once its clerk has looked at it.
+    let robots = g
+        .desired_replicas
+        .map(|n| format!(" → {}", tr.robot_count(usize::try_from(n).unwrap_or(0))))
+        .unwrap_or_default();
+    let (min, max) = (g.min_replicas, g.max_replicas);
+    // The robots it counts, when they are not named after it.
+    let of = (g.target_name != g.name).then_some(g.target_name.as_str());
+    match (tr.lang, wh) {
+        (Lang::En, true) => {
+            let cpu = g
+                .utilization
+                .map_or_else(|| "unknown".to_string(), |u| format!("{u}%"));
+            let of = of.map(|t| format!(" for {t}")).unwrap_or_default();
+            format!("Load gauge {name}{of}: cpu {cpu} of {aim}{robots} ({min}–{max})")
+        }
+        (Lang::En, false) => {
+            let cpu = g
+                .utilization
+                .map_or_else(|| "<unknown>".to_string(), |u| format!("{u}%"));
+            format!(
+                "HorizontalPodAutoscaler {name} ({}/{}): cpu {cpu}/{aim}{robots} (min {min}, max {max})",
+                g.target_kind.to_lowercase(),
+                g.target_name
+            )
+        }
+        (Lang::Ru, true) => {
+            let cpu = g.utilization.map_or_else(
+                || "процессор ещё не измерен".to_string(),
+                |u| format!("процессор {u}%"),
+            );
+            let of = of.map(|t| format!(" для {t}")).unwrap_or_default();
+            format!("Датчик загрузки {name}{of}: {cpu}, цель {aim}{robots} ({min}–{max})")
+        }
+        (Lang::Ru, false) => {
+            let cpu = g
+                .utilization
+                .map_or_else(|| "<unknown>".to_string(), |u| format!("{u}%"));
+            format!(
+                "HorizontalPodAutoscaler {name} ({}/{}): cpu {cpu}/{aim}{robots} (мин. {min}, макс. {max})",
+                g.target_kind.to_lowercase(),
+                g.target_name
+            )
+        }
     }
 }
 
@@ -1016,5 +1077,58 @@ mod tests {
         );
         assert_eq!(wh.robot_count(1), "1 robot");
         assert_eq!(k8s.robot_count(2), "2 pods");
+    }
+
+    #[test]
+    fn a_gauge_line_says_cpu_aim_and_robots_in_both_languages() {
+        let mut g = warehouse_sim::views::board::GaugeView {
+            namespace: "default".into(),
+            name: "php-apache".into(),
+            target_kind: "Deployment".into(),
+            target_name: "php-apache".into(),
+            min_replicas: 1,
+            max_replicas: 10,
+            current_replicas: 0,
+            desired_replicas: None,
+            utilization: None,
+            target_utilization: Some(50),
+        };
+        let en = Tr::new(Lang::En, Names::Warehouse);
+        let ru = Tr::new(Lang::Ru, Names::Warehouse);
+        let k8s = Tr::new(Lang::En, Names::Kubernetes);
+        assert_eq!(
+            gauge_line(en, &g),
+            "Load gauge php-apache: cpu unknown of 50% (1–10)"
+        );
+        g.current_replicas = 1;
+        g.desired_replicas = Some(1);
+        assert_eq!(
+            gauge_line(en, &g),
+            "Load gauge php-apache: cpu unknown of 50% → 1 robot (1–10)"
+        );
+        assert_eq!(
+            gauge_line(ru, &g),
+            "Датчик загрузки php-apache: процессор ещё не измерен, цель 50% → 1 робот (1–10)"
+        );
+        g.utilization = Some(200);
+        g.desired_replicas = Some(4);
+        assert_eq!(
+            gauge_line(en, &g),
+            "Load gauge php-apache: cpu 200% of 50% → 4 robots (1–10)"
+        );
+        assert_eq!(
+            gauge_line(ru, &g),
+            "Датчик загрузки php-apache: процессор 200%, цель 50% → 4 робота (1–10)"
+        );
+        assert_eq!(
+            gauge_line(k8s, &g),
+            "HorizontalPodAutoscaler php-apache (deployment/php-apache): cpu 200%/50% → 4 pods (min 1, max 10)"
+        );
+        g.desired_replicas = Some(5);
+        g.name = "busy".into();
+        assert_eq!(
+            gauge_line(ru, &g),
+            "Датчик загрузки busy для php-apache: процессор 200%, цель 50% → 5 роботов (1–10)"
+        );
     }
 }

@@ -184,6 +184,8 @@ fn tabs_for(target: &Target) -> Vec<Tab> {
             Tab::WhyZone,
         ],
         Target::Staff(_) => vec![Tab::Role, Tab::Describe, Tab::Yaml, Tab::Events, Tab::Why],
+        // kubectl here cannot describe an autoscaler yet: its YAML comes first.
+        Target::Gauge { .. } => vec![Tab::Yaml, Tab::Events, Tab::Why],
         _ => vec![Tab::Describe, Tab::Yaml, Tab::Events, Tab::Why],
     }
 }
@@ -322,6 +324,7 @@ fn target_id(target: &Target) -> String {
         Target::Sheet { namespace, name } => format!("sheet:{namespace}/{name}"),
         Target::Budget { namespace, name } => format!("budget:{namespace}/{name}"),
         Target::Schedule { namespace, name } => format!("schedule:{namespace}/{name}"),
+        Target::Gauge { namespace, name } => format!("gauge:{namespace}/{name}"),
         Target::Locker(name) => format!("locker:{name}"),
         Target::Staff(c) => format!("staff:{}", c.short_name()),
     }
@@ -395,6 +398,11 @@ fn header(tr: Tr, target: &Target, view: &FloorView) -> (&'static str, String, H
         ),
         Target::Schedule { namespace, name } => (
             text::t(tr, I::KindSchedule),
+            format!("{namespace}/{name}"),
+            html! {},
+        ),
+        Target::Gauge { namespace, name } => (
+            text::t(tr, I::KindGauge),
             format!("{namespace}/{name}"),
             html! {},
         ),
@@ -581,7 +589,10 @@ fn actions(
                 </>
             }
         }
-        Target::Sheet { .. } | Target::Budget { .. } | Target::Schedule { .. } => html! {},
+        Target::Sheet { .. }
+        | Target::Budget { .. }
+        | Target::Schedule { .. }
+        | Target::Gauge { .. } => html! {},
         Target::Staff(c) => {
             let stopped = view
                 .components

@@ -33,6 +33,7 @@ pub enum I {
     KindSheet,
     KindBudget,
     KindSchedule,
+    KindGauge,
     KindLocker,
     LockerUsers,
     KindStaff,
@@ -144,6 +145,15 @@ pub fn t(tr: Tr, key: I) -> &'static str {
         ),
         I::KindSheet => pick(tr, ["Sheet", "EndpointSlice", "Лист", "EndpointSlice"]),
         I::KindSchedule => pick(tr, ["Schedule", "CronJob", "Расписание", "CronJob"]),
+        I::KindGauge => pick(
+            tr,
+            [
+                "Load gauge",
+                "HorizontalPodAutoscaler",
+                "Датчик загрузки",
+                "HorizontalPodAutoscaler",
+            ],
+        ),
         I::KindLocker => pick(
             tr,
             [

@@ -18,6 +18,8 @@ pub enum Target {
     Budget { namespace: String, name: String },
     /// A CronJob (a schedule).
     Schedule { namespace: String, name: String },
+    /// A HorizontalPodAutoscaler (a load gauge).
+    Gauge { namespace: String, name: String },
     /// A PersistentVolume (a locker).
     Locker(String),
     /// A control-plane component (the reception desk, the ledger vault, the floor
@@ -47,6 +49,10 @@ impl Target {
             Target::Schedule { namespace, name } => {
                 Some((format!("cronjob/{name}"), Some(namespace.clone())))
             }
+            Target::Gauge { namespace, name } => Some((
+                format!("horizontalpodautoscaler/{name}"),
+                Some(namespace.clone()),
+            )),
             Target::Locker(name) => Some((format!("persistentvolume/{name}"), None)),
             Target::Staff(_) => None,
         }

@@ -39,17 +39,21 @@ pub const MAX_ROWS: usize = 5;
 /// Desks drawn; the rest are counted.
 pub const MAX_DESKS: usize = 12;
 
-/// Staffing minimums (PodDisruptionBudgets) and schedules (CronJobs) each listed
-/// above the desks; the rest of each are counted on one more line.
+/// Staffing minimums (PodDisruptionBudgets), schedules (CronJobs) and load gauges
+/// (HorizontalPodAutoscalers) each listed above the desks; the rest of each are
+/// counted on one more line.
 pub const MAX_BOARD: usize = 4;
 
 /// The height of one notice-board line.
 pub const BOARD_LINE_H: f64 = 16.0;
 
-/// How many lines the notice board takes for its budgets and schedules.
-pub fn board_lines(budgets: usize, schedules: usize) -> usize {
-    let lines = |n: usize| if n > MAX_BOARD { MAX_BOARD + 1 } else { n };
-    lines(budgets) + lines(schedules)
+/// How many lines the notice board takes for its groups (budgets, schedules,
+/// gauges) of these many entries.
+pub fn board_lines(groups: &[usize]) -> usize {
+    groups
+        .iter()
+        .map(|&n| if n > MAX_BOARD { MAX_BOARD + 1 } else { n })
+        .sum()
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -229,11 +233,14 @@ pub const LINE_TERMINATING: &str = "#9a9a9a";
 /// The notice board under the desks' title: one line per staffing minimum
 /// (PodDisruptionBudget: how many robots are ready, the promise, how many may
 /// leave; a green mark while one may leave, an amber one while none may), then one
-/// per schedule (CronJob: its schedule, its last and next run, its running tasks).
+/// per schedule (CronJob: its schedule, its last and next run, its running tasks),
+/// then one per load gauge (HorizontalPodAutoscaler: the CPU it measured, its aim
+/// and the robots it asks for; a dial green at its aim, red while it adds robots,
+/// blue while it takes them away, grey before its first reading).
 /// Returns its height.
 fn draw_board(p: &mut Paint, r: Rect, data: &FloorData) -> Result<f64, JsValue> {
     let tr = p.tr;
-    let budgets: Vec<(String, &str, Target)> = data
+    let budgets: Vec<(String, Mark, Target)> = data
         .budgets
         .iter()
         .map(|b| {
@@ -246,10 +253,10 @@ fn draw_board(p: &mut Paint, r: Rect, data: &FloorData) -> Result<f64, JsValue> 
                 namespace: b.namespace.clone(),
                 name: b.name.clone(),
             };
-            (crate::i18n::budget_line(tr, b), mark, target)
+            (crate::i18n::budget_line(tr, b), Mark::Dot(mark), target)
         })
         .collect();
-    let schedules: Vec<(String, &str, Target)> = data
+    let schedules: Vec<(String, Mark, Target)> = data
         .schedules
         .iter()
         .map(|s| {
@@ -258,12 +265,23 @@ fn draw_board(p: &mut Paint, r: Rect, data: &FloorData) -> Result<f64, JsValue> 
                 namespace: s.namespace.clone(),
                 name: s.name.clone(),
             };
-            (crate::i18n::schedule_line(tr, s), mark, target)
+            (crate::i18n::schedule_line(tr, s), Mark::Dot(mark), target)
+        })
+        .collect();
+    let gauges: Vec<(String, Mark, Target)> = data
+        .gauges
+        .iter()
+        .map(|g| {
+            let target = Target::Gauge {
+                namespace: g.namespace.clone(),
+                name: g.name.clone(),
+            };
+            (crate::i18n::gauge_line(tr, g), gauge_mark(g), target)
         })
         .collect();
     let mut y = r.y + DESK_TITLE_H;
     let mut drawn = Vec::new();
-    for group in [budgets, schedules] {
+    for group in [budgets, schedules, gauges] {
         let total = group.len();
         for (line, mark, target) in group.into_iter().take(MAX_BOARD) {
             board_line(p, r, y, &line, mark)?;
@@ -291,13 +309,66 @@ fn draw_board(p: &mut Paint, r: Rect, data: &FloorData) -> Result<f64, JsValue> 
     Ok(y - (r.y + DESK_TITLE_H))
 }
 
-/// One notice-board line: a coloured mark and the text.
-fn board_line(p: &Paint, r: Rect, y: f64, line: &str, mark: &str) -> Result<(), JsValue> {
+/// The mark before a notice-board line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mark {
+    /// A round dot of this colour.
+    Dot(&'static str),
+    /// A dial of this colour with its needle at `needle` (0 far left, 0.5 straight
+    /// up at the aim, 1 far right).
+    Gauge(&'static str, f64),
+}
+
+/// A load gauge's dial: its colour by what it does (at its aim, adding robots,
+/// taking them away, not measured yet), its needle by the measured CPU against its
+/// aim (twice the aim or more is far right).
+fn gauge_mark(g: &warehouse_sim::views::board::GaugeView) -> Mark {
+    let colour = match (g.utilization, g.direction()) {
+        (None, _) => MUTED,
+        (_, std::cmp::Ordering::Greater) => "#c0462b",
+        (_, std::cmp::Ordering::Less) => "#3f6fb0",
+        (_, std::cmp::Ordering::Equal) => "#3a7d44",
+    };
+    let needle = match (g.utilization, g.target_utilization) {
+        (Some(u), Some(t)) if t > 0 => (u as f64 / (2.0 * f64::from(t))).clamp(0.0, 1.0),
+        _ => 0.5,
+    };
+    Mark::Gauge(colour, needle)
+}
+
+/// One notice-board line: a mark and the text.
+fn board_line(p: &Paint, r: Rect, y: f64, line: &str, mark: Mark) -> Result<(), JsValue> {
     let ctx = p.ctx;
-    ctx.set_fill_style_str(mark);
-    ctx.begin_path();
-    ctx.arc(r.x + 13.0, y + 7.0, 4.0, 0.0, TAU)?;
-    ctx.fill();
+    let (cx, cy) = (r.x + 13.0, y + 7.0);
+    match mark {
+        Mark::Dot(colour) => {
+            ctx.set_fill_style_str(colour);
+            ctx.begin_path();
+            ctx.arc(cx, cy, 4.0, 0.0, TAU)?;
+            ctx.fill();
+        }
+        Mark::Gauge(colour, needle) => {
+            // A half dial standing on its flat side, and its needle from the hub.
+            let (hub_y, radius) = (cy + 4.0, 7.0);
+            ctx.set_fill_style_str(colour);
+            ctx.begin_path();
+            ctx.move_to(cx, hub_y);
+            ctx.arc(cx, hub_y, radius, std::f64::consts::PI, TAU)?;
+            ctx.close_path();
+            ctx.fill();
+            // Kept off the flat side, where it would not show.
+            let angle = std::f64::consts::PI * (1.1 + 0.8 * needle);
+            ctx.set_stroke_style_str(INK);
+            ctx.set_line_width(1.5);
+            ctx.begin_path();
+            ctx.move_to(cx, hub_y);
+            ctx.line_to(
+                cx + (radius + 1.0) * angle.cos(),
+                hub_y + (radius + 1.0) * angle.sin(),
+            );
+            ctx.stroke();
+        }
+    }
     ctx.set_fill_style_str(INK);
     font(ctx, 11.5, false);
     text(ctx, line, r.x + 22.0, y + 11.0, r.w - 30.0);

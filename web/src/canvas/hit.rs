@@ -249,6 +249,15 @@ pub fn describe(t: &Target, view: &FloorView, data: &FloorData, tr: Tr) -> (Stri
                 .unwrap_or_default();
             (name.clone(), line)
         }
+        Target::Gauge { namespace, name } => {
+            let line = data
+                .gauges
+                .iter()
+                .find(|g| &g.name == name && &g.namespace == namespace)
+                .map(|g| crate::i18n::gauge_line(tr, g))
+                .unwrap_or_default();
+            (name.clone(), line)
+        }
         Target::Locker(name) => {
             let found = view
                 .nodes

@@ -21,8 +21,12 @@ pub struct FloorHook {
     pub draw_ms: f64,
     pub zoom: f64,
     pub desks: Vec<HookDesk>,
-    /// The notice board's lines (staffing minimums, then schedules), as drawn.
+    /// The notice board's lines (staffing minimums, then schedules, then load
+    /// gauges), as drawn.
     pub board: Vec<String>,
+    /// The load gauges' lines as last painted, with where each was drawn (CSS
+    /// pixels of the floor before zoom and pan).
+    pub gauges: Vec<HookGauge>,
     pub flashing: Vec<String>,
     pub flashing_lines: Vec<String>,
     /// The copying machines' figures as the chart writes them (`floor::chart_lines`).
@@ -67,6 +71,17 @@ pub struct HookLocker {
     pub phase: String,
     /// The number on its door, if its claim ends in one.
     pub number: Option<String>,
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookGauge {
+    pub namespace: String,
+    pub name: String,
     pub x: f64,
     pub y: f64,
     pub w: f64,
@@ -219,6 +234,21 @@ pub(super) fn report_paint(view: &Rc<FloorView>, hits: &Hits, zones: usize, full
                     w: r.w,
                     h: r.h,
                 })
+            })
+            .collect();
+        h.gauges = hits
+            .items
+            .iter()
+            .filter_map(|(r, t)| match t {
+                Target::Gauge { namespace, name } => Some(HookGauge {
+                    namespace: namespace.clone(),
+                    name: name.clone(),
+                    x: r.x,
+                    y: r.y,
+                    w: r.w,
+                    h: r.h,
+                }),
+                _ => None,
             })
             .collect();
         h.draws += 1;

@@ -56,6 +56,7 @@ impl PartialEq for CanvasProps {
             && Rc::ptr_eq(&a.desks, &b.desks)
             && Rc::ptr_eq(&a.budgets, &b.budgets)
             && Rc::ptr_eq(&a.schedules, &b.schedules)
+            && Rc::ptr_eq(&a.gauges, &b.gauges)
             && Rc::ptr_eq(&a.traffic, &b.traffic)
             && Rc::ptr_eq(&a.countdowns, &b.countdowns)
             // Time alone redraws only the countdowns' texts.
@@ -409,6 +410,7 @@ struct Painted {
     desks: Rc<Vec<DeskView>>,
     budgets: Rc<Vec<warehouse_sim::views::board::BudgetView>>,
     schedules: Rc<Vec<warehouse_sim::views::board::ScheduleView>>,
+    gauges: Rc<Vec<warehouse_sim::views::board::GaugeView>>,
     traffic: Rc<crate::floor::Traffic>,
     countdowns: Rc<Vec<Countdown>>,
     now_ms: u64,
@@ -436,6 +438,7 @@ impl Painted {
         Rc::ptr_eq(&self.desks, &data.desks)
             && Rc::ptr_eq(&self.budgets, &data.budgets)
             && Rc::ptr_eq(&self.schedules, &data.schedules)
+            && Rc::ptr_eq(&self.gauges, &data.gauges)
             && Rc::ptr_eq(&self.traffic, &data.traffic)
             && Rc::ptr_eq(&self.countdowns, &data.countdowns)
             && (data.countdowns.is_empty() || self.now_ms == data.now_ms)
@@ -580,7 +583,7 @@ fn draw_all(
             h: 0.0,
         },
         &shown,
-        board_lines(data.budgets.len(), data.schedules.len()),
+        board_lines(&[data.budgets.len(), data.schedules.len(), data.gauges.len()]),
         &flashing,
         f.show_scroll,
     );
@@ -606,6 +609,7 @@ fn draw_all(
         desks: data.desks.clone(),
         budgets: data.budgets.clone(),
         schedules: data.schedules.clone(),
+        gauges: data.gauges.clone(),
         traffic: data.traffic.clone(),
         countdowns: data.countdowns.clone(),
         now_ms: data.now_ms,

@@ -1,6 +1,7 @@
 //! The floor's notice board: the staffing minimums (PodDisruptionBudgets), what
-//! each promises and what its clerk counted last, and the schedules (CronJobs),
-//! when each last ran and runs next.
+//! each promises and what its clerk counted last, the schedules (CronJobs), when
+//! each last ran and runs next, and the load gauges (HorizontalPodAutoscalers),
+//! what each measured and how many robots it asks for.
 
 use crate::cluster::Cluster;
 use crate::controllers::disruption::{BudgetSpec, BudgetStatus};
@@ -108,6 +109,87 @@ impl Cluster {
                     suspended: spec.suspend,
                     last_ms,
                     next_ms,
+                }
+            })
+            .collect()
+    }
+}
+
+/// One HorizontalPodAutoscaler (a load gauge): what it scales, its bounds, its aim
+/// and what its clerk measured and decided last.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GaugeView {
+    pub namespace: String,
+    pub name: String,
+    /// `scaleTargetRef.kind` (`Deployment`).
+    pub target_kind: String,
+    /// `scaleTargetRef.name`.
+    pub target_name: String,
+    pub min_replicas: i32,
+    pub max_replicas: i32,
+    /// `status.currentReplicas` (0 before the first sync).
+    pub current_replicas: i64,
+    /// `status.desiredReplicas`; `None` before the controller's first look.
+    pub desired_replicas: Option<i64>,
+    /// The pods' average CPU utilization, percent of their requests, as last
+    /// measured (`status.currentMetrics`); `None` until measured.
+    pub utilization: Option<i64>,
+    /// The CPU utilization it aims at, percent; `None` for another metric.
+    pub target_utilization: Option<i32>,
+}
+
+impl GaugeView {
+    /// Whether its last decision changes the replicas: above 0 to add, below 0 to
+    /// take away, 0 at its aim (or not measured yet).
+    pub fn direction(&self) -> std::cmp::Ordering {
+        self.desired_replicas
+            .map_or(std::cmp::Ordering::Equal, |d| d.cmp(&self.current_replicas))
+    }
+}
+
+impl Cluster {
+    /// Every HorizontalPodAutoscaler, ordered by namespace and name. Costs a pass
+    /// over the autoscalers.
+    pub fn gauges(&self) -> Vec<GaugeView> {
+        use crate::controllers::hpa::AutoscalerSpec;
+        self.store
+            .list(Kind::HorizontalPodAutoscaler, None)
+            .filter_map(|o| match o {
+                Object::Other(h) => Some(h),
+                _ => None,
+            })
+            .map(|h| {
+                let spec = AutoscalerSpec::of(h);
+                let status = h.fields.get("status");
+                let int = |p: &str| {
+                    status
+                        .and_then(|s| s.pointer(p))
+                        .and_then(serde_json::Value::as_i64)
+                };
+                let utilization = status
+                    .and_then(|s| s.get("currentMetrics"))
+                    .and_then(serde_json::Value::as_array)
+                    .and_then(|ms| {
+                        ms.iter().find_map(|m| {
+                            (m.pointer("/resource/name")
+                                .and_then(serde_json::Value::as_str)
+                                == Some("cpu"))
+                            .then(|| m.pointer("/resource/current/averageUtilization"))
+                            .flatten()
+                            .and_then(serde_json::Value::as_i64)
+                        })
+                    });
+                GaugeView {
+                    namespace: h.metadata.namespace.clone().unwrap_or_default(),
+                    name: h.metadata.name.clone().unwrap_or_default(),
+                    target_kind: spec.target_kind,
+                    target_name: spec.target_name,
+                    min_replicas: spec.min_replicas,
+                    max_replicas: spec.max_replicas,
+                    current_replicas: int("/currentReplicas").unwrap_or(0),
+                    desired_replicas: int("/desiredReplicas"),
+                    utilization,
+                    target_utilization: spec.cpu_target,
                 }
             })
             .collect()

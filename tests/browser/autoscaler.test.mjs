@@ -113,7 +113,10 @@ test('a load gauge scales php-apache to four robots and says so on the board', {
     await waitForText(page, '#inspector .inspector-kind', 'Load gauge');
     await waitForText(page, '#inspector .inspector-name', 'default/php-apache');
     const tabs = await page.$$eval('#inspector .inspector-tab', (ts) => ts.map((t) => t.dataset.tab));
-    assert.ok(tabs.includes('yaml') && tabs.includes('events') && tabs.includes('why'), tabs.join());
+    assert.deepEqual(tabs, ['describe', 'yaml', 'events', 'why']);
+    // kubectl describe hpa first.
+    await waitForText(page, '#inspector-describe', 'Deployment pods:');
+    await waitForText(page, '#inspector-describe', 'ValidMetricFound');
     await page.click('#inspector .inspector-tab[data-tab="yaml"]');
     await waitForText(page, '#inspector-yaml', 'kind: HorizontalPodAutoscaler');
     await waitForText(page, '#inspector-yaml', 'desiredReplicas: 4');

@@ -637,7 +637,6 @@ pub fn clerk(lang: Lang, controller: &str) -> Option<&'static str> {
         "local-path-provisioner" => ("locker builder", "сборщик шкафчиков"),
         "horizontal-pod-autoscaler" => ("gauge clerk", "учётчик загрузки"),
         "cronjob-controller" => ("schedule clerk", "учётчик расписаний"),
-        "horizontal-pod-autoscaler" => ("gauge clerk", "учётчик загрузки"),
         _ => return None,
     };
     Some(match lang {

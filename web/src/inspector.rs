@@ -184,8 +184,6 @@ fn tabs_for(target: &Target) -> Vec<Tab> {
             Tab::WhyZone,
         ],
         Target::Staff(_) => vec![Tab::Role, Tab::Describe, Tab::Yaml, Tab::Events, Tab::Why],
-        // kubectl here cannot describe an autoscaler yet: its YAML comes first.
-        Target::Gauge { .. } => vec![Tab::Yaml, Tab::Events, Tab::Why],
         _ => vec![Tab::Describe, Tab::Yaml, Tab::Events, Tab::Why],
     }
 }

@@ -266,22 +266,6 @@ fn validate(f: &Flags, max: i32) -> Result<(), String> {
 
 /// `createHorizontalPodAutoscalerV2`.
 fn autoscaler(f: &Flags, max: i32, target: Kind, target_name: &str, namespace: &str) -> Value {
-    let name = if f.name.is_empty() {
-        target_name
-    } else {
-        f.name.as_str()
-    };
-    let mut spec = json!({
-        "scaleTargetRef": {
-            "apiVersion": target.api_version(),
-            "kind": target.as_str(),
-            "name": target_name,
-        },
-        "maxReplicas": max,
-    });
-    if f.min > 0 {
-        spec["minReplicas"] = json!(f.min);
-    }
     let mut metrics = Vec::new();
     if f.cpu_percent > 0 {
         metrics.push(metric("cpu", &Target::Utilization(f.cpu_percent)));
@@ -292,20 +276,42 @@ fn autoscaler(f: &Flags, max: i32, target: Kind, target_name: &str, namespace: &
     if let Ok(t) = parse_resource_input(&f.memory, "memory") {
         metrics.push(metric("memory", &t));
     }
-    if !metrics.is_empty() {
-        spec["metrics"] = Value::Array(metrics);
-    }
-    json!({
-        "apiVersion": "autoscaling/v2",
-        "kind": "HorizontalPodAutoscaler",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": spec,
-    })
+    let target_field = (!metrics.is_empty()).then_some(("metrics", Value::Array(metrics)));
+    skeleton(
+        "autoscaling/v2",
+        f,
+        max,
+        (target, target_name),
+        namespace,
+        target_field,
+    )
 }
 
 /// `createHorizontalPodAutoscalerV1`: the fallback's object, its cpu target only
 /// from `--cpu-percent`.
 fn autoscaler_v1(f: &Flags, max: i32, target: Kind, target_name: &str, namespace: &str) -> Value {
+    let target_field =
+        (f.cpu_percent >= 0).then(|| ("targetCPUUtilizationPercentage", json!(f.cpu_percent)));
+    skeleton(
+        "autoscaling/v1",
+        f,
+        max,
+        (target, target_name),
+        namespace,
+        target_field,
+    )
+}
+
+/// The object both versions share: its name (`--name`, else the target's), the
+/// target reference, the replica bounds, and the version's own target field.
+fn skeleton(
+    api_version: &str,
+    f: &Flags,
+    max: i32,
+    (target, target_name): (Kind, &str),
+    namespace: &str,
+    target_field: Option<(&str, Value)>,
+) -> Value {
     let name = if f.name.is_empty() {
         target_name
     } else {
@@ -322,11 +328,11 @@ fn autoscaler_v1(f: &Flags, max: i32, target: Kind, target_name: &str, namespace
     if f.min > 0 {
         spec["minReplicas"] = json!(f.min);
     }
-    if f.cpu_percent >= 0 {
-        spec["targetCPUUtilizationPercentage"] = json!(f.cpu_percent);
+    if let Some((field, value)) = target_field {
+        spec[field] = value;
     }
     json!({
-        "apiVersion": "autoscaling/v1",
+        "apiVersion": api_version,
         "kind": "HorizontalPodAutoscaler",
         "metadata": {"name": name, "namespace": namespace},
         "spec": spec,

@@ -1206,6 +1206,18 @@ mod tests {
         );
     }
 
+    /// Each line fails with exactly its message on stderr.
+    fn refused(s: &mut crate::Session, cases: &[(&str, &str)]) {
+        for (line, want) in cases {
+            let out = kubectl(s, line);
+            assert_eq!(
+                (out.stderr.as_str(), out.success()),
+                (*want, false),
+                "{line}"
+            );
+        }
+    }
+
     fn kubectl(s: &mut crate::Session, line: &str) -> CommandOutput {
         s.run(line, None, &crate::context::NoFiles)
     }
@@ -1350,27 +1362,23 @@ mod tests {
         assert!(out
             .stderr
             .contains("if restart has already been triggered within the past second"));
-        for (line, want) in [
-            (
-                "rollout pause sts/web",
-                "error: statefulsets.apps \"web\" pausing is not supported\n",
-            ),
-            (
-                "rollout resume statefulset web",
-                "error: statefulsets.apps \"web\" resuming is not supported\n",
-            ),
-            (
-                "rollout pause sts/gone",
-                "Error from server (NotFound): statefulsets.apps \"gone\" not found\n",
-            ),
-        ] {
-            let out = kubectl(&mut s, line);
-            assert_eq!(
-                (out.stderr.as_str(), out.success()),
-                (want, false),
-                "{line}"
-            );
-        }
+        refused(
+            &mut s,
+            &[
+                (
+                    "rollout pause sts/web",
+                    "error: statefulsets.apps \"web\" pausing is not supported\n",
+                ),
+                (
+                    "rollout resume statefulset web",
+                    "error: statefulsets.apps \"web\" resuming is not supported\n",
+                ),
+                (
+                    "rollout pause sts/gone",
+                    "Error from server (NotFound): statefulsets.apps \"gone\" not found\n",
+                ),
+            ],
+        );
         let out = kubectl(&mut s, "rollout history ds/kube-proxy -n kube-system");
         assert!(out.stderr.contains("ControllerRevisions"), "{}", out.stderr);
         let out = kubectl(&mut s, "rollout undo daemonset kube-proxy -n kube-system");
@@ -1445,27 +1453,23 @@ spec:
             out.stdout,
             format!("statefulset.apps/web with revision #1\n{TEMPLATE_1_27}\n")
         );
-        for (line, want) in [
-            (
-                "rollout history sts/web --revision=3",
-                "error: unable to find the specified revision\n",
-            ),
-            (
-                "rollout history sts/web --revision=-1",
-                "error: revision must be a positive integer: -1\n",
-            ),
-            (
-                "rollout history sts/gone",
-                "Error from server (NotFound): statefulsets.apps \"gone\" not found\n",
-            ),
-        ] {
-            let out = kubectl(&mut s, line);
-            assert_eq!(
-                (out.stderr.as_str(), out.success()),
-                (want, false),
-                "{line}"
-            );
-        }
+        refused(
+            &mut s,
+            &[
+                (
+                    "rollout history sts/web --revision=3",
+                    "error: unable to find the specified revision\n",
+                ),
+                (
+                    "rollout history sts/web --revision=-1",
+                    "error: revision must be a positive integer: -1\n",
+                ),
+                (
+                    "rollout history sts/gone",
+                    "Error from server (NotFound): statefulsets.apps \"gone\" not found\n",
+                ),
+            ],
+        );
     }
 
     #[test]
@@ -1503,7 +1507,9 @@ spec:
     #[test]
     fn stateful_set_undo_restores_the_previous_template() {
         let mut s = rolled_stateful_set();
-        for (line, want) in [
+        refused(
+            &mut s,
+            &[
             (
                 "rollout undo sts/web --to-revision=5",
                 "error: unable to find specified revision 5 in history\n",
@@ -1520,14 +1526,8 @@ spec:
                 "rollout history sts/web --dry-run",
                 "error: unknown flag: --dry-run\nSee 'kubectl rollout history --help' for usage.\n",
             ),
-        ] {
-            let out = kubectl(&mut s, line);
-            assert_eq!(
-                (out.stderr.as_str(), out.success()),
-                (want, false),
-                "{line}"
-            );
-        }
+        ],
+        );
         let out = kubectl(&mut s, "rollout undo sts/web --to-revision=2");
         assert_eq!(
             out.stdout,

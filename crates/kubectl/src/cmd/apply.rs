@@ -22,7 +22,20 @@ pub(crate) enum DryRun {
 }
 
 impl DryRun {
-    fn suffix(self) -> &'static str {
+    /// The `--dry-run` flag's value (none when not given), or upstream's refusal.
+    pub(crate) fn parse(value: Option<&str>) -> Result<DryRun, String> {
+        match value {
+            None | Some("none") => Ok(DryRun::None),
+            Some("client") => Ok(DryRun::Client),
+            Some("server") => Ok(DryRun::Server),
+            Some(other) => Err(format!(
+                "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
+            )),
+        }
+    }
+
+    /// What `PrintFlagsWithDryRunStrategy` adds to the printed operation.
+    pub(crate) fn suffix(self) -> &'static str {
         match self {
             DryRun::None => "",
             DryRun::Client => " (dry run)",
@@ -172,15 +185,9 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: ApplyArgs) -> Comm
     if args.filenames.is_empty() {
         return CommandOutput::error("error: must specify one of -f and -k");
     }
-    let dry_run = match args.dry_run.as_deref() {
-        None | Some("none") => DryRun::None,
-        Some("client") => DryRun::Client,
-        Some("server") => DryRun::Server,
-        Some(other) => {
-            return CommandOutput::error(format!(
-            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        ))
-        }
+    let dry_run = match DryRun::parse(args.dry_run.as_deref()) {
+        Ok(d) => d,
+        Err(e) => return CommandOutput::error(e),
     };
     let name_only = match args.output.as_deref() {
         None | Some("") => false,

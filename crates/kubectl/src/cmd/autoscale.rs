@@ -418,14 +418,10 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         out.fail(e);
         return out;
     }
-    let suffix = match f.dry_run.as_deref() {
-        None | Some("none") => "",
-        Some("client") => " (dry run)",
-        Some("server") => " (server dry run)",
-        Some(other) => {
-            out.fail(format!(
-                "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-            ));
+    let suffix = match crate::cmd::apply::DryRun::parse(f.dry_run.as_deref()) {
+        Ok(d) => d.suffix(),
+        Err(e) => {
+            out.fail(e);
             return out;
         }
     };

@@ -144,15 +144,9 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             ))
         }
     };
-    let suffix = match o.dry_run.as_deref() {
-        None | Some("none") => "",
-        Some("client") => " (dry run)",
-        Some("server") => " (server dry run)",
-        Some(other) => {
-            return CommandOutput::error(format!(
-            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        ))
-        }
+    let suffix = match crate::cmd::apply::DryRun::parse(o.dry_run.as_deref()) {
+        Ok(d) => d.suffix(),
+        Err(e) => return CommandOutput::error(e),
     };
     if o.image.is_some() == o.from.is_some() {
         return CommandOutput::error("error: either --image or --from must be specified");

@@ -260,15 +260,9 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Ok(b) => b,
         Err(e) => return CommandOutput::error(e),
     };
-    let suffix = match f.dry_run.as_deref() {
-        None | Some("none") => "",
-        Some("client") => " (dry run)",
-        Some("server") => " (server dry run)",
-        Some(other) => {
-            return CommandOutput::error(format!(
-            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        ))
-        }
+    let suffix = match crate::cmd::apply::DryRun::parse(f.dry_run.as_deref()) {
+        Ok(d) => d.suffix(),
+        Err(e) => return CommandOutput::error(e),
     };
     let client = f.dry_run.as_deref() == Some("client");
     let output_flag = f.one("--output");

@@ -141,16 +141,7 @@ pub(crate) fn create_service(
     }
     let obj =
         Object::from_json(Kind::Service, spec.to_json()).map_err(|e| format!("error: {e}"))?;
-    let suffix = match dry_run {
-        None | Some("none") => "",
-        Some("client") => " (dry run)",
-        Some("server") => " (server dry run)",
-        Some(other) => {
-            return Err(format!(
-            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        ))
-        }
-    };
+    let suffix = crate::cmd::apply::DryRun::parse(dry_run)?.suffix();
     let result = crate::context::create_generated(cluster, ctx, obj, suffix);
     let created = result.map_err(|e| errors::render(&e, None))?;
     Ok(match output {

@@ -112,16 +112,7 @@ fn patch(
             a.kind
         ));
     }
-    let suffix = match a.dry_run.as_str() {
-        "none" => "",
-        "client" => " (dry run)",
-        "server" => " (server dry run)",
-        other => {
-            return Err(format!(
-            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        ))
-        }
-    };
+    let suffix = crate::cmd::apply::DryRun::parse(Some(a.dry_run.as_str()))?.suffix();
     let text =
         match (&a.patch, &a.patch_file) {
             (Some(_), Some(_)) => {

@@ -15,6 +15,7 @@
 //! waiting line once, where kubectl prints one per watch event.
 
 use crate::args::clap_error;
+use crate::cmd::apply::DryRun;
 use crate::cmd::get::parse_resource_args;
 use crate::cmd::stateful_set;
 use crate::context::{CommandOutput, Context};
@@ -97,15 +98,9 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             ));
         }
     }
-    let dry_run = match parsed.dry_run.as_deref() {
-        None | Some("none") => DryRun::None,
-        Some("client") => DryRun::Client,
-        Some("server") => DryRun::Server,
-        Some(other) => {
-            return CommandOutput::error(format!(
-            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        ))
-        }
+    let dry_run = match DryRun::parse(parsed.dry_run.as_deref()) {
+        Ok(d) => d,
+        Err(e) => return CommandOutput::error(e),
     };
     if parsed.revision.is_some_and(|r| r < 0) && sub == "history" {
         return CommandOutput::error(format!(
@@ -184,25 +179,6 @@ pub(crate) fn patch(
         subresource: subresource.map(str::to_string),
     };
     crate::context::send(cluster, ctx, body)
-}
-
-/// `--dry-run` of `rollout undo`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum DryRun {
-    None,
-    Client,
-    Server,
-}
-
-impl DryRun {
-    /// What `PrintFlagsWithDryRunStrategy` adds to the printed operation.
-    fn suffix(self) -> &'static str {
-        match self {
-            DryRun::None => "",
-            DryRun::Client => " (dry run)",
-            DryRun::Server => " (server dry run)",
-        }
-    }
 }
 
 /// Whether `rollout SUB` works on `kind`: every subcommand on Deployments, all but

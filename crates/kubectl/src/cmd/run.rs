@@ -171,16 +171,7 @@ fn labels_and_env(
 
 /// `--dry-run` and `-o`: the suffix of the `created` line and the output format.
 fn output_mode(parsed: &RunArgs) -> Result<(&'static str, Option<&str>), String> {
-    let suffix = match parsed.dry_run.as_deref() {
-        None | Some("none") => "",
-        Some("client") => " (dry run)",
-        Some("server") => " (server dry run)",
-        Some(other) => {
-            return Err(format!(
-            "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-        ))
-        }
-    };
+    let suffix = crate::cmd::apply::DryRun::parse(parsed.dry_run.as_deref())?.suffix();
     let output = match parsed.output.as_deref() {
         None | Some("") => None,
         Some(o @ ("yaml" | "json" | "name")) => Some(o),

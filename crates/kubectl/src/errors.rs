@@ -40,6 +40,15 @@ pub fn render(err: &ApiError, context: Option<(&str, &str)>) -> String {
     }
 }
 
+/// kubectl's text for a failed request that a `kubectl create` generator wrapped
+/// with `fmt.Errorf("failed to create deployment: %v", err)` (create_deployment.go and
+/// most of its siblings). The wrapping hides the API status from `checkErr`, so the
+/// server's message follows on one line after `error: `, without `Error from server`.
+/// `prefix` is the generator's own text, `failed to create deployment:`.
+pub fn wrapped(err: &ApiError, prefix: &str) -> String {
+    format!("error: {prefix} {}", err.message)
+}
+
 /// `The Deployment "web" is invalid: <cause>`, or with several causes one per line
 /// after a `* `, as kubectl's `MultilineError` prints them. The server message is
 /// `Deployment.apps "web" is invalid: <cause>` or `... is invalid: [<c1>, <c2>]`.

@@ -80,3 +80,30 @@ fn set_context_namespace_is_the_default_namespace() {
     s.run("config set-context --current --namespace=", None, &NoFiles);
     assert_eq!(s.namespace, "default");
 }
+
+/// Each `kubectl create` generator wraps the apiserver's refusal as its own `Run` does
+/// (staging/src/k8s.io/kubectl/pkg/cmd/create): most with `failed to create <what>:`,
+/// secret without the colon, service with its type, and role, clusterrole and
+/// namespace not at all, so those keep `Error from server (AlreadyExists)`.
+#[test]
+fn create_generators_wrap_refusals_as_kubectl_does() {
+    let mut s = session();
+    for (line, refused) in [
+        ("create deployment web --image=nginx", "error: failed to create deployment: deployments.apps \"web\" already exists"),
+        ("create configmap c --from-literal=a=b", "error: failed to create configmap: configmaps \"c\" already exists"),
+        ("create secret generic s --from-literal=a=b", "error: failed to create secret secrets \"s\" already exists"),
+        ("create service nodeport web --tcp=80", "error: failed to create NodePort service: services \"web\" already exists"),
+        ("create serviceaccount robot", "error: failed to create serviceaccount: serviceaccounts \"robot\" already exists"),
+        ("create rolebinding rb --role=r --user=jane", "error: failed to create rolebinding: rolebindings.rbac.authorization.k8s.io \"rb\" already exists"),
+        ("create pdb p --selector=app=web --min-available=1", "error: failed to create poddisruptionbudgets: poddisruptionbudgets.policy \"p\" already exists"),
+        ("create cronjob cj --image=busybox --schedule='*/5 * * * *'", "error: failed to create cronjob: cronjobs.batch \"cj\" already exists"),
+        ("create job j --image=busybox", "error: failed to create job: jobs.batch \"j\" already exists"),
+        ("create role r --verb=get --resource=pods", "Error from server (AlreadyExists): roles.rbac.authorization.k8s.io \"r\" already exists"),
+        ("create namespace team", "Error from server (AlreadyExists): namespaces \"team\" already exists"),
+    ] {
+        assert!(s.run(line, None, &NoFiles).success(), "{line}");
+        let again = s.run(line, None, &NoFiles);
+        assert!(!again.success(), "{line}");
+        assert_eq!(again.stderr.trim_end(), refused, "{line}");
+    }
+}

@@ -195,7 +195,8 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                 format!("{display} created{suffix}")
             });
         }
-        Err(e) => out.fail(errors::render(&e, None)),
+        // create_job.go: "failed to create job: %v".
+        Err(e) => out.fail(errors::wrapped(&e, "failed to create job:")),
     }
     out
 }

@@ -271,6 +271,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Err(e) => return CommandOutput::error(e),
     };
     let generated = client_object(&value, kind, f.one("--namespace").is_some());
+    let failure = failure_prefix(kind, &value);
     let obj = match Object::from_json(kind, value) {
         Ok(o) => o,
         Err(e) => return CommandOutput::error(format!("error: {e}")),
@@ -299,9 +300,31 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                 }
             }
         }
-        Err(e) => out.fail(errors::render(&e, None)),
+        Err(e) => out.fail(match failure {
+            Some(prefix) => errors::wrapped(&e, &prefix),
+            None => errors::render(&e, None),
+        }),
     }
     out
+}
+
+/// How each generator's `Run` wraps the apiserver's error (`return fmt.Errorf("failed
+/// to create deployment: %v", err)` in create_deployment.go, and so on); `None` for
+/// the ones that return it as it is (create_role.go and create_clusterrole.go).
+fn failure_prefix(kind: Kind, value: &Value) -> Option<String> {
+    Some(match kind {
+        Kind::Role | Kind::ClusterRole => return None,
+        // create_service.go names the type: "failed to create ClusterIP service: %v".
+        Kind::Service => format!(
+            "failed to create {} service:",
+            value["spec"]["type"].as_str().unwrap_or("ClusterIP")
+        ),
+        // create_secret.go's format has no colon: "failed to create secret %v".
+        Kind::Secret => "failed to create secret".to_string(),
+        // create_pdb.go names the resource: "failed to create poddisruptionbudgets: %v".
+        Kind::PodDisruptionBudget => "failed to create poddisruptionbudgets:".to_string(),
+        other => format!("failed to create {}:", other.info().singular),
+    })
 }
 
 /// `-o`: nothing (the `created` line), `name`, `yaml` or `json`; checked before

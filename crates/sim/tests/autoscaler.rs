@@ -320,3 +320,167 @@ fn without_behavior_the_highest_recent_recommendation_wins_even_above_the_count(
     c.advance(SimDuration::secs(20));
     assert_eq!(replicas(&c), 4);
 }
+
+/// php-apache under the given `behavior` (YAML indented under `spec:`), target 10%,
+/// with a load pod, settled at `min` replicas.
+fn with_behavior(min: i32, behavior: &str) -> Cluster {
+    let mut c = Cluster::new(1, Topology::default());
+    c.enable_metrics_server().unwrap();
+    create(&mut c, PHP_APACHE);
+    create(
+        &mut c,
+        &format!(
+            "{}  behavior:\n{behavior}",
+            autoscaler(min, 20).replace("averageUtilization: 50", "averageUtilization: 10")
+        ),
+    );
+    create(
+        &mut c,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: load\nspec:\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sleep, \"3600\"]\n",
+    );
+    c.advance(SimDuration::secs(60));
+    c
+}
+
+/// The replica counts the target passes through, sampled every 5 s for `secs`.
+fn counts_over(c: &mut Cluster, secs: u64) -> Vec<i64> {
+    let mut seen = vec![replicas(c)];
+    for _ in 0..secs / 5 {
+        c.advance(SimDuration::secs(5));
+        let r = replicas(c);
+        if seen.last() != Some(&r) {
+            seen.push(r);
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_pods_policy_adds_at_most_its_value_per_period() {
+    // `calculateScaleUpLimitWithScalingRules`: one policy of 1 pod per 60 s; each
+    // period counts from the replicas at its start, so the count climbs by one a
+    // minute however high the load asks.
+    let mut c = with_behavior(
+        1,
+        "    scaleUp:\n      policies:\n      - type: Pods\n        value: 1\n        periodSeconds: 60\n",
+    );
+    assert_eq!(replicas(&c), 1);
+    traffic(
+        &mut c,
+        "start load --to svc/php-apache --from load --rps 100",
+    );
+    let mut changes = Vec::new();
+    for _ in 0..40 {
+        let before = replicas(&c);
+        c.advance(SimDuration::secs(5));
+        if replicas(&c) != before {
+            changes.push((c.now().0 / 1000, replicas(&c) - before));
+        }
+    }
+    assert!(changes.len() >= 3, "{changes:?}");
+    assert!(changes.iter().all(|(_, added)| *added == 1), "{changes:?}");
+    assert!(
+        changes.windows(2).all(|w| w[1].0 - w[0].0 >= 60),
+        "{changes:?}"
+    );
+    let limited = condition(&c, "ScalingLimited");
+    assert_eq!(limited["status"], "True", "{limited}");
+    assert_eq!(limited["reason"], "ScaleUpLimit");
+}
+
+#[test]
+fn select_policy_min_takes_the_smaller_change_and_disabled_none() {
+    // Percent 100 (doubling) against Pods 1: Max would double, Min adds one.
+    let policies = "      policies:\n      - type: Percent\n        value: 100\n        periodSeconds: 15\n      - type: Pods\n        value: 1\n        periodSeconds: 15\n";
+    let mut c = with_behavior(
+        2,
+        &format!("    scaleUp:\n      selectPolicy: Min\n{policies}"),
+    );
+    traffic(
+        &mut c,
+        "start load --to svc/php-apache --from load --rps 100",
+    );
+    let seen = counts_over(&mut c, 40);
+    assert_eq!(&seen[..3], [2, 3, 4], "{seen:?}");
+
+    let mut c = with_behavior(
+        2,
+        &format!("    scaleUp:\n      selectPolicy: Max\n{policies}"),
+    );
+    traffic(
+        &mut c,
+        "start load --to svc/php-apache --from load --rps 100",
+    );
+    let seen = counts_over(&mut c, 40);
+    assert_eq!(&seen[..3], [2, 4, 8], "{seen:?}");
+
+    let mut c = with_behavior(2, "    scaleUp:\n      selectPolicy: Disabled\n");
+    traffic(
+        &mut c,
+        "start load --to svc/php-apache --from load --rps 100",
+    );
+    assert_eq!(counts_over(&mut c, 60), [2]);
+}
+
+#[test]
+fn a_scale_down_policy_and_window_pace_the_way_down() {
+    // No scale-down window and at most 50% fewer per 30 s: from 8, the recommendation
+    // of 1 is reached through 4 and 2 (`int32(start * (1 - 0.5))`).
+    let mut c = with_behavior(
+        1,
+        "    scaleUp:\n      policies:\n      - type: Pods\n        value: 7\n        periodSeconds: 60\n    scaleDown:\n      stabilizationWindowSeconds: 0\n      policies:\n      - type: Percent\n        value: 50\n        periodSeconds: 30\n",
+    );
+    traffic(
+        &mut c,
+        "start load --to svc/php-apache --from load --rps 100",
+    );
+    c.advance(SimDuration::secs(45));
+    assert_eq!(replicas(&c), 8);
+    traffic(&mut c, "stop load");
+    let seen = counts_over(&mut c, 150);
+    assert_eq!(seen, [8, 4, 2, 1], "{seen:?}");
+    let events: Vec<String> = c
+        .list(Kind::Event, Some("default"))
+        .into_iter()
+        .filter(|e| e.to_json()["reason"] == "SuccessfulRescale")
+        .map(|e| e.to_json()["message"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        events.contains(&"New size: 4; reason: All metrics below target".to_string()),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn the_apiserver_checks_the_scaling_rules() {
+    let mut c = Cluster::new(1, Topology::default());
+    let bad = format!(
+        "{}  behavior:\n    scaleUp:\n      stabilizationWindowSeconds: 3601\n      selectPolicy: Most\n      policies:\n      - type: Replicas\n        value: 0\n        periodSeconds: 1801\n    scaleDown:\n      policies: []\n",
+        autoscaler(1, 5)
+    );
+    let obj = warehouse_sim::decode_manifests(&bad).unwrap().remove(0);
+    let e = c.create(obj).unwrap_err().message;
+    assert_eq!(
+        e,
+        "HorizontalPodAutoscaler.autoscaling \"php-apache\" is invalid: [\
+spec.behavior.scaleUp.stabilizationWindowSeconds: Invalid value: 3601: must be less than or equal to 3600, \
+spec.behavior.scaleUp.selectPolicy: Unsupported value: \"Most\": supported values: \"Disabled\", \"Max\", \"Min\", \
+spec.behavior.scaleUp.policies[0].type: Unsupported value: \"Replicas\": supported values: \"Percent\", \"Pods\", \
+spec.behavior.scaleUp.policies[0].value: Invalid value: 0: must be greater than zero, \
+spec.behavior.scaleUp.policies[0].periodSeconds: Invalid value: 1801: must be less than or equal to 1800, \
+spec.behavior.scaleDown.policies: Required value: must specify at least one Policy]"
+    );
+    assert!(c.list(Kind::HorizontalPodAutoscaler, None).is_empty());
+    let e = c
+        .create(
+            warehouse_sim::decode_manifests(&autoscaler(1, 0))
+                .unwrap()
+                .remove(0),
+        )
+        .unwrap_err()
+        .message;
+    assert!(
+        e.ends_with("[spec.maxReplicas: Invalid value: 0: must be greater than 0, spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`]"),
+        "{e}"
+    );
+}

@@ -195,7 +195,10 @@ pub fn describe(cluster: &Cluster, obj: &Object, show_events: bool) -> Result<St
         Kind::PersistentVolumeClaim => describe_persistent_volume_claim(&mut w, cluster, &v, now),
         Kind::PersistentVolume => describe_persistent_volume(&mut w, &v, now),
         Kind::StorageClass => describe_storage_class(&mut w, &v),
-        Kind::HorizontalPodAutoscaler => describe_autoscaler(&mut w, &autoscaler_v2(&v)),
+        Kind::HorizontalPodAutoscaler => describe_autoscaler(
+            &mut w,
+            &warehouse_sim::controllers::hpa::served_as_v2(&v),
+        ),
         Kind::ServiceAccount => describe_service_account(&mut w, &v),
         Kind::LimitRange => {
             describe_limit_range(&mut w, &v);
@@ -2838,112 +2841,6 @@ fn describe_storage_class(w: &mut Writer, v: &Value) {
 
 /// The generic describer (`genericDescriber`): every field but the metadata ones, in
 /// sorted order, with `smartLabelFor` titles.
-/// An autoscaler as the apiserver serves it at autoscaling/v2, its preferred version
-/// (what kubectl reads to describe one): an autoscaling/v1 object's cpu target
-/// becomes a Resource metric, and the defaults `SetDefaults_HorizontalPodAutoscaler`
-/// applies show (minReplicas 1, a cpu utilization of 80% without any metric, the
-/// default scaling rules filled in beside a behavior that is given).
-fn autoscaler_v2(v: &Value) -> Value {
-    let mut out = v.clone();
-    let utilization = |target: i64| {
-        serde_json::json!([{"type": "Resource", "resource": {"name": "cpu",
-            "target": {"type": "Utilization", "averageUtilization": target}}}])
-    };
-    if s(v, "apiVersion") == "autoscaling/v1" {
-        let target = at(v, "spec.targetCPUUtilizationPercentage")
-            .as_i64()
-            .unwrap_or(80);
-        out["spec"]["metrics"] = utilization(target);
-        // What v1 has no field for, the conversion keeps in annotations.
-        let annotations = out
-            .pointer_mut("/metadata/annotations")
-            .and_then(Value::as_object_mut);
-        let kept = |key: &str| {
-            annotations
-                .as_ref()
-                .and_then(|a| a.get(key))
-                .and_then(Value::as_str)
-                .and_then(|text| serde_json::from_str::<Value>(text).ok())
-        };
-        let conditions = kept("autoscaling.alpha.kubernetes.io/conditions");
-        let metrics = kept("autoscaling.alpha.kubernetes.io/current-metrics");
-        if let Some(a) = annotations {
-            a.remove("autoscaling.alpha.kubernetes.io/conditions");
-            a.remove("autoscaling.alpha.kubernetes.io/current-metrics");
-        }
-        if !out["status"].is_object() {
-            out["status"] = Value::Object(Map::new());
-        }
-        if let Some(conditions) = conditions {
-            out["status"]["conditions"] = conditions;
-        }
-        let current: Vec<Value> = metrics
-            .as_ref()
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|m| {
-                let mut current = Map::new();
-                if let Some(u) = at(m, "resource.currentAverageUtilization").as_i64() {
-                    current.insert("averageUtilization".into(), u.into());
-                }
-                current.insert(
-                    "averageValue".into(),
-                    at(m, "resource.currentAverageValue").clone(),
-                );
-                serde_json::json!({"type": "Resource", "resource": {
-                    "name": s(m, "resource.name"), "current": current}})
-            })
-            .collect();
-        if !current.is_empty() {
-            out["status"]["currentMetrics"] = Value::Array(current);
-        }
-    } else if arr(v, "spec.metrics").is_empty() {
-        out["spec"]["metrics"] = utilization(80);
-    }
-    if at(v, "spec.minReplicas").is_null() {
-        out["spec"]["minReplicas"] = Value::from(1);
-    }
-    if let Some(behavior) = out
-        .pointer_mut("/spec/behavior")
-        .and_then(Value::as_object_mut)
-    {
-        let defaults = [
-            (
-                "scaleUp",
-                Some(0),
-                serde_json::json!([
-                    {"type": "Pods", "value": 4, "periodSeconds": 15},
-                    {"type": "Percent", "value": 100, "periodSeconds": 15},
-                ]),
-            ),
-            (
-                "scaleDown",
-                None,
-                serde_json::json!([{"type": "Percent", "value": 100, "periodSeconds": 15}]),
-            ),
-        ];
-        for (direction, window, policies) in defaults {
-            let rules = behavior
-                .entry(direction)
-                .or_insert_with(|| Value::Object(Map::new()));
-            if !rules.is_object() {
-                *rules = Value::Object(Map::new());
-            }
-            if let Some(rules) = rules.as_object_mut() {
-                rules.entry("selectPolicy").or_insert_with(|| "Max".into());
-                rules.entry("policies").or_insert(policies);
-                if let Some(window) = window {
-                    rules
-                        .entry("stabilizationWindowSeconds")
-                        .or_insert_with(|| Value::from(window));
-                }
-            }
-        }
-    }
-    out
-}
-
 /// `describeHorizontalPodAutoscalerV2`.
 fn describe_autoscaler(w: &mut Writer, v: &Value) {
     header(w, v, true);

@@ -2089,12 +2089,30 @@ fn validate_stateful_set(o: &crate::object::OtherObject, errors: &mut Vec<FieldE
     }
 }
 
-/// pkg/apis/autoscaling/validation `validateHorizontalPodAutoscalerSpec`: the
-/// target's kind and name, the replica bounds and (`validateMetricTarget`) a
-/// Resource metric's utilization target of at least 1.
+/// pkg/apis/autoscaling/validation `validateHorizontalPodAutoscalerSpec`, in its
+/// order: the replica bounds, the target's kind and name, (`validateMetricTarget`) a
+/// Resource metric's utilization target of at least 1, and (`validateBehavior`) the
+/// scaling rules.
 fn validate_autoscaler(o: &crate::object::OtherObject, errors: &mut Vec<FieldError>) {
     let spec = o.fields.get("spec");
     let at = |p: &str| spec.and_then(|s| s.pointer(p));
+    let min = at("/minReplicas").and_then(|v| v.as_i64());
+    let max = at("/maxReplicas").and_then(|v| v.as_i64()).unwrap_or(0);
+    if let Some(min) = min.filter(|m| *m < 1) {
+        errors.push(FieldError(format!(
+            "spec.minReplicas: Invalid value: {min}: must be greater than or equal to 1"
+        )));
+    }
+    if max < 1 {
+        errors.push(FieldError(format!(
+            "spec.maxReplicas: Invalid value: {max}: must be greater than 0"
+        )));
+    }
+    if min.is_some_and(|min| max < min) {
+        errors.push(FieldError(format!(
+            "spec.maxReplicas: Invalid value: {max}: must be greater than or equal to `minReplicas`"
+        )));
+    }
     for field in ["kind", "name"] {
         if at(&format!("/scaleTargetRef/{field}"))
             .and_then(|v| v.as_str())
@@ -2105,8 +2123,6 @@ fn validate_autoscaler(o: &crate::object::OtherObject, errors: &mut Vec<FieldErr
             )));
         }
     }
-    let min = at("/minReplicas").and_then(|v| v.as_i64()).unwrap_or(1);
-    let max = at("/maxReplicas").and_then(|v| v.as_i64()).unwrap_or(0);
     let metrics = at("/metrics").and_then(|v| v.as_array());
     for (i, m) in metrics.into_iter().flatten().enumerate() {
         for source in ["resource", "containerResource"] {
@@ -2120,19 +2136,77 @@ fn validate_autoscaler(o: &crate::object::OtherObject, errors: &mut Vec<FieldErr
             }
         }
     }
-    if min < 1 {
+    if let Some(behavior) = at("/behavior").filter(|b| b.is_object()) {
+        for direction in ["scaleUp", "scaleDown"] {
+            if let Some(rules) = behavior.get(direction).filter(|r| r.is_object()) {
+                validate_scaling_rules(rules, &format!("spec.behavior.{direction}"), errors);
+            }
+        }
+    }
+}
+
+/// `validateScalingRules` and `validateScalingPolicy` (MaxStabilizationWindowSeconds
+/// 3600, MaxPeriodSeconds 1800). Policies left out are defaulted before this runs,
+/// so only an empty list given is refused.
+fn validate_scaling_rules(rules: &serde_json::Value, path: &str, errors: &mut Vec<FieldError>) {
+    if let Some(w) = rules
+        .get("stabilizationWindowSeconds")
+        .and_then(|v| v.as_i64())
+    {
+        if w < 0 {
+            errors.push(FieldError(format!(
+                "{path}.stabilizationWindowSeconds: Invalid value: {w}: must be greater than or equal to zero"
+            )));
+        }
+        if w > 3600 {
+            errors.push(FieldError(format!(
+                "{path}.stabilizationWindowSeconds: Invalid value: {w}: must be less than or equal to 3600"
+            )));
+        }
+    }
+    if let Some(p) = rules.get("selectPolicy").and_then(|v| v.as_str()) {
+        if !matches!(p, "Max" | "Min" | "Disabled") {
+            errors.push(FieldError(format!(
+                "{path}.selectPolicy: Unsupported value: \"{p}\": supported values: \"Disabled\", \"Max\", \"Min\""
+            )));
+        }
+    }
+    let Some(policies) = rules.get("policies").and_then(|v| v.as_array()) else {
+        return;
+    };
+    if policies.is_empty() {
         errors.push(FieldError(format!(
-            "spec.minReplicas: Invalid value: {min}: must be greater than or equal to 1"
+            "{path}.policies: Required value: must specify at least one Policy"
         )));
     }
-    if max < 1 {
-        errors.push(FieldError(format!(
-            "spec.maxReplicas: Invalid value: {max}: must be greater than or equal to 1"
-        )));
-    } else if max < min {
-        errors.push(FieldError(format!(
-            "spec.maxReplicas: Invalid value: {max}: must be greater than or equal to `minReplicas`"
-        )));
+    for (i, policy) in policies.iter().enumerate() {
+        let at = format!("{path}.policies[{i}]");
+        let type_ = policy.get("type").and_then(|v| v.as_str()).unwrap_or("");
+        if !matches!(type_, "Pods" | "Percent") {
+            errors.push(FieldError(format!(
+                "{at}.type: Unsupported value: \"{type_}\": supported values: \"Percent\", \"Pods\""
+            )));
+        }
+        let value = policy.get("value").and_then(|v| v.as_i64()).unwrap_or(0);
+        if value <= 0 {
+            errors.push(FieldError(format!(
+                "{at}.value: Invalid value: {value}: must be greater than zero"
+            )));
+        }
+        let period = policy
+            .get("periodSeconds")
+            .and_then(|v| v.as_i64())
+            .unwrap_or(0);
+        if period <= 0 {
+            errors.push(FieldError(format!(
+                "{at}.periodSeconds: Invalid value: {period}: must be greater than zero"
+            )));
+        }
+        if period > 1800 {
+            errors.push(FieldError(format!(
+                "{at}.periodSeconds: Invalid value: {period}: must be less than or equal to 1800"
+            )));
+        }
     }
 }
 

@@ -11,17 +11,19 @@
 //! desired count is the ratio times the ready pods, rounded up (pods not yet ready
 //! count as idle when scaling up). The count is then held by the stabilization
 //! windows (none up, 300 s down: the highest recommendation of the last five minutes
-//! wins), limited by the scaling policies (up: the larger of 100% or 4 pods per 15 s;
-//! down: 100% per 15 s; without `behavior`, `calculateScaleUpLimit`: up to twice the
-//! current count or 4) and by minReplicas and maxReplicas, and written to the
+//! wins), limited by `behavior`'s scaling policies (Pods or Percent per period, each
+//! counted from the replicas at its period's start, chosen by `selectPolicy` Max,
+//! Min or Disabled; the defaults: up the larger of 100% or 4 pods per 15 s, down 100%
+//! per 15 s) or, without `behavior`, by `calculateScaleUpLimit` (up to twice the
+//! current count or 4), and by minReplicas and maxReplicas, and written to the
 //! target's replicas. Status: the current and desired replicas, the current metric,
 //! `lastScaleTime` and the AbleToScale, ScalingActive and ScalingLimited conditions.
 //!
 //! autoscaling/v2 (`metrics` of type Resource cpu with `averageUtilization`) and v1
 //! (`targetCPUUtilizationPercentage`, 80 by default) are read from the stored JSON.
 //! Simplified: only the cpu resource metric is computed (another metric is reported
-//! as not supported here); `behavior` takes its stabilization windows from the spec
-//! and its policies' defaults.
+//! as not supported here), and `behavior`'s per-direction `tolerance` (alpha) is not
+//! read.
 
 use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::Actor;
@@ -46,8 +48,6 @@ pub const DOWNSCALE_STABILIZATION_SECS: i64 = 300;
 const CPU_INITIALIZATION_MS: u64 = 300_000;
 /// `--horizontal-pod-autoscaler-initial-readiness-delay`.
 const INITIAL_READINESS_DELAY_MS: u64 = 30_000;
-/// The policies' period (15 s for the default scale-up and scale-down policies).
-const POLICY_PERIOD_MS: u64 = 15_000;
 const METRIC_NAME: &str = "cpu resource utilization (percentage of request)";
 
 /// The autoscaler controller.
@@ -89,8 +89,11 @@ impl Controller for HorizontalPodAutoscaler {
 pub struct AutoscalerMemory {
     /// (when, recommended replicas), for the stabilization windows.
     recommendations: Vec<(SimTime, i32)>,
-    /// (when, replicas added), for the scale-up policies.
+    /// (when, replicas added), for the scaling policies (`scaleUpEvents`).
     scale_ups: Vec<(SimTime, i32)>,
+    /// (when, replicas removed), for the scaling policies (`scaleDownEvents`).
+    #[serde(default)]
+    scale_downs: Vec<(SimTime, i32)>,
 }
 
 /// What the controller reads of an autoscaler's spec.
@@ -104,12 +107,272 @@ pub struct AutoscalerSpec {
     pub cpu_target: Option<i32>,
     /// A metric other than cpu utilization, named for the error it gets.
     pub unsupported_metric: Option<String>,
-    pub scale_up_window_secs: i64,
-    pub scale_down_window_secs: i64,
-    /// Whether `spec.behavior` is set: without it upstream limits a scale-up to
-    /// twice the current count or 4, whichever is more (`calculateScaleUpLimit`),
-    /// instead of the default policies.
-    pub has_behavior: bool,
+    /// `spec.behavior` with its defaults filled in, if it is set: without it
+    /// upstream keeps the highest recommendation of the default window and limits a
+    /// scale-up to twice the current count or 4, whichever is more
+    /// (`normalizeDesiredReplicas`, `calculateScaleUpLimit`).
+    pub behavior: Option<Behavior>,
+}
+
+/// `spec.behavior`, defaulted (pkg/apis/autoscaling/v2 `GenerateHPAScaleUpRules`,
+/// `GenerateHPAScaleDownRules`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Behavior {
+    pub scale_up: ScalingRules,
+    pub scale_down: ScalingRules,
+}
+
+/// `HPAScalingRules`: a stabilization window, a policy selection and the policies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalingRules {
+    pub window_secs: i64,
+    pub select: SelectPolicy,
+    pub policies: Vec<ScalingPolicy>,
+}
+
+/// `selectPolicy`: Max (the default) takes the policy allowing the biggest change,
+/// Min the smallest, Disabled turns scaling in that direction off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectPolicy {
+    Max,
+    Min,
+    Disabled,
+}
+
+/// `HPAScalingPolicy`: at most `value` pods, or `value` percent, per `period_secs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScalingPolicy {
+    pub percent: bool,
+    pub value: i64,
+    pub period_secs: i64,
+}
+
+impl ScalingRules {
+    fn of(rules: &Value, default_window: i64) -> ScalingRules {
+        ScalingRules {
+            window_secs: rules
+                .get("stabilizationWindowSeconds")
+                .and_then(Value::as_i64)
+                .unwrap_or(default_window),
+            select: match rules.get("selectPolicy").and_then(Value::as_str) {
+                Some("Min") => SelectPolicy::Min,
+                Some("Disabled") => SelectPolicy::Disabled,
+                _ => SelectPolicy::Max,
+            },
+            policies: rules
+                .get("policies")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|p| ScalingPolicy {
+                    percent: p.get("type").and_then(Value::as_str) == Some("Percent"),
+                    value: p.get("value").and_then(Value::as_i64).unwrap_or(0),
+                    period_secs: p.get("periodSeconds").and_then(Value::as_i64).unwrap_or(0),
+                })
+                .collect(),
+        }
+    }
+
+    /// `getLongestPolicyPeriod`.
+    fn longest_period_secs(&self) -> i64 {
+        self.policies
+            .iter()
+            .map(|p| p.period_secs)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// `getReplicasChangePerPeriod`: the replicas added (or removed) within the last
+/// `period_secs`.
+fn change_in_period(events: &[(SimTime, i32)], now: SimTime, period_secs: i64) -> i64 {
+    let cutoff = now.0.saturating_sub(secs_to_ms(period_secs));
+    events
+        .iter()
+        .filter(|(at, _)| at.0 > cutoff)
+        .map(|(_, n)| i64::from(*n))
+        .sum()
+}
+
+/// The replicas at the start of a policy's period: the current count less what was
+/// added within it, plus what was removed.
+fn period_start(current: i32, memory: &AutoscalerMemory, now: SimTime, period_secs: i64) -> i64 {
+    i64::from(current) - change_in_period(&memory.scale_ups, now, period_secs)
+        + change_in_period(&memory.scale_downs, now, period_secs)
+}
+
+fn secs_to_ms(secs: i64) -> u64 {
+    u64::try_from(secs.max(0)).unwrap_or(0).saturating_mul(1000)
+}
+
+fn clamp_i32(v: i64) -> i32 {
+    i32::try_from(v.clamp(i64::from(i32::MIN), i64::from(i32::MAX))).unwrap_or(0)
+}
+
+/// `calculateScaleUpLimitWithScalingRules` (`up`: the most replicas the policies
+/// allow now) and `calculateScaleDownLimitWithBehaviors` (the fewest), each policy
+/// counting from the replicas at the start of its period.
+fn policy_limit(
+    current: i32,
+    memory: &AutoscalerMemory,
+    rules: &ScalingRules,
+    now: SimTime,
+    up: bool,
+) -> i32 {
+    let proposals = rules.policies.iter().map(|p| {
+        let start = period_start(current, memory, now, p.period_secs);
+        match (up, p.percent) {
+            // Rounded up, so that a small count still grows.
+            (true, true) => (start.saturating_mul(100 + p.value) + 99).div_euclid(100),
+            (true, false) => start.saturating_add(p.value),
+            // `int32(float64(start) * (1 - value/100))`: truncated toward zero.
+            (false, true) => start.saturating_mul(100 - p.value.min(100)) / 100,
+            (false, false) => start.saturating_sub(p.value),
+        }
+    });
+    // Max takes the biggest change: the highest count up, the lowest down.
+    let biggest_change = match rules.select {
+        SelectPolicy::Disabled => return current,
+        SelectPolicy::Max => true,
+        SelectPolicy::Min => false,
+    };
+    clamp_i32(if biggest_change == up {
+        proposals.max().unwrap_or(i64::from(i32::MIN))
+    } else {
+        proposals.min().unwrap_or(i64::from(i32::MAX))
+    })
+}
+
+/// An autoscaler as the apiserver serves it at autoscaling/v2, its preferred version:
+/// an autoscaling/v1 object's cpu target becomes a Resource metric (what v1 has no
+/// field for, its conversion keeps in annotations), and `SetDefaults_HorizontalPodAutoscaler`
+/// shows: minReplicas 1, a cpu utilization of 80% without any metric, and the default
+/// scaling rules filled in beside a behavior that is given. `kubectl describe` and the
+/// controller read this.
+pub fn served_as_v2(v: &Value) -> Value {
+    let mut out = v.clone();
+    let utilization = |target: i64| {
+        json!([{"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": target}}}])
+    };
+    if !out.is_object() {
+        return out;
+    }
+    if !out["spec"].is_object() {
+        out["spec"] = Value::Object(Map::new());
+    }
+    if v.get("apiVersion").and_then(Value::as_str) == Some("autoscaling/v1") {
+        let target = v
+            .pointer("/spec/targetCPUUtilizationPercentage")
+            .and_then(Value::as_i64)
+            .unwrap_or(80);
+        out["spec"]["metrics"] = utilization(target);
+        if let Some(spec) = out["spec"].as_object_mut() {
+            spec.remove("targetCPUUtilizationPercentage");
+        }
+        let annotations = out
+            .pointer_mut("/metadata/annotations")
+            .and_then(Value::as_object_mut);
+        let kept = |key: &str| {
+            annotations
+                .as_ref()
+                .and_then(|a| a.get(key))
+                .and_then(Value::as_str)
+                .and_then(|text| serde_json::from_str::<Value>(text).ok())
+        };
+        let conditions = kept(V1_CONDITIONS_ANNOTATION);
+        let metrics = kept(V1_CURRENT_METRICS_ANNOTATION);
+        if let Some(a) = out
+            .pointer_mut("/metadata/annotations")
+            .and_then(Value::as_object_mut)
+        {
+            a.remove(V1_CONDITIONS_ANNOTATION);
+            a.remove(V1_CURRENT_METRICS_ANNOTATION);
+        }
+        if !out["status"].is_object() {
+            out["status"] = Value::Object(Map::new());
+        }
+        if let Some(status) = out["status"].as_object_mut() {
+            status.remove("currentCPUUtilizationPercentage");
+        }
+        if let Some(conditions) = conditions {
+            out["status"]["conditions"] = conditions;
+        }
+        let current: Vec<Value> = metrics
+            .as_ref()
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|m| {
+                let mut current = Map::new();
+                if let Some(u) = m
+                    .pointer("/resource/currentAverageUtilization")
+                    .and_then(Value::as_i64)
+                {
+                    current.insert("averageUtilization".into(), u.into());
+                }
+                current.insert(
+                    "averageValue".into(),
+                    m.pointer("/resource/currentAverageValue")
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                );
+                json!({"type": "Resource", "resource": {
+                    "name": m.pointer("/resource/name").cloned().unwrap_or(Value::Null),
+                    "current": current}})
+            })
+            .collect();
+        if !current.is_empty() {
+            out["status"]["currentMetrics"] = Value::Array(current);
+        }
+    } else if v
+        .pointer("/spec/metrics")
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty)
+    {
+        out["spec"]["metrics"] = utilization(80);
+    }
+    if v.pointer("/spec/minReplicas").is_none_or(Value::is_null) {
+        out["spec"]["minReplicas"] = Value::from(1);
+    }
+    if let Some(behavior) = out
+        .pointer_mut("/spec/behavior")
+        .and_then(Value::as_object_mut)
+    {
+        let defaults = [
+            (
+                "scaleUp",
+                Some(0),
+                json!([
+                    {"type": "Pods", "value": 4, "periodSeconds": 15},
+                    {"type": "Percent", "value": 100, "periodSeconds": 15},
+                ]),
+            ),
+            (
+                "scaleDown",
+                None,
+                json!([{"type": "Percent", "value": 100, "periodSeconds": 15}]),
+            ),
+        ];
+        for (direction, window, policies) in defaults {
+            let rules = behavior
+                .entry(direction)
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !rules.is_object() {
+                *rules = Value::Object(Map::new());
+            }
+            if let Some(rules) = rules.as_object_mut() {
+                rules.entry("selectPolicy").or_insert_with(|| "Max".into());
+                rules.entry("policies").or_insert(policies);
+                if let Some(window) = window {
+                    rules
+                        .entry("stabilizationWindowSeconds")
+                        .or_insert_with(|| Value::from(window));
+                }
+            }
+        }
+    }
+    out
 }
 
 impl AutoscalerSpec {
@@ -168,10 +431,21 @@ impl AutoscalerSpec {
             max_replicas: clamp(int("/maxReplicas").unwrap_or(0)),
             cpu_target,
             unsupported_metric,
-            scale_up_window_secs: int("/behavior/scaleUp/stabilizationWindowSeconds").unwrap_or(0),
-            scale_down_window_secs: int("/behavior/scaleDown/stabilizationWindowSeconds")
-                .unwrap_or(DOWNSCALE_STABILIZATION_SECS),
-            has_behavior: spec.get("behavior").is_some_and(|b| !b.is_null()),
+            behavior: spec.get("behavior").filter(|b| b.is_object()).map(|_| {
+                let served = served_as_v2(&json!({"spec": spec}));
+                let rules = |direction: &str, default_window: i64| {
+                    ScalingRules::of(
+                        served
+                            .pointer(&format!("/spec/behavior/{direction}"))
+                            .unwrap_or(&Value::Null),
+                        default_window,
+                    )
+                };
+                Behavior {
+                    scale_up: rules("scaleUp", 0),
+                    scale_down: rules("scaleDown", DOWNSCALE_STABILIZATION_SECS),
+                }
+            }),
         }
     }
 }
@@ -313,10 +587,7 @@ impl Cluster {
         if desired != current {
             match self.write_scale(&scale, desired) {
                 Ok(()) => {
-                    if desired > current {
-                        let memory = self.controllers.hpa.entry(key.clone()).or_default();
-                        memory.scale_ups.push((self.now, desired - current));
-                    }
+                    self.store_scale_event(key, &spec, current, desired);
                     conditions.set(
                         "AbleToScale",
                         "True",
@@ -649,6 +920,7 @@ impl Cluster {
             .collect())
     }
 
+    /// `normalizeDesiredReplicas` (without `behavior`) or
     /// `normalizeDesiredReplicasWithBehaviors`: the stabilization windows, then the
     /// scaling policies and the bounds, with the conditions they explain.
     fn normalize_with_behaviors(
@@ -661,16 +933,12 @@ impl Cluster {
     ) -> i32 {
         let now = self.now;
         let memory = self.controllers.hpa.entry(key.clone()).or_default();
-        let window = |secs: i64| {
-            SimTime(
-                now.0
-                    .saturating_sub(u64::try_from(secs.max(0)).unwrap_or(0) * 1000),
-            )
+        let cut = |secs: i64| SimTime(now.0.saturating_sub(secs_to_ms(secs)));
+        let (up_window, down_window) = match &spec.behavior {
+            Some(b) => (b.scale_up.window_secs, b.scale_down.window_secs),
+            None => (0, DOWNSCALE_STABILIZATION_SECS),
         };
-        let (up_cut, down_cut) = (
-            window(spec.scale_up_window_secs),
-            window(spec.scale_down_window_secs),
-        );
+        let (up_cut, down_cut) = (cut(up_window), cut(down_window));
         let mut up = prenormalized;
         let mut down = prenormalized;
         for (at, r) in &memory.recommendations {
@@ -681,87 +949,125 @@ impl Cluster {
                 down = down.max(*r);
             }
         }
-        // Without `behavior`, upstream's `stabilizeRecommendation`: the highest
-        // recommendation of the window, even above the current count.
-        let mut recommendation = if spec.has_behavior {
+        // `stabilizeRecommendationWithBehaviors` keeps the current count between the
+        // lowest recommendation of the scale-up window and the highest of the
+        // scale-down window; without `behavior`, `stabilizeRecommendation` takes the
+        // highest recommendation of the window, even above the current count.
+        let stabilized = if spec.behavior.is_some() {
             current.max(up).min(down)
         } else {
             down
         };
-        let keep_from = window(spec.scale_up_window_secs.max(spec.scale_down_window_secs));
+        let keep_from = cut(up_window.max(down_window));
         memory.recommendations.retain(|(at, _)| *at > keep_from);
         memory.recommendations.push((now, prenormalized));
-        let (reason, message) = if recommendation == prenormalized {
+        let (reason, message) = if stabilized == prenormalized {
             ("ReadyForNewScale", "recommended size matches current size")
-        } else if recommendation > prenormalized {
+        } else if stabilized > prenormalized {
             ("ScaleDownStabilized", "recent recommendations were higher than current one, applying the highest recent recommendation")
         } else {
             ("ScaleUpStabilized", "recent recommendations were lower than current one, applying the lowest recent recommendation")
         };
         conditions.set("AbleToScale", "True", reason, message);
-        // `convertDesiredReplicasWithBehaviorRate`, with the default policies.
-        let period_start = SimTime(now.0.saturating_sub(POLICY_PERIOD_MS));
-        memory.scale_ups.retain(|(at, _)| *at > period_start);
-        let added: i32 = memory.scale_ups.iter().map(|(_, n)| n).sum();
-        let (limited_reason, limited_message, limited) = if recommendation > current {
-            let up_limit = if spec.has_behavior {
-                let start = current - added;
-                (start.saturating_mul(2))
-                    .max(start.saturating_add(4))
-                    .max(current)
-            } else {
-                current.saturating_mul(2).max(4)
-            };
-            let allowed = spec.max_replicas.min(up_limit);
-            if recommendation > allowed {
-                recommendation = allowed;
-                if up_limit < spec.max_replicas {
-                    ("ScaleUpLimit", "the desired replica count is increasing faster than the maximum scale rate", true)
-                } else {
-                    (
-                        "TooManyReplicas",
-                        "the desired replica count is more than the maximum replica count",
-                        true,
-                    )
-                }
-            } else {
-                (
-                    "DesiredWithinRange",
-                    "the desired count is within the acceptable range",
-                    false,
-                )
-            }
-        } else if recommendation < current {
-            // The default scale-down policy (100% per period) lets any count down to
-            // minReplicas through.
-            if recommendation < spec.min_replicas {
-                recommendation = spec.min_replicas;
-                (
-                    "TooFewReplicas",
-                    "the desired replica count is less than the minimum replica count",
-                    true,
-                )
-            } else {
-                (
-                    "DesiredWithinRange",
-                    "the desired count is within the acceptable range",
-                    false,
-                )
-            }
-        } else {
-            (
-                "DesiredWithinRange",
-                "the desired count is within the acceptable range",
-                false,
-            )
-        };
-        conditions.set(
-            "ScalingLimited",
-            if limited { "True" } else { "False" },
-            limited_reason,
-            limited_message,
+        const WITHIN: (&str, &str) = (
+            "DesiredWithinRange",
+            "the desired count is within the acceptable range",
         );
-        recommendation
+        const UP_LIMIT: (&str, &str) = (
+            "ScaleUpLimit",
+            "the desired replica count is increasing faster than the maximum scale rate",
+        );
+        const TOO_MANY: (&str, &str) = (
+            "TooManyReplicas",
+            "the desired replica count is more than the maximum replica count",
+        );
+        const TOO_FEW: (&str, &str) = (
+            "TooFewReplicas",
+            "the desired replica count is less than the minimum replica count",
+        );
+        let (desired, (reason, message)) = match &spec.behavior {
+            // `convertDesiredReplicasWithRules`.
+            None => {
+                let up_limit = current.saturating_mul(2).max(4);
+                let (max_allowed, why) = if spec.max_replicas > up_limit {
+                    (up_limit, UP_LIMIT)
+                } else {
+                    (spec.max_replicas, TOO_MANY)
+                };
+                if stabilized < spec.min_replicas {
+                    (spec.min_replicas, TOO_FEW)
+                } else if stabilized > max_allowed {
+                    (max_allowed, why)
+                } else {
+                    (stabilized, WITHIN)
+                }
+            }
+            // `convertDesiredReplicasWithBehaviorRate`.
+            Some(b) => {
+                if stabilized > current {
+                    let up_limit =
+                        policy_limit(current, memory, &b.scale_up, now, true).max(current);
+                    let (max_allowed, why) = if spec.max_replicas > up_limit {
+                        (up_limit, UP_LIMIT)
+                    } else {
+                        (spec.max_replicas, TOO_MANY)
+                    };
+                    if stabilized > max_allowed {
+                        (max_allowed, why)
+                    } else {
+                        (stabilized, WITHIN)
+                    }
+                } else if stabilized < current {
+                    let down_limit =
+                        policy_limit(current, memory, &b.scale_down, now, false).min(current);
+                    let (min_allowed, why) = if spec.min_replicas < down_limit {
+                        (
+                            down_limit,
+                            (
+                                "ScaleDownLimit",
+                                "the desired replica count is decreasing faster than the maximum scale rate",
+                            ),
+                        )
+                    } else {
+                        (spec.min_replicas, TOO_FEW)
+                    };
+                    if stabilized < min_allowed {
+                        (min_allowed, why)
+                    } else {
+                        (stabilized, WITHIN)
+                    }
+                } else {
+                    (stabilized, WITHIN)
+                }
+            }
+        };
+        let limited = if desired == stabilized {
+            "False"
+        } else {
+            "True"
+        };
+        conditions.set("ScalingLimited", limited, reason, message);
+        desired
+    }
+
+    /// `storeScaleEvent`: remembers a rescale for the scaling policies, for as long as
+    /// the longest policy of its direction looks back (nothing without `behavior`).
+    fn store_scale_event(&mut self, key: &ObjectKey, spec: &AutoscalerSpec, from: i32, to: i32) {
+        let Some(b) = &spec.behavior else {
+            return;
+        };
+        let now = self.now;
+        let memory = self.controllers.hpa.entry(key.clone()).or_default();
+        let (events, rules, change) = if to > from {
+            (&mut memory.scale_ups, &b.scale_up, to - from)
+        } else {
+            (&mut memory.scale_downs, &b.scale_down, from - to)
+        };
+        let cutoff = now
+            .0
+            .saturating_sub(secs_to_ms(rules.longest_period_secs()));
+        events.retain(|(at, _)| at.0 > cutoff);
+        events.push((now, change));
     }
 }
 

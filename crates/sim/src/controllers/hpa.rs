@@ -5,11 +5,15 @@
 //! `groupPods`, the 0.1 tolerance).
 //!
 //! Every 15 s (`--horizontal-pod-autoscaler-sync-period`) each autoscaler reads its
-//! target's replicas and selector, the CPU of the target's pods from the metrics API
-//! (metrics-server's latest scrape: `views/metrics.rs`), and compares their average
-//! utilization (usage over requests) with its target: outside the tolerance, the
-//! desired count is the ratio times the ready pods, rounded up (pods not yet ready
-//! count as idle when scaling up). The count is then held by the stabilization
+//! target's replicas and selector, and for each Resource metric (cpu or memory) the
+//! usage of the target's pods from the metrics API (metrics-server's latest scrape:
+//! `views/metrics.rs`), in milli-units as upstream's metrics client reads them. An
+//! `averageUtilization` target compares usage over requests with it, an
+//! `averageValue` target the average usage: outside the tolerance, the desired count
+//! is the ratio times the ready pods, rounded up (pods not yet ready count as idle
+//! when scaling up; cpu only has the readiness rules). The highest proposal of the
+//! metrics wins; when every metric fails, or some fail and the rest would scale
+//! down, the count is kept. The count is then held by the stabilization
 //! windows (none up, 300 s down: the highest recommendation of the last five minutes
 //! wins), limited by `behavior`'s scaling policies (Pods or Percent per period, each
 //! counted from the replicas at its period's start, chosen by `selectPolicy` Max,
@@ -19,11 +23,11 @@
 //! target's replicas. Status: the current and desired replicas, the current metric,
 //! `lastScaleTime` and the AbleToScale, ScalingActive and ScalingLimited conditions.
 //!
-//! autoscaling/v2 (`metrics` of type Resource cpu with `averageUtilization`) and v1
-//! (`targetCPUUtilizationPercentage`, 80 by default) are read from the stored JSON.
-//! Simplified: only the cpu resource metric is computed (another metric is reported
-//! as not supported here), and `behavior`'s per-direction `tolerance` (alpha) is not
-//! read.
+//! autoscaling/v2 and v1 (`targetCPUUtilizationPercentage`, 80 by default) are read
+//! from the stored JSON through the served v2 view (`served_as_v2`). Simplified: the
+//! Pods, Object, External and ContainerResource metric sources fail with a message
+//! saying the cluster has no API for them, and `behavior`'s per-direction
+//! `tolerance` (alpha) is not read.
 
 use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::Actor;
@@ -48,7 +52,6 @@ pub const DOWNSCALE_STABILIZATION_SECS: i64 = 300;
 const CPU_INITIALIZATION_MS: u64 = 300_000;
 /// `--horizontal-pod-autoscaler-initial-readiness-delay`.
 const INITIAL_READINESS_DELAY_MS: u64 = 30_000;
-const METRIC_NAME: &str = "cpu resource utilization (percentage of request)";
 
 /// The autoscaler controller.
 pub(crate) struct HorizontalPodAutoscaler;
@@ -103,15 +106,77 @@ pub struct AutoscalerSpec {
     pub target_name: String,
     pub min_replicas: i32,
     pub max_replicas: i32,
-    /// The CPU utilization target in percent, if the autoscaler has one.
-    pub cpu_target: Option<i32>,
-    /// A metric other than cpu utilization, named for the error it gets.
-    pub unsupported_metric: Option<String>,
+    /// `spec.metrics` as the served v2 view has them (a v1 object's cpu target, 80%
+    /// cpu utilization when none is given).
+    pub metrics: Vec<MetricSpec>,
     /// `spec.behavior` with its defaults filled in, if it is set: without it
     /// upstream keeps the highest recommendation of the default window and limits a
     /// scale-up to twice the current count or 4, whichever is more
     /// (`normalizeDesiredReplicas`, `calculateScaleUpLimit`).
     pub behavior: Option<Behavior>,
+}
+
+/// One of `spec.metrics`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MetricSpec {
+    /// A Resource metric (cpu or memory) of the target's pods.
+    Resource { name: String, target: MetricTarget },
+    /// A metric source this cluster has no API for (Pods, Object, External,
+    /// ContainerResource), with its type and what it names.
+    Unsupported { type_: String, name: String },
+}
+
+/// A Resource metric's target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricTarget {
+    /// `averageUtilization`: percent of the pods' requests.
+    Utilization(i64),
+    /// `averageValue`, in milli-units (millicores, millibytes) as upstream counts.
+    AverageValue(i64),
+    /// Neither is set.
+    Missing,
+}
+
+impl MetricSpec {
+    fn of(m: &Value) -> MetricSpec {
+        let text = |p: &str| {
+            m.pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let type_ = text("/type");
+        if type_ != "Resource" {
+            let name = match type_.as_str() {
+                "ContainerResource" => text("/containerResource/name"),
+                "Pods" => text("/pods/metric/name"),
+                "Object" => text("/object/metric/name"),
+                "External" => text("/external/metric/name"),
+                _ => String::new(),
+            };
+            return MetricSpec::Unsupported { type_, name };
+        }
+        let target = m.pointer("/resource/target");
+        let value = target
+            .and_then(|t| t.get("averageValue"))
+            .and_then(|q| match q {
+                Value::String(text) => crate::object::quantity::Quantity::parse(text),
+                Value::Number(n) => crate::object::quantity::Quantity::parse(&n.to_string()),
+                _ => None,
+            })
+            .map(|q| i64::try_from(q.milli_value()).unwrap_or(i64::MAX));
+        let utilization = target
+            .and_then(|t| t.get("averageUtilization"))
+            .and_then(Value::as_i64);
+        MetricSpec::Resource {
+            name: text("/resource/name"),
+            target: match (value, utilization) {
+                (Some(v), _) => MetricTarget::AverageValue(v),
+                (None, Some(u)) => MetricTarget::Utilization(u),
+                (None, None) => MetricTarget::Missing,
+            },
+        }
+    }
 }
 
 /// `spec.behavior`, defaulted (pkg/apis/autoscaling/v2 `GenerateHPAScaleUpRules`,
@@ -199,6 +264,11 @@ fn change_in_period(events: &[(SimTime, i32)], now: SimTime, period_secs: i64) -
 fn period_start(current: i32, memory: &AutoscalerMemory, now: SimTime, period_secs: i64) -> i64 {
     i64::from(current) - change_in_period(&memory.scale_ups, now, period_secs)
         + change_in_period(&memory.scale_downs, now, period_secs)
+}
+
+/// `resource.NewMilliQuantity(milli, DecimalSI).String()`: `250m`, `1`, `10485760`.
+fn milli_quantity(milli: i64) -> String {
+    crate::object::quantity::Quantity::from_milli(milli).to_string()
 }
 
 fn secs_to_ms(secs: i64) -> u64 {
@@ -376,6 +446,18 @@ pub fn served_as_v2(v: &Value) -> Value {
 }
 
 impl AutoscalerSpec {
+    /// The cpu utilization target in percent, if one of the metrics has it (what the
+    /// floor's load gauge shows).
+    pub fn cpu_utilization_target(&self) -> Option<i32> {
+        self.metrics.iter().find_map(|m| match m {
+            MetricSpec::Resource {
+                name,
+                target: MetricTarget::Utilization(u),
+            } if name == "cpu" => i32::try_from(*u).ok(),
+            _ => None,
+        })
+    }
+
     pub fn of(o: &OtherObject) -> AutoscalerSpec {
         let spec = o.fields.get("spec").cloned().unwrap_or(Value::Null);
         let text = |p: &str| {
@@ -386,51 +468,20 @@ impl AutoscalerSpec {
         };
         let int = |p: &str| spec.pointer(p).and_then(Value::as_i64);
         let clamp = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
-        let (cpu_target, unsupported_metric) = if o.api_version == "autoscaling/v1" {
-            (
-                Some(clamp(int("/targetCPUUtilizationPercentage").unwrap_or(80))),
-                None,
-            )
-        } else {
-            let metrics = spec
-                .get("metrics")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            if metrics.is_empty() {
-                (Some(80), None)
-            } else {
-                let cpu = metrics.iter().find_map(|m| {
-                    (m.pointer("/type").and_then(Value::as_str) == Some("Resource")
-                        && m.pointer("/resource/name").and_then(Value::as_str) == Some("cpu"))
-                    .then(|| m.pointer("/resource/target/averageUtilization"))
-                    .flatten()
-                    .and_then(Value::as_i64)
-                });
-                let other = metrics
-                    .iter()
-                    .find(|m| {
-                        !(m.pointer("/type").and_then(Value::as_str) == Some("Resource")
-                            && m.pointer("/resource/name").and_then(Value::as_str) == Some("cpu")
-                            && m.pointer("/resource/target/averageUtilization").is_some())
-                    })
-                    .map(|m| {
-                        let type_ = m.pointer("/type").and_then(Value::as_str).unwrap_or("");
-                        match m.pointer("/resource/name").and_then(Value::as_str) {
-                            Some(name) => format!("{} {type_} metric", name),
-                            None => format!("{type_} metric"),
-                        }
-                    });
-                (cpu.map(clamp), other)
-            }
-        };
+        let served = served_as_v2(&json!({"apiVersion": o.api_version, "spec": spec}));
+        let metrics = served
+            .pointer("/spec/metrics")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(MetricSpec::of)
+            .collect();
         AutoscalerSpec {
             target_kind: text("/scaleTargetRef/kind"),
             target_name: text("/scaleTargetRef/name"),
             min_replicas: clamp(int("/minReplicas").unwrap_or(1)),
             max_replicas: clamp(int("/maxReplicas").unwrap_or(0)),
-            cpu_target,
-            unsupported_metric,
+            metrics,
             behavior: spec.get("behavior").filter(|b| b.is_object()).map(|_| {
                 let served = served_as_v2(&json!({"spec": spec}));
                 let rules = |direction: &str, default_window: i64| {
@@ -458,10 +509,27 @@ struct Scale {
 }
 
 /// What the replica calculation found.
-struct Calculated {
+/// What `computeReplicasForMetrics` found over every metric.
+struct Computed {
+    /// The highest proposal of the valid metrics; None when every metric failed, or
+    /// some failed and the rest would scale down (upstream's -1).
+    replicas: Option<i32>,
+    /// The metric behind that proposal, as the events and conditions name it.
+    metric: String,
+    /// `status.currentMetrics`, one per metric (an empty one for a failed metric).
+    statuses: Vec<Value>,
+    /// The first failure: its reason, its error (what the ScalingActive condition
+    /// says) and that error as `computeReplicasForMetric` wraps it (what the
+    /// FailedComputeMetricsReplicas event says); and how many failed.
+    first_error: Option<(&'static str, String, String)>,
+    invalid: usize,
+}
+
+/// One metric's proposal: replicas, its `current` status and its name.
+struct Proposal {
     replicas: i32,
-    utilization: i64,
-    usage_milli: u64,
+    current: Value,
+    metric: String,
 }
 
 impl Cluster {
@@ -526,17 +594,22 @@ impl Cluster {
             rescale_reason = "Current number of replicas below Spec.MinReplicas".into();
             spec.min_replicas
         } else {
-            match self.compute_replicas(&key.namespace, &spec, &scale) {
-                Err((reason, message)) => {
-                    // `computeStatusForResourceMetric`, then `computeReplicasForMetrics`.
-                    self.record_event(&about, ID.name(), None, "Warning", reason, message.clone());
+            let computed = self.compute_metrics(&about, &key.namespace, &spec, &scale);
+            status.insert("currentMetrics".into(), Value::Array(computed.statuses));
+            match computed.replicas {
+                None => {
+                    let (reason, message, error) = computed.first_error.unwrap_or_default();
                     self.record_event(
                         &about,
                         ID.name(),
                         None,
                         "Warning",
                         "FailedComputeMetricsReplicas",
-                        format!("invalid metrics (1 invalid out of 1), first error is: failed to get cpu resource metric value: {message}"),
+                        format!(
+                            "invalid metrics ({} invalid out of {}), first error is: {error}",
+                            computed.invalid,
+                            spec.metrics.len()
+                        ),
                     );
                     conditions.set(
                         "ScalingActive",
@@ -544,42 +617,25 @@ impl Cluster {
                         reason,
                         &format!("the HPA was unable to compute the replica count: {message}"),
                     );
-                    status.remove("currentMetrics");
                     status.insert("desiredReplicas".into(), json!(current));
                     return self.write_autoscaler_status(hpa, status, conditions);
                 }
-                Ok(calc) => {
+                Some(replicas) => {
                     conditions.set(
                         "ScalingActive",
                         "True",
                         "ValidMetricFound",
-                        &format!("the HPA was able to successfully calculate a replica count from {METRIC_NAME}"),
+                        &format!(
+                            "the HPA was able to successfully calculate a replica count from {}",
+                            computed.metric
+                        ),
                     );
-                    status.insert(
-                        "currentMetrics".into(),
-                        json!([{
-                            "type": "Resource",
-                            "resource": {
-                                "name": "cpu",
-                                "current": {
-                                    "averageUtilization": calc.utilization,
-                                    "averageValue": format!("{}m", calc.usage_milli),
-                                },
-                            },
-                        }]),
-                    );
-                    if calc.replicas > current {
-                        rescale_reason = format!("{METRIC_NAME} above target");
-                    } else if calc.replicas < current {
+                    if replicas > current {
+                        rescale_reason = format!("{} above target", computed.metric);
+                    } else if replicas < current {
                         rescale_reason = "All metrics below target".into();
                     }
-                    self.normalize_with_behaviors(
-                        key,
-                        &spec,
-                        current,
-                        calc.replicas,
-                        &mut conditions,
-                    )
+                    self.normalize_with_behaviors(key, &spec, current, replicas, &mut conditions)
                 }
             }
         };
@@ -713,28 +769,105 @@ impl Cluster {
         self.update_as(ACTOR, obj).map(drop)
     }
 
-    /// `computeReplicasForMetrics` for the cpu utilization metric
-    /// (`GetResourceReplicas`).
-    fn compute_replicas(
-        &self,
+    /// `computeReplicasForMetrics`: each metric's proposal (its failure recorded as
+    /// an event, `getUnableComputeReplicaCountCondition`), the highest one winning;
+    /// no proposal when every metric failed, or some failed and the rest would
+    /// scale down.
+    fn compute_metrics(
+        &mut self,
+        about: &Object,
         namespace: &str,
         spec: &AutoscalerSpec,
         scale: &Scale,
-    ) -> Result<Calculated, (&'static str, String)> {
-        if let Some(metric) = &spec.unsupported_metric {
-            return Err((
-                "FailedGetResourceMetric",
-                format!("this simulated cluster computes only cpu utilization, not the {metric}"),
-            ));
-        }
-        let target = i64::from(spec.cpu_target.unwrap_or(80));
-        let failed = |e: String| {
-            (
-                "FailedGetResourceMetric",
-                format!("failed to get cpu utilization: {e}"),
-            )
+    ) -> Computed {
+        let mut computed = Computed {
+            replicas: None,
+            metric: String::new(),
+            statuses: Vec::new(),
+            first_error: None,
+            invalid: 0,
         };
-        let metrics = self.cpu_metrics(namespace).map_err(failed)?;
+        let mut best: Option<i32> = None;
+        for metric in &spec.metrics {
+            let proposal = match metric {
+                MetricSpec::Resource { name, target } => self
+                    .compute_resource_metric(namespace, name, *target, scale)
+                    .map_err(|e| ("FailedGetResourceMetric", e))
+                    .map(|(replicas, current, metric)| Proposal {
+                        replicas,
+                        current: json!({"type": "Resource",
+                            "resource": {"name": name, "current": current}}),
+                        metric,
+                    }),
+                MetricSpec::Unsupported { type_, name } => Err((
+                    match type_.as_str() {
+                        "Pods" => "FailedGetPodsMetric",
+                        "Object" => "FailedGetObjectMetric",
+                        "External" => "FailedGetExternalMetric",
+                        "ContainerResource" => "FailedGetContainerResourceMetric",
+                        _ => "InvalidMetricSourceType",
+                    },
+                    format!(
+                        "this simulated cluster computes only cpu and memory Resource metrics, not the {type_} metric {name}"
+                    ),
+                )),
+            };
+            match proposal {
+                Ok(p) => {
+                    computed.statuses.push(p.current);
+                    if best.is_none_or(|b| p.replicas > b) {
+                        best = Some(p.replicas);
+                        computed.metric = p.metric;
+                    }
+                }
+                Err((reason, message)) => {
+                    self.record_event(about, ID.name(), None, "Warning", reason, message.clone());
+                    computed.statuses.push(json!({"type": ""}));
+                    computed.invalid += 1;
+                    if computed.first_error.is_none() {
+                        // `computeReplicasForMetric` names the metric it failed on.
+                        let error = match metric {
+                            MetricSpec::Resource { name, .. } => {
+                                format!("failed to get {name} resource metric value: {message}")
+                            }
+                            MetricSpec::Unsupported { type_, .. } => {
+                                format!(
+                                    "failed to get {} metric value: {message}",
+                                    type_.to_lowercase()
+                                )
+                            }
+                        };
+                        computed.first_error = Some((reason, message, error));
+                    }
+                }
+            }
+        }
+        computed.replicas = best.filter(|b| {
+            computed.invalid < spec.metrics.len() && (computed.invalid == 0 || *b >= scale.replicas)
+        });
+        computed
+    }
+
+    /// `computeStatusForResourceMetricGeneric`: `GetRawResourceReplicas` for an
+    /// `averageValue` target, `GetResourceReplicas` for `averageUtilization`. Values
+    /// are in milli-units, as upstream's metrics client reads them. Returns the
+    /// proposal, the metric's `current` status and the metric's name.
+    fn compute_resource_metric(
+        &self,
+        namespace: &str,
+        resource: &str,
+        target: MetricTarget,
+        scale: &Scale,
+    ) -> Result<(i32, Value, String), String> {
+        let (utilization_target, what) = match target {
+            MetricTarget::AverageValue(_) => (None, "usage"),
+            MetricTarget::Utilization(u) => (Some(u), "utilization"),
+            MetricTarget::Missing => {
+                return Err("invalid resource metric source: neither an average utilization target nor an average value (usage) target was set".into())
+            }
+        };
+        let failed = |e: String| format!("failed to get {resource} {what}: {e}");
+        let metrics = self.resource_metrics(namespace, resource).map_err(failed)?;
         let pods: Vec<&Pod> = self
             .store
             .list(Kind::Pod, Some(namespace))
@@ -751,11 +884,10 @@ impl Cluster {
                 "no pods returned by selector while calculating replica count".into(),
             ));
         }
-        // `groupPods`.
-        let mut ready = 0i64;
+        // `groupPods`: only cpu has the readiness rules.
         let mut unready: Vec<&Pod> = Vec::new();
         let mut missing: Vec<&Pod> = Vec::new();
-        let mut measured: Vec<(&Pod, u64)> = Vec::new();
+        let mut measured: Vec<(&Pod, i64)> = Vec::new();
         for pod in &pods {
             let phase = pod
                 .status
@@ -774,99 +906,139 @@ impl Cluster {
                 missing.push(pod);
                 continue;
             };
-            if self.cpu_unready(pod, *at) {
+            if resource == "cpu" && self.cpu_unready(pod, *at) {
                 unready.push(pod);
                 continue;
             }
-            ready += 1;
             measured.push((pod, *usage));
         }
-        let mut requests = 0u64;
-        let mut usage = 0u64;
-        let request_of = |pod: &Pod| -> Result<u64, (&'static str, String)> {
-            let mut total = 0u64;
+        let ready = measured.len() as i64;
+        // `calculatePodRequests`, in milli-units.
+        let request_of = |pod: &Pod| -> Result<i64, String> {
+            let mut total = 0i64;
             for c in pod.spec.iter().flat_map(|s| s.containers.iter()) {
                 let request = c
                     .resources
                     .as_ref()
                     .and_then(|r| r.requests.as_ref())
-                    .and_then(|r| r.get("cpu"))
-                    .and_then(|q| crate::object::quantity::cpu_millis(&q.0));
+                    .and_then(|r| r.get(resource))
+                    .and_then(|q| crate::object::quantity::Quantity::parse(&q.0))
+                    .map(|q| i64::try_from(q.milli_value()).unwrap_or(i64::MAX));
                 match request {
-                    Some(r) => total += r,
+                    Some(r) => total = total.saturating_add(r),
                     None => {
-                        return Err(failed(format!(
-                            "missing request for cpu in container {} of Pod {}",
+                        return Err(format!(
+                            "missing request for {resource} in container {} of Pod {}",
                             c.name,
                             pod.metadata.name.as_deref().unwrap_or("")
-                        )))
+                        ))
                     }
                 }
             }
             Ok(total)
         };
-        for (pod, u) in &measured {
-            requests += request_of(pod)?;
-            usage += u;
-        }
-        if measured.is_empty() || requests == 0 {
+        if measured.is_empty() {
             return Err(failed(
                 "did not receive metrics for targeted pods (pods might be unready)".into(),
             ));
         }
-        let utilization = i64::try_from(usage * 100 / requests).unwrap_or(i64::MAX);
-        let average_usage = usage / measured.len() as u64;
-        let ratio = utilization as f64 / target as f64;
-        let current = scale.replicas;
-        let calculated = |replicas: i32| Calculated {
-            replicas,
-            utilization,
-            usage_milli: average_usage,
+        let usage: i64 = measured
+            .iter()
+            .map(|(_, u)| *u)
+            .fold(0, i64::saturating_add);
+        let average = usage / ready;
+        // The ratio of usage to target over `counted` pods, and what it proposes.
+        let (ratio, current, per_missing_down, request_or_target) = match utilization_target {
+            None => {
+                let MetricTarget::AverageValue(goal) = target else {
+                    unreachable!("checked above")
+                };
+                let goal = goal.max(1);
+                (
+                    average as f64 / goal as f64,
+                    json!({"averageValue": milli_quantity(average)}),
+                    goal,
+                    None,
+                )
+            }
+            Some(goal) => {
+                let mut requests = 0i64;
+                for (pod, _) in &measured {
+                    requests = requests.saturating_add(request_of(pod).map_err(failed)?);
+                }
+                if requests == 0 {
+                    return Err(failed("no metrics returned matched known pods".into()));
+                }
+                let utilization = usage.saturating_mul(100) / requests;
+                (
+                    utilization as f64 / goal.max(1) as f64,
+                    json!({"averageUtilization": utilization,
+                           "averageValue": milli_quantity(average)}),
+                    goal,
+                    Some(requests),
+                )
+            }
         };
+        let metric = match utilization_target {
+            None => format!("{resource} resource"),
+            Some(_) => format!("{resource} resource utilization (percentage of request)"),
+        };
+        let now = scale.replicas;
+        let answer = |replicas: i32| Ok((replicas, current.clone(), metric.clone()));
         let scale_up_with_unready = !unready.is_empty() && ratio > 1.0;
         if !scale_up_with_unready && missing.is_empty() {
             if (1.0 - ratio).abs() <= TOLERANCE {
-                return Ok(calculated(current));
+                return answer(now);
             }
-            return Ok(calculated((ratio * ready as f64).ceil() as i32));
+            return answer((ratio * ready as f64).ceil() as i32);
         }
         // Missing pods count as at the target when scaling down and as idle when
         // scaling up; unready ones as idle when scaling up.
         let mut new_usage = usage;
-        let mut new_requests = requests;
-        for pod in &missing {
-            let r = request_of(pod)?;
-            new_requests += r;
-            if ratio < 1.0 {
-                new_usage += r * u64::try_from(target).unwrap_or(0) / 100;
+        let mut counted = measured.len() + missing.len();
+        let new_ratio = match request_or_target {
+            None => {
+                if ratio < 1.0 {
+                    new_usage = new_usage
+                        .saturating_add(per_missing_down.saturating_mul(missing.len() as i64));
+                }
+                if scale_up_with_unready {
+                    counted += unready.len();
+                }
+                (new_usage / counted.max(1) as i64) as f64 / per_missing_down.max(1) as f64
             }
-        }
-        if scale_up_with_unready {
-            for pod in &unready {
-                new_requests += request_of(pod)?;
+            Some(requests) => {
+                let mut new_requests = requests;
+                for pod in &missing {
+                    let r = request_of(pod).map_err(failed)?;
+                    new_requests = new_requests.saturating_add(r);
+                    if ratio < 1.0 {
+                        new_usage =
+                            new_usage.saturating_add(r.saturating_mul(per_missing_down) / 100);
+                    }
+                }
+                if scale_up_with_unready {
+                    for pod in &unready {
+                        new_requests =
+                            new_requests.saturating_add(request_of(pod).map_err(failed)?);
+                    }
+                    counted += unready.len();
+                }
+                (new_usage.saturating_mul(100) / new_requests.max(1)) as f64
+                    / per_missing_down.max(1) as f64
             }
-        }
-        let new_ratio = (new_usage * 100 / new_requests.max(1)) as f64 / target as f64;
+        };
         if (1.0 - new_ratio).abs() <= TOLERANCE
             || (ratio < 1.0 && new_ratio > 1.0)
             || (ratio > 1.0 && new_ratio < 1.0)
         {
-            return Ok(calculated(current));
+            return answer(now);
         }
-        let counted = measured.len()
-            + missing.len()
-            + if scale_up_with_unready {
-                unready.len()
-            } else {
-                0
-            };
         let new_replicas = (new_ratio * counted as f64).ceil() as i32;
-        if (new_ratio < 1.0 && new_replicas > current)
-            || (new_ratio > 1.0 && new_replicas < current)
-        {
-            return Ok(calculated(current));
+        if (new_ratio < 1.0 && new_replicas > now) || (new_ratio > 1.0 && new_replicas < now) {
+            return answer(now);
         }
-        Ok(calculated(new_replicas))
+        answer(new_replicas)
     }
 
     /// `groupPods` for cpu: a pod is unready while it is not Ready, or, in its first
@@ -895,13 +1067,15 @@ impl Cluster {
         }
     }
 
-    /// Each pod's cpu usage (millicores) and its scrape time, from the metrics API.
-    fn cpu_metrics(
+    /// Each pod's usage of `resource` in milli-units (millicores, millibytes) and
+    /// its scrape time, from the metrics API (`GetResourceMetric`).
+    fn resource_metrics(
         &self,
         namespace: &str,
-    ) -> Result<std::collections::BTreeMap<String, (u64, u64)>, String> {
+        resource: &str,
+    ) -> Result<std::collections::BTreeMap<String, (i64, u64)>, String> {
         let unable = |e: String| {
-            format!("unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: {e}")
+            format!("unable to get metrics for resource {resource}: unable to fetch metrics from resource metrics API: {e}")
         };
         if !self.metrics_api_registered() {
             return Err(unable(
@@ -912,11 +1086,21 @@ impl Cluster {
             .pod_metrics(Some(namespace))
             .map_err(|e| unable(e.message))?;
         if pods.is_empty() {
-            return Err("unable to get metrics for resource cpu: no metrics returned from resource metrics API".into());
+            return Err(format!(
+                "unable to get metrics for resource {resource}: no metrics returned from resource metrics API"
+            ));
         }
         Ok(pods
             .into_iter()
-            .map(|m| (m.name.clone(), (m.cpu_milli(), m.timestamp_ms)))
+            .map(|m| {
+                let milli = match resource {
+                    "cpu" => m.cpu_milli(),
+                    "memory" => m.memory_bytes().saturating_mul(1000),
+                    _ => 0,
+                };
+                let milli = i64::try_from(milli).unwrap_or(i64::MAX);
+                (m.name.clone(), (milli, m.timestamp_ms))
+            })
             .collect())
     }
 
@@ -1126,6 +1310,10 @@ fn write_v1_status(hpa: &mut OtherObject, mut status: Map<String, Value>) {
         .into_iter()
         .flatten()
         .map(|m| {
+            if m.get("type").and_then(Value::as_str) != Some("Resource") {
+                // A failed metric's empty status stays as it is.
+                return m.clone();
+            }
             json!({"type": "Resource", "resource": {
                 "name": m.pointer("/resource/name").cloned().unwrap_or(Value::Null),
                 "currentAverageUtilization": m.pointer("/resource/current/averageUtilization").cloned().unwrap_or(Value::Null),

@@ -47,6 +47,14 @@ impl Quantity {
         }
     }
 
+    /// `milli` thousandths of a unit, printed in DecimalSI (`NewMilliQuantity`).
+    pub fn from_milli(milli: i64) -> Quantity {
+        Quantity {
+            nanos: milli as i128 * (NANO / 1000),
+            format: Format::DecimalSI,
+        }
+    }
+
     /// Parses a quantity as upstream's `ParseQuantity`: an optionally signed decimal
     /// number and a suffix. Precision finer than nano-units rounds up.
     pub fn parse(s: &str) -> Option<Quantity> {

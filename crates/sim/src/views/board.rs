@@ -179,6 +179,7 @@ impl Cluster {
                             .and_then(serde_json::Value::as_i64)
                         })
                     });
+                let target_utilization = spec.cpu_utilization_target();
                 GaugeView {
                     namespace: h.metadata.namespace.clone().unwrap_or_default(),
                     name: h.metadata.name.clone().unwrap_or_default(),
@@ -189,7 +190,7 @@ impl Cluster {
                     current_replicas: int("/currentReplicas").unwrap_or(0),
                     desired_replicas: int("/desiredReplicas"),
                     utilization,
-                    target_utilization: spec.cpu_target,
+                    target_utilization,
                 }
             })
             .collect()

@@ -94,7 +94,11 @@ fn web_ip(c: &Cluster) -> String {
 fn without_policies_every_pod_reaches_every_pod() {
     let mut c = ready();
     assert!(reaches(&mut c, &pod("default", "stranger"), "http://web"));
-    assert!(reaches(&mut c, &pod("other", "frontend"), "http://web.default"));
+    assert!(reaches(
+        &mut c,
+        &pod("other", "frontend"),
+        "http://web.default"
+    ));
 }
 
 #[test]
@@ -117,14 +121,24 @@ spec:
     let failure = out.result.unwrap_err();
     assert_eq!(failure.reason, FailureReason::PolicyDenied);
     assert!(
-        failure.message.contains("isolated for ingress by default-deny-ingress"),
+        failure
+            .message
+            .contains("isolated for ingress by default-deny-ingress"),
         "{}",
         failure.message
     );
-    assert!(!reaches(&mut c, &pod("other", "frontend"), "http://web.default"));
+    assert!(!reaches(
+        &mut c,
+        &pod("other", "frontend"),
+        "http://web.default"
+    ));
     // Straight to the pod's address, the same.
     let ip = web_ip(&c);
-    assert!(!reaches(&mut c, &pod("default", "stranger"), &format!("http://{ip}")));
+    assert!(!reaches(
+        &mut c,
+        &pod("default", "stranger"),
+        &format!("http://{ip}")
+    ));
     // Egress is not affected: the isolated pods still resolve names.
     let out = c
         .http_request(&pod("default", "stranger"), "http://web", None)
@@ -162,18 +176,28 @@ spec:
     let Object::Other(o) = c.get(Kind::NetworkPolicy, "default", "deny").unwrap() else {
         panic!()
     };
-    assert_eq!(o.fields["spec"]["policyTypes"], serde_json::json!(["Ingress"]));
+    assert_eq!(
+        o.fields["spec"]["policyTypes"],
+        serde_json::json!(["Ingress"])
+    );
     let Object::Other(o) = c
         .get(Kind::NetworkPolicy, "default", "allow-frontend")
         .unwrap()
     else {
         panic!()
     };
-    assert_eq!(o.fields["spec"]["ingress"][0]["ports"][0]["protocol"], "TCP");
+    assert_eq!(
+        o.fields["spec"]["ingress"][0]["ports"][0]["protocol"],
+        "TCP"
+    );
     assert!(reaches(&mut c, &pod("default", "frontend"), "http://web"));
     assert!(!reaches(&mut c, &pod("default", "stranger"), "http://web"));
     // A podSelector alone selects pods of the policy's own namespace.
-    assert!(!reaches(&mut c, &pod("other", "frontend"), "http://web.default"));
+    assert!(!reaches(
+        &mut c,
+        &pod("other", "frontend"),
+        "http://web.default"
+    ));
 }
 
 #[test]
@@ -192,7 +216,11 @@ spec:
       podSelector: {matchLabels: {role: frontend}}
 ",
     );
-    assert!(reaches(&mut c, &pod("other", "frontend"), "http://web.default"));
+    assert!(reaches(
+        &mut c,
+        &pod("other", "frontend"),
+        "http://web.default"
+    ));
     assert!(!reaches(&mut c, &pod("default", "frontend"), "http://web"));
     c.delete(Kind::NetworkPolicy, "default", "and").unwrap();
     policy(
@@ -208,7 +236,11 @@ spec:
     - podSelector: {matchLabels: {role: frontend}}
 ",
     );
-    assert!(reaches(&mut c, &pod("other", "frontend"), "http://web.default"));
+    assert!(reaches(
+        &mut c,
+        &pod("other", "frontend"),
+        "http://web.default"
+    ));
     assert!(reaches(&mut c, &pod("default", "frontend"), "http://web"));
     assert!(!reaches(&mut c, &pod("default", "stranger"), "http://web"));
     // Every namespace carries kubernetes.io/metadata.name.
@@ -225,7 +257,11 @@ spec:
     - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: other}}
 ",
     );
-    assert!(reaches(&mut c, &pod("other", "frontend"), "http://web.default"));
+    assert!(reaches(
+        &mut c,
+        &pod("other", "frontend"),
+        "http://web.default"
+    ));
     assert!(!reaches(&mut c, &pod("default", "frontend"), "http://web"));
 }
 
@@ -253,7 +289,11 @@ spec:
 ",
     );
     assert!(reaches(&mut c, &pod("default", "stranger"), "http://web"));
-    assert!(reaches(&mut c, &pod("other", "frontend"), "http://web.default"));
+    assert!(reaches(
+        &mut c,
+        &pod("other", "frontend"),
+        "http://web.default"
+    ));
 }
 
 #[test]
@@ -290,9 +330,16 @@ spec:
     // A pod port the range holds passes the policy (and then finds nothing there).
     let ip = web_ip(&c);
     let out = c
-        .http_request(&pod("default", "stranger"), &format!("http://{ip}:8080"), None)
+        .http_request(
+            &pod("default", "stranger"),
+            &format!("http://{ip}:8080"),
+            None,
+        )
         .unwrap();
-    assert_eq!(out.result.unwrap_err().reason, FailureReason::ConnectionRefused);
+    assert_eq!(
+        out.result.unwrap_err().reason,
+        FailureReason::ConnectionRefused
+    );
 }
 
 #[test]
@@ -318,7 +365,11 @@ spec:
     };
     let node_port = svc.spec.unwrap().ports.unwrap()[0].node_port.unwrap();
     let outside = RequestSource::Outside;
-    assert!(reaches(&mut c, &outside, &format!("http://172.18.0.3:{node_port}")));
+    assert!(reaches(
+        &mut c,
+        &outside,
+        &format!("http://172.18.0.3:{node_port}")
+    ));
     // Straight to the pod, the laptop's own address is the exception.
     let ip = web_ip(&c);
     assert!(!reaches(&mut c, &outside, &format!("http://{ip}")));
@@ -341,7 +392,10 @@ spec:
     );
     let from = pod("default", "frontend");
     let out = c.http_request(&from, "http://web", None).unwrap();
-    assert_eq!(out.result.unwrap_err().reason, FailureReason::CouldNotResolve);
+    assert_eq!(
+        out.result.unwrap_err().reason,
+        FailureReason::CouldNotResolve
+    );
     let ip = web_ip(&c);
     assert!(!reaches(&mut c, &from, &format!("http://{ip}")));
     // Other pods resolve and connect as before.
@@ -370,7 +424,10 @@ spec:
         o.fields["spec"]["policyTypes"],
         serde_json::json!(["Ingress", "Egress"])
     );
-    assert!(!reaches(&mut c, &from, "http://web"), "resolves, then dropped");
+    assert!(
+        !reaches(&mut c, &from, "http://web"),
+        "resolves, then dropped"
+    );
     policy(
         &mut c,
         "apiVersion: networking.k8s.io/v1

@@ -74,8 +74,22 @@ fn reaches(c: &mut Cluster, from: &RequestSource, url: &str) -> bool {
     }
 }
 
-fn policy(c: &mut Cluster, yaml: &str) {
-    create(c, yaml);
+/// Creates the NetworkPolicies of `text`: each starts with a line `--- NAME`,
+/// followed by its spec's lines (indented two spaces).
+fn policy(c: &mut Cluster, text: &str) {
+    let mut yaml = String::new();
+    for line in text.lines() {
+        match line.strip_prefix("--- ") {
+            Some(name) => yaml.push_str(&format!(
+                "---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {{name: {name}}}\nspec:\n"
+            )),
+            None => {
+                yaml.push_str(line);
+                yaml.push('\n');
+            }
+        }
+    }
+    create(c, &yaml);
 }
 
 fn web_ip(c: &Cluster) -> String {
@@ -107,10 +121,7 @@ fn a_default_deny_isolates_every_pod_of_its_namespace_for_ingress_only() {
     // The concept page's "Default deny all ingress traffic".
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: default-deny-ingress}
-spec:
+        "--- default-deny-ingress
   podSelector: {}
   policyTypes: [Ingress]
 ",
@@ -144,6 +155,17 @@ spec:
         .http_request(&pod("default", "stranger"), "http://web", None)
         .unwrap();
     assert!(out.resolved.is_some());
+    // A pod's own loopback is not the network: a web robot reaches itself.
+    let web = c
+        .list(Kind::Pod, Some("default"))
+        .into_iter()
+        .find(|o| o.name().starts_with("web-"))
+        .unwrap();
+    assert!(reaches(
+        &mut c,
+        &pod("default", web.name()),
+        "http://localhost"
+    ));
     c.delete(Kind::NetworkPolicy, "default", "default-deny-ingress")
         .unwrap();
     assert!(reaches(&mut c, &pod("default", "stranger"), "http://web"));
@@ -154,16 +176,9 @@ fn policies_are_a_union_of_allow_rules_and_ports_must_match() {
     let mut c = ready();
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: deny}
-spec:
+        "--- deny
   podSelector: {}
----
-apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: allow-frontend}
-spec:
+--- allow-frontend
   podSelector: {matchLabels: {app: web}}
   ingress:
   - from:
@@ -205,10 +220,7 @@ fn namespace_and_pod_selectors_in_one_peer_are_and_in_two_peers_or() {
     let mut c = ready();
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: and}
-spec:
+        "--- and
   podSelector: {matchLabels: {app: web}}
   ingress:
   - from:
@@ -225,10 +237,7 @@ spec:
     c.delete(Kind::NetworkPolicy, "default", "and").unwrap();
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: or}
-spec:
+        "--- or
   podSelector: {matchLabels: {app: web}}
   ingress:
   - from:
@@ -247,10 +256,7 @@ spec:
     c.delete(Kind::NetworkPolicy, "default", "or").unwrap();
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: by-name}
-spec:
+        "--- by-name
   podSelector: {}
   ingress:
   - from:
@@ -271,17 +277,10 @@ fn an_empty_rule_allows_all_and_an_empty_list_allows_nothing() {
     // The concept page's "Allow all ingress traffic" beside a default deny.
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: deny}
-spec:
+        "--- deny
   podSelector: {}
   ingress: []
----
-apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: allow-all-ingress}
-spec:
+--- allow-all-ingress
   podSelector: {}
   ingress:
   - {}
@@ -301,10 +300,7 @@ fn named_ports_and_port_ranges_match_the_destination_port() {
     let mut c = ready();
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: named}
-spec:
+        "--- named
   podSelector: {matchLabels: {app: web}}
   ingress:
   - ports:
@@ -315,10 +311,7 @@ spec:
     c.delete(Kind::NetworkPolicy, "default", "named").unwrap();
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: range}
-spec:
+        "--- range
   podSelector: {matchLabels: {app: web}}
   ingress:
   - ports:
@@ -347,10 +340,7 @@ fn ip_blocks_match_client_addresses_less_their_exceptions() {
     let mut c = ready();
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: nodes-only}
-spec:
+        "--- nodes-only
   podSelector: {matchLabels: {app: web}}
   ingress:
   - from:
@@ -382,10 +372,7 @@ fn egress_isolation_breaks_name_resolution_until_dns_is_allowed() {
     let mut c = ready();
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: deny-egress}
-spec:
+        "--- deny-egress
   podSelector: {matchLabels: {role: frontend}}
   policyTypes: [Egress]
 ",
@@ -402,10 +389,7 @@ spec:
     assert!(reaches(&mut c, &pod("default", "stranger"), "http://web"));
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: allow-dns}
-spec:
+        "--- allow-dns
   podSelector: {}
   egress:
   - to:
@@ -430,10 +414,7 @@ spec:
     );
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: frontend-to-web}
-spec:
+        "--- frontend-to-web
   podSelector: {}
   policyTypes: [Ingress, Egress]
   ingress:
@@ -478,10 +459,7 @@ spec:
     assert_eq!(out.result.unwrap_err().reason, FailureReason::Timeout);
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: from-ingress}
-spec:
+        "--- from-ingress
   podSelector: {matchLabels: {app: web}}
   ingress:
   - from:
@@ -536,10 +514,7 @@ fn a_drop_counts_as_a_network_policy_failure_in_traffic_stats() {
     let mut c = ready();
     policy(
         &mut c,
-        "apiVersion: networking.k8s.io/v1
-kind: NetworkPolicy
-metadata: {name: deny}
-spec:
+        "--- deny
   podSelector: {matchLabels: {app: web}}
 ",
     );

@@ -643,7 +643,9 @@ impl Cluster {
                 "{address}: connection refused (no pod has this IP)"
             )));
         };
-        if self.has_network_policies() {
+        // A pod's connection to itself stays on its loopback: no policy sees it.
+        let to_itself = trip.source.as_ref().and_then(|s| s.key.as_ref()) == Some(&key);
+        if self.has_network_policies() && !to_itself {
             if let Some(to) = self.pod_party(&key) {
                 self.policy_gate(trip, &to, port)
                     .map_err(|f| RequestFailure {

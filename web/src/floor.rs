@@ -6,7 +6,7 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use warehouse_sim::views::board::{BudgetView, GaugeView, ScheduleView};
+use warehouse_sim::views::board::{BudgetView, FenceView, GaugeView, ScheduleView};
 use warehouse_sim::views::countdown::{Countdown, CountdownKind};
 use warehouse_sim::views::desks::DeskView;
 use warehouse_sim::views::feed::FeedEvent;
@@ -77,6 +77,8 @@ pub struct FloorData {
     pub schedules: Rc<Vec<ScheduleView>>,
     /// The load gauges (HorizontalPodAutoscalers): what each measured and asks for.
     pub gauges: Rc<Vec<GaugeView>>,
+    /// The fences (NetworkPolicies): which robots each stands around.
+    pub fences: Rc<Vec<FenceView>>,
     pub countdowns: Rc<Vec<Countdown>>,
     pub traffic: Rc<Traffic>,
     /// The feed's next sequence number and the store revision at the last look.
@@ -133,6 +135,10 @@ impl FloorData {
         let gauges = cluster.gauges();
         if *self.gauges != gauges {
             self.gauges = Rc::new(gauges);
+        }
+        let fences = cluster.fences();
+        if *self.fences != fences {
+            self.fences = Rc::new(fences);
         }
         let countdowns: Vec<Countdown> = cluster
             .countdowns()

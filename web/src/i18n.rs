@@ -740,6 +740,56 @@ pub fn budget_line(tr: Tr, b: &warehouse_sim::views::board::BudgetView) -> Strin
     }
 }
 
+/// A fence's line on the floor: the robots it stands around and its gates each way
+/// (`kubectl describe networkpolicy`'s summary).
+pub fn fence_line(tr: Tr, f: &warehouse_sim::views::board::FenceView) -> String {
+    let name = if f.namespace == "default" {
+        f.name.clone()
+    } else {
+        format!("{}/{}", f.namespace, f.name)
+    };
+    let wh = tr.names == Names::Warehouse;
+    let ru = tr.lang == Lang::Ru;
+    let around = match (f.selector.is_empty(), ru, wh) {
+        (true, false, true) => "every robot".to_string(),
+        (true, false, false) => "all pods".to_string(),
+        (true, true, true) => "все роботы".to_string(),
+        (true, true, false) => "все поды".to_string(),
+        (false, _, _) => f.selector.clone(),
+    };
+    let way = |rules: Option<usize>, en_in: bool| -> Option<String> {
+        let n = rules?;
+        Some(match (ru, wh, en_in, n) {
+            (false, true, true, 0) => "nothing gets in".into(),
+            (false, true, false, 0) => "nothing goes out".into(),
+            (false, true, true, n) => format!("in through {n} gate(s)"),
+            (false, true, false, n) => format!("out through {n} gate(s)"),
+            (false, false, true, 0) => "ingress isolated".into(),
+            (false, false, false, 0) => "egress isolated".into(),
+            (false, false, true, n) => format!("{n} ingress rule(s)"),
+            (false, false, false, n) => format!("{n} egress rule(s)"),
+            (true, true, true, 0) => "внутрь никого".into(),
+            (true, true, false, 0) => "наружу ничего".into(),
+            (true, true, true, n) => format!("калиток внутрь: {n}"),
+            (true, true, false, n) => format!("калиток наружу: {n}"),
+            (true, false, true, 0) => "входящий трафик изолирован".into(),
+            (true, false, false, 0) => "исходящий трафик изолирован".into(),
+            (true, false, true, n) => format!("правил ingress: {n}"),
+            (true, false, false, n) => format!("правил egress: {n}"),
+        })
+    };
+    let ways: Vec<String> = [way(f.ingress, true), way(f.egress, false)]
+        .into_iter()
+        .flatten()
+        .collect();
+    let title = match (ru, wh) {
+        (false, true) => "Fence",
+        (true, true) => "Ограждение",
+        _ => "NetworkPolicy",
+    };
+    format!("{title} {name} ({around}): {}", ways.join(", "))
+}
+
 /// A schedule's line on the floor: its cron expression, when it last made a task
 /// and makes the next (simulated UTC clock time), and how many run now.
 pub fn schedule_line(tr: Tr, s: &warehouse_sim::views::board::ScheduleView) -> String {

@@ -323,6 +323,7 @@ fn target_id(target: &Target) -> String {
         Target::Budget { namespace, name } => format!("budget:{namespace}/{name}"),
         Target::Schedule { namespace, name } => format!("schedule:{namespace}/{name}"),
         Target::Gauge { namespace, name } => format!("gauge:{namespace}/{name}"),
+        Target::Fence { namespace, name } => format!("fence:{namespace}/{name}"),
         Target::Locker(name) => format!("locker:{name}"),
         Target::Staff(c) => format!("staff:{}", c.short_name()),
     }
@@ -401,6 +402,11 @@ fn header(tr: Tr, target: &Target, view: &FloorView) -> (&'static str, String, H
         ),
         Target::Gauge { namespace, name } => (
             text::t(tr, I::KindGauge),
+            format!("{namespace}/{name}"),
+            html! {},
+        ),
+        Target::Fence { namespace, name } => (
+            text::t(tr, I::KindFence),
             format!("{namespace}/{name}"),
             html! {},
         ),
@@ -590,7 +596,8 @@ fn actions(
         Target::Sheet { .. }
         | Target::Budget { .. }
         | Target::Schedule { .. }
-        | Target::Gauge { .. } => html! {},
+        | Target::Gauge { .. }
+        | Target::Fence { .. } => html! {},
         Target::Staff(c) => {
             let stopped = view
                 .components

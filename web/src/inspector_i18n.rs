@@ -32,6 +32,7 @@ pub enum I {
     KindDesk,
     KindSheet,
     KindBudget,
+    KindFence,
     KindSchedule,
     KindGauge,
     KindLocker,
@@ -180,6 +181,10 @@ pub fn t(tr: Tr, key: I) -> &'static str {
                 "Минимум смены",
                 "PodDisruptionBudget",
             ],
+        ),
+        I::KindFence => pick(
+            tr,
+            ["Fence", "NetworkPolicy", "Ограждение", "NetworkPolicy"],
         ),
         I::KindStaff => pick(
             tr,

@@ -34,6 +34,11 @@ pub enum Notable {
         at_ms: u64,
         count: usize,
     },
+    /// Orders of a traffic source that a fence (NetworkPolicy) dropped.
+    Fenced {
+        at_ms: u64,
+        source: String,
+    },
 }
 
 impl Notable {
@@ -42,14 +47,19 @@ impl Notable {
             Notable::Refused { at_ms, .. }
             | Notable::NotReady { at_ms, .. }
             | Notable::Evicted { at_ms, .. }
-            | Notable::Replaced { at_ms, .. } => *at_ms,
+            | Notable::Replaced { at_ms, .. }
+            | Notable::Fenced { at_ms, .. } => *at_ms,
         }
     }
 
     /// Gives an event without a time (0) the simulated time it was seen at.
     pub fn stamp(&mut self, now: u64) {
         match self {
-            Notable::Evicted { at_ms, .. } | Notable::Replaced { at_ms, .. } if *at_ms == 0 => {
+            Notable::Evicted { at_ms, .. }
+            | Notable::Replaced { at_ms, .. }
+            | Notable::Fenced { at_ms, .. }
+                if *at_ms == 0 =>
+            {
                 *at_ms = now
             }
             _ => {}
@@ -248,6 +258,20 @@ fn notable_line(tr: Tr, n: &Notable) -> String {
             ),
             None => format!("Выселено: {}.", robots(tr, *count)),
         },
+        (Notable::Fenced { source, .. }, Lang::En) => {
+            if wh {
+                format!("A fence (NetworkPolicy) stops the orders of {source}: nobody answers, and the sender gives up when its time is out.")
+            } else {
+                format!("A NetworkPolicy drops the connections of traffic {source}; the clients time out.")
+            }
+        }
+        (Notable::Fenced { source, .. }, Lang::Ru) => {
+            if wh {
+                format!("Ограждение (NetworkPolicy) останавливает заказы {source}: никто не отвечает, и отправитель сдаётся по тайм-ауту.")
+            } else {
+                format!("NetworkPolicy отбрасывает соединения трафика {source}; клиенты получают тайм-аут.")
+            }
+        }
         (Notable::Replaced { count, .. }, Lang::En) => format!(
             "The {} made {} to replace them; the {} places them.",
             if wh {

@@ -123,6 +123,8 @@ pub struct OfficeInfo {
     pub writes: u64,
     pub orders: u64,
     pub orders_failed: u64,
+    /// Orders a fence (NetworkPolicy) dropped.
+    pub orders_fenced: u64,
     /// The refused requests, newest last: `user verb target code gate`.
     pub refused: Vec<RefusedInfo>,
     pub missed: u64,
@@ -305,8 +307,17 @@ impl OfficeModel {
                     });
                 }
                 FeedEvent::Order {
-                    via, pod, failure, ..
-                } => self.order_sent(via, pod, failure, pod_zone),
+                    source,
+                    via,
+                    pod,
+                    failure,
+                    ..
+                } => {
+                    if failure.as_deref() == Some(FENCED) {
+                        self.order_fenced(source);
+                    }
+                    self.order_sent(via, pod, failure, pod_zone)
+                }
             }
         }
         self.tell_evictions(evictions);
@@ -438,6 +449,21 @@ impl OfficeModel {
             pod: pod.clone(),
             failure: failure.clone(),
         });
+    }
+
+    /// An order a fence dropped: counted, and told once per traffic source (the
+    /// newest drop keeps the line fresh).
+    fn order_fenced(&mut self, source: &str) {
+        self.info.orders_fenced += 1;
+        self.notable
+            .retain(|n| !matches!(n, Notable::Fenced { source: s, .. } if s == source));
+        self.notable.push_back(Notable::Fenced {
+            at_ms: 0,
+            source: source.to_string(),
+        });
+        while self.notable.len() > 12 {
+            self.notable.pop_front();
+        }
     }
 
     /// Tells the evictions (one event per zone) and the replacements of one ingest,
@@ -799,9 +825,12 @@ fn router_node(z: &str, x: f64, tr: Tr) -> Html {
     }
 }
 
+/// The failure name of an order a NetworkPolicy dropped (`FailureReason::PolicyDenied`).
+const FENCED: &str = "network-policy";
+
 /// A box on its way from the dock gate to the router at `tx` and down to the robots,
 /// or dropping red when it failed.
-fn box_node(b: &OrderBox, now: f64, tx: f64) -> Html {
+fn box_node(b: &OrderBox, now: f64, tx: f64, tr: Tr) -> Html {
     let age = now - b.born;
     let (router_y, robot_y) = (ROUTER_Y, ROBOT_Y);
     let (x, y, fill, class) = match &b.failure {
@@ -827,9 +856,19 @@ fn box_node(b: &OrderBox, now: f64, tx: f64) -> Html {
         (None, Some(p)) => p.clone(),
         _ => String::new(),
     };
-    let label = b.failure.as_ref().map(|f| html! {
-        <text x={format!("{x:.1}")} y={format!("{:.1}", y + 20.0)} text-anchor="middle" class="office-refused-label">{ f }</text>
+    // A fence's drop, said in the floor's words.
+    let fenced = b.failure.as_deref() == Some(FENCED);
+    let label = b.failure.as_ref().map(|f| {
+        let f = match (fenced, tr.names, tr.lang) {
+            (true, Names::Warehouse, Lang::En) => "stopped at a fence",
+            (true, Names::Warehouse, Lang::Ru) => "остановлен ограждением",
+            _ => f.as_str(),
+        };
+        html! {
+            <text x={format!("{x:.1}")} y={format!("{:.1}", y + 20.0)} text-anchor="middle" class="office-refused-label">{ f }</text>
+        }
     });
+    let class = if fenced { "order failed fenced" } else { class };
     html! {
         <g class={class}><title>{ title }</title>{ box_shape(x, y, fill) }{ for label }</g>
     }
@@ -904,7 +943,7 @@ pub fn render(model: &OfficeModel, view: &FloorView, tr: Tr, focus: Option<&str>
             .as_deref()
             .map(|z| zone_x(&zones, z))
             .unwrap_or(180.0);
-        box_node(b, model.now, tx)
+        box_node(b, model.now, tx, tr)
     });
     let router_y = ROUTER_Y;
     let dock = dock_label(tr);

@@ -20,6 +20,8 @@ pub enum Target {
     Schedule { namespace: String, name: String },
     /// A HorizontalPodAutoscaler (a load gauge).
     Gauge { namespace: String, name: String },
+    /// A NetworkPolicy (a fence).
+    Fence { namespace: String, name: String },
     /// A PersistentVolume (a locker).
     Locker(String),
     /// A control-plane component (the reception desk, the ledger vault, the floor
@@ -53,6 +55,9 @@ impl Target {
                 format!("horizontalpodautoscaler/{name}"),
                 Some(namespace.clone()),
             )),
+            Target::Fence { namespace, name } => {
+                Some((format!("networkpolicy/{name}"), Some(namespace.clone())))
+            }
             Target::Locker(name) => Some((format!("persistentvolume/{name}"), None)),
             Target::Staff(_) => None,
         }

@@ -236,7 +236,8 @@ pub const LINE_TERMINATING: &str = "#9a9a9a";
 /// per schedule (CronJob: its schedule, its last and next run, its running tasks),
 /// then one per load gauge (HorizontalPodAutoscaler: the CPU it measured, its aim
 /// and the robots it asks for; a dial green at its aim, red while it adds robots,
-/// blue while it takes them away, grey before its first reading).
+/// blue while it takes them away, grey before its first reading), then one per
+/// fence (NetworkPolicy: the robots it stands around and its gates each way).
 /// Returns its height.
 fn draw_board(p: &mut Paint, r: Rect, data: &FloorData) -> Result<f64, JsValue> {
     let tr = p.tr;
@@ -279,9 +280,23 @@ fn draw_board(p: &mut Paint, r: Rect, data: &FloorData) -> Result<f64, JsValue> 
             (crate::i18n::gauge_line(tr, g), gauge_mark(g), target)
         })
         .collect();
+    // Fences (NetworkPolicies): a red mark while one lets nothing in or out.
+    let fences: Vec<(String, Mark, Target)> = data
+        .fences
+        .iter()
+        .map(|f| {
+            let closed = f.ingress == Some(0) || f.egress == Some(0);
+            let mark = if closed { "#b03a2e" } else { "#7a5c2e" };
+            let target = Target::Fence {
+                namespace: f.namespace.clone(),
+                name: f.name.clone(),
+            };
+            (crate::i18n::fence_line(tr, f), Mark::Dot(mark), target)
+        })
+        .collect();
     let mut y = r.y + DESK_TITLE_H;
     let mut drawn = Vec::new();
-    for group in [budgets, schedules, gauges] {
+    for group in [budgets, schedules, gauges, fences] {
         let total = group.len();
         for (line, mark, target) in group.into_iter().take(MAX_BOARD) {
             board_line(p, r, y, &line, mark)?;

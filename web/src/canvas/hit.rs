@@ -249,6 +249,15 @@ pub fn describe(t: &Target, view: &FloorView, data: &FloorData, tr: Tr) -> (Stri
                 .unwrap_or_default();
             (name.clone(), line)
         }
+        Target::Fence { namespace, name } => {
+            let line = data
+                .fences
+                .iter()
+                .find(|f| &f.name == name && &f.namespace == namespace)
+                .map(|f| crate::i18n::fence_line(tr, f))
+                .unwrap_or_default();
+            (name.clone(), line)
+        }
         Target::Gauge { namespace, name } => {
             let line = data
                 .gauges

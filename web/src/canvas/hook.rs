@@ -22,11 +22,13 @@ pub struct FloorHook {
     pub zoom: f64,
     pub desks: Vec<HookDesk>,
     /// The notice board's lines (staffing minimums, then schedules, then load
-    /// gauges), as drawn.
+    /// gauges, then fences), as drawn.
     pub board: Vec<String>,
     /// The load gauges' lines as last painted, with where each was drawn (CSS
     /// pixels of the floor before zoom and pan).
     pub gauges: Vec<HookGauge>,
+    /// The fences' (NetworkPolicies') lines, likewise.
+    pub fences: Vec<HookGauge>,
     pub flashing: Vec<String>,
     pub flashing_lines: Vec<String>,
     /// The copying machines' figures as the chart writes them (`floor::chart_lines`).
@@ -241,6 +243,21 @@ pub(super) fn report_paint(view: &Rc<FloorView>, hits: &Hits, zones: usize, full
             .iter()
             .filter_map(|(r, t)| match t {
                 Target::Gauge { namespace, name } => Some(HookGauge {
+                    namespace: namespace.clone(),
+                    name: name.clone(),
+                    x: r.x,
+                    y: r.y,
+                    w: r.w,
+                    h: r.h,
+                }),
+                _ => None,
+            })
+            .collect();
+        h.fences = hits
+            .items
+            .iter()
+            .filter_map(|(r, t)| match t {
+                Target::Fence { namespace, name } => Some(HookGauge {
                     namespace: namespace.clone(),
                     name: name.clone(),
                     x: r.x,

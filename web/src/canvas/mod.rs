@@ -57,6 +57,7 @@ impl PartialEq for CanvasProps {
             && Rc::ptr_eq(&a.budgets, &b.budgets)
             && Rc::ptr_eq(&a.schedules, &b.schedules)
             && Rc::ptr_eq(&a.gauges, &b.gauges)
+            && Rc::ptr_eq(&a.fences, &b.fences)
             && Rc::ptr_eq(&a.traffic, &b.traffic)
             && Rc::ptr_eq(&a.countdowns, &b.countdowns)
             // Time alone redraws only the countdowns' texts.
@@ -411,6 +412,7 @@ struct Painted {
     budgets: Rc<Vec<warehouse_sim::views::board::BudgetView>>,
     schedules: Rc<Vec<warehouse_sim::views::board::ScheduleView>>,
     gauges: Rc<Vec<warehouse_sim::views::board::GaugeView>>,
+    fences: Rc<Vec<warehouse_sim::views::board::FenceView>>,
     traffic: Rc<crate::floor::Traffic>,
     countdowns: Rc<Vec<Countdown>>,
     now_ms: u64,
@@ -439,6 +441,7 @@ impl Painted {
             && Rc::ptr_eq(&self.budgets, &data.budgets)
             && Rc::ptr_eq(&self.schedules, &data.schedules)
             && Rc::ptr_eq(&self.gauges, &data.gauges)
+            && Rc::ptr_eq(&self.fences, &data.fences)
             && Rc::ptr_eq(&self.traffic, &data.traffic)
             && Rc::ptr_eq(&self.countdowns, &data.countdowns)
             && (data.countdowns.is_empty() || self.now_ms == data.now_ms)
@@ -583,7 +586,12 @@ fn draw_all(
             h: 0.0,
         },
         &shown,
-        board_lines(&[data.budgets.len(), data.schedules.len(), data.gauges.len()]),
+        board_lines(&[
+            data.budgets.len(),
+            data.schedules.len(),
+            data.gauges.len(),
+            data.fences.len(),
+        ]),
         &flashing,
         f.show_scroll,
     );
@@ -610,6 +618,7 @@ fn draw_all(
         budgets: data.budgets.clone(),
         schedules: data.schedules.clone(),
         gauges: data.gauges.clone(),
+        fences: data.fences.clone(),
         traffic: data.traffic.clone(),
         countdowns: data.countdowns.clone(),
         now_ms: data.now_ms,

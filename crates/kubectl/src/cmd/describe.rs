@@ -180,6 +180,11 @@ pub fn describe(cluster: &Cluster, obj: &Object, show_events: bool) -> Result<St
         Kind::Ingress => describe_ingress(&mut w, cluster, &v),
         Kind::IngressClass => describe_ingress_class(&mut w, &v),
         Kind::PodDisruptionBudget => describe_pod_disruption_budget(&mut w, &v),
+        // Upstream's describer lists no events for a policy.
+        Kind::NetworkPolicy => {
+            describe_network_policy(&mut w, &v);
+            return Ok(w.finish());
+        }
         Kind::CronJob => describe_cron_job(&mut w, &v),
         Kind::StatefulSet => describe_stateful_set(
             &mut w,
@@ -235,7 +240,6 @@ const HAS_DEDICATED_DESCRIBER: &[&str] = &[
     "Role",
     "ClusterRole",
     "ReplicationController",
-    "NetworkPolicy",
     "PriorityClass",
 ];
 
@@ -2189,6 +2193,131 @@ fn describe_pod_disruption_budget(w: &mut Writer, v: &Value) {
     w.w(2, &format!("Current:\t{}\n", i(v, "status.currentHealthy")));
     w.w(2, &format!("Desired:\t{}\n", i(v, "status.desiredHealthy")));
     w.w(2, &format!("Total:\t{}\n", i(v, "status.expectedPods")));
+}
+
+/// `describeNetworkPolicy` and `describeNetworkPolicySpec`.
+fn describe_network_policy(w: &mut Writer, v: &Value) {
+    w.w(0, &format!("Name:\t{}\n", s(v, "metadata.name")));
+    w.w(0, &format!("Namespace:\t{}\n", s(v, "metadata.namespace")));
+    // metav1.Time's String(): Go's time.Time layout.
+    let created = s(v, "metadata.creationTimestamp")
+        .trim_end_matches('Z')
+        .replacen('T', " ", 1);
+    w.w(0, &format!("Created on:\t{created} +0000 UTC\n"));
+    meta_labels(w, v);
+    w.w(0, "Spec:\n");
+    w.w(1, "PodSelector: ");
+    let selector = crate::printers::label_selector_text(at(v, "spec.podSelector"));
+    if selector == "<none>" {
+        w.w(
+            2,
+            "<none> (Allowing the specific traffic to all pods in this namespace)\n",
+        );
+    } else {
+        w.w(2, &format!("{selector}\n"));
+    }
+    let types: Vec<&str> = arr(v, "spec.policyTypes")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for (kind, field, peers) in [
+        ("ingress", "spec.ingress", "From"),
+        ("egress", "spec.egress", "To"),
+    ] {
+        let title = if kind == "ingress" {
+            "Ingress"
+        } else {
+            "Egress"
+        };
+        if types.contains(&title) {
+            w.w(1, &format!("Allowing {kind} traffic:\n"));
+            describe_network_policy_rules(w, arr(v, field), kind, peers);
+        } else {
+            w.w(1, &format!("Not affecting {kind} traffic\n"));
+        }
+    }
+    let listed = if types.is_empty() {
+        "<none>".to_string()
+    } else {
+        types.join(", ")
+    };
+    w.w(1, &format!("Policy Types: {listed}\n"));
+}
+
+/// `printNetworkPolicySpecIngressFrom` and `printNetworkPolicySpecEgressTo`.
+fn describe_network_policy_rules(w: &mut Writer, rules: &[Value], kind: &str, peers: &str) {
+    const INDENT: &str = "    ";
+    if rules.is_empty() {
+        w.w(
+            0,
+            &format!("{INDENT}<none> (Selected pods are isolated for {kind} connectivity)\n"),
+        );
+        return;
+    }
+    let field = peers.to_ascii_lowercase();
+    for (i, rule) in rules.iter().enumerate() {
+        let ports = arr(rule, "ports");
+        if ports.is_empty() {
+            w.w(
+                0,
+                &format!("{INDENT}To Port: <any> (traffic allowed to all ports)\n"),
+            );
+        }
+        for port in ports {
+            let proto = match s(port, "protocol") {
+                "" => "TCP",
+                p => p,
+            };
+            // intstr's String() of a nil pointer is `<nil>`.
+            let number = scalar(at(port, "port"));
+            match at(port, "endPort").as_i64() {
+                Some(end) => w.w(
+                    0,
+                    &format!("{INDENT}To Port Range: {number}-{end}/{proto}\n"),
+                ),
+                None => w.w(0, &format!("{INDENT}To Port: {number}/{proto}\n")),
+            }
+        }
+        let list = arr(rule, &field);
+        if list.is_empty() {
+            let why = if peers == "From" {
+                "source"
+            } else {
+                "destination"
+            };
+            w.w(
+                0,
+                &format!("{INDENT}{peers}: <any> (traffic not restricted by {why})\n"),
+            );
+        }
+        for peer in list {
+            w.w(0, &format!("{INDENT}{peers}:\n"));
+            let pods = at(peer, "podSelector");
+            let namespaces = at(peer, "namespaceSelector");
+            let text = crate::printers::label_selector_text;
+            if !namespaces.is_null() {
+                w.w(
+                    1,
+                    &format!("{INDENT}NamespaceSelector: {}\n", text(namespaces)),
+                );
+            }
+            if !pods.is_null() {
+                w.w(1, &format!("{INDENT}PodSelector: {}\n", text(pods)));
+            }
+            if pods.is_null() && namespaces.is_null() && !at(peer, "ipBlock").is_null() {
+                let except: Vec<&str> = arr(peer, "ipBlock.except")
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect();
+                w.w(1, &format!("{INDENT}IPBlock:\n"));
+                w.w(2, &format!("{INDENT}CIDR: {}\n", s(peer, "ipBlock.cidr")));
+                w.w(2, &format!("{INDENT}Except: {}\n", except.join(", ")));
+            }
+        }
+        if i + 1 != rules.len() {
+            w.w(0, &format!("{INDENT}----------\n"));
+        }
+    }
 }
 
 fn describe_endpoints(w: &mut Writer, v: &Value) {

@@ -365,7 +365,10 @@ fn request(cluster: &mut Cluster, from: &RequestSource, url: &Url) -> FetchResul
         },
         Err(f) => match f.reason {
             FailureReason::CouldNotResolve => FetchResult::could_not_resolve(&url.host),
-            FailureReason::Timeout => FetchResult::timed_out(&url.host, url.port, after_ms),
+            // A connection a NetworkPolicy drops is never answered.
+            FailureReason::Timeout | FailureReason::PolicyDenied => {
+                FetchResult::timed_out(&url.host, url.port, after_ms)
+            }
             FailureReason::SourceNotRunning => FetchResult::Failed {
                 curl_code: 7,
                 message: f.message,

@@ -1314,6 +1314,9 @@ pub(crate) fn default_object(obj: &mut Object) {
         Object::Other(o) if o.kind == Kind::StatefulSet => {
             crate::controllers::statefulset::default_stateful_set(o)
         }
+        Object::Other(o) if o.kind == Kind::NetworkPolicy => {
+            crate::network::policy::default_network_policy(o)
+        }
         Object::Other(o)
             if matches!(o.kind, Kind::PersistentVolumeClaim | Kind::PersistentVolume) =>
         {
@@ -1680,7 +1683,7 @@ pub(crate) fn check_node_registration(
     Err(format!("Node \"{name}\" is invalid: {joined}"))
 }
 
-fn check_labels(
+pub(crate) fn check_labels(
     labels: Option<&std::collections::BTreeMap<String, String>>,
     path: &str,
     errors: &mut Vec<FieldError>,
@@ -1857,6 +1860,9 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         Object::Other(o) if o.kind == Kind::StatefulSet => validate_stateful_set(o, &mut errors),
         Object::Other(o) if o.kind == Kind::HorizontalPodAutoscaler => {
             validate_autoscaler(o, &mut errors)
+        }
+        Object::Other(o) if o.kind == Kind::NetworkPolicy => {
+            crate::apiserver::validation::network_policy(o, &mut errors)
         }
         Object::Other(o) if o.kind == Kind::PodDisruptionBudget => {
             crate::apiserver::validation::pod_disruption_budget(

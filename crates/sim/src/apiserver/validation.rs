@@ -747,3 +747,243 @@ pub(crate) fn pod_disruption_budget(
     }
     errors.extend(found.into_iter().map(FieldError));
 }
+
+/// apimachinery's `ValidateLabelSelector` (metav1 validation): matchLabels as labels,
+/// each matchExpression's operator and values.
+pub(crate) fn label_selector(
+    selector: Option<&serde_json::Value>,
+    path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let Some(selector) = selector.filter(|s| !s.is_null()) else {
+        return;
+    };
+    let labels: BTreeMap<String, String> = selector
+        .get("matchLabels")
+        .and_then(serde_json::Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    crate::apiserver::check_labels(Some(&labels), &format!("{path}.matchLabels"), errors);
+    let expressions = selector
+        .get("matchExpressions")
+        .and_then(serde_json::Value::as_array);
+    for (i, e) in expressions.into_iter().flatten().enumerate() {
+        let at = format!("{path}.matchExpressions[{i}]");
+        let values = e
+            .get("values")
+            .and_then(serde_json::Value::as_array)
+            .map_or(0, Vec::len);
+        match e.get("operator").and_then(serde_json::Value::as_str).unwrap_or("") {
+            "In" | "NotIn" if values == 0 => push(
+                errors,
+                format!("{at}.values: Required value: must be specified when `operator` is 'In' or 'NotIn'"),
+            ),
+            "Exists" | "DoesNotExist" if values > 0 => push(
+                errors,
+                format!("{at}.values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"),
+            ),
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            op => push(
+                errors,
+                format!("{at}.operator: Invalid value: \"{op}\": not a valid selector operator"),
+            ),
+        }
+        let key = e
+            .get("key")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        let mut key_errors = Vec::new();
+        crate::apiserver::check_labels(
+            Some(&BTreeMap::from([(key.to_string(), String::new())])),
+            &format!("{at}.key"),
+            &mut key_errors,
+        );
+        errors.extend(key_errors);
+    }
+}
+
+/// pkg/apis/networking/validation `ValidateNetworkPolicySpec`: the pod selector,
+/// each rule's ports (`ValidateNetworkPolicyPort`) and peers
+/// (`ValidateNetworkPolicyPeer`, `ValidateIPBlock` with strict CIDRs), then
+/// `policyTypes`; in upstream's order, with its messages.
+pub(crate) fn network_policy(o: &crate::object::OtherObject, errors: &mut Vec<FieldError>) {
+    use serde_json::Value;
+    let null = Value::Null;
+    let spec = o.fields.get("spec").unwrap_or(&null);
+    let list = |v: &'_ Value, field: &str| -> Vec<Value> {
+        v.get(field)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let set = |v: &Value, field: &str| v.get(field).is_some_and(|f| !f.is_null());
+    label_selector(spec.get("podSelector"), "spec.podSelector", errors);
+    for (field, peers) in [("ingress", "from"), ("egress", "to")] {
+        for (i, rule) in list(spec, field).iter().enumerate() {
+            let at = format!("spec.{field}[{i}]");
+            for (j, port) in list(rule, "ports").iter().enumerate() {
+                network_policy_port(port, &format!("{at}.ports[{j}]"), errors);
+            }
+            for (j, peer) in list(rule, peers).iter().enumerate() {
+                let path = format!("{at}.{peers}[{j}]");
+                let count = ["podSelector", "namespaceSelector", "ipBlock"]
+                    .iter()
+                    .filter(|f| set(peer, f))
+                    .count();
+                label_selector(
+                    peer.get("podSelector"),
+                    &format!("{path}.podSelector"),
+                    errors,
+                );
+                label_selector(
+                    peer.get("namespaceSelector"),
+                    &format!("{path}.namespaceSelector"),
+                    errors,
+                );
+                if let Some(block) = peer.get("ipBlock").filter(|b| !b.is_null()) {
+                    ip_block(block, &format!("{path}.ipBlock"), errors);
+                }
+                if count == 0 {
+                    push(
+                        errors,
+                        format!("{path}: Required value: must specify a peer"),
+                    );
+                } else if count > 1 && set(peer, "ipBlock") {
+                    push(
+                        errors,
+                        format!("{path}: Forbidden: may not specify both ipBlock and another peer"),
+                    );
+                }
+            }
+        }
+    }
+    let types = list(spec, "policyTypes");
+    if types.len() > 2 {
+        let listed: Vec<String> = types
+            .iter()
+            .map(|t| format!("\"{}\"", t.as_str().unwrap_or("")))
+            .collect();
+        push(
+            errors,
+            format!(
+                "spec.policyTypes: Invalid value: []networking.PolicyType{{{}}}: may not specify more than two policyTypes",
+                listed.join(", ")
+            ),
+        );
+        return;
+    }
+    for (i, t) in types.iter().enumerate() {
+        let t = t.as_str().unwrap_or("");
+        if t != "Ingress" && t != "Egress" {
+            push(
+                errors,
+                format!("spec.policyTypes[{i}]: Unsupported value: \"{t}\": supported values: \"Ingress\", \"Egress\""),
+            );
+        }
+    }
+}
+
+/// `ValidateNetworkPolicyPort`.
+fn network_policy_port(port: &serde_json::Value, path: &str, errors: &mut Vec<FieldError>) {
+    use serde_json::Value;
+    if let Some(p) = port.get("protocol").and_then(Value::as_str) {
+        if !["TCP", "UDP", "SCTP"].contains(&p) {
+            push(
+                errors,
+                format!("{path}.protocol: Unsupported value: \"{p}\": supported values: \"TCP\", \"UDP\", \"SCTP\""),
+            );
+        }
+    }
+    let end = port.get("endPort").and_then(Value::as_i64);
+    match port.get("port") {
+        Some(Value::Number(n)) => {
+            let n = n.as_i64().unwrap_or(0);
+            if !valid_port(n) {
+                push(
+                    errors,
+                    format!("{path}.port: Invalid value: {n}: {PORT_RANGE}"),
+                );
+            }
+            if let Some(e) = end {
+                if e < n {
+                    push(
+                        errors,
+                        format!("{path}.endPort: Invalid value: {e}: must be greater than or equal to `port`"),
+                    );
+                }
+                if !valid_port(e) {
+                    push(
+                        errors,
+                        format!("{path}.endPort: Invalid value: {e}: {PORT_RANGE}"),
+                    );
+                }
+            }
+        }
+        Some(Value::String(name)) => {
+            if let Some(e) = end {
+                push(
+                    errors,
+                    format!("{path}.endPort: Invalid value: {e}: may not be specified when `port` is non-numeric"),
+                );
+            }
+            for why in port_name_problems(name) {
+                push(
+                    errors,
+                    format!("{path}.port: Invalid value: \"{name}\": {why}"),
+                );
+            }
+        }
+        _ => {
+            if let Some(e) = end {
+                push(
+                    errors,
+                    format!("{path}.endPort: Invalid value: {e}: may not be specified when `port` is not specified"),
+                );
+            }
+        }
+    }
+}
+
+/// `ValidateIPBlock`.
+fn ip_block(block: &serde_json::Value, path: &str, errors: &mut Vec<FieldError>) {
+    use crate::network::policy::{cidr_problem, strict_subset};
+    let cidr = block
+        .get("cidr")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    if cidr.is_empty() {
+        push(errors, format!("{path}.cidr: Required value"));
+        return;
+    }
+    let problem = cidr_problem(cidr);
+    if let Some(why) = problem {
+        push(
+            errors,
+            format!("{path}.cidr: Invalid value: \"{cidr}\": {why}"),
+        );
+        if why.starts_with("must be a valid") {
+            return;
+        }
+    }
+    let except = block.get("except").and_then(serde_json::Value::as_array);
+    for (i, e) in except.into_iter().flatten().enumerate() {
+        let e = e.as_str().unwrap_or("");
+        let at = format!("{path}.except[{i}]");
+        if let Some(why) = cidr_problem(e) {
+            push(errors, format!("{at}: Invalid value: \"{e}\": {why}"));
+            if why.starts_with("must be a valid") {
+                continue;
+            }
+        }
+        if !strict_subset(cidr, e) {
+            push(
+                errors,
+                format!("{at}: Invalid value: \"{e}\": must be a strict subset of `cidr`"),
+            );
+        }
+    }
+}

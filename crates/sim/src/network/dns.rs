@@ -90,6 +90,33 @@ impl Cluster {
         backends.iter().any(|b| self.ip_serves(&b.ip))
     }
 
+    /// Whether NetworkPolicies let `pod` (on `node`) send a query to a CoreDNS pod
+    /// on UDP 53: a pod isolated for egress needs a rule that allows it, or its
+    /// queries are dropped and time out (`policy.rs`).
+    fn dns_allowed(&self, pod: &Pod, node: &str) -> bool {
+        if !self.has_network_policies() {
+            return true;
+        }
+        let key = ObjectKey::new(
+            Kind::Pod,
+            pod.metadata.namespace.as_deref().unwrap_or("default"),
+            pod.metadata.name.as_deref().unwrap_or(""),
+        );
+        let Some(source) = self.pod_party(&key) else {
+            return true;
+        };
+        self.proxy_lookup(node, DNS_SERVER, 53).iter().any(|b| {
+            let coredns = self
+                .node_of_pod_ip(&b.ip)
+                .and_then(|n| self.pod_at_ip(&n, &b.ip))
+                .and_then(|(k, _)| self.pod_party(&k));
+            coredns.is_some_and(|to| {
+                self.policy_check(Some(&source), &source, &to, b.port, "UDP")
+                    .is_ok()
+            })
+        })
+    }
+
     /// Whether the zone that holds this pod IP runs.
     fn ip_serves(&self, ip: &str) -> bool {
         self.node_of_pod_ip(ip)
@@ -247,7 +274,7 @@ impl Cluster {
             .as_ref()
             .and_then(|s| s.node_name.clone())
             .unwrap_or_default();
-        if !self.dns_reachable(&node) {
+        if !self.dns_reachable(&node) || !self.dns_allowed(pod, &node) {
             return Answer::Timeout;
         }
         let namespace = pod.metadata.namespace.as_deref().unwrap_or("default");

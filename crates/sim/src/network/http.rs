@@ -31,6 +31,7 @@
 use crate::cluster::Cluster;
 use crate::kubelet::runtime;
 use crate::kubelet::RuntimePod;
+use crate::network::policy::{Party, OUTSIDE_CLIENT_IP};
 use crate::object::{Kind, Object, ObjectKey};
 use serde::{Deserialize, Serialize};
 
@@ -87,6 +88,9 @@ pub enum FailureReason {
     /// No answer before the client gave up: a node powered off, an address nothing
     /// routes.
     Timeout,
+    /// A NetworkPolicy dropped the connection (`policy.rs`): the client sees a
+    /// timeout.
+    PolicyDenied,
 }
 
 impl FailureReason {
@@ -98,7 +102,13 @@ impl FailureReason {
             FailureReason::ConnectionRefused => "connection-refused",
             FailureReason::NoEndpoints => "no-endpoints",
             FailureReason::Timeout => "timeout",
+            FailureReason::PolicyDenied => "network-policy",
         }
+    }
+
+    /// Whether the client waited until it gave up (no answer at all).
+    pub fn times_out(self) -> bool {
+        matches!(self, FailureReason::Timeout | FailureReason::PolicyDenied)
     }
 }
 
@@ -255,6 +265,11 @@ struct Trip {
     latency_us: u64,
     via: Vec<String>,
     resolved: Option<String>,
+    /// The pod that sent the request, whose egress policies apply.
+    source: Option<Party>,
+    /// Who a destination pod sees as the client (after kube-proxy's masquerade or
+    /// the ingress), whose address and pod its ingress policies match.
+    client: Party,
 }
 
 impl Trip {
@@ -306,10 +321,12 @@ impl Cluster {
             latency_us: CLIENT_US,
             via: Vec::new(),
             resolved: None,
+            source: None,
+            client: Party::address(OUTSIDE_CLIENT_IP),
         };
         let result = self.request_inner(&mut trip, from, &url, host);
         let result = match result {
-            Err(f) if f.reason == FailureReason::Timeout => {
+            Err(f) if f.reason.times_out() => {
                 trip.latency_us = CLIENT_TIMEOUT_US;
                 Err(f)
             }
@@ -340,13 +357,19 @@ impl Cluster {
     ) -> Result<HttpResponse, RequestFailure> {
         let src_node = match from {
             RequestSource::Outside => None,
-            RequestSource::Pod { namespace, name } => Some(
-                self.source_node(namespace, name)
+            RequestSource::Pod { namespace, name } => {
+                let node = self
+                    .source_node(namespace, name)
                     .map_err(|message| RequestFailure {
                         reason: FailureReason::SourceNotRunning,
                         message,
-                    })?,
-            ),
+                    })?;
+                if self.has_network_policies() {
+                    trip.source = self.pod_party(&ObjectKey::new(Kind::Pod, namespace, name));
+                    trip.client = trip.source.clone().unwrap_or(trip.client.clone());
+                }
+                Some(node)
+            }
         };
         let ip = self
             .resolve_host(from, &url.host)
@@ -479,6 +502,7 @@ impl Cluster {
             {
                 return self.ingress_connect(trip, &node, host, path);
             }
+            self.masquerade(trip, &node);
             return match self.proxy_route(&node, ip, port) {
                 Some(backends) => self.via_proxy(trip, &node, ip, port, backends, path),
                 None => Err(refused(format!("nothing listens on {ip}:{port}"))),
@@ -498,6 +522,7 @@ impl Cluster {
             let node = nodes[(mix(trip.seq) % nodes.len() as u64) as usize].clone();
             trip.hop(src, &node);
             trip.via.push(format!("load balancer {ip}"));
+            self.masquerade(trip, &node);
             return match self.proxy_route(&node, ip, port) {
                 Some(b) => self.via_proxy(trip, &node, ip, port, b, path),
                 None => Err(refused(format!(
@@ -518,6 +543,24 @@ impl Cluster {
             Some(b) => self.via_proxy(trip, src, ip, port, b, path),
             None => Err(timeout(format!("no route to {ip}:{port}"))),
         }
+    }
+
+    /// kube-proxy masquerades a connection that came in on a node port or through a
+    /// load balancer: the pod sees the node's address as the client.
+    fn masquerade(&self, trip: &mut Trip, node: &str) {
+        if self.has_network_policies() {
+            trip.client = Party::address(&self.node_internal_ip(node).unwrap_or_default());
+        }
+    }
+
+    /// Whether policies let this trip's connection reach `to` on TCP `port`; a drop
+    /// is a [`FailureReason::PolicyDenied`].
+    fn policy_gate(&self, trip: &Trip, to: &Party, port: i32) -> Result<(), RequestFailure> {
+        self.policy_check(trip.source.as_ref(), &trip.client, to, port, "TCP")
+            .map_err(|message| RequestFailure {
+                reason: FailureReason::PolicyDenied,
+                message,
+            })
     }
 
     /// A partitioned node is cut off from the network: only traffic that stays
@@ -557,6 +600,20 @@ impl Cluster {
         self.pod_connect(trip, Some(node), &bip, bport, path)
     }
 
+    /// The pod bound to `node` that holds `ip`, and its uid.
+    pub(crate) fn pod_at_ip(&self, node: &str, ip: &str) -> Option<(ObjectKey, String)> {
+        self.store
+            .pods_on_node(node)
+            .find_map(|key| match self.store.get(key) {
+                Some(Object::Pod(p))
+                    if p.status.as_ref().and_then(|s| s.pod_ip.as_deref()) == Some(ip) =>
+                {
+                    Some((key.clone(), p.metadata.uid.clone().unwrap_or_default()))
+                }
+                _ => None,
+            })
+    }
+
     /// A TCP connection to a pod IP, then `GET path` if a container listens.
     fn pod_connect(
         &mut self,
@@ -580,22 +637,23 @@ impl Cluster {
             )));
         };
         self.check_partition(src, &node)?;
-        let pod = self
-            .store
-            .pods_on_node(&node)
-            .find_map(|key| match self.store.get(key) {
-                Some(Object::Pod(p))
-                    if p.status.as_ref().and_then(|s| s.pod_ip.as_deref()) == Some(ip) =>
-                {
-                    Some((key.clone(), p.metadata.uid.clone().unwrap_or_default()))
-                }
-                _ => None,
-            });
+        let pod = self.pod_at_ip(&node, ip);
         let Some((key, uid)) = pod else {
             return Err(refused(format!(
                 "{address}: connection refused (no pod has this IP)"
             )));
         };
+        // A pod's connection to itself stays on its loopback: no policy sees it.
+        let to_itself = trip.source.as_ref().and_then(|s| s.key.as_ref()) == Some(&key);
+        if self.has_network_policies() && !to_itself {
+            if let Some(to) = self.pod_party(&key) {
+                self.policy_gate(trip, &to, port)
+                    .map_err(|f| RequestFailure {
+                        message: format!("{address}: {}", f.message),
+                        ..f
+                    })?;
+            }
+        }
         let alive = matches!(k.pods.get(&key), Some(RuntimePod::Running { uid: u } | RuntimePod::Stopping { uid: u }) if *u == uid);
         let runtime = k.containers.get(&key).filter(|r| alive && r.uid == uid);
         let now = self.now.0;
@@ -660,6 +718,9 @@ impl Cluster {
             )));
         }
         self.check_partition(src, node)?;
+        if self.has_network_policies() {
+            self.policy_gate(trip, &Party::address(ip), port)?;
+        }
         let apiserver =
             port == 6443 && self.ingress_node().as_deref() == Some(node) && self.connect().is_ok();
         if !apiserver {
@@ -693,6 +754,9 @@ impl Cluster {
             pod: None,
             address: format!("{address}:80"),
         };
+        if self.has_network_policies() {
+            trip.client = Party::ingress_controller(&address);
+        }
         match self.ingress_decide(host, path) {
             crate::network::ingress::IngressDecision::Respond(status, body) => {
                 Ok(respond(status, body))
@@ -703,7 +767,7 @@ impl Cluster {
                     match self.pod_connect(trip, Some(node), ip, *port, path) {
                         Ok(r) => return Ok(r),
                         Err(f) => {
-                            timed_out = f.reason == FailureReason::Timeout;
+                            timed_out = f.reason.times_out();
                             if timed_out {
                                 trip.latency_us += NGINX_CONNECT_TIMEOUT_US;
                             }

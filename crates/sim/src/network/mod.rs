@@ -1,12 +1,13 @@
 //! The data plane and the Services behind it: the allocators (`services`), kube-proxy
 //! (`proxy`), CoreDNS (`dns`), ingress-nginx (`ingress`), the cloud controller's load
-//! balancers (`cloud`), the request path (`http`) and the traffic generator
+//! balancers (`cloud`), NetworkPolicy (`policy`), the request path (`http`) and the traffic generator
 //! (`traffic`).
 
 pub mod cloud;
 pub mod dns;
 pub mod http;
 pub mod ingress;
+pub mod policy;
 pub mod proxy;
 pub mod services;
 pub mod traffic;

@@ -146,7 +146,7 @@ static INFO: [KindInfo; Kind::ALL.len()] = [
     KindInfo::new("HorizontalPodAutoscaler", "horizontalpodautoscalers", "horizontalpodautoscaler", &["hpa"], "autoscaling", &["v2", "v1"]),
     KindInfo::new("PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", &["pvc"], "", &["v1"]),
     KindInfo::new("PersistentVolume", "persistentvolumes", "persistentvolume", &["pv"], "", &["v1"]).cluster_scoped(),
-    KindInfo::new("NetworkPolicy", "networkpolicies", "networkpolicy", &["netpol"], "networking.k8s.io", &["v1"]).stored_only(),
+    KindInfo::new("NetworkPolicy", "networkpolicies", "networkpolicy", &["netpol"], "networking.k8s.io", &["v1"]),
     KindInfo::new("ReplicationController", "replicationcontrollers", "replicationcontroller", &["rc"], "", &["v1"]).stored_only(),
     KindInfo::new("PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", &["pdb"], "policy", &["v1"]),
     KindInfo::new("StorageClass", "storageclasses", "storageclass", &["sc"], "storage.k8s.io", &["v1"]).cluster_scoped(),

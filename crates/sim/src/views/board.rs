@@ -1,7 +1,8 @@
 //! The floor's notice board: the staffing minimums (PodDisruptionBudgets), what
 //! each promises and what its clerk counted last, the schedules (CronJobs), when
 //! each last ran and runs next, and the load gauges (HorizontalPodAutoscalers),
-//! what each measured and how many robots it asks for.
+//! what each measured and how many robots it asks for, and the fences
+//! (NetworkPolicies) around robots.
 
 use crate::cluster::Cluster;
 use crate::controllers::disruption::{BudgetSpec, BudgetStatus};
@@ -195,4 +196,90 @@ impl Cluster {
             })
             .collect()
     }
+}
+
+/// One NetworkPolicy (a fence): which robots it stands around and how many gates
+/// (rules) it has each way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FenceView {
+    pub namespace: String,
+    pub name: String,
+    /// Its pod selector as kubectl prints it (`app=web`); empty for every pod of the
+    /// namespace.
+    pub selector: String,
+    /// Ingress rules, when the policy isolates for ingress (`Some(0)`: none get in).
+    pub ingress: Option<usize>,
+    /// Egress rules, when the policy isolates for egress.
+    pub egress: Option<usize>,
+}
+
+impl Cluster {
+    /// Every NetworkPolicy, ordered by namespace and name. Costs a pass over the
+    /// policies.
+    pub fn fences(&self) -> Vec<FenceView> {
+        self.store
+            .list(Kind::NetworkPolicy, None)
+            .filter_map(|o| match o {
+                Object::Other(p) => Some(p),
+                _ => None,
+            })
+            .map(|p| {
+                let null = serde_json::Value::Null;
+                let spec = p.fields.get("spec").unwrap_or(&null);
+                let (ingress, egress) = crate::network::policy::policy_types(spec);
+                let rules = |field: &str| {
+                    spec.get(field)
+                        .and_then(serde_json::Value::as_array)
+                        .map_or(0, Vec::len)
+                };
+                FenceView {
+                    namespace: p.metadata.namespace.clone().unwrap_or_default(),
+                    name: p.metadata.name.clone().unwrap_or_default(),
+                    selector: selector_text(spec.get("podSelector")),
+                    ingress: ingress.then(|| rules("ingress")),
+                    egress: egress.then(|| rules("egress")),
+                }
+            })
+            .collect()
+    }
+}
+
+/// A label selector as `metav1.FormatLabelSelector` writes it (`a=b,c in (d,e)`),
+/// empty when it selects everything.
+fn selector_text(selector: Option<&serde_json::Value>) -> String {
+    let Some(s) = selector else {
+        return String::new();
+    };
+    let mut parts: Vec<String> = s
+        .get("matchLabels")
+        .and_then(serde_json::Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+        .collect();
+    let expressions = s
+        .get("matchExpressions")
+        .and_then(serde_json::Value::as_array);
+    for e in expressions.into_iter().flatten() {
+        let key = e
+            .get("key")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        let values: Vec<&str> = e
+            .get("values")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(serde_json::Value::as_str)
+            .collect();
+        parts.push(
+            match e.get("operator").and_then(serde_json::Value::as_str) {
+                Some("In") => format!("{key} in ({})", values.join(",")),
+                Some("NotIn") => format!("{key} notin ({})", values.join(",")),
+                Some("DoesNotExist") => format!("!{key}"),
+                _ => key.to_string(),
+            },
+        );
+    }
+    parts.join(",")
 }

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 pub mod admission;
 pub mod auth;
+pub mod custom;
 pub mod events;
 pub mod eviction;
 pub mod health;
@@ -680,6 +681,11 @@ impl Cluster {
         let Some(current) = self.store.get_shared(key).cloned() else {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
         };
+        if let Some(marked) = self.mark_definition_deleting(&current) {
+            let ev = self.store.update(marked)?;
+            self.dispatch(&ev);
+            return Ok(ev.object);
+        }
         let finalizers = gc_finalizers(current.meta(), propagation);
         if let Object::Pod(pod) = &*current {
             let bound = pod
@@ -910,6 +916,8 @@ impl Cluster {
         self.admit_namespace_lifecycle(kind, obj.namespace(), obj.name())?;
         self.check_capacity(kind, obj.name())?;
         default_object(obj);
+        self.admit_definition(obj, None);
+        self.admit_custom(obj, None)?;
         self.admit_service_account(obj)?;
         self.admit_priority(obj)?;
         self.admission_mutate(obj)?;
@@ -955,7 +963,9 @@ impl Cluster {
             | Kind::CronJob
             | Kind::StatefulSet
             | Kind::HorizontalPodAutoscaler
-            | Kind::PodDisruptionBudget => Some(1),
+            | Kind::PodDisruptionBudget
+            | Kind::CustomResourceDefinition
+            | Kind::Custom(_) => Some(1),
             _ => None,
         };
         if let Object::Pod(p) = obj {
@@ -1090,6 +1100,8 @@ impl Cluster {
             return Err(ApiError::not_found(&kind.qualified_plural(), &key.name));
         };
         default_object(obj);
+        self.admit_definition(obj, Some(&old));
+        self.admit_custom(obj, Some(&old))?;
         validate(obj)?;
         check_immutable(&old, obj)?;
         self.admission_validate(obj, Some(&old), dry_run)?;
@@ -1283,6 +1295,9 @@ fn same_spec(a: &Object, b: &Object) -> bool {
         (Object::Namespace(x), Object::Namespace(y)) => x.spec == y.spec,
         (Object::Lease(x), Object::Lease(y)) => x.spec == y.spec,
         (Object::Job(x), Object::Job(y)) => x.spec == y.spec,
+        (Object::Other(x), Object::Other(y)) if x.kind.is_custom() => {
+            custom::same_custom_spec(x, y)
+        }
         (Object::Other(x), Object::Other(y)) => x.fields.get("spec") == y.fields.get("spec"),
         _ => true,
     }
@@ -1852,6 +1867,11 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         ),
         Object::LimitRange(l) => {
             crate::apiserver::validation::limit_range(l.spec.as_ref(), &mut errors)
+        }
+        Object::Other(o) if o.kind == Kind::CustomResourceDefinition => {
+            let mut found = Vec::new();
+            crate::object::crd::validate(name, &o.fields, &mut found);
+            errors.extend(found.into_iter().map(FieldError));
         }
         Object::Other(o) if o.kind == Kind::CronJob => validate_cron_job(o, &mut errors),
         Object::Other(o) if o.kind == Kind::StatefulSet => validate_stateful_set(o, &mut errors),

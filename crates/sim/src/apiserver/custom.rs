@@ -64,30 +64,7 @@ impl Cluster {
     /// serves, by plural, singular, short name or kind, optionally qualified by
     /// group (`backups.example.com`) or version and group (`backups.v1.example.com`).
     pub fn resolve_kind(&self, name: &str) -> Option<Kind> {
-        if let Some(k) = Kind::lookup(name) {
-            return Some(k);
-        }
-        let lower = name.to_ascii_lowercase();
-        let (base, rest) = match lower.split_once('.') {
-            Some((b, r)) => (b, Some(r)),
-            None => (lower.as_str(), None),
-        };
-        self.custom_kinds().into_iter().find(|k| {
-            let i = k.info();
-            let name_matches = base == i.plural
-                || base == i.singular
-                || base == i.kind.to_ascii_lowercase()
-                || i.short_names.contains(&base);
-            let group_matches = match rest {
-                None => true,
-                Some(g) => {
-                    g == i.group
-                        || g.split_once('.')
-                            .is_some_and(|(v, g)| g == i.group && i.versions.contains(&v))
-                }
-            };
-            name_matches && group_matches
-        })
+        Kind::lookup(name).or_else(|| Kind::lookup_among(name, &self.custom_kinds()))
     }
 
     /// Whether the writer is a controller (it may write a status).
@@ -153,24 +130,6 @@ impl Cluster {
                 errors.into_iter().map(super::FieldError).collect(),
             ))
         }
-    }
-
-    /// The fields the schema would prune from `obj` (what strict field validation
-    /// refuses, as `unknown field "spec.x"`). Empty for a kind no definition serves.
-    pub fn unknown_custom_fields(&self, obj: &Object) -> Vec<String> {
-        let (Some(def), Object::Other(o)) = (self.definition_of(obj.kind()), obj) else {
-            return Vec::new();
-        };
-        let Object::Other(d) = &*def else {
-            return Vec::new();
-        };
-        let api_version = obj.api_version();
-        let version = api_version.rsplit('/').next().unwrap_or("");
-        let Some(schema) = crd::schema(&d.fields, version) else {
-            return Vec::new();
-        };
-        let mut fields = o.fields.clone();
-        crd::apply_schema(schema, &mut fields, &mut Vec::new())
     }
 
     /// The first delete of a definition (etcd.go `Delete`): stamped for deletion,

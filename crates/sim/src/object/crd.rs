@@ -462,6 +462,22 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// The fields of a custom object its definition's schema would prune (what strict
+/// field validation refuses as `unknown field "spec.x"`).
+pub fn unknown_fields(definition: &Map<String, Value>, obj: &super::Object) -> Vec<String> {
+    let super::Object::Other(o) = obj else {
+        return Vec::new();
+    };
+    let version = o.api_version.rsplit('/').next().unwrap_or("");
+    let Some(schema) = schema(definition, version) else {
+        return Vec::new();
+    };
+    let mut root = Value::Object(o.fields.clone());
+    let mut pruned = Vec::new();
+    prune(schema, &mut root, "", &mut pruned);
+    pruned
+}
+
 /// pkg/apiserver/schema/pruning: fields of an object node the schema does not name
 /// are dropped, unless it preserves unknown fields or types them by
 /// `additionalProperties`.

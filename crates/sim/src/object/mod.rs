@@ -300,12 +300,17 @@ impl Kind {
     /// singular, short name or kind, optionally qualified by group (`deployments.apps`)
     /// or by version and group (`deployments.v1.apps`).
     pub fn lookup(name: &str) -> Option<Kind> {
+        Kind::lookup_among(name, &Kind::ALL)
+    }
+
+    /// [`Kind::lookup`] among `kinds` (the custom kinds a cluster serves).
+    pub fn lookup_among(name: &str, kinds: &[Kind]) -> Option<Kind> {
         let lower = name.to_ascii_lowercase();
         let (base, rest) = match lower.split_once('.') {
             Some((b, g)) => (b.to_string(), Some(g.to_string())),
             None => (lower.clone(), None),
         };
-        Kind::ALL.into_iter().find(|k| {
+        kinds.iter().copied().find(|k| {
             let i = k.info();
             let name_matches = base == i.plural
                 || base == i.singular

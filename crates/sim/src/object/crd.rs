@@ -68,27 +68,7 @@ pub fn set_condition(
         *conditions = Value::Array(Vec::new());
     }
     let conditions = conditions.as_array_mut().expect("made an array above");
-    let now = super::to_json_value(&now.to_k8s());
-    let existing = conditions
-        .iter_mut()
-        .find(|c| c.get("type").and_then(Value::as_str) == Some(kind));
-    let transition = match &existing {
-        Some(c) if c.get("status").and_then(Value::as_str) == Some(status) => {
-            c.get("lastTransitionTime").cloned().unwrap_or(now)
-        }
-        _ => now,
-    };
-    let cond = serde_json::json!({
-        "type": kind,
-        "status": status,
-        "lastTransitionTime": transition,
-        "reason": reason,
-        "message": message,
-    });
-    match existing {
-        Some(c) => *c = cond,
-        None => conditions.push(cond),
-    }
+    super::set_json_condition(conditions, now, kind, status, reason, message);
 }
 
 /// The served version names, preferred first: upstream sorts a group's versions

@@ -633,6 +633,40 @@ pub(crate) fn to_json_value<T: serde::Serialize + ?Sized>(t: &T) -> serde_json::
     serde_json::from_slice(&bytes).expect("serde_json reads what it writes")
 }
 
+/// Sets (or adds) a status condition kept as JSON (`meta.SetStatusCondition`):
+/// its lastTransitionTime changes only when its status does.
+pub(crate) fn set_json_condition(
+    conditions: &mut Vec<serde_json::Value>,
+    now: crate::time::SimTime,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+) {
+    use serde_json::Value;
+    let now = to_json_value(&now.to_k8s());
+    let existing = conditions
+        .iter_mut()
+        .find(|c| c.get("type").and_then(Value::as_str) == Some(type_));
+    let transition = match &existing {
+        Some(c) if c.get("status").and_then(Value::as_str) == Some(status) => {
+            c.get("lastTransitionTime").cloned().unwrap_or(now)
+        }
+        _ => now,
+    };
+    let cond = serde_json::json!({
+        "type": type_,
+        "status": status,
+        "lastTransitionTime": transition,
+        "reason": reason,
+        "message": message,
+    });
+    match existing {
+        Some(c) => *c = cond,
+        None => conditions.push(cond),
+    }
+}
+
 /// The length of `t`'s compact JSON, written by the same serializer as
 /// [`to_json_value`] into a buffer kept for the next call (nothing is allocated
 /// once the buffer has grown).

@@ -92,7 +92,12 @@ pub(crate) fn check_custom(obj: &Object) -> Result<(), CustomProblem> {
     if !kind.is_custom() {
         return Ok(());
     }
-    let Some(def) = definition(kind) else {
+    // Matched by group, version and kind, as a manifest names it.
+    let api_version = obj.api_version();
+    let served = custom_kinds()
+        .into_iter()
+        .find(|k| k.answers_as(kind, &api_version));
+    let Some(def) = served.and_then(definition) else {
         return Err(CustomProblem::NoMatch);
     };
     let Object::Other(d) = &*def else {

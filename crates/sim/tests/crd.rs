@@ -232,3 +232,28 @@ fn a_namespace_deletion_takes_its_custom_objects() {
     assert!(c.list(kind, None).is_empty());
     assert!(c.get(Kind::Namespace, "", "ops").is_err());
 }
+
+#[test]
+fn an_established_definition_keeps_its_scope_and_kind() {
+    let mut c = cluster_with_backups();
+    let mut v = definition(&c);
+    v["spec"]["scope"] = "Cluster".into();
+    v["spec"]["names"]["shortNames"] = serde_json::json!(["bk", "bks"]);
+    let e = c
+        .update(Object::from_json(Kind::CustomResourceDefinition, v).unwrap())
+        .unwrap_err();
+    assert_eq!(
+        e.message,
+        "CustomResourceDefinition.apiextensions.k8s.io \"backups.example.com\" is invalid: spec.scope: Invalid value: \"Cluster\": field is immutable"
+    );
+    // A new short name is accepted, and the kind (and its objects) stay the same.
+    c.create(backup("  schedule: daily\n")).unwrap();
+    let kind = c.resolve_kind("bk").unwrap();
+    let mut v = definition(&c);
+    v["spec"]["names"]["shortNames"] = serde_json::json!(["bk", "bks"]);
+    c.update(Object::from_json(Kind::CustomResourceDefinition, v).unwrap())
+        .unwrap();
+    c.advance(SimDuration::secs(1));
+    assert_eq!(c.resolve_kind("bks"), Some(kind));
+    assert_eq!(c.list(kind, None).len(), 1);
+}

@@ -67,6 +67,27 @@ impl Cluster {
         Kind::lookup(name).or_else(|| Kind::lookup_among(name, &self.custom_kinds()))
     }
 
+    /// A custom object decoded without this cluster (its kind is the one last
+    /// interned in the process with its group, version and kind) takes the kind this
+    /// cluster serves under those names; a kind no definition serves is refused.
+    pub(super) fn serve_custom_kind(&self, obj: &mut Object) -> Result<(), ApiError> {
+        let Object::Other(o) = obj else { return Ok(()) };
+        if !o.kind.is_custom() {
+            return Ok(());
+        }
+        let served = self
+            .custom_kinds()
+            .into_iter()
+            .find(|k| k.answers_as(o.kind, &o.api_version));
+        match served {
+            Some(k) => {
+                o.kind = k;
+                Ok(())
+            }
+            None => Err(not_served()),
+        }
+    }
+
     /// Whether the writer is a controller (it may write a status).
     fn controller_writes(&self) -> bool {
         self.current_actor
@@ -76,15 +97,31 @@ impl Cluster {
 
     /// A definition's own admission: a create starts with no status (strategy.go
     /// `PrepareForCreate`); a user's update keeps the stored status.
-    pub(super) fn admit_definition(&self, obj: &mut Object, old: Option<&Object>) {
-        let Object::Other(o) = obj else { return };
+    /// An update also keeps what identifies the served kind (`crd::validate_update`).
+    pub(super) fn admit_definition(
+        &self,
+        obj: &mut Object,
+        old: Option<&Object>,
+    ) -> Result<(), ApiError> {
+        let Object::Other(o) = obj else { return Ok(()) };
         if o.kind != Kind::CustomResourceDefinition {
-            return;
+            return Ok(());
         }
         default_names(o);
         if !self.controller_writes() {
             keep_status(o, old);
         }
+        if let Some(Object::Other(old)) = old {
+            let mut errors = Vec::new();
+            crd::validate_update(&old.fields, &o.fields, &mut errors);
+            if !errors.is_empty() {
+                return Err(super::invalid(
+                    obj,
+                    errors.into_iter().map(super::FieldError).collect(),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// A custom object's admission: its definition must serve it; then unknown

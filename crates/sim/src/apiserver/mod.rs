@@ -882,6 +882,7 @@ impl Cluster {
 
     /// Mutating admission, validation and validating admission for a create.
     fn admit_create(&mut self, obj: &mut Object, dry_run: bool) -> Result<(), ApiError> {
+        self.serve_custom_kind(obj)?;
         let kind = obj.kind();
         // Namespace: set from context or default; cluster-scoped objects have none.
         if kind.namespaced() {
@@ -916,7 +917,7 @@ impl Cluster {
         self.admit_namespace_lifecycle(kind, obj.namespace(), obj.name())?;
         self.check_capacity(kind, obj.name())?;
         default_object(obj);
-        self.admit_definition(obj, None);
+        self.admit_definition(obj, None)?;
         self.admit_custom(obj, None)?;
         self.admit_service_account(obj)?;
         self.admit_priority(obj)?;
@@ -1091,6 +1092,7 @@ impl Cluster {
     /// Admission and validation for an update: identity fields are kept, immutable
     /// fields checked, generation bumped when the spec changes.
     fn admit_update(&mut self, obj: &mut Object, dry_run: bool) -> Result<(), ApiError> {
+        self.serve_custom_kind(obj)?;
         let kind = obj.kind();
         if kind.namespaced() && obj.namespace().is_empty() {
             obj.meta_mut().namespace = Some("default".into());
@@ -1100,7 +1102,7 @@ impl Cluster {
             return Err(ApiError::not_found(&kind.qualified_plural(), &key.name));
         };
         default_object(obj);
-        self.admit_definition(obj, Some(&old));
+        self.admit_definition(obj, Some(&old))?;
         self.admit_custom(obj, Some(&old))?;
         validate(obj)?;
         check_immutable(&old, obj)?;

@@ -347,6 +347,37 @@ pub fn validate(name: &str, fields: &Map<String, Value>, errors: &mut Vec<String
     }
 }
 
+/// `ValidateCustomResourceDefinitionSpecUpdate`: the group and plural never
+/// change (they are the storage's key), and once Established neither do the scope
+/// and the kind.
+pub fn validate_update(
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+    errors: &mut Vec<String>,
+) {
+    let empty = Value::Null;
+    let (o, n) = (
+        old.get("spec").unwrap_or(&empty),
+        new.get("spec").unwrap_or(&empty),
+    );
+    let established = condition_true(old, "Established");
+    let fields: [(&[&str], bool); 4] = [
+        (&["scope"], established),
+        (&["names", "kind"], established),
+        (&["group"], true),
+        (&["names", "plural"], true),
+    ];
+    for (path, checked) in fields {
+        let (was, is) = (str_at(o, path), str_at(n, path));
+        if checked && was != is {
+            errors.push(format!(
+                "spec.{}: Invalid value: \"{is}\": field is immutable",
+                path.join(".")
+            ));
+        }
+    }
+}
+
 fn is_dns1035_label(s: &str) -> bool {
     is_dns1123_label(s) && s.starts_with(|c: char| c.is_ascii_lowercase())
 }

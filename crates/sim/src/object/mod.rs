@@ -113,18 +113,12 @@ pub struct KindInfo {
     pub simulated: bool,
 }
 
-/// A kind is its group, kind, names and scope: a custom kind whose definition
-/// gains a short name or a version is still the same kind, its objects where they
-/// were.
+/// A kind is its group, kind, plural and scope, what a definition may not change
+/// once it is Established: a custom kind whose definition gains a short name, a
+/// singular or a version is still the same kind, its objects where they were.
 impl KindInfo {
-    fn identity(&self) -> (&str, &str, &str, &str, bool) {
-        (
-            self.group,
-            self.kind,
-            self.plural,
-            self.singular,
-            self.namespaced,
-        )
+    fn identity(&self) -> (&str, &str, &str, bool) {
+        (self.group, self.kind, self.plural, self.namespaced)
     }
 }
 
@@ -348,6 +342,12 @@ impl Kind {
                     .find(|i| i.kind == kind && Kind::Custom(i).serves(api_version))
                     .map(|i| Kind::Custom(i))
             })
+    }
+
+    /// Whether `other` has this kind's group and kind name and is served at
+    /// `api_version`: how a manifest's custom kind finds the one a cluster serves.
+    pub fn answers_as(self, other: Kind, api_version: &str) -> bool {
+        self.group() == other.group() && self.as_str() == other.as_str() && self.serves(api_version)
     }
 
     /// Whether this kind was added by a CustomResourceDefinition.

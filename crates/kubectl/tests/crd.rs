@@ -197,3 +197,31 @@ fn a_bad_definition_and_a_taken_name_are_refused() {
         "error: the server doesn't have a resource type \"gadgets\"\n"
     );
 }
+
+#[test]
+fn the_scale_subresource_lets_kubectl_scale_a_custom_object() {
+    let mut s = session();
+    let out = run(&mut s, "scale wd gear --replicas=2");
+    assert_eq!(
+        out.stderr,
+        "error: the server could not find the requested resource\n"
+    );
+    let scalable = WIDGETS.replace(
+        "    storage: true\n",
+        "    storage: true\n    subresources:\n      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}\n",
+    ).replace(
+        "              colour: {type: string, description: The paint.}\n",
+        "              colour: {type: string, description: The paint.}\n              replicas: {type: integer}\n",
+    );
+    apply(&mut s, &scalable);
+    apply(&mut s, GEAR);
+    let out = run(&mut s, "scale wd gear --replicas=3");
+    assert_eq!(out.stdout, "widget.toys.example.org/gear scaled\n");
+    let out = run(
+        &mut s,
+        "get wd gear -o jsonpath={.spec.replicas}/{.metadata.generation}",
+    );
+    assert_eq!(out.stdout, "3/2");
+    let out = run(&mut s, "scale wd gear --replicas=1 --current-replicas=2");
+    assert_eq!(out.stderr, "error: Expected replicas to be 2, was 3\n");
+}

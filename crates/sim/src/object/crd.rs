@@ -183,6 +183,21 @@ pub fn has_status_subresource(fields: &Map<String, Value>, v: &str) -> bool {
         .is_some()
 }
 
+/// A version's scale subresource: the paths of the desired and the observed
+/// replicas (`.spec.replicas`, `.status.replicas`) as field names.
+pub fn scale_paths(fields: &Map<String, Value>, v: &str) -> Option<(Vec<String>, Vec<String>)> {
+    let scale = version(fields, v).and_then(|v| at(v, &["subresources", "scale"]))?;
+    let path = |k: &str| -> Vec<String> {
+        str_at(scale, &[k])
+            .trim_start_matches('.')
+            .split('.')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    Some((path("specReplicasPath"), path("statusReplicasPath")))
+}
+
 /// One of a version's `additionalPrinterColumns`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PrinterColumn {

@@ -18,6 +18,7 @@ mod args;
 mod cli;
 pub mod cmd;
 mod context;
+mod discovery;
 mod errors;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -168,6 +169,7 @@ impl Session {
         {
             return CommandOutput::error(CONNECTION_REFUSED);
         }
+        discovery::refresh(&self.cluster);
         let credentials = match credentials(&identity) {
             Ok(c) => c,
             Err(out) => return out,

@@ -518,6 +518,21 @@ fn lint(lesson: &Lesson, errors: &mut Vec<LessonError>) {
         .intro
         .iter()
         .chain(lesson.steps.iter().flat_map(|s| s.blocks.iter()));
+    // The kinds the lesson's own CustomResourceDefinitions add are known to its
+    // blocks, as they are once the definition is applied.
+    for block in run_blocks.clone() {
+        if let Block::Yaml { text, .. } = block {
+            for obj in warehouse_sim::decode_manifests(text).unwrap_or_default() {
+                if let warehouse_sim::Object::Other(d) = &obj {
+                    if d.kind == warehouse_sim::Kind::CustomResourceDefinition {
+                        if let Some(spec) = warehouse_sim::object::crd::kind_spec(&d.fields) {
+                            warehouse_sim::object::intern_custom(&spec);
+                        }
+                    }
+                }
+            }
+        }
+    }
     for block in run_blocks {
         match block {
             Block::Run(r) => lint_script(r.line, &r.text, &mut push),

@@ -1,5 +1,6 @@
 //! `kubectl api-resources`: the discovery data of the kinds the simulated apiserver
-//! serves (crates/sim object.rs, `Kind::ALL`), printed as kubectl 1.33 prints it
+//! serves (crates/sim object.rs, `Kind::ALL`, and the kinds CustomResourceDefinitions
+//! add), printed as kubectl 1.33 prints it
 //! (k8s.io/kubectl pkg/cmd/apiresources). Also the `all` category `kubectl get all`
 //! expands to.
 
@@ -182,6 +183,7 @@ pub(crate) fn run(args: &[String]) -> CommandOutput {
 
     let mut kinds: Vec<Kind> = Kind::ALL
         .into_iter()
+        .chain(crate::discovery::custom_kinds())
         .filter(|k| a.api_group.as_deref().is_none_or(|g| g == k.group()))
         .filter(|k| namespaced.is_none_or(|n| n == k.namespaced()))
         .filter(|k| a.verbs.iter().all(|v| verbs(*k).contains(&v.as_str())))
@@ -284,6 +286,7 @@ mod tests {
         assert_eq!(
             out.stdout,
             "namespaces\nnodes\npersistentvolumes\n\
+             customresourcedefinitions.apiextensions.k8s.io\n\
              ingressclasses.networking.k8s.io\n\
              clusterrolebindings.rbac.authorization.k8s.io\n\
              clusterroles.rbac.authorization.k8s.io\n\

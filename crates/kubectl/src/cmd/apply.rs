@@ -78,12 +78,51 @@ pub(crate) fn read_all_in(
         let (source, text) = ctx.read_source(f)?;
         let objects = warehouse_sim::decode_manifests(&text)
             .map_err(|e| manifest_error(&source, &text, &e))?;
+        for (i, obj) in objects.iter().enumerate() {
+            custom_problem(&source, i + 1, obj)?;
+        }
         out.extend(objects.into_iter().map(|object| Sourced {
             source: source.clone(),
             object,
         }));
     }
     Ok(out)
+}
+
+/// A custom object whose kind discovery does not list gets kubectl's
+/// resource-mapping error; one with fields its schema does not declare, the
+/// apiserver's strict decoding error (kubectl's default `--validate=strict`).
+fn custom_problem(source: &str, document: usize, obj: &Object) -> Result<(), String> {
+    use crate::discovery::{check_custom, CustomProblem};
+    let kind = obj.kind();
+    let api_version = obj.api_version();
+    let e = match check_custom(obj) {
+        Ok(()) => return Ok(()),
+        Err(CustomProblem::NoMatch) => ManifestError {
+            document,
+            line: None,
+            column: None,
+            kind: ManifestErrorKind::NoMatch {
+                api_version: api_version.clone(),
+                kind: kind.as_str().to_string(),
+                name: obj.name().to_string(),
+                namespace: obj.namespace().to_string(),
+            },
+            message: String::new(),
+        },
+        Err(CustomProblem::UnknownFields(fields)) => {
+            let listed: Vec<String> = fields
+                .iter()
+                .map(|f| format!("unknown field \"{f}\""))
+                .collect();
+            let version = api_version.rsplit('/').next().unwrap_or("");
+            return Err(format!(
+                "Error from server (BadRequest): error when creating \"{source}\": {kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {}",
+                listed.join(", ")
+            ));
+        }
+    };
+    Err(manifest_error(source, "", &e))
 }
 
 /// kubectl's wording for a manifest it cannot use.

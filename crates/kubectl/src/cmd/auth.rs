@@ -2,7 +2,7 @@
 
 use crate::context::{CommandOutput, Context};
 use warehouse_sim::StableSort;
-use warehouse_sim::{Attributes, Caller, Cluster, Kind};
+use warehouse_sim::{Attributes, Caller, Cluster};
 
 const CAN_I_USAGE: &str = "error: you must specify two arguments: verb resource or verb resource/resourceName.\nSee 'kubectl auth can-i -h' for help and examples";
 
@@ -222,7 +222,7 @@ fn can_i(
         Some((r, s)) => (r.to_string(), Some(s.to_string())),
         None => (resource, None),
     };
-    let Some(kind) = Kind::lookup(&resource) else {
+    let Some(kind) = crate::discovery::lookup(&resource) else {
         // kubectl warns and still asks the server, which knows nothing of it.
         return CommandOutput {
             stdout: "no\n".into(),

@@ -102,6 +102,142 @@ fn types(data: &'static str) -> BTreeMap<&'static str, Type<'static>> {
     out
 }
 
+/// One type of a custom kind's schema, owned (the table borrows from it).
+struct OwnedType {
+    key: String,
+    description: String,
+    fields: Vec<(String, String, bool, String, String)>,
+}
+
+const METADATA_DOC: &str = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+
+/// The types of a custom kind's schema (its preferred version's
+/// `openAPIV3Schema`), keyed by their path from the root, with
+/// `metadata` added as the apiserver publishes it. The root's key is `#`.
+fn custom_types(kind: Kind) -> Vec<OwnedType> {
+    let def = crate::discovery::definition(kind);
+    let schema = match def.as_deref() {
+        Some(warehouse_sim::Object::Other(d)) => {
+            warehouse_sim::object::crd::schema(&d.fields, kind.info().versions[0]).cloned()
+        }
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let root = schema.unwrap_or(serde_json::Value::Null);
+    schema_types(&root, "#".into(), &mut out);
+    if let Some(top) = out.first_mut() {
+        if !top.fields.iter().any(|f| f.0 == "metadata") {
+            top.fields.push((
+                "metadata".into(),
+                "ObjectMeta".into(),
+                false,
+                String::new(),
+                METADATA_DOC.into(),
+            ));
+            top.fields.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+    }
+    out
+}
+
+/// explain's type name for a schema node: `string`, `integer`, `Object`,
+/// `[]string`, `map[string]string`.
+fn schema_type_name(schema: &serde_json::Value) -> String {
+    let t = schema.get("type").and_then(|t| t.as_str()).unwrap_or("");
+    match t {
+        "object" => match schema.get("additionalProperties").filter(|a| a.is_object()) {
+            Some(a) => format!("map[string]{}", schema_type_name(a)),
+            None => "Object".into(),
+        },
+        "array" => format!(
+            "[]{}",
+            schema_type_name(schema.get("items").unwrap_or(&serde_json::Value::Null))
+        ),
+        "" if schema.get("x-kubernetes-int-or-string") == Some(&serde_json::Value::Bool(true)) => {
+            "IntOrString".into()
+        }
+        "" => "Object".into(),
+        t => t.into(),
+    }
+}
+
+fn schema_types(schema: &serde_json::Value, key: String, out: &mut Vec<OwnedType>) {
+    let text = |v: &serde_json::Value| {
+        v.get("description")
+            .and_then(|d| d.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(|r| r.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.as_str())
+        .collect();
+    let mut fields = Vec::new();
+    let mut nested = Vec::new();
+    for (name, sub) in schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .into_iter()
+        .flatten()
+    {
+        // An array of objects documents its items' fields.
+        let inner = match sub.get("items") {
+            Some(items) => items,
+            None => sub,
+        };
+        let reference = if inner.get("properties").is_some() {
+            let k = format!("{key}.{name}");
+            nested.push((inner, k.clone()));
+            k
+        } else {
+            String::new()
+        };
+        fields.push((
+            name.clone(),
+            schema_type_name(sub),
+            required.contains(&name.as_str()),
+            reference,
+            text(sub),
+        ));
+    }
+    out.push(OwnedType {
+        key,
+        description: text(schema),
+        fields,
+    });
+    for (inner, k) in nested {
+        schema_types(inner, k, out);
+    }
+}
+
+fn borrow_types(owned: &[OwnedType]) -> BTreeMap<&str, Type<'_>> {
+    owned
+        .iter()
+        .map(|t| {
+            (
+                t.key.as_str(),
+                Type {
+                    description: t.description.clone(),
+                    fields: t
+                        .fields
+                        .iter()
+                        .map(|(name, type_, required, reference, description)| Field {
+                            name,
+                            type_,
+                            required: *required,
+                            reference,
+                            description: description.clone(),
+                        })
+                        .collect(),
+                },
+            )
+        })
+        .collect()
+}
+
 /// The Rust path of a kind's type in `explain.data`.
 fn root_of(kind: Kind) -> String {
     let info = kind.info();
@@ -231,13 +367,21 @@ pub(crate) fn run(args: &[String]) -> CommandOutput {
             ))
         }
     };
-    let Some(data) = data() else {
-        return CommandOutput::error(
-            "error: the field documentation is still loading; try again in a moment",
-        );
+    // A custom kind's documentation is its definition's schema.
+    let owned = match kind.is_custom() {
+        true => custom_types(kind),
+        false => Vec::new(),
     };
-    let all = types(data);
-    let root = root_of(kind);
+    let (all, root) = if kind.is_custom() {
+        (borrow_types(&owned), "#".to_string())
+    } else {
+        let Some(data) = data() else {
+            return CommandOutput::error(
+                "error: the field documentation is still loading; try again in a moment",
+            );
+        };
+        (types(data), root_of(kind))
+    };
     let Some(mut t) = all.get(root.as_str()) else {
         return CommandOutput::error(format!(
             "error: kubectl explain has no documentation for {} in this simulated cluster",

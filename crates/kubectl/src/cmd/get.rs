@@ -32,8 +32,12 @@ pub(crate) fn lookup_kind(name: &str) -> Result<Vec<Kind>, String> {
         [resource, version] if is_version(version) => Some(resource.to_string()),
         _ => None,
     };
-    Kind::lookup(name)
-        .or_else(|| without_version.as_deref().and_then(Kind::lookup))
+    crate::discovery::lookup(name)
+        .or_else(|| {
+            without_version
+                .as_deref()
+                .and_then(crate::discovery::lookup)
+        })
         .map(|k| vec![k])
         .ok_or_else(|| format!("error: the server doesn't have a resource type \"{name}\""))
 }

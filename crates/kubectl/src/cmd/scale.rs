@@ -50,10 +50,17 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         .unwrap_or_else(|| ctx.default_namespace.clone());
     let mut out = CommandOutput::new();
     for r in resources {
-        if !matches!(
-            r.kind,
-            Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet
-        ) {
+        let custom_scale = custom_scale_path(r.kind);
+        if r.kind.is_custom() && custom_scale.is_none() {
+            out.fail("error: the server could not find the requested resource");
+            continue;
+        }
+        if !r.kind.is_custom()
+            && !matches!(
+                r.kind,
+                Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet
+            )
+        {
             out.fail(format!(
                 "error: scaling {} is not available in this simulated cluster yet; it scales deployments, replicasets and statefulsets",
                 r.kind.qualified_plural()
@@ -73,6 +80,14 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                 }
             };
             let current = match &obj {
+                Object::Other(_) if r.kind.is_custom() => {
+                    let path = custom_scale.as_deref().unwrap_or_default();
+                    let v = obj.to_json();
+                    path.iter()
+                        .try_fold(&v, |v, k| v.get(k))
+                        .and_then(serde_json::Value::as_i64)
+                        .unwrap_or(0)
+                }
                 Object::Deployment(d) => i64::from(d.spec.replicas.unwrap_or(1)),
                 Object::ReplicaSet(rs) => i64::from(rs.spec.replicas.unwrap_or(1)),
                 Object::Other(_) if r.kind == Kind::StatefulSet => {
@@ -96,6 +111,16 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                     rs.spec.replicas = Some(replicas);
                     Object::ReplicaSet(rs)
                 }
+                other if r.kind.is_custom() => {
+                    let path = custom_scale.as_deref().unwrap_or_default();
+                    match with_value_at(other, path, replicas) {
+                        Ok(o) => o,
+                        Err(e) => {
+                            out.fail(e);
+                            continue;
+                        }
+                    }
+                }
                 other => match crate::cmd::stateful_set::with_replicas(&other, replicas) {
                     Ok(o) => o,
                     Err(e) => {
@@ -111,6 +136,36 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         }
     }
     out
+}
+
+/// The desired replicas' path of a custom kind with the scale subresource
+/// (`subresources.scale.specReplicasPath`).
+fn custom_scale_path(kind: Kind) -> Option<Vec<String>> {
+    if !kind.is_custom() {
+        return None;
+    }
+    let def = crate::discovery::definition(kind)?;
+    let Object::Other(d) = &*def else { return None };
+    warehouse_sim::object::crd::scale_paths(&d.fields, kind.info().versions[0])
+        .map(|(spec, _)| spec)
+}
+
+/// `obj` with the number at `path` set to `replicas` (the scale subresource's write).
+fn with_value_at(obj: Object, path: &[String], replicas: i32) -> Result<Object, String> {
+    let kind = obj.kind();
+    let mut v = obj.to_json();
+    let Some((last, parents)) = path.split_last() else {
+        return Err("error: the scale subresource has no specReplicasPath".into());
+    };
+    let mut at = &mut v;
+    for k in parents {
+        if !at.get(k).is_some_and(serde_json::Value::is_object) {
+            at[k] = serde_json::json!({});
+        }
+        at = &mut at[k];
+    }
+    at[last] = replicas.into();
+    Object::from_json(kind, v).map_err(|e| format!("error: {e}"))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::jiff::Timestamp;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use warehouse_sim::object::crd::PrinterColumn;
 use warehouse_sim::views::podstatus;
 use warehouse_sim::StableSort;
 use warehouse_sim::{Kind, Object, SimTime};
@@ -203,6 +204,9 @@ fn columns(kind: Kind, wide: bool) -> (&'static [&'static str], &'static [&'stat
         ),
         Kind::ControllerRevision => (&["NAME", "CONTROLLER", "REVISION", "AGE"], &[]),
         Kind::Namespace => (&["NAME", "STATUS", "AGE"], &[]),
+        Kind::CustomResourceDefinition => (CREATED_AT, &[]),
+        // Read from the definition's printer columns (`custom_headers`).
+        Kind::Custom(_) => (&["NAME", "AGE"], &[]),
         Kind::Lease => (&["NAME", "HOLDER", "AGE"], &[]),
         Kind::Event => {
             if wide {
@@ -216,14 +220,23 @@ fn columns(kind: Kind, wide: bool) -> (&'static [&'static str], &'static [&'stat
 
 /// The header row for a kind.
 pub fn headers(kind: Kind, opts: PrintOptions) -> Vec<String> {
-    let (base, wide) = columns(kind, opts.wide);
     let mut row: Vec<String> = Vec::new();
     if opts.with_namespace && kind.namespaced() {
         row.push("NAMESPACE".into());
     }
-    row.extend(base.iter().map(|s| s.to_string()));
-    if opts.wide {
-        row.extend(wide.iter().map(|s| s.to_string()));
+    if kind.is_custom() {
+        row.push("NAME".into());
+        row.extend(
+            shown_columns(kind, opts.wide)
+                .into_iter()
+                .map(|c| c.name.to_uppercase()),
+        );
+    } else {
+        let (base, wide) = columns(kind, opts.wide);
+        row.extend(base.iter().map(|s| s.to_string()));
+        if opts.wide {
+            row.extend(wide.iter().map(|s| s.to_string()));
+        }
     }
     if opts.show_labels {
         row.push("LABELS".into());
@@ -241,6 +254,7 @@ pub fn row(obj: &Object, now: SimTime, opts: PrintOptions) -> Vec<String> {
         Object::Namespace(ns) => namespace_row(ns, now),
         Object::Lease(l) => lease_row(l, now),
         Object::Event(e) => event_row(e, now, opts.wide),
+        other if other.kind().is_custom() => custom_row(other, now, opts.wide),
         other => json_row(other, now, opts.wide),
     };
     if opts.with_kind && obj.kind() != Kind::Event {
@@ -847,13 +861,48 @@ fn json_row(obj: &Object, now: SimTime, wide: bool) -> Vec<String> {
             Vec::new(),
         ),
         // No table printer upstream: the default table convertor.
-        Kind::Role | Kind::ClusterRole | Kind::LimitRange => {
+        Kind::Role | Kind::ClusterRole | Kind::LimitRange | Kind::CustomResourceDefinition => {
             (vec![name, created_at(meta)], Vec::new())
         }
         _ => (vec![name, age], Vec::new()),
     };
     if wide {
         cells.extend(wide_cells);
+    }
+    cells
+}
+
+/// A custom kind's columns as a table shows them: priority 0 always, the others
+/// with `-o wide`.
+fn shown_columns(kind: Kind, wide: bool) -> Vec<PrinterColumn> {
+    crate::discovery::printer_columns(kind)
+        .into_iter()
+        .filter(|c| wide || c.priority == 0)
+        .collect()
+}
+
+/// A custom object's row (apiextensions-apiserver's tableconvertor): its name, then
+/// each printer column's JSONPath value: `date` as an age, a missing value as
+/// `<none>`.
+fn custom_row(obj: &Object, now: SimTime, wide: bool) -> Vec<String> {
+    let value = obj.to_json();
+    let mut cells = vec![name(obj.meta())];
+    for c in shown_columns(obj.kind(), wide) {
+        let found = jsonpath::JsonPath::parse(&format!("{{{}}}", c.json_path))
+            .map(|p| p.allow_missing_keys(true))
+            .and_then(|p| p.find_results(&value))
+            .ok()
+            .and_then(|r| r.into_iter().next())
+            .and_then(|r| r.into_iter().next());
+        let cell = match found {
+            None | Some(Value::Null) => "<none>".to_string(),
+            Some(Value::String(s)) if c.type_ == "date" => match s.parse::<Timestamp>() {
+                Ok(t) => age(now, Some(&t)),
+                Err(_) => "<invalid>".to_string(),
+            },
+            Some(v) => jsonpath::print_result(&v),
+        };
+        cells.push(cell);
     }
     cells
 }

@@ -200,10 +200,11 @@ const SIM_COMMANDS: &[&str] = &[
     "why-node",
 ];
 
-/// Every name a kind answers to: plural, singular, short names.
-fn kind_words() -> Vec<String> {
+/// Every name a kind answers to: plural, singular, short names (the custom kinds
+/// the cluster serves too).
+fn kind_words(session: &Session) -> Vec<String> {
     let mut out = Vec::new();
-    for k in Kind::ALL {
+    for k in Kind::ALL.into_iter().chain(session.cluster.custom_kinds()) {
         let info = k.info();
         out.push(info.plural.to_string());
         out.push(info.singular.to_string());
@@ -213,15 +214,8 @@ fn kind_words() -> Vec<String> {
     out
 }
 
-fn kind_of(word: &str) -> Option<Kind> {
-    let lower = word.to_ascii_lowercase();
-    Kind::ALL.into_iter().find(|k| {
-        let i = k.info();
-        i.plural == lower
-            || i.singular == lower
-            || i.kind.to_ascii_lowercase() == lower
-            || i.short_names.contains(&lower.as_str())
-    })
+fn kind_of(session: &Session, word: &str) -> Option<Kind> {
+    session.cluster.resolve_kind(word)
 }
 
 /// Words of the line before the cursor (a shell-like split that keeps quotes out of
@@ -393,7 +387,7 @@ fn complete_resource(
     word: &str,
 ) -> Completion {
     if let Some((kind_word, name)) = word.split_once('/') {
-        let Some(kind) = kind_of(kind_word) else {
+        let Some(kind) = kind_of(session, kind_word) else {
             return finish(start, word, Vec::new());
         };
         let _ = name;
@@ -404,10 +398,10 @@ fn complete_resource(
     }
     match args
         .first()
-        .and_then(|a| kind_of(a.split(',').next().unwrap_or(a)))
+        .and_then(|a| kind_of(session, a.split(',').next().unwrap_or(a)))
     {
         Some(kind) if !args[0].contains('/') => finish(start, word, names(session, kind, Some(ns))),
-        _ if args.is_empty() => finish(start, word, kind_words()),
+        _ if args.is_empty() => finish(start, word, kind_words(session)),
         _ => finish(start, word, Vec::new()),
     }
 }

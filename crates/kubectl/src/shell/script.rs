@@ -884,7 +884,7 @@ fn why(session: &Session, target: &str, namespace: Option<&str>) -> CommandOutpu
             "error: sim why needs KIND/NAME, e.g. sim why pod/web-1 (got \"{target}\")"
         ));
     };
-    let Some(kind) = warehouse_sim::Kind::lookup(kind) else {
+    let Some(kind) = session.cluster.resolve_kind(kind) else {
         return CommandOutput::error(format!(
             "error: the server doesn't have a resource type \"{kind}\""
         ));

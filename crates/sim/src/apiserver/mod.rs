@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 pub mod admission;
 pub mod auth;
+pub mod custom;
 pub mod events;
 pub mod eviction;
 pub mod health;
@@ -680,6 +681,11 @@ impl Cluster {
         let Some(current) = self.store.get_shared(key).cloned() else {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
         };
+        if let Some(marked) = self.mark_definition_deleting(&current) {
+            let ev = self.store.update(marked)?;
+            self.dispatch(&ev);
+            return Ok(ev.object);
+        }
         let finalizers = gc_finalizers(current.meta(), propagation);
         if let Object::Pod(pod) = &*current {
             let bound = pod
@@ -876,6 +882,7 @@ impl Cluster {
 
     /// Mutating admission, validation and validating admission for a create.
     fn admit_create(&mut self, obj: &mut Object, dry_run: bool) -> Result<(), ApiError> {
+        self.serve_custom_kind(obj)?;
         let kind = obj.kind();
         // Namespace: set from context or default; cluster-scoped objects have none.
         if kind.namespaced() {
@@ -910,6 +917,8 @@ impl Cluster {
         self.admit_namespace_lifecycle(kind, obj.namespace(), obj.name())?;
         self.check_capacity(kind, obj.name())?;
         default_object(obj);
+        self.admit_definition(obj, None)?;
+        self.admit_custom(obj, None)?;
         self.admit_service_account(obj)?;
         self.admit_priority(obj)?;
         self.admission_mutate(obj)?;
@@ -955,7 +964,9 @@ impl Cluster {
             | Kind::CronJob
             | Kind::StatefulSet
             | Kind::HorizontalPodAutoscaler
-            | Kind::PodDisruptionBudget => Some(1),
+            | Kind::PodDisruptionBudget
+            | Kind::CustomResourceDefinition
+            | Kind::Custom(_) => Some(1),
             _ => None,
         };
         if let Object::Pod(p) = obj {
@@ -1081,6 +1092,7 @@ impl Cluster {
     /// Admission and validation for an update: identity fields are kept, immutable
     /// fields checked, generation bumped when the spec changes.
     fn admit_update(&mut self, obj: &mut Object, dry_run: bool) -> Result<(), ApiError> {
+        self.serve_custom_kind(obj)?;
         let kind = obj.kind();
         if kind.namespaced() && obj.namespace().is_empty() {
             obj.meta_mut().namespace = Some("default".into());
@@ -1090,6 +1102,8 @@ impl Cluster {
             return Err(ApiError::not_found(&kind.qualified_plural(), &key.name));
         };
         default_object(obj);
+        self.admit_definition(obj, Some(&old))?;
+        self.admit_custom(obj, Some(&old))?;
         validate(obj)?;
         check_immutable(&old, obj)?;
         self.admission_validate(obj, Some(&old), dry_run)?;
@@ -1283,6 +1297,9 @@ fn same_spec(a: &Object, b: &Object) -> bool {
         (Object::Namespace(x), Object::Namespace(y)) => x.spec == y.spec,
         (Object::Lease(x), Object::Lease(y)) => x.spec == y.spec,
         (Object::Job(x), Object::Job(y)) => x.spec == y.spec,
+        (Object::Other(x), Object::Other(y)) if x.kind.is_custom() => {
+            custom::same_custom_spec(x, y)
+        }
         (Object::Other(x), Object::Other(y)) => x.fields.get("spec") == y.fields.get("spec"),
         _ => true,
     }
@@ -1855,6 +1872,11 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         ),
         Object::LimitRange(l) => {
             crate::apiserver::validation::limit_range(l.spec.as_ref(), &mut errors)
+        }
+        Object::Other(o) if o.kind == Kind::CustomResourceDefinition => {
+            let mut found = Vec::new();
+            crate::object::crd::validate(name, &o.fields, &mut found);
+            errors.extend(found.into_iter().map(FieldError));
         }
         Object::Other(o) if o.kind == Kind::CronJob => validate_cron_job(o, &mut errors),
         Object::Other(o) if o.kind == Kind::StatefulSet => validate_stateful_set(o, &mut errors),

@@ -209,19 +209,41 @@ impl<'a, A: Iterator<Item = &'a WatchEvent>, B: Iterator<Item = &'a WatchEvent>>
 /// Events) and compares a namespace once; walking kinds in [`Kind`] order, then
 /// namespaces and names in order, gives [`ObjectKey`] order.
 #[derive(Default)]
-struct Objects(Vec<BTreeMap<String, BTreeMap<String, Arc<Object>>>>);
+struct Objects {
+    builtin: Vec<Named>,
+    /// The custom kinds' objects, in [`Kind`] order (after every built-in kind).
+    custom: BTreeMap<Kind, Named>,
+}
+
+/// One kind's objects: by namespace, then by name.
+type Named = BTreeMap<String, BTreeMap<String, Arc<Object>>>;
 
 impl Objects {
+    fn of_kind(&self, kind: Kind) -> Option<&Named> {
+        match kind.builtin_index() {
+            Some(i) => self.builtin.get(i),
+            None => self.custom.get(&kind),
+        }
+    }
+
+    fn of_kind_mut(&mut self, kind: Kind) -> &mut Named {
+        match kind.builtin_index() {
+            Some(i) => {
+                if self.builtin.is_empty() {
+                    self.builtin.resize_with(Kind::ALL.len(), BTreeMap::new);
+                }
+                &mut self.builtin[i]
+            }
+            None => self.custom.entry(kind).or_default(),
+        }
+    }
+
     fn get(&self, key: &ObjectKey) -> Option<&Arc<Object>> {
-        self.0
-            .get(key.kind as usize)?
-            .get(&key.namespace)?
-            .get(&key.name)
+        self.of_kind(key.kind)?.get(&key.namespace)?.get(&key.name)
     }
 
     fn get_mut(&mut self, key: &ObjectKey) -> Option<&mut Arc<Object>> {
-        self.0
-            .get_mut(key.kind as usize)?
+        self.of_kind_mut(key.kind)
             .get_mut(&key.namespace)?
             .get_mut(&key.name)
     }
@@ -231,21 +253,21 @@ impl Objects {
     }
 
     fn insert(&mut self, key: ObjectKey, obj: Arc<Object>) -> Option<Arc<Object>> {
-        if self.0.is_empty() {
-            self.0.resize_with(Kind::ALL.len(), BTreeMap::new);
-        }
-        self.0[key.kind as usize]
+        self.of_kind_mut(key.kind)
             .entry(key.namespace)
             .or_default()
             .insert(key.name, obj)
     }
 
     fn remove(&mut self, key: &ObjectKey) -> Option<Arc<Object>> {
-        let namespaces = self.0.get_mut(key.kind as usize)?;
+        let namespaces = self.of_kind_mut(key.kind);
         let named = namespaces.get_mut(&key.namespace)?;
         let gone = named.remove(&key.name);
         if named.is_empty() {
             namespaces.remove(&key.namespace);
+        }
+        if key.kind.is_custom() && namespaces.is_empty() {
+            self.custom.remove(&key.kind);
         }
         gone
     }
@@ -261,8 +283,7 @@ impl Objects {
             Some(ns) => (Bound::Included(ns), Bound::Included(ns)),
             None => (Bound::Unbounded, Bound::Unbounded),
         };
-        self.0
-            .get(kind as usize)
+        self.of_kind(kind)
             .into_iter()
             .flat_map(move |m| m.range::<str, _>(bounds))
             .flat_map(|(_, named)| named.values())
@@ -270,8 +291,9 @@ impl Objects {
 
     /// Every object, in key order.
     fn values(&self) -> impl Iterator<Item = &Arc<Object>> {
-        self.0
+        self.builtin
             .iter()
+            .chain(self.custom.values())
             .flat_map(|m| m.values())
             .flat_map(|named| named.values())
     }
@@ -458,6 +480,15 @@ impl Store {
     /// Writes of Events since the store began (part of [`Store::revision`]).
     pub fn event_writes(&self) -> u64 {
         self.event_writes
+    }
+
+    /// Every kind with objects to list: the built-in kinds, then each custom kind
+    /// that has objects, in [`Kind`] order.
+    pub fn kinds(&self) -> Vec<Kind> {
+        Kind::ALL
+            .into_iter()
+            .chain(self.objects.custom.keys().copied())
+            .collect()
     }
 
     /// Objects of one kind, optionally in one namespace, in key order.

@@ -39,7 +39,7 @@ impl Controller for GarbageCollector {
     /// being deleted with a GC finalizer are processed.
     fn relist(&self, c: &mut Cluster, keys: &mut Vec<ObjectKey>) {
         // Events are not in the graph (upstream `DefaultIgnoredResources`).
-        for kind in Kind::ALL.into_iter().filter(|k| *k != Kind::Event) {
+        for kind in c.store.kinds().into_iter().filter(|k| *k != Kind::Event) {
             for o in c.store.list(kind, None) {
                 let meta = o.meta();
                 let dangling = meta

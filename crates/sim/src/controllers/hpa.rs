@@ -1368,27 +1368,6 @@ impl Conditions {
     }
 
     fn set(&mut self, type_: &str, status: &str, reason: &str, message: &str) {
-        let now = crate::object::to_json_value(&self.now.to_k8s());
-        let existing = self
-            .list
-            .iter_mut()
-            .find(|c| c.get("type").and_then(Value::as_str) == Some(type_));
-        let transition = match &existing {
-            Some(c) if c.get("status").and_then(Value::as_str) == Some(status) => {
-                c.get("lastTransitionTime").cloned().unwrap_or(now)
-            }
-            _ => now,
-        };
-        let cond = json!({
-            "type": type_,
-            "status": status,
-            "lastTransitionTime": transition,
-            "reason": reason,
-            "message": message,
-        });
-        match existing {
-            Some(c) => *c = cond,
-            None => self.list.push(cond),
-        }
+        crate::object::set_json_condition(&mut self.list, self.now, type_, status, reason, message);
     }
 }

@@ -201,6 +201,7 @@ pub(crate) static CONTROLLERS: &[&dyn Controller] = &[
     &super::protection::PvcProtection,
     &super::protection::PvProtection,
     &super::hpa::HorizontalPodAutoscaler,
+    &super::crd::DefinitionController,
     #[cfg(test)]
     &super::echo::EchoController,
 ];

@@ -2,6 +2,7 @@
 //! controller, each level-triggered. A controller is told which object to look at,
 //! never why; it reads the current state and sends its writes through the apiserver.
 
+pub mod crd;
 pub mod cron;
 pub mod cronjob;
 pub mod daemonset;

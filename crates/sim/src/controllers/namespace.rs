@@ -64,7 +64,7 @@ impl Cluster {
         if !terminating {
             return writes;
         }
-        for kind in Kind::ALL.into_iter().filter(|k| k.namespaced()) {
+        for kind in self.store.kinds().into_iter().filter(|k| k.namespaced()) {
             let keys: Vec<ObjectKey> = self
                 .store
                 .list(kind, Some(&key.name))
@@ -81,7 +81,9 @@ impl Cluster {
             }
         }
         // Pods still terminating keep the namespace until their kubelets confirm.
-        let empty = Kind::ALL
+        let empty = self
+            .store
+            .kinds()
             .into_iter()
             .filter(|k| k.namespaced())
             .all(|kind| self.store.list(kind, Some(&key.name)).next().is_none());

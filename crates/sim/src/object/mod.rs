@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use std::fmt;
 
+pub mod crd;
 pub(crate) mod decode;
 pub mod manifest;
 pub mod quantity;
@@ -21,11 +22,44 @@ mod schema;
 #[rustfmt::skip]
 mod schema_data;
 
-/// Every kind the simulated apiserver serves, in discovery order.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
-pub enum Kind {
+/// Declares `Kind` with one unit variant per built-in kind, [`Kind::ALL`] and each
+/// built-in kind's row in `INFO`.
+macro_rules! builtin_kinds {
+    ($($name:ident),* $(,)?) => {
+        /// Every kind the simulated apiserver serves: the built-in kinds, in discovery
+        /// order, then the kinds CustomResourceDefinitions add ([`Kind::Custom`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Kind {
+            $($name,)*
+            /// A kind served because a CustomResourceDefinition is Established. Its
+            /// discovery data is interned for the process ([`intern_custom`]): equal
+            /// data is one kind, and kinds compare by their data, never by when they
+            /// were interned, so no process-local order reaches the output.
+            Custom(&'static KindInfo),
+        }
+
+        #[allow(clippy::upper_case_acronyms)]
+        enum BuiltinIndex {
+            $($name,)*
+            Count,
+        }
+
+        impl Kind {
+            /// The built-in kinds, in declaration order.
+            pub const ALL: [Kind; BuiltinIndex::Count as usize] = [$(Kind::$name),*];
+
+            /// The row of a built-in kind in `INFO`.
+            pub(crate) fn builtin_index(self) -> Option<usize> {
+                match self {
+                    $(Kind::$name => Some(BuiltinIndex::$name as usize),)*
+                    Kind::Custom(_) => None,
+                }
+            }
+        }
+    };
+}
+
+builtin_kinds!(
     Namespace,
     Node,
     Pod,
@@ -60,9 +94,11 @@ pub enum Kind {
     StorageClass,
     PriorityClass,
     ControllerRevision,
-}
+    CustomResourceDefinition,
+);
 
 /// Discovery data for one kind, as `kubectl api-resources` shows it.
+#[derive(Debug)]
 pub struct KindInfo {
     pub kind: &'static str,
     pub plural: &'static str,
@@ -75,6 +111,41 @@ pub struct KindInfo {
     /// Whether the simulation acts on objects of this kind. Objects of other kinds are
     /// stored and served, and the apiserver warns that nothing runs them.
     pub simulated: bool,
+}
+
+/// A kind is its group, kind, plural and scope, what a definition may not change
+/// once it is Established: a custom kind whose definition gains a short name, a
+/// singular or a version is still the same kind, its objects where they were.
+impl KindInfo {
+    fn identity(&self) -> (&str, &str, &str, bool) {
+        (self.group, self.kind, self.plural, self.namespaced)
+    }
+}
+
+impl PartialEq for KindInfo {
+    fn eq(&self, other: &Self) -> bool {
+        self.identity() == other.identity()
+    }
+}
+
+impl Eq for KindInfo {}
+
+impl PartialOrd for KindInfo {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for KindInfo {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.identity().cmp(&other.identity())
+    }
+}
+
+impl std::hash::Hash for KindInfo {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.identity().hash(state)
+    }
 }
 
 impl KindInfo {
@@ -152,49 +223,16 @@ static INFO: [KindInfo; Kind::ALL.len()] = [
     KindInfo::new("StorageClass", "storageclasses", "storageclass", &["sc"], "storage.k8s.io", &["v1"]).cluster_scoped(),
     KindInfo::new("PriorityClass", "priorityclasses", "priorityclass", &["pc"], "scheduling.k8s.io", &["v1"]).cluster_scoped().stored_only(),
     KindInfo::new("ControllerRevision", "controllerrevisions", "controllerrevision", &[], "apps", &["v1"]),
+    KindInfo::new("CustomResourceDefinition", "customresourcedefinitions", "customresourcedefinition", &["crd", "crds"], "apiextensions.k8s.io", &["v1"]).cluster_scoped(),
 ];
 
 impl Kind {
-    pub const ALL: [Kind; 34] = [
-        Kind::Namespace,
-        Kind::Node,
-        Kind::Pod,
-        Kind::ReplicaSet,
-        Kind::Deployment,
-        Kind::DaemonSet,
-        Kind::Job,
-        Kind::Service,
-        Kind::Endpoints,
-        Kind::EndpointSlice,
-        Kind::Ingress,
-        Kind::IngressClass,
-        Kind::ConfigMap,
-        Kind::Secret,
-        Kind::ServiceAccount,
-        Kind::Role,
-        Kind::ClusterRole,
-        Kind::RoleBinding,
-        Kind::ClusterRoleBinding,
-        Kind::LimitRange,
-        Kind::ResourceQuota,
-        Kind::Lease,
-        Kind::Event,
-        Kind::StatefulSet,
-        Kind::CronJob,
-        Kind::HorizontalPodAutoscaler,
-        Kind::PersistentVolumeClaim,
-        Kind::PersistentVolume,
-        Kind::NetworkPolicy,
-        Kind::ReplicationController,
-        Kind::PodDisruptionBudget,
-        Kind::StorageClass,
-        Kind::PriorityClass,
-        Kind::ControllerRevision,
-    ];
-
     /// Discovery data (`INFO` holds one row per kind, in declaration order).
     pub fn info(self) -> &'static KindInfo {
-        &INFO[self as usize]
+        match self {
+            Kind::Custom(info) => info,
+            builtin => &INFO[builtin.builtin_index().unwrap_or_default()],
+        }
     }
 
     pub fn as_str(self) -> &'static str {
@@ -256,12 +294,17 @@ impl Kind {
     /// singular, short name or kind, optionally qualified by group (`deployments.apps`)
     /// or by version and group (`deployments.v1.apps`).
     pub fn lookup(name: &str) -> Option<Kind> {
+        Kind::lookup_among(name, &Kind::ALL)
+    }
+
+    /// [`Kind::lookup`] among `kinds` (the custom kinds a cluster serves).
+    pub fn lookup_among(name: &str, kinds: &[Kind]) -> Option<Kind> {
         let lower = name.to_ascii_lowercase();
         let (base, rest) = match lower.split_once('.') {
             Some((b, g)) => (b.to_string(), Some(g.to_string())),
             None => (lower.clone(), None),
         };
-        Kind::ALL.into_iter().find(|k| {
+        kinds.iter().copied().find(|k| {
             let i = k.info();
             let name_matches = base == i.plural
                 || base == i.singular
@@ -283,10 +326,146 @@ impl Kind {
     }
 
     /// Resolves `apiVersion` + `kind` from a manifest.
+    ///
+    /// A custom kind resolves to the kind a CustomResourceDefinition established
+    /// last in this process with that group, version and kind; the apiserver then
+    /// checks that its own cluster serves it (`crd::served_kind`).
     pub fn from_type_meta(api_version: &str, kind: &str) -> Option<Kind> {
         Kind::ALL
             .into_iter()
             .find(|k| k.as_str() == kind && k.serves(api_version))
+            .or_else(|| {
+                let interned = CUSTOM_KINDS.lock().unwrap_or_else(|e| e.into_inner());
+                interned
+                    .iter()
+                    .rev()
+                    .find(|i| i.kind == kind && Kind::Custom(i).serves(api_version))
+                    .map(|i| Kind::Custom(i))
+            })
+    }
+
+    /// Whether `other` has this kind's group and kind name and is served at
+    /// `api_version`: how a manifest's custom kind finds the one a cluster serves.
+    pub fn answers_as(self, other: Kind, api_version: &str) -> bool {
+        self.group() == other.group() && self.as_str() == other.as_str() && self.serves(api_version)
+    }
+
+    /// Whether this kind was added by a CustomResourceDefinition.
+    pub fn is_custom(self) -> bool {
+        matches!(self, Kind::Custom(_))
+    }
+}
+
+/// A custom kind's discovery data, as a CustomResourceDefinition's names, group,
+/// scope and served versions give it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomKindSpec {
+    pub kind: String,
+    pub plural: String,
+    pub singular: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub short_names: Vec<String>,
+    pub group: String,
+    /// Served versions, preferred first.
+    pub versions: Vec<String>,
+    pub namespaced: bool,
+}
+
+impl CustomKindSpec {
+    fn describes(&self, info: &KindInfo) -> bool {
+        info.kind == self.kind
+            && info.plural == self.plural
+            && info.singular == self.singular
+            && info.group == self.group
+            && info.namespaced == self.namespaced
+            && info.short_names.iter().eq(self.short_names.iter())
+            && info.versions.iter().eq(self.versions.iter())
+    }
+
+    fn of(info: &KindInfo) -> CustomKindSpec {
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
+        CustomKindSpec {
+            kind: info.kind.into(),
+            plural: info.plural.into(),
+            singular: info.singular.into(),
+            short_names: strings(info.short_names),
+            group: info.group.into(),
+            versions: strings(info.versions),
+            namespaced: info.namespaced,
+        }
+    }
+}
+
+/// The custom kinds' discovery data interned so far, the latest interned last.
+/// Each distinct [`CustomKindSpec`] is leaked once, so a [`Kind`] stays `Copy`; a
+/// process sees as many as the distinct definitions it is given.
+static CUSTOM_KINDS: std::sync::Mutex<Vec<&'static KindInfo>> = std::sync::Mutex::new(Vec::new());
+
+/// The [`Kind::Custom`] of `spec`, interned once per process.
+pub fn intern_custom(spec: &CustomKindSpec) -> Kind {
+    let mut interned = CUSTOM_KINDS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(at) = interned.iter().position(|i| spec.describes(i)) {
+        // The latest established comes first for `Kind::from_type_meta`.
+        let info = interned.remove(at);
+        interned.push(info);
+        return Kind::Custom(info);
+    }
+    fn leak(s: &str) -> &'static str {
+        Box::leak(s.to_string().into_boxed_str())
+    }
+    fn leak_all(v: &[String]) -> &'static [&'static str] {
+        Box::leak(
+            v.iter()
+                .map(|s| leak(s))
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+        )
+    }
+    let info: &'static KindInfo = Box::leak(Box::new(KindInfo {
+        kind: leak(&spec.kind),
+        plural: leak(&spec.plural),
+        singular: leak(&spec.singular),
+        short_names: leak_all(&spec.short_names),
+        group: leak(&spec.group),
+        versions: leak_all(&spec.versions),
+        namespaced: spec.namespaced,
+        simulated: true,
+    }));
+    interned.push(info);
+    Kind::Custom(info)
+}
+
+/// How a kind is written (snapshots, traces): a built-in kind by its name, a custom
+/// kind by its whole discovery data, never by a process-local index.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+enum KindRepr {
+    Builtin(String),
+    Custom { custom: CustomKindSpec },
+}
+
+impl serde::Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Kind::Custom(info) => KindRepr::Custom {
+                custom: CustomKindSpec::of(info),
+            },
+            builtin => KindRepr::Builtin(builtin.as_str().to_string()),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match KindRepr::deserialize(deserializer)? {
+            KindRepr::Builtin(name) => Kind::ALL
+                .into_iter()
+                .find(|k| k.as_str() == name)
+                .ok_or_else(|| serde::de::Error::custom(format!("unknown kind {name:?}"))),
+            KindRepr::Custom { custom } => Ok(intern_custom(&custom)),
+        }
     }
 }
 
@@ -452,6 +631,40 @@ pub(crate) fn from_manifest<T: DeserializeOwned>(yaml: &str) -> Result<T, String
 pub(crate) fn to_json_value<T: serde::Serialize + ?Sized>(t: &T) -> serde_json::Value {
     let bytes = serde_json::to_vec(t).expect("k8s-openapi types always serialise");
     serde_json::from_slice(&bytes).expect("serde_json reads what it writes")
+}
+
+/// Sets (or adds) a status condition kept as JSON (`meta.SetStatusCondition`):
+/// its lastTransitionTime changes only when its status does.
+pub(crate) fn set_json_condition(
+    conditions: &mut Vec<serde_json::Value>,
+    now: crate::time::SimTime,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+) {
+    use serde_json::Value;
+    let now = to_json_value(&now.to_k8s());
+    let existing = conditions
+        .iter_mut()
+        .find(|c| c.get("type").and_then(Value::as_str) == Some(type_));
+    let transition = match &existing {
+        Some(c) if c.get("status").and_then(Value::as_str) == Some(status) => {
+            c.get("lastTransitionTime").cloned().unwrap_or(now)
+        }
+        _ => now,
+    };
+    let cond = serde_json::json!({
+        "type": type_,
+        "status": status,
+        "lastTransitionTime": transition,
+        "reason": reason,
+        "message": message,
+    });
+    match existing {
+        Some(c) => *c = cond,
+        None => conditions.push(cond),
+    }
 }
 
 /// The length of `t`'s compact JSON, written by the same serializer as
@@ -626,7 +839,11 @@ impl Object {
             Kind::Event => Object::Event(de(value)?),
             _ => {
                 // Validate against the typed struct of that version, keep the JSON.
-                generic_known_fields(kind, api_version, value.clone())?;
+                // A CustomResourceDefinition is checked by its validation
+                // (`crd.rs`), a custom object against its definition's schema.
+                if !kind.is_custom() && kind != Kind::CustomResourceDefinition {
+                    generic_known_fields(kind, api_version, value.clone())?;
+                }
                 let serde_json::Value::Object(mut map) = value else {
                     return Err("the object is not a JSON object".into());
                 };
@@ -636,6 +853,11 @@ impl Object {
                     Some(m) => de(m).map_err(|e| format!("metadata: {e}"))?,
                     None => ObjectMeta::default(),
                 };
+                if kind == Kind::CustomResourceDefinition {
+                    // A definition read back (a snapshot, an etcd restore) serves its
+                    // kind again before its objects are read.
+                    crd::established_kind(&map);
+                }
                 Object::Other(Box::new(OtherObject {
                     kind,
                     api_version: api_version.to_string(),
@@ -679,6 +901,8 @@ impl Object {
             | Kind::ResourceQuota
             | Kind::Lease
             | Kind::Event => Object::from_json_at(kind, api_version, value).map(|o| o.to_json()),
+            // Every field is kept until the apiserver prunes with the schema.
+            Kind::CustomResourceDefinition | Kind::Custom(_) => Ok(value),
             _ => generic_known_fields(kind, api_version, value),
         }
     }
@@ -773,7 +997,11 @@ mod tests {
     #[test]
     fn every_kind_reads_its_own_discovery_row() {
         for (i, kind) in Kind::ALL.into_iter().enumerate() {
-            assert_eq!(kind as usize, i, "Kind::ALL is in declaration order");
+            assert_eq!(
+                kind.builtin_index(),
+                Some(i),
+                "Kind::ALL is in declaration order"
+            );
             assert_eq!(kind.info().kind, format!("{kind:?}"));
         }
     }

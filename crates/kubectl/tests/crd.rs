@@ -225,3 +225,24 @@ fn the_scale_subresource_lets_kubectl_scale_a_custom_object() {
     let out = run(&mut s, "scale wd gear --replicas=1 --current-replicas=2");
     assert_eq!(out.stderr, "error: Expected replicas to be 2, was 3\n");
 }
+
+#[test]
+fn edit_writes_a_custom_object_through_its_schema() {
+    let mut s = session();
+    apply(&mut s, GEAR);
+    let edited = GEAR.replace("colour: red", "colour: blue");
+    let out = s.run("edit widget gear", Some(&edited), &NoFiles);
+    assert_eq!(out.stdout, "widget.toys.example.org/gear edited\n");
+    let out = run(&mut s, "get wd gear -o jsonpath={.spec.colour}");
+    assert_eq!(out.stdout, "blue");
+    let out = s.run(
+        "edit widget gear",
+        Some(&GEAR.replace("colour: red", "colour: 5")),
+        &NoFiles,
+    );
+    assert!(
+        out.stderr.starts_with("The Widget \"gear\" is invalid: spec.colour: Invalid value: \"integer\": spec.colour in body must be of type string: \"integer\"\n"),
+        "{}",
+        out.stderr
+    );
+}

@@ -419,3 +419,80 @@ fn match_label_keys_narrow_a_spread_constraint_to_one_revision() {
     assert_eq!(failed_on_a("plain").as_deref(), Some("PodTopologySpread"));
     assert_eq!(failed_on_a("new"), None);
 }
+
+/// Scheduling gates (the SchedulingGates plugin's PreEnqueue; the condition from
+/// pkg/registry/core/pod/strategy.go, the messages from
+/// pkg/apis/core/validation/validation.go, STATUS from kubectl's printPod).
+#[test]
+fn a_gated_pod_waits_without_an_attempt_until_its_gates_are_removed() {
+    let mut c = Cluster::new(1, Topology::default());
+    c.advance(SimDuration::secs(5));
+    let gated = "  schedulingGates:\n  - name: example.com/quota\n  - name: example.com/arch\n";
+    create(&mut c, &pod("gated", "{app: gated}", gated));
+    c.advance(SimDuration::secs(30));
+    let get = |c: &Cluster| c.get(Kind::Pod, "default", "gated").unwrap();
+    let obj = get(&c);
+    let p = obj.as_pod().unwrap();
+    assert_eq!(p.spec.as_ref().unwrap().node_name, None);
+    let cond = p.status.as_ref().unwrap().conditions.as_ref().unwrap();
+    let scheduled = cond.iter().find(|c| c.type_ == "PodScheduled").unwrap();
+    assert_eq!(scheduled.status, "False");
+    assert_eq!(scheduled.reason.as_deref(), Some("SchedulingGated"));
+    assert_eq!(
+        scheduled.message.as_deref(),
+        Some("Scheduling is blocked due to non-empty scheduling gates")
+    );
+    assert_eq!(
+        warehouse_sim::views::podstatus::status(p),
+        "SchedulingGated"
+    );
+    // No scheduling attempt, so no FailedScheduling.
+    assert!(c
+        .scheduling_decision(&ObjectKey::new(Kind::Pod, "default", "gated"))
+        .is_none());
+    // A gate may not be added.
+    let mut more = obj.clone();
+    if let Object::Pod(p) = &mut more {
+        let gates = p.spec.as_mut().unwrap().scheduling_gates.as_mut().unwrap();
+        gates.push(k8s_openapi::api::core::v1::PodSchedulingGate { name: "x".into() });
+    }
+    let err = c.update(more).unwrap_err().to_string();
+    assert!(
+        err.contains("spec.schedulingGates[2].name: Forbidden: only deletion is allowed, but found new scheduling gate 'x'"),
+        "{err}"
+    );
+    // One removed: still gated.
+    let mut fewer = get(&c);
+    if let Object::Pod(p) = &mut fewer {
+        p.spec
+            .as_mut()
+            .unwrap()
+            .scheduling_gates
+            .as_mut()
+            .unwrap()
+            .remove(0);
+    }
+    c.update(fewer).unwrap();
+    c.advance(SimDuration::secs(5));
+    assert_eq!(node_of(&c, "default", "gated"), None);
+    // All removed: scheduled.
+    let mut none = get(&c);
+    if let Object::Pod(p) = &mut none {
+        p.spec.as_mut().unwrap().scheduling_gates = None;
+    }
+    c.update(none).unwrap();
+    c.advance(SimDuration::secs(5));
+    assert!(node_of(&c, "default", "gated").is_some());
+    // A node named while gates remain is refused.
+    let pinned = "  nodeName: zone-a\n  schedulingGates:\n  - name: example.com/quota\n";
+    let obj = warehouse_sim::decode_manifests(&pod("pinned", "{app: x}", pinned))
+        .unwrap()
+        .remove(0);
+    let err = c.create(obj).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared"
+        ),
+        "{err}"
+    );
+}

@@ -703,7 +703,14 @@ impl Cluster {
                     .as_ref()
                     .and_then(|s| s.scheduler_name.as_deref())
                     .is_none_or(|n| n == "default-scheduler");
-                if bound || !ours || pod.metadata.deletion_timestamp.is_some() {
+                // The SchedulingGates plugin's PreEnqueue: a gated pod waits, with no
+                // event, until its gates are removed (an update the watch brings back).
+                let gated = pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.scheduling_gates.as_ref())
+                    .is_some_and(|g| !g.is_empty());
+                if bound || !ours || gated || pod.metadata.deletion_timestamp.is_some() {
                     return None;
                 }
                 let prio = pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);

@@ -8,13 +8,7 @@ use common::create;
 use warehouse_sim::{Cluster, Kind, Object, ObjectKey, SimDuration, Topology};
 
 fn node_of(c: &Cluster, ns: &str, name: &str) -> Option<String> {
-    c.get(Kind::Pod, ns, name)
-        .ok()?
-        .as_pod()?
-        .spec
-        .as_ref()?
-        .node_name
-        .clone()
+    common::pod_node(c, ns, name)
 }
 
 fn pods_of(c: &Cluster, ns: &str, prefix: &str) -> Vec<(String, Option<String>)> {
@@ -53,25 +47,9 @@ spec:
 }
 
 fn deployment(name: &str, replicas: usize, affinity: &str) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {name}
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels: {{app: {name}}}
-  template:
-    metadata:
-      labels: {{app: {name}}}
-    spec:
-      affinity:
-{affinity}      containers:
-      - name: app
-        image: nginx:1.27
-"
-    )
+    let pod_spec =
+        format!("      affinity:\n{affinity}      containers:\n      - name: app\n        image: nginx:1.27\n");
+    common::deployment_of(name, replicas, "", &format!("{{app: {name}}}"), &pod_spec)
 }
 
 const ANTI_SELF_BY_HOST: &str = "        podAntiAffinity:

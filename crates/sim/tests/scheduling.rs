@@ -286,23 +286,14 @@ fn coredns_replicas_land_on_different_zones() {
 fn replicas_without_constraints_are_spread_by_the_system_defaults() {
     let mut c = Cluster::new(1, Topology::default());
     c.advance(SimDuration::secs(5));
-    let web = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 3
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.27
-";
-    create(&mut c, web);
+    let web = common::deployment_of(
+        "web",
+        3,
+        "",
+        "{app: web}",
+        "      containers:\n      - name: app\n        image: nginx:1.27\n",
+    );
+    create(&mut c, &web);
     c.advance(SimDuration::secs(20));
     let pods = pods_of(&c, "default", "web-");
     let mut nodes: Vec<String> = pods.iter().filter_map(|(_, n)| n.clone()).collect();

@@ -14,13 +14,7 @@ fn pod_key(name: &str) -> ObjectKey {
 }
 
 fn node_of(c: &Cluster, name: &str) -> Option<String> {
-    c.get(Kind::Pod, "default", name)
-        .ok()?
-        .as_pod()?
-        .spec
-        .as_ref()?
-        .node_name
-        .clone()
+    common::pod_node(c, "default", name)
 }
 
 fn filler(name: &str, node: &str, cpu: &str, memory: &str) -> String {

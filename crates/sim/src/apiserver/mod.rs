@@ -970,9 +970,27 @@ impl Cluster {
             _ => None,
         };
         if let Object::Pod(p) = obj {
+            // A gated pod says why it waits (`applySchedulingGatedCondition`,
+            // pkg/registry/core/pod/strategy.go).
+            let gated = p
+                .spec
+                .as_ref()
+                .and_then(|s| s.scheduling_gates.as_ref())
+                .is_some_and(|g| !g.is_empty());
             p.status = Some(PodStatus {
                 phase: Some("Pending".into()),
                 qos_class: Some(qos_class(p.spec.as_ref())),
+                conditions: gated.then(|| {
+                    vec![k8s_openapi::api::core::v1::PodCondition {
+                        type_: "PodScheduled".into(),
+                        status: "False".into(),
+                        reason: Some(SCHEDULING_GATED.into()),
+                        message: Some(
+                            "Scheduling is blocked due to non-empty scheduling gates".into(),
+                        ),
+                        ..Default::default()
+                    }]
+                }),
                 ..Default::default()
             });
         }
@@ -2436,9 +2454,32 @@ fn validate_pod_spec(p: &Pod, errors: &mut Vec<FieldError>) {
             if check_container_count(s, "spec", errors) {
                 crate::apiserver::validation::pod_spec(s, "spec", errors)
             }
+            // validateSchedulingGates (pkg/apis/core/validation/validation.go):
+            // qualified names, no duplicates; and no node before the gates are gone.
+            let gates = s.scheduling_gates.as_deref().unwrap_or_default();
+            let mut seen = std::collections::BTreeSet::new();
+            for (i, g) in gates.iter().enumerate() {
+                let path = format!("spec.schedulingGates[{i}]");
+                let name = std::collections::BTreeMap::from([(g.name.clone(), String::new())]);
+                check_labels(Some(&name), &path, errors);
+                if !seen.insert(g.name.as_str()) {
+                    errors.push(FieldError(format!(
+                        "{path}: Duplicate value: \"{}\"",
+                        g.name
+                    )));
+                }
+            }
+            if !gates.is_empty() && s.node_name.as_deref().is_some_and(|n| !n.is_empty()) {
+                errors.push(FieldError(
+                    "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared".into(),
+                ));
+            }
         }
     }
 }
+
+/// The reason and STATUS of a pod held back by scheduling gates.
+pub const SCHEDULING_GATED: &str = "SchedulingGated";
 
 fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
     let mut errors = Vec::new();
@@ -2550,6 +2591,22 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
             }
         }
         (Object::Pod(o), Object::Pod(n)) => {
+            // Scheduling gates may only be removed (`validateOnlyDeletedSchedulingGates`).
+            let gates = |p: &Pod| {
+                p.spec
+                    .as_ref()
+                    .and_then(|s| s.scheduling_gates.clone())
+                    .unwrap_or_default()
+            };
+            let old_gates = gates(o);
+            for (i, g) in gates(n).iter().enumerate() {
+                if !old_gates.iter().any(|x| x.name == g.name) {
+                    errors.push(FieldError(format!(
+                        "spec.schedulingGates[{i}].name: Forbidden: only deletion is allowed, but found new scheduling gate '{}'",
+                        g.name
+                    )));
+                }
+            }
             let on = o.spec.as_ref().and_then(|s| s.node_name.as_ref());
             let nn = n.spec.as_ref().and_then(|s| s.node_name.as_ref());
             if on.is_some() && on != nn {

@@ -1,14 +1,13 @@
 //! The zone dispatcher (kube-scheduler, pkg/scheduler): a scheduling queue
 //! ([`queue`], internal/queue/scheduling_queue.go), the default profile's filter and
-//! score plugins ([`plugins`], framework/plugins), `selectHost`, and binding through
-//! the apiserver. A per-pod [`Decision`] records the latest attempt for "why this
-//! zone?" (`sim why-node`).
+//! score plugins ([`plugins`] and [`interpodaffinity`], framework/plugins),
+//! `selectHost`, and binding through the apiserver. A per-pod [`Decision`] records
+//! the latest attempt for "why this zone?" (`sim why-node`).
 //!
-//! Simplifications: every node is evaluated (upstream's percentageOfNodesToScore only
-//! trims clusters of hundreds of nodes), and preemption is not simulated: when no
-//! node fits, the message says what upstream's DefaultPreemption says when it finds no
-//! victims.
+//! Simplifications: preemption is not simulated: when no node fits, the message says
+//! what upstream's DefaultPreemption says when it finds no victims.
 
+pub mod interpodaffinity;
 pub mod plugins;
 pub mod queue;
 
@@ -20,6 +19,7 @@ use crate::sort::{CollectMap, StableSort};
 use crate::store::{EventType, WatchEvent};
 use crate::time::SimTime;
 use k8s_openapi::api::core::v1::{Pod, PodCondition, Taint};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 use litemap::LiteMap;
 use plugins::{HostPort, PodFacts, Resources, SpreadConstraint, SCORE_WEIGHTS};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -35,13 +35,16 @@ pub const DECISIONS_KEPT: usize = 256;
 pub const DETAILED_DECISION_NODES: usize = 100;
 
 /// What the scheduler's cache knows of a pod on a node.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PodEntry {
     pub namespace: String,
     /// A sorted vector, not a `BTreeMap`: a pod has a few labels, and a tree's node
     /// keeps room for eleven.
     pub labels: LiteMap<String, String>,
     pub terminating: bool,
+    /// Its inter-pod (anti-)affinity terms, if it has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Box<interpodaffinity::AffinityTerms>>,
 }
 
 /// What the scheduler's cache knows of a node (upstream `framework.NodeInfo`).
@@ -159,6 +162,133 @@ pub struct SchedulerState {
     /// How many nodes list each image, kept with the node cache.
     #[serde(skip)]
     image_nodes: ImageNodes,
+    /// The assigned pods with inter-pod affinity terms, kept with the node cache.
+    #[serde(skip)]
+    affinity_pods: AffinityIndex,
+    /// Per-node counts of the pods recent spreading selectors match.
+    #[serde(skip)]
+    selector_counts: SelectorCounts,
+}
+
+/// How many selectors [`SelectorCounts`] keeps.
+const SELECTORS_KEPT: usize = 8;
+
+/// Per node, how many assigned, non-terminating pods of a namespace a label selector
+/// matches, for the recently used spreading selectors: counted once over every pod,
+/// then kept as pods come and go, so that placing the replicas of one workload one
+/// after another does not count every pod for each. Not written in a snapshot.
+#[derive(Clone, Default)]
+struct SelectorCounts {
+    /// (namespace, selector, node → count, last use).
+    entries: Vec<(String, LabelSelector, BTreeMap<String, i64>, u64)>,
+    uses: u64,
+}
+
+impl SelectorCounts {
+    fn ensure(
+        &mut self,
+        namespace: &str,
+        selector: &LabelSelector,
+        nodes: &BTreeMap<String, NodeInfo>,
+    ) {
+        self.uses += 1;
+        let uses = self.uses;
+        if let Some(e) = self
+            .entries
+            .iter_mut()
+            .find(|e| e.0 == namespace && &e.1 == selector)
+        {
+            e.3 = uses;
+            return;
+        }
+        let counts = nodes
+            .iter()
+            .map(|(name, n)| {
+                let c = n
+                    .pods
+                    .values()
+                    .filter(|p| counted_by(p, namespace, selector))
+                    .count() as i64;
+                (name.clone(), c)
+            })
+            .filter(|(_, c)| *c > 0)
+            .collect();
+        if self.entries.len() >= SELECTORS_KEPT {
+            if let Some(i) = (0..self.entries.len()).min_by_key(|&i| self.entries[i].3) {
+                self.entries.remove(i);
+            }
+        }
+        self.entries
+            .push((namespace.to_string(), selector.clone(), counts, uses));
+    }
+
+    fn get(&self, namespace: &str, selector: &LabelSelector, node: &str) -> Option<i64> {
+        self.entries
+            .iter()
+            .find(|e| e.0 == namespace && &e.1 == selector)
+            .map(|e| e.2.get(node).copied().unwrap_or(0))
+    }
+
+    /// A pod entered (`delta` 1) or left (-1) a node.
+    fn adjust(&mut self, node: &str, p: &PodEntry, delta: i64) {
+        for e in &mut self.entries {
+            if counted_by(p, &e.0, &e.1) {
+                let c = e.2.entry(node.to_string()).or_default();
+                *c += delta;
+                if *c <= 0 {
+                    e.2.remove(node);
+                }
+            }
+        }
+    }
+}
+
+/// Whether a spreading selector counts the pod (PodTopologySpread's
+/// `countPodsMatchSelector`: same namespace, not terminating, labels match).
+fn counted_by(p: &PodEntry, namespace: &str, selector: &LabelSelector) -> bool {
+    !p.terminating
+        && p.namespace == namespace
+        && crate::controllers::selector_matches_with(selector, |k| p.labels.get(k))
+}
+
+/// The assigned pods with inter-pod affinity terms (upstream's `PodsWithAffinity` and
+/// `PodsWithRequiredAntiAffinity` of each NodeInfo), so that scheduling a pod
+/// without terms of its own reads only these. Not written in a snapshot; listed
+/// again from the nodes on first use.
+#[derive(Clone, Default)]
+struct AffinityIndex {
+    counted: bool,
+    any: BTreeSet<ObjectKey>,
+    required_anti: BTreeSet<ObjectKey>,
+}
+
+impl AffinityIndex {
+    fn of(nodes: &BTreeMap<String, NodeInfo>) -> AffinityIndex {
+        let mut index = AffinityIndex {
+            counted: true,
+            ..Default::default()
+        };
+        for n in nodes.values() {
+            for (key, p) in &n.pods {
+                index.set(key, p);
+            }
+        }
+        index
+    }
+
+    fn set(&mut self, key: &ObjectKey, p: &PodEntry) {
+        if let Some(a) = &p.affinity {
+            self.any.insert(key.clone());
+            if !a.required_anti.is_empty() {
+                self.required_anti.insert(key.clone());
+            }
+        }
+    }
+
+    fn remove(&mut self, key: &ObjectKey) {
+        self.any.remove(key);
+        self.required_anti.remove(key);
+    }
 }
 
 /// How many nodes list each image in `status.images` (upstream's `imageStates` in
@@ -237,10 +367,17 @@ impl SchedulerState {
                         n.ports.remove(i);
                     }
                 }
-                n.pods.remove(key);
+                if let Some(p) = n.pods.remove(key) {
+                    self.selector_counts.adjust(&old.node, &p, -1);
+                }
             }
+            self.affinity_pods.remove(key);
         }
         if let Some((a, pod)) = entry {
+            if self.affinity_pods.counted {
+                self.affinity_pods.set(key, &pod);
+            }
+            self.selector_counts.adjust(&a.node, &pod, 1);
             let n = self.nodes.entry(a.node.clone()).or_default();
             n.requested.add(&a.requests);
             n.nonzero_cpu = n.nonzero_cpu.saturating_add(a.nonzero.0);
@@ -288,6 +425,7 @@ fn same_accounting(a: &Pod, b: &Pod) -> bool {
     let specs = match (a.spec.as_ref(), b.spec.as_ref()) {
         (Some(x), Some(y)) => {
             x.node_name == y.node_name
+                && x.affinity == y.affinity
                 && containers(&x.containers, &y.containers)
                 && containers(
                     x.init_containers.as_deref().unwrap_or_default(),
@@ -326,6 +464,11 @@ fn accounted_for(pod: &Pod, node: String) -> (Accounted, PodEntry) {
         namespace: pod.metadata.namespace.clone().unwrap_or_default(),
         labels: pod_labels(pod),
         terminating: pod.metadata.deletion_timestamp.is_some(),
+        affinity: interpodaffinity::AffinityTerms::of(
+            pod,
+            pod.metadata.namespace.as_deref().unwrap_or_default(),
+        )
+        .map(Box::new),
     };
     (accounted, entry)
 }
@@ -413,6 +556,7 @@ impl Cluster {
                 .and_then(Object::as_pod)
                 .is_some_and(|old| same_accounting(old, pod));
         let mut freed = false;
+        let mut arrived = false;
         if !unchanged {
             let node = pod.spec.as_ref().and_then(|s| s.node_name.clone());
             let entry = match (
@@ -424,6 +568,8 @@ impl Cluster {
                 (_, Some(n), false) => Some(accounted_for(pod, n)),
             };
             freed = entry.is_none() && self.scheduler.accounted.contains_key(&key);
+            // AssignedPodAdd, or an assigned pod's labels changed.
+            arrived = entry.is_some();
             self.scheduler.account(&key, entry);
         }
         if ev.event_type == EventType::Deleted {
@@ -438,6 +584,8 @@ impl Cluster {
         if freed {
             // AssignedPodDelete: room may have opened up.
             self.scheduler_move_all();
+        } else if arrived {
+            self.scheduler_move_waiting_for_pods();
         }
     }
 
@@ -468,6 +616,7 @@ impl Cluster {
         };
         let name = node.metadata.name.clone().unwrap_or_default();
         if ev.event_type == EventType::Deleted {
+            self.scheduler.selector_counts = SelectorCounts::default();
             if let Some(old) = self.scheduler.nodes.remove(&name) {
                 self.scheduler
                     .image_nodes
@@ -501,6 +650,8 @@ impl Cluster {
         self.scheduler.nodes.clear();
         self.scheduler.accounted.clear();
         self.scheduler.image_nodes = ImageNodes::default();
+        self.scheduler.affinity_pods = AffinityIndex::default();
+        self.scheduler.selector_counts = SelectorCounts::default();
         for node in self
             .store
             .list(Kind::Node, None)
@@ -552,7 +703,14 @@ impl Cluster {
                     .as_ref()
                     .and_then(|s| s.scheduler_name.as_deref())
                     .is_none_or(|n| n == "default-scheduler");
-                if bound || !ours || pod.metadata.deletion_timestamp.is_some() {
+                // The SchedulingGates plugin's PreEnqueue: a gated pod waits, with no
+                // event, until its gates are removed (an update the watch brings back).
+                let gated = pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.scheduling_gates.as_ref())
+                    .is_some_and(|g| !g.is_empty());
+                if bound || !ours || gated || pod.metadata.deletion_timestamp.is_some() {
                     return None;
                 }
                 let prio = pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);
@@ -572,7 +730,7 @@ impl Cluster {
             return;
         };
         let attempt = self.scheduler.queue.attempts(key) + 1;
-        let mut decision = self.decide(key, &pod);
+        let (mut decision, waits_for_pods) = self.decide(key, &pod);
         decision.attempt = attempt;
         let chosen = decision.chosen.clone();
         let message = decision.message.clone();
@@ -586,7 +744,7 @@ impl Cluster {
                 }
             }
             None => {
-                self.scheduler_park(key);
+                self.scheduler_park(key, waits_for_pods);
                 let unchanged = crate::controllers::pod_condition(&pod, "PodScheduled")
                     .is_some_and(|c| {
                         c.status == "False" && c.message.as_deref() == Some(message.as_str())
@@ -634,22 +792,99 @@ impl Cluster {
     /// Filters every node, scores the feasible ones, and picks the best, breaking ties
     /// at random with the cluster's seeded rng (upstream `selectHost` samples
     /// uniformly among the top scores).
-    fn decide(&mut self, key: &ObjectKey, pod: &Pod) -> Decision {
+    /// Also says whether a plugin that an assigned pod's arrival may satisfy
+    /// (PodTopologySpread, InterPodAffinity) rejected a node.
+    fn decide(&mut self, key: &ObjectKey, pod: &Pod) -> (Decision, bool) {
         let volumes = match self.volume_binding_prefilter(pod, &key.namespace) {
             Ok(v) => v,
-            Err(reason) => return self.prefilter_rejection(key, &reason),
+            Err(reason) => return (self.prefilter_rejection(key, &reason), false),
         };
-        let facts = PodFacts::new(pod, &key.namespace);
+        let mut waits_for_pods = false;
+        let mut facts = PodFacts::new(pod, &key.namespace);
+        let own_constraints = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.topology_spread_constraints.as_ref())
+            .is_some_and(|c| !c.is_empty());
+        if !own_constraints {
+            if let Some(selector) = self.default_spread_selector(pod, &key.namespace) {
+                facts.spread = plugins::system_default_constraints(&selector);
+            }
+        }
         if !self.scheduler.image_nodes.counted {
             self.scheduler.image_nodes = ImageNodes::of(&self.scheduler.nodes);
         }
+        if !self.scheduler.affinity_pods.counted {
+            self.scheduler.affinity_pods = AffinityIndex::of(&self.scheduler.nodes);
+        }
+        let own_terms = interpodaffinity::AffinityTerms::of(pod, &key.namespace).map(|mut t| {
+            if t.selects_namespaces() {
+                t.resolve(&self.namespace_labels());
+            }
+            t
+        });
+        let ns_labels = self
+            .store
+            .get(&ObjectKey::new(Kind::Namespace, "", &key.namespace))
+            .and_then(|o| o.meta().labels.clone())
+            .unwrap_or_default();
+        let empty_labels = BTreeMap::new();
+        let incoming = interpodaffinity::Incoming {
+            namespace: &key.namespace,
+            labels: pod.metadata.labels.as_ref().unwrap_or(&empty_labels),
+            ns_labels: &ns_labels,
+            terms: own_terms.as_ref(),
+        };
+        for c in &facts.spread {
+            self.scheduler.selector_counts.ensure(
+                &key.namespace,
+                &c.selector,
+                &self.scheduler.nodes,
+            );
+        }
         let nodes = &self.scheduler.nodes;
+        let selector_counts = &self.scheduler.selector_counts;
+        let count = |name: &str, n: &NodeInfo, selector: &LabelSelector| {
+            selector_counts
+                .get(&key.namespace, selector, name)
+                .unwrap_or_else(|| {
+                    n.pods
+                        .values()
+                        .filter(|p| counted_by(p, &key.namespace, selector))
+                        .count() as i64
+                })
+        };
+        let index = &self.scheduler.affinity_pods;
+        let accounted = &self.scheduler.accounted;
+        let indexed = |keys: &'_ BTreeSet<ObjectKey>| -> Vec<interpodaffinity::Existing<'_>> {
+            keys.iter()
+                .filter_map(|k| {
+                    let n = nodes.get(&accounted.get(k)?.node)?;
+                    Some(interpodaffinity::Existing {
+                        node: n,
+                        entry: n.pods.get(k)?,
+                    })
+                })
+                .collect()
+        };
+        let every_pod = || {
+            nodes.values().flat_map(|n| {
+                n.pods
+                    .values()
+                    .map(move |p| interpodaffinity::Existing { node: n, entry: p })
+            })
+        };
+        let affinity = interpodaffinity::prefilter(
+            &incoming,
+            every_pod(),
+            indexed(&index.required_anti).into_iter(),
+        );
         let detailed = nodes.len() <= DETAILED_DECISION_NODES;
         let hard: Vec<&SpreadConstraint> = facts.spread.iter().filter(|c| c.hard).collect();
         let spread = if hard.is_empty() {
             plugins::SpreadState::default()
         } else {
-            plugins::spread_counts(&facts, nodes.iter(), &hard)
+            plugins::spread_counts(&facts, nodes.iter(), &hard, true, &count)
         };
         let mut verdicts = Vec::new();
         let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
@@ -665,19 +900,29 @@ impl Cluster {
                 break;
             }
             processed += 1;
-            let verdict = plugins::filter(&facts, name, n, &spread).and_then(|()| {
-                match self.volume_binding_filter(&volumes, name) {
+            let verdict = plugins::filter(&facts, name, n)
+                .and_then(|()| match self.volume_binding_filter(&volumes, name) {
                     None => Ok(()),
                     Some(reason) => Err(plugins::FilterFailure {
                         plugin: "VolumeBinding",
                         reasons: vec![reason.to_string()],
                         resolvable: false,
                     }),
-                }
-            });
+                })
+                .and_then(|()| plugins::spread_filter(&facts, n, &spread))
+                .and_then(|()| {
+                    interpodaffinity::filter(&incoming, &affinity, n).map_err(
+                        |(reason, resolvable)| plugins::FilterFailure {
+                            plugin: "InterPodAffinity",
+                            reasons: vec![reason.to_string()],
+                            resolvable,
+                        },
+                    )
+                });
             match verdict {
                 Ok(()) => feasible.push((name, n)),
                 Err(f) => {
+                    waits_for_pods |= matches!(f.plugin, "PodTopologySpread" | "InterPodAffinity");
                     for r in &f.reasons {
                         *histogram.entry(r.clone()).or_default() += 1;
                     }
@@ -704,7 +949,22 @@ impl Cluster {
         }
         // Score: (plugin, raw, normalised) per feasible node, for the plugins that run.
         let table = if feasible.len() > 1 || detailed {
-            score_table(&facts, &feasible, nodes, &self.scheduler.image_nodes)
+            // InterPodAffinity's PreScore reads every pod if the incoming pod has
+            // preferred terms, else only the pods with terms.
+            let scored = if own_terms.as_ref().is_some_and(|t| t.has_preferred()) {
+                every_pod().collect()
+            } else {
+                indexed(&index.any)
+            };
+            let topology = interpodaffinity::prescore(&incoming, scored.into_iter());
+            score_table(
+                &facts,
+                &feasible,
+                nodes,
+                &self.scheduler.image_nodes,
+                topology.as_ref(),
+                &count,
+            )
         } else {
             Vec::new()
         };
@@ -762,14 +1022,15 @@ impl Cluster {
         };
         let next_start = (start + processed) % nodes.len().max(1);
         self.scheduler.next_start_node_index = next_start;
-        Decision {
+        let decision = Decision {
             pod: key.clone(),
             at: self.now,
             attempt: 0,
             chosen,
             verdicts,
             message,
-        }
+        };
+        (decision, waits_for_pods)
     }
 
     /// The VolumeBinding plugin's PreFilter: each claim the pod uses must exist and
@@ -942,6 +1203,88 @@ impl Cluster {
         }
     }
 
+    /// The selector of the system default spreading constraints (upstream
+    /// `helper.DefaultSelector`): the selectors of the pod's namespace's Services
+    /// that select it, merged, with the selector of its controlling ReplicaSet,
+    /// StatefulSet or ReplicationController. `None` when nothing selects the pod.
+    fn default_spread_selector(&self, pod: &Pod, namespace: &str) -> Option<LabelSelector> {
+        let empty = BTreeMap::new();
+        let labels = pod.metadata.labels.as_ref().unwrap_or(&empty);
+        let mut set: BTreeMap<String, String> = BTreeMap::new();
+        for svc in self
+            .store
+            .list(Kind::Service, Some(namespace))
+            .filter_map(Object::as_service)
+        {
+            let Some(sel) = svc.spec.as_ref().and_then(|s| s.selector.as_ref()) else {
+                continue;
+            };
+            if sel.iter().all(|(k, v)| labels.get(k) == Some(v)) {
+                set.extend(sel.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+        }
+        let mut expressions = Vec::new();
+        let owner = pod
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .find(|r| r.controller == Some(true));
+        if let Some(owner) = owner {
+            let group = owner.api_version.split('/').next().unwrap_or("");
+            let kind = match (group, owner.kind.as_str()) {
+                ("v1", "ReplicationController") => Some(Kind::ReplicationController),
+                ("apps", "ReplicaSet") => Some(Kind::ReplicaSet),
+                ("apps", "StatefulSet") => Some(Kind::StatefulSet),
+                _ => None,
+            };
+            let found =
+                kind.and_then(|k| self.store.get(&ObjectKey::new(k, namespace, &owner.name)));
+            match found {
+                Some(Object::ReplicaSet(rs)) => {
+                    expressions.extend(requirements_of(&rs.spec.selector));
+                }
+                Some(Object::Other(o)) => {
+                    let sel = o.fields.get("spec").and_then(|s| s.get("selector"));
+                    if o.kind == Kind::ReplicationController {
+                        if let Some(map) = sel.and_then(|s| {
+                            serde_json::from_value::<BTreeMap<String, String>>(s.clone()).ok()
+                        }) {
+                            set.extend(map);
+                        }
+                    } else if let Some(sel) =
+                        sel.and_then(|s| serde_json::from_value::<LabelSelector>(s.clone()).ok())
+                    {
+                        expressions.extend(requirements_of(&sel));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if set.is_empty() && expressions.is_empty() {
+            return None;
+        }
+        Some(LabelSelector {
+            match_labels: (!set.is_empty()).then_some(set),
+            match_expressions: (!expressions.is_empty()).then_some(expressions),
+        })
+    }
+
+    /// Every namespace with its labels, for the namespace selectors of a pod's
+    /// affinity terms.
+    fn namespace_labels(&self) -> Vec<(String, BTreeMap<String, String>)> {
+        self.store
+            .list(Kind::Namespace, None)
+            .map(|o| {
+                let m = o.meta();
+                (
+                    m.name.clone().unwrap_or_default(),
+                    m.labels.clone().unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
     /// The latest scheduling decision for a pod.
     pub fn scheduling_decision(&self, kind_ns_name: &ObjectKey) -> Option<&Decision> {
         debug_assert_eq!(kind_ns_name.kind, Kind::Pod);
@@ -953,6 +1296,22 @@ impl Cluster {
     pub fn decided_pods(&self) -> impl Iterator<Item = &ObjectKey> {
         self.scheduler.decisions.iter().map(|d| &d.pod)
     }
+}
+
+/// A label selector's requirements, its matchLabels as `In` expressions.
+fn requirements_of(sel: &LabelSelector) -> Vec<LabelSelectorRequirement> {
+    let mut out: Vec<LabelSelectorRequirement> = sel
+        .match_labels
+        .iter()
+        .flatten()
+        .map(|(k, v)| LabelSelectorRequirement {
+            key: k.clone(),
+            operator: "In".into(),
+            values: Some(vec![v.clone()]),
+        })
+        .collect();
+    out.extend(sel.match_expressions.iter().flatten().cloned());
+    out
 }
 
 /// What the VolumeBinding plugin's PreFilter found of a pod's claims.
@@ -996,6 +1355,8 @@ fn score_table(
     feasible: &[(&String, &NodeInfo)],
     nodes: &BTreeMap<String, NodeInfo>,
     image_nodes: &ImageNodes,
+    topology: Option<&interpodaffinity::TopologyScore>,
+    count: plugins::PodCounter,
 ) -> Vec<(&'static str, Vec<i64>, Vec<i64>)> {
     let mut table: Vec<(&'static str, Vec<i64>, Vec<i64>)> = Vec::new();
     let raw: Vec<i64> = feasible
@@ -1014,10 +1375,18 @@ fn score_table(
         table.push(("NodeAffinity", raw, norm));
     }
     if facts.spread.iter().any(|c| !c.hard) {
-        let raw = plugins::spread_raw(facts, feasible, nodes);
+        let raw = plugins::spread_raw(facts, feasible, nodes, count);
         let norm = plugins::spread_normalize(&raw);
         let raw = raw.into_iter().map(|r| r.unwrap_or(0)).collect();
         table.push(("PodTopologySpread", raw, norm));
+    }
+    if let Some(topology) = topology {
+        let raw: Vec<i64> = feasible
+            .iter()
+            .map(|(_, n)| interpodaffinity::score(topology, n))
+            .collect();
+        let norm = interpodaffinity::normalize(&raw);
+        table.push(("InterPodAffinity", raw, norm));
     }
     let raw: Vec<i64> = feasible
         .iter()
@@ -1072,6 +1441,42 @@ mod tests {
         c.advance(crate::SimDuration::secs(5));
         same(&c);
         assert_eq!(c.scheduler.image_nodes.count(&proxy), 5);
+    }
+
+    /// The spreading selectors' kept counts are what counting every pod gives, and
+    /// the affinity index lists the pods with terms.
+    #[test]
+    fn kept_counts_follow_the_pods() {
+        let size = crate::scenarios::Size { nodes: 4, pods: 12 };
+        let (mut c, _) = crate::scenarios::converge(1, size).unwrap();
+        let check = |c: &Cluster| {
+            let s = &c.scheduler;
+            assert!(!s.selector_counts.entries.is_empty());
+            for (ns, sel, counts, _) in &s.selector_counts.entries {
+                let mut fresh = SelectorCounts::default();
+                fresh.ensure(ns, sel, &s.nodes);
+                assert_eq!(&fresh.entries[0].2, counts);
+            }
+            assert_eq!(
+                s.affinity_pods.any,
+                AffinityIndex::of(&s.nodes).any,
+                "{:?}",
+                s.affinity_pods.any
+            );
+        };
+        check(&c);
+        // Pods go and their replacements come: the counts follow.
+        let pods: Vec<String> = c
+            .store
+            .list(Kind::Pod, Some("default"))
+            .take(3)
+            .map(|o| o.meta().name.clone().unwrap_or_default())
+            .collect();
+        for p in pods {
+            c.delete(Kind::Pod, "default", &p).unwrap();
+        }
+        c.advance(crate::SimDuration::secs(60));
+        check(&c);
     }
 
     #[test]

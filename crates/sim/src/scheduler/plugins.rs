@@ -2,23 +2,25 @@
 //! (pkg/scheduler/framework/plugins): nodeunschedulable, nodename, tainttoleration,
 //! nodeaffinity, nodeports, noderesources (fit with LeastAllocated, and
 //! balanced_allocation), podtopologyspread and imagelocality, with upstream's weights,
-//! reasons and score normalisation.
+//! reasons and score normalisation; interpodaffinity is in [`super::interpodaffinity`].
+//! A pod without `topologySpreadConstraints` is scored by the system defaults
+//! (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway) over the pods its Services
+//! and controller select; `matchLabelKeys` join the selector with the pod's values.
 //!
 //! Simplifications: a node fails at its first failing filter, as upstream's
-//! `RunFilterPlugins`; InterPodAffinity, volume plugins and the DefaultPreemption
-//! victim search are not simulated (every FailedScheduling says preemption found no
-//! victims); PodTopologySpread has no system default constraints (a pod without
-//! `topologySpreadConstraints` is not spread), honours `nodeAffinityPolicy: Honor` and
-//! `nodeTaintsPolicy: Ignore` (the defaults) and ignores `matchLabelKeys`; pod overhead
-//! and sidecar init containers do not add to requests.
+//! `RunFilterPlugins`; of the volume plugins only VolumeBinding runs, and the
+//! DefaultPreemption victim search is not simulated (every FailedScheduling says
+//! preemption found no victims); PodTopologySpread honours `nodeAffinityPolicy: Honor`
+//! and `nodeTaintsPolicy: Ignore` (the defaults) only; pod overhead and sidecar init
+//! containers do not add to requests.
 
 use super::NodeInfo;
 use crate::controllers::node_lifecycle::tolerates;
-use crate::controllers::{pod_matches_node, selector_matches, selector_matches_with};
+use crate::controllers::{pod_matches_node, selector_matches};
 use crate::object::quantity;
 use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, Taint, Toleration};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 use std::collections::BTreeMap;
 
 pub const MAX_NODE_SCORE: i64 = 100;
@@ -28,12 +30,12 @@ pub const MAX_NODE_SCORE: i64 = 100;
 pub const DEFAULT_MILLI_CPU: u64 = 100;
 pub const DEFAULT_MEMORY: u64 = 200 * 1024 * 1024;
 
-/// Score plugins of the default profile, with their weights (InterPodAffinity, weight
-/// 2, is not simulated).
-pub const SCORE_WEIGHTS: [(&str, i64); 6] = [
+/// Score plugins of the default profile, with their weights.
+pub const SCORE_WEIGHTS: [(&str, i64); 7] = [
     ("TaintToleration", 3),
     ("NodeAffinity", 2),
     ("PodTopologySpread", 2),
+    ("InterPodAffinity", 2),
     ("NodeResourcesFit", 1),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
@@ -255,6 +257,33 @@ pub struct SpreadConstraint {
     pub min_domains: Option<i64>,
     /// Whether the incoming pod itself matches the selector.
     pub self_match: i64,
+    /// One of the scheduler's system default constraints: nodes without its key are
+    /// still scored, on the constraints whose key they carry.
+    pub system_default: bool,
+}
+
+/// The default profile's `defaultConstraints` (`systemDefaultConstraints` in
+/// podtopologyspread/plugin.go): (topology key, maxSkew), ScheduleAnyway, for a pod
+/// with no constraints of its own, over the pods its Services and controller select.
+pub const SYSTEM_DEFAULT_CONSTRAINTS: [(&str, i64); 2] = [
+    ("kubernetes.io/hostname", 3),
+    ("topology.kubernetes.io/zone", 5),
+];
+
+/// The system default constraints with `selector`.
+pub fn system_default_constraints(selector: &LabelSelector) -> Vec<SpreadConstraint> {
+    SYSTEM_DEFAULT_CONSTRAINTS
+        .iter()
+        .map(|(key, skew)| SpreadConstraint {
+            max_skew: *skew,
+            topology_key: key.to_string(),
+            hard: false,
+            selector: selector.clone(),
+            min_domains: None,
+            self_match: 0,
+            system_default: true,
+        })
+        .collect()
 }
 
 /// What the scheduler knows of the pod it is placing.
@@ -279,7 +308,27 @@ impl<'a> PodFacts<'a> {
             .into_iter()
             .flatten()
             .map(|c| {
-                let selector = c.label_selector.clone().unwrap_or_default();
+                let mut selector = c.label_selector.clone().unwrap_or_default();
+                // matchLabelKeys: the pod's values of these keys join the selector
+                // (the apiserver merges them when the pod is created).
+                let extra: Vec<LabelSelectorRequirement> = c
+                    .match_label_keys
+                    .iter()
+                    .flatten()
+                    .filter_map(|k| {
+                        labels.get(k).map(|v| LabelSelectorRequirement {
+                            key: k.clone(),
+                            operator: "In".into(),
+                            values: Some(vec![v.clone()]),
+                        })
+                    })
+                    .collect();
+                if c.label_selector.is_some() && !extra.is_empty() {
+                    selector
+                        .match_expressions
+                        .get_or_insert_with(Default::default)
+                        .extend(extra);
+                }
                 // A missing selector matches no pod (upstream treats it as nothing).
                 let self_match =
                     i64::from(c.label_selector.is_some() && selector_matches(&selector, &labels));
@@ -290,6 +339,7 @@ impl<'a> PodFacts<'a> {
                     selector,
                     min_domains: c.min_domains.map(i64::from),
                     self_match,
+                    system_default: false,
                 }
             })
             .collect();
@@ -365,43 +415,43 @@ fn spread_eligible(
             .all(|c| n.labels.contains_key(&c.topology_key))
 }
 
-fn matching_pods(pod: &PodFacts, n: &NodeInfo, selector: &LabelSelector) -> i64 {
-    n.pods
-        .values()
-        .filter(|p| {
-            !p.terminating
-                && p.namespace == pod.namespace
-                && selector_matches_with(selector, |k| p.labels.get(k))
-        })
-        .count() as i64
-}
+/// How many pods on a node (by name) a constraint's selector counts in the pod's
+/// namespace (upstream `countPodsMatchSelector`).
+pub type PodCounter<'a> = &'a dyn Fn(&str, &NodeInfo, &LabelSelector) -> i64;
 
-/// Counts matching pods per domain for the given constraints over every node.
+/// Counts matching pods per domain for the given constraints over every node. With
+/// `require_all`, a node counts only if it carries every constraint's key
+/// (upstream's `requireAllTopologies`, false only for the system defaults).
 pub fn spread_counts<'n>(
     pod: &PodFacts,
     nodes: impl Iterator<Item = (&'n String, &'n NodeInfo)> + Clone,
     constraints: &[&SpreadConstraint],
+    require_all: bool,
+    count: PodCounter,
 ) -> SpreadState {
     let mut counts = vec![BTreeMap::new(); constraints.len()];
     for (name, n) in nodes {
-        if !spread_eligible(pod, name, n, constraints) {
+        let eligible = if require_all {
+            spread_eligible(pod, name, n, constraints)
+        } else {
+            pod.matches_node(name, n)
+        };
+        if !eligible {
             continue;
         }
         for (i, c) in constraints.iter().enumerate() {
-            let domain = n.labels[&c.topology_key].clone();
-            *counts[i].entry(domain).or_insert(0) += matching_pods(pod, n, &c.selector);
+            let Some(domain) = n.labels.get(&c.topology_key) else {
+                continue;
+            };
+            *counts[i].entry(domain.clone()).or_insert(0) += count(name, n, &c.selector);
         }
     }
     SpreadState { counts }
 }
 
-/// Runs the filters in the default profile's order; `Ok` if the node fits.
-pub fn filter(
-    pod: &PodFacts,
-    name: &str,
-    n: &NodeInfo,
-    spread: &SpreadState,
-) -> Result<(), FilterFailure> {
+/// Runs the default profile's filters up to NodeResourcesFit, in its order; `Ok` if
+/// the node fits.
+pub fn filter(pod: &PodFacts, name: &str, n: &NodeInfo) -> Result<(), FilterFailure> {
     // NodeUnschedulable
     if n.unschedulable {
         let cordon = Taint {
@@ -479,7 +529,16 @@ pub fn filter(
             resolvable: true,
         });
     }
-    // PodTopologySpread (DoNotSchedule constraints)
+    Ok(())
+}
+
+/// PodTopologySpread's filter (DoNotSchedule constraints), which upstream runs after
+/// the volume plugins.
+pub fn spread_filter(
+    pod: &PodFacts,
+    n: &NodeInfo,
+    spread: &SpreadState,
+) -> Result<(), FilterFailure> {
     for (i, c) in pod.spread.iter().filter(|c| c.hard).enumerate() {
         let Some(domain) = n.labels.get(&c.topology_key) else {
             return Err(fail("PodTopologySpread", ERR_SPREAD_LABEL, false));
@@ -654,16 +713,24 @@ pub fn spread_raw(
     pod: &PodFacts,
     feasible: &[(&String, &NodeInfo)],
     all: &BTreeMap<String, NodeInfo>,
+    count: PodCounter,
 ) -> Vec<Option<i64>> {
     let soft: Vec<&SpreadConstraint> = pod.spread.iter().filter(|c| !c.hard).collect();
-    let counts = spread_counts(pod, all.iter(), &soft);
-    // Domains among the feasible nodes, for the normalising weight log(size + 2).
+    let require_all = !soft.iter().any(|c| c.system_default);
+    let counts = spread_counts(pod, all.iter(), &soft, require_all, count);
+    // Domains among the feasible nodes, for the normalising weight log(size + 2);
+    // without `require_all`, nodes lacking the key make one more domain (value "").
+    let none = String::new();
     let weights: Vec<f64> = soft
         .iter()
         .map(|c| {
             let mut domains: Vec<&String> = feasible
                 .iter()
-                .filter_map(|(_, n)| n.labels.get(&c.topology_key))
+                .filter_map(|(_, n)| match n.labels.get(&c.topology_key) {
+                    Some(v) => Some(v),
+                    None if require_all => None,
+                    None => Some(&none),
+                })
                 .collect();
             domains.stable_sort();
             domains.dedup();
@@ -675,7 +742,11 @@ pub fn spread_raw(
         .map(|(_, n)| {
             let mut score = 0.0;
             for (i, c) in soft.iter().enumerate() {
-                let domain = n.labels.get(&c.topology_key)?;
+                let domain = match n.labels.get(&c.topology_key) {
+                    Some(d) => d,
+                    None if require_all => return None,
+                    None => continue,
+                };
                 let cnt = counts.counts[i].get(domain).copied().unwrap_or(0);
                 score += cnt as f64 * weights[i] + (c.max_skew - 1) as f64;
             }

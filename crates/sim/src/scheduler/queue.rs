@@ -2,7 +2,8 @@
 //! activeQ is the scheduler's work queue (popped in PrioritySort order by
 //! `schedule_pending`); a pod that does not fit waits in `unschedulable` until a
 //! cluster event that may help it (a node added, or updated in what the filters read;
-//! an assigned pod deleted or finished; the pod itself updated), or for at most
+//! an assigned pod deleted or finished; an assigned pod added or relabelled, for a
+//! pod PodTopologySpread or InterPodAffinity rejected; the pod itself updated), or for at most
 //! [`MAX_IN_UNSCHEDULABLE`]. A moved pod whose back-off (1 s after the first failed
 //! attempt, doubling, at most 10 s) has not run out waits in `backoff` first.
 //!
@@ -28,6 +29,10 @@ pub(crate) struct QueuedPod {
     /// Failed attempts so far.
     pub attempts: u32,
     pub last_attempt: SimTime,
+    /// Whether its latest attempt failed on a plugin an assigned pod's arrival may
+    /// satisfy (PodTopologySpread, InterPodAffinity).
+    #[serde(default)]
+    pub waits_for_pods: bool,
 }
 
 #[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
@@ -84,12 +89,13 @@ impl SchedulingQueue {
 impl Cluster {
     /// A failed attempt: the pod goes to unschedulablePods, with a timer for the
     /// 5-minute flush.
-    pub(crate) fn scheduler_park(&mut self, key: &ObjectKey) {
+    pub(crate) fn scheduler_park(&mut self, key: &ObjectKey, waits_for_pods: bool) {
         let now = self.now;
         let q = &mut self.scheduler.queue;
         let p = q.pods.entry(key.clone()).or_default();
         p.attempts = p.attempts.saturating_add(1);
         p.last_attempt = now;
+        p.waits_for_pods = waits_for_pods;
         q.backoff.remove(key);
         q.unschedulable.insert(key.clone(), now);
         self.schedule(
@@ -104,6 +110,21 @@ impl Cluster {
     /// `movePodsToActiveOrBackoffQueue` for every unschedulable pod.
     pub(crate) fn scheduler_move_all(&mut self) {
         let keys: Vec<ObjectKey> = self.scheduler.queue.unschedulable.keys().cloned().collect();
+        for k in keys {
+            self.scheduler_move_one(&k);
+        }
+    }
+
+    /// AssignedPodAdd and a label update of an assigned pod: the unschedulable pods
+    /// that PodTopologySpread or InterPodAffinity rejected are moved.
+    pub(crate) fn scheduler_move_waiting_for_pods(&mut self) {
+        let q = &self.scheduler.queue;
+        let keys: Vec<ObjectKey> = q
+            .unschedulable
+            .keys()
+            .filter(|k| q.pods.get(*k).is_some_and(|p| p.waits_for_pods))
+            .cloned()
+            .collect();
         for k in keys {
             self.scheduler_move_one(&k);
         }

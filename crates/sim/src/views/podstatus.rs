@@ -12,6 +12,14 @@ pub fn status(pod: &Pod) -> String {
     if let Some(r) = st.and_then(|s| s.reason.clone()) {
         reason = r;
     }
+    let gated = st
+        .and_then(|s| s.conditions.as_ref())
+        .into_iter()
+        .flatten()
+        .any(|c| c.type_ == "PodScheduled" && c.reason.as_deref() == Some("SchedulingGated"));
+    if gated {
+        reason = "SchedulingGated".into();
+    }
     // Init containers.
     let mut initializing = false;
     let init_count = pod

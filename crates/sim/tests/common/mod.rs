@@ -179,3 +179,14 @@ pub fn log_lines(c: &warehouse_sim::Cluster, name: &str) -> Vec<String> {
         .map(|(_, line)| line)
         .collect()
 }
+
+/// The node pod `namespace/name` is bound to, if it exists and is bound.
+pub fn pod_node(c: &Cluster, namespace: &str, name: &str) -> Option<String> {
+    c.get(warehouse_sim::Kind::Pod, namespace, name)
+        .ok()?
+        .as_pod()?
+        .spec
+        .as_ref()?
+        .node_name
+        .clone()
+}

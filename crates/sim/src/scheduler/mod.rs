@@ -819,7 +819,7 @@ impl Cluster {
         }
         let own_terms = interpodaffinity::AffinityTerms::of(pod, &key.namespace).map(|mut t| {
             if t.selects_namespaces() {
-                t.resolve(&self.namespace_labels());
+                t.resolve(&self.all_namespace_labels());
             }
             t
         });
@@ -1272,7 +1272,7 @@ impl Cluster {
 
     /// Every namespace with its labels, for the namespace selectors of a pod's
     /// affinity terms.
-    fn namespace_labels(&self) -> Vec<(String, BTreeMap<String, String>)> {
+    fn all_namespace_labels(&self) -> Vec<(String, BTreeMap<String, String>)> {
         self.store
             .list(Kind::Namespace, None)
             .map(|o| {

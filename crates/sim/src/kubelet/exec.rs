@@ -103,7 +103,7 @@ impl Programs for NetTools<'_> {
 
 impl Cluster {
     /// The files the kubelet gives a container.
-    fn container_files(&self, pod: &Pod, container: &str) -> BTreeMap<String, String> {
+    pub(crate) fn container_files(&self, pod: &Pod, container: &str) -> BTreeMap<String, String> {
         let namespace = pod.metadata.namespace.clone().unwrap_or_default();
         let name = pod.metadata.name.clone().unwrap_or_default();
         let spec = pod.spec.clone().unwrap_or_default();

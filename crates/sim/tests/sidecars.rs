@@ -225,3 +225,37 @@ spec:
     assert_eq!(t.exit_code, 137);
     assert_eq!(side.restart_count, 0);
 }
+
+/// component-helpers' `PodRequests`: app containers 100m; the sidecar's 200m adds to
+/// them and to the init container after it (500m + 200m = 700m is the largest).
+#[test]
+fn a_sidecars_requests_add_to_the_pods() {
+    let pod = warehouse_sim::decode_manifests(
+        "apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers:
+  - name: side
+    image: busybox:1.36
+    restartPolicy: Always
+    resources: {requests: {cpu: 200m}}
+  - name: setup
+    image: busybox:1.36
+    resources: {requests: {cpu: 500m}}
+  containers:
+  - name: app
+    image: nginx:1.27
+    resources: {requests: {cpu: 100m}}
+",
+    )
+    .unwrap()
+    .remove(0);
+    let Object::Pod(pod) = pod else {
+        unreachable!()
+    };
+    assert_eq!(
+        warehouse_sim::scheduler::plugins::pod_requests(&pod).cpu,
+        700
+    );
+}

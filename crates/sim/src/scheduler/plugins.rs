@@ -10,7 +10,8 @@
 //! victims); PodTopologySpread has no system default constraints (a pod without
 //! `topologySpreadConstraints` is not spread), honours `nodeAffinityPolicy: Honor` and
 //! `nodeTaintsPolicy: Ignore` (the defaults) and ignores `matchLabelKeys`; pod overhead
-//! and sidecar init containers do not add to requests.
+//! does not add to requests, and sidecars add to the requests that filter but not to
+//! those that score.
 
 use super::NodeInfo;
 use crate::controllers::node_lifecycle::tolerates;
@@ -145,9 +146,21 @@ pub fn pod_requests(pod: &Pod) -> Resources {
     for c in &spec.containers {
         total.add(&container_requests(c));
     }
+    // component-helpers' `PodRequests`: a sidecar's requests add to the app
+    // containers' and to every init container's after it.
+    let (mut sidecars, mut init) = (Resources::default(), Resources::default());
     for c in spec.init_containers.iter().flatten() {
-        total.max(&container_requests(c));
+        let mut r = container_requests(c);
+        if c.restart_policy.as_deref() == Some("Always") {
+            total.add(&r);
+            sidecars.add(&r);
+            r = sidecars.clone();
+        } else {
+            r.add(&sidecars);
+        }
+        init.max(&r);
     }
+    total.max(&init);
     total
 }
 

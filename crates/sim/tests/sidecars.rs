@@ -259,3 +259,103 @@ spec:
         700
     );
 }
+
+const PRE_STOP: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: shop
+spec:
+  nodeName: zone-a
+  initContainers:
+  - name: proxy
+    image: busybox:1.36
+    restartPolicy: Always
+    command: [sh, -c, 'sleep 3600']
+  containers:
+  - name: nginx
+    image: nginx:1.27
+    lifecycle:
+      preStop:
+        sleep: {seconds: 5}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: client
+spec:
+  nodeName: zone-a
+  containers:
+  - name: c
+    image: busybox:1.36
+    command: [sleep, '86400']
+";
+
+/// kuberuntime_container.go `killContainer`: "Stopping container" for each running
+/// container at once, the preStop hook before SIGTERM; kuberuntime_termination_order.go:
+/// the sidecar gets SIGTERM only after the app container has stopped. A request that
+/// reaches the pod during the preStop sleep is answered.
+#[test]
+fn a_terminating_pod_serves_through_its_pre_stop_sleep_and_its_sidecar_stops_last() {
+    use warehouse_sim::network::http::RequestSource;
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, PRE_STOP);
+    c.advance(SimDuration::secs(20));
+    let ip = pod_of(&c, "shop").status.unwrap().pod_ip.unwrap();
+    let from = RequestSource::Pod {
+        namespace: "default".into(),
+        name: "client".into(),
+    };
+    c.delete(Kind::Pod, "default", "shop").unwrap();
+    c.advance(SimDuration::secs(4));
+    let served = c
+        .http_request(&from, &format!("http://{ip}"), None)
+        .unwrap();
+    assert!(served.result.is_ok(), "{:?}", served.result);
+    let killing: Vec<String> = events(&c, "shop")
+        .into_iter()
+        .filter(|(r, _)| r == "Killing")
+        .map(|(_, m)| m)
+        .collect();
+    assert_eq!(
+        killing,
+        ["Stopping container nginx", "Stopping container proxy"]
+    );
+    // nginx stops at 5.3 s (hook, then 300 ms); the proxy gets SIGTERM then and
+    // stops 100 ms later; the pod is gone right after.
+    c.advance(SimDuration::millis(1_300));
+    assert!(c.get(Kind::Pod, "default", "shop").is_ok());
+    c.advance(SimDuration::millis(300));
+    assert!(c.get(Kind::Pod, "default", "shop").is_err());
+}
+
+#[test]
+fn a_post_start_hook_holds_the_container_in_container_creating() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(
+        &mut c,
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: app
+    image: busybox:1.36
+    command: [sh, -c, 'sleep 3600']
+    lifecycle:
+      postStart:
+        sleep: {seconds: 10}
+",
+    );
+    c.advance(SimDuration::secs(8));
+    let p = pod_of(&c, "p");
+    assert_eq!(
+        warehouse_sim::views::podstatus::status(&p),
+        "ContainerCreating"
+    );
+    assert_eq!(p.status.as_ref().unwrap().phase.as_deref(), Some("Pending"));
+    c.advance(SimDuration::secs(5));
+    let p = pod_of(&c, "p");
+    assert_eq!(warehouse_sim::views::podstatus::status(&p), "Running");
+    assert_eq!(warehouse_sim::views::podstatus::ready(&p), "1/1");
+}

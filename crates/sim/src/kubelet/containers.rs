@@ -616,7 +616,6 @@ impl Cluster {
             }
         };
         let id = container_id(self);
-        let now = self.now.to_k8s();
         let Some(cs) = status_mut(pod, &c.name) else {
             return;
         };
@@ -692,21 +691,7 @@ impl Cluster {
             );
             return;
         }
-        cs.state = Some(ContainerState {
-            running: Some(ContainerStateRunning {
-                started_at: Some(now),
-            }),
-            ..Default::default()
-        });
-        // A startup probe holds `started` (and readiness) back; a readiness probe
-        // holds `ready` back until it succeeds (`kubelet_probes.rs`).
-        let sidecar = is_init_container && is_sidecar(&c);
-        cs.ready = (!is_init_container || sidecar)
-            && c.readiness_probe.is_none()
-            && c.startup_probe.is_none();
-        cs.started = Some(c.startup_probe.is_none());
         events.push(("Normal", "Started", format!("Started container {}", c.name)));
-        self.schedule_probes(node, key, &uid, &c, restarts);
         self.schedule_exit(
             node,
             key,
@@ -716,6 +701,83 @@ impl Cluster {
             &process,
             runtime::EXIT_SEARCH_BUDGET,
         );
+        // A postStart hook holds the container in ContainerCreating until it ends
+        // (`lifecycle.rs`).
+        if let Some(hook) = c.lifecycle.as_ref().and_then(|l| l.post_start.as_ref()) {
+            let run = self.run_hook(
+                pod,
+                &c,
+                hook,
+                &process,
+                crate::kubelet::lifecycle::POST_START_LIMIT_MS,
+            );
+            if let Some(cs) = status_mut(pod, &c.name) {
+                cs.ready = false;
+                cs.started = Some(false);
+                cs.state = Some(ContainerState {
+                    waiting: Some(ContainerStateWaiting {
+                        reason: Some("ContainerCreating".into()),
+                        message: None,
+                    }),
+                    ..Default::default()
+                });
+            }
+            self.schedule(
+                self.now + SimDuration::millis(run.ms),
+                KubeletTimer::PostStartDone {
+                    node: node.to_string(),
+                    pod: key.clone(),
+                    uid,
+                    container: c.name.clone(),
+                    restarts,
+                    failed: run.failed,
+                },
+            );
+            return;
+        }
+        self.container_running(node, key, pod, &c, is_init_container, restarts, events);
+    }
+
+    /// A started container (its postStart hook done) is Running: its probes start,
+    /// and a started sidecar lets the next container start.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn container_running(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        pod: &mut Pod,
+        c: &Container,
+        is_init_container: bool,
+        restarts: i32,
+        events: &mut Vec<PendingEvent>,
+    ) {
+        let uid = pod.metadata.uid.clone().unwrap_or_default();
+        let Some(started_ms) = self
+            .kubelets
+            .get(node)
+            .and_then(|k| k.containers.get(key))
+            .and_then(|r| r.containers.get(&c.name))
+            .map(|r| r.process.started_ms)
+        else {
+            return;
+        };
+        let Some(cs) = status_mut(pod, &c.name) else {
+            return;
+        };
+        cs.state = Some(ContainerState {
+            running: Some(ContainerStateRunning {
+                started_at: Some(SimTime(started_ms).to_k8s()),
+            }),
+            ..Default::default()
+        });
+        // A startup probe holds `started` (and readiness) back; a readiness probe
+        // holds `ready` back until it succeeds (`kubelet_probes.rs`).
+        let sidecar = is_init_container && is_sidecar(c);
+        cs.ready = (!is_init_container || sidecar)
+            && c.readiness_probe.is_none()
+            && c.startup_probe.is_none();
+        cs.started = Some(c.startup_probe.is_none());
+        self.schedule_probes(node, key, &uid, c, restarts);
         // A started sidecar lets the next container start.
         if sidecar && c.startup_probe.is_none() {
             self.continue_after_init(node, key, pod, events);

@@ -27,6 +27,9 @@ use crate::object::ObjectKey;
 use crate::time::SimDuration;
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler, Pod};
 
+/// The longest a postStart hook is waited for (upstream waits as long as it runs).
+pub(crate) const POST_START_LIMIT_MS: u64 = 3_600_000;
+
 /// How a hook ran: how long it took, and whether it failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct HookRun {
@@ -44,6 +47,68 @@ pub(crate) struct Stop {
 }
 
 impl Cluster {
+    /// A container's postStart hook has ended: the container runs, or, when the hook
+    /// failed, it is killed (`FailedPostStartHook`) and its restart policy decides.
+    pub(crate) fn kubelet_post_start_done(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        uid: &str,
+        name: &str,
+        restarts: i32,
+        failed: bool,
+    ) {
+        let Some(run) = self
+            .running_instance(node, key, uid, name, restarts)
+            .cloned()
+        else {
+            return;
+        };
+        let Some(mut pod) = self.kubelet_pod(node, key) else {
+            return;
+        };
+        if pod.metadata.uid.as_deref() != Some(uid) || pod.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        let Some((c, init)) = crate::kubelet::containers::spec_container(&pod, name) else {
+            return;
+        };
+        let mut events = Vec::new();
+        if failed {
+            events.push((
+                "Warning",
+                "FailedPostStartHook",
+                "PostStartHook failed".into(),
+            ));
+            events.push(("Normal", "Killing", "FailedPostStartHook".into()));
+            let grace_ms = SimDuration::from_secs_i64(
+                pod.spec
+                    .as_ref()
+                    .and_then(|s| s.termination_grace_period_seconds)
+                    .unwrap_or(30),
+            )
+            .as_millis();
+            let (code, _) = crate::kubelet::containers::stop_outcome(&run.process, grace_ms);
+            let reason = if code == 0 { "Completed" } else { "Error" };
+            let now = self.now.0;
+            self.container_exited_in(
+                node,
+                key,
+                &mut pod,
+                name,
+                code,
+                reason,
+                None,
+                now,
+                &mut events,
+            );
+        } else {
+            self.container_running(node, key, &mut pod, &c, init, restarts, &mut events);
+        }
+        crate::kubelet::containers::refresh_pod_status(&mut pod, &self.now.to_k8s());
+        self.write_pod_with_events(node, pod, events);
+    }
+
     /// Runs `handler` in container `c` of `pod` (main process `process`) now, given
     /// at most `limit_ms`.
     pub(crate) fn run_hook(

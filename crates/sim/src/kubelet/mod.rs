@@ -1306,6 +1306,16 @@ pub(crate) enum KubeletTimer {
         container: String,
         restarts: i32,
     },
+    /// A container's postStart hook ends (`lifecycle.rs`): it runs, or, when the
+    /// hook failed, is killed.
+    PostStartDone {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+        failed: bool,
+    },
     /// A container probe's period comes round (`kubelet_probes.rs`).
     Probe {
         node: String,
@@ -1332,6 +1342,7 @@ impl crate::runtime::components::Timers for KubeletTimer {
         "probe period",
         "kubelet sync after a container config error",
         "kubelet sync after a volume's object changed",
+        "postStart hook ended",
     ];
 
     fn describe(&self) -> &'static str {
@@ -1349,6 +1360,7 @@ impl crate::runtime::components::Timers for KubeletTimer {
             KubeletTimer::Probe { .. } => 10,
             KubeletTimer::ConfigRetry { .. } => 11,
             KubeletTimer::VolumeSync { .. } => 12,
+            KubeletTimer::PostStartDone { .. } => 13,
         }]
     }
 
@@ -1434,6 +1446,14 @@ impl crate::runtime::components::Timers for KubeletTimer {
                 container,
                 restarts,
             } => c.kubelet_volume_sync(&node, &pod, &uid, &container, restarts),
+            KubeletTimer::PostStartDone {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+                failed,
+            } => c.kubelet_post_start_done(&node, &pod, &uid, &container, restarts, failed),
         }
     }
 }

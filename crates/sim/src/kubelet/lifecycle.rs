@@ -139,7 +139,8 @@ impl Cluster {
                     failed: true,
                 };
             }
-            let files = self.container_files(pod, &c.name);
+            let mut files = self.container_files(pod, &c.name);
+            files.extend(self.empty_dir_files(pod, &c.name));
             let replay =
                 runtime::exec_in(process, &argv, after, &files, &shell::NoPrograms, limit_ms);
             return match replay.end {

@@ -140,6 +140,31 @@ fn limit(c: &Container, name: &str) -> Option<String> {
         .map(|q| q.0.clone())
 }
 
+/// A container not yet running: waiting in ContainerCreating, neither started nor
+/// ready.
+fn set_creating(cs: &mut ContainerStatus) {
+    cs.ready = false;
+    cs.started = Some(false);
+    cs.state = Some(ContainerState {
+        waiting: Some(ContainerStateWaiting {
+            reason: Some("ContainerCreating".into()),
+            message: None,
+        }),
+        ..Default::default()
+    });
+}
+
+/// The pod's `terminationGracePeriodSeconds` (30 by default), in ms.
+pub(crate) fn grace_period_ms(pod: &Pod) -> u64 {
+    SimDuration::from_secs_i64(
+        pod.spec
+            .as_ref()
+            .and_then(|s| s.termination_grace_period_seconds)
+            .unwrap_or(30),
+    )
+    .as_millis()
+}
+
 /// How a container told to stop ends: a server stops cleanly on SIGTERM (exit 0,
 /// after its stop time); anything else is killed (137) when the grace period ends.
 /// `(code, delay in ms)`.
@@ -712,15 +737,7 @@ impl Cluster {
                 crate::kubelet::lifecycle::POST_START_LIMIT_MS,
             );
             if let Some(cs) = status_mut(pod, &c.name) {
-                cs.ready = false;
-                cs.started = Some(false);
-                cs.state = Some(ContainerState {
-                    waiting: Some(ContainerStateWaiting {
-                        reason: Some("ContainerCreating".into()),
-                        message: None,
-                    }),
-                    ..Default::default()
-                });
+                set_creating(cs);
             }
             self.schedule(
                 self.now + SimDuration::millis(run.ms),
@@ -939,13 +956,7 @@ impl Cluster {
             return;
         }
         let uid = pod.metadata.uid.clone().unwrap_or_default();
-        let grace_ms = SimDuration::from_secs_i64(
-            pod.spec
-                .as_ref()
-                .and_then(|s| s.termination_grace_period_seconds)
-                .unwrap_or(30),
-        )
-        .as_millis();
+        let grace_ms = grace_period_ms(pod);
         let sidecars: Vec<String> = pod
             .spec
             .iter()
@@ -1208,15 +1219,7 @@ impl Cluster {
             let attempt = st.attempt;
             if let Some(cs) = status_mut(pod, name) {
                 cs.image = image.clone();
-                cs.ready = false;
-                cs.started = Some(false);
-                cs.state = Some(ContainerState {
-                    waiting: Some(ContainerStateWaiting {
-                        reason: Some("ContainerCreating".into()),
-                        message: None,
-                    }),
-                    ..Default::default()
-                });
+                set_creating(cs);
             }
             self.schedule(
                 self.now,

@@ -81,13 +81,7 @@ impl Cluster {
                 "PostStartHook failed".into(),
             ));
             events.push(("Normal", "Killing", "FailedPostStartHook".into()));
-            let grace_ms = SimDuration::from_secs_i64(
-                pod.spec
-                    .as_ref()
-                    .and_then(|s| s.termination_grace_period_seconds)
-                    .unwrap_or(30),
-            )
-            .as_millis();
+            let grace_ms = crate::kubelet::containers::grace_period_ms(&pod);
             let (code, _) = crate::kubelet::containers::stop_outcome(&run.process, grace_ms);
             let reason = if code == 0 { "Completed" } else { "Error" };
             let now = self.now.0;

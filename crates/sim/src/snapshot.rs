@@ -330,7 +330,7 @@ mod tests {
     fn every_timer_description_can_be_read_back() {
         let key = crate::object::ObjectKey::new(crate::object::Kind::Pod, "default", "p");
         let component = crate::cluster::Component::Scheduler;
-        let timers: [Timer; 29] = [
+        let timers: [Timer; 30] = [
             Timer::Wake(component.clone()),
             crate::kubelet::KubeletTimer::LeaseRenew("n".into()).into(),
             crate::kubelet::KubeletTimer::ContainersStarted {
@@ -445,6 +445,15 @@ mod tests {
                 uid: "u".into(),
                 container: "c".into(),
                 restarts: 0,
+            }
+            .into(),
+            crate::kubelet::KubeletTimer::PostStartDone {
+                node: "n".into(),
+                pod: key.clone(),
+                uid: "u".into(),
+                container: "c".into(),
+                restarts: 0,
+                failed: false,
             }
             .into(),
             crate::network::cloud::CloudTimer::CloudServiceSync(key.clone()).into(),

@@ -327,13 +327,23 @@ fn pod_row(pod: &Pod, now: SimTime, wide: bool) -> Vec<String> {
         .and_then(|s| s.conditions.as_ref())
         .and_then(|cs| cs.iter().find(|c| c.type_ == "Initialized"))
         .is_none_or(|c| c.status == "True");
-    let counted = if initialized {
-        st.and_then(|s| s.container_statuses.as_ref())
-    } else {
-        st.and_then(|s| s.init_container_statuses.as_ref())
+    let sidecar = |name: &str| {
+        pod.spec
+            .iter()
+            .flat_map(|s| s.init_containers.iter().flatten())
+            .any(|c| c.name == name && c.restart_policy.as_deref() == Some("Always"))
     };
-    if let Some(statuses) = counted {
-        for c in statuses.iter().rev() {
+    // Once it has, its sidecars' restarts and its app containers'.
+    let inits = st.and_then(|s| s.init_container_statuses.as_ref());
+    let apps = st.and_then(|s| s.container_statuses.as_ref());
+    let counted: Vec<_> = if initialized {
+        let sidecars = inits.into_iter().flatten().filter(|c| sidecar(&c.name));
+        sidecars.chain(apps.into_iter().flatten().rev()).collect()
+    } else {
+        inits.into_iter().flatten().collect()
+    };
+    {
+        for c in counted {
             restarts += c.restart_count as i64;
             if let Some(finished) = c
                 .last_state

@@ -140,6 +140,16 @@ pub(crate) fn pod_spec(spec: &PodSpec, path: &str, errors: &mut Vec<FieldError>)
                 format!("{at}.name: Duplicate value: \"{}\"", c.name),
             );
         }
+        // `validateInitContainerRestartPolicy`: only Always (a sidecar).
+        if let Some(p) = c.restart_policy.as_deref().filter(|p| *p != "Always") {
+            push(
+                errors,
+                format!(
+                    "{at}.restartPolicy: Unsupported value: \"{p}\": supported values: {}",
+                    quoted(&["Always"])
+                ),
+            );
+        }
         if c.restart_policy.as_deref() == Some("Always") {
             probe(c.liveness_probe.as_ref(), Kind::Liveness, &at, errors);
             probe(c.readiness_probe.as_ref(), Kind::Readiness, &at, errors);

@@ -14,8 +14,16 @@
 //! Init containers run one at a time before the app containers (`getPhase` keeps the
 //! pod Pending meanwhile, and Failed when one fails under restartPolicy Never);
 //! simplified: every image of the pod, init containers' included, is pulled before
-//! the first init container starts, and sidecars (restartable init containers) are
-//! run as plain init containers.
+//! the first init container starts.
+//!
+//! Sidecars (init containers with `restartPolicy: Always`, pkg/kubelet/kuberuntime's
+//! `computePodActions` and `types.IsRestartableInitContainer`): each starts in its
+//! turn among the init containers, and the next one starts once it has *started*
+//! (its startup probe passed), not completed; it is restarted whenever it exits,
+//! whatever the pod's restart policy; its readiness counts in the pod's Ready
+//! condition. When every app container of a pod that does not restart them has
+//! finished, the kubelet stops the sidecars and the pod's phase follows its app
+//! containers (`getPhase`: terminated sidecars do not count).
 
 use crate::cluster::Cluster;
 use crate::controllers::set_pod_condition;
@@ -74,6 +82,10 @@ pub struct ContainerRun {
     /// cost shows in its usage (`runtime::cpu_millis`).
     #[serde(default)]
     pub served: runtime::Served,
+    /// When the pod terminates: the moment this instance has stopped, after its
+    /// preStop hook and SIGTERM; it answers requests until then (`lifecycle.rs`).
+    #[serde(default)]
+    pub stops_at_ms: Option<u64>,
 }
 
 /// A dead container instance the runtime still keeps (upstream keeps one per
@@ -126,6 +138,43 @@ fn limit(c: &Container, name: &str) -> Option<String> {
         .as_ref()?
         .get(name)
         .map(|q| q.0.clone())
+}
+
+/// A container not yet running: waiting in ContainerCreating, neither started nor
+/// ready.
+fn set_creating(cs: &mut ContainerStatus) {
+    cs.ready = false;
+    cs.started = Some(false);
+    cs.state = Some(ContainerState {
+        waiting: Some(ContainerStateWaiting {
+            reason: Some("ContainerCreating".into()),
+            message: None,
+        }),
+        ..Default::default()
+    });
+}
+
+/// The pod's `terminationGracePeriodSeconds` (30 by default), in ms.
+pub(crate) fn grace_period_ms(pod: &Pod) -> u64 {
+    SimDuration::from_secs_i64(
+        pod.spec
+            .as_ref()
+            .and_then(|s| s.termination_grace_period_seconds)
+            .unwrap_or(30),
+    )
+    .as_millis()
+}
+
+/// How a container told to stop ends: a server stops cleanly on SIGTERM (exit 0,
+/// after its stop time); anything else is killed (137) when the grace period ends.
+/// `(code, delay in ms)`.
+pub(crate) fn stop_outcome(process: &Process, grace_ms: u64) -> (i32, u64) {
+    let stop_ms = images::stop_ms(&process.image);
+    if crate::kubelet::probes::stops_cleanly(process) && stop_ms <= grace_ms {
+        (0, stop_ms)
+    } else {
+        (137, grace_ms)
+    }
 }
 
 /// The process a container runs when it starts now, or why it cannot be created
@@ -194,23 +243,90 @@ pub(crate) fn status_mut<'a>(pod: &'a mut Pod, name: &str) -> Option<&'a mut Con
         .find(|c| c.name == name)
 }
 
-/// The first init container that has not completed, if any.
+/// Whether `c` is a sidecar: an init container with `restartPolicy: Always`
+/// (`IsRestartableInitContainer`).
+pub(crate) fn is_sidecar(c: &Container) -> bool {
+    c.restart_policy.as_deref() == Some("Always")
+}
+
+fn has_started(cs: &ContainerStatus) -> bool {
+    cs.state.as_ref().is_some_and(|s| s.running.is_some()) && cs.started == Some(true)
+}
+
+/// `HasAnyRegularContainerStarted`: an app container is running or has run.
+pub(crate) fn any_app_started(pod: &Pod) -> bool {
+    pod.status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_deref())
+        .unwrap_or_default()
+        .iter()
+        .any(|cs| {
+            cs.state
+                .as_ref()
+                .is_some_and(|s| s.running.is_some() || s.terminated.is_some())
+                || cs
+                    .last_state
+                    .as_ref()
+                    .is_some_and(|s| s.terminated.is_some())
+        })
+}
+
+/// The first init container the pod still waits for, if any: a plain one until it
+/// has completed, a sidecar until it has started. None once an app container has
+/// started (a sidecar restarting then is just restarted).
 pub(crate) fn pending_init(pod: &Pod) -> Option<String> {
     let spec = pod.spec.as_ref()?;
+    if any_app_started(pod) {
+        return None;
+    }
     let statuses = pod
         .status
         .as_ref()
         .and_then(|s| s.init_container_statuses.as_deref())
         .unwrap_or_default();
     spec.init_containers.iter().flatten().find_map(|c| {
+        let sidecar = is_sidecar(c);
         let done = statuses.iter().any(|s| {
             s.name == c.name
-                && s.state
-                    .as_ref()
-                    .and_then(|st| st.terminated.as_ref())
-                    .is_some_and(|t| t.exit_code == 0)
+                && if sidecar {
+                    has_started(s)
+                } else {
+                    s.state
+                        .as_ref()
+                        .and_then(|st| st.terminated.as_ref())
+                        .is_some_and(|t| t.exit_code == 0)
+                }
         });
         (!done).then(|| c.name.clone())
+    })
+}
+
+/// Whether every app container has finished for good under a restart policy other
+/// than Always: what is left running (sidecars) is to be stopped.
+pub(crate) fn apps_finished(pod: &Pod) -> bool {
+    let policy = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.restart_policy.as_deref())
+        .unwrap_or("Always");
+    if policy == "Always" {
+        return false;
+    }
+    let statuses = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_deref())
+        .unwrap_or_default();
+    let names = pod.spec.iter().flat_map(|s| s.containers.iter());
+    names.into_iter().all(|c| {
+        statuses.iter().any(|cs| {
+            cs.name == c.name
+                && cs
+                    .state
+                    .as_ref()
+                    .and_then(|s| s.terminated.as_ref())
+                    .is_some_and(|t| policy == "Never" || t.exit_code == 0)
+        })
     })
 }
 
@@ -227,73 +343,119 @@ fn terminated_of(cs: &ContainerStatus) -> Option<ContainerStateTerminated> {
     cs.state.as_ref().and_then(|s| s.terminated.clone())
 }
 
-/// The pod's phase from its containers, as upstream `getPhase` (no init containers).
+/// The pod's phase from its containers, as upstream `getPhase`
+/// (pkg/kubelet/kubelet_pods.go) for a pod that is not yet terminal: plain init
+/// containers keep it Pending (Failed when one failed under restartPolicy Never);
+/// a running sidecar counts as running, a terminated one not at all.
 pub(crate) fn pod_phase(pod: &Pod) -> &'static str {
     let policy = pod
         .spec
         .as_ref()
         .and_then(|s| s.restart_policy.as_deref())
         .unwrap_or("Always");
-    let statuses = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.container_statuses.as_deref())
-        .unwrap_or_default();
-    // Init containers first: the pod is Pending until they have all completed, and
-    // Failed when one failed and will not be retried.
-    let init_statuses = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.init_container_statuses.as_deref())
-        .unwrap_or_default();
-    for c in pod
+    let status = |name: &str| {
+        pod.status
+            .as_ref()
+            .into_iter()
+            .flat_map(|s| {
+                s.container_statuses
+                    .iter()
+                    .flatten()
+                    .chain(s.init_container_statuses.iter().flatten())
+            })
+            .find(|s| s.name == name)
+    };
+    let last_terminated = |cs: &ContainerStatus| {
+        cs.last_state
+            .as_ref()
+            .and_then(|s| s.terminated.as_ref())
+            .map(|t| t.exit_code)
+    };
+    let inits = pod
         .spec
         .iter()
-        .flat_map(|s| s.init_containers.iter().flatten())
-    {
-        let t = init_statuses
-            .iter()
-            .find(|s| s.name == c.name)
-            .and_then(|s| s.state.as_ref())
-            .and_then(|s| s.terminated.as_ref());
-        match t {
-            Some(t) if t.exit_code == 0 => continue,
-            Some(_) if policy == "Never" => return "Failed",
-            _ => return "Pending",
+        .flat_map(|s| s.init_containers.iter().flatten());
+    let (mut pending_init, mut failed_init) = (0, 0);
+    let (mut unknown, mut running, mut waiting, mut stopped, mut succeeded) = (0, 0, 0, 0, 0);
+    for c in inits {
+        let Some(cs) = status(&c.name) else {
+            if is_sidecar(c) {
+                unknown += 1;
+            } else {
+                pending_init += 1;
+            }
+            continue;
+        };
+        let state = cs.state.as_ref();
+        let is_running = state.is_some_and(|s| s.running.is_some());
+        let terminated = state.and_then(|s| s.terminated.as_ref());
+        let is_waiting = state.is_some_and(|s| s.waiting.is_some());
+        if is_sidecar(c) {
+            if is_running {
+                if cs.started != Some(true) {
+                    pending_init += 1;
+                }
+                running += 1;
+            } else if terminated.is_some() || (is_waiting && last_terminated(cs).is_some()) {
+            } else if is_waiting {
+                pending_init += 1;
+                waiting += 1;
+            } else {
+                pending_init += 1;
+                unknown += 1;
+            }
+        } else if is_running {
+            pending_init += 1;
+        } else if let Some(t) = terminated {
+            if t.exit_code != 0 {
+                failed_init += 1;
+            }
+        } else if is_waiting {
+            match last_terminated(cs) {
+                Some(code) if code != 0 => failed_init += 1,
+                Some(_) => {}
+                None => pending_init += 1,
+            }
+        } else {
+            pending_init += 1;
         }
     }
-    let (mut running, mut waiting, mut stopped, mut succeeded) = (0, 0, 0, 0);
-    for cs in statuses {
+    for c in pod.spec.iter().flat_map(|s| s.containers.iter()) {
+        let Some(cs) = status(&c.name) else {
+            unknown += 1;
+            continue;
+        };
         let state = cs.state.as_ref();
-        if state.and_then(|s| s.running.as_ref()).is_some() {
+        if state.is_some_and(|s| s.running.is_some()) {
             running += 1;
         } else if let Some(t) = state.and_then(|s| s.terminated.as_ref()) {
             stopped += 1;
             if t.exit_code == 0 {
                 succeeded += 1;
             }
-        } else if cs
-            .last_state
-            .as_ref()
-            .and_then(|s| s.terminated.as_ref())
-            .is_some()
-        {
-            stopped += 1;
+        } else if state.is_some_and(|s| s.waiting.is_some()) {
+            if last_terminated(cs).is_some() {
+                stopped += 1;
+            } else {
+                waiting += 1;
+            }
         } else {
-            waiting += 1;
+            unknown += 1;
         }
     }
-    if waiting > 0 {
+    if failed_init > 0 && policy == "Never" {
+        return "Failed";
+    }
+    if (pending_init > 0 && !any_app_started(pod)) || waiting > 0 {
         "Pending"
-    } else if running > 0 {
+    } else if running > 0 && unknown == 0 {
         "Running"
-    } else if stopped > 0 {
+    } else if running == 0 && stopped > 0 && unknown == 0 {
         match policy {
             "Always" => "Running",
-            "OnFailure" if stopped == succeeded => "Succeeded",
-            "OnFailure" => "Running",
             _ if stopped == succeeded => "Succeeded",
-            _ => "Failed",
+            "Never" => "Failed",
+            _ => "Running",
         }
     } else {
         "Pending"
@@ -306,16 +468,37 @@ pub(crate) fn refresh_pod_status(
     now: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
 ) {
     let phase = pod_phase(pod);
-    let statuses = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.container_statuses.clone())
-        .unwrap_or_default();
-    let unready: Vec<String> = statuses
-        .iter()
-        .filter(|c| !c.ready)
-        .map(|c| c.name.clone())
-        .collect();
+    // `GenerateContainersReadyCondition`: sidecars first, then the app containers.
+    let unready: Vec<String> = {
+        let st = pod.status.as_ref();
+        let ready = |name: &str, init: bool| {
+            st.and_then(|s| {
+                if init {
+                    s.init_container_statuses.as_ref()
+                } else {
+                    s.container_statuses.as_ref()
+                }
+            })
+            .into_iter()
+            .flatten()
+            .any(|cs| cs.name == name && cs.ready)
+        };
+        let spec = pod.spec.as_ref();
+        let sidecars = spec
+            .into_iter()
+            .flat_map(|s| s.init_containers.iter().flatten())
+            .filter(|c| is_sidecar(c))
+            .map(|c| (c, true));
+        let apps = spec
+            .into_iter()
+            .flat_map(|s| s.containers.iter())
+            .map(|c| (c, false));
+        sidecars
+            .chain(apps)
+            .filter(|(c, init)| !ready(&c.name, *init))
+            .map(|(c, _)| c.name.clone())
+            .collect()
+    };
     let terminal = phase == "Succeeded" || phase == "Failed";
     let (status, reason, message) = if terminal {
         ("False", Some("PodCompleted".to_string()), None)
@@ -332,24 +515,32 @@ pub(crate) fn refresh_pod_status(
         )
     };
     let incomplete: Vec<String> = {
-        let done = |n: &str| {
+        // `GeneratePodInitializedCondition`: a plain init container has completed,
+        // a sidecar has started.
+        let done = |c: &Container| {
             pod.status
                 .as_ref()
                 .and_then(|s| s.init_container_statuses.as_ref())
                 .into_iter()
                 .flatten()
                 .any(|s| {
-                    s.name == n
-                        && s.state
-                            .as_ref()
-                            .and_then(|st| st.terminated.as_ref())
-                            .is_some_and(|t| t.exit_code == 0)
+                    s.name == c.name
+                        && if is_sidecar(c) {
+                            s.started == Some(true)
+                        } else {
+                            s.state
+                                .as_ref()
+                                .and_then(|st| st.terminated.as_ref())
+                                .is_some_and(|t| t.exit_code == 0)
+                        }
                 })
         };
+        // Once an app container has started the pod stays initialized.
+        let initialized = any_app_started(pod);
         pod.spec
             .iter()
             .flat_map(|s| s.init_containers.iter().flatten())
-            .filter(|c| !done(&c.name))
+            .filter(|c| !initialized && !done(c))
             .map(|c| c.name.clone())
             .collect()
     };
@@ -450,7 +641,6 @@ impl Cluster {
             }
         };
         let id = container_id(self);
-        let now = self.now.to_k8s();
         let Some(cs) = status_mut(pod, &c.name) else {
             return;
         };
@@ -492,6 +682,7 @@ impl Cluster {
                 probes: BTreeMap::new(),
                 killing: false,
                 served: runtime::Served::default(),
+                stops_at_ms: None,
             }));
         if run.finished_ms.is_some() || run.id != id {
             run.served = runtime::Served::default();
@@ -525,18 +716,7 @@ impl Cluster {
             );
             return;
         }
-        cs.state = Some(ContainerState {
-            running: Some(ContainerStateRunning {
-                started_at: Some(now),
-            }),
-            ..Default::default()
-        });
-        // A startup probe holds `started` (and readiness) back; a readiness probe
-        // holds `ready` back until it succeeds (`kubelet_probes.rs`).
-        cs.ready = !is_init_container && c.readiness_probe.is_none() && c.startup_probe.is_none();
-        cs.started = Some(c.startup_probe.is_none());
         events.push(("Normal", "Started", format!("Started container {}", c.name)));
-        self.schedule_probes(node, key, &uid, &c, restarts);
         self.schedule_exit(
             node,
             key,
@@ -546,6 +726,79 @@ impl Cluster {
             &process,
             runtime::EXIT_SEARCH_BUDGET,
         );
+        // A postStart hook holds the container in ContainerCreating until it ends
+        // (`lifecycle.rs`).
+        if let Some(hook) = c.lifecycle.as_ref().and_then(|l| l.post_start.as_ref()) {
+            let run = self.run_hook(
+                pod,
+                &c,
+                hook,
+                &process,
+                crate::kubelet::lifecycle::POST_START_LIMIT_MS,
+            );
+            if let Some(cs) = status_mut(pod, &c.name) {
+                set_creating(cs);
+            }
+            self.schedule(
+                self.now + SimDuration::millis(run.ms),
+                KubeletTimer::PostStartDone {
+                    node: node.to_string(),
+                    pod: key.clone(),
+                    uid,
+                    container: c.name.clone(),
+                    restarts,
+                    failed: run.failed,
+                },
+            );
+            return;
+        }
+        self.container_running(node, key, pod, &c, is_init_container, restarts, events);
+    }
+
+    /// A started container (its postStart hook done) is Running: its probes start,
+    /// and a started sidecar lets the next container start.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn container_running(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        pod: &mut Pod,
+        c: &Container,
+        is_init_container: bool,
+        restarts: i32,
+        events: &mut Vec<PendingEvent>,
+    ) {
+        let uid = pod.metadata.uid.clone().unwrap_or_default();
+        let Some(started_ms) = self
+            .kubelets
+            .get(node)
+            .and_then(|k| k.containers.get(key))
+            .and_then(|r| r.containers.get(&c.name))
+            .map(|r| r.process.started_ms)
+        else {
+            return;
+        };
+        let Some(cs) = status_mut(pod, &c.name) else {
+            return;
+        };
+        cs.state = Some(ContainerState {
+            running: Some(ContainerStateRunning {
+                started_at: Some(SimTime(started_ms).to_k8s()),
+            }),
+            ..Default::default()
+        });
+        // A startup probe holds `started` (and readiness) back; a readiness probe
+        // holds `ready` back until it succeeds (`kubelet_probes.rs`).
+        let sidecar = is_init_container && is_sidecar(c);
+        cs.ready = (!is_init_container || sidecar)
+            && c.readiness_probe.is_none()
+            && c.startup_probe.is_none();
+        cs.started = Some(c.startup_probe.is_none());
+        self.schedule_probes(node, key, &uid, c, restarts);
+        // A started sidecar lets the next container start.
+        if sidecar && c.startup_probe.is_none() {
+            self.continue_after_init(node, key, pod, events);
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -679,11 +932,62 @@ impl Cluster {
             finished,
             &mut events,
         );
-        if code == 0 && spec_container(&pod, name).is_some_and(|(_, init)| init) {
+        let plain_init =
+            spec_container(&pod, name).is_some_and(|(c, init)| init && !is_sidecar(&c));
+        if code == 0 && plain_init {
             self.continue_after_init(node, key, &mut pod, &mut events);
         }
+        self.stop_sidecars_when_done(node, key, &pod, &mut events);
         refresh_pod_status(&mut pod, &self.now.to_k8s());
         self.write_pod_with_events(node, pod, events);
+    }
+
+    /// When every app container has finished for good, the kubelet stops the pod's
+    /// running sidecars (SIGTERM, then SIGKILL when the grace period ends), so the
+    /// pod can complete (a Job's pod with a log shipper beside it).
+    pub(crate) fn stop_sidecars_when_done(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        pod: &Pod,
+        events: &mut Vec<PendingEvent>,
+    ) {
+        if !apps_finished(pod) {
+            return;
+        }
+        let uid = pod.metadata.uid.clone().unwrap_or_default();
+        let grace_ms = grace_period_ms(pod);
+        let sidecars: Vec<String> = pod
+            .spec
+            .iter()
+            .flat_map(|s| s.init_containers.iter().flatten())
+            .filter(|c| is_sidecar(c))
+            .map(|c| c.name.clone())
+            .collect();
+        for name in sidecars.iter().rev() {
+            let Some(run) = self
+                .pod_runtime_mut(node, key)
+                .and_then(|p| p.containers.get_mut(name))
+                .filter(|r| r.finished_ms.is_none() && !r.killing)
+            else {
+                continue;
+            };
+            run.killing = true;
+            let (restarts, process) = (run.restarts, run.process.clone());
+            let (code, delay) = stop_outcome(&process, grace_ms);
+            events.push(("Normal", "Killing", format!("Stopping container {name}")));
+            self.schedule(
+                self.now + SimDuration::millis(delay),
+                KubeletTimer::ContainerKilled {
+                    node: node.to_string(),
+                    pod: key.clone(),
+                    uid: uid.clone(),
+                    container: name.clone(),
+                    restarts,
+                    code,
+                },
+            );
+        }
     }
 
     pub(crate) fn write_pod_with_events(
@@ -737,8 +1041,12 @@ impl Cluster {
         } else {
             SimTime(run.process.started_ms).to_k8s()
         };
-        let init = spec_container(pod, name).is_some_and(|(_, init)| init);
+        let (init, sidecar) = spec_container(pod, name)
+            .map_or((false, false), |(c, init)| (init, init && is_sidecar(&c)));
         let restart = match policy.as_str() {
+            // A sidecar comes back whatever the pod's policy, until the app
+            // containers are done.
+            _ if sidecar => !apps_finished(pod),
             // A completed init container is done; a failed one is retried unless the
             // pod never restarts.
             _ if init && code == 0 => false,
@@ -911,15 +1219,7 @@ impl Cluster {
             let attempt = st.attempt;
             if let Some(cs) = status_mut(pod, name) {
                 cs.image = image.clone();
-                cs.ready = false;
-                cs.started = Some(false);
-                cs.state = Some(ContainerState {
-                    waiting: Some(ContainerStateWaiting {
-                        reason: Some("ContainerCreating".into()),
-                        message: None,
-                    }),
-                    ..Default::default()
-                });
+                set_creating(cs);
             }
             self.schedule(
                 self.now,
@@ -1014,8 +1314,10 @@ impl Cluster {
         self.write_pod_with_events(node, pod, events);
     }
 
-    /// After an init container completes: the next one starts, or, when all have,
-    /// the app containers (their images were pulled with the pod's).
+    /// After an init container completes or a sidecar starts: the next init
+    /// container starts, or, when all are done, the app containers (their images
+    /// were pulled with the pod's). Nothing happens while the next one already runs
+    /// or once the app containers have been started.
     pub(crate) fn continue_after_init(
         &mut self,
         node: &str,
@@ -1023,7 +1325,19 @@ impl Cluster {
         pod: &mut Pod,
         events: &mut Vec<PendingEvent>,
     ) {
+        if any_app_started(pod) {
+            return;
+        }
+        let known = |c: &Cluster, name: &str| {
+            c.kubelets
+                .get(node)
+                .and_then(|k| k.containers.get(key))
+                .is_some_and(|r| r.containers.contains_key(name) || r.pulls.contains_key(name))
+        };
         if let Some(next) = pending_init(pod) {
+            if known(self, &next) {
+                return;
+            }
             if let Some(cs) = status_mut(pod, &next) {
                 cs.image_id = crate::kubelet::image_id(&cs.image);
             }
@@ -1032,6 +1346,9 @@ impl Cluster {
         }
         let containers = pod.spec.clone().unwrap_or_default().containers;
         for (i, c) in containers.iter().enumerate() {
+            if known(self, &c.name) {
+                continue;
+            }
             let image = c.image.clone().unwrap_or_default();
             let present = self
                 .kubelets
@@ -1045,30 +1362,6 @@ impl Cluster {
             }
             self.start_container(node, key, pod, i, events);
         }
-    }
-
-    /// The stop time of a pod's containers that are still running.
-    pub(crate) fn running_stop_ms(
-        &self,
-        node: &str,
-        key: &ObjectKey,
-        pod: &Pod,
-    ) -> Vec<(String, u64)> {
-        let runs = self.kubelets.get(node).and_then(|k| k.containers.get(key));
-        pod.spec
-            .iter()
-            .flat_map(|s| s.containers.iter())
-            .filter(|c| {
-                runs.and_then(|r| r.containers.get(&c.name))
-                    .is_none_or(|r| r.finished_ms.is_none())
-            })
-            .map(|c| {
-                (
-                    c.name.clone(),
-                    images::stop_ms(c.image.as_deref().unwrap_or("")),
-                )
-            })
-            .collect()
     }
 }
 

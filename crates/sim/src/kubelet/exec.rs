@@ -4,7 +4,8 @@
 //! asks the runtime to exec in the container (`ExecSync`-like). The command sees the
 //! container's environment and files: what the kubelet mounts (`/etc/resolv.conf`,
 //! `/etc/hosts`, `/etc/hostname`, the service account's namespace file, configMap and
-//! secret volumes) plus what the main process's shell wrote; the image's network tools
+//! secret volumes) plus what the main process's shell wrote, and what the pod's other
+//! containers wrote into the emptyDir volumes it shares with them; the image's network tools
 //! (`nslookup`, see `dns.rs`) reach the simulated network.
 //!
 //! Simplified: a command runs to completion (or for [`EXEC_TIMEOUT_MS`]) at the current
@@ -103,7 +104,7 @@ impl Programs for NetTools<'_> {
 
 impl Cluster {
     /// The files the kubelet gives a container.
-    fn container_files(&self, pod: &Pod, container: &str) -> BTreeMap<String, String> {
+    pub(crate) fn container_files(&self, pod: &Pod, container: &str) -> BTreeMap<String, String> {
         let namespace = pod.metadata.namespace.clone().unwrap_or_default();
         let name = pod.metadata.name.clone().unwrap_or_default();
         let spec = pod.spec.clone().unwrap_or_default();
@@ -221,7 +222,8 @@ impl Cluster {
                 ),
             )));
         }
-        let files = self.container_files(&pod, container);
+        let mut files = self.container_files(&pod, container);
+        files.extend(self.empty_dir_files(&pod, container));
         let after = self.now.0.saturating_sub(main.started_ms);
         let image = main.image.clone();
         let tools = NetTools {

@@ -29,6 +29,7 @@ pub mod env;
 pub mod exec;
 pub mod image_pulls;
 pub mod images;
+pub mod lifecycle;
 pub mod probes;
 pub mod runtime;
 pub mod shell;
@@ -1055,15 +1056,12 @@ impl Cluster {
         // could not be pulled (`kubelet_images.rs`).
         let mut events = Vec::new();
         // Init containers run first, one at a time (`kubelet_containers.rs`).
-        if let Some(first) = crate::kubelet::containers::pending_init(&pod) {
-            if let Some(cs) = crate::kubelet::containers::status_mut(&mut pod, &first) {
-                cs.image_id = image_id(&cs.image);
-            }
-            self.start_container_named(node, key, &mut pod, &first, &mut events);
+        let has_init = spec.init_containers.as_ref().is_some_and(|v| !v.is_empty());
+        if has_init {
+            self.continue_after_init(node, key, &mut pod, &mut events);
         }
-        let initializing = crate::kubelet::containers::pending_init(&pod).is_some();
         for (i, c) in spec.containers.iter().enumerate() {
-            if initializing {
+            if has_init {
                 break;
             }
             let image = c.image.clone().unwrap_or_default();
@@ -1103,24 +1101,25 @@ impl Cluster {
         let grace_ms =
             SimDuration::from_secs_i64(pod.metadata.deletion_grace_period_seconds.unwrap_or(30))
                 .as_millis();
-        // Only containers still running need stopping.
-        let running = self.running_stop_ms(node, key, pod);
-        let stop = running
+        // Only containers still running need stopping (`lifecycle.rs`).
+        let mut events = Vec::new();
+        let plan = self.termination_plan(node, key, pod, grace_ms, &mut events);
+        let stop = plan
             .iter()
-            .map(|(_, ms)| *ms)
+            .map(|s| s.stopped_ms)
             .max()
-            .unwrap_or(0)
-            .min(grace_ms);
+            .unwrap_or(self.now.0)
+            .saturating_sub(self.now.0);
         let obj = Object::Pod(Box::new(pod.clone()));
-        for (name, _) in &running {
-            self.record_event(
-                &obj,
-                "kubelet",
-                Some(node),
-                "Normal",
-                "Killing",
-                format!("Stopping container {name}"),
-            );
+        for (t, reason, message) in events {
+            self.record_event(&obj, "kubelet", Some(node), t, reason, message);
+        }
+        if let Some(rt) = self.pod_runtime_mut(node, key) {
+            for s in &plan {
+                if let Some(run) = rt.containers.get_mut(&s.name) {
+                    run.stops_at_ms = Some(s.stopped_ms);
+                }
+            }
         }
         if let Some(k) = self.kubelets.get_mut(node) {
             k.pods.insert(
@@ -1307,6 +1306,16 @@ pub(crate) enum KubeletTimer {
         container: String,
         restarts: i32,
     },
+    /// A container's postStart hook ends (`lifecycle.rs`): it runs, or, when the
+    /// hook failed, is killed.
+    PostStartDone {
+        node: String,
+        pod: ObjectKey,
+        uid: String,
+        container: String,
+        restarts: i32,
+        failed: bool,
+    },
     /// A container probe's period comes round (`kubelet_probes.rs`).
     Probe {
         node: String,
@@ -1333,6 +1342,7 @@ impl crate::runtime::components::Timers for KubeletTimer {
         "probe period",
         "kubelet sync after a container config error",
         "kubelet sync after a volume's object changed",
+        "postStart hook ended",
     ];
 
     fn describe(&self) -> &'static str {
@@ -1350,6 +1360,7 @@ impl crate::runtime::components::Timers for KubeletTimer {
             KubeletTimer::Probe { .. } => 10,
             KubeletTimer::ConfigRetry { .. } => 11,
             KubeletTimer::VolumeSync { .. } => 12,
+            KubeletTimer::PostStartDone { .. } => 13,
         }]
     }
 
@@ -1435,6 +1446,14 @@ impl crate::runtime::components::Timers for KubeletTimer {
                 container,
                 restarts,
             } => c.kubelet_volume_sync(&node, &pod, &uid, &container, restarts),
+            KubeletTimer::PostStartDone {
+                node,
+                pod,
+                uid,
+                container,
+                restarts,
+                failed,
+            } => c.kubelet_post_start_done(&node, &pod, &uid, &container, restarts, failed),
         }
     }
 }
@@ -1553,7 +1572,16 @@ fn set_starting_conditions(pod: &mut Pod, spec: &PodSpec, now: &Time) {
         let names: Vec<&str> = if t == "Initialized" {
             init_names.iter().map(String::as_str).collect()
         } else {
-            spec.containers.iter().map(|c| c.name.as_str()).collect()
+            // Sidecars first, as `GenerateContainersReadyCondition` lists them.
+            let sidecars = spec
+                .init_containers
+                .iter()
+                .flatten()
+                .filter(|c| crate::kubelet::containers::is_sidecar(c));
+            sidecars
+                .chain(&spec.containers)
+                .map(|c| c.name.as_str())
+                .collect()
         };
         set_pod_condition(
             pod,

@@ -66,7 +66,7 @@ fn period_ms(p: &Probe) -> u64 {
     .as_millis()
 }
 
-fn port_of(c: &Container, port: &IntOrString) -> Option<i32> {
+pub(crate) fn port_of(c: &Container, port: &IntOrString) -> Option<i32> {
     match port {
         IntOrString::Int(n) => Some(*n),
         IntOrString::String(name) => c
@@ -189,6 +189,7 @@ impl Cluster {
             now,
             &mut events,
         );
+        self.stop_sidecars_when_done(node, key, &pod, &mut events);
         refresh_pod_status(&mut pod, &self.now.to_k8s());
         self.write_pod_with_events(node, pod, events);
     }
@@ -251,12 +252,8 @@ impl Cluster {
         {
             return;
         }
-        let Some(c) = pod
-            .spec
-            .as_ref()
-            .and_then(|s| s.containers.iter().find(|c| c.name == name))
-            .cloned()
-        else {
+        // App containers and sidecars are probed.
+        let Some(c) = crate::kubelet::containers::spec_container(&pod, name).map(|(c, _)| c) else {
             return;
         };
         let Some(probe) = kind.of(&c).cloned() else {
@@ -350,6 +347,10 @@ impl Cluster {
         let changed = passed != before && kind != ProbeKind::Liveness;
         if changed {
             mark_probe_result(&mut pod, name, kind, passed, readiness);
+            // A sidecar that has started lets the next container start.
+            if kind == ProbeKind::Startup && passed {
+                self.continue_after_init(node, key, &mut pod, &mut events);
+            }
             refresh_pod_status(&mut pod, &self.now.to_k8s());
             self.write_pod_with_events(node, pod, events);
         } else if !events.is_empty() {
@@ -408,7 +409,6 @@ fn kill_outcome(
     probe: &Probe,
     pod: &k8s_openapi::api::core::v1::Pod,
 ) -> (i32, u64) {
-    let clean = stops_cleanly(process);
     let grace_ms = crate::time::SimDuration::from_secs_i64(
         probe
             .termination_grace_period_seconds
@@ -420,12 +420,7 @@ fn kill_outcome(
             .unwrap_or(30),
     )
     .as_millis();
-    let stop_ms = crate::kubelet::images::stop_ms(&process.image);
-    if clean && stop_ms <= grace_ms {
-        (0, stop_ms)
-    } else {
-        (137, grace_ms)
-    }
+    crate::kubelet::containers::stop_outcome(process, grace_ms)
 }
 
 /// Shows a startup or readiness probe's new verdict in the container's status.
@@ -436,12 +431,7 @@ fn mark_probe_result(
     passed: bool,
     readiness: bool,
 ) {
-    if let Some(cs) = pod
-        .status
-        .as_mut()
-        .and_then(|s| s.container_statuses.as_mut())
-        .and_then(|v| v.iter_mut().find(|s| s.name == name))
-    {
+    if let Some(cs) = crate::kubelet::containers::status_mut(pod, name) {
         match kind {
             ProbeKind::Startup => {
                 cs.started = Some(true);

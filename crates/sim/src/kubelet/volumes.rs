@@ -218,3 +218,96 @@ impl Cluster {
         self.schedule_exit(node, key, uid, name, restarts, &process, budget);
     }
 }
+
+impl Cluster {
+    /// What the pod's containers' processes wrote into the emptyDir volumes that
+    /// `container` mounts, at the paths `container` sees them on: the other
+    /// containers' current and previous instances, and `container`'s own previous
+    /// instance (an emptyDir outlives a container's restart and lives as long as the
+    /// pod). `container`'s current process is left to the caller, who replays it.
+    /// Simplified: what a process reads is fixed when it starts, so a running process
+    /// does not see what another writes later; `kubectl exec` and exec hooks do.
+    pub(crate) fn empty_dir_files(&self, pod: &Pod, container: &str) -> BTreeMap<String, String> {
+        let mut files = BTreeMap::new();
+        let Some(spec) = pod.spec.as_ref() else {
+            return files;
+        };
+        let shared: Vec<&str> = spec
+            .volumes
+            .iter()
+            .flatten()
+            .filter(|v| v.empty_dir.is_some())
+            .map(|v| v.name.as_str())
+            .collect();
+        if shared.is_empty() {
+            return files;
+        }
+        let containers: Vec<_> = spec
+            .init_containers
+            .iter()
+            .flatten()
+            .chain(&spec.containers)
+            .collect();
+        let mount_of = |c: &k8s_openapi::api::core::v1::Container, volume: &str| {
+            c.volume_mounts
+                .iter()
+                .flatten()
+                .find(|m| m.name == volume && m.sub_path.as_deref().unwrap_or("").is_empty())
+                .map(|m| m.mount_path.trim_end_matches('/').to_string())
+        };
+        let Some(target) = containers.iter().find(|c| c.name == container) else {
+            return files;
+        };
+        let node = spec.node_name.as_deref().unwrap_or("");
+        let key = ObjectKey::new(
+            Kind::Pod,
+            pod.metadata.namespace.as_deref().unwrap_or("default"),
+            pod.metadata.name.as_deref().unwrap_or(""),
+        );
+        let Some(runs) = self.kubelets.get(node).and_then(|k| k.containers.get(&key)) else {
+            return files;
+        };
+        let now = self.now.0;
+        for volume in shared {
+            let Some(here) = mount_of(target, volume) else {
+                continue;
+            };
+            for c in &containers {
+                let Some(there) = mount_of(c, volume) else {
+                    continue;
+                };
+                let Some(run) = runs.containers.get(&c.name) else {
+                    continue;
+                };
+                let mut base = self.container_files(pod, &c.name);
+                let prefix = format!("{there}/");
+                // The previous instance first: the current one started with what it
+                // left in the volume.
+                let mut instances = Vec::new();
+                if let Some(prev) = &run.previous {
+                    instances.push((&prev.process, prev.finished_ms));
+                }
+                if c.name != container {
+                    instances.push((&run.process, run.finished_ms.unwrap_or(now)));
+                }
+                for (process, until) in instances {
+                    let upto = until.saturating_sub(process.started_ms);
+                    let replay = crate::kubelet::runtime::replay_in(
+                        process,
+                        upto,
+                        crate::kubelet::runtime::EXIT_SEARCH_BUDGET,
+                        &base,
+                        &crate::kubelet::shell::NoPrograms,
+                    );
+                    for (path, text) in replay.files {
+                        if let Some(rest) = path.strip_prefix(&prefix) {
+                            files.insert(format!("{here}/{rest}"), text.clone());
+                            base.insert(path, text);
+                        }
+                    }
+                }
+            }
+        }
+        files
+    }
+}

@@ -661,7 +661,9 @@ impl Cluster {
             .into_iter()
             .flat_map(|r| r.containers.iter())
             .find(|(_, c)| {
+                // A terminating container answers until it has stopped (`lifecycle.rs`).
                 c.finished_ms.is_none()
+                    && c.stops_at_ms.is_none_or(|t| now < t)
                     && runtime::listens(&c.process, port, now.saturating_sub(c.process.started_ms))
             });
         let Some((container, c)) = listener else {

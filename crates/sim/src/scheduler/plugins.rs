@@ -11,8 +11,9 @@
 //! `RunFilterPlugins`; of the volume plugins only VolumeBinding runs, and the
 //! DefaultPreemption victim search is not simulated (every FailedScheduling says
 //! preemption found no victims); PodTopologySpread honours `nodeAffinityPolicy: Honor`
-//! and `nodeTaintsPolicy: Ignore` (the defaults) only; pod overhead and sidecar init
-//! containers do not add to requests.
+//! and `nodeTaintsPolicy: Ignore` (the defaults) only; pod overhead does not add to
+//! requests, and sidecars add to the requests that filter but not to those that
+//! score.
 
 use super::NodeInfo;
 use crate::controllers::node_lifecycle::tolerates;
@@ -147,9 +148,21 @@ pub fn pod_requests(pod: &Pod) -> Resources {
     for c in &spec.containers {
         total.add(&container_requests(c));
     }
+    // component-helpers' `PodRequests`: a sidecar's requests add to the app
+    // containers' and to every init container's after it.
+    let (mut sidecars, mut init) = (Resources::default(), Resources::default());
     for c in spec.init_containers.iter().flatten() {
-        total.max(&container_requests(c));
+        let mut r = container_requests(c);
+        if c.restart_policy.as_deref() == Some("Always") {
+            total.add(&r);
+            sidecars.add(&r);
+            r = sidecars.clone();
+        } else {
+            r.add(&sidecars);
+        }
+        init.max(&r);
     }
+    total.max(&init);
     total
 }
 

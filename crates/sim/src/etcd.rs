@@ -35,7 +35,8 @@
 //! their watches break on the compacted revisions and they relist (the scheduler
 //! rebuilds its cache, the controllers requeue what they own, each kubelet compares
 //! the pods bound to its node with what its runtime runs: containers of pods that are
-//! gone are stopped, restored pods that no longer run are started again, and statuses
+//! gone or, restored from before their binding, no longer bound to it are stopped,
+//! restored pods that no longer run are started again, and statuses
 //! it reported that the restore rolled back are posted again).
 
 use crate::apiserver::ApiserverTimer;

@@ -662,7 +662,12 @@ impl Cluster {
                 p.clone()
             }
             _ => {
-                // Gone (or moved): its containers stop and are forgotten.
+                // Gone, or no longer bound here (an etcd restore can take a pod back to
+                // before its binding): its containers stop and are forgotten. Upstream
+                // the pod source lists only pods with `spec.nodeName` this node's, a
+                // pod missing from its set is removed and its worker kills it
+                // (pkg/kubelet/config/config.go `podStorage.merge`, kubelet.go
+                // `HandlePodRemoves`).
                 if let Some(k) = self.kubelets.get_mut(node) {
                     k.pods.remove(key);
                     k.pulled_events.remove(key);

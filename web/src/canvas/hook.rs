@@ -238,36 +238,30 @@ pub(super) fn report_paint(view: &Rc<FloorView>, hits: &Hits, zones: usize, full
                 })
             })
             .collect();
-        h.gauges = hits
-            .items
-            .iter()
-            .filter_map(|(r, t)| match t {
-                Target::Gauge { namespace, name } => Some(HookGauge {
-                    namespace: namespace.clone(),
-                    name: name.clone(),
-                    x: r.x,
-                    y: r.y,
-                    w: r.w,
-                    h: r.h,
-                }),
-                _ => None,
-            })
-            .collect();
-        h.fences = hits
-            .items
-            .iter()
-            .filter_map(|(r, t)| match t {
-                Target::Fence { namespace, name } => Some(HookGauge {
-                    namespace: namespace.clone(),
-                    name: name.clone(),
-                    x: r.x,
-                    y: r.y,
-                    w: r.w,
-                    h: r.h,
-                }),
-                _ => None,
-            })
-            .collect();
+        // The notice board's named lines (gauges, fences) where they are drawn.
+        let named = |pick: fn(&Target) -> Option<(&String, &String)>| -> Vec<HookGauge> {
+            hits.items
+                .iter()
+                .filter_map(|(r, t)| {
+                    pick(t).map(|(namespace, name)| HookGauge {
+                        namespace: namespace.clone(),
+                        name: name.clone(),
+                        x: r.x,
+                        y: r.y,
+                        w: r.w,
+                        h: r.h,
+                    })
+                })
+                .collect()
+        };
+        h.gauges = named(|t| match t {
+            Target::Gauge { namespace, name } => Some((namespace, name)),
+            _ => None,
+        });
+        h.fences = named(|t| match t {
+            Target::Fence { namespace, name } => Some((namespace, name)),
+            _ => None,
+        });
         h.draws += 1;
         if full {
             h.full_paints += 1;

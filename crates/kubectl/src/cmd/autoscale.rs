@@ -536,18 +536,9 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
                     out.out_line(format!("{display} {operation}{suffix}"));
                 }
                 Some("name") => out.out_line(display),
-                Some(format) => {
-                    let v = if client {
-                        generated
-                    } else {
-                        crate::cmd::get::printable_json(&created)
-                    };
-                    if format == "yaml" {
-                        out.stdout.push_str(&crate::printers::yaml::to_yaml(&v));
-                    } else {
-                        out.out_line(crate::printers::json::to_go_json(&v));
-                    }
-                }
+                Some(format) => crate::cmd::create_more::print_generated(
+                    &mut out, format, client, generated, &created,
+                ),
             }
         }
     }

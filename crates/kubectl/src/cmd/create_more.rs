@@ -284,20 +284,7 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             match output {
                 None => out.out_line(format!("{display} created{suffix}")),
                 Some("name") => out.out_line(display),
-                Some(format) => {
-                    // A client-side dry run prints what kubectl generated; otherwise
-                    // the apiserver's answer.
-                    let v = if client {
-                        generated
-                    } else {
-                        crate::cmd::get::printable_json(&created)
-                    };
-                    if format == "yaml" {
-                        out.stdout.push_str(&crate::printers::yaml::to_yaml(&v));
-                    } else {
-                        out.out_line(crate::printers::json::to_go_json(&v));
-                    }
-                }
+                Some(format) => print_generated(&mut out, format, client, generated, &created),
             }
         }
         Err(e) => out.fail(match failure {
@@ -306,6 +293,27 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         }),
     }
     out
+}
+
+/// `-o yaml|json` of a generator: with a client-side dry run what kubectl
+/// generated, otherwise the apiserver's answer.
+pub(crate) fn print_generated(
+    out: &mut CommandOutput,
+    format: &str,
+    client: bool,
+    generated: Value,
+    created: &Object,
+) {
+    let v = if client {
+        generated
+    } else {
+        crate::cmd::get::printable_json(created)
+    };
+    if format == "yaml" {
+        out.stdout.push_str(&crate::printers::yaml::to_yaml(&v));
+    } else {
+        out.out_line(crate::printers::json::to_go_json(&v));
+    }
 }
 
 /// How each generator's `Run` wraps the apiserver's error (`return fmt.Errorf("failed

@@ -947,8 +947,10 @@ impl Cluster {
             .map(|(_, u)| *u)
             .fold(0, i64::saturating_add);
         let average = usage / ready;
-        // The ratio of usage to target over `counted` pods, and what it proposes.
-        let (ratio, current, per_missing_down, request_or_target) = match utilization_target {
+        // The ratio of usage to the target, the metric's `current` status, the target
+        // (a percentage of requests or an average value) and the measured pods'
+        // requests when the target is a utilization.
+        let (ratio, current, target_value, requests_if_utilization) = match utilization_target {
             None => {
                 let MetricTarget::AverageValue(goal) = target else {
                     unreachable!("checked above")
@@ -996,16 +998,16 @@ impl Cluster {
         // scaling up; unready ones as idle when scaling up.
         let mut new_usage = usage;
         let mut counted = measured.len() + missing.len();
-        let new_ratio = match request_or_target {
+        let new_ratio = match requests_if_utilization {
             None => {
                 if ratio < 1.0 {
-                    new_usage = new_usage
-                        .saturating_add(per_missing_down.saturating_mul(missing.len() as i64));
+                    new_usage =
+                        new_usage.saturating_add(target_value.saturating_mul(missing.len() as i64));
                 }
                 if scale_up_with_unready {
                     counted += unready.len();
                 }
-                (new_usage / counted.max(1) as i64) as f64 / per_missing_down.max(1) as f64
+                (new_usage / counted.max(1) as i64) as f64 / target_value.max(1) as f64
             }
             Some(requests) => {
                 let mut new_requests = requests;
@@ -1013,8 +1015,7 @@ impl Cluster {
                     let r = request_of(pod).map_err(failed)?;
                     new_requests = new_requests.saturating_add(r);
                     if ratio < 1.0 {
-                        new_usage =
-                            new_usage.saturating_add(r.saturating_mul(per_missing_down) / 100);
+                        new_usage = new_usage.saturating_add(r.saturating_mul(target_value) / 100);
                     }
                 }
                 if scale_up_with_unready {
@@ -1025,7 +1026,7 @@ impl Cluster {
                     counted += unready.len();
                 }
                 (new_usage.saturating_mul(100) / new_requests.max(1)) as f64
-                    / per_missing_down.max(1) as f64
+                    / target_value.max(1) as f64
             }
         };
         if (1.0 - new_ratio).abs() <= TOLERANCE

@@ -30,6 +30,7 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "label",
     "logs",
     "patch",
+    "port-forward",
     "replace",
     "rollout",
     "run",

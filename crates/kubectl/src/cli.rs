@@ -150,6 +150,8 @@ pub enum Command {
     Top(Vec<String>),
     /// `kubectl exec ...` (exec.rs).
     Exec(Vec<String>),
+    /// `kubectl port-forward ...` (port_forward.rs).
+    PortForward(Vec<String>),
     /// `kubectl autoscale ...` (autoscale.rs).
     Autoscale(Vec<String>),
     /// `kubectl edit ...` (edit.rs).
@@ -203,6 +205,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("wait") => return Ok(Command::Wait(args.to_vec())),
         Some("top") => return Ok(Command::Top(args.to_vec())),
         Some("exec") => return Ok(Command::Exec(args.to_vec())),
+        Some("port-forward") => return Ok(Command::PortForward(args.to_vec())),
         Some("edit") => return Ok(Command::Edit(args.to_vec())),
         Some("explain") => return Ok(Command::Explain(args.to_vec())),
         Some("annotate") => {
@@ -421,7 +424,7 @@ mod tests {
     #[test]
     fn real_commands_not_simulated_yet_say_so() {
         assert!(
-            err("port-forward svc/web 8080:80").contains("not available in this simulated cluster")
+            err("cp web:/etc/hosts ./hosts").contains("not available in this simulated cluster")
         );
     }
 }

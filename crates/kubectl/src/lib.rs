@@ -214,7 +214,7 @@ impl Session {
             cli::Command::Scale(a) => scale::run(&mut self.cluster, &ctx, &a),
             cli::Command::Autoscale(a) => cmd::autoscale::run(&mut self.cluster, &ctx, &a),
             cli::Command::Set(a) => set::run(&mut self.cluster, &ctx, &a),
-            cli::Command::Logs(a) => logs::run(&self.cluster, &ctx, &a),
+            cli::Command::Logs(a) => logs::run(&mut self.cluster, &ctx, &a),
             cli::Command::Label(a, t) => label::run(&mut self.cluster, &ctx, &a, t),
             cli::Command::Expose(a) => expose::run(&mut self.cluster, &ctx, &a),
             cli::Command::Run(a) => run::run(&mut self.cluster, &ctx, &a),
@@ -229,6 +229,9 @@ impl Session {
                     self.shell.inside = inside;
                 }
                 out
+            }
+            cli::Command::PortForward(a) => {
+                cmd::port_forward::run(&mut self.cluster, &ctx, &a, &self.shell.proxies)
             }
             cli::Command::CreateMore(a) => create_more::run(&mut self.cluster, &ctx, &a),
             cli::Command::Edit(a) => edit::run(&mut self.cluster, &ctx, &a),

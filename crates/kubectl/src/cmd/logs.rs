@@ -4,9 +4,13 @@
 //! Mirrors staging/src/k8s.io/kubectl/pkg/cmd/logs/logs.go and
 //! polymorphichelpers/logsforobject.go: without `-c` the `kubectl.kubernetes.io/
 //! default-container` annotation or else the first container is used, with a
-//! `Defaulted container "a" out of: a, b` note when there are others. Simplified:
-//! `-f` prints the log up to the simulated now and returns (a script cannot wait);
-//! a workload (`deployment/web`, `job/pi`) gives its first pod, ready ones first, with
+//! `Defaulted container "a" out of: a, b` note when there are others. `-f` prints
+//! the log so far, then follows it while simulated time passes, one second at a
+//! time, until the container stops (a restart ends the stream, as upstream's
+//! follow ends with the container it was opened to) or the pod is gone.
+//! Simplified: a follow also ends after [`crate::cmd::getfmt::DEFAULT_WATCH`] of
+//! simulated time, as `get -w` does, since the terminal has no Ctrl-C to give.
+//! A workload (`deployment/web`, `job/pi`) gives its first pod, ready ones first, with
 //! kubectl's `Found N pods, using pod/NAME` when it had several. With `-l` every
 //! matching pod's log is printed, one pod after another in name order, its last 10
 //! lines unless `--tail` says otherwise (upstream's default with a selector);
@@ -14,11 +18,14 @@
 
 use crate::context::{CommandOutput, Context};
 use crate::errors;
-use warehouse_sim::{Cluster, Kind, Object};
+use warehouse_sim::{Cluster, Kind, Object, SimDuration, SimTime};
+
+/// How much simulated time passes between two reads of a followed log.
+const FOLLOW_STEP: SimDuration = SimDuration::secs(1);
 
 const USAGE: &str = "error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples";
 
-pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
+pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
     let mut namespace: Option<String> = None;
     let mut container: Option<String> = None;
     let mut previous = false;
@@ -26,6 +33,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
     let mut tail: Option<i64> = None;
     let mut selector: Option<String> = None;
     let mut prefix = false;
+    let mut follow = false;
     let mut words: Vec<String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -45,7 +53,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
             "--timestamps" => timestamps = inline.as_deref() != Some("false"),
             "--prefix" => prefix = inline.as_deref() != Some("false"),
             "-l" | "--selector" => selector = inline.or_else(|| value(&mut i)),
-            "-f" | "--follow" => {}
+            "-f" | "--follow" => follow = inline.as_deref() != Some("false"),
             "--tail" => {
                 let v = inline.or_else(|| value(&mut i)).unwrap_or_default();
                 match v.parse::<i64>() {
@@ -76,6 +84,7 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
         timestamps,
         prefix,
         tail,
+        follow: follow && !previous,
     };
     if let Some(selector) = selector {
         if !words.is_empty() {
@@ -128,7 +137,14 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context<'_>, args: &[String]) -> Comm
         previous,
         ..shown
     };
-    print_pod_log(cluster, &namespace, &name, &shown, &mut out);
+    let streams = print_pod_log(cluster, &namespace, &name, &shown, &mut out);
+    follow_streams(
+        cluster,
+        &namespace,
+        streams.into_iter().collect(),
+        &shown,
+        &mut out,
+    );
     out
 }
 
@@ -140,11 +156,23 @@ struct Shown {
     timestamps: bool,
     prefix: bool,
     tail: Option<i64>,
+    /// `-f`: keep reading as the container writes.
+    follow: bool,
+}
+
+/// A log `-f` keeps reading: one instance of one container.
+struct Stream {
+    pod: String,
+    container: String,
+    /// The instance followed (its restart count).
+    restarts: i32,
+    /// Lines of that instance printed so far.
+    printed: usize,
 }
 
 /// `-l`: the log of every pod the selector matches, in name order.
 fn by_selector(
-    cluster: &Cluster,
+    cluster: &mut Cluster,
     ctx: &Context<'_>,
     namespace: &str,
     selector: &str,
@@ -174,23 +202,26 @@ fn by_selector(
         tail: shown.tail.or(Some(10)),
         ..shown
     };
+    let mut streams = Vec::new();
     for pod in pods {
-        print_pod_log(cluster, namespace, &pod, &shown, &mut out);
+        streams.extend(print_pod_log(cluster, namespace, &pod, &shown, &mut out));
         if out.code != 0 {
-            break;
+            return out;
         }
     }
+    follow_streams(cluster, namespace, streams, &shown, &mut out);
     out
 }
 
-/// One pod's log: the container named, or the one kubectl picks (with its note).
+/// One pod's log: the container named, or the one kubectl picks (with its note);
+/// with `-f`, the stream to follow while its container runs.
 fn print_pod_log(
     cluster: &Cluster,
     namespace: &str,
     name: &str,
     shown: &Shown,
     out: &mut CommandOutput,
-) {
+) -> Option<Stream> {
     let container = match &shown.container {
         Some(c) => Some(c.clone()),
         None => default_container(cluster, namespace, name, out),
@@ -199,9 +230,10 @@ fn print_pod_log(
         Ok(l) => l,
         Err(e) => {
             out.fail(errors::render(&e, None));
-            return;
+            return None;
         }
     };
+    let printed = lines.len();
     let skip = match shown.tail {
         Some(n) if n >= 0 => lines.len().saturating_sub(n as usize),
         _ => 0,
@@ -211,13 +243,88 @@ fn print_pod_log(
         _ => String::new(),
     };
     for (at, text) in lines.into_iter().skip(skip) {
-        if shown.timestamps {
-            let ms = at.0 % 1000;
-            let t = at.to_k8s();
-            let whole = t.0.strftime("%Y-%m-%dT%H:%M:%S").to_string();
-            out.out_line(format!("{source}{whole}.{ms:03}000000Z {text}"));
-        } else {
-            out.out_line(format!("{source}{text}"));
+        print_line(&source, shown.timestamps, at, &text, out);
+    }
+    if !shown.follow {
+        return None;
+    }
+    let container = container?;
+    let (restarts, true) = instance(cluster, namespace, name, &container)? else {
+        return None;
+    };
+    Some(Stream {
+        pod: name.to_string(),
+        container,
+        restarts,
+        printed,
+    })
+}
+
+fn print_line(source: &str, timestamps: bool, at: SimTime, text: &str, out: &mut CommandOutput) {
+    if timestamps {
+        let ms = at.0 % 1000;
+        let t = at.to_k8s();
+        let whole = t.0.strftime("%Y-%m-%dT%H:%M:%S").to_string();
+        out.out_line(format!("{source}{whole}.{ms:03}000000Z {text}"));
+    } else {
+        out.out_line(format!("{source}{text}"));
+    }
+}
+
+/// A container's restart count and whether it runs now (`None` when the pod or
+/// the container is gone).
+fn instance(cluster: &Cluster, namespace: &str, pod: &str, container: &str) -> Option<(i32, bool)> {
+    let Ok(Object::Pod(p)) = cluster.get(Kind::Pod, namespace, pod) else {
+        return None;
+    };
+    let status = p.status.as_ref()?;
+    status
+        .container_statuses
+        .iter()
+        .flatten()
+        .chain(status.init_container_statuses.iter().flatten())
+        .find(|c| c.name == container)
+        .map(|c| {
+            let running = c.state.as_ref().is_some_and(|s| s.running.is_some());
+            (c.restart_count, running)
+        })
+}
+
+/// `-f`: lets simulated time pass, printing what each followed container writes,
+/// until every one has stopped or the follow's time is up.
+fn follow_streams(
+    cluster: &mut Cluster,
+    namespace: &str,
+    mut streams: Vec<Stream>,
+    shown: &Shown,
+    out: &mut CommandOutput,
+) {
+    let deadline = cluster.now() + crate::cmd::getfmt::DEFAULT_WATCH;
+    while !streams.is_empty() && cluster.now() < deadline {
+        cluster.advance(FOLLOW_STEP);
+        let mut fresh: Vec<(SimTime, String, String)> = Vec::new();
+        streams.retain_mut(|s| {
+            let now = instance(cluster, namespace, &s.pod, &s.container);
+            // After a restart the instance followed is the previous log.
+            let previous = now.is_some_and(|(r, _)| r != s.restarts);
+            let lines = cluster
+                .container_log(namespace, &s.pod, Some(&s.container), previous)
+                .unwrap_or_default();
+            let source = if shown.prefix {
+                format!("[pod/{}/{}] ", s.pod, s.container)
+            } else {
+                String::new()
+            };
+            for (at, text) in lines.iter().skip(s.printed) {
+                fresh.push((*at, source.clone(), text.clone()));
+            }
+            s.printed = s.printed.max(lines.len());
+            now == Some((s.restarts, true))
+        });
+        // Several pods' lines interleave in the order they were written.
+        fresh.sort_by_key(|(at, _, _)| *at);
+        for (at, source, text) in fresh {
+            print_line(&source, shown.timestamps, at, &text, out);
         }
     }
 }

@@ -28,6 +28,7 @@ pub(crate) mod label;
 pub(crate) mod logs;
 pub(crate) mod merge;
 pub(crate) mod patch;
+pub(crate) mod port_forward;
 pub(crate) mod raw;
 pub(crate) mod rollout;
 pub(crate) mod run;

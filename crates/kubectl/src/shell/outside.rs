@@ -117,7 +117,8 @@ pub(crate) fn kubectl_proxy(session: &mut Session, args: &[String]) -> CommandOu
             }
         }
     }
-    if !session.shell.proxies.insert(port) {
+    let forwarded = session.cluster.port_forwards().any(|(p, _)| p == port);
+    if forwarded || !session.shell.proxies.insert(port) {
         return CommandOutput::error(format!(
             "error: listen tcp {address}:{port}: bind: address already in use"
         ));
@@ -299,10 +300,14 @@ pub fn fetch(session: &mut Session, url: &Url) -> FetchResult {
     if !local {
         return outside_request(session, &OutsideRequest::Direct { url: url.clone() });
     }
-    if !session.shell.proxy_on(url.port) {
+    if session.shell.proxy_on(url.port) {
+        return through_proxy(session, &url.path);
+    }
+    // A `kubectl port-forward` may listen there; else nothing does.
+    if !session.cluster.port_forwards().any(|(p, _)| p == url.port) {
         return FetchResult::refused(&url.host, url.port, 0);
     }
-    through_proxy(session, &url.path)
+    outside_request(session, &OutsideRequest::Direct { url: url.clone() })
 }
 
 /// The data plane as seen from outside the cluster.

@@ -296,6 +296,11 @@ fn timeout(message: String) -> RequestFailure {
     }
 }
 
+/// `localhost`, `127.x.x.x` or `[::1]`: the client's own machine.
+fn is_loopback(host: &str) -> bool {
+    matches!(host, "localhost" | "[::1]" | "::1") || matches!(ipv4(host), Some([127, ..]))
+}
+
 fn ipv4(ip: &str) -> Option<[u8; 4]> {
     let parts: Vec<u8> = ip
         .split('.')
@@ -355,6 +360,31 @@ impl Cluster {
         url: &Url,
         host: Option<&str>,
     ) -> Result<HttpResponse, RequestFailure> {
+        if *from == RequestSource::Outside && is_loopback(&url.host) {
+            // The laptop's own ports: only a `kubectl port-forward` listens there.
+            let forward = u16::try_from(url.port)
+                .ok()
+                .and_then(|p| self.forward_target(p));
+            let Some(f) = forward else {
+                return Err(refused(format!(
+                    "connection refused: nothing listens on {}:{}",
+                    url.host, url.port
+                )));
+            };
+            let node = self.source_node(&f.namespace, &f.pod).unwrap_or_default();
+            trip.via
+                .push(format!("kubectl port-forward (kubelet on {node})"));
+            let inner = Url {
+                host: "127.0.0.1".into(),
+                port: i32::from(f.port),
+                ..url.clone()
+            };
+            let pod = RequestSource::Pod {
+                namespace: f.namespace,
+                name: f.pod,
+            };
+            return self.request_inner(trip, &pod, &inner, host);
+        }
         let src_node = match from {
             RequestSource::Outside => None,
             RequestSource::Pod { namespace, name } => {

@@ -119,6 +119,9 @@ pub struct TrafficState {
     next_generation: u64,
     /// Requests sent so far (each request's number picks its backend and jitter).
     pub(crate) seq: u64,
+    /// `kubectl port-forward`s by local port (`port_forward.rs`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) forwards: BTreeMap<u16, crate::network::port_forward::PortForward>,
 }
 
 /// A parsed `sim traffic ...` or `sim request ...` command.

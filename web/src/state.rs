@@ -160,6 +160,9 @@ pub struct Terminal {
     pub entries: VecDeque<Entry>,
     /// Commands as typed (without `kubectl `), oldest first.
     pub history: Vec<String>,
+    /// The container shell's prompt while a session (`kubectl exec -ti … -- sh`,
+    /// `kubectl run -it …`) runs the terminal's lines in a container.
+    pub inside: Option<String>,
 }
 
 impl Terminal {
@@ -507,7 +510,18 @@ impl AppState {
         use crate::kubectl::shell::{script, terminal_line};
         let files = self.lesson_files();
         let text = input.trim_end_matches(['\n', '\r']);
-        if !text.contains('\n') {
+        let inside = self
+            .session
+            .borrow()
+            .shell
+            .inside
+            .as_ref()
+            .map(|i| i.prompt.clone());
+        if let Some(prompt) = inside {
+            // In a container the line goes to its shell as typed (`top` is busybox's).
+            let out = self.session.borrow_mut().run_shell(text, None, &*files);
+            self.push_entry(format!("{prompt} {}", text.trim()), out);
+        } else if !text.contains('\n') {
             let line = terminal_line(text);
             let out = self.session.borrow_mut().run_shell(&line, None, &*files);
             self.push_entry(format!("$ {line}"), out);
@@ -532,6 +546,16 @@ impl AppState {
                     self.push_entry(format!("$ {first}"), out);
                 }
             }
+        }
+        let inside = self
+            .session
+            .borrow()
+            .shell
+            .inside
+            .as_ref()
+            .map(|i| i.prompt.clone());
+        if self.terminal.inside != inside {
+            Rc::make_mut(&mut self.terminal).inside = inside;
         }
         self.refresh_view();
     }

@@ -163,10 +163,12 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
                 }) }
             </pre>
             <div class="terminal-input">
-                <span class="prompt" aria-hidden="true">{ "$ kubectl" }</span>
+                <span class="prompt" aria-hidden="true">
+                    { props.terminal.inside.as_deref().unwrap_or("$ kubectl") }
+                </span>
                 <textarea id="kubectl-input" rows={rows.to_string()} spellcheck="false"
                        autocomplete="off" autocapitalize="off" aria-labelledby="terminal-heading"
-                       placeholder={tr.t(Key::TerminalPlaceholder)} onkeydown={on_keydown}
+                       placeholder={if props.terminal.inside.is_some() { "" } else { tr.t(Key::TerminalPlaceholder) }} onkeydown={on_keydown}
                        oninput={on_input} />
             </div>
             if !choices.is_empty() {

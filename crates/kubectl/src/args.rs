@@ -12,6 +12,7 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "annotate",
     "api-resources",
     "apply",
+    "attach",
     "auth",
     "autoscale",
     "cluster-info",

@@ -150,6 +150,8 @@ pub enum Command {
     Top(Vec<String>),
     /// `kubectl exec ...` (exec.rs).
     Exec(Vec<String>),
+    /// `kubectl attach ...` (attach.rs).
+    Attach(Vec<String>),
     /// `kubectl port-forward ...` (port_forward.rs).
     PortForward(Vec<String>),
     /// `kubectl autoscale ...` (autoscale.rs).
@@ -205,6 +207,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("wait") => return Ok(Command::Wait(args.to_vec())),
         Some("top") => return Ok(Command::Top(args.to_vec())),
         Some("exec") => return Ok(Command::Exec(args.to_vec())),
+        Some("attach") => return Ok(Command::Attach(args.to_vec())),
         Some("port-forward") => return Ok(Command::PortForward(args.to_vec())),
         Some("edit") => return Ok(Command::Edit(args.to_vec())),
         Some("explain") => return Ok(Command::Explain(args.to_vec())),

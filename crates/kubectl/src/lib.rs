@@ -217,7 +217,23 @@ impl Session {
             cli::Command::Logs(a) => logs::run(&mut self.cluster, &ctx, &a),
             cli::Command::Label(a, t) => label::run(&mut self.cluster, &ctx, &a, t),
             cli::Command::Expose(a) => expose::run(&mut self.cluster, &ctx, &a),
-            cli::Command::Run(a) => run::run(&mut self.cluster, &ctx, &a),
+            cli::Command::Run(a) => {
+                let (mut out, plan) = run::run(&mut self.cluster, &ctx, &a);
+                if let Some(plan) = plan.filter(|_| out.code == 0) {
+                    let attached = cmd::attach::start(
+                        self,
+                        &plan.namespace,
+                        &plan.name,
+                        plan.shell.as_deref(),
+                        plan.how,
+                        &mut out,
+                    );
+                    if attached.is_some() {
+                        self.shell.inside = attached;
+                    }
+                }
+                out
+            }
             cli::Command::Version(a) => version::run(&self.cluster, &a),
             cli::Command::ClusterInfo(a) => cluster_info::run(&self.cluster, &ctx, &a),
             cli::Command::Events(a) => events::run(&self.cluster, &ctx, &a),
@@ -230,6 +246,7 @@ impl Session {
                 }
                 out
             }
+            cli::Command::Attach(a) => cmd::attach::attach(self, &ctx, &a),
             cli::Command::PortForward(a) => {
                 cmd::port_forward::run(&mut self.cluster, &ctx, &a, &self.shell.proxies)
             }

@@ -184,3 +184,154 @@ fn logs_follow_of_a_server_stops_at_the_bound_and_moves_time() {
         .all(|l| l.starts_with(&format!("[pod/{t0}/nginx] "))));
     assert_eq!(age(&mut s).0 - before.0, 60_000);
 }
+
+#[test]
+fn run_it_rm_opens_a_shell_in_the_new_pod_and_deletes_it_after() {
+    let mut s = Session::settled(7);
+    let out = sh(
+        &mut s,
+        "kubectl run -it --rm tmp --image=busybox --restart=Never -- sh",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "", "no `created` line for an attached run");
+    assert_eq!(
+        out.stderr,
+        "All commands and output from this session will be recorded in container logs, including credentials and sensitive information passed through the command prompt.\nIf you don't see a command prompt, try pressing enter.\n"
+    );
+    // The lines run in the pod until `exit`.
+    assert_eq!(sh(&mut s, "hostname").stdout, "tmp\n");
+    assert!(sh(&mut s, "cat /etc/resolv.conf")
+        .stdout
+        .starts_with("search default.svc.cluster.local"));
+    assert_eq!(
+        sh(&mut s, "nslookup kubernetes.default.svc.cluster.local").code,
+        0,
+        "the pod resolves Services"
+    );
+    assert_eq!(
+        sh(&mut s, "kubectl get pods").code,
+        127,
+        "kubectl is not in busybox"
+    );
+    let out = sh(&mut s, "exit 3");
+    assert_eq!(
+        out.stdout,
+        "Session ended, resume using 'kubectl attach tmp -c tmp -n default -i -t' command\npod \"tmp\" deleted from default namespace\n"
+    );
+    // kubectl exits with the container's code, printing nothing for it.
+    assert_eq!(out.code, 3);
+    assert_eq!(out.stderr, "");
+    assert_eq!(sh(&mut s, "echo $?").stdout, "3\n");
+    // Back on the laptop, and the pod is going away.
+    let pods = sh(&mut s, "kubectl get pods -o name").stdout;
+    assert!(pods.is_empty() || pods == "pod/tmp\n", "{pods}");
+}
+
+#[test]
+fn an_attached_pod_follows_its_restart_policy_when_the_shell_exits() {
+    let mut s = Session::settled(7);
+    // Without --restart, an interactive run is OnFailure: `exit` (0) completes it.
+    sh(&mut s, "kubectl run -it box --image=busybox");
+    let spec = sh(
+        &mut s,
+        "kubectl get pod box -o jsonpath='{.spec.restartPolicy} {.spec.containers[0].stdin} {.spec.containers[0].stdinOnce} {.spec.containers[0].tty}'",
+    );
+    // Inside the session `kubectl` is not found; leave first.
+    assert_eq!(spec.code, 127);
+    let out = sh(&mut s, "exit");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let spec = sh(
+        &mut s,
+        "kubectl get pod box -o jsonpath='{.spec.restartPolicy} {.spec.containers[0].stdin} {.spec.containers[0].stdinOnce} {.spec.containers[0].tty} {.status.phase}'",
+    );
+    assert_eq!(spec.stdout, "OnFailure true true true Succeeded");
+    // `--restart=Always`: the shell's exit restarts the container, and kubectl
+    // returns at once.
+    sh(
+        &mut s,
+        "kubectl run -it keep --image=busybox --restart=Always -- sh",
+    );
+    let out = sh(&mut s, "exit 1");
+    assert_eq!(out.code, 0);
+    sh(&mut s, "sim advance 5s");
+    let restarts = sh(
+        &mut s,
+        "kubectl get pod keep -o jsonpath='{.status.containerStatuses[0].restartCount}'",
+    );
+    assert_eq!(restarts.stdout, "1");
+}
+
+#[test]
+fn run_i_with_a_program_shows_its_output_and_exit_code() {
+    let mut s = Session::settled(7);
+    let out = sh(
+        &mut s,
+        "kubectl run -i --rm once --image=busybox --restart=Never -q -- sh -c 'echo hello; exit 5'",
+    );
+    assert_eq!(
+        out.stdout,
+        "hello\npod \"once\" deleted from default namespace\n"
+    );
+    assert_eq!(out.code, 5);
+    let out = sh(&mut s, "kubectl run -it x --image=busybox --dry-run=client");
+    assert_eq!(
+        out.stderr,
+        "error: --dry-run=[server|client] can't be used with attached containers options (--attach, --stdin, or --tty)\n"
+    );
+    let out = sh(&mut s, "kubectl run --rm x --image=busybox");
+    assert_eq!(
+        out.stderr,
+        "error: --rm should only be used for attached containers\n"
+    );
+    assert_eq!(
+        sh(&mut s, "kubectl get pod x").code,
+        1,
+        "nothing was created"
+    );
+}
+
+#[test]
+fn exec_session_exit_status_is_kubectls() {
+    let mut s = web();
+    let pod = sh(
+        &mut s,
+        "kubectl get pods -l app=web -o jsonpath='{.items[0].metadata.name}'",
+    )
+    .stdout;
+    assert_eq!(sh(&mut s, &format!("kubectl exec -ti {pod} -- sh")).code, 0);
+    let out = sh(&mut s, "exit 2");
+    assert_eq!(out.stderr, "command terminated with exit code 2\n");
+    assert_eq!(out.code, 2);
+}
+
+#[test]
+fn attach_joins_a_restarted_shell_and_streams_a_server_from_now_on() {
+    let mut s = Session::settled(7);
+    sh(
+        &mut s,
+        "kubectl run -it keep --image=busybox --restart=Always -- sh",
+    );
+    sh(&mut s, "exit");
+    sh(&mut s, "sim advance 10s");
+    let out = sh(&mut s, "kubectl attach -it keep");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(sh(&mut s, "hostname").stdout, "keep\n");
+    let out = sh(&mut s, "exit");
+    assert_eq!(
+        out.stdout,
+        "Session ended, resume using 'kubectl attach keep -c keep -n default -i -t' command\n"
+    );
+    // A server's start-up lines came before the attach: only later output shows.
+    sh(&mut s, "kubectl run web --image=nginx");
+    sh(&mut s, "sim advance 30s");
+    let out = sh(&mut s, "kubectl attach web -t");
+    assert!(out
+        .stderr
+        .starts_with("error: Unable to use a TTY - container web did not allocate one\n"));
+    assert_eq!(out.stdout, "");
+    let out = sh(&mut s, "kubectl attach web a b");
+    assert_eq!(
+        out.stderr,
+        "error: expected POD, TYPE/NAME, or TYPE NAME, (at most 2 arguments) saw 3: [web a b]\n"
+    );
+}

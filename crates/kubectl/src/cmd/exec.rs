@@ -23,6 +23,23 @@ pub struct Inside {
     pub namespace: String,
     pub pod: String,
     pub container: String,
+    /// The shell's prompt: bash's `root@POD:/#`, or busybox sh's `/ #`.
+    pub prompt: String,
+    /// Set when `kubectl run -i` attached to the pod's own shell: what happens when
+    /// the session ends.
+    pub attached: Option<crate::cmd::attach::Attached>,
+}
+
+impl Inside {
+    /// The prompt an interactive shell run as root shows: bash's `root@HOST:/#`,
+    /// busybox and alpine sh's `/ #`.
+    pub fn prompt_of(shell: &str, pod: &str) -> String {
+        if shell.rsplit('/').next() == Some("bash") {
+            format!("root@{pod}:/#")
+        } else {
+            "/ #".to_string()
+        }
+    }
 }
 
 /// Runs one line typed in an interactive exec session.
@@ -35,6 +52,20 @@ pub(crate) fn run_inside(
     let trimmed = line.trim();
     if trimmed == "exit" || trimmed.starts_with("exit ") || trimmed == "logout" {
         session.shell.inside = None;
+        // `exit N` ends the shell with N (masked to a byte, as a shell does); what
+        // is not a number is status 2, as busybox's `exit: Illegal number`.
+        let code = match trimmed.strip_prefix("exit").map(str::trim) {
+            None | Some("") => 0,
+            Some(n) => n.parse::<i64>().map_or(2, |n| (n & 0xff) as i32),
+        };
+        if let Some(how) = &inside.attached {
+            return crate::cmd::attach::end(session, inside, how, code);
+        }
+        // The exec'd shell's status is kubectl exec's.
+        if code != 0 {
+            out.err_line(format!("command terminated with exit code {code}"));
+            out.code = code;
+        }
         return out;
     }
     if trimmed.is_empty() {
@@ -143,7 +174,7 @@ fn parse_flags(args: &[String]) -> Result<ExecFlags, String> {
 /// `kubectl.kubernetes.io/default-container`, else the first (with a note when
 /// there are others). `None` when there is nothing to run in (an error is in `out`,
 /// or the pod has no containers).
-fn choose_container(
+pub(crate) fn choose_container(
     pod: &Pod,
     pod_name: &str,
     asked: Option<String>,
@@ -289,6 +320,8 @@ fn run_command(
                 namespace: namespace.clone(),
                 pod: pod_name.clone(),
                 container: container.clone(),
+                prompt: Inside::prompt_of(&argv[0], &pod_name),
+                attached: None,
             });
         }
         Ok(result) => {

@@ -5,6 +5,7 @@
 
 pub(crate) mod api_resources;
 pub(crate) mod apply;
+pub mod attach;
 pub(crate) mod auth;
 pub(crate) mod autoscale;
 pub(crate) mod cluster_info;

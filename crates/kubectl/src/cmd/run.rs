@@ -3,10 +3,11 @@
 //! named after it, labelled `run=NAME` unless `--labels` says otherwise; the words
 //! after the name (or after `--`) are the container's args, or its command with
 //! `--command`. `--expose` also creates a ClusterIP Service selecting the pod.
-//! `--dry-run=client -o yaml` prints the generated manifest.
-//! Simplified: attaching (`-i`, `-t`, `--attach`, `--rm`) needs a terminal into a
-//! container, which the simulation does not have; `--overrides` and `-o` are not
-//! supported.
+//! `--dry-run=client -o yaml` prints the generated manifest. `-i`/`-t`/`--attach`
+//! (with `--rm`, `-q`, `--pod-running-timeout`, `--leave-stdin-open`) create the
+//! pod with an open stdin and attach to it (`attach.rs`): `kubectl run -it --rm
+//! tmp --image=busybox -- sh` opens a shell session in the terminal.
+//! Simplified: `--overrides` is not supported.
 
 use crate::args::clap_error;
 use crate::cmd::expose::{create_service, parse_label_list, parse_port_flag, ServiceSpec};
@@ -15,7 +16,7 @@ use crate::errors;
 use clap::{ArgAction, Parser};
 use serde_json::json;
 use std::collections::BTreeMap;
-use warehouse_sim::{Cluster, Kind, Object};
+use warehouse_sim::{Cluster, Kind, Object, SimDuration};
 
 #[derive(Parser, Debug)]
 #[command(no_binary_name = true, disable_help_flag = true)]
@@ -52,6 +53,22 @@ struct RunArgs {
     attach: bool,
     #[arg(long = "rm", action = ArgAction::SetTrue)]
     rm: bool,
+    #[arg(short = 'q', long = "quiet", action = ArgAction::SetTrue)]
+    quiet: bool,
+    #[arg(long = "leave-stdin-open", action = ArgAction::SetTrue)]
+    leave_stdin_open: bool,
+    #[arg(long = "pod-running-timeout")]
+    pod_running_timeout: Option<String>,
+}
+
+/// A pod `kubectl run` attaches to once it is created.
+pub(crate) struct AttachPlan {
+    pub namespace: String,
+    pub name: String,
+    /// The lone interactive shell the container runs (`sh`, busybox's default), if
+    /// it does: the terminal's lines go to it.
+    pub shell: Option<String>,
+    pub how: crate::cmd::attach::Attached,
 }
 
 /// An approximation of the distribution reference grammar kubectl checks images
@@ -138,8 +155,8 @@ fn check_flags<'a>(parsed: &'a RunArgs, image: &str) -> Result<&'a str, String> 
     if parsed.rm && !parsed.attach && !parsed.stdin {
         return Err("error: --rm should only be used for attached containers".into());
     }
-    if parsed.stdin || parsed.attach {
-        return Err("error: attaching to a container (-i, -t, --attach) is not available in this simulated cluster yet; run the pod without them".into());
+    if (parsed.stdin || parsed.attach) && parsed.dry_run.is_some() {
+        return Err("error: --dry-run=[server|client] can't be used with attached containers options (--attach, --stdin, or --tty)".into());
     }
     if let Some(p) = &parsed.image_pull_policy {
         if !matches!(p.as_str(), "Always" | "IfNotPresent" | "Never" | "") {
@@ -214,6 +231,15 @@ fn container_json(
     if !env.is_empty() {
         container["env"] = json!(env);
     }
+    if parsed.stdin {
+        container["stdin"] = json!(true);
+        if !parsed.leave_stdin_open {
+            container["stdinOnce"] = json!(true);
+        }
+    }
+    if parsed.tty {
+        container["tty"] = json!(true);
+    }
     if let Some(p) = parsed
         .image_pull_policy
         .as_deref()
@@ -285,7 +311,37 @@ fn print_pod(
     }
 }
 
-pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> CommandOutput {
+pub(crate) fn run(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    args: &[String],
+) -> (CommandOutput, Option<AttachPlan>) {
+    let mut plan = None;
+    let out = create(cluster, ctx, args, &mut plan);
+    (out, plan)
+}
+
+/// Whether the container's program is an interactive shell: `sh`, `bash` or `ash`
+/// alone, or no command at all for a shell image (busybox, alpine, ...).
+pub(crate) fn lone_shell(image: &str, words: &[String]) -> bool {
+    match words {
+        [] => warehouse_sim::kubelet::images::lookup(image)
+            .is_some_and(|i| i.shell && i.cmd.len() == 1 && is_shell_word(i.cmd[0])),
+        [one] => is_shell_word(one),
+        _ => false,
+    }
+}
+
+fn is_shell_word(word: &str) -> bool {
+    matches!(word.rsplit('/').next().unwrap_or(""), "sh" | "bash" | "ash")
+}
+
+fn create(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    args: &[String],
+    plan: &mut Option<AttachPlan>,
+) -> CommandOutput {
     // Everything after `--` belongs to the container.
     let dash = args.iter().position(|a| a == "--");
     let (flags, after): (&[String], &[String]) = match dash {
@@ -358,6 +414,38 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
         Ok(c) => c,
         Err(e) => return CommandOutput::error(errors::render(&e, None)),
     };
+    let attach = parsed.attach || parsed.stdin;
+    if attach {
+        let timeout = match parsed.pod_running_timeout.as_deref() {
+            None => SimDuration::secs(60),
+            Some(t) => match crate::cmd::wait::parse_timeout(t) {
+                Ok(d) if d > SimDuration::ZERO => d,
+                Ok(_) => {
+                    return CommandOutput::error(
+                        "error: --pod-running-timeout must be higher than zero",
+                    )
+                }
+                Err(e) => return CommandOutput::error(e),
+            },
+        };
+        *plan = Some(AttachPlan {
+            namespace: ns.clone(),
+            name: name.clone(),
+            shell: (parsed.stdin && lone_shell(&image, &container_args)).then(|| {
+                container_args
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "sh".to_string())
+            }),
+            how: crate::cmd::attach::Attached {
+                restart: restart.to_string(),
+                remove: parsed.rm,
+                quiet: parsed.quiet,
+                tty: parsed.tty,
+                timeout,
+            },
+        });
+    }
     let mut service_error = None;
     if parsed.expose {
         // The service is printed first.
@@ -366,7 +454,10 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             Err(e) => service_error = Some(e),
         }
     }
-    print_pod(&mut out, output, suffix, generated, &created);
+    // An attached run prints no `created` line: the session is its output.
+    if !attach {
+        print_pod(&mut out, output, suffix, generated, &created);
+    }
     if let Some(e) = service_error {
         out.fail(e);
     }

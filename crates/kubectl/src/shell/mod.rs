@@ -986,7 +986,9 @@ pub fn run_line(
     files: &dyn FileSource,
 ) -> CommandOutput {
     if let Some(inside) = session.shell.inside.clone() {
-        return crate::cmd::exec::run_inside(session, &inside, line);
+        let out = crate::cmd::exec::run_inside(session, &inside, line);
+        session.shell.last_status = out.code;
+        return out;
     }
     let mut out = CommandOutput::new();
     let status = match parse_line(line) {

@@ -206,6 +206,7 @@ pub(crate) fn process_for(
             .and_then(|q| q.parse().ok())
             .unwrap_or(0),
         mounts: crate::kubelet::volumes::mounts_at_start(cluster, pod, &c.name, now),
+        stdin: (c.stdin == Some(true)).then(runtime::Stdin::default),
     })
 }
 

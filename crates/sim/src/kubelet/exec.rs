@@ -245,3 +245,57 @@ impl Cluster {
         Ok(ExecOutput { text, code })
     }
 }
+
+impl Cluster {
+    /// Whether `container` of a pod runs now with an open stdin a session can attach
+    /// to (`stdin: true`, not yet closed).
+    pub fn attachable(&self, namespace: &str, pod_name: &str, container: &str) -> bool {
+        self.attached_run(namespace, pod_name, container)
+            .is_some_and(|(_, _, p)| p.stdin.as_ref().is_some_and(|s| s.closed.is_none()))
+    }
+
+    /// The node, pod uid and process of a container that runs now.
+    fn attached_run(
+        &self,
+        namespace: &str,
+        pod_name: &str,
+        container: &str,
+    ) -> Option<(String, String, &runtime::Process)> {
+        let key = ObjectKey::new(Kind::Pod, namespace, pod_name);
+        let Some(Object::Pod(pod)) = self.store.get(&key) else {
+            return None;
+        };
+        let node = pod.spec.as_ref()?.node_name.clone()?;
+        let uid = pod.metadata.uid.clone()?;
+        let run = self.current_run(&node, &key, &uid, container)?;
+        run.finished_ms
+            .is_none()
+            .then_some((node, uid, &run.process))
+    }
+
+    /// Ends the session attached to a container's stdin (`exit 3` typed after
+    /// `kubectl run -i`): its shell exits now with `code`, and the kubelet handles
+    /// the exit as any other (the restart policy, events). A `stdinOnce` stdin stays
+    /// closed for that container; a restarted container gets a new one. Nothing
+    /// happens when the container no longer runs.
+    pub fn attach_end(&mut self, namespace: &str, pod_name: &str, container: &str, code: i32) {
+        let Some((node, uid, _)) = self.attached_run(namespace, pod_name, container) else {
+            return;
+        };
+        let key = ObjectKey::new(Kind::Pod, namespace, pod_name);
+        let now = self.now.0;
+        let Some(run) = self
+            .pod_runtime_mut(&node, &key)
+            .and_then(|p| p.containers.get_mut(container))
+        else {
+            return;
+        };
+        let started = run.process.started_ms;
+        let Some(stdin) = run.process.stdin.as_mut().filter(|s| s.closed.is_none()) else {
+            return;
+        };
+        stdin.closed = Some((now.saturating_sub(started), code));
+        let (restarts, process, budget) = (run.restarts, run.process.clone(), run.budget);
+        self.schedule_exit(&node, &key, &uid, container, restarts, &process, budget);
+    }
+}

@@ -199,6 +199,7 @@ impl Cluster {
                         cpu_limit_milli: None,
                         gpus: 0,
                         mounts: Default::default(),
+                        stdin: None,
                     },
                 };
                 Some((c.clone(), process))

@@ -204,6 +204,18 @@ pub struct Process {
     /// Its configMap and secret volumes' files.
     #[serde(default, skip_serializing_if = "Mounted::is_empty")]
     pub mounts: Mounted,
+    /// The container's stdin, when its spec opens one (`stdin: true`, as `kubectl run
+    /// -i` sets): an interactive shell waits on it instead of reading end of file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdin: Option<Stdin>,
+}
+
+/// An open stdin, and how the session attached to it ended.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stdin {
+    /// When the attached session ended (ms after the start) and the status the
+    /// shell exited with (`exit 3`; end of input is `exit 0`).
+    pub closed: Option<(u64, i32)>,
 }
 
 /// How a process ends.
@@ -402,11 +414,24 @@ pub fn replay_in(
                     files: Default::default(),
                 }
             }
-            // An interactive shell with no terminal reads end-of-file and exits 0.
+            // An interactive shell with no stdin reads end of file and exits 0; with
+            // one it waits for what an attached session types, and exits when that
+            // session ends (`kubectl attach`, `kubectl run -i`).
             None => Replay {
                 lines: Vec::new(),
-                end: End::Exited { at_ms: 0, code: 0 },
-                files: Default::default(),
+                end: match &p.stdin {
+                    None => End::Exited { at_ms: 0, code: 0 },
+                    Some(Stdin { closed: None }) => End::Blocked,
+                    Some(Stdin {
+                        closed: Some((at_ms, code)),
+                    }) if *at_ms <= upto_ms => End::Exited {
+                        at_ms: *at_ms,
+                        code: *code,
+                    },
+                    Some(_) => End::Horizon,
+                },
+                // It has written nothing: the container's files are as given.
+                files: files.clone(),
             },
         };
     }
@@ -1063,6 +1088,7 @@ mod tests {
             cpu_limit_milli: None,
             gpus: 0,
             mounts: Mounted::default(),
+            stdin: None,
         }
     }
 
@@ -1263,6 +1289,7 @@ mod exec_tests {
             cpu_limit_milli: None,
             gpus: 0,
             mounts: Mounted::default(),
+            stdin: None,
         };
         let cat = ["cat".to_string(), "/tmp/healthy".to_string()];
         let none = BTreeMap::new();

@@ -510,13 +510,7 @@ impl AppState {
         use crate::kubectl::shell::{script, terminal_line};
         let files = self.lesson_files();
         let text = input.trim_end_matches(['\n', '\r']);
-        let inside = self
-            .session
-            .borrow()
-            .shell
-            .inside
-            .as_ref()
-            .map(|i| i.prompt.clone());
+        let inside = self.inside_prompt();
         if let Some(prompt) = inside {
             // In a container the line goes to its shell as typed (`top` is busybox's).
             let out = self.session.borrow_mut().run_shell(text, None, &*files);
@@ -547,17 +541,17 @@ impl AppState {
                 }
             }
         }
-        let inside = self
-            .session
-            .borrow()
-            .shell
-            .inside
-            .as_ref()
-            .map(|i| i.prompt.clone());
+        let inside = self.inside_prompt();
         if self.terminal.inside != inside {
             Rc::make_mut(&mut self.terminal).inside = inside;
         }
         self.refresh_view();
+    }
+
+    /// The container shell's prompt while a session runs the terminal's lines.
+    fn inside_prompt(&self) -> Option<String> {
+        let session = self.session.borrow();
+        session.shell.inside.as_ref().map(|i| i.prompt.clone())
     }
 
     fn push_entry(&mut self, prompt: String, out: crate::kubectl::CommandOutput) {

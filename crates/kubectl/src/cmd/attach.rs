@@ -337,12 +337,7 @@ pub(crate) fn attach(
         Ok(_) => return CommandOutput::new(),
         Err(e) => return CommandOutput::error(crate::errors::render(&e, None)),
     };
-    let phase = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.phase.clone())
-        .unwrap_or_default();
-    if phase == "Succeeded" || phase == "Failed" {
+    if let Some(phase) = crate::cmd::exec::completed_phase(&pod) {
         return CommandOutput::error(format!(
             "error: cannot attach a container in a completed pod; current phase is {phase}"
         ));

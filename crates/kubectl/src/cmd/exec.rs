@@ -283,12 +283,7 @@ fn run_command(
             return out;
         }
     };
-    let phase = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.phase.clone())
-        .unwrap_or_default();
-    if phase == "Succeeded" || phase == "Failed" {
+    if let Some(phase) = completed_phase(&pod) {
         out.fail(format!(
             "error: cannot exec into a container in a completed pod; current phase is {phase}"
         ));
@@ -345,6 +340,14 @@ fn run_command(
         Err(ExecError::Upgrade(m)) => out.fail(format!("error: unable to upgrade connection: {m}")),
     }
     out
+}
+
+/// `Succeeded` or `Failed` when the pod has finished: nothing runs to join.
+pub(crate) fn completed_phase(pod: &Pod) -> Option<String> {
+    pod.status
+        .as_ref()
+        .and_then(|s| s.phase.clone())
+        .filter(|p| p == "Succeeded" || p == "Failed")
 }
 
 /// The pod a target names: `POD`, `pod/POD`, or a workload's first pod by name.

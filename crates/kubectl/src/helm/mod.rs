@@ -68,6 +68,51 @@ Flags:
   -n, --namespace string   namespace scope for this request
 ";
 
+/// `warehouse/NAME` for each bundled chart (Tab completion).
+pub fn chart_references() -> Vec<String> {
+    charts::CHARTS
+        .iter()
+        .map(|c| format!("{}/{}", charts::REPOSITORY, c.name))
+        .collect()
+}
+
+/// The releases stored in `namespace` (Tab completion).
+pub fn release_names(session: &Session, namespace: &str) -> Vec<String> {
+    let mut names: Vec<String> = release::all(&session.cluster, Some(namespace))
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    names.dedup();
+    names
+}
+
+/// Whether a `helm` command line (the words after `helm`) only reads: `list`,
+/// `history`, `status`, `get`, `template`, `show`, `search`, `repo list` (what
+/// a lesson's check may run).
+pub fn reads(args: &[String]) -> bool {
+    let first = args
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .map(String::as_str);
+    matches!(
+        first,
+        Some(
+            "list"
+                | "ls"
+                | "history"
+                | "hist"
+                | "status"
+                | "get"
+                | "template"
+                | "show"
+                | "search"
+                | "repo"
+        )
+    ) && !args
+        .iter()
+        .any(|a| a == "add" || a == "remove" || a == "update")
+}
+
 /// The flags one command line gave.
 #[derive(Default)]
 struct Flags {

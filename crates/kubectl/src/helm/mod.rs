@@ -873,6 +873,59 @@ impl Helm<'_, '_> {
         ready >= want && updated >= want
     }
 
+    /// A new revision of the release `name` from a rendered chart.
+    fn revision(
+        &self,
+        name: &str,
+        version: i64,
+        plan: &Plan,
+        status: &str,
+        first_deployed: SimTime,
+    ) -> Release {
+        Release {
+            name: name.to_string(),
+            namespace: self.namespace.clone(),
+            version,
+            chart: plan.chart.name.to_string(),
+            chart_version: plan.chart.version(),
+            app_version: plan.chart.app_version(),
+            config: plan.user.clone(),
+            manifest: plan.rendered.manifest.clone(),
+            notes: plan.rendered.notes.clone(),
+            status: status.to_string(),
+            description: String::new(),
+            first_deployed,
+            last_deployed: self.now(),
+        }
+    }
+
+    /// Records how a revision ended: `deployed` with the description `done`, or
+    /// `failed` with `failed(error)`, returning the error.
+    fn settle(
+        &mut self,
+        r: &mut Release,
+        created: SimTime,
+        waited: Result<(), String>,
+        done: &str,
+        failed: impl FnOnce(&str) -> String,
+    ) -> Result<(), String> {
+        r.last_deployed = self.now();
+        let result = match waited {
+            Ok(()) => {
+                r.status = "deployed".into();
+                r.description = done.to_string();
+                Ok(())
+            }
+            Err(e) => {
+                r.status = "failed".into();
+                r.description = failed(&e);
+                Err(e)
+            }
+        };
+        self.store(r, created, true)?;
+        result
+    }
+
     fn install(&mut self, f: &Flags) -> Result<(), String> {
         self.install_as(f, "INSTALLATION FAILED")
     }
@@ -909,21 +962,8 @@ impl Helm<'_, '_> {
             return Err(wrap("cannot re-use a name that is still in use".into()));
         }
         let now = self.now();
-        let mut r = Release {
-            name: name.clone(),
-            namespace: self.namespace.clone(),
-            version: 1,
-            chart: plan.chart.name.to_string(),
-            chart_version: plan.chart.version(),
-            app_version: plan.chart.app_version(),
-            config: plan.user.clone(),
-            manifest: plan.rendered.manifest.clone(),
-            notes: plan.rendered.notes.clone(),
-            status: "pending-install".into(),
-            description: "Initial install underway".into(),
-            first_deployed: now,
-            last_deployed: now,
-        };
+        let mut r = self.revision(&name, 1, &plan, "pending-install", now);
+        r.description = "Initial install underway".into();
         if f.dry_run {
             r.description = "Dry run complete".into();
             print_status(self.out, &r, true);
@@ -955,23 +995,12 @@ impl Helm<'_, '_> {
         self.store(&r, now, false).map_err(wrap)?;
         self.apply(&name, &plan.objects, &[]).map_err(wrap)?;
         let waited = self.wait(f, &plan.objects);
-        let now = self.now();
-        r.last_deployed = now;
-        match waited {
-            Ok(()) => {
-                r.status = "deployed".into();
-                r.description = "Install complete".into();
-                self.store(&r, now, true).map_err(wrap)?;
-                print_status(self.out, &r, false);
-                Ok(())
-            }
-            Err(e) => {
-                r.status = "failed".into();
-                r.description = format!("Release \"{name}\" failed: {e}");
-                self.store(&r, now, true).map_err(wrap)?;
-                Err(wrap(e))
-            }
-        }
+        self.settle(&mut r, now, waited, "Install complete", |e| {
+            format!("Release \"{name}\" failed: {e}")
+        })
+        .map_err(wrap)?;
+        print_status(self.out, &r, false);
+        Ok(())
     }
 
     fn upgrade(&mut self, f: &Flags) -> Result<(), String> {
@@ -1000,21 +1029,14 @@ impl Helm<'_, '_> {
             .map_err(wrap)?;
         let previous = decode(&last.manifest, &self.namespace).unwrap_or_default();
         let now = self.now();
-        let mut r = Release {
-            name: name.clone(),
-            namespace: self.namespace.clone(),
-            version: top + 1,
-            chart: plan.chart.name.to_string(),
-            chart_version: plan.chart.version(),
-            app_version: plan.chart.app_version(),
-            config: plan.user.clone(),
-            manifest: plan.rendered.manifest.clone(),
-            notes: plan.rendered.notes.clone(),
-            status: "pending-upgrade".into(),
-            description: "Preparing upgrade".into(),
-            first_deployed: last.first_deployed,
-            last_deployed: now,
-        };
+        let mut r = self.revision(
+            &name,
+            top + 1,
+            &plan,
+            "pending-upgrade",
+            last.first_deployed,
+        );
+        r.description = "Preparing upgrade".into();
         if f.dry_run {
             r.description = "Dry run complete".into();
             self.out.out_line(format!(
@@ -1038,25 +1060,15 @@ impl Helm<'_, '_> {
         old.status = "superseded".into();
         self.store(&old, last.last_deployed, true).map_err(wrap)?;
         let waited = self.wait(f, &plan.objects);
-        r.last_deployed = self.now();
-        match waited {
-            Ok(()) => {
-                r.status = "deployed".into();
-                r.description = "Upgrade complete".into();
-                self.store(&r, now, true).map_err(wrap)?;
-                self.out.out_line(format!(
-                    "Release \"{name}\" has been upgraded. Happy Helming!"
-                ));
-                print_status(self.out, &r, false);
-                Ok(())
-            }
-            Err(e) => {
-                r.status = "failed".into();
-                r.description = format!("Upgrade \"{name}\" failed: {e}");
-                self.store(&r, now, true).map_err(wrap)?;
-                Err(wrap(e))
-            }
-        }
+        self.settle(&mut r, now, waited, "Upgrade complete", |e| {
+            format!("Upgrade \"{name}\" failed: {e}")
+        })
+        .map_err(wrap)?;
+        self.out.out_line(format!(
+            "Release \"{name}\" has been upgraded. Happy Helming!"
+        ));
+        print_status(self.out, &r, false);
+        Ok(())
     }
 
     fn rollback(&mut self, f: &Flags) -> Result<(), String> {
@@ -1122,10 +1134,11 @@ impl Helm<'_, '_> {
             self.store(&d, at, true)?;
         }
         let waited = self.wait(f, &objects);
-        r.last_deployed = self.now();
-        r.status = if waited.is_ok() { "deployed" } else { "failed" }.into();
-        self.store(&r, now, true)?;
-        waited.map_err(|e| format!("release {name} failed: {e}"))?;
+        let done = r.description.clone();
+        self.settle(&mut r, now, waited, &done, |e| {
+            format!("Rollback \"{name}\" failed: {e}")
+        })
+        .map_err(|e| format!("release {name} failed: {e}"))?;
         self.out.out_line("Rollback was a success! Happy Helming!");
         Ok(())
     }

@@ -9,6 +9,10 @@
 
 use serde_json::{Map, Value};
 
+/// The deepest `--set` key (a guard for the browser's stack; real values stay far
+/// below it).
+const MAX_DEPTH: usize = 64;
+
 /// Deep-merges `over` into `base` (maps merge key by key, anything else replaces).
 pub(crate) fn merge(base: &mut Value, over: &Value) {
     match (base, over) {
@@ -150,6 +154,11 @@ pub(crate) fn parse_set(arg: &str, strings: bool, into: &mut Value) -> Result<()
             )));
         }
         let path = key_path(key);
+        if path.len() > MAX_DEPTH {
+            return Err(fail(format!(
+                "key \"{key}\" nests deeper than this simulated helm allows ({MAX_DEPTH} levels)"
+            )));
+        }
         if path.iter().any(String::is_empty) {
             return Err(fail(format!("key \"{key}\" has no value")));
         }
@@ -232,6 +241,15 @@ mod tests {
             parse_set("replicaCount", false, &mut v).unwrap_err(),
             "failed parsing --set data: key \"replicaCount\" has no value"
         );
+    }
+
+    #[test]
+    fn a_key_nested_too_deep_is_refused() {
+        let mut v = json!({});
+        let key = vec!["a"; 100].join(".");
+        let e = parse_set(&format!("{key}=1"), false, &mut v).unwrap_err();
+        assert!(e.contains("nests deeper"), "{e}");
+        assert_eq!(v, json!({}));
     }
 
     #[test]

@@ -148,19 +148,8 @@ fn allowed(command: &str) -> &'static [&'static str] {
             "timeout",
             "version",
         ],
-        "upgrade" => &[
-            "namespace:n",
-            "set",
-            "set-string",
-            "values:f",
-            "create-namespace",
-            "dry-run",
-            "wait",
-            "timeout",
-            "version",
-            "install:i",
-            "reuse-values",
-        ],
+        // and every flag of install (see `flags_of`).
+        "upgrade" => &["install:i", "reuse-values"],
         "template" => &["namespace:n", "set", "set-string", "values:f", "version"],
         "rollback" => &["namespace:n", "dry-run", "wait", "timeout"],
         "uninstall" => &["namespace:n", "keep-history", "dry-run"],
@@ -184,8 +173,17 @@ const BOOL_FLAGS: &[&str] = &[
     "reuse-values",
 ];
 
+/// The flags of a command: `upgrade` takes install's and its own.
+fn flags_of(command: &str) -> Vec<&'static str> {
+    let mut flags = allowed(command).to_vec();
+    if command == "upgrade" {
+        flags.extend(allowed("install"));
+    }
+    flags
+}
+
 fn parse_flags(command: &str, args: &[String]) -> Result<Flags, String> {
-    let allow = allowed(command);
+    let allow = flags_of(command);
     let long_of = |short: char| -> Option<&'static str> {
         allow.iter().find_map(|a| {
             let (long, s) = a.split_once(':')?;

@@ -22,6 +22,7 @@ mod discovery;
 mod errors;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod helm;
 pub mod printers;
 pub mod selector;
 pub mod shell;

@@ -290,6 +290,16 @@ pub fn lint_line(line: &str, usage: Use) -> Result<(), String> {
                     return Err(format!("`{line}`: a check's sim words must be written out (a `sim request` URL may take a read's output: `http://172.18.0.4:$(kubectl get service web -o jsonpath='{{.spec.ports[0].nodePort}}')`)"));
                 }
             }
+            "helm" if usage == Use::Read => {
+                let reads = literal
+                    .as_deref()
+                    .is_some_and(warehouse_kubectl::helm::reads);
+                if !reads {
+                    return Err(format!(
+                        "`{line}`: a check only reads (helm list, history, status, get values, get manifest, template, show); this command changes the cluster"
+                    ));
+                }
+            }
             p if usage == Use::Read && !READ_PROGRAMS.contains(&p) => {
                 return Err(format!(
                     "`{line}`: a check may run kubectl, sim and {}; not {p}",

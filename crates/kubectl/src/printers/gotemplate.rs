@@ -14,7 +14,10 @@
 //! `join`, `add`, `toJson`, ... see [`SPRIG`]).
 //! Missing map keys print `<no value>` (kubectl's `missingkey=default`).
 //!
-//! Simplified: `define`, `template` and `block`, `call`, `html`, `js` and
+//! `define` and `template`; for Helm's charts ([`TemplateSet`]) also `include`,
+//! `toYaml`, `required` and `fail`.
+//!
+//! Simplified: `block`, `call`, `html`, `js` and
 //! `urlquery` are not available, nor sprig's random, date, regex, crypto and semver
 //! functions; printf knows the common verbs and flags.
 
@@ -448,6 +451,9 @@ enum Node {
     With(Pipeline, Vec<Node>, Vec<Node>),
     Break,
     Continue,
+    /// `{{template "name" pipeline}}`: runs a `define`d template with the
+    /// pipeline's value as dot (nil without one).
+    Template(String, Option<Pipeline>, usize),
 }
 
 /// A parsed template.
@@ -455,8 +461,15 @@ enum Node {
 pub struct Template {
     root: Vec<Node>,
     src: String,
+    /// Its name in errors: `output` for kubectl, the file's path in a chart.
+    name: String,
+    /// The templates its `{{define "name"}}` blocks declare.
+    defines: std::collections::BTreeMap<String, Vec<Node>>,
     /// `missingkey=error` (kubectl's `--allow-missing-template-keys=false`).
     missing_key_error: bool,
+    /// `missingkey=zero`, as Helm runs templates: a missing key is a nil
+    /// interface, so a field of it is a "nil pointer evaluating" error.
+    missing_key_zero: bool,
 }
 
 struct TreeParser<'a> {
@@ -465,6 +478,9 @@ struct TreeParser<'a> {
     i: usize,
     /// How deep `if`/`range`/`with` nest here (bounded: see [`MAX_NESTING`]).
     depth: usize,
+    /// Whether Helm's functions ([`HELM`]) are defined.
+    helm: bool,
+    defines: std::collections::BTreeMap<String, Vec<Node>>,
 }
 
 /// The deepest nesting of controls or parentheses this simulated kubectl parses
@@ -531,7 +547,38 @@ impl TreeParser<'_> {
                         Node::Continue
                     });
                 }
-                "define" | "template" | "block" => {
+                "define" => {
+                    let name = match tokens.get(1).map(|t| &t.tok) {
+                        Some(Tok::Str(n)) if tokens.len() == 2 => n.clone(),
+                        _ => return Err(self.err(pos, "unexpected token in define clause")),
+                    };
+                    if self.depth > 0 {
+                        return Err(self.err(pos, "unexpected <define> in command"));
+                    }
+                    self.depth += 1;
+                    let body = self.list(false);
+                    self.depth -= 1;
+                    match body? {
+                        (body, Ending::End) => {
+                            self.defines.insert(name, body);
+                        }
+                        (_, Ending::Eof) => return Err(self.err(self.src.len(), "unexpected EOF")),
+                        (_, Ending::Else(_, p)) => return Err(self.err(p, "unexpected {{else}}")),
+                    }
+                }
+                "template" => {
+                    let name = match tokens.get(1).map(|t| &t.tok) {
+                        Some(Tok::Str(n)) => n.clone(),
+                        _ => return Err(self.err(pos, "unexpected token in template clause")),
+                    };
+                    let pipe = if tokens.len() > 2 {
+                        Some(self.pipeline(&tokens[2..], pos, false)?)
+                    } else {
+                        None
+                    };
+                    nodes.push(Node::Template(name, pipe, pos));
+                }
+                "block" => {
                     return Err(self.err(
                         pos,
                         format!("{{{{{keyword}}}}} is not available in this simulated kubectl"),
@@ -674,7 +721,12 @@ impl TreeParser<'_> {
                     "true" => Operand::Bool(true),
                     "false" => Operand::Bool(false),
                     "nil" => Operand::Nil,
-                    f if FUNCS.contains(&f) || SPRIG.contains(&f) => Operand::Ident(f.to_string()),
+                    f if FUNCS.contains(&f)
+                        || SPRIG.contains(&f)
+                        || (self.helm && HELM.contains(&f)) =>
+                    {
+                        Operand::Ident(f.to_string())
+                    }
                     f => return Err(self.err(tk.pos, format!("function {f:?} not defined"))),
                 },
                 Tok::LParen => {
@@ -849,22 +901,36 @@ const SPRIG: &[&str] = &[
     "plural",
 ];
 
+/// The functions Helm adds to sprig's for chart templates (the part this
+/// simulator has: `include`, `toYaml`, `required`, `fail`; see
+/// [`TemplateSet`]).
+const HELM: &[&str] = &["include", "toYaml", "required", "fail"];
+
 impl Template {
     /// Parses a template; errors read as Go's (`template: output:1: ...`).
     pub fn parse(src: &str) -> Result<Template, String> {
+        Template::parse_with(src, false)
+    }
+
+    fn parse_with(src: &str, helm: bool) -> Result<Template, String> {
         let pieces = lex(src)?;
         let mut p = TreeParser {
             src,
             pieces,
             i: 0,
             depth: 0,
+            helm,
+            defines: Default::default(),
         };
         let (root, ending) = p.list(false)?;
         match ending {
             Ending::Eof => Ok(Template {
                 root,
                 src: src.to_string(),
+                name: "output".to_string(),
+                defines: p.defines,
                 missing_key_error: false,
+                missing_key_zero: helm,
             }),
             Ending::End => Err(format!(
                 "template: output:{}: unexpected {{{{end}}}}",
@@ -887,19 +953,96 @@ impl Template {
     /// Executes the template on `data`. On failure, returns what was written so far
     /// and Go's error text.
     pub fn execute(&self, data: &Value) -> Result<String, (String, String)> {
-        let root = V::from_json(data);
-        let mut st = State {
-            missing_key_error: self.missing_key_error,
-            steps: 0,
-            out: String::new(),
-            vars: vec![("$".to_string(), root.clone())],
-            src: &self.src,
+        execute_in(std::slice::from_ref(self), 0, data)
+    }
+}
+
+/// Runs `templates[index]` on `data`; the others lend their `define`s.
+fn execute_in(
+    templates: &[Template],
+    index: usize,
+    data: &Value,
+) -> Result<String, (String, String)> {
+    let this = &templates[index];
+    let root = V::from_json(data);
+    let mut st = State {
+        missing_key_error: this.missing_key_error,
+        missing_key_zero: this.missing_key_zero,
+        steps: 0,
+        out: String::new(),
+        vars: vec![("$".to_string(), root.clone())],
+        templates,
+        current: index,
+        executing: this.name.clone(),
+        depth: 0,
+    };
+    match st.walk_list(&root, &this.root) {
+        Ok(_) => Ok(st.out),
+        Err(e) => Err((st.out, e)),
+    }
+}
+
+/// A chart's templates as Helm's engine runs them: parsed together under their
+/// file names (`web/templates/deployment.yaml`), so every file sees every
+/// `{{define}}` (the helpers in `_helpers.tpl`), with Helm's functions `include`,
+/// `toYaml`, `required` and `fail`, `missingkey=zero`, and `<no value>` printed as
+/// nothing (Helm's `engine.go` removes it from the output).
+#[derive(Clone, Debug)]
+pub struct TemplateSet {
+    templates: Vec<Template>,
+}
+
+impl TemplateSet {
+    /// Parses `(name, text)` files; an error reads as Helm's `parse error at
+    /// (NAME:LINE): ...`.
+    pub fn parse(files: &[(String, String)]) -> Result<TemplateSet, String> {
+        let mut templates = Vec::new();
+        for (name, src) in files {
+            let mut t = Template::parse_with(src, true).map_err(|e| {
+                // engine.go's cleanupParseError.
+                let rest = e.strip_prefix("template: output:").unwrap_or(&e);
+                match rest.split_once(": ") {
+                    Some((line, msg)) => format!("parse error at ({name}:{line}): {msg}"),
+                    None => format!("parse error at ({name}): {rest}"),
+                }
+            })?;
+            t.name = name.clone();
+            templates.push(t);
+        }
+        Ok(TemplateSet { templates })
+    }
+
+    /// Renders the file `name` with `data` (`.Values`, `.Release`, `.Chart`); a
+    /// failure reads as Helm's: Go's execution error, or `execution error at
+    /// (NAME:LINE:COL): MESSAGE` for `required` and `fail`.
+    pub fn render(&self, name: &str, data: &Value) -> Result<String, String> {
+        let Some(index) = self.templates.iter().position(|t| t.name == name) else {
+            return Err(format!(
+                "template: no template {name:?} associated with template \"gotpl\""
+            ));
         };
-        match st.walk_list(&root, &self.root) {
-            Ok(_) => Ok(st.out),
-            Err(e) => Err((st.out, e)),
+        match execute_in(&self.templates, index, data) {
+            Ok(out) => Ok(out.replace("<no value>", "")),
+            Err((_, e)) => Err(cleanup_exec_error(&e)),
         }
     }
+}
+
+/// engine.go's cleanupExecError: the message of `required` and `fail` at its place.
+fn cleanup_exec_error(e: &str) -> String {
+    let mut tokens = e.splitn(3, ": ");
+    let (_, Some(location), Some(rest)) = (tokens.next(), tokens.next(), tokens.next()) else {
+        return e.to_string();
+    };
+    for marker in ["error calling required: ", "error calling fail: "] {
+        if let Some(at) = rest.find(marker) {
+            return format!(
+                "execution error at ({location}): {}",
+                &rest[at + marker.len()..]
+            );
+        }
+    }
+    e.to_string()
 }
 
 enum Flow {
@@ -916,22 +1059,36 @@ const LIMIT: &str = "the template does more work than this simulated kubectl all
 
 struct State<'a> {
     missing_key_error: bool,
+    missing_key_zero: bool,
     steps: usize,
     out: String,
     vars: Vec<(String, V)>,
-    src: &'a str,
+    /// The templates whose `define`s this run sees, and the one whose text runs now.
+    templates: &'a [Template],
+    current: usize,
+    /// The name Go's errors say is executing (the file, or the `define`d name).
+    executing: String,
+    /// How deep `template` and `include` nest now.
+    depth: usize,
 }
+
+/// How deep `{{template}}` and `include` may nest (Go stops at 100000, Helm's
+/// `include` at 1000; a guard for the browser's stack here).
+const MAX_TEMPLATE_DEPTH: usize = 50;
 
 impl State<'_> {
     fn err_at(&self, pos: usize, context: &str, msg: impl AsRef<str>) -> String {
-        let before = &self.src[..pos.min(self.src.len())];
+        let src = &self.templates[self.current].src;
+        let file = &self.templates[self.current].name;
+        let executing = &self.executing;
+        let before = &src[..pos.min(src.len())];
         let line = 1 + before.matches('\n').count();
         let col = match before.rfind('\n') {
             Some(nl) => pos - nl - 1,
             None => pos,
         };
         format!(
-            "template: output:{line}:{col}: executing \"output\" at <{context}>: {}",
+            "template: {file}:{line}:{col}: executing \"{executing}\" at <{context}>: {}",
             msg.as_ref()
         )
     }
@@ -961,6 +1118,14 @@ impl State<'_> {
             }
             Node::Break => return Ok(Flow::Break),
             Node::Continue => return Ok(Flow::Continue),
+            Node::Template(name, pipe, pos) => {
+                let arg = match pipe {
+                    Some(p) => self.pipeline(dot, p)?,
+                    None => V::Nil,
+                };
+                let text = self.run_define(name, &arg, *pos, &format!("template {name:?}"))?;
+                self.out.push_str(&text);
+            }
             Node::If(p, body, else_list) | Node::With(p, body, else_list) => {
                 let mark = self.vars.len();
                 let v = self.pipeline(dot, p)?;
@@ -1035,6 +1200,46 @@ impl State<'_> {
         Ok(Flow::Normal)
     }
 
+    /// Runs the `define`d template `name` with `dot`, returning what it wrote.
+    fn run_define(
+        &mut self,
+        name: &str,
+        dot: &V,
+        pos: usize,
+        context: &str,
+    ) -> Result<String, String> {
+        let templates = self.templates;
+        let Some((index, body)) = templates
+            .iter()
+            .enumerate()
+            .find_map(|(i, t)| t.defines.get(name).map(|b| (i, b)))
+        else {
+            return Err(self.err_at(pos, context, format!("template {name:?} not defined")));
+        };
+        if self.depth >= MAX_TEMPLATE_DEPTH {
+            return Err(self.err_at(
+                pos,
+                context,
+                format!("rendering template has a nested reference name: {name}: unable to execute template"),
+            ));
+        }
+        let saved_out = std::mem::take(&mut self.out);
+        let saved = (
+            self.current,
+            std::mem::replace(&mut self.executing, name.to_string()),
+        );
+        let saved_vars = std::mem::replace(&mut self.vars, vec![("$".to_string(), dot.clone())]);
+        self.current = index;
+        self.depth += 1;
+        let result = self.walk_list(dot, body);
+        self.depth -= 1;
+        self.current = saved.0;
+        self.executing = saved.1;
+        self.vars = saved_vars;
+        let text = std::mem::replace(&mut self.out, saved_out);
+        result.map(|_| text)
+    }
+
     fn pipeline(&mut self, dot: &V, p: &Pipeline) -> Result<V, String> {
         let mut value: Option<V> = None;
         for cmd in &p.cmds {
@@ -1095,6 +1300,22 @@ impl State<'_> {
             if let Some(v) = fin {
                 args.push(v);
             }
+            if f == "include" {
+                let (Some(V::Str(name)), Some(arg), 2) = (args.first(), args.get(1), args.len())
+                else {
+                    return Err(self.err_at(
+                        cmd.pos,
+                        &cmd.text,
+                        format!(
+                            "wrong number of args for include: want 2 got {}",
+                            args.len()
+                        ),
+                    ));
+                };
+                let name = name.clone();
+                let arg = arg.clone();
+                return self.run_define(&name, &arg, cmd.pos, &cmd.text).map(V::Str);
+            }
             let v = call(f, &args).map_err(|e| self.err_at(cmd.pos, &cmd.text, e))?;
             if let V::Str(text) = &v {
                 guard(text.len()).map_err(|e| self.err_at(cmd.pos, &cmd.text, e))?;
@@ -1145,6 +1366,7 @@ impl State<'_> {
                     v = match v {
                         V::Json(Value::Object(m)) => match m.get(f) {
                             Some(x) => V::from_json(x),
+                            None if self.missing_key_zero => V::Nil,
                             None if self.missing_key_error => {
                                 return Err(self.err_at(
                                     cmd.pos,
@@ -1368,6 +1590,28 @@ fn call(f: &str, args: &[V]) -> Result<V, String> {
                 };
             }
             Ok(V::Bool(true))
+        }
+        "toYaml" => {
+            need(1)?;
+            let text = crate::printers::yaml::to_yaml(&to_json_value(&args[0]));
+            Ok(V::Str(text.trim_end_matches('\n').to_string()))
+        }
+        "required" => {
+            need(2)?;
+            let missing = match &args[1] {
+                V::Invalid | V::Nil => true,
+                V::Str(s) => s.is_empty(),
+                _ => false,
+            };
+            if missing {
+                Err(calling(arg_str(args, 0)))
+            } else {
+                Ok(args[1].clone())
+            }
+        }
+        "fail" => {
+            need(1)?;
+            Err(calling(arg_str(args, 0)))
         }
         _ => sprig(f, args),
     }
@@ -1644,7 +1888,7 @@ fn go_quote(s: &str) -> String {
 }
 
 /// Standard base64 (with padding), as kubectl's `base64decode` reads Secret data.
-fn base64_decode(s: &str) -> Option<String> {
+pub(crate) fn base64_decode(s: &str) -> Option<String> {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut bits = 0u32;
     let mut nbits = 0;
@@ -2334,7 +2578,7 @@ fn guard(len: usize) -> Result<(), String> {
     }
 }
 
-fn base64_encode(bytes: &[u8]) -> String {
+pub(crate) fn base64_encode(bytes: &[u8]) -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {

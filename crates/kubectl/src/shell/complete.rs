@@ -259,10 +259,14 @@ pub fn complete(session: &Session, line: &str) -> Completion {
         let mut pool: Vec<String> = COMMANDS.iter().map(|c| c.to_string()).collect();
         pool.push("sim".into());
         pool.push("kubectl".into());
+        pool.push("helm".into());
         return finish(start, &word, pool);
     }
     if words.first().map(String::as_str) == Some("sim") {
         return complete_sim(session, &words[1..], start, &word);
+    }
+    if words.first().map(String::as_str) == Some("helm") {
+        return complete_helm(session, &words[1..], start, &word);
     }
     if words.first().map(String::as_str) == Some("kubectl") {
         words.remove(0);
@@ -441,6 +445,37 @@ fn complete_sim(session: &Session, args: &[String], start: usize, word: &str) ->
         [c] if c == "why" || c == "why-node" => {
             let ns = session.namespace.clone();
             complete_resource(session, &ns, &[], start, word)
+        }
+        _ => finish(start, word, Vec::new()),
+    }
+}
+
+/// `helm` lines: its subcommands, the bundled charts where a chart goes, the
+/// releases of the namespace where a release goes, namespaces after `-n`.
+fn complete_helm(session: &Session, args: &[String], start: usize, word: &str) -> Completion {
+    if matches!(args.last().map(String::as_str), Some("-n" | "--namespace")) {
+        return finish(start, word, names(session, Kind::Namespace, None));
+    }
+    let charts = || crate::helm::chart_references();
+    let releases = || crate::helm::release_names(session, &namespace_of(session, args));
+    let words: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    match words.as_slice() {
+        [] => finish(
+            start,
+            word,
+            crate::helm::SUBCOMMANDS.iter().map(|s| s.to_string()),
+        ),
+        ["get"] => finish(start, word, ["manifest", "values"].map(String::from)),
+        ["show"] => finish(start, word, ["chart", "values"].map(String::from)),
+        ["repo"] => finish(start, word, ["list"].map(String::from)),
+        ["search"] => finish(start, word, ["repo"].map(String::from)),
+        ["install" | "template", _] | ["upgrade", _] | ["show", _] => finish(start, word, charts()),
+        ["upgrade" | "rollback" | "uninstall" | "history" | "status"] | ["get", _] => {
+            finish(start, word, releases())
         }
         _ => finish(start, word, Vec::new()),
     }

@@ -940,8 +940,9 @@ fn parse_line(line: &str) -> Result<List, Syntax> {
 /// The programs this shell runs (its builtins, the pipe readers and the simulated
 /// tools); anything else is `command not found`.
 pub const PROGRAMS: &[&str] = &[
-    "kubectl", "sim", "minikube", "curl", "wget", "grep", "head", "tail", "wc", "sort", "uniq",
-    "awk", "cat", "echo", "export", "unset", "alias", "unalias", "true", ":", "false", "sleep",
+    "kubectl", "sim", "minikube", "helm", "curl", "wget", "grep", "head", "tail", "wc", "sort",
+    "uniq", "awk", "cat", "echo", "export", "unset", "alias", "unalias", "true", ":", "false",
+    "sleep",
 ];
 
 /// The simple commands of a line, in order, those inside `$(...)` included, without
@@ -1322,6 +1323,7 @@ impl Exec<'_> {
                 crate::shell::script::execute_action(session, &action, stdin, self.files)
             }
             "minikube" => crate::shell::outside::minikube(session, args),
+            "helm" => crate::helm::run(session, args, self.files),
             "curl" => crate::shell::outside::curl(session, args),
             "wget" => crate::shell::outside::wget(session, args),
             "grep" | "head" | "tail" | "wc" | "sort" | "uniq" | "awk" => {

@@ -210,6 +210,7 @@ pub fn container_shell(data: &[u8]) {
         cpu_limit_milli: Some(500),
         gpus: 0,
         mounts: Default::default(),
+        seed: Default::default(),
     };
     let _ = runtime::outcome(&process, runtime::EXIT_SEARCH_BUDGET);
     let lines = runtime::log(&process, SHELL_HORIZON_MS);

@@ -339,30 +339,25 @@ impl Cluster {
         if !super::replicaset::is_orphan(&pod) || !super::pod_is_active(&pod) {
             return;
         }
-        let labels = pod.metadata.labels.clone().unwrap_or_default();
-        let owner = self
+        // The sets this pod's name belongs to, with their selectors.
+        let sets: Vec<(OtherObject, LabelSelector)> = self
             .store
             .list(Kind::StatefulSet, Some(&key.namespace))
             .filter_map(|o| match o {
-                Object::Other(set) => Some(set),
+                Object::Other(set)
+                    if ordinal_of(set.metadata.name.as_deref().unwrap_or(""), &key.name)
+                        .is_some() =>
+                {
+                    Some(((**set).clone(), SetSpec::of(set).selector))
+                }
                 _ => None,
             })
-            .find(|set| {
-                let name = set.metadata.name.as_deref().unwrap_or("");
-                let selector = SetSpec::of(set).selector;
-                set.metadata.deletion_timestamp.is_none()
-                    && ordinal_of(name, &key.name).is_some()
-                    && (selector
-                        .match_labels
-                        .as_ref()
-                        .is_some_and(|m| !m.is_empty())
-                        || selector
-                            .match_expressions
-                            .as_ref()
-                            .is_some_and(|e| !e.is_empty()))
-                    && super::selector_matches(&selector, &labels)
-            })
-            .map(|set| owner_ref(set));
+            .collect();
+        let owner = super::replicaset::adopter(
+            &pod,
+            sets.iter().map(|(set, sel)| (&set.metadata, sel, set)),
+        )
+        .map(owner_ref);
         let Some(owner) = owner else {
             return;
         };

@@ -105,12 +105,7 @@ pub(crate) fn data_mounts(c: &Cluster, pod: &Pod, container: &str) -> Vec<DataMo
     let Some(spec) = pod.spec.as_ref() else {
         return Vec::new();
     };
-    let Some(ctr) = spec
-        .containers
-        .iter()
-        .chain(spec.init_containers.iter().flatten())
-        .find(|ctr| ctr.name == container)
-    else {
+    let Some((ctr, _)) = crate::kubelet::containers::spec_container(pod, container) else {
         return Vec::new();
     };
     let mut mounts = Vec::new();

@@ -597,6 +597,18 @@ pub fn locker_lines(tr: Tr, v: &VolumeView, zone: Option<&str>) -> Vec<(&'static
             },
         ));
     }
+    lines.push((
+        pick(
+            tr,
+            [
+                "Files inside",
+                "Files in its directory",
+                "Файлов внутри",
+                "Файлов в его каталоге",
+            ],
+        ),
+        v.files.to_string(),
+    ));
     lines
 }
 
@@ -671,6 +683,7 @@ mod tests {
             reclaim_policy: "Delete".into(),
             phase: "Released".into(),
             terminating: false,
+            files: 2,
         };
         let text = |tr: Tr| {
             locker_lines(tr, &v, Some("zone-b"))

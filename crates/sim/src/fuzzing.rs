@@ -211,6 +211,7 @@ pub fn container_shell(data: &[u8]) {
         gpus: 0,
         mounts: Default::default(),
         stdin: None,
+        seed: Default::default(),
     };
     let _ = runtime::outcome(&process, runtime::EXIT_SEARCH_BUDGET);
     let lines = runtime::log(&process, SHELL_HORIZON_MS);

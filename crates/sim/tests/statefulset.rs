@@ -457,3 +457,64 @@ fn the_apiserver_checks_the_spec_and_what_may_change() {
         e.message
     );
 }
+
+#[test]
+fn a_set_made_again_after_an_orphaning_delete_adopts_its_pods_and_revision() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, &set("", 2));
+    c.advance(SimDuration::secs(60));
+    let uids = |c: &Cluster| -> Vec<String> {
+        ["web-0", "web-1"]
+            .iter()
+            .map(|n| {
+                let p = c.get(Kind::Pod, "default", n).unwrap();
+                p.meta().uid.clone().unwrap()
+            })
+            .collect()
+    };
+    let before = uids(&c);
+    let revision = status(&c, "updateRevision");
+    c.delete_with(
+        Kind::StatefulSet,
+        "default",
+        "web",
+        warehouse_sim::DeleteOptions {
+            grace_period_seconds: None,
+            propagation: warehouse_sim::Propagation::Orphan,
+        },
+    )
+    .unwrap();
+    c.advance(SimDuration::secs(10));
+    let owners = |c: &Cluster, kind: Kind, name: &str| {
+        c.get(kind, "default", name)
+            .unwrap()
+            .meta()
+            .owner_references
+            .clone()
+            .unwrap_or_default()
+    };
+    assert!(owners(&c, Kind::Pod, "web-0").is_empty(), "orphaned");
+    create(&mut c, &set("", 2));
+    c.advance(SimDuration::secs(10));
+    // The same pods, now the new set's, and the same revision: nothing is made again.
+    assert_eq!(uids(&c), before);
+    let uid = c
+        .get(Kind::StatefulSet, "default", "web")
+        .unwrap()
+        .meta()
+        .uid
+        .clone()
+        .unwrap();
+    for name in ["web-0", "web-1"] {
+        let refs = owners(&c, Kind::Pod, name);
+        assert_eq!(refs.len(), 1, "{name}: {refs:?}");
+        assert_eq!(refs[0].uid, uid);
+        assert_eq!(refs[0].controller, Some(true));
+    }
+    let refs = owners(&c, Kind::ControllerRevision, revision.as_str().unwrap());
+    assert_eq!(refs.len(), 1);
+    assert_eq!(refs[0].uid, uid);
+    assert_eq!(c.list(Kind::ControllerRevision, Some("default")).len(), 1);
+    assert_eq!(status(&c, "readyReplicas"), 2);
+    assert_eq!(status(&c, "currentRevision"), revision);
+}

@@ -222,6 +222,11 @@ impl Cluster {
         {
             return Action::Done;
         }
+        // The helper pod's `rm -rf` of the directory, then the volume.
+        if let (Some(node), Some(dir)) = (volume.node.clone(), crate::kubelet::disk::volume_dir(o))
+        {
+            self.remove_host_dir(&node, &dir);
+        }
         Action::after_writes([self.delete_as(ACTOR, key, None).map(drop)])
     }
 }

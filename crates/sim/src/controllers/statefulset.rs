@@ -25,9 +25,12 @@
 //! A pod is never made twice at once: a pod on a lost zone stays (Terminating) until
 //! its deletion completes, and only then is it made again (at most once).
 //!
+//! Orphans are adopted as upstream's `ClaimPods` and `ClaimControllerRevisions` do: a
+//! pod of the set's name and selector when the set is made or the pod appears, a
+//! revision matching its selector at the set's first sync.
+//!
 //! The spec and status are read from and written to the stored JSON. Simplified:
-//! orphan pods are not adopted, and a revision's hash is FNV-32a of the template's
-//! JSON (`names::pod_template_hash`), not upstream's hash of Go's encoding.
+//! a revision's hash is FNV-32a of the template's JSON (`names::pod_template_hash`), not upstream's hash of Go's encoding.
 
 use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::Actor;
@@ -59,17 +62,30 @@ impl Controller for StatefulSetController {
         ID
     }
 
-    fn watch(&self, _c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
+    fn watch(&self, c: &mut Cluster, ev: &WatchEvent, keys: &mut Vec<ObjectKey>) {
         match &*ev.object {
             Object::Other(o)
                 if o.kind == Kind::StatefulSet && ev.event_type != EventType::Deleted =>
             {
+                if ev.event_type == EventType::Added {
+                    // A new set may adopt the orphans of one deleted with
+                    // `--cascade=orphan`: their keys come first, then the set's.
+                    let spec = SetSpec::of(o);
+                    let name = o.metadata.name.as_deref().unwrap_or("");
+                    keys.extend(
+                        c.orphans_matching(ev.object.namespace(), &spec.selector)
+                            .into_iter()
+                            .filter(|k| ordinal_of(name, &k.name).is_some()),
+                    );
+                }
                 keys.push(ev.object.key());
             }
             // One of its pods or revisions changed or went: the set looks again.
             Object::Pod(_) => {
                 if let Some(key) = crate::cluster::controller_of(&ev.object, Kind::StatefulSet) {
                     keys.push(key);
+                } else if super::adoptable_orphan(ev) {
+                    keys.push(ev.object.key());
                 }
             }
             Object::Other(o) if o.kind == Kind::ControllerRevision => {
@@ -312,7 +328,86 @@ enum Slot {
 }
 
 impl Cluster {
+    /// The adoption half of `ClaimPods` (pkg/controller/controller_ref_manager.go)
+    /// as `getPodsForStatefulSet` runs it: an active orphan pod whose labels match
+    /// a set's selector and whose name is one of the set's (`isMemberOf`: the name
+    /// less its ordinal is the set's) gets the set as its controller.
+    fn adopt_orphan_stateful_pod(&mut self, key: &ObjectKey) {
+        let Some(Object::Pod(mut pod)) = self.store.get(key).cloned() else {
+            return;
+        };
+        if !super::replicaset::is_orphan(&pod) || !super::pod_is_active(&pod) {
+            return;
+        }
+        // The sets this pod's name belongs to, with their selectors.
+        let sets: Vec<(OtherObject, LabelSelector)> = self
+            .store
+            .list(Kind::StatefulSet, Some(&key.namespace))
+            .filter_map(|o| match o {
+                Object::Other(set)
+                    if ordinal_of(set.metadata.name.as_deref().unwrap_or(""), &key.name)
+                        .is_some() =>
+                {
+                    Some(((**set).clone(), SetSpec::of(set).selector))
+                }
+                _ => None,
+            })
+            .collect();
+        let owner = super::replicaset::adopter(
+            &pod,
+            sets.iter().map(|(set, sel)| (&set.metadata, sel, set)),
+        )
+        .map(owner_ref);
+        let Some(owner) = owner else {
+            return;
+        };
+        pod.metadata
+            .owner_references
+            .get_or_insert_with(Vec::new)
+            .push(owner);
+        let _ = self.update_as(ACTOR, Object::Pod(pod));
+    }
+
+    /// `ClaimControllerRevisions` at a set's first sync: orphan revisions whose
+    /// labels match its selector become its own (a set deleted with
+    /// `--cascade=orphan` and made again finds its history). Later syncs read only
+    /// the revisions it owns.
+    fn adopt_orphan_revisions(&mut self, set: &OtherObject, selector: &LabelSelector) {
+        let namespace = set.metadata.namespace.clone().unwrap_or_default();
+        let owner = owner_ref(set);
+        let orphans: Vec<Object> = self
+            .store
+            .list(Kind::ControllerRevision, Some(&namespace))
+            .filter(|o| {
+                let meta = o.meta();
+                !meta
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|r| r.controller == Some(true))
+                    && meta.deletion_timestamp.is_none()
+                    && meta
+                        .labels
+                        .as_ref()
+                        .is_some_and(|l| super::selector_matches(selector, l))
+            })
+            .cloned()
+            .collect();
+        for mut o in orphans {
+            o.meta_mut()
+                .owner_references
+                .get_or_insert_with(Vec::new)
+                .push(owner.clone());
+            let _ = self.update_as(ACTOR, o);
+        }
+    }
+
     fn sync_stateful_set(&mut self, key: &ObjectKey) -> Action {
+        if key.kind == Kind::Pod {
+            // An orphan pod the watch saw.
+            self.adopt_orphan_stateful_pod(key);
+            return Action::Done;
+        }
         let Some(Object::Other(set)) = self.store.get(key).cloned() else {
             return Action::Done;
         };
@@ -321,6 +416,14 @@ impl Cluster {
         let set_name = set.metadata.name.clone().unwrap_or_default();
         let about = Object::Other(set.clone());
         let mut writes = Vec::new();
+        let first_sync = set
+            .fields
+            .get("status")
+            .and_then(|s| s.get("observedGeneration"))
+            .is_none();
+        if first_sync && set.metadata.deletion_timestamp.is_none() {
+            self.adopt_orphan_revisions(&set, &spec.selector);
+        }
 
         // The revisions: the live template's, and the one the pods were at.
         let mut revisions: Vec<Revision> = self

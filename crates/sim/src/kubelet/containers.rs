@@ -207,6 +207,7 @@ pub(crate) fn process_for(
             .unwrap_or(0),
         mounts: crate::kubelet::volumes::mounts_at_start(cluster, pod, &c.name, now),
         stdin: (c.stdin == Some(true)).then(runtime::Stdin::default),
+        seed: std::sync::Arc::new(cluster.volume_files(pod, &c.name)),
     })
 }
 
@@ -1033,6 +1034,7 @@ impl Cluster {
             return;
         };
         run.finished_ms = Some(finished_ms);
+        let ended = run.process.clone();
         // A process that never started reports the zero time, as containerd does
         // for a StartError.
         let started = if reason == "StartError" {
@@ -1069,6 +1071,8 @@ impl Cluster {
             run.backoff_ms
         };
         let restarts = run.restarts;
+        // What it wrote to its volumes stays there.
+        self.keep_container_writes(node, pod, name, &ended, finished_ms);
         let Some(cs) = status_mut(pod, name) else {
             return;
         };

@@ -4,13 +4,15 @@
 //! asks the runtime to exec in the container (`ExecSync`-like). The command sees the
 //! container's environment and files: what the kubelet mounts (`/etc/resolv.conf`,
 //! `/etc/hosts`, `/etc/hostname`, the service account's namespace file, configMap and
-//! secret volumes) plus what the main process's shell wrote, and what the pod's other
-//! containers wrote into the emptyDir volumes it shares with them; the image's network tools
-//! (`nslookup`, see `dns.rs`) reach the simulated network.
+//! secret volumes) plus what the main process's shell wrote, and what the pod's data
+//! volumes hold (`disk.rs`: the node's disk, with what the pod's other running
+//! containers wrote there); the image's network tools (`nslookup`, see `dns.rs`) reach
+//! the simulated network. What it writes under an emptyDir, hostPath or
+//! PersistentVolume mount stays on the node's disk.
 //!
 //! Simplified: a command runs to completion (or for [`EXEC_TIMEOUT_MS`]) at the current
-//! simulated instant; time does not pass for the rest of the cluster, and nothing it
-//! writes outlives it.
+//! simulated instant; time does not pass for the rest of the cluster, and what it
+//! writes elsewhere in the container does not outlive it.
 
 use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
@@ -222,9 +224,11 @@ impl Cluster {
                 ),
             )));
         }
-        let mut files = self.container_files(&pod, container);
-        files.extend(self.empty_dir_files(&pod, container));
+        let mut base = self.container_files(&pod, container);
+        base.extend(self.volume_files(&pod, container));
         let after = self.now.0.saturating_sub(main.started_ms);
+        let files = runtime::files_at(&main, after, &base);
+        let mounts = crate::kubelet::disk::data_mounts(self, &pod, container);
         let image = main.image.clone();
         let tools = NetTools {
             cluster: std::cell::RefCell::new(self),
@@ -232,7 +236,14 @@ impl Cluster {
             image,
             http,
         };
-        let replay = runtime::exec_in(&main, argv, after, &files, &tools, EXEC_TIMEOUT_MS);
+        let replay = runtime::exec_over(&main, argv, after, &files, &tools, EXEC_TIMEOUT_MS);
+        drop(tools);
+        // What it wrote to the container's volumes stays there; the rest of the
+        // container's files are the runtime's copy, and go with the exec.
+        if runtime::in_shell(&probe) {
+            let writes = crate::kubelet::disk::changes(&mounts, &files, &replay.files);
+            self.write_disk(&node, writes);
+        }
         let mut text = String::new();
         for (_, line) in replay.lines {
             text.push_str(&line);

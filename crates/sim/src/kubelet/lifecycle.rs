@@ -134,7 +134,7 @@ impl Cluster {
                 };
             }
             let mut files = self.container_files(pod, &c.name);
-            files.extend(self.empty_dir_files(pod, &c.name));
+            files.extend(self.volume_files(pod, &c.name));
             let replay =
                 runtime::exec_in(process, &argv, after, &files, &shell::NoPrograms, limit_ms);
             return match replay.end {
@@ -200,6 +200,7 @@ impl Cluster {
                         gpus: 0,
                         mounts: Default::default(),
                         stdin: None,
+                        seed: Default::default(),
                     },
                 };
                 Some((c.clone(), process))

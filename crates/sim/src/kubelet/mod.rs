@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub mod active_deadline;
 pub mod containers;
+pub mod disk;
 pub mod env;
 pub mod exec;
 pub mod image_pulls;
@@ -143,6 +144,10 @@ pub struct KubeletState {
     /// (`active_deadline.rs`).
     #[serde(default, with = "crate::snapshot::pairs")]
     pub(crate) deadlines: BTreeMap<ObjectKey, (String, crate::time::SimTime)>,
+    /// The files the node's data volumes hold, by host path (`disk.rs`): they
+    /// survive a reboot.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) disk: BTreeMap<String, String>,
     /// The image list last worked out for the Node's status, and how many images were
     /// on disk then: images are only ever added, so the same count is the same set.
     /// Rebuilt only when an image arrives.
@@ -169,6 +174,7 @@ impl KubeletState {
             unsynced: self.unsynced.clone(),
             containers: self.containers.clone(),
             deadlines: self.deadlines.clone(),
+            disk: self.disk.clone(),
             image_list: None,
             images_posted: None,
         }
@@ -255,6 +261,11 @@ impl Cluster {
         let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.as_deref()) else {
             return;
         };
+        if ev.event_type == crate::store::EventType::Deleted {
+            // The pod is gone for good: so are its emptyDir volumes.
+            let uid = pod.metadata.uid.clone().unwrap_or_default();
+            self.remove_empty_dirs(node, &uid);
+        }
         if self.kubelets.get(node).is_some_and(|k| k.running) {
             let component = crate::cluster::Component::Kubelet(node.to_string());
             self.enqueue(component, ev.object.key());
@@ -539,6 +550,16 @@ impl Cluster {
         if !k.running {
             return Err(SimError(format!("node \"{name}\" is already down")));
         }
+        // What the containers wrote to their volumes stays on the disk.
+        let keys: Vec<ObjectKey> = k.containers.keys().cloned().collect();
+        for key in keys {
+            if let Some(pod) = self.store.get(&key).and_then(Object::as_pod).cloned() {
+                self.keep_pod_writes(name, &key, &pod);
+            }
+        }
+        let Some(k) = self.kubelets.get_mut(name) else {
+            return Err(SimError(format!("node \"{name}\" not found")));
+        };
         k.running = false;
         let lost = k.pods.len();
         k.pods.clear();
@@ -671,8 +692,9 @@ impl Cluster {
                 if let Some(k) = self.kubelets.get_mut(node) {
                     k.pods.remove(key);
                     k.pulled_events.remove(key);
-                    k.containers.remove(key);
+                    let uid = k.containers.remove(key).map(|r| r.uid).unwrap_or_default();
                     k.deadlines.remove(key);
+                    self.remove_empty_dirs(node, &uid);
                 }
                 self.kubelet_forget_status(node, key);
                 // A static pod runs on regardless: post its mirror pod again.
@@ -1156,6 +1178,15 @@ impl Cluster {
         {
             return;
         }
+        // What the containers wrote to their volumes is on the disk; the emptyDirs go.
+        let ours = |p: &Pod| p.metadata.uid.as_deref() == Some(uid);
+        if let Some(pod) = self.kubelet_pod(node, key).filter(ours) {
+            self.keep_pod_writes(node, key, &pod);
+        }
+        self.remove_empty_dirs(node, uid);
+        let Some(k) = self.kubelets.get_mut(node) else {
+            return;
+        };
         k.pods.remove(key);
         k.containers.remove(key);
         self.kubelet_forget_status(node, key);

@@ -208,6 +208,10 @@ pub struct Process {
     /// -i` sets): an interactive shell waits on it instead of reading end of file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdin: Option<Stdin>,
+    /// What its emptyDir, hostPath and PersistentVolume mounts held when it started,
+    /// at the paths it sees them on (`kubelet/disk.rs`): its replay starts with them.
+    #[serde(default, skip_serializing_if = "seed_is_empty")]
+    pub seed: Seed,
 }
 
 /// An open stdin, and how the session attached to it ended.
@@ -216,6 +220,13 @@ pub struct Stdin {
     /// When the attached session ended (ms after the start) and the status the
     /// shell exited with (`exit 3`; end of input is `exit 0`).
     pub closed: Option<(u64, i32)>,
+}
+
+/// The files a process finds in its data volumes when it starts.
+pub type Seed = std::sync::Arc<BTreeMap<String, String>>;
+
+fn seed_is_empty(seed: &Seed) -> bool {
+    seed.is_empty()
 }
 
 /// How a process ends.
@@ -375,7 +386,13 @@ pub fn replay_in(
         started_ms: p.started_ms,
         argv0: base.clone(),
         args: Vec::new(),
-        files: files.clone(),
+        files: if p.seed.is_empty() {
+            files.clone()
+        } else {
+            let mut all = (*p.seed).clone();
+            all.extend(files.iter().map(|(k, v)| (k.clone(), v.clone())));
+            all
+        },
         mounts: p.mounts.clone(),
     };
     if let Some(b) = info.filter(|i| is_shell(&base) && i.shell && shell_execs_program(p, i)) {
@@ -430,8 +447,8 @@ pub fn replay_in(
                     },
                     Some(_) => End::Horizon,
                 },
-                // It has written nothing: the container's files are as given.
-                files: files.clone(),
+                // It has written nothing: its files are what it started with.
+                files: ctx.files.clone(),
             },
         };
     }
@@ -455,21 +472,69 @@ pub fn exec_in(
     programs: &dyn shell::Programs,
     timeout_ms: u64,
 ) -> Replay {
-    let files = if in_shell(main) {
-        replay_in(main, after_ms, EXIT_SEARCH_BUDGET, base, &shell::NoPrograms).files
-    } else {
-        base.clone()
-    };
+    let files = files_at(main, after_ms, base);
+    exec_over(main, argv, after_ms, &files, programs, timeout_ms)
+}
+
+/// The files inside the container whose main process is `main`, `after_ms` after it
+/// started: `base` (what the kubelet and the data volumes hold now) with what the
+/// process's shell changed since it started (over what it started with: its
+/// `seed` and `base`).
+pub fn files_at(
+    main: &Process,
+    after_ms: u64,
+    base: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    if !in_shell(main) {
+        return base.clone();
+    }
+    let after = replay_in(main, after_ms, EXIT_SEARCH_BUDGET, base, &shell::NoPrograms).files;
+    let mut files = base.clone();
+    for (path, text) in &after {
+        let before = base.get(path).or_else(|| main.seed.get(path));
+        if before != Some(text) {
+            files.insert(path.clone(), text.clone());
+        }
+    }
+    for path in main.seed.keys().chain(base.keys()) {
+        if !after.contains_key(path) {
+            files.remove(path);
+        }
+    }
+    files
+}
+
+/// What a shell process's files are `after_ms` after it started, from its `seed` and
+/// `base`; `None` for a process that does not run in the shell (it writes nothing).
+pub fn files_written(
+    p: &Process,
+    after_ms: u64,
+    base: &BTreeMap<String, String>,
+) -> Option<BTreeMap<String, String>> {
+    (in_shell(p) && start_error(p).is_none())
+        .then(|| replay_in(p, after_ms, EXIT_SEARCH_BUDGET, base, &shell::NoPrograms).files)
+}
+
+/// [`exec_in`] over the container's files as [`files_at`] gave them.
+pub fn exec_over(
+    main: &Process,
+    argv: &[String],
+    after_ms: u64,
+    files: &BTreeMap<String, String>,
+    programs: &dyn shell::Programs,
+    timeout_ms: u64,
+) -> Replay {
     let p = Process {
         argv: argv.to_vec(),
         started_ms: main.started_ms + after_ms,
+        seed: Seed::default(),
         ..main.clone()
     };
-    replay_in(&p, timeout_ms, EXIT_SEARCH_BUDGET, &files, programs)
+    replay_in(&p, timeout_ms, EXIT_SEARCH_BUDGET, files, programs)
 }
 
 /// Whether the process runs in the simulated shell (so its replay tracks files).
-fn in_shell(p: &Process) -> bool {
+pub(crate) fn in_shell(p: &Process) -> bool {
     let Some(exe) = p.argv.first() else {
         return false;
     };
@@ -1089,6 +1154,7 @@ mod tests {
             gpus: 0,
             mounts: Mounted::default(),
             stdin: None,
+            seed: Default::default(),
         }
     }
 
@@ -1290,6 +1356,7 @@ mod exec_tests {
             gpus: 0,
             mounts: Mounted::default(),
             stdin: None,
+            seed: Default::default(),
         };
         let cat = ["cat".to_string(), "/tmp/healthy".to_string()];
         let none = BTreeMap::new();

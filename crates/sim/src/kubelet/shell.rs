@@ -1937,7 +1937,12 @@ impl Shell<'_> {
             }
             args.pop();
         }
-        self.status = match test(&args) {
+        let exists = |path: &str, dir: bool| {
+            let p = absolute(path);
+            let p = p.trim_end_matches('/');
+            (!dir && self.files.contains_key(p)) || self.is_dir(p)
+        };
+        self.status = match test(&args, exists) {
             Ok(true) => 0,
             Ok(false) => 1,
             Err(e) => {
@@ -2053,7 +2058,8 @@ impl Shell<'_> {
             let mut names = std::collections::BTreeSet::new();
             for path in self.files.keys() {
                 if let Some(rest) = path.strip_prefix(&prefix) {
-                    if let Some(first) = rest.split('/').next() {
+                    // A path ending in `/` marks a directory (an empty mount).
+                    if let Some(first) = rest.split('/').next().filter(|f| !f.is_empty()) {
                         names.insert(first.to_string());
                     }
                 }
@@ -2176,7 +2182,9 @@ fn printf(format: &str, args: &[String]) -> String {
     out
 }
 
-fn test(args: &[String]) -> Result<bool, String> {
+/// `test`/`[`; `exists(path, directory)` says whether a file (or, with `directory`,
+/// a directory) is there.
+fn test(args: &[String], exists: impl Fn(&str, bool) -> bool) -> Result<bool, String> {
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     let int = |s: &str| {
         s.trim()
@@ -2194,7 +2202,9 @@ fn test(args: &[String]) -> Result<bool, String> {
         [s] => Ok(!s.is_empty()),
         ["-z", s] => Ok(s.is_empty()),
         ["-n", s] => Ok(!s.is_empty()),
-        ["-e" | "-f" | "-d" | "-r", _] => Ok(false),
+        ["-e" | "-r", p] => Ok(exists(p, false)),
+        ["-f", p] => Ok(exists(p, false) && !exists(p, true)),
+        ["-d", p] => Ok(exists(p, true)),
         [x, "=" | "==", y] => Ok(x == y),
         [x, "!=", y] => Ok(x != y),
         [x, op @ ("-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"), y] => {

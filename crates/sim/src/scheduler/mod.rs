@@ -799,6 +799,7 @@ impl Cluster {
             Ok(v) => v,
             Err(reason) => return (self.prefilter_rejection(key, &reason), false),
         };
+        let claim_in_use = self.read_write_once_pod_conflict(pod, &key.namespace);
         let mut waits_for_pods = false;
         let mut facts = PodFacts::new(pod, &key.namespace);
         let own_constraints = pod
@@ -901,6 +902,14 @@ impl Cluster {
             }
             processed += 1;
             let verdict = plugins::filter(&facts, name, n)
+                .and_then(|()| match claim_in_use {
+                    false => Ok(()),
+                    true => Err(plugins::FilterFailure {
+                        plugin: "VolumeRestrictions",
+                        reasons: vec![READ_WRITE_ONCE_POD_CONFLICT.to_string()],
+                        resolvable: true,
+                    }),
+                })
                 .and_then(|()| match self.volume_binding_filter(&volumes, name) {
                     None => Ok(()),
                     Some(reason) => Err(plugins::FilterFailure {
@@ -1077,6 +1086,48 @@ impl Cluster {
             return Err("pod has unbound immediate PersistentVolumeClaims".into());
         }
         Ok(volumes)
+    }
+
+    /// The VolumeRestrictions plugin's PreFilter (upstream
+    /// pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.go):
+    /// whether a claim the pod mounts with the ReadWriteOncePod access mode is
+    /// already used by another pod assigned to a node. Its Filter then refuses every
+    /// node (`Unschedulable`: preemption could evict that pod). Reads the namespace's
+    /// pods only for a pod with such a claim.
+    fn read_write_once_pod_conflict(&self, pod: &Pod, namespace: &str) -> bool {
+        let claims: Vec<&str> = pod
+            .spec
+            .iter()
+            .flat_map(|s| s.volumes.iter().flatten())
+            .filter_map(|v| v.persistent_volume_claim.as_ref())
+            .map(|c| c.claim_name.as_str())
+            .filter(|name| {
+                let key = ObjectKey::new(Kind::PersistentVolumeClaim, namespace, name);
+                matches!(self.store.get(&key), Some(Object::Other(o))
+                    if crate::controllers::volume::Claim::of(o)
+                        .access_modes
+                        .iter()
+                        .any(|m| m == "ReadWriteOncePod"))
+            })
+            .collect();
+        if claims.is_empty() {
+            return false;
+        }
+        let uid = pod.metadata.uid.as_deref();
+        self.store.list(Kind::Pod, Some(namespace)).any(|o| {
+            let Some(other) = o.as_pod() else {
+                return false;
+            };
+            let spec = other.spec.as_ref();
+            other.metadata.uid.as_deref() != uid
+                && spec.is_some_and(|s| s.node_name.as_deref().is_some_and(|n| !n.is_empty()))
+                && !crate::kubelet::containers::pod_is_terminal(other)
+                && spec
+                    .iter()
+                    .flat_map(|s| s.volumes.iter().flatten())
+                    .filter_map(|v| v.persistent_volume_claim.as_ref())
+                    .any(|c| claims.contains(&c.claim_name.as_str()))
+        })
     }
 
     /// A PreFilter refusal: no node is looked at, and preemption cannot help
@@ -1315,6 +1366,10 @@ fn requirements_of(sel: &LabelSelector) -> Vec<LabelSelectorRequirement> {
 }
 
 /// What the VolumeBinding plugin's PreFilter found of a pod's claims.
+/// The VolumeRestrictions plugin's `ErrReasonReadWriteOncePodConflict`.
+pub const READ_WRITE_ONCE_POD_CONFLICT: &str =
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
+
 #[derive(Default)]
 struct PodVolumes {
     /// The nodes its bound volumes are tied to.

@@ -88,6 +88,8 @@ pub struct VolumeView {
     pub phase: String,
     /// Being deleted (a deletion timestamp, held by its finalizer).
     pub terminating: bool,
+    /// How many files its directory on the node holds (`kubelet/disk.rs`).
+    pub files: usize,
 }
 
 /// How a zone's supervisor (kubelet) is doing, as the control plane sees it and as it
@@ -312,8 +314,15 @@ fn ordinal(pod: &Pod) -> Option<u32> {
 }
 
 /// A PersistentVolume's view and the node it is tied to.
-pub(crate) fn volume_view(o: &crate::object::OtherObject) -> (Option<String>, VolumeView) {
+pub(crate) fn volume_view(
+    c: &Cluster,
+    o: &crate::object::OtherObject,
+) -> (Option<String>, VolumeView) {
     let v = crate::controllers::volume::Volume::of(o);
+    let files = match (&v.node, crate::kubelet::disk::volume_dir(o)) {
+        (Some(node), Some(dir)) => c.files_in_host_dir(node, &dir),
+        _ => 0,
+    };
     let capacity = o
         .fields
         .get("spec")
@@ -337,6 +346,7 @@ pub(crate) fn volume_view(o: &crate::object::OtherObject) -> (Option<String>, Vo
         reclaim_policy: v.reclaim_policy,
         phase: v.phase,
         terminating: o.metadata.deletion_timestamp.is_some(),
+        files,
     };
     (v.node, view)
 }

@@ -55,7 +55,7 @@ impl Cluster {
     pub fn volume_placement(&self, name: &str) -> Option<(Option<String>, VolumeView)> {
         let key = ObjectKey::new(Kind::PersistentVolume, "", name);
         match self.store.get(&key)? {
-            Object::Other(o) => Some(volume_view(o)),
+            Object::Other(o) => Some(volume_view(self, o)),
             _ => None,
         }
     }
@@ -66,7 +66,7 @@ impl Cluster {
         self.store
             .list(Kind::PersistentVolume, None)
             .filter_map(|o| match o {
-                Object::Other(o) => Some(volume_view(o)),
+                Object::Other(o) => Some(volume_view(self, o)),
                 _ => None,
             })
             .filter(|(n, _)| n.as_deref() == Some(node))

@@ -139,6 +139,8 @@ pub enum TrafficCommand {
         url: String,
         from: RequestSource,
         host: Option<String>,
+        /// Extra request headers (name, value).
+        headers: Vec<(String, String)>,
     },
 }
 
@@ -155,6 +157,8 @@ struct Flags {
     host: Option<String>,
     path: Option<String>,
     namespace: Option<String>,
+    /// `--header "Name: value"`, repeatable.
+    headers: Vec<String>,
     positional: Vec<String>,
 }
 
@@ -170,7 +174,11 @@ fn parse_flags(words: &[&str], allowed: &[&str]) -> Result<Flags, String> {
             f.positional.push(w.to_string());
             continue;
         }
-        let flag = if flag == "--namespace" { "-n" } else { flag };
+        let flag = match flag {
+            "--namespace" => "-n",
+            "-H" => "--header",
+            f => f,
+        };
         if !allowed.contains(&flag) {
             return Err(format!("unknown flag {flag}"));
         }
@@ -181,6 +189,10 @@ fn parse_flags(words: &[&str], allowed: &[&str]) -> Result<Flags, String> {
                 .map(|v| v.to_string())
                 .ok_or_else(|| format!("flag {flag} needs a value"))?,
         };
+        if flag == "--header" {
+            f.headers.push(value);
+            continue;
+        }
         let slot = match flag {
             "--to" => &mut f.to,
             "--from" => &mut f.from,
@@ -315,18 +327,29 @@ pub fn parse_traffic(words: &[&str]) -> Result<TrafficCommand, String> {
 
 /// Parses the words after `sim request`.
 pub fn parse_request(words: &[&str]) -> Result<TrafficCommand, String> {
-    let usage = "sim request URL [--from POD|outside] [--host HOST] [-n NAMESPACE]";
-    let f = parse_flags(words, &["--from", "--host", "-n"])
+    let usage =
+        "sim request URL [--from POD|outside] [--host HOST] [--header 'NAME: VALUE']... [-n NAMESPACE]";
+    let f = parse_flags(words, &["--from", "--host", "--header", "-n"])
         .map_err(|e| format!("error: sim request: {e}; usage: {usage}"))?;
     let [url] = f.positional.as_slice() else {
         return Err(format!("error: sim request needs one URL; usage: {usage}"));
     };
     let ns = f.namespace.as_deref().unwrap_or("default");
     crate::network::http::parse_url(url).map_err(|e| format!("error: sim request: {e}"))?;
+    let mut headers = Vec::new();
+    for h in &f.headers {
+        let Some((name, value)) = h.split_once(':').filter(|(n, _)| !n.trim().is_empty()) else {
+            return Err(format!(
+                "error: sim request: a header is NAME: VALUE, not \"{h}\"; usage: {usage}"
+            ));
+        };
+        headers.push((name.trim().to_string(), value.trim().to_string()));
+    }
     Ok(TrafficCommand::Request {
         url: url.clone(),
         from: parse_source(f.from.as_deref(), ns),
         host: f.host,
+        headers,
     })
 }
 
@@ -362,10 +385,15 @@ impl Cluster {
                 }
                 Ok("traffic counters reset".into())
             }
-            TrafficCommand::Request { url, from, host } => {
+            TrafficCommand::Request {
+                url,
+                from,
+                host,
+                headers,
+            } => {
                 self.check_source(from)?;
                 let out = self
-                    .http_request(from, url, host.as_deref())
+                    .http_request_with_headers(from, url, host.as_deref(), headers)
                     .map_err(|e| format!("error: {e}"))?;
                 let via = if out.via.is_empty() {
                     String::new()

@@ -141,6 +141,8 @@ pub enum TrafficCommand {
         host: Option<String>,
         /// Extra request headers (name, value).
         headers: Vec<(String, String)>,
+        /// How many requests to send (`--count`); more than one prints a tally.
+        count: u32,
     },
 }
 
@@ -196,7 +198,8 @@ fn parse_flags(words: &[&str], allowed: &[&str]) -> Result<Flags, String> {
         let slot = match flag {
             "--to" => &mut f.to,
             "--from" => &mut f.from,
-            "--rps" => &mut f.rps,
+            // `sim request --count` shares the slot: no command takes both.
+            "--rps" | "--count" => &mut f.rps,
             "--host" => &mut f.host,
             "--path" => &mut f.path,
             _ => &mut f.namespace,
@@ -328,8 +331,8 @@ pub fn parse_traffic(words: &[&str]) -> Result<TrafficCommand, String> {
 /// Parses the words after `sim request`.
 pub fn parse_request(words: &[&str]) -> Result<TrafficCommand, String> {
     let usage =
-        "sim request URL [--from POD|outside] [--host HOST] [--header 'NAME: VALUE']... [-n NAMESPACE]";
-    let f = parse_flags(words, &["--from", "--host", "--header", "-n"])
+        "sim request URL [--from POD|outside] [--host HOST] [--header 'NAME: VALUE']... [--count N] [-n NAMESPACE]";
+    let f = parse_flags(words, &["--from", "--host", "--header", "--count", "-n"])
         .map_err(|e| format!("error: sim request: {e}; usage: {usage}"))?;
     let [url] = f.positional.as_slice() else {
         return Err(format!("error: sim request needs one URL; usage: {usage}"));
@@ -345,13 +348,27 @@ pub fn parse_request(words: &[&str]) -> Result<TrafficCommand, String> {
         };
         headers.push((name.trim().to_string(), value.trim().to_string()));
     }
+    let count = match f.rps.as_deref() {
+        None => 1,
+        Some(n) => n
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_COUNT).contains(n))
+            .ok_or_else(|| {
+                format!("error: sim request: --count takes 1 to {MAX_COUNT} (got \"{n}\")")
+            })?,
+    };
     Ok(TrafficCommand::Request {
         url: url.clone(),
         from: parse_source(f.from.as_deref(), ns),
         host: f.host,
         headers,
+        count,
     })
 }
+
+/// The most requests one `sim request --count` sends.
+pub const MAX_COUNT: u32 = 1000;
 
 fn format_ms(us: u64) -> String {
     format!("{:.1}ms", us as f64 / 1000.0)
@@ -390,6 +407,36 @@ impl Cluster {
                 from,
                 host,
                 headers,
+                count,
+            } if *count > 1 => {
+                self.check_source(from)?;
+                // A tally of who answered: `  18 200 OK pod/web-...`.
+                let mut tally: BTreeMap<String, u64> = BTreeMap::new();
+                for _ in 0..*count {
+                    let out = self
+                        .http_request_with_headers(from, url, host.as_deref(), headers)
+                        .map_err(|e| format!("error: {e}"))?;
+                    let line = match out.result {
+                        Ok(r) => match &r.pod {
+                            Some(p) => format!("{} pod/{}", r.status_line(), p.name),
+                            None => format!("{} from {}", r.status_line(), r.address),
+                        },
+                        Err(f) => format!("request failed: {}", f.reason.name()),
+                    };
+                    *tally.entry(line).or_default() += 1;
+                }
+                let mut out = format!("{count} requests:");
+                for (line, n) in tally {
+                    out.push_str(&format!("\n{n:>5} {line}"));
+                }
+                Ok(out)
+            }
+            TrafficCommand::Request {
+                url,
+                from,
+                host,
+                headers,
+                ..
             } => {
                 self.check_source(from)?;
                 let out = self

@@ -637,6 +637,7 @@ pub fn clerk(lang: Lang, controller: &str) -> Option<&'static str> {
         "local-path-provisioner" => ("locker builder", "сборщик шкафчиков"),
         "horizontal-pod-autoscaler" => ("gauge clerk", "учётчик загрузки"),
         "cronjob-controller" => ("schedule clerk", "учётчик расписаний"),
+        "cloud-provider-kind" => ("gate builder", "строитель ворот"),
         _ => return None,
     };
     Some(match lang {

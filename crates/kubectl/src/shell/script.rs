@@ -479,12 +479,23 @@ fn parse_action(command: &str) -> Action {
 /// `sim ...` (without the leading `sim`).
 pub fn parse_sim(rest: &str) -> Action {
     let words: Vec<&str> = rest.split(is_blank).filter(|w| !w.is_empty()).collect();
+    parse_sim_words(&words, rest)
+}
+
+/// The words after `sim` as the shell split them (a quoted `--header 'A: b'` is one
+/// word).
+pub fn parse_sim_args(args: &[String]) -> Action {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    parse_sim_words(&words, &args.join(" "))
+}
+
+fn parse_sim_words(words: &[&str], rest: &str) -> Action {
     if words.is_empty() {
         return Action::Invalid(format!("error: sim needs a command: {SIM_USAGE}"));
     }
-    sim_fault(&words, rest)
-        .or_else(|| sim_setting(&words))
-        .or_else(|| sim_inspection(&words))
+    sim_fault(words, rest)
+        .or_else(|| sim_setting(words))
+        .or_else(|| sim_inspection(words))
         .unwrap_or_else(|| {
             Action::Invalid(format!(
                 "error: unknown sim command \"sim {rest}\"; the sim commands are {SIM_USAGE}"

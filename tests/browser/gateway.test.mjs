@@ -16,7 +16,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { floor, kubectl, lesson, openApp, screenshot, waitForText, waitLesson, WAIT_MS } from './harness.mjs';
+import { kubectl, lesson, openApp, screenshot, waitBoardLine, waitForText, waitLesson, WAIT_MS } from './harness.mjs';
 
 let app;
 
@@ -27,20 +27,6 @@ before(async () => {
 after(async () => {
   await app?.close();
 });
-
-/** Waits until the board has `line`; resolves to the floor. */
-async function waitBoard(page, line, what) {
-  try {
-    await page.waitForFunction(
-      (l) => JSON.parse(window.__warehouse.floor()).board.includes(l),
-      line,
-      { timeout: WAIT_MS },
-    );
-  } catch (err) {
-    throw new Error(`timed out waiting for ${what}; the board: ${JSON.stringify((await floor(page)).board)}`, { cause: err });
-  }
-  return floor(page);
-}
 
 test('the lesson builds a sorting gate that the floor shows and the inspector describes', { timeout: 120_000 }, async () => {
   const { page, problems } = app;
@@ -63,7 +49,7 @@ test('the lesson builds a sorting gate that the floor shows and the inspector de
     await waitLesson(page, (s) => s.step === 1 && s.checkPassed !== true, 'step 2');
     await page.click('#run-solution');
     await waitLesson(page, (s) => s.checkPassed === true, "step 2's check");
-    const board = await waitBoard(page, 'Sorting gate shop 203.0.113.1: 0 route card(s)', 'the gate on the notice board');
+    const board = await waitBoardLine(page, 'Sorting gate shop 203.0.113.1: 0 route card(s)', 'the gate on the notice board');
     const gate = board.gates.find((g) => g.name === 'shop');
     assert.ok(gate, JSON.stringify(board.gates));
     await waitForText(page, '#narration', 'The gate builder (cloud-provider-kind) wrote the state of the sorting gate shop');
@@ -83,13 +69,13 @@ test('the lesson builds a sorting gate that the floor shows and the inspector de
     await waitLesson(page, (s) => s.step === 2 && s.checkPassed !== true, 'step 3');
     await page.click('#run-solution');
     await waitLesson(page, (s) => s.checkPassed === true, "step 3's check");
-    await waitBoard(page, 'Sorting gate shop 203.0.113.1: 1 route card(s)', 'the route card on the board');
+    await waitBoardLine(page, 'Sorting gate shop 203.0.113.1: 1 route card(s)', 'the route card on the board');
     assert.match(await kubectl(page, 'sim request http://203.0.113.1/cart --host shop.example.com'), /pod\/cart-/);
     await screenshot(page, 'gateway-route');
 
     // The same board in Russian.
     await page.click('#lang-toggle');
-    await waitBoard(page, 'Сортировочные ворота shop 203.0.113.1: маршрутных карт: 1', 'the Russian line');
+    await waitBoardLine(page, 'Сортировочные ворота shop 203.0.113.1: маршрутных карт: 1', 'the Russian line');
     await waitForText(page, '#inspector .inspector-kind', 'Сортировочные ворота');
     await page.click('#lang-toggle');
     assert.deepEqual(problems, []);

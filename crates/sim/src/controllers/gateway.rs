@@ -74,15 +74,15 @@ pub(crate) struct GatewayMemory {
 /// Runs cloud-provider-kind's Gateway API controller.
 pub(crate) struct GatewayController;
 
-fn s<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+pub(crate) fn s<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
     path.iter().try_fold(v, |v, k| v.get(k))?.as_str()
 }
 
-fn spec(o: &OtherObject) -> &Value {
+pub(crate) fn spec(o: &OtherObject) -> &Value {
     o.fields.get("spec").unwrap_or(&Value::Null)
 }
 
-fn list<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+pub(crate) fn list<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
     v.get(key).and_then(Value::as_array).into_iter().flatten()
 }
 
@@ -534,74 +534,50 @@ impl Cluster {
                         && s(p, &["controllerName"]) == Some(CONTROLLER_NAME)
                 });
                 let mut conditions = old.map(conditions_of).unwrap_or_default();
-                match attach(self, &gw, parent_ref, route) {
-                    Ok(ls) => {
-                        set_condition(
-                            &mut conditions,
-                            now,
-                            route_gen,
-                            "Accepted",
-                            "True",
-                            "Accepted",
-                            "Route is accepted.",
-                        );
+                let attached_to = attach(self, &gw, parent_ref, route);
+                // validateHTTPRoute's messages for a route no listener took; the
+                // translation's (httproute.go) for one that is served.
+                let (accepted, resolved) = match &attached_to {
+                    Ok(_) => (
+                        ("True", "Accepted", "Route is accepted."),
                         if backends_ok {
-                            set_condition(
-                                &mut conditions,
-                                now,
-                                route_gen,
-                                "ResolvedRefs",
-                                "True",
-                                "ResolvedRefs",
-                                "All references resolved",
-                            );
+                            ("True", "ResolvedRefs", "All references resolved")
                         } else {
-                            set_condition(
-                                &mut conditions,
-                                now,
-                                route_gen,
-                                "ResolvedRefs",
-                                "False",
-                                "BackendNotFound",
-                                "backend not found",
-                            );
-                        }
-                        for l in ls {
-                            listeners_taken.insert(s(l, &["name"]).unwrap_or("").to_string());
-                        }
-                    }
-                    Err((reason, message)) => {
-                        set_condition(
-                            &mut conditions,
-                            now,
-                            route_gen,
-                            "Accepted",
-                            "False",
-                            reason,
-                            message,
-                        );
+                            ("False", "BackendNotFound", "backend not found")
+                        },
+                    ),
+                    Err((reason, message)) => (
+                        ("False", *reason, *message),
                         if backends_ok {
-                            set_condition(
-                                &mut conditions,
-                                now,
-                                route_gen,
-                                "ResolvedRefs",
+                            (
                                 "True",
                                 "ResolvedRefs",
                                 "All backend references have been resolved.",
-                            );
+                            )
                         } else {
-                            set_condition(
-                                &mut conditions,
-                                now,
-                                route_gen,
-                                "ResolvedRefs",
+                            (
                                 "False",
                                 "BackendNotFound",
                                 "One or more backend references could not be found.",
-                            );
-                        }
-                    }
+                            )
+                        },
+                    ),
+                };
+                for (type_, (status, reason, message)) in
+                    [("Accepted", accepted), ("ResolvedRefs", resolved)]
+                {
+                    set_condition(
+                        &mut conditions,
+                        now,
+                        route_gen,
+                        type_,
+                        status,
+                        reason,
+                        message,
+                    );
+                }
+                for l in attached_to.into_iter().flatten() {
+                    listeners_taken.insert(s(l, &["name"]).unwrap_or("").to_string());
                 }
                 mine.push(json!({
                     "conditions": conditions,
@@ -650,16 +626,14 @@ impl Cluster {
                 .get("allowedRoutes")
                 .map(|a| list(a, "kinds").collect())
                 .unwrap_or_default();
-            let kinds_valid = kinds.iter().all(|k| {
+            let http_route = |k: &&Value| {
                 s(k, &["group"]).unwrap_or(GROUP) == GROUP && s(k, &["kind"]) == Some("HTTPRoute")
-            });
+            };
+            let kinds_valid = kinds.iter().all(&http_route);
             let supported: Vec<Value> = if !kinds.is_empty() {
                 kinds
                     .iter()
-                    .filter(|k| {
-                        s(k, &["group"]).unwrap_or(GROUP) == GROUP
-                            && s(k, &["kind"]) == Some("HTTPRoute")
-                    })
+                    .filter(|k| http_route(k))
                     .map(|_| json!({"group": GROUP, "kind": "HTTPRoute"}))
                     .collect()
             } else if http {

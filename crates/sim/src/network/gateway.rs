@@ -29,7 +29,8 @@
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
 use crate::controllers::gateway::{
-    hostnames_intersect, served_kind, CONTROLLER_NAME, GATEWAY_DEFINITION, GROUP, ROUTE_DEFINITION,
+    hostnames_intersect, list, s, served_kind, spec, CONTROLLER_NAME, GATEWAY_DEFINITION, GROUP,
+    ROUTE_DEFINITION,
 };
 use crate::object::{Object, ObjectKey, OtherObject};
 use serde_json::Value;
@@ -43,18 +44,6 @@ pub const UPSTREAM_CONNECT_ERROR: &str =
 
 /// Envoy proxying the request.
 pub const ENVOY_US: u64 = 600;
-
-fn s<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
-    path.iter().try_fold(v, |v, k| v.get(k))?.as_str()
-}
-
-fn list<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
-    v.get(key).and_then(Value::as_array).into_iter().flatten()
-}
-
-fn spec(o: &OtherObject) -> &Value {
-    o.fields.get("spec").unwrap_or(&Value::Null)
-}
 
 /// What a matched rule does.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -308,3 +308,18 @@ export async function advance(page, ms) {
 export async function floor(page) {
   return JSON.parse(await page.evaluate(() => window.__warehouse.floor()));
 }
+
+/** Waits until the notice board has the line `line` (`what` names it in the
+ * error); resolves to the floor. */
+export async function waitBoardLine(page, line, what) {
+  try {
+    await page.waitForFunction(
+      (l) => JSON.parse(window.__warehouse.floor()).board.includes(l),
+      line,
+      { timeout: WAIT_MS },
+    );
+  } catch (err) {
+    throw new Error(`timed out waiting for ${what}; the board: ${JSON.stringify((await floor(page)).board)}`, { cause: err });
+  }
+  return floor(page);
+}

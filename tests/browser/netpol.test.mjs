@@ -17,7 +17,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { floor, kubectl, lesson, openApp, screenshot, waitForText, waitLesson, WAIT_MS } from './harness.mjs';
+import { kubectl, lesson, openApp, screenshot, waitBoardLine, waitForText, waitLesson, WAIT_MS } from './harness.mjs';
 
 let app;
 
@@ -30,20 +30,6 @@ after(async () => {
 });
 
 const office = async (page) => JSON.parse(await page.evaluate(() => window.__warehouse.office()));
-
-/** Waits until the board has `line`; resolves to the floor. */
-async function waitBoard(page, line, what) {
-  try {
-    await page.waitForFunction(
-      (l) => JSON.parse(window.__warehouse.floor()).board.includes(l),
-      line,
-      { timeout: WAIT_MS },
-    );
-  } catch (err) {
-    throw new Error(`timed out waiting for ${what}; the board: ${JSON.stringify((await floor(page)).board)}`, { cause: err });
-  }
-  return floor(page);
-}
 
 test('a default deny fences the robots, drops orders and shows the fence', { timeout: 120_000 }, async () => {
   const { page, problems } = app;
@@ -61,7 +47,7 @@ test('a default deny fences the robots, drops orders and shows the fence', { tim
     await waitLesson(page, (s) => s.checkPassed === true, "step 1's check");
 
     const line = 'Fence default-deny (every robot): nothing gets in';
-    const board = await waitBoard(page, line, 'the fence on the notice board');
+    const board = await waitBoardLine(page, line, 'the fence on the notice board');
     const fence = board.fences.find((f) => f.name === 'default-deny');
     assert.ok(fence, JSON.stringify(board.fences));
 
@@ -90,7 +76,7 @@ test('a default deny fences the robots, drops orders and shows the fence', { tim
 
     // The same board in Russian.
     await page.click('#lang-toggle');
-    await waitBoard(page, 'Ограждение default-deny (все роботы): внутрь никого', 'the Russian line');
+    await waitBoardLine(page, 'Ограждение default-deny (все роботы): внутрь никого', 'the Russian line');
     await waitForText(page, '#inspector .inspector-kind', 'Ограждение');
     await page.click('#lang-toggle');
     await kubectl(page, 'sim traffic stop shop');

@@ -6,7 +6,7 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use warehouse_sim::views::board::{BudgetView, FenceView, GaugeView, ScheduleView};
+use warehouse_sim::views::board::{BudgetView, FenceView, GateView, GaugeView, ScheduleView};
 use warehouse_sim::views::countdown::{Countdown, CountdownKind};
 use warehouse_sim::views::desks::DeskView;
 use warehouse_sim::views::feed::FeedEvent;
@@ -79,6 +79,8 @@ pub struct FloorData {
     pub gauges: Rc<Vec<GaugeView>>,
     /// The fences (NetworkPolicies): which robots each stands around.
     pub fences: Rc<Vec<FenceView>>,
+    /// The sorting gates (Gateways): address, programmed, route cards.
+    pub gates: Rc<Vec<GateView>>,
     pub countdowns: Rc<Vec<Countdown>>,
     pub traffic: Rc<Traffic>,
     /// The feed's next sequence number and the store revision at the last look.
@@ -139,6 +141,10 @@ impl FloorData {
         let fences = cluster.fences();
         if *self.fences != fences {
             self.fences = Rc::new(fences);
+        }
+        let gates = cluster.gates();
+        if *self.gates != gates {
+            self.gates = Rc::new(gates);
         }
         let countdowns: Vec<Countdown> = cluster
             .countdowns()

@@ -637,6 +637,7 @@ pub fn clerk(lang: Lang, controller: &str) -> Option<&'static str> {
         "local-path-provisioner" => ("locker builder", "сборщик шкафчиков"),
         "horizontal-pod-autoscaler" => ("gauge clerk", "учётчик загрузки"),
         "cronjob-controller" => ("schedule clerk", "учётчик расписаний"),
+        "cloud-provider-kind" => ("gate builder", "строитель ворот"),
         _ => return None,
     };
     Some(match lang {
@@ -788,6 +789,35 @@ pub fn fence_line(tr: Tr, f: &warehouse_sim::views::board::FenceView) -> String 
         _ => "NetworkPolicy",
     };
     format!("{title} {name} ({around}): {}", ways.join(", "))
+}
+
+/// A sorting gate's (Gateway's) line on the floor: its address and how many route
+/// cards (HTTPRoutes) its listeners took, or that its controller has not
+/// programmed it yet.
+pub fn gate_line(tr: Tr, g: &warehouse_sim::views::board::GateView) -> String {
+    let name = if g.namespace == "default" {
+        g.name.clone()
+    } else {
+        format!("{}/{}", g.namespace, g.name)
+    };
+    let wh = tr.names == Names::Warehouse;
+    let ru = tr.lang == Lang::Ru;
+    let title = match (ru, wh) {
+        (false, true) => "Sorting gate",
+        (true, true) => "Сортировочные ворота",
+        _ => "Gateway",
+    };
+    let address = g.address.as_deref().unwrap_or("-");
+    let state = match (g.programmed, ru, wh) {
+        (true, false, true) => format!("{} route card(s)", g.routes),
+        (true, false, false) => format!("{} attached route(s)", g.routes),
+        (true, true, true) => format!("маршрутных карт: {}", g.routes),
+        (true, true, false) => format!("маршрутов: {}", g.routes),
+        (false, false, _) => format!("not programmed (class {})", g.class),
+        (false, true, true) => format!("не запрограммированы (класс {})", g.class),
+        (false, true, false) => format!("не запрограммирован (класс {})", g.class),
+    };
+    format!("{title} {name} {address}: {state}")
 }
 
 /// A schedule's line on the floor: its cron expression, when it last made a task

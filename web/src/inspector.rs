@@ -324,6 +324,7 @@ fn target_id(target: &Target) -> String {
         Target::Schedule { namespace, name } => format!("schedule:{namespace}/{name}"),
         Target::Gauge { namespace, name } => format!("gauge:{namespace}/{name}"),
         Target::Fence { namespace, name } => format!("fence:{namespace}/{name}"),
+        Target::Gate { namespace, name } => format!("gate:{namespace}/{name}"),
         Target::Locker(name) => format!("locker:{name}"),
         Target::Staff(c) => format!("staff:{}", c.short_name()),
     }
@@ -407,6 +408,11 @@ fn header(tr: Tr, target: &Target, view: &FloorView) -> (&'static str, String, H
         ),
         Target::Fence { namespace, name } => (
             text::t(tr, I::KindFence),
+            format!("{namespace}/{name}"),
+            html! {},
+        ),
+        Target::Gate { namespace, name } => (
+            text::t(tr, I::KindGate),
             format!("{namespace}/{name}"),
             html! {},
         ),
@@ -597,7 +603,8 @@ fn actions(
         | Target::Budget { .. }
         | Target::Schedule { .. }
         | Target::Gauge { .. }
-        | Target::Fence { .. } => html! {},
+        | Target::Fence { .. }
+        | Target::Gate { .. } => html! {},
         Target::Staff(c) => {
             let stopped = view
                 .components

@@ -33,6 +33,7 @@ pub enum I {
     KindSheet,
     KindBudget,
     KindFence,
+    KindGate,
     KindSchedule,
     KindGauge,
     KindLocker,
@@ -185,6 +186,10 @@ pub fn t(tr: Tr, key: I) -> &'static str {
         I::KindFence => pick(
             tr,
             ["Fence", "NetworkPolicy", "Ограждение", "NetworkPolicy"],
+        ),
+        I::KindGate => pick(
+            tr,
+            ["Sorting gate", "Gateway", "Сортировочные ворота", "Gateway"],
         ),
         I::KindStaff => pick(
             tr,

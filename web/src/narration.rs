@@ -39,6 +39,11 @@ pub enum Notable {
         at_ms: u64,
         source: String,
     },
+    /// The Gateway controller wrote a sorting gate's (Gateway's) status.
+    Gate {
+        at_ms: u64,
+        name: String,
+    },
 }
 
 impl Notable {
@@ -48,7 +53,8 @@ impl Notable {
             | Notable::NotReady { at_ms, .. }
             | Notable::Evicted { at_ms, .. }
             | Notable::Replaced { at_ms, .. }
-            | Notable::Fenced { at_ms, .. } => *at_ms,
+            | Notable::Fenced { at_ms, .. }
+            | Notable::Gate { at_ms, .. } => *at_ms,
         }
     }
 
@@ -58,6 +64,7 @@ impl Notable {
             Notable::Evicted { at_ms, .. }
             | Notable::Replaced { at_ms, .. }
             | Notable::Fenced { at_ms, .. }
+            | Notable::Gate { at_ms, .. }
                 if *at_ms == 0 =>
             {
                 *at_ms = now
@@ -258,6 +265,20 @@ fn notable_line(tr: Tr, n: &Notable) -> String {
             ),
             None => format!("Выселено: {}.", robots(tr, *count)),
         },
+        (Notable::Gate { name, .. }, Lang::En) => {
+            if wh {
+                format!("The gate builder (cloud-provider-kind) wrote the state of the sorting gate {name}: its address and the route cards it took.")
+            } else {
+                format!("cloud-provider-kind updated the status of Gateway {name}: its address, listeners and attached HTTPRoutes.")
+            }
+        }
+        (Notable::Gate { name, .. }, Lang::Ru) => {
+            if wh {
+                format!("Строитель ворот (cloud-provider-kind) записал состояние сортировочных ворот {name}: их адрес и принятые маршрутные карты.")
+            } else {
+                format!("cloud-provider-kind обновил статус Gateway {name}: адрес, слушатели и прикреплённые HTTPRoute.")
+            }
+        }
         (Notable::Fenced { source, .. }, Lang::En) => {
             if wh {
                 format!("A fence (NetworkPolicy) stops the orders of {source}: nobody answers, and the sender gives up when its time is out.")

@@ -296,6 +296,9 @@ impl OfficeModel {
                         let key = format!("{namespace}/{name}");
                         self.pod_written(actor, key, *change, pod_zone, &mut evictions);
                     }
+                    if *kind == "Gateway" && actor.ends_with("cloud-provider-kind") {
+                        self.gate_written(name);
+                    }
                     if self.notifications.len() >= MAX_WRITES {
                         self.skip(SKIP_WRITE, 1);
                         continue;
@@ -449,6 +452,20 @@ impl OfficeModel {
             pod: pod.clone(),
             failure: failure.clone(),
         });
+    }
+
+    /// The Gateway controller wrote a gate's status: told once per gate (the newest
+    /// write keeps the line fresh).
+    fn gate_written(&mut self, name: &str) {
+        self.notable
+            .retain(|n| !matches!(n, Notable::Gate { name: g, .. } if g == name));
+        self.notable.push_back(Notable::Gate {
+            at_ms: 0,
+            name: name.to_string(),
+        });
+        while self.notable.len() > 12 {
+            self.notable.pop_front();
+        }
     }
 
     /// An order a fence dropped: counted, and told once per traffic source (the

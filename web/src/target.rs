@@ -22,6 +22,8 @@ pub enum Target {
     Gauge { namespace: String, name: String },
     /// A NetworkPolicy (a fence).
     Fence { namespace: String, name: String },
+    /// A Gateway (a sorting gate).
+    Gate { namespace: String, name: String },
     /// A PersistentVolume (a locker).
     Locker(String),
     /// A control-plane component (the reception desk, the ledger vault, the floor
@@ -58,6 +60,10 @@ impl Target {
             Target::Fence { namespace, name } => {
                 Some((format!("networkpolicy/{name}"), Some(namespace.clone())))
             }
+            Target::Gate { namespace, name } => Some((
+                format!("gateways.gateway.networking.k8s.io/{name}"),
+                Some(namespace.clone()),
+            )),
             Target::Locker(name) => Some((format!("persistentvolume/{name}"), None)),
             Target::Staff(_) => None,
         }

@@ -192,20 +192,25 @@ fn yaml_blocks_match_files(
         let Some(block_keys) = keys(text) else {
             continue;
         };
-        for name in &lesson.meta.files {
-            let Some(file_text) = files.get(name) else {
-                continue;
-            };
-            if keys(file_text).as_ref() == Some(&block_keys)
-                && file_text.trim_end() != text.trim_end()
-            {
-                errors.push(LessonError::new(
-                    &lesson.file,
-                    *line,
-                    0,
-                    format!("this YAML block shows the objects of {name} but differs from it; keep them the same (the editor applies the block, `-f {name}` the file)"),
-                ));
-            }
+        // The files showing the same objects: the block must be one of them (two
+        // files may hold two versions of one object).
+        let same: Vec<(&String, &String)> = lesson
+            .meta
+            .files
+            .iter()
+            .filter_map(|name| Some((name, files.get(name)?)))
+            .filter(|(_, file_text)| keys(file_text).as_ref() == Some(&block_keys))
+            .collect();
+        let any_equal = same
+            .iter()
+            .any(|(_, file_text)| file_text.trim_end() == text.trim_end());
+        if let (Some((name, _)), false) = (same.first(), any_equal) {
+            errors.push(LessonError::new(
+                &lesson.file,
+                *line,
+                0,
+                format!("this YAML block shows the objects of {name} but differs from it; keep them the same (the editor applies the block, `-f {name}` the file)"),
+            ));
         }
     }
 }
@@ -506,6 +511,9 @@ pub fn untried_checks(lesson: &Lesson) -> Vec<LessonError> {
         .collect()
 }
 
+/// The line that installs the Gateway API's definitions.
+const GATEWAY_ADDON: &str = "sim addons enable gateway";
+
 fn lint(lesson: &Lesson, errors: &mut Vec<LessonError>) {
     let file = &lesson.file;
     let mut push = |line: usize, e: String| errors.push(LessonError::new(file, line, 0, e));
@@ -519,9 +527,35 @@ fn lint(lesson: &Lesson, errors: &mut Vec<LessonError>) {
         .iter()
         .chain(lesson.steps.iter().flat_map(|s| s.blocks.iter()));
     // The kinds the lesson's own CustomResourceDefinitions add are known to its
-    // blocks, as they are once the definition is applied.
-    for block in run_blocks.clone() {
-        if let Block::Yaml { text, .. } = block {
+    // blocks, as they are once the definition is applied; so are the Gateway API's
+    // when the lesson enables its add-on.
+    let enables_gateway = lesson
+        .meta
+        .setup
+        .iter()
+        .any(|(_, l)| l.contains(GATEWAY_ADDON))
+        || run_blocks
+            .clone()
+            .any(|b| matches!(b, Block::Run(r) if r.text.contains(GATEWAY_ADDON)))
+        || lesson
+            .steps
+            .iter()
+            .filter_map(|s| s.solution.as_ref())
+            .any(|s| s.text.contains(GATEWAY_ADDON));
+    let gateway_definitions = if enables_gateway {
+        warehouse_sim::network::gateway::CRDS
+    } else {
+        ""
+    };
+    let yaml_texts = run_blocks
+        .clone()
+        .filter_map(|b| match b {
+            Block::Yaml { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .chain([gateway_definitions]);
+    for text in yaml_texts {
+        {
             for obj in warehouse_sim::decode_manifests(text).unwrap_or_default() {
                 if let warehouse_sim::Object::Other(d) = &obj {
                     if d.kind == warehouse_sim::Kind::CustomResourceDefinition {

@@ -237,8 +237,9 @@ pub const LINE_TERMINATING: &str = "#9a9a9a";
 /// then one per load gauge (HorizontalPodAutoscaler: the CPU it measured, its aim
 /// and the robots it asks for; a dial green at its aim, red while it adds robots,
 /// blue while it takes them away, grey before its first reading), then one per
-/// fence (NetworkPolicy: the robots it stands around and its gates each way).
-/// Returns its height.
+/// fence (NetworkPolicy: the robots it stands around and its gates each way), then
+/// one per sorting gate (Gateway: its address and route cards; green once
+/// programmed). Returns its height.
 fn draw_board(p: &mut Paint, r: Rect, data: &FloorData) -> Result<f64, JsValue> {
     let tr = p.tr;
     let budgets: Vec<(String, Mark, Target)> = data
@@ -294,9 +295,22 @@ fn draw_board(p: &mut Paint, r: Rect, data: &FloorData) -> Result<f64, JsValue> 
             (crate::i18n::fence_line(tr, f), Mark::Dot(mark), target)
         })
         .collect();
+    // Sorting gates (Gateways): green once programmed, amber before.
+    let gates: Vec<(String, Mark, Target)> = data
+        .gates
+        .iter()
+        .map(|g| {
+            let mark = if g.programmed { "#3a7d44" } else { "#c77d1a" };
+            let target = Target::Gate {
+                namespace: g.namespace.clone(),
+                name: g.name.clone(),
+            };
+            (crate::i18n::gate_line(tr, g), Mark::Dot(mark), target)
+        })
+        .collect();
     let mut y = r.y + DESK_TITLE_H;
     let mut drawn = Vec::new();
-    for group in [budgets, schedules, gauges, fences] {
+    for group in [budgets, schedules, gauges, fences, gates] {
         let total = group.len();
         for (line, mark, target) in group.into_iter().take(MAX_BOARD) {
             board_line(p, r, y, &line, mark)?;

@@ -249,6 +249,15 @@ pub fn describe(t: &Target, view: &FloorView, data: &FloorData, tr: Tr) -> (Stri
                 .unwrap_or_default();
             (name.clone(), line)
         }
+        Target::Gate { namespace, name } => {
+            let line = data
+                .gates
+                .iter()
+                .find(|g| &g.name == name && &g.namespace == namespace)
+                .map(|g| crate::i18n::gate_line(tr, g))
+                .unwrap_or_default();
+            (name.clone(), line)
+        }
         Target::Fence { namespace, name } => {
             let line = data
                 .fences

@@ -22,13 +22,15 @@ pub struct FloorHook {
     pub zoom: f64,
     pub desks: Vec<HookDesk>,
     /// The notice board's lines (staffing minimums, then schedules, then load
-    /// gauges, then fences), as drawn.
+    /// gauges, then fences, then sorting gates), as drawn.
     pub board: Vec<String>,
     /// The load gauges' lines as last painted, with where each was drawn (CSS
     /// pixels of the floor before zoom and pan).
     pub gauges: Vec<HookGauge>,
     /// The fences' (NetworkPolicies') lines, likewise.
     pub fences: Vec<HookGauge>,
+    /// The sorting gates' (Gateways') lines, likewise.
+    pub gates: Vec<HookGauge>,
     pub flashing: Vec<String>,
     pub flashing_lines: Vec<String>,
     /// The copying machines' figures as the chart writes them (`floor::chart_lines`).
@@ -260,6 +262,10 @@ pub(super) fn report_paint(view: &Rc<FloorView>, hits: &Hits, zones: usize, full
         });
         h.fences = named(|t| match t {
             Target::Fence { namespace, name } => Some((namespace, name)),
+            _ => None,
+        });
+        h.gates = named(|t| match t {
+            Target::Gate { namespace, name } => Some((namespace, name)),
             _ => None,
         });
         h.draws += 1;

@@ -58,6 +58,7 @@ impl PartialEq for CanvasProps {
             && Rc::ptr_eq(&a.schedules, &b.schedules)
             && Rc::ptr_eq(&a.gauges, &b.gauges)
             && Rc::ptr_eq(&a.fences, &b.fences)
+            && Rc::ptr_eq(&a.gates, &b.gates)
             && Rc::ptr_eq(&a.traffic, &b.traffic)
             && Rc::ptr_eq(&a.countdowns, &b.countdowns)
             // Time alone redraws only the countdowns' texts.
@@ -413,6 +414,7 @@ struct Painted {
     schedules: Rc<Vec<warehouse_sim::views::board::ScheduleView>>,
     gauges: Rc<Vec<warehouse_sim::views::board::GaugeView>>,
     fences: Rc<Vec<warehouse_sim::views::board::FenceView>>,
+    gates: Rc<Vec<warehouse_sim::views::board::GateView>>,
     traffic: Rc<crate::floor::Traffic>,
     countdowns: Rc<Vec<Countdown>>,
     now_ms: u64,
@@ -442,6 +444,7 @@ impl Painted {
             && Rc::ptr_eq(&self.schedules, &data.schedules)
             && Rc::ptr_eq(&self.gauges, &data.gauges)
             && Rc::ptr_eq(&self.fences, &data.fences)
+            && Rc::ptr_eq(&self.gates, &data.gates)
             && Rc::ptr_eq(&self.traffic, &data.traffic)
             && Rc::ptr_eq(&self.countdowns, &data.countdowns)
             && (data.countdowns.is_empty() || self.now_ms == data.now_ms)
@@ -591,6 +594,7 @@ fn draw_all(
             data.schedules.len(),
             data.gauges.len(),
             data.fences.len(),
+            data.gates.len(),
         ]),
         &flashing,
         f.show_scroll,
@@ -619,6 +623,7 @@ fn draw_all(
         schedules: data.schedules.clone(),
         gauges: data.gauges.clone(),
         fences: data.fences.clone(),
+        gates: data.gates.clone(),
         traffic: data.traffic.clone(),
         countdowns: data.countdowns.clone(),
         now_ms: data.now_ms,

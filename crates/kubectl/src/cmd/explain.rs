@@ -440,7 +440,8 @@ pub(crate) fn run(args: &[String]) -> CommandOutput {
         description = f.description.clone();
         fields_of = all.get(f.reference);
         if let Some(sub) = fields_of {
-            if !sub.description.is_empty() {
+            // A custom kind's object field is its own type: one description.
+            if !sub.description.is_empty() && sub.description != f.description {
                 // An object field: its description, then its type's.
                 description = format!("{}\n{}", f.description, sub.description);
             }

@@ -438,9 +438,11 @@ fn complete_sim(session: &Session, args: &[String], start: usize, word: &str) ->
         [c] if c == "addons" || c == "addon" => {
             finish(start, word, ["disable", "enable"].map(String::from))
         }
-        [c, _] if c == "addons" || c == "addon" => {
-            finish(start, word, ["ingress", "metrics-server"].map(String::from))
-        }
+        [c, _] if c == "addons" || c == "addon" => finish(
+            start,
+            word,
+            ["gateway", "ingress", "metrics-server"].map(String::from),
+        ),
         [c] if c == "advance" => finish(start, word, ["10s", "30s", "1m", "5m"].map(String::from)),
         [c] if c == "why" || c == "why-node" => {
             let ns = session.namespace.clone();

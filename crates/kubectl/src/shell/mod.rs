@@ -1319,7 +1319,7 @@ impl Exec<'_> {
                 session.run_args(args, stdin, self.files)
             }
             "sim" => {
-                let action = crate::shell::script::parse_sim(&args.join(" "));
+                let action = crate::shell::script::parse_sim_args(args);
                 crate::shell::script::execute_action(session, &action, stdin, self.files)
             }
             "minikube" => crate::shell::outside::minikube(session, args),

@@ -122,6 +122,8 @@ pub enum Action {
     Traffic(warehouse_sim::network::traffic::TrafficCommand),
     /// `sim addons enable ingress`: the `nginx` IngressClass and ingress-nginx.
     EnableIngress,
+    /// `sim addons enable gateway`: the Gateway API and cloud-provider-kind's controller.
+    EnableGateway,
     /// A line that cannot run; its message is printed in the transcript.
     Invalid(String),
 }
@@ -442,7 +444,7 @@ fn split_heredoc(line: &str) -> Option<HeredocMarker> {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim requests, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim boot cold|settled, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H]";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim requests, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim boot cold|settled, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress|gateway, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H] [--header 'NAME: VALUE'] [--count N]";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -477,12 +479,23 @@ fn parse_action(command: &str) -> Action {
 /// `sim ...` (without the leading `sim`).
 pub fn parse_sim(rest: &str) -> Action {
     let words: Vec<&str> = rest.split(is_blank).filter(|w| !w.is_empty()).collect();
+    parse_sim_words(&words, rest)
+}
+
+/// The words after `sim` as the shell split them (a quoted `--header 'A: b'` is one
+/// word).
+pub fn parse_sim_args(args: &[String]) -> Action {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    parse_sim_words(&words, &args.join(" "))
+}
+
+fn parse_sim_words(words: &[&str], rest: &str) -> Action {
     if words.is_empty() {
         return Action::Invalid(format!("error: sim needs a command: {SIM_USAGE}"));
     }
-    sim_fault(&words, rest)
-        .or_else(|| sim_setting(&words))
-        .or_else(|| sim_inspection(&words))
+    sim_fault(words, rest)
+        .or_else(|| sim_setting(words))
+        .or_else(|| sim_inspection(words))
         .unwrap_or_else(|| {
             Action::Invalid(format!(
                 "error: unknown sim command \"sim {rest}\"; the sim commands are {SIM_USAGE}"
@@ -578,6 +591,11 @@ fn sim_setting(words: &[&str]) -> Option<Action> {
         ),
         // `minikube addons enable NAME`; `addon` is accepted too.
         ["addons" | "addon", "enable", "ingress"] => Action::EnableIngress,
+        ["addons" | "addon", "enable", "gateway"] => Action::EnableGateway,
+        ["addons" | "addon", "disable", "gateway"] => Action::Invalid(
+            "error: sim addons: the gateway add-on stays once enabled in this simulation (start a new warehouse to be without it)"
+                .into(),
+        ),
         ["addons" | "addon", verb @ ("enable" | "disable"), "metrics-server"] => Action::Addon {
             name: "metrics-server".to_string(),
             enable: *verb == "enable",
@@ -587,10 +605,10 @@ fn sim_setting(words: &[&str]) -> Option<Action> {
                 .into(),
         ),
         ["addons" | "addon", "enable" | "disable", name] => Action::Invalid(format!(
-            "error: sim addons: unknown add-on \"{name}\" (the simulation has metrics-server and ingress)"
+            "error: sim addons: unknown add-on \"{name}\" (the simulation has metrics-server, ingress and gateway)"
         )),
         ["addons" | "addon", ..] => Action::Invalid(
-            "error: sim addons takes enable or disable and an add-on: sim addons enable metrics-server|ingress"
+            "error: sim addons takes enable or disable and an add-on: sim addons enable metrics-server|ingress|gateway"
                 .into(),
         ),
         _ => return None,
@@ -859,6 +877,7 @@ pub(crate) fn execute_action(
             Err(e) => CommandOutput::error(e),
         },
         Action::EnableIngress => sim_result(session.cluster.enable_ingress_addon()),
+        Action::EnableGateway => sim_result(session.cluster.enable_gateway_addon()),
         Action::Invalid(msg) => CommandOutput::error(msg),
     }
 }

@@ -202,6 +202,7 @@ pub(crate) static CONTROLLERS: &[&dyn Controller] = &[
     &super::protection::PvProtection,
     &super::hpa::HorizontalPodAutoscaler,
     &super::crd::DefinitionController,
+    &super::gateway::GatewayController,
     #[cfg(test)]
     &super::echo::EchoController,
 ];

@@ -13,6 +13,7 @@ mod echo;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod garbage_collector;
+pub mod gateway;
 pub mod hpa;
 pub mod job;
 pub mod local_path;
@@ -72,6 +73,9 @@ pub(crate) struct Memory {
     /// HorizontalPodAutoscaler.
     #[serde(default, with = "crate::snapshot::pairs")]
     pub hpa: BTreeMap<ObjectKey, hpa::AutoscalerMemory>,
+    /// The Gateway API controller's state and indexes.
+    #[serde(default)]
+    pub gateway: gateway::GatewayMemory,
 }
 
 impl Memory {
@@ -89,6 +93,7 @@ impl Memory {
             address_memos: BTreeMap::new(),
             failures: self.failures.clone(),
             hpa: self.hpa.clone(),
+            gateway: self.gateway.clone(),
         }
     }
 }

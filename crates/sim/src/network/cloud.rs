@@ -249,11 +249,46 @@ impl Cluster {
             .filter(|o| matches!(o, Object::Service(s) if is_load_balancer(s)))
             .map(Object::key)
             .collect_set();
-        keys.extend(self.cloud.allocated.values().map(|(k, _)| k.clone()));
+        // Gateways hold addresses of the pool too (`controllers/gateway.rs`): their
+        // controller keeps them.
+        keys.extend(
+            self.cloud
+                .allocated
+                .values()
+                .map(|(k, _)| k.clone())
+                .filter(|k| k.kind == crate::object::Kind::Service),
+        );
         keys.extend(self.cloud.building.keys().cloned());
         for k in keys {
             self.cloud_arm(k, self.now + WATCH_DELAY);
         }
+    }
+
+    /// An address of the pool for `key` (a Gateway), the one it holds if any; None
+    /// when the pool is exhausted.
+    pub(crate) fn cloud_allocate(&mut self, key: &ObjectKey, uid: &str) -> Option<String> {
+        let octet = match self.cloud.allocated.iter().find(|(_, (k, _))| k == key) {
+            Some((o, _)) => *o,
+            None => {
+                let o = (1..=254u8).find(|o| !self.cloud.allocated.contains_key(o))?;
+                self.cloud
+                    .allocated
+                    .insert(o, (key.clone(), uid.to_string()));
+                o
+            }
+        };
+        Some(format!("203.0.113.{octet}"))
+    }
+
+    /// `key`'s addresses go back to the pool.
+    pub(crate) fn cloud_free(&mut self, key: &ObjectKey) {
+        self.cloud.allocated.retain(|_, (k, _)| k != key);
+    }
+
+    /// Who holds the pool's address `ip`.
+    pub(crate) fn load_balancer_owner(&self, ip: &str) -> Option<&ObjectKey> {
+        let octet: u8 = ip.strip_prefix("203.0.113.")?.parse().ok()?;
+        self.cloud.allocated.get(&octet).map(|(k, _)| k)
     }
 
     /// The external IPs the simulated cloud has handed out, with their Services.

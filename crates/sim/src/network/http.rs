@@ -252,7 +252,7 @@ pub const FORBIDDEN_BODY: &str = "{\n  \"kind\": \"Status\",\n  \"apiVersion\": 
 pub const NGINX_WELCOME: &str = "<!DOCTYPE html>\n<html>\n<head>\n<title>Welcome to nginx!</title>\n<style>\nhtml { color-scheme: light dark; }\nbody { width: 35em; margin: 0 auto;\nfont-family: Tahoma, Verdana, Arial, sans-serif; }\n</style>\n</head>\n<body>\n<h1>Welcome to nginx!</h1>\n<p>If you see this page, the nginx web server is successfully installed and\nworking. Further configuration is required.</p>\n\n<p>For online documentation and support please refer to\n<a href=\"http://nginx.org/\">nginx.org</a>.<br/>\nCommercial support is available at\n<a href=\"http://nginx.com/\">nginx.com</a>.</p>\n\n<p><em>Thank you for using nginx.</em></p>\n</body>\n</html>\n";
 
 /// A deterministic spread of a request number (splitmix64).
-fn mix(seq: u64) -> u64 {
+pub(crate) fn mix(seq: u64) -> u64 {
     let mut z = seq.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -270,6 +270,8 @@ struct Trip {
     /// Who a destination pod sees as the client (after kube-proxy's masquerade or
     /// the ingress), whose address and pod its ingress policies match.
     client: Party,
+    /// The request's extra headers (name, value), for a Gateway's header matches.
+    headers: Vec<(String, String)>,
 }
 
 impl Trip {
@@ -319,6 +321,17 @@ impl Cluster {
         url: &str,
         host: Option<&str>,
     ) -> Result<HttpOutcome, String> {
+        self.http_request_with_headers(from, url, host, &[])
+    }
+
+    /// [`Cluster::http_request`] with extra request headers (`curl -H`).
+    pub fn http_request_with_headers(
+        &mut self,
+        from: &RequestSource,
+        url: &str,
+        host: Option<&str>,
+        headers: &[(String, String)],
+    ) -> Result<HttpOutcome, String> {
         let url = parse_url(url)?;
         self.traffic.seq += 1;
         let mut trip = Trip {
@@ -328,6 +341,7 @@ impl Cluster {
             resolved: None,
             source: None,
             client: Party::address(OUTSIDE_CLIENT_IP),
+            headers: headers.to_vec(),
         };
         let result = self.request_inner(&mut trip, from, &url, host);
         let result = match result {
@@ -537,6 +551,13 @@ impl Cluster {
                 Some(backends) => self.via_proxy(trip, &node, ip, port, backends, path),
                 None => Err(refused(format!("nothing listens on {ip}:{port}"))),
             };
+        }
+        if let Some(gw) = self
+            .load_balancer_owner(ip)
+            .filter(|k| k.kind != Kind::Service)
+            .cloned()
+        {
+            return self.gateway_connect(trip, src, &gw, ip, port, host, path);
         }
         if self.load_balancers().iter().any(|(lb, _)| lb == ip) {
             // The cloud load balancer picks a healthy node.
@@ -766,6 +787,74 @@ impl Cluster {
             pod: None,
             address: format!("{ip}:{port}"),
         })
+    }
+
+    /// The Envoy of the Gateway `gw` at `ip` serves the request (`gateway.rs`):
+    /// its own 404 or 500, or the chosen backend Service's ClusterIP through the
+    /// control-plane node's kube-proxy (503 when that connection fails).
+    #[allow(clippy::too_many_arguments)]
+    fn gateway_connect(
+        &mut self,
+        trip: &mut Trip,
+        src: Option<&str>,
+        gw: &ObjectKey,
+        ip: &str,
+        port: i32,
+        host: &str,
+        path: &str,
+    ) -> Result<HttpResponse, RequestFailure> {
+        use crate::network::gateway::{GatewayDecision, ENVOY_US, UPSTREAM_CONNECT_ERROR};
+        let address = format!("{ip}:{port}");
+        trip.latency_us += match src {
+            None => OUTSIDE_US,
+            Some(_) => CROSS_NODE_US,
+        };
+        let decision = self.gateway_decide(gw, port, host, path, &trip.headers, trip.seq);
+        let Some(decision) = decision else {
+            return Err(refused(format!(
+                "{address}: connection refused (gateway {} has no HTTP listener on port {port})",
+                gw.name
+            )));
+        };
+        trip.via.push(format!("gateway/{} (envoy)", gw.name));
+        trip.latency_us += ENVOY_US;
+        let respond = |status: u16, body: &str| HttpResponse {
+            status,
+            body: body.to_string(),
+            pod: None,
+            address: address.clone(),
+        };
+        let (ns, name, svc_port) = match decision {
+            GatewayDecision::Respond(status, body) => return Ok(respond(status, body)),
+            GatewayDecision::Backend(ns, name, port) => (ns, name, port),
+        };
+        if self.has_network_policies() {
+            trip.client = Party::address(ip);
+        }
+        let cluster_ip = match self.store.get(&ObjectKey::new(Kind::Service, &ns, &name)) {
+            Some(Object::Service(s)) => s.spec.as_ref().and_then(|s| s.cluster_ip.clone()),
+            _ => None,
+        };
+        let node = self.ingress_node().unwrap_or_default();
+        let backends = cluster_ip
+            .as_deref()
+            .filter(|c| *c != "None")
+            .and_then(|c| self.proxy_route(&node, c, svc_port));
+        let result = match (backends, cluster_ip) {
+            (Some(b), Some(c)) => {
+                trip.hop(Some(&node), &node);
+                self.via_proxy(trip, &node, &c, svc_port, b, path)
+            }
+            _ => Err(refused(format!("service {ns}/{name} port {svc_port}"))),
+        };
+        match result {
+            Ok(r) => Ok(r),
+            Err(f) if f.reason == FailureReason::PolicyDenied || f.reason.times_out() => {
+                trip.latency_us += NGINX_CONNECT_TIMEOUT_US;
+                Ok(respond(503, "upstream connect error or disconnect/reset before headers. reset reason: connection timeout"))
+            }
+            Err(_) => Ok(respond(503, UPSTREAM_CONNECT_ERROR)),
+        }
     }
 
     /// ingress-nginx on `node` serves `host` and `path`: a location's upstream

@@ -142,6 +142,10 @@ pub enum TrafficCommand {
         url: String,
         from: RequestSource,
         host: Option<String>,
+        /// Extra request headers (name, value).
+        headers: Vec<(String, String)>,
+        /// How many requests to send (`--count`); more than one prints a tally.
+        count: u32,
     },
 }
 
@@ -158,6 +162,8 @@ struct Flags {
     host: Option<String>,
     path: Option<String>,
     namespace: Option<String>,
+    /// `--header "Name: value"`, repeatable.
+    headers: Vec<String>,
     positional: Vec<String>,
 }
 
@@ -173,7 +179,11 @@ fn parse_flags(words: &[&str], allowed: &[&str]) -> Result<Flags, String> {
             f.positional.push(w.to_string());
             continue;
         }
-        let flag = if flag == "--namespace" { "-n" } else { flag };
+        let flag = match flag {
+            "--namespace" => "-n",
+            "-H" => "--header",
+            f => f,
+        };
         if !allowed.contains(&flag) {
             return Err(format!("unknown flag {flag}"));
         }
@@ -184,10 +194,15 @@ fn parse_flags(words: &[&str], allowed: &[&str]) -> Result<Flags, String> {
                 .map(|v| v.to_string())
                 .ok_or_else(|| format!("flag {flag} needs a value"))?,
         };
+        if flag == "--header" {
+            f.headers.push(value);
+            continue;
+        }
         let slot = match flag {
             "--to" => &mut f.to,
             "--from" => &mut f.from,
-            "--rps" => &mut f.rps,
+            // `sim request --count` shares the slot: no command takes both.
+            "--rps" | "--count" => &mut f.rps,
             "--host" => &mut f.host,
             "--path" => &mut f.path,
             _ => &mut f.namespace,
@@ -318,20 +333,45 @@ pub fn parse_traffic(words: &[&str]) -> Result<TrafficCommand, String> {
 
 /// Parses the words after `sim request`.
 pub fn parse_request(words: &[&str]) -> Result<TrafficCommand, String> {
-    let usage = "sim request URL [--from POD|outside] [--host HOST] [-n NAMESPACE]";
-    let f = parse_flags(words, &["--from", "--host", "-n"])
+    let usage =
+        "sim request URL [--from POD|outside] [--host HOST] [--header 'NAME: VALUE']... [--count N] [-n NAMESPACE]";
+    let f = parse_flags(words, &["--from", "--host", "--header", "--count", "-n"])
         .map_err(|e| format!("error: sim request: {e}; usage: {usage}"))?;
     let [url] = f.positional.as_slice() else {
         return Err(format!("error: sim request needs one URL; usage: {usage}"));
     };
     let ns = f.namespace.as_deref().unwrap_or("default");
     crate::network::http::parse_url(url).map_err(|e| format!("error: sim request: {e}"))?;
+    let mut headers = Vec::new();
+    for h in &f.headers {
+        let Some((name, value)) = h.split_once(':').filter(|(n, _)| !n.trim().is_empty()) else {
+            return Err(format!(
+                "error: sim request: a header is NAME: VALUE, not \"{h}\"; usage: {usage}"
+            ));
+        };
+        headers.push((name.trim().to_string(), value.trim().to_string()));
+    }
+    let count = match f.rps.as_deref() {
+        None => 1,
+        Some(n) => n
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_COUNT).contains(n))
+            .ok_or_else(|| {
+                format!("error: sim request: --count takes 1 to {MAX_COUNT} (got \"{n}\")")
+            })?,
+    };
     Ok(TrafficCommand::Request {
         url: url.clone(),
         from: parse_source(f.from.as_deref(), ns),
         host: f.host,
+        headers,
+        count,
     })
 }
+
+/// The most requests one `sim request --count` sends.
+pub const MAX_COUNT: u32 = 1000;
 
 fn format_ms(us: u64) -> String {
     format!("{:.1}ms", us as f64 / 1000.0)
@@ -365,10 +405,45 @@ impl Cluster {
                 }
                 Ok("traffic counters reset".into())
             }
-            TrafficCommand::Request { url, from, host } => {
+            TrafficCommand::Request {
+                url,
+                from,
+                host,
+                headers,
+                count,
+            } if *count > 1 => {
+                self.check_source(from)?;
+                // A tally of who answered: `  18 200 OK pod/web-...`.
+                let mut tally: BTreeMap<String, u64> = BTreeMap::new();
+                for _ in 0..*count {
+                    let out = self
+                        .http_request_with_headers(from, url, host.as_deref(), headers)
+                        .map_err(|e| format!("error: {e}"))?;
+                    let line = match out.result {
+                        Ok(r) => match &r.pod {
+                            Some(p) => format!("{} pod/{}", r.status_line(), p.name),
+                            None => format!("{} from {}", r.status_line(), r.address),
+                        },
+                        Err(f) => format!("request failed: {}", f.reason.name()),
+                    };
+                    *tally.entry(line).or_default() += 1;
+                }
+                let mut out = format!("{count} requests:");
+                for (line, n) in tally {
+                    out.push_str(&format!("\n{n:>5} {line}"));
+                }
+                Ok(out)
+            }
+            TrafficCommand::Request {
+                url,
+                from,
+                host,
+                headers,
+                ..
+            } => {
                 self.check_source(from)?;
                 let out = self
-                    .http_request(from, url, host.as_deref())
+                    .http_request_with_headers(from, url, host.as_deref(), headers)
                     .map_err(|e| format!("error: {e}"))?;
                 let via = if out.via.is_empty() {
                     String::new()

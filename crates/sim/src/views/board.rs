@@ -2,7 +2,8 @@
 //! each promises and what its clerk counted last, the schedules (CronJobs), when
 //! each last ran and runs next, and the load gauges (HorizontalPodAutoscalers),
 //! what each measured and how many robots it asks for, and the fences
-//! (NetworkPolicies) around robots.
+//! (NetworkPolicies) around robots, and the sorting gates (Gateways) with their
+//! addresses and route cards.
 
 use crate::cluster::Cluster;
 use crate::controllers::disruption::{BudgetSpec, BudgetStatus};
@@ -282,4 +283,75 @@ fn selector_text(selector: Option<&serde_json::Value>) -> String {
         );
     }
     parts.join(",")
+}
+
+/// One Gateway (a sorting gate): its class, its address and whether its
+/// controller has programmed it, and how many route cards (HTTPRoutes) its
+/// listeners took.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateView {
+    pub namespace: String,
+    pub name: String,
+    pub class: String,
+    /// `status.addresses[0].value`, once given.
+    pub address: Option<String>,
+    /// The `Programmed` condition is True.
+    pub programmed: bool,
+    /// The listeners' `attachedRoutes`, summed.
+    pub routes: i64,
+}
+
+impl Cluster {
+    /// Every Gateway, ordered by namespace and name; none before the Gateway API is
+    /// served. Costs a pass over the Gateways.
+    pub fn gates(&self) -> Vec<GateView> {
+        let Some(kind) = crate::controllers::gateway::served_kind(
+            self,
+            crate::controllers::gateway::GATEWAY_DEFINITION,
+        ) else {
+            return Vec::new();
+        };
+        self.store
+            .list(kind, None)
+            .filter_map(|o| match o {
+                Object::Other(g) => Some(g),
+                _ => None,
+            })
+            .map(|g| {
+                let null = serde_json::Value::Null;
+                let status = g.fields.get("status").unwrap_or(&null);
+                let str_at = |v: &serde_json::Value, k: &str| {
+                    v.get(k)
+                        .and_then(serde_json::Value::as_str)
+                        .map(str::to_string)
+                };
+                let list = |v: &serde_json::Value, k: &str| {
+                    v.get(k)
+                        .and_then(serde_json::Value::as_array)
+                        .cloned()
+                        .unwrap_or_default()
+                };
+                GateView {
+                    namespace: g.metadata.namespace.clone().unwrap_or_default(),
+                    name: g.metadata.name.clone().unwrap_or_default(),
+                    class: g
+                        .fields
+                        .get("spec")
+                        .and_then(|s| str_at(s, "gatewayClassName"))
+                        .unwrap_or_default(),
+                    address: list(status, "addresses")
+                        .first()
+                        .and_then(|a| str_at(a, "value")),
+                    programmed: list(status, "conditions").iter().any(|c| {
+                        str_at(c, "type").as_deref() == Some("Programmed")
+                            && str_at(c, "status").as_deref() == Some("True")
+                    }),
+                    routes: list(status, "listeners")
+                        .iter()
+                        .filter_map(|l| l.get("attachedRoutes").and_then(serde_json::Value::as_i64))
+                        .sum(),
+                }
+            })
+            .collect()
+    }
 }

@@ -8,9 +8,8 @@
 //! and controller select; `matchLabelKeys` join the selector with the pod's values.
 //!
 //! Simplifications: a node fails at its first failing filter, as upstream's
-//! `RunFilterPlugins`; of the volume plugins only VolumeBinding runs, and the
-//! DefaultPreemption victim search is not simulated (every FailedScheduling says
-//! preemption found no victims); PodTopologySpread honours `nodeAffinityPolicy: Honor`
+//! `RunFilterPlugins`; of the volume plugins only VolumeBinding runs (DefaultPreemption
+//! is in [`super::preemption`]); PodTopologySpread honours `nodeAffinityPolicy: Honor`
 //! and `nodeTaintsPolicy: Ignore` (the defaults) only; pod overhead does not add to
 //! requests, and sidecars add to the requests that filter but not to those that
 //! score.

@@ -89,10 +89,10 @@ test('an urgent robot preempts a batch robot, is nominated, and the narration sa
     assert.match(described, /Priority Class Name:\s+urgent/);
     assert.match(described, /NominatedNodeName:\s+zone-[abc]/);
 
-    await waitForText(page, '#narration', 'The dispatcher sent 1 robot from zone');
+    await waitForText(page, '#narration', 'The dispatcher sent 1 robot away to make room for a more important robot');
     await screenshot(page, 'priority-preempted');
     await page.click('#lang-toggle');
-    await waitForText(page, '#narration', 'Диспетчер убрал из зоны');
+    await waitForText(page, '#narration', 'Диспетчер убрал, чтобы освободить место более важному роботу');
     await page.click('#lang-toggle');
 
     await kubectl(page, 'sim advance 40s');

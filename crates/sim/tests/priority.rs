@@ -375,3 +375,34 @@ fn no_victims_among_equal_or_higher_priorities() {
     assert!(!preempted(&c, "first"));
     assert_eq!(nominated(&c, "second"), None);
 }
+
+#[test]
+fn a_nominated_pod_holds_its_room_while_the_victim_stops() {
+    let mut c = Cluster::new(1, Topology::default());
+    create(&mut c, &class("p10", 10, ""));
+    create(&mut c, &class("urgent", 1000, ""));
+    // The victim takes 20 s to stop (a preStop sleep).
+    let slow = pod("a", "3", "p10", "zone-a", "{}").replace(
+        "    image: nginx\n",
+        "    image: nginx\n    lifecycle:\n      preStop:\n        sleep: {seconds: 20}\n",
+    );
+    create(&mut c, &slow);
+    c.advance(SimDuration::secs(10));
+    create(&mut c, &pod("u", "3", "urgent", "zone-a", "{}"));
+    c.advance(SimDuration::secs(2));
+    assert!(get_pod(&c, "a")
+        .unwrap()
+        .metadata
+        .deletion_timestamp
+        .is_some());
+    assert_eq!(nominated(&c, "u").as_deref(), Some("zone-a"));
+    // A small pod of lower priority would fit beside the stopping victim, but not
+    // beside the room held for u.
+    create(&mut c, &pod("small", "600m", "", "zone-a", "{}"));
+    c.advance(SimDuration::secs(2));
+    assert_eq!(pod_node(&c, "default", "small"), None);
+    let msg = events_of(&c, "small").pop().unwrap();
+    assert!(msg.contains("1 Insufficient cpu"), "{msg}");
+    c.advance(SimDuration::secs(40));
+    assert_eq!(pod_node(&c, "default", "u").as_deref(), Some("zone-a"));
+}

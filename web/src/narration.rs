@@ -34,6 +34,13 @@ pub enum Notable {
         at_ms: u64,
         count: usize,
     },
+    /// Robots the dispatcher (scheduler) preempted to make room for a robot of
+    /// higher priority.
+    Preempted {
+        at_ms: u64,
+        zone: Option<String>,
+        count: usize,
+    },
     /// Orders of a traffic source that a fence (NetworkPolicy) dropped.
     Fenced {
         at_ms: u64,
@@ -52,6 +59,7 @@ impl Notable {
             Notable::Refused { at_ms, .. }
             | Notable::NotReady { at_ms, .. }
             | Notable::Evicted { at_ms, .. }
+            | Notable::Preempted { at_ms, .. }
             | Notable::Replaced { at_ms, .. }
             | Notable::Fenced { at_ms, .. }
             | Notable::Gate { at_ms, .. } => *at_ms,
@@ -62,6 +70,7 @@ impl Notable {
     pub fn stamp(&mut self, now: u64) {
         match self {
             Notable::Evicted { at_ms, .. }
+            | Notable::Preempted { at_ms, .. }
             | Notable::Replaced { at_ms, .. }
             | Notable::Fenced { at_ms, .. }
             | Notable::Gate { at_ms, .. }
@@ -277,6 +286,40 @@ fn notable_line(tr: Tr, n: &Notable) -> String {
                 format!("Строитель ворот (cloud-provider-kind) записал состояние сортировочных ворот {name}: их адрес и принятые маршрутные карты.")
             } else {
                 format!("cloud-provider-kind обновил статус Gateway {name}: адрес, слушатели и прикреплённые HTTPRoute.")
+            }
+        }
+        (Notable::Preempted { zone, count, .. }, Lang::En) => {
+            let place = zone
+                .as_ref()
+                .map(|z| format!(" from {} {z}", if wh { "zone" } else { "node" }))
+                .unwrap_or_default();
+            if wh {
+                format!(
+                    "The dispatcher sent {}{place} away to make room for a more important robot (preemption).",
+                    robots(tr, *count)
+                )
+            } else {
+                format!(
+                    "{} preempted{place} for a pod of higher priority.",
+                    robots(tr, *count)
+                )
+            }
+        }
+        (Notable::Preempted { zone, count, .. }, Lang::Ru) => {
+            let place = zone
+                .as_ref()
+                .map(|z| format!(" из {} {z}", if wh { "зоны" } else { "узла" }))
+                .unwrap_or_default();
+            if wh {
+                format!(
+                    "Диспетчер убрал{place}, чтобы освободить место более важному роботу (preemption): {}.",
+                    robots(tr, *count)
+                )
+            } else {
+                format!(
+                    "Вытеснено{place} ради пода с более высоким приоритетом: {}.",
+                    robots(tr, *count)
+                )
             }
         }
         (Notable::Fenced { source, .. }, Lang::En) => {

@@ -267,18 +267,33 @@ impl OfficeModel {
                     user,
                     verb,
                     target,
+                    namespace,
                     code,
                     refused_at,
                     by_learner,
                     ..
-                } => self.request_arrived(
-                    *at_ms,
-                    user,
-                    format!("{verb} {target}"),
-                    *code,
-                    *refused_at,
-                    *by_learner,
-                ),
+                } => {
+                    // The dispatcher deletes a robot only to preempt it.
+                    if user == "system:kube-scheduler" && *verb == "delete" && refused_at.is_none()
+                    {
+                        if let Some(name) = target.strip_prefix("pods/") {
+                            let key = format!("{namespace}/{name}");
+                            evictions
+                                .preempted
+                                .entry(pod_zone(&key))
+                                .or_default()
+                                .insert(key);
+                        }
+                    }
+                    self.request_arrived(
+                        *at_ms,
+                        user,
+                        format!("{verb} {target}"),
+                        *code,
+                        *refused_at,
+                        *by_learner,
+                    )
+                }
                 FeedEvent::Write {
                     actor,
                     kind,
@@ -492,6 +507,11 @@ impl OfficeModel {
             self.notable
                 .push_back(Notable::Evicted { at_ms, zone, count });
         }
+        for (zone, pods) in evictions.preempted {
+            let count = pods.len();
+            self.notable
+                .push_back(Notable::Preempted { at_ms, zone, count });
+        }
         if evictions.replaced > 0 {
             self.notable.push_back(Notable::Replaced {
                 at_ms,
@@ -508,6 +528,8 @@ impl OfficeModel {
 #[derive(Default)]
 struct Evictions {
     by_zone: BTreeMap<Option<String>, std::collections::BTreeSet<String>>,
+    /// Robots the dispatcher preempted for a more important one, by zone.
+    preempted: BTreeMap<Option<String>, std::collections::BTreeSet<String>>,
     replaced: usize,
 }
 

@@ -291,6 +291,7 @@ impl Cluster {
             c.create_as(Actor::System, obj)
                 .expect("bootstrap RBAC objects are valid");
         }
+        c.bootstrap_priority_classes();
         for (i, spec) in topology.nodes.iter().enumerate() {
             c.node_cidrs.insert(spec.name.clone(), i as u32);
             c.register_node(spec);

@@ -200,6 +200,7 @@ pub fn describe(cluster: &Cluster, obj: &Object, show_events: bool) -> Result<St
         Kind::PersistentVolumeClaim => describe_persistent_volume_claim(&mut w, cluster, &v, now),
         Kind::PersistentVolume => describe_persistent_volume(&mut w, &v, now),
         Kind::StorageClass => describe_storage_class(&mut w, &v),
+        Kind::PriorityClass => describe_priority_class(&mut w, &v),
         Kind::HorizontalPodAutoscaler => describe_autoscaler(
             &mut w,
             &warehouse_sim::controllers::hpa::served_as_v2(&v),
@@ -240,7 +241,6 @@ const HAS_DEDICATED_DESCRIBER: &[&str] = &[
     "Role",
     "ClusterRole",
     "ReplicationController",
-    "PriorityClass",
 ];
 
 /// kubectl's prefix writer over a tabwriter: text at two-space levels, aligned when
@@ -2892,6 +2892,29 @@ fn describe_persistent_volume(w: &mut Writer, v: &Value, now: SimTime) {
 }
 
 /// `describeStorageClass` with `printAllowedTopologies`.
+/// Upstream `PriorityClassDescriber` (kubectl describe.go `describePriorityClass`).
+fn describe_priority_class(w: &mut Writer, v: &Value) {
+    w.w(0, &format!("Name:\t{}\n", s(v, "metadata.name")));
+    w.w(
+        0,
+        &format!("Value:\t{}\n", at(v, "value").as_i64().unwrap_or(0)),
+    );
+    let default = at(v, "globalDefault").as_bool().unwrap_or(false);
+    w.w(0, &format!("GlobalDefault:\t{default}\n"));
+    w.w(
+        0,
+        &format!("PreemptionPolicy:\t{}\n", s(v, "preemptionPolicy")),
+    );
+    w.w(0, &format!("Description:\t{}\n", s(v, "description")));
+    w.w(
+        0,
+        &format!(
+            "Annotations:\t{}\n",
+            format_labels(&string_map(v, "metadata.annotations"))
+        ),
+    );
+}
+
 fn describe_storage_class(w: &mut Writer, v: &Value) {
     w.w(0, &format!("Name:\t{}\n", s(v, "metadata.name")));
     let annotations = string_map(v, "metadata.annotations");

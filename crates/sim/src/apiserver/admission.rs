@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub const LIMIT_RANGER_ANNOTATION: &str = "kubernetes.io/limit-ranger";
 
 /// Upstream `admission.NewForbidden`: `pods "x" is forbidden: <reason>`.
-fn forbidden(obj: &Object, reason: String) -> ApiError {
+pub(crate) fn forbidden(obj: &Object, reason: String) -> ApiError {
     ApiError::new(
         StatusReason::Forbidden,
         format!(

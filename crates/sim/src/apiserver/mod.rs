@@ -23,6 +23,7 @@ pub mod custom;
 pub mod events;
 pub mod eviction;
 pub mod health;
+pub mod priority;
 pub mod quota;
 pub mod request;
 pub mod store;
@@ -681,6 +682,7 @@ impl Cluster {
         let Some(current) = self.store.get_shared(key).cloned() else {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
         };
+        self.admit_priority_class_delete(key)?;
         if let Some(marked) = self.mark_definition_deleting(&current) {
             let ev = self.store.update(marked)?;
             self.dispatch(&ev);
@@ -940,6 +942,7 @@ impl Cluster {
             _ => None,
         };
         validate(obj)?;
+        self.admit_priority_class(obj, None)?;
         self.admission_validate(obj, None, dry_run)?;
         self.allocate_service_addresses(obj, None)?;
         // An object the apiserver writes for itself at boot may come with its uid
@@ -1122,8 +1125,10 @@ impl Cluster {
         default_object(obj);
         self.admit_definition(obj, Some(&old))?;
         self.admit_custom(obj, Some(&old))?;
+        keep_pod_priority(&old, obj);
         validate(obj)?;
         check_immutable(&old, obj)?;
+        self.admit_priority_class(obj, Some(&old))?;
         self.admission_validate(obj, Some(&old), dry_run)?;
         self.allocate_service_addresses(obj, Some(&old))?;
         let old_meta = old.meta();
@@ -1352,6 +1357,7 @@ pub(crate) fn default_object(obj: &mut Object) {
         Object::Other(o) if o.kind == Kind::NetworkPolicy => {
             crate::network::policy::default_network_policy(o)
         }
+        Object::Other(o) if o.kind == Kind::PriorityClass => priority::default_priority_class(o),
         Object::Other(o)
             if matches!(o.kind, Kind::PersistentVolumeClaim | Kind::PersistentVolume) =>
         {
@@ -1903,6 +1909,9 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
         }
         Object::Other(o) if o.kind == Kind::NetworkPolicy => {
             crate::apiserver::validation::network_policy(o, &mut errors)
+        }
+        Object::Other(o) if o.kind == Kind::PriorityClass => {
+            priority::validate_priority_class(o, &mut errors)
         }
         Object::Other(o) if o.kind == Kind::PodDisruptionBudget => {
             crate::apiserver::validation::pod_disruption_budget(
@@ -2481,6 +2490,26 @@ fn validate_pod_spec(p: &Pod, errors: &mut Vec<FieldError>) {
 /// The reason and STATUS of a pod held back by scheduling gates.
 pub const SCHEDULING_GATED: &str = "SchedulingGated";
 
+/// The Priority plugin on a pod's update: the priority set at creation stays when
+/// the update leaves it out (the other priority fields are kept the same way).
+fn keep_pod_priority(old: &Object, new: &mut Object) {
+    let (Object::Pod(o), Object::Pod(n)) = (old, new) else {
+        return;
+    };
+    let (Some(os), Some(ns)) = (o.spec.as_ref(), n.spec.as_mut()) else {
+        return;
+    };
+    if ns.priority.is_none() {
+        ns.priority = os.priority;
+    }
+    if ns.preemption_policy.is_none() {
+        ns.preemption_policy.clone_from(&os.preemption_policy);
+    }
+    if ns.priority_class_name.is_none() {
+        ns.priority_class_name.clone_from(&os.priority_class_name);
+    }
+}
+
 fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
     let mut errors = Vec::new();
     match (old, new) {
@@ -2562,6 +2591,9 @@ fn check_immutable(old: &Object, new: &Object) -> Result<(), ApiError> {
                     )));
                 }
             }
+        }
+        (Object::Other(o), Object::Other(n)) if n.kind == Kind::PriorityClass => {
+            priority::check_priority_class_update(o, n, &mut errors)
         }
         (Object::Other(o), Object::Other(n)) if n.kind == Kind::StatefulSet => {
             // `ValidateStatefulSetUpdate`: the spec but for the fields that may change.

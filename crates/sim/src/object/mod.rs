@@ -221,7 +221,7 @@ static INFO: [KindInfo; Kind::ALL.len()] = [
     KindInfo::new("ReplicationController", "replicationcontrollers", "replicationcontroller", &["rc"], "", &["v1"]).stored_only(),
     KindInfo::new("PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", &["pdb"], "policy", &["v1"]),
     KindInfo::new("StorageClass", "storageclasses", "storageclass", &["sc"], "storage.k8s.io", &["v1"]).cluster_scoped(),
-    KindInfo::new("PriorityClass", "priorityclasses", "priorityclass", &["pc"], "scheduling.k8s.io", &["v1"]).cluster_scoped().stored_only(),
+    KindInfo::new("PriorityClass", "priorityclasses", "priorityclass", &["pc"], "scheduling.k8s.io", &["v1"]).cluster_scoped(),
     KindInfo::new("ControllerRevision", "controllerrevisions", "controllerrevision", &[], "apps", &["v1"]),
     KindInfo::new("CustomResourceDefinition", "customresourcedefinitions", "customresourcedefinition", &["crd", "crds"], "apiextensions.k8s.io", &["v1"]).cluster_scoped(),
 ];

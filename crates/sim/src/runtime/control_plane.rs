@@ -51,10 +51,7 @@ pub const LEADER_ELECTION_RENEW_DEADLINE: SimDuration = SimDuration::secs(10);
 pub const ETCD_IMAGE: &str = "registry.k8s.io/etcd:3.6.9-0";
 /// The CoreDNS image kubeadm pins for this Kubernetes version.
 pub const COREDNS_IMAGE: &str = "registry.k8s.io/coredns/coredns:v1.13.1";
-/// The priority of `system-node-critical` (static pods, kube-proxy).
-pub const SYSTEM_NODE_CRITICAL: i32 = 2_000_001_000;
-/// The priority of `system-cluster-critical` (CoreDNS).
-pub const SYSTEM_CLUSTER_CRITICAL: i32 = 2_000_000_000;
+pub use crate::apiserver::priority::{SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL};
 
 /// The message a client gets when nothing listens on the apiserver's port.
 pub const CONNECTION_REFUSED: &str = "dial tcp 127.0.0.1:6443: connect: connection refused";
@@ -814,49 +811,6 @@ impl Cluster {
             self.rng.next_u64(),
             self.rng.next_u64()
         )
-    }
-
-    /// The Priority admission plugin (plugin/pkg/admission/priority): a pod naming a
-    /// PriorityClass gets its value and preemption policy. The two system classes
-    /// are built in; others are looked up in the store.
-    pub(crate) fn admit_priority(&mut self, obj: &mut Object) -> Result<(), ApiError> {
-        let Object::Pod(pod) = obj else {
-            return Ok(());
-        };
-        let name = pod.metadata.name.clone().unwrap_or_default();
-        let Some(spec) = pod.spec.as_mut() else {
-            return Ok(());
-        };
-        let Some(class) = spec.priority_class_name.clone().filter(|c| !c.is_empty()) else {
-            return Ok(());
-        };
-        let value = match class.as_str() {
-            "system-node-critical" => Some(SYSTEM_NODE_CRITICAL),
-            "system-cluster-critical" => Some(SYSTEM_CLUSTER_CRITICAL),
-            other => match self
-                .store
-                .get(&ObjectKey::new(Kind::PriorityClass, "", other))
-            {
-                Some(Object::Other(o)) => o
-                    .fields
-                    .get("value")
-                    .and_then(|v| v.as_i64())
-                    .map(|v| v as i32),
-                _ => None,
-            },
-        };
-        let Some(value) = value else {
-            return Err(ApiError::new(
-                StatusReason::Forbidden,
-                format!(
-                    "pods \"{name}\" is forbidden: no PriorityClass with name {class} was found"
-                ),
-            ));
-        };
-        spec.priority = Some(value);
-        spec.preemption_policy
-            .get_or_insert_with(|| "PreemptLowerPriority".into());
-        Ok(())
     }
 
     /// A ServiceAccount kubeadm creates in kube-system for an add-on.

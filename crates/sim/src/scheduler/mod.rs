@@ -2,13 +2,12 @@
 //! ([`queue`], internal/queue/scheduling_queue.go), the default profile's filter and
 //! score plugins ([`plugins`] and [`interpodaffinity`], framework/plugins),
 //! `selectHost`, and binding through the apiserver. A per-pod [`Decision`] records
-//! the latest attempt for "why this zone?" (`sim why-node`).
-//!
-//! Simplifications: preemption is not simulated: when no node fits, the message says
-//! what upstream's DefaultPreemption says when it finds no victims.
+//! the latest attempt for "why this zone?" (`sim why-node`). When no node fits,
+//! DefaultPreemption ([`preemption`]) looks for lower-priority victims.
 
 pub mod interpodaffinity;
 pub mod plugins;
+pub mod preemption;
 pub mod queue;
 
 use crate::apiserver::Actor;
@@ -42,6 +41,9 @@ pub struct PodEntry {
     /// keeps room for eleven.
     pub labels: LiteMap<String, String>,
     pub terminating: bool,
+    /// `spec.priority` (0 when unset).
+    #[serde(default)]
+    pub priority: i32,
     /// Its inter-pod (anti-)affinity terms, if it has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub affinity: Option<Box<interpodaffinity::AffinityTerms>>,
@@ -70,6 +72,31 @@ pub struct NodeInfo {
 }
 
 impl NodeInfo {
+    /// Takes a pod's requests, ports and entry off the node (upstream
+    /// `NodeInfo.RemovePod`).
+    fn take(&mut self, key: &ObjectKey, a: &Accounted) -> Option<PodEntry> {
+        self.requested.sub(&a.requests);
+        self.nonzero_cpu = self.nonzero_cpu.saturating_sub(a.nonzero.0);
+        self.nonzero_memory = self.nonzero_memory.saturating_sub(a.nonzero.1);
+        self.pod_count = self.pod_count.saturating_sub(1);
+        for p in &a.ports {
+            if let Some(i) = self.ports.iter().position(|x| x == p) {
+                self.ports.remove(i);
+            }
+        }
+        self.pods.remove(key)
+    }
+
+    /// Puts a pod on the node (upstream `NodeInfo.AddPod`).
+    fn put(&mut self, key: &ObjectKey, a: &Accounted, entry: PodEntry) {
+        self.requested.add(&a.requests);
+        self.nonzero_cpu = self.nonzero_cpu.saturating_add(a.nonzero.0);
+        self.nonzero_memory = self.nonzero_memory.saturating_add(a.nonzero.1);
+        self.pod_count += 1;
+        self.ports.extend(a.ports.iter().cloned());
+        self.pods.insert(key.clone(), entry);
+    }
+
     /// The fields a filter reads from the Node object (a change may let a pending pod
     /// fit).
     fn placement(
@@ -140,6 +167,12 @@ pub struct Decision {
     pub verdicts: Vec<NodeVerdict>,
     /// `Successfully assigned ...` or the FailedScheduling message.
     pub message: String,
+    /// What a failed attempt's preemption did to the pod's nominated node.
+    #[serde(default)]
+    pub nomination: preemption::Nomination,
+    /// The pods preempted for it.
+    #[serde(default)]
+    pub victims: Vec<ObjectKey>,
 }
 
 #[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
@@ -358,16 +391,7 @@ impl SchedulerState {
     fn account(&mut self, key: &ObjectKey, entry: Option<(Accounted, PodEntry)>) {
         if let Some(old) = self.accounted.remove(key) {
             if let Some(n) = self.nodes.get_mut(&old.node) {
-                n.requested.sub(&old.requests);
-                n.nonzero_cpu = n.nonzero_cpu.saturating_sub(old.nonzero.0);
-                n.nonzero_memory = n.nonzero_memory.saturating_sub(old.nonzero.1);
-                n.pod_count = n.pod_count.saturating_sub(1);
-                for p in &old.ports {
-                    if let Some(i) = n.ports.iter().position(|x| x == p) {
-                        n.ports.remove(i);
-                    }
-                }
-                if let Some(p) = n.pods.remove(key) {
+                if let Some(p) = n.take(key, &old) {
                     self.selector_counts.adjust(&old.node, &p, -1);
                 }
             }
@@ -378,13 +402,10 @@ impl SchedulerState {
                 self.affinity_pods.set(key, &pod);
             }
             self.selector_counts.adjust(&a.node, &pod, 1);
-            let n = self.nodes.entry(a.node.clone()).or_default();
-            n.requested.add(&a.requests);
-            n.nonzero_cpu = n.nonzero_cpu.saturating_add(a.nonzero.0);
-            n.nonzero_memory = n.nonzero_memory.saturating_add(a.nonzero.1);
-            n.pod_count += 1;
-            n.ports.extend(a.ports.iter().cloned());
-            n.pods.insert(key.clone(), pod);
+            self.nodes
+                .entry(a.node.clone())
+                .or_default()
+                .put(key, &a, pod);
             self.accounted.insert(key.clone(), a);
         }
     }
@@ -464,6 +485,7 @@ fn accounted_for(pod: &Pod, node: String) -> (Accounted, PodEntry) {
         namespace: pod.metadata.namespace.clone().unwrap_or_default(),
         labels: pod_labels(pod),
         terminating: pod.metadata.deletion_timestamp.is_some(),
+        priority: pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0),
         affinity: interpodaffinity::AffinityTerms::of(
             pod,
             pod.metadata.namespace.as_deref().unwrap_or_default(),
@@ -734,6 +756,8 @@ impl Cluster {
         decision.attempt = attempt;
         let chosen = decision.chosen.clone();
         let message = decision.message.clone();
+        let nomination = decision.nomination.clone();
+        let victims = decision.victims.clone();
         self.scheduler.record_decision(decision);
         match chosen {
             Some(node) => {
@@ -744,9 +768,32 @@ impl Cluster {
                 }
             }
             None => {
+                let nominated_before = pod
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.nominated_node_name.clone());
+                let nominated = match nomination {
+                    preemption::Nomination::Keep => nominated_before.clone(),
+                    preemption::Nomination::Clear => None,
+                    preemption::Nomination::Set(node) => {
+                        self.preempt(&pod, &node, &victims);
+                        self.scheduler.queue.nominate(
+                            key,
+                            Some(queue::NominatedPod {
+                                node: node.clone(),
+                                priority: pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0),
+                                requests: plugins::pod_requests(&pod),
+                            }),
+                        );
+                        Some(node)
+                    }
+                };
+                if nominated.is_none() {
+                    self.scheduler.queue.nominate(key, None);
+                }
                 self.scheduler_park(key, waits_for_pods);
-                let unchanged = crate::controllers::pod_condition(&pod, "PodScheduled")
-                    .is_some_and(|c| {
+                let unchanged = nominated == nominated_before
+                    && crate::controllers::pod_condition(&pod, "PodScheduled").is_some_and(|c| {
                         c.status == "False" && c.message.as_deref() == Some(message.as_str())
                     });
                 if unchanged {
@@ -764,6 +811,10 @@ impl Cluster {
                     return;
                 }
                 let mut updated = pod;
+                updated
+                    .status
+                    .get_or_insert_with(Default::default)
+                    .nominated_node_name = nominated;
                 set_pod_condition(
                     &mut updated,
                     PodCondition {
@@ -889,7 +940,8 @@ impl Cluster {
         };
         let mut verdicts = Vec::new();
         let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
-        let mut preemption: BTreeMap<&'static str, usize> = BTreeMap::new();
+        let mut rejected: Vec<preemption::Rejected> = Vec::new();
+        let priority = pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);
         let mut feasible: Vec<(&String, &NodeInfo)> = Vec::new();
         // Upstream `findNodesThatPassFilters`: from where the last cycle stopped,
         // filter until enough feasible nodes are found.
@@ -901,7 +953,10 @@ impl Cluster {
                 break;
             }
             processed += 1;
-            let verdict = plugins::filter(&facts, name, n)
+            // Pods nominated here with at least this pod's priority hold their room.
+            let with_nominated =
+                preemption::with_nominated(&self.scheduler.queue, key, priority, name, n);
+            let verdict = plugins::filter(&facts, name, with_nominated.as_ref().unwrap_or(n))
                 .and_then(|()| match claim_in_use {
                     false => Ok(()),
                     true => Err(plugins::FilterFailure {
@@ -935,15 +990,11 @@ impl Cluster {
                     for r in &f.reasons {
                         *histogram.entry(r.clone()).or_default() += 1;
                     }
-                    // Resource and port failures could be resolved by evicting
-                    // lower-priority pods; preemption is not simulated, so it finds
-                    // none.
-                    let p = if f.resolvable {
-                        "No preemption victims found for incoming pod"
-                    } else {
-                        "Preemption is not helpful for scheduling"
-                    };
-                    *preemption.entry(p).or_default() += 1;
+                    rejected.push(preemption::Rejected {
+                        node: name.clone(),
+                        plugin: f.plugin,
+                        resolvable: f.resolvable,
+                    });
                     if detailed {
                         verdicts.push(NodeVerdict {
                             node: name.clone(),
@@ -1022,15 +1073,26 @@ impl Cluster {
         }
         let chosen = best.map(|(_, n)| n.to_string());
         verdicts.stable_sort_by(|a, b| a.node.cmp(&b.node));
-        let message = match &chosen {
-            Some(n) => format!(
+        let all = nodes.len();
+        let next_start = (start + processed) % all.max(1);
+        self.scheduler.next_start_node_index = next_start;
+        let post = match chosen {
+            Some(_) => None,
+            None if all == 0 => None,
+            None => Some(self.post_filter(key, pod, &facts, &rejected)),
+        };
+        let message = match (&chosen, &post) {
+            (Some(n), _) => format!(
                 "Successfully assigned {}/{} to {}",
                 key.namespace, key.name, n
             ),
-            None => fit_error(nodes.len(), &histogram, &preemption),
+            (None, post) => fit_error(
+                all,
+                &histogram,
+                post.as_ref().and_then(|p| p.message.as_deref()),
+            ),
         };
-        let next_start = (start + processed) % nodes.len().max(1);
-        self.scheduler.next_start_node_index = next_start;
+        let (nomination, victims) = post.map(|p| (p.nomination, p.victims)).unwrap_or_default();
         let decision = Decision {
             pod: key.clone(),
             at: self.now,
@@ -1038,6 +1100,8 @@ impl Cluster {
             chosen,
             verdicts,
             message,
+            nomination,
+            victims,
         };
         (decision, waits_for_pods)
     }
@@ -1146,6 +1210,8 @@ impl Cluster {
             chosen: None,
             verdicts: Vec::new(),
             message,
+            nomination: preemption::Nomination::Keep,
+            victims: Vec::new(),
         }
     }
 
@@ -1228,6 +1294,11 @@ impl Cluster {
     fn bind(&mut self, pod: Pod, node: &str) {
         let mut updated = pod;
         updated.spec.get_or_insert_with(Default::default).node_name = Some(node.to_string());
+        // The binding clears a nomination (ClearingNominatedNodeNameAfterBinding,
+        // on by default since 1.35).
+        if let Some(status) = updated.status.as_mut() {
+            status.nominated_node_name = None;
+        }
         set_pod_condition(
             &mut updated,
             PodCondition {
@@ -1380,27 +1451,18 @@ struct PodVolumes {
 
 /// The FailedScheduling message, as upstream's `FitError.Error()` builds it: a sorted
 /// histogram of filter reasons, then what preemption concluded.
-fn fit_error(
-    nodes: usize,
-    reasons: &BTreeMap<String, usize>,
-    preemption: &BTreeMap<&'static str, usize>,
-) -> String {
+fn fit_error(nodes: usize, reasons: &BTreeMap<String, usize>, preemption: Option<&str>) -> String {
     if nodes == 0 {
         return "no nodes available to schedule pods".to_string();
     }
-    fn hist<K: AsRef<str>>(m: &BTreeMap<K, usize>) -> String {
-        let mut v: Vec<String> = m
-            .iter()
-            .map(|(r, c)| format!("{c} {}", r.as_ref()))
-            .collect();
-        v.stable_sort();
-        v.join(", ")
+    let mut v: Vec<String> = reasons.iter().map(|(r, c)| format!("{c} {r}")).collect();
+    v.stable_sort();
+    let mut message = format!("0/{nodes} nodes are available: {}.", v.join(", "));
+    if let Some(p) = preemption {
+        message.push_str(" preemption: ");
+        message.push_str(p);
     }
-    format!(
-        "0/{nodes} nodes are available: {}. preemption: 0/{nodes} nodes are available: {}.",
-        hist(reasons),
-        hist(preemption)
-    )
+    message
 }
 
 /// The score plugins' table for the feasible nodes: (plugin, raw, normalised) per
@@ -1546,14 +1608,9 @@ mod tests {
         ]
         .into_iter()
         .collect();
-        let preemption: BTreeMap<&'static str, usize> = [
-            ("Preemption is not helpful for scheduling", 1),
-            ("No preemption victims found for incoming pod", 3),
-        ]
-        .into_iter()
-        .collect();
+        let preemption = "0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.";
         assert_eq!(
-            fit_error(4, &reasons, &preemption),
+            fit_error(4, &reasons, Some(preemption)),
             "0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 3 Insufficient cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod."
         );
     }

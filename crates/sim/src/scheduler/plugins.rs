@@ -9,9 +9,8 @@
 //!
 //! Simplifications: a node fails at its first failing filter, as upstream's
 //! `RunFilterPlugins`; of the volume plugins only VolumeRestrictions (its
-//! ReadWriteOncePod check) and VolumeBinding run (in `mod.rs`), and the
-//! DefaultPreemption victim search is not simulated (every FailedScheduling says
-//! preemption found no victims); PodTopologySpread honours `nodeAffinityPolicy: Honor`
+//! ReadWriteOncePod check) and VolumeBinding run (in `mod.rs`; DefaultPreemption is
+//! in [`super::preemption`]); PodTopologySpread honours `nodeAffinityPolicy: Honor`
 //! and `nodeTaintsPolicy: Ignore` (the defaults) only; pod overhead does not add to
 //! requests, and sidecars add to the requests that filter but not to those that
 //! score.

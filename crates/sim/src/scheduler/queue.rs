@@ -45,6 +45,18 @@ pub(crate) struct SchedulingQueue {
     backoff: BTreeMap<ObjectKey, SimTime>,
     #[serde(with = "crate::snapshot::pairs")]
     pods: BTreeMap<ObjectKey, QueuedPod>,
+    /// The nominator: pods that preempted others, with the node they wait for
+    /// (`status.nominatedNodeName`).
+    #[serde(default, with = "crate::snapshot::pairs")]
+    nominated: BTreeMap<ObjectKey, NominatedPod>,
+}
+
+/// A pod nominated to a node, with what it will take there.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct NominatedPod {
+    pub node: String,
+    pub priority: i32,
+    pub requests: super::plugins::Resources,
 }
 
 /// The back-off after `attempts` failed attempts.
@@ -65,11 +77,30 @@ impl SchedulingQueue {
     pub fn attempts(&self, key: &ObjectKey) -> u32 {
         self.pods.get(key).map_or(0, |p| p.attempts)
     }
-    /// The pod was bound or deleted: it leaves every queue.
+    /// The pod was bound or deleted: it leaves every queue, and the nominator.
     pub fn forget(&mut self, key: &ObjectKey) {
         self.unschedulable.remove(key);
         self.backoff.remove(key);
         self.pods.remove(key);
+        self.nominated.remove(key);
+    }
+    /// Nominates a pod to a node, or (`None`) takes its nomination away.
+    pub fn nominate(&mut self, key: &ObjectKey, to: Option<NominatedPod>) {
+        match to {
+            Some(n) => {
+                self.nominated.insert(key.clone(), n);
+            }
+            None => {
+                self.nominated.remove(key);
+            }
+        }
+    }
+    /// The pods nominated to a node.
+    pub fn nominated_to<'a>(
+        &'a self,
+        node: &'a str,
+    ) -> impl Iterator<Item = (&'a ObjectKey, &'a NominatedPod)> + 'a {
+        self.nominated.iter().filter(move |(_, p)| p.node == node)
     }
     /// Pods waiting in unschedulablePods and in the backoffQ.
     pub fn parked(&self) -> (Vec<ObjectKey>, Vec<ObjectKey>) {

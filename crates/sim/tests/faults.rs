@@ -1993,3 +1993,103 @@ fn restore_unbinds_a_running_pod() -> Case {
         ],
     }
 }
+
+/// Found by the property test: a snapshot taken after zone-a was deleted still holds
+/// its kube-proxy pod; restored after the collector removed that pod, it brings the
+/// orphan back with no node event to notice it. The collector's relist finds it (as
+/// upstream's periodic pass over every pod does) and collects it after the
+/// quarantine.
+#[test]
+fn regression_a_daemon_pod_of_a_deleted_node_is_collected() {
+    let case = Case {
+        seed: 17583,
+        etcd_members: 1,
+        max_endpoints_per_slice: 3,
+        ops: vec![
+            Op::ApplyService { w: 1, selects: 1 },
+            Op::Advance(SimDuration::millis(30000)),
+            Op::Fault(Fault::StartEtcdMember("etcd-2".into())),
+            Op::Cordon {
+                node: "zone-a".into(),
+                on: true,
+            },
+            Op::Fault(Fault::RestartNode("zone-b".into())),
+            Op::Fault(Fault::StopComponent(
+                warehouse_sim::ControlPlaneComponent::ApiServer,
+            )),
+            Op::Fault(Fault::PartitionNode("zone-a".into())),
+            Op::EtcdSave(1),
+            Op::DeleteService { w: 3 },
+            Op::Advance(SimDuration::millis(7808)),
+            Op::Fault(Fault::StartComponent(
+                warehouse_sim::ControlPlaneComponent::Scheduler,
+            )),
+            Op::Advance(SimDuration::millis(67000)),
+            Op::Apply {
+                w: 4,
+                replicas: 2,
+                image: 1,
+            },
+            Op::Fault(Fault::StartComponent(
+                warehouse_sim::ControlPlaneComponent::ApiServer,
+            )),
+            Op::DeleteNode("zone-a".into()),
+            Op::Fault(Fault::StartComponent(
+                warehouse_sim::ControlPlaneComponent::ApiServer,
+            )),
+            Op::Fault(Fault::HealNode("zone-b".into())),
+            Op::EtcdSave(1),
+            Op::DeleteNode("zone-a".into()),
+            Op::LabelPod { n: 13, app: 0 },
+            Op::Fault(Fault::PartitionNode("zone-c".into())),
+            Op::Fault(Fault::PartitionNode("zone-b".into())),
+            Op::Apply {
+                w: 0,
+                replicas: 2,
+                image: 0,
+            },
+            Op::ApplyService { w: 2, selects: 2 },
+            Op::Fault(Fault::StartEtcdMember("etcd-1".into())),
+            Op::DeletePod { n: 0 },
+            Op::Advance(SimDuration::millis(46000)),
+            Op::ApplyService { w: 1, selects: 1 },
+            Op::Fault(Fault::StartComponent(
+                warehouse_sim::ControlPlaneComponent::Etcd,
+            )),
+            Op::Apply {
+                w: 3,
+                replicas: 4,
+                image: 1,
+            },
+            Op::LabelPod { n: 12, app: 3 },
+            Op::Advance(SimDuration::millis(222000)),
+            Op::Fault(Fault::PartitionNode("zone-a".into())),
+            Op::EtcdRestore(1),
+            Op::Fault(Fault::StopEtcdMember("etcd-1".into())),
+            Op::Fault(Fault::RestartNode("zone-a".into())),
+            Op::ApplyService { w: 4, selects: 0 },
+            Op::Fault(Fault::PartitionNode("control-plane".into())),
+            Op::Advance(SimDuration::millis(242000)),
+            Op::Fault(Fault::StopComponent(
+                warehouse_sim::ControlPlaneComponent::Scheduler,
+            )),
+            Op::Apply {
+                w: 2,
+                replicas: 2,
+                image: 0,
+            },
+            Op::Fault(Fault::StopComponent(
+                warehouse_sim::ControlPlaneComponent::Scheduler,
+            )),
+            Op::Apply {
+                w: 1,
+                replicas: 2,
+                image: 1,
+            },
+            Op::Advance(SimDuration::millis(244000)),
+        ],
+    };
+    if let Err(e) = run(&case, true) {
+        panic!("{e}");
+    }
+}

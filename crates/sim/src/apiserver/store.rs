@@ -548,6 +548,14 @@ impl Store {
         self.pods_by_node.get(node).into_iter().flatten()
     }
 
+    /// The node names pods are bound to (existing nodes or not), in name order.
+    pub fn nodes_with_pods(&self) -> impl Iterator<Item = &str> {
+        self.pods_by_node
+            .iter()
+            .filter(|(_, pods)| !pods.is_empty())
+            .map(|(n, _)| n.as_str())
+    }
+
     /// Watch events of every kind after `revision`, in revision order, or Gone if
     /// either log no longer reaches back that far.
     pub fn events_since(

@@ -47,6 +47,22 @@ impl Controller for PodGarbageCollector {
         }
     }
 
+    /// The initial list (a restarted controller manager, or a relist after an etcd
+    /// restore): pods bound to a node that does not exist start its quarantine, as
+    /// upstream's next `gcOrphaned` pass over every pod would find them.
+    fn relist(&self, c: &mut Cluster, _keys: &mut Vec<ObjectKey>) {
+        let missing: Vec<String> = c
+            .store
+            .nodes_with_pods()
+            .filter(|n| c.store.get(&ObjectKey::new(Kind::Node, "", n)).is_none())
+            .map(str::to_string)
+            .collect();
+        for node in missing {
+            c.quarantine_node(&node);
+        }
+        c.arm_terminated_check();
+    }
+
     fn reconcile(&self, c: &mut Cluster, key: &ObjectKey) -> Action {
         c.pod_gc_sync(key)
     }

@@ -292,11 +292,7 @@ fn run_command(
     let Some(container) = choose_container(&pod, &pod_name, container, &mut out) else {
         return out;
     };
-    let lone_shell = argv.len() == 1
-        && matches!(
-            argv[0].rsplit('/').next().unwrap_or(""),
-            "sh" | "bash" | "ash"
-        );
+    let lone_shell = argv.len() == 1 && crate::cmd::run::is_shell_word(&argv[0]);
     // The terminal (or script) is the learner's terminal, so `-ti` gets a TTY and says
     // nothing, and `-t` without `-i` silently gets none (kubectl's SetupTTY). kubectl's
     // "Unable to use a TTY - input is not a terminal" needs piped input, which the

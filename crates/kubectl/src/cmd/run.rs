@@ -332,7 +332,7 @@ pub(crate) fn lone_shell(image: &str, words: &[String]) -> bool {
     }
 }
 
-fn is_shell_word(word: &str) -> bool {
+pub(crate) fn is_shell_word(word: &str) -> bool {
     matches!(word.rsplit('/').next().unwrap_or(""), "sh" | "bash" | "ash")
 }
 

@@ -1006,6 +1006,22 @@ impl Cluster {
         }
     }
 
+    /// A container the kubelet stopped exits now with `code` (Completed for 0, else
+    /// Error), and its restart policy decides what follows.
+    pub(crate) fn container_stopped_now(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        pod: &mut Pod,
+        name: &str,
+        code: i32,
+        events: &mut Vec<PendingEvent>,
+    ) {
+        let reason = if code == 0 { "Completed" } else { "Error" };
+        let now = self.now.0;
+        self.container_exited_in(node, key, pod, name, code, reason, None, now, events);
+    }
+
     /// Records container `name`'s exit in `pod`'s status and decides on its restart.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn container_exited_in(

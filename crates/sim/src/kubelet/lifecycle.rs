@@ -83,19 +83,7 @@ impl Cluster {
             events.push(("Normal", "Killing", "FailedPostStartHook".into()));
             let grace_ms = crate::kubelet::containers::grace_period_ms(&pod);
             let (code, _) = crate::kubelet::containers::stop_outcome(&run.process, grace_ms);
-            let reason = if code == 0 { "Completed" } else { "Error" };
-            let now = self.now.0;
-            self.container_exited_in(
-                node,
-                key,
-                &mut pod,
-                name,
-                code,
-                reason,
-                None,
-                now,
-                &mut events,
-            );
+            self.container_stopped_now(node, key, &mut pod, name, code, &mut events);
         } else {
             self.container_running(node, key, &mut pod, &c, init, restarts, &mut events);
         }

@@ -175,20 +175,8 @@ impl Cluster {
         if pod.metadata.uid.as_deref() != Some(uid) {
             return;
         }
-        let reason = if code == 0 { "Completed" } else { "Error" };
-        let now = self.now.0;
         let mut events = Vec::new();
-        self.container_exited_in(
-            node,
-            key,
-            &mut pod,
-            name,
-            code,
-            reason,
-            None,
-            now,
-            &mut events,
-        );
+        self.container_stopped_now(node, key, &mut pod, name, code, &mut events);
         self.stop_sidecars_when_done(node, key, &pod, &mut events);
         refresh_pod_status(&mut pod, &self.now.to_k8s());
         self.write_pod_with_events(node, pod, events);

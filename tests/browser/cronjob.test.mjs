@@ -2,7 +2,8 @@
 // scheduled minute, named after the scheduled time, and `kubectl get cronjobs`
 // shows its last schedule; a schedule the apiserver cannot read is refused with
 // robfig/cron's message. The floor's notice board lists the schedule, and shows it
-// paused after `kubectl patch` sets `suspend`.
+// paused after `kubectl patch` sets `suspend`. A `timeZone` puts the schedule on
+// that zone's wall clock: six in the morning in India is half past midnight UTC.
 //
 // App contract: the editor is `#yaml-editor` / `#apply-btn` / `#apply-result`; the
 // terminal is `#kubectl-input` / `#kubectl-output`.
@@ -21,13 +22,13 @@ after(async () => {
   await app?.close();
 });
 
-const cronJob = (schedule) => `apiVersion: batch/v1
+const cronJob = (schedule, zone = null, name = 'hello') => `apiVersion: batch/v1
 kind: CronJob
 metadata:
-  name: hello
+  name: ${name}
 spec:
   schedule: "${schedule}"
-  jobTemplate:
+${zone === null ? '' : `  timeZone: ${zone}\n`}  jobTemplate:
     spec:
       template:
         spec:
@@ -77,6 +78,26 @@ test('a CronJob makes a Job at each scheduled minute', { timeout: 120_000 }, asy
       { timeout: WAIT_MS },
     );
     await screenshot(page, 'cronjob');
+
+    // Time zones: an unknown one is refused with Go's message; a known one moves
+    // the run to that zone's wall clock.
+    await applyYaml(page, cronJob('0 6 * * *', 'Mars/Olympus', 'india'));
+    await waitForText(page, '#apply-result', 'spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus');
+    await applyYaml(page, cronJob('0 6 * * *', 'Asia/Kolkata', 'india'));
+    await waitForText(page, '#apply-result', 'cronjob.batch/india created');
+    const zoned = await kubectl(page, 'kubectl get cronjob india');
+    assert.match(zoned, /india\s+0 6 \* \* \*\s+Asia\/Kolkata\s+False/, zoned);
+    await page.waitForFunction(
+      () => JSON.parse(window.__warehouse.floor()).board.some((l) => l.startsWith('Schedule india')),
+      null,
+      { timeout: WAIT_MS },
+    );
+    const line = (await floor(page)).board.find((l) => l.startsWith('Schedule india'));
+    assert.equal(line, 'Schedule india (0 6 * * *, Asia/Kolkata): last task —, next 00:30 UTC, 0 running');
+    await kubectl(page, 'sim advance 30m');
+    const ran = await kubectl(page, 'kubectl get jobs --no-headers');
+    // Unix minute 29453790 is 2026-01-01 00:30 UTC, 06:00 in Kolkata.
+    assert.match(ran, /^india-29453790\s/m, ran);
     assert.deepEqual(problems, []);
   } catch (e) {
     await screenshot(page, 'cronjob-failure');

@@ -692,6 +692,7 @@ pub enum F {
     Robot,
     Locker,
     LegendLocker,
+    LegendAttachment,
     /// "claim" before a locker claim's name.
     Claim,
     /// "ready" after a count of lines (Russian: the plural).
@@ -836,28 +837,29 @@ pub fn schedule_line(tr: Tr, s: &warehouse_sim::views::board::ScheduleView) -> S
         None => "—".into(),
     };
     let (last, next, active) = (clock(s.last_ms), clock(s.next_ms), s.active);
+    // The schedule, with its time zone when it names one; the times are UTC.
+    let when = match &s.time_zone {
+        Some(zone) => format!("{}, {zone}", s.schedule),
+        None => s.schedule.clone(),
+    };
     let wh = tr.names == Names::Warehouse;
     match (tr.lang, wh, s.suspended) {
         (Lang::En, true, false) => format!(
-            "Schedule {name} ({}): last task {last}, next {next} UTC, {active} running",
-            s.schedule
+            "Schedule {name} ({when}): last task {last}, next {next} UTC, {active} running"
         ),
-        (Lang::En, true, true) => format!("Schedule {name} ({}): paused", s.schedule),
+        (Lang::En, true, true) => format!("Schedule {name} ({when}): paused"),
         (Lang::En, false, false) => format!(
-            "CronJob {name} ({}): last schedule {last}, next {next} UTC, {active} active",
-            s.schedule
+            "CronJob {name} ({when}): last schedule {last}, next {next} UTC, {active} active"
         ),
-        (Lang::En, false, true) => format!("CronJob {name} ({}): suspended", s.schedule),
+        (Lang::En, false, true) => format!("CronJob {name} ({when}): suspended"),
         (Lang::Ru, true, false) => format!(
-            "Расписание {name} ({}): последнее задание {last}, следующее {next} UTC, выполняется {active}",
-            s.schedule
+            "Расписание {name} ({when}): последнее задание {last}, следующее {next} UTC, выполняется {active}"
         ),
-        (Lang::Ru, true, true) => format!("Расписание {name} ({}): на паузе", s.schedule),
+        (Lang::Ru, true, true) => format!("Расписание {name} ({when}): на паузе"),
         (Lang::Ru, false, false) => format!(
-            "CronJob {name} ({}): последний запуск {last}, следующий {next} UTC, активных {active}",
-            s.schedule
+            "CronJob {name} ({when}): последний запуск {last}, следующий {next} UTC, активных {active}"
         ),
-        (Lang::Ru, false, true) => format!("CronJob {name} ({}): приостановлен", s.schedule),
+        (Lang::Ru, false, true) => format!("CronJob {name} ({when}): приостановлен"),
     }
 }
 
@@ -1054,6 +1056,12 @@ impl Tr {
                 "PersistentVolume",
                 "Шкафчик (остаётся, когда робота нет)",
                 "PersistentVolume (том)",
+            ]),
+            F::LegendAttachment => self.pick([
+                "Attachment (a sidecar; filled when ready)",
+                "sidecar container (filled: ready)",
+                "Навесной модуль (sidecar; закрашен, когда готов)",
+                "sidecar-контейнер (закрашен: готов)",
             ]),
             F::Claim => self.pick([
                 "locker claim",

@@ -20,6 +20,8 @@
 //!   page's inline scripts into its Content-Security-Policy (`csp.rs`).
 //! * `cargo xtask fuzz [TARGET] [--time SECONDS]` — seed and run the cargo-fuzz
 //!   targets in `fuzz/` (nightly; see `fuzz.rs`); appends to `docs/fuzz-runs.md`.
+//! * `cargo xtask zones [ZONEINFO]` — regenerate the CronJob time zone table from
+//!   a system's IANA time zone database (`zones.rs`).
 //!
 //! Pinned tools: Trunk 0.21.14 (0.22 needs a newer rustc), a wasm-bindgen CLI
 //! equal to the `wasm-bindgen` crate in Cargo.lock, and wasm-opt from npm
@@ -44,6 +46,7 @@ mod paths;
 mod precompress;
 mod report;
 mod serve;
+mod zones;
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
@@ -60,7 +63,9 @@ commands:
   precompress [DIR]  Trunk's post-build hook: write NAME.gz beside the app files (release)
   fuzz [TARGET] [--time SECONDS]
                      run the cargo-fuzz targets (nightly), each for SECONDS (default 600);
-                     appends to docs/fuzz-runs.md";
+                     appends to docs/fuzz-runs.md
+  zones [ZONEINFO]   regenerate the CronJob time zone table from a zoneinfo tree
+                     (default /usr/share/zoneinfo)";
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const TRUNK_VERSION: &str = "0.21.14";
@@ -126,6 +131,10 @@ fn run() -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some("fuzz") => fuzz::run(&ws, &args[1..]),
+        Some("zones") if args.len() <= 2 => {
+            zones::run(&ws.root, args.get(1).map(String::as_str))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

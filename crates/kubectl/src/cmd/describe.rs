@@ -2026,6 +2026,8 @@ fn describe_cron_job(w: &mut Writer, v: &Value) {
         None => "<unset>",
     };
     w.w(0, &format!("Suspend:\t{suspend}\n"));
+    let zone = at(v, "spec.timeZone").as_str().unwrap_or("<unset>");
+    w.w(0, &format!("Time Zone:\t{zone}\n"));
     let number_or_unset = |path: &str, unit: &str| match at(v, path).as_i64() {
         Some(n) => format!("{n}{unit}"),
         None => "<unset>".to_string(),

@@ -1931,11 +1931,11 @@ fn validate(obj: &Object) -> Result<(), ApiError> {
 /// pkg/apis/batch/validation `ValidateJobSpec` and `ValidateGeneratedSelector`, for
 /// the fields the simulation reads (pod failure policies, success policies and
 /// per-index back-off limits are stored but not checked).
+///
 /// pkg/apis/batch/validation `ValidateCronJobCreate`/`ValidateCronJobSpec`: the name
 /// (at most 52 characters, room for the Job's time suffix), the schedule as
 /// `cron.ParseStandard` reads it, the policy and numbers, and the Job template as a
-/// Job's spec. Simplified: a `timeZone` other than UTC is refused, since the
-/// simulated clock has no time zones.
+/// Job's spec.
 fn validate_cron_job(o: &crate::object::OtherObject, errors: &mut Vec<FieldError>) {
     use crate::controllers::cronjob::CronJobSpec;
     let name = o.metadata.name.as_deref().unwrap_or("");
@@ -1961,14 +1961,8 @@ fn validate_cron_job(o: &crate::object::OtherObject, errors: &mut Vec<FieldError
             )));
         }
     }
-    match spec.time_zone.as_deref() {
-        None | Some("UTC" | "Etc/UTC" | "GMT" | "Etc/GMT") => {}
-        Some("") => errors.push(FieldError(
-            "spec.timeZone: Invalid value: \"\": timeZone must be nil or non-empty string".into(),
-        )),
-        Some(zone) => errors.push(FieldError(format!(
-            "spec.timeZone: Invalid value: \"{zone}\": this simulated cluster keeps time in UTC only: use \"Etc/UTC\" or leave timeZone out"
-        ))),
+    if let Some(zone) = spec.time_zone.as_deref() {
+        validate_time_zone(zone, errors);
     }
     if !["Allow", "Forbid", "Replace"].contains(&spec.concurrency_policy.as_str()) {
         errors.push(FieldError(format!(
@@ -2019,6 +2013,44 @@ fn validate_cron_job(o: &crate::object::OtherObject, errors: &mut Vec<FieldError
         _ => errors.push(FieldError(
             "spec.jobTemplate.spec.template.spec.containers: Required value".into(),
         )),
+    }
+}
+
+/// `validateTimeZone`: a name of the IANA time zone database, as Go's
+/// `time.LoadLocation` finds it (case matters), and not `Local`.
+fn validate_time_zone(zone: &str, errors: &mut Vec<FieldError>) {
+    let invalid = |detail: String| {
+        FieldError(format!(
+            "spec.timeZone: Invalid value: \"{zone}\": {detail}"
+        ))
+    };
+    if zone.is_empty() {
+        errors.push(invalid("timeZone must be nil or non-empty string".into()));
+        return;
+    }
+    // `validTimeZoneCharacters`: `^[A-Za-z\.\-_0-9+]{1,14}$` for each part.
+    let part_ok = |p: &str| {
+        p != "."
+            && p != ".."
+            && !p.starts_with('-')
+            && (1..=14).contains(&p.len())
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'))
+    };
+    if !zone.split('/').all(part_ok) {
+        errors.push(invalid(format!("unknown time zone {zone}")));
+        return;
+    }
+    if zone.eq_ignore_ascii_case("Local") {
+        errors.push(invalid(
+            "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"
+                .into(),
+        ));
+    }
+    if zone != "Local" {
+        if let Err(e) = crate::controllers::cron::Zone::load(zone) {
+            errors.push(invalid(e));
+        }
     }
 }
 

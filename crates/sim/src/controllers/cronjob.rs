@@ -16,9 +16,9 @@
 //! (1).
 //!
 //! The spec and status are read from and written to the stored JSON (no typed
-//! decoder for the kind). Simplified: every schedule is in UTC (a `timeZone` other
-//! than UTC is refused by the apiserver, `apiserver/validation.rs`), and the count
-//! of missed runs is exact rather than upstream's estimate.
+//! decoder for the kind). A `timeZone` is read as `formatSchedule` reads it (a
+//! `TZ=` prefix to the schedule, `cron.rs`). Simplified: the count of missed runs is
+//! exact rather than upstream's estimate.
 
 use super::cron::{self, Schedule};
 use super::manager::{Action, Controller, ControllerId};
@@ -268,7 +268,7 @@ impl Cluster {
 
         let mut next_wake: Option<SimTime> = None;
         if !spec.suspend {
-            match cron::parse(&spec.schedule) {
+            match cron::parse_for(&spec.schedule, spec.time_zone.as_deref()) {
                 Err(e) => self.record_event(
                     &about,
                     ID.name(),

@@ -4,6 +4,8 @@
 
 pub mod crd;
 pub mod cron;
+#[rustfmt::skip]
+mod cron_zones;
 pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;

@@ -68,6 +68,8 @@ pub struct ScheduleView {
     pub namespace: String,
     pub name: String,
     pub schedule: String,
+    /// `spec.timeZone`, when it names one.
+    pub time_zone: Option<String>,
     pub suspended: bool,
     /// Jobs running now (`status.active`).
     pub active: usize,
@@ -96,7 +98,13 @@ impl Cluster {
                 // a run due this very moment is still the next until its timer fires.
                 let since = crate::controllers::cronjob::schedule_since(c);
                 let next_ms = (!spec.suspend)
-                    .then(|| crate::controllers::cron::parse(&spec.schedule).ok())
+                    .then(|| {
+                        crate::controllers::cron::parse_for(
+                            &spec.schedule,
+                            spec.time_zone.as_deref(),
+                        )
+                        .ok()
+                    })
                     .flatten()
                     .and_then(|s| s.next(since))
                     .map(|t| t.0);
@@ -108,6 +116,7 @@ impl Cluster {
                         .and_then(|a| a.as_array())
                         .map_or(0, Vec::len),
                     schedule: spec.schedule,
+                    time_zone: spec.time_zone,
                     suspended: spec.suspend,
                     last_ms,
                     next_ms,

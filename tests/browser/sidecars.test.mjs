@@ -2,7 +2,8 @@
 // modules" opens from the catalogue, its first step's solution fits a native sidecar
 // (an init container with restartPolicy: Always) and the check turns green; the
 // terminal shows the robot READY 2/2 and the sidecar's own log, and the inspector's
-// describe lists it among the init containers.
+// describe lists it among the init containers. On the floor the robot carries its
+// attachment as a module on its side, filled once the sidecar is ready.
 //
 // App contract: `window.__warehouse.lesson()` (web/src/test_hook.rs); a lesson card
 // `.lesson-card[data-folder]` with `button.open-lesson`; `#run-solution`; the
@@ -10,7 +11,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { kubectl, lesson, openApp, screenshot, waitForText, waitLesson, WAIT_MS } from './harness.mjs';
+import { floor, kubectl, lesson, openApp, screenshot, waitForText, waitLesson, WAIT_MS } from './harness.mjs';
 
 let app;
 
@@ -45,6 +46,18 @@ test('the sidecars lesson: an attachment starts first and READY counts it', { ti
     assert.equal(log.trim(), 'shipping logs');
     const describe = await kubectl(page, 'kubectl describe pod shop');
     assert.match(describe, /Init Containers:\n\s+log-shipper:/, describe);
+    await page.waitForFunction(
+      () => JSON.parse(window.__warehouse.floor()).attached.some((r) => r.name === 'shop'),
+      null,
+      { timeout: WAIT_MS },
+    );
+    const attached = (await floor(page)).attached.filter((r) => r.name === 'shop');
+    assert.equal(attached.length, 1, JSON.stringify(attached));
+    assert.deepEqual(attached[0].attachments, [true], JSON.stringify(attached));
+    // Robots without sidecars carry none.
+    assert.ok((await floor(page)).attached.every((r) => r.name === 'shop'));
+    const legend = await page.locator('.legend-item[data-state="attachment"]').innerText();
+    assert.match(legend, /Attachment/, legend);
     await screenshot(page, 'sidecars');
     assert.deepEqual(problems, []);
   } catch (err) {

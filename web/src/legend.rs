@@ -1,6 +1,7 @@
 //! The colour key for robot states.
 
 use crate::canvas::{state_color, LEGEND_STATES, LOCKER_EDGE, LOCKER_FILL, SYSTEM_COLOR};
+use crate::canvas::{ATTACHMENT_EDGE, ATTACHMENT_FILL};
 use crate::canvas::{CHANGED_COLOR, LINE_NOT_READY, LINE_READY, LINE_TERMINATING};
 use crate::i18n::{Key, Tr, F};
 use yew::prelude::*;
@@ -49,6 +50,13 @@ pub fn Legend(props: &LegendProps) -> Html {
                     <rect x="7" y="5.5" width="1" height="2.5" fill={LOCKER_EDGE} />
                 </svg>
                 { tr.f(F::LegendLocker) }
+            </span>
+            // A robot's attachment (`canvas::paint::draw_attachments`).
+            <span class="legend-item" data-state="attachment">
+                <svg class="swatch-svg" viewBox="0 0 12 12" aria-hidden="true">
+                    <rect x="2.5" y="2.5" width="7" height="7" fill={ATTACHMENT_FILL} stroke={ATTACHMENT_EDGE} />
+                </svg>
+                { tr.f(F::LegendAttachment) }
             </span>
             // How a sheet's lines are drawn (`canvas::desks::draw_sheet`).
             <span class="legend-heading">{ tr.f(F::LegendLines) }{ ":" }</span>

@@ -16,7 +16,8 @@
 //!
 //! - `floor()` returns a JSON string of `canvas::FloorHook`: the desks and sheets as
 //!   drawn, `robots` (the robots as last painted, the shape of `robots()`), `crew`
-//!   (numbered robots: `zone`, `name`, `ordinal`, `claims`), `lockers` (`zone`,
+//!   (numbered robots: `zone`, `name`, `ordinal`, `claims`), `attached` (robots
+//!   with sidecars: `zone`, `name`, `attachments` as readiness flags), `lockers` (`zone`,
 //!   `name`, `claim`, `phase`, `number`, and `x`, `y`, `w`, `h` as drawn),
 //!   `projection` (`zonesRecomputed`, `zoneHeaders`, `fullRebuilds`, `views`,
 //!   `unchanged`: what the floor's model computed since load), `fullPaints`,

@@ -50,6 +50,9 @@ pub struct FloorHook {
     pub robots: BTreeMap<String, BTreeMap<&'static str, usize>>,
     /// The numbered crews' robots as last painted: zone, name, number and claims.
     pub crew: Vec<HookCrewRobot>,
+    /// The robots with attachments (sidecar containers) as last painted: zone, name
+    /// and each attachment's readiness.
+    pub attached: Vec<HookAttached>,
     /// The lockers (PersistentVolumes) as last painted, with where each was drawn
     /// (CSS pixels of the floor before zoom and pan).
     pub lockers: Vec<HookLocker>,
@@ -64,6 +67,14 @@ pub struct HookCrewRobot {
     pub name: String,
     pub ordinal: u32,
     pub claims: Vec<String>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookAttached {
+    pub zone: String,
+    pub name: String,
+    pub attachments: Vec<bool>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -213,6 +224,17 @@ pub(super) fn report_paint(view: &Rc<FloorView>, hits: &Hits, zones: usize, full
                     ordinal: p.ordinal?,
                     claims: p.claims.clone(),
                 })
+            })
+            .collect();
+        h.attached = view
+            .nodes
+            .iter()
+            .flat_map(|n| n.pods.iter().map(move |p| (n, p)))
+            .filter(|(_, p)| !p.attachments.is_empty())
+            .map(|(n, p)| HookAttached {
+                zone: n.name.clone(),
+                name: p.name.clone(),
+                attachments: p.attachments.clone(),
             })
             .collect();
         h.lockers = hits

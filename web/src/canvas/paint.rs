@@ -365,6 +365,9 @@ const LOCKER_GAP: f64 = 4.0;
 /// A bound locker's body and edge.
 pub const LOCKER_FILL: &str = "#5b7fa6";
 pub const LOCKER_EDGE: &str = "#2f4a69";
+/// An attachment (a sidecar container) on a robot's side: filled when it is ready.
+pub const ATTACHMENT_FILL: &str = "#d69e2e";
+pub const ATTACHMENT_EDGE: &str = "#7b5614";
 
 /// The lockers' colours by the volume's phase: its body and its edge.
 pub fn locker_color(v: &VolumeView) -> (&'static str, &'static str) {
@@ -828,14 +831,34 @@ fn draw_number_and_locker(
     Ok(())
 }
 
+/// A robot's attachments (sidecar containers): small modules stacked down its left
+/// side, filled when ready, hollow while not; at most as many as fit.
+fn draw_attachments(ctx: &CanvasRenderingContext2d, s: f64, x: f64, y: f64, ready: &[bool]) {
+    let side = (s * 0.2).max(3.0);
+    let fits = ((s * 0.75) / (side + 1.0)).floor().max(1.0) as usize;
+    ctx.set_line_width(1.0);
+    for (k, &on) in ready.iter().take(fits).enumerate() {
+        let (bx, by) = (x + 0.5, y + s * 0.22 + k as f64 * (side + 1.0));
+        ctx.set_fill_style_str(if on { ATTACHMENT_FILL } else { "#ffffff" });
+        ctx.fill_rect(bx, by, side, side);
+        ctx.set_stroke_style_str(ATTACHMENT_EDGE);
+        ctx.stroke_rect(bx + 0.5, by + 0.5, side - 1.0, side - 1.0);
+    }
+}
+
 /// Restarts (↻N) in a robot's corner, and the back-off or pull countdown under it;
-/// a numbered robot's number and the locker of a robot with a claim.
+/// a numbered robot's number, the locker of a robot with a claim and its
+/// attachments.
 pub(super) fn draw_badges(p: &Paint, r: &Robots) -> Result<(), JsValue> {
     let (ctx, s) = (p.ctx, r.s);
     for (i, (_, pod)) in r.pods.iter().enumerate() {
         if pod.ordinal.is_some() || !pod.claims.is_empty() {
             let (x, y) = r.origins[i];
             draw_number_and_locker(ctx, r, x, y, pod)?;
+        }
+        if !pod.attachments.is_empty() {
+            let (x, y) = r.origins[i];
+            draw_attachments(ctx, r.s, x, y, &pod.attachments);
         }
     }
     font(ctx, (s * 0.3).clamp(8.0, 11.0), true);

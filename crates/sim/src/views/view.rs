@@ -68,6 +68,10 @@ pub struct PodView {
     /// The PersistentVolumeClaims it mounts (`spec.volumes[].persistentVolumeClaim`),
     /// in the order its volumes list them.
     pub claims: Vec<String>,
+    /// Its attachments (sidecar containers): each native sidecar (an init container
+    /// with `restartPolicy: Always`) and each container after the first, in spec
+    /// order; `true` for one that is running and ready.
+    pub attachments: Vec<bool>,
 }
 
 /// A PersistentVolume as the floor draws it: beside the node its node affinity ties
@@ -288,7 +292,41 @@ pub(crate) fn pod_view(pod: &Pod) -> PodView {
             .flat_map(|s| s.volumes.iter().flatten())
             .filter_map(|v| Some(v.persistent_volume_claim.as_ref()?.claim_name.clone()))
             .collect(),
+        attachments: attachments(pod),
     }
+}
+
+/// [`PodView::attachments`]: the native sidecars, then the containers after the
+/// first, each with whether its status says ready.
+fn attachments(pod: &Pod) -> Vec<bool> {
+    let Some(spec) = &pod.spec else {
+        return Vec::new();
+    };
+    let status = pod.status.as_ref();
+    let ready = |statuses: Option<&Vec<k8s_openapi::api::core::v1::ContainerStatus>>,
+                 name: &str| {
+        statuses
+            .into_iter()
+            .flatten()
+            .any(|c| c.name == name && c.ready)
+    };
+    let sidecars = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .filter(|c| c.restart_policy.as_deref() == Some("Always"))
+        .map(|c| {
+            ready(
+                status.and_then(|s| s.init_container_statuses.as_ref()),
+                &c.name,
+            )
+        });
+    let helpers = spec
+        .containers
+        .iter()
+        .skip(1)
+        .map(|c| ready(status.and_then(|s| s.container_statuses.as_ref()), &c.name));
+    sidecars.chain(helpers).collect()
 }
 
 /// A StatefulSet pod's number: its `apps.kubernetes.io/pod-index` label, or, for a

@@ -1,14 +1,11 @@
-//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments,
-//! `status`, `history`, `undo` and `restart` for StatefulSets, and `status` and
-//! `restart` for DaemonSets (k8s.io/kubectl/pkg/cmd/rollout and
-//! pkg/polymorphichelpers: the Deployment, DaemonSet and StatefulSet status
-//! viewers, the Deployment and StatefulSet history viewers and rollbackers, and the
-//! object pauser, resumer and restarter). As upstream, a rollback is made by the
-//! client: it copies the chosen ReplicaSet's template back into the Deployment, or
-//! the chosen ControllerRevision's template back into the StatefulSet. Pausing or
-//! resuming anything but a Deployment fails with the pauser's words; the history
-//! and rollbacks of DaemonSets are refused (the simulated cluster keeps no
-//! ControllerRevisions for them).
+//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments, and
+//! `status`, `history`, `undo` and `restart` for StatefulSets and DaemonSets
+//! (k8s.io/kubectl/pkg/cmd/rollout and pkg/polymorphichelpers: the status viewers,
+//! history viewers and rollbackers of the three kinds, and the object pauser,
+//! resumer and restarter). As upstream, a rollback is made by the client: it copies
+//! the chosen ReplicaSet's template back into the Deployment, or sends the chosen
+//! ControllerRevision's patch to the StatefulSet or DaemonSet. Pausing or resuming
+//! anything but a Deployment fails with the pauser's words.
 //!
 //! Simplification: `rollout status` waits by advancing simulated time one second at
 //! a time (at most an hour when no `--timeout` is given) and prints each distinct
@@ -126,19 +123,19 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context<'_>, args: &[String]) -> 
             "restart" if kind != Kind::Deployment => {
                 restart_template(cluster, ctx, kind, &namespace, &name, &mut out)
             }
-            "history" if kind == Kind::StatefulSet => stateful_set_history(
+            "history" if kind != Kind::Deployment => revision_history(
                 cluster,
                 ctx,
+                kind,
                 &namespace,
                 &name,
                 parsed.revision.unwrap_or(0),
                 &mut out,
             ),
-            "undo" if kind == Kind::StatefulSet => stateful_set_undo(
+            "undo" if kind != Kind::Deployment => revision_undo(
                 cluster,
                 ctx,
-                &namespace,
-                &name,
+                (kind, &namespace, &name),
                 parsed.to_revision.unwrap_or(0),
                 dry_run,
                 &mut out,
@@ -182,16 +179,16 @@ pub(crate) fn patch(
 }
 
 /// Whether `rollout SUB` works on `kind`: every subcommand on Deployments, all but
-/// `pause` and `resume` on StatefulSets, `status` and `restart` on DaemonSets.
+/// `pause` and `resume` on StatefulSets and DaemonSets.
 fn handles(kind: Kind, sub: &str) -> bool {
     kind == Kind::Deployment
-        || (kind == Kind::StatefulSet && matches!(sub, "status" | "restart" | "history" | "undo"))
-        || (kind == Kind::DaemonSet && matches!(sub, "status" | "restart"))
+        || (matches!(kind, Kind::StatefulSet | Kind::DaemonSet)
+            && matches!(sub, "status" | "restart" | "history" | "undo"))
 }
 
 /// The workloads named on the command line (`deployment web`, `sts/web`): every
-/// subcommand takes Deployments; all but `pause` and `resume` take StatefulSets;
-/// `status` and `restart` take DaemonSets.
+/// subcommand takes Deployments; all but `pause` and `resume` take StatefulSets and
+/// DaemonSets.
 fn targets(rest: &[String], sub: &str) -> Result<Vec<(Kind, String)>, String> {
     if rest.is_empty() {
         return Err("error: required resource not specified".into());
@@ -200,14 +197,6 @@ fn targets(rest: &[String], sub: &str) -> Result<Vec<(Kind, String)>, String> {
     let mut names = Vec::new();
     for r in resources {
         let supported = handles(r.kind, sub);
-        // A DaemonSet's history and rollbacks live in ControllerRevisions, which
-        // this simulated cluster does not keep for DaemonSets.
-        if r.kind == Kind::DaemonSet && matches!(sub, "history" | "undo") {
-            return Err(format!(
-                "error: rollout {sub} of {} is not available in this simulated cluster yet: it reads ControllerRevisions, which the cluster does not keep",
-                r.kind.qualified_plural()
-            ));
-        }
         if !supported {
             // The polymorphic helpers' words for kinds without a rollout.
             let group_kind = if r.kind.group().is_empty() {
@@ -865,20 +854,22 @@ fn history_table(out: &mut CommandOutput, rows: impl Iterator<Item = (i64, Optio
     out.out_line("");
 }
 
-/// A StatefulSet and its ControllerRevisions (`statefulSetHistory`).
-fn stateful_set_and_history(
+/// A StatefulSet or DaemonSet and its ControllerRevisions (`statefulSetHistory`,
+/// `daemonSetHistory`).
+fn object_and_history(
     cluster: &Cluster,
     ctx: &Context<'_>,
+    kind: Kind,
     namespace: &str,
     name: &str,
 ) -> Result<(Object, Vec<stateful_set::Revision>), String> {
-    let set = crate::context::get(cluster, ctx, Kind::StatefulSet, namespace, name)
+    let set = crate::context::get(cluster, ctx, kind, namespace, name)
         .map_err(|e| errors::render(&e, None))?;
     let revisions =
         crate::context::list_refs(cluster, ctx, Kind::ControllerRevision, Some(namespace))
             .map_err(|e| {
                 format!(
-                    "error: unable to find history controlled by StatefulSet {name}: {}",
+                    "error: unable to find history controlled by {kind} {name}: {}",
                     e.message
                 )
             })?;
@@ -886,27 +877,29 @@ fn stateful_set_and_history(
     Ok((set, history))
 }
 
-/// `StatefulSetHistoryViewer.ViewHistory`: the revisions and their change causes,
-/// or one revision's pod template.
-fn stateful_set_history(
+/// `StatefulSetHistoryViewer.ViewHistory` and `DaemonSetHistoryViewer.ViewHistory`:
+/// the revisions and their change causes, or one revision's pod template.
+fn revision_history(
     cluster: &Cluster,
     ctx: &Context<'_>,
+    kind: Kind,
     namespace: &str,
     name: &str,
     revision: i64,
     out: &mut CommandOutput,
 ) {
-    let (set, history) = match stateful_set_and_history(cluster, ctx, namespace, name) {
+    let (set, history) = match object_and_history(cluster, ctx, kind, namespace, name) {
         Ok(x) => x,
         Err(e) => return out.fail(e),
     };
+    let resource = format!("{}/{name}", kind.qualified_singular());
     // Revisions are assumed not to overlap: the last of a number counts.
     let by_revision: BTreeMap<i64, &stateful_set::Revision> =
         history.iter().map(|r| (r.revision, r)).collect();
     let header = if revision > 0 {
-        format!("statefulset.apps/{name} with revision #{revision}")
+        format!("{resource} with revision #{revision}")
     } else {
-        format!("statefulset.apps/{name}")
+        resource
     };
     if by_revision.is_empty() {
         out.out_line(header);
@@ -935,13 +928,13 @@ fn stateful_set_history(
     );
 }
 
-/// `StatefulSetRollbacker.Rollback`: the chosen revision's template (by default
-/// the one before the latest) patched back into the StatefulSet.
-fn stateful_set_undo(
+/// `StatefulSetRollbacker.Rollback` and `DaemonSetRollbacker.Rollback`: the chosen
+/// revision's template (by default the one before the latest) patched back into
+/// the object.
+fn revision_undo(
     cluster: &mut Cluster,
     ctx: &Context<'_>,
-    namespace: &str,
-    name: &str,
+    (kind, namespace, name): (Kind, &str, &str),
     to_revision: i64,
     dry_run: DryRun,
     out: &mut CommandOutput,
@@ -949,12 +942,12 @@ fn stateful_set_undo(
     let not_found = || format!("error: unable to find specified revision {to_revision} in history");
     if to_revision < 0 {
         // The builder reads the object before the rollbacker refuses.
-        if let Err(e) = crate::context::get(cluster, ctx, Kind::StatefulSet, namespace, name) {
+        if let Err(e) = crate::context::get(cluster, ctx, kind, namespace, name) {
             return out.fail(errors::render(&e, None));
         }
         return out.fail(not_found());
     }
-    let (set, history) = match stateful_set_and_history(cluster, ctx, namespace, name) {
+    let (set, history) = match object_and_history(cluster, ctx, kind, namespace, name) {
         Ok(x) => x,
         Err(e) => return out.fail(e),
     };
@@ -970,7 +963,7 @@ fn stateful_set_undo(
     let Some(target) = target else {
         return out.fail(not_found());
     };
-    let resource = format!("statefulset.apps/{name}");
+    let resource = format!("{}/{name}", kind.qualified_singular());
     let template = stateful_set::revision_template(&set, target);
     if dry_run == DryRun::Client {
         return match stateful_set::typed_template(template) {
@@ -1355,10 +1348,14 @@ mod tests {
                 ),
             ],
         );
+        // A DaemonSet's history is its ControllerRevisions: kube-proxy has one.
         let out = kubectl(&mut s, "rollout history ds/kube-proxy -n kube-system");
-        assert!(out.stderr.contains("ControllerRevisions"), "{}", out.stderr);
+        assert_eq!(
+            out.stdout,
+            "daemonset.apps/kube-proxy\nREVISION  CHANGE-CAUSE\n1         <none>\n\n"
+        );
         let out = kubectl(&mut s, "rollout undo daemonset kube-proxy -n kube-system");
-        assert!(out.stderr.contains("ControllerRevisions"), "{}", out.stderr);
+        assert_eq!(out.stderr, "error: no last revision to roll back to\n");
     }
 
     /// A StatefulSet at nginx:1.27, rolled to nginx:1.28: two revisions.

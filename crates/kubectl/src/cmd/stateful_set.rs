@@ -252,7 +252,7 @@ pub(crate) fn with_template_json(obj: &Object, template: Value) -> Result<Object
         }
         None => v["spec"] = json!({ "template": template }),
     }
-    Object::from_json(Kind::StatefulSet, v).map_err(|e| e.to_string())
+    Object::from_json(obj.kind(), v).map_err(|e| e.to_string())
 }
 
 /// The object with its pod template replaced by `t`.

@@ -444,7 +444,7 @@ fn split_heredoc(line: &str) -> Option<HeredocMarker> {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim requests, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim boot cold|settled, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress|gateway, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD] [--host H] [--header 'NAME: VALUE'] [--count N]";
+    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim requests, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim boot cold|settled, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress|gateway, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD|TYPE/NAME] [--host H] [--header 'NAME: VALUE'] [--count N]";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -662,6 +662,23 @@ fn sim_inspection(words: &[&str]) -> Option<Action> {
     })
 }
 
+/// `--from TYPE/NAME` (`deploy/web`, `svc/web`): the workload's first pod, ready ones
+/// first, as `kubectl exec` picks one; a plain pod name is left as it is.
+fn workload_source(
+    cluster: &warehouse_sim::Cluster,
+    mut cmd: warehouse_sim::network::traffic::TrafficCommand,
+) -> Result<warehouse_sim::network::traffic::TrafficCommand, String> {
+    use warehouse_sim::network::traffic::TrafficCommand;
+    if let TrafficCommand::Start { from, .. } | TrafficCommand::Request { from, .. } = &mut cmd {
+        if let warehouse_sim::network::http::RequestSource::Pod { namespace, name } = from {
+            if name.contains('/') {
+                *name = crate::cmd::exec::pod_for_counted(cluster, namespace, name)?.0;
+            }
+        }
+    }
+    Ok(cmd)
+}
+
 /// `sim user add NAME [--group GROUP]...`.
 fn parse_user_add(name: &str, groups: &[&str]) -> Action {
     let mut gs = Vec::new();
@@ -866,7 +883,9 @@ pub(crate) fn execute_action(
             out.out_line("watcher counters reset");
             out
         }
-        Action::Traffic(cmd) => match session.cluster.traffic_command(cmd) {
+        Action::Traffic(cmd) => match workload_source(&session.cluster, cmd.clone())
+            .and_then(|cmd| session.cluster.traffic_command(&cmd))
+        {
             Ok(text) => {
                 let mut out = CommandOutput::new();
                 for line in text.lines() {

@@ -6,19 +6,25 @@
 //!
 //! Pods are created unbound, with a required node affinity term
 //! `matchFields metadata.name In [node]`, so the default scheduler places them (as
-//! upstream does since 1.12). Not simulated: ControllerRevisions (the
-//! `controller-revision-hash` label is a hash of the template, and history is not
-//! kept), maxSurge, and `pod-template-generation` bookkeeping beyond the label.
+//! upstream does since 1.12). The history is kept as upstream's `constructHistory`
+//! and `cleanupHistory` keep it: a ControllerRevision `NAME-<hash>` per template
+//! (`controllers/history.rs`), the one recording the live template numbered newest
+//! (so `kubectl rollout undo` renumbers an old one), pods labelled with its hash,
+//! revisions no pod is at deleted past `revisionHistoryLimit`. Not simulated:
+//! maxSurge, hash collisions (`collisionCount`), duplicate revisions of one
+//! template, and `pod-template-generation` bookkeeping beyond the label.
 //! RollingUpdate honours `maxUnavailable` (an int or a percentage of the desired
 //! pods, at least 1 when maxSurge is 0); OnDelete replaces a pod only when it goes.
 
+use super::history::{revision_data, Revision};
 use super::manager::{Action, Controller, ControllerId};
 use super::node_lifecycle::tolerates;
 use super::replicaset::pod_is_available;
 use super::{omit_zero, pod_is_ready, pod_matches_node};
 use crate::apiserver::Actor;
 use crate::cluster::{controller_of, Cluster};
-use crate::object::{Kind, Object, ObjectKey};
+use crate::error::ApiError;
+use crate::object::{Kind, Object, ObjectKey, OtherObject};
 use crate::sort::StableSort;
 use crate::store::{EventType, WatchEvent};
 use k8s_openapi::api::apps::v1::{DaemonSet, DaemonSetStatus};
@@ -28,7 +34,8 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use std::collections::BTreeMap;
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub(crate) const ID: ControllerId = ControllerId::new("daemonset-controller");
 const ACTOR: Actor = Actor::Controller(ID.name());
@@ -57,6 +64,11 @@ impl Controller for DaemonSetController {
                 if super::adoptable_orphan(ev) {
                     keys.push(obj.key());
                 }
+            }
+            // A revision changed or went: its DaemonSet looks again (`addHistory`,
+            // `updateHistory`, `deleteHistory`).
+            Object::Other(o) if o.kind == Kind::ControllerRevision => {
+                keys.extend(controller_of(obj, Kind::DaemonSet));
             }
             // Node add or update: every DaemonSet looks at the node again (upstream
             // `addNode` / `updateNode` enqueue the sets whose decision may have
@@ -109,6 +121,10 @@ impl Cluster {
         // `getDaemonPods` claims the pods: the ones whose labels no longer match go.
         self.release_unmatched(ACTOR, &uid, &ds.spec.selector);
         let hash = template_hash(&ds);
+        let old_revisions = match self.construct_daemon_history(&ds, &hash) {
+            Ok(old) => old,
+            Err(e) => return Action::after_writes([Err(e)]),
+        };
         // (node, shouldRun, shouldContinueRunning) for every node.
         let default = PodSpec::default();
         let tspec = ds.spec.template.spec.as_ref().unwrap_or(&default);
@@ -225,12 +241,113 @@ impl Cluster {
             delete.extend(old_available.into_iter().take(budget));
         }
         let failed = !self.apply_daemon_plan(&ds, &hash, create, delete);
-        let status = self.update_daemon_set_status(key, &verdicts);
+        let mut writes = self.cleanup_daemon_history(&ds, old_revisions);
+        writes.extend(self.update_daemon_set_status(key, &verdicts));
         if failed {
             Action::Requeue
         } else {
-            Action::after_writes(status)
+            Action::after_writes(writes)
         }
+    }
+
+    /// `constructHistory`: the revision recording the live template, made when
+    /// none does and renumbered the newest when an older one does (a rollback);
+    /// returns the others, oldest first.
+    fn construct_daemon_history(
+        &mut self,
+        ds: &DaemonSet,
+        hash: &str,
+    ) -> Result<Vec<Revision>, ApiError> {
+        let uid = ds.metadata.uid.clone().unwrap_or_default();
+        let template = serde_json::to_value(&ds.spec.template).unwrap_or(Value::Null);
+        let (current, old): (Vec<Revision>, Vec<Revision>) = self
+            .controlled_revisions(&uid)
+            .into_iter()
+            .partition(|r| r.records(&template));
+        let newest = old
+            .iter()
+            .map(|r| r.revision)
+            .max()
+            .unwrap_or(0)
+            .saturating_add(1);
+        match current.last() {
+            Some(cur) if cur.revision >= newest => {}
+            Some(cur) => {
+                let mut object = cur.object.clone();
+                object.fields.insert("revision".into(), json!(newest));
+                self.update_as(ACTOR, Object::Other(Box::new(object)))?;
+            }
+            None => {
+                // `snapshot`: the template's labels plus the hash, the DaemonSet's
+                // annotations (a change-cause among them).
+                let mut labels = ds
+                    .spec
+                    .template
+                    .metadata
+                    .as_ref()
+                    .and_then(|m| m.labels.clone())
+                    .unwrap_or_default();
+                labels.insert(REVISION_LABEL.into(), hash.to_string());
+                let revision = OtherObject {
+                    kind: Kind::ControllerRevision,
+                    api_version: "apps/v1".into(),
+                    metadata: ObjectMeta {
+                        name: Some(format!(
+                            "{}-{hash}",
+                            ds.metadata.name.as_deref().unwrap_or_default()
+                        )),
+                        namespace: ds.metadata.namespace.clone(),
+                        labels: Some(labels),
+                        annotations: ds.metadata.annotations.clone().filter(|a| !a.is_empty()),
+                        owner_references: Some(vec![controller_ref(ds)]),
+                        ..Default::default()
+                    },
+                    fields: Map::from_iter([
+                        ("data".to_string(), revision_data(&template)),
+                        ("revision".to_string(), json!(newest)),
+                    ]),
+                };
+                self.create_as(ACTOR, Object::Other(Box::new(revision)))?;
+            }
+        }
+        Ok(old)
+    }
+
+    /// `cleanupHistory`: of the old revisions (oldest first), those no daemon pod
+    /// is at go, until at most `revisionHistoryLimit` are left.
+    fn cleanup_daemon_history(
+        &mut self,
+        ds: &DaemonSet,
+        old: Vec<Revision>,
+    ) -> Vec<Result<(), ApiError>> {
+        let limit = usize::try_from(ds.spec.revision_history_limit.unwrap_or(10)).unwrap_or(0);
+        let Some(mut excess) = old.len().checked_sub(limit).filter(|n| *n > 0) else {
+            return Vec::new();
+        };
+        let uid = ds.metadata.uid.clone().unwrap_or_default();
+        let live: BTreeSet<String> = self
+            .owned_pods(&uid)
+            .filter_map(|p| pod_revision(p).map(str::to_string))
+            .collect();
+        let mut writes = Vec::new();
+        for r in old {
+            if excess == 0 {
+                break;
+            }
+            let label = r
+                .object
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get(REVISION_LABEL));
+            if label.is_some_and(|h| live.contains(h)) {
+                continue;
+            }
+            let key = Object::Other(Box::new(r.object)).key();
+            writes.push(self.delete_as(ACTOR, &key, None).map(drop));
+            excess -= 1;
+        }
+        writes
     }
 
     /// Creates a pod for each node in `create` (stopping at the first failure) and

@@ -16,6 +16,7 @@ pub mod endpoints;
 pub mod endpointslice;
 pub mod garbage_collector;
 pub mod gateway;
+pub(crate) mod history;
 pub mod hpa;
 pub mod job;
 pub mod local_path;

@@ -32,6 +32,7 @@
 //! The spec and status are read from and written to the stored JSON. Simplified:
 //! a revision's hash is FNV-32a of the template's JSON (`names::pod_template_hash`), not upstream's hash of Go's encoding.
 
+use super::history::{revision_data, Revision};
 use super::manager::{Action, Controller, ControllerId};
 use crate::apiserver::Actor;
 use crate::cluster::Cluster;
@@ -281,46 +282,6 @@ fn is_unavailable(pod: &Pod, min_ready_seconds: i64, now: SimTime) -> bool {
         || !running_and_available(pod, min_ready_seconds, now)
 }
 
-/// One of the set's ControllerRevisions, as the controller reads it.
-#[derive(Clone, Debug)]
-struct Revision {
-    name: String,
-    revision: i64,
-    template: Value,
-    object: OtherObject,
-}
-
-impl Revision {
-    fn of(o: &OtherObject) -> Revision {
-        Revision {
-            name: o.metadata.name.clone().unwrap_or_default(),
-            revision: o
-                .fields
-                .get("revision")
-                .and_then(Value::as_i64)
-                .unwrap_or(0),
-            template: o
-                .fields
-                .get("data")
-                .and_then(|d| d.get("spec"))
-                .and_then(|s| s.get("template"))
-                .cloned()
-                .unwrap_or(Value::Null),
-            object: o.clone(),
-        }
-    }
-}
-
-/// The set's pod template as a revision keeps it (`getPatch`: the template with
-/// `$patch: replace`).
-fn revision_data(template: &Value) -> Value {
-    let mut template = template.clone();
-    if let Some(t) = template.as_object_mut() {
-        t.insert("$patch".into(), json!("replace"));
-    }
-    json!({ "spec": { "template": template } })
-}
-
 /// A pod in the set's sequence: one that exists, or one to make.
 enum Slot {
     Made(Box<Pod>),
@@ -426,20 +387,7 @@ impl Cluster {
         }
 
         // The revisions: the live template's, and the one the pods were at.
-        let mut revisions: Vec<Revision> = self
-            .store
-            .dependent_objects(&uid)
-            .filter_map(|o| match o {
-                Object::Other(r)
-                    if r.kind == Kind::ControllerRevision
-                        && super::controlled_by(&r.metadata, &uid) =>
-                {
-                    Some(Revision::of(r))
-                }
-                _ => None,
-            })
-            .collect();
-        revisions.sort_by(|a, b| (a.revision, &a.name).cmp(&(b.revision, &b.name)));
+        let mut revisions = self.controlled_revisions(&uid);
         let status = set
             .fields
             .get("status")
@@ -616,10 +564,7 @@ impl Cluster {
     ) -> Result<Revision, ApiError> {
         let data = revision_data(template);
         let next_number = revisions.last().map_or(1, |r| r.revision.saturating_add(1));
-        let equal = revisions
-            .iter()
-            .rev()
-            .find(|r| revision_data(&r.template) == data);
+        let equal = revisions.iter().rev().find(|r| r.records(template));
         match equal {
             Some(r) if revisions.last().is_some_and(|last| last.name == r.name) => Ok(r.clone()),
             Some(r) => {

@@ -149,7 +149,7 @@ pub enum TrafficCommand {
     },
 }
 
-const START_USAGE: &str = "sim traffic start NAME --to svc/NAME[:PORT]|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host HOST] [--path PATH] [-n NAMESPACE]";
+const START_USAGE: &str = "sim traffic start NAME --to svc/NAME[:PORT]|ingress/NAME|NODE:PORT [--from POD|TYPE/NAME|outside] [--rps N] [--host HOST] [--path PATH] [-n NAMESPACE]";
 const USAGE: &str =
     "sim traffic start NAME ..., sim traffic stop NAME, sim traffic stats, sim traffic reset";
 
@@ -334,7 +334,7 @@ pub fn parse_traffic(words: &[&str]) -> Result<TrafficCommand, String> {
 /// Parses the words after `sim request`.
 pub fn parse_request(words: &[&str]) -> Result<TrafficCommand, String> {
     let usage =
-        "sim request URL [--from POD|outside] [--host HOST] [--header 'NAME: VALUE']... [--count N] [-n NAMESPACE]";
+        "sim request URL [--from POD|TYPE/NAME|outside] [--host HOST] [--header 'NAME: VALUE']... [--count N] [-n NAMESPACE]";
     let f = parse_flags(words, &["--from", "--host", "--header", "--count", "-n"])
         .map_err(|e| format!("error: sim request: {e}; usage: {usage}"))?;
     let [url] = f.positional.as_slice() else {

@@ -5,7 +5,8 @@
 //! backquotes, quotes and backslashes, `while`/`until`, `for`, `if`/`elif`/`else`,
 //! `break`, `continue`, and the builtins and applets `echo`, `printf`, `sleep`, `exit`,
 //! `true`, `false`, `:`, `date`, `printenv`, `env`, `export`, `unset`, `test`/`[`, `seq`,
-//! `hostname`, `cat`, `read`, `tail -f`; output redirections of a simple command
+//! `hostname`, `cat`, `read`, `tail` (`-n`, `-c`, `-f`: following stops at what the
+//! file holds then); output redirections of a simple command
 //! (`> FILE`, `>> FILE`, `2>/dev/null`, `>&2`, `2>&1`, applied left to right; stdout
 //! and stderr both reach the container's log). Simplified: pipes, input
 //! redirections, background jobs, subshells and functions are not simulated; a script
@@ -1769,14 +1770,7 @@ impl Shell<'_> {
             "rm" => return self.builtin_rm(args),
             "ls" => return self.builtin_ls(args),
             "read" => self.status = 1,
-            "tail" if args.iter().any(|a| a == "-f" || a == "-F") => return self.sleep(None),
-            "tail" => {
-                self.error(format!(
-                    "tail: can't open '{}': No such file or directory",
-                    args.last().cloned().unwrap_or_default()
-                ));
-                self.status = 1;
-            }
+            "tail" => return self.builtin_tail(args),
             _ => return self.builtin_program(argv),
         }
         Flow::Normal
@@ -2006,6 +2000,117 @@ impl Shell<'_> {
                     self.status = 1;
                 }
             }
+        }
+        Flow::Normal
+    }
+
+    /// busybox `tail [-n N|-n +N|-N] [-c N] [-f|-F] [-q|-v] [FILE]...`: the last N
+    /// lines (10 by default; `+N` from line N on), or bytes with `-c`, with a
+    /// `==> FILE <==` header per file when there are several; `-f`/`-F` then waits
+    /// for more. Simplified: what another process appends later is not followed.
+    fn builtin_tail(&mut self, args: &[String]) -> Flow {
+        enum Count {
+            Last(usize),
+            From(usize),
+        }
+        let number = |v: &str| -> Result<Count, String> {
+            let invalid = || format!("tail: invalid number '{v}'");
+            match v.strip_prefix('+') {
+                Some(n) => n.parse().map(Count::From).map_err(|_| invalid()),
+                None => v
+                    .trim_start_matches('-')
+                    .parse()
+                    .map(Count::Last)
+                    .map_err(|_| invalid()),
+            }
+        };
+        let (mut count, mut bytes, mut follow, mut headers) = (Count::Last(10), false, false, None);
+        let mut files = Vec::new();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let parsed = match a.as_str() {
+                "-f" | "-F" => {
+                    follow = true;
+                    continue;
+                }
+                "-q" => {
+                    headers = Some(false);
+                    continue;
+                }
+                "-v" => {
+                    headers = Some(true);
+                    continue;
+                }
+                "-n" | "-c" => match it.next() {
+                    Some(v) => {
+                        bytes = a == "-c";
+                        number(v)
+                    }
+                    None => {
+                        return self.fail(format!(
+                            "tail: option requires an argument -- '{}'",
+                            &a[1..]
+                        ))
+                    }
+                },
+                _ if a.starts_with("-n") || a.starts_with("-c") => {
+                    bytes = a.starts_with("-c");
+                    number(&a[2..])
+                }
+                _ if a.len() > 1
+                    && a.starts_with('-')
+                    && a[1..].bytes().all(|b| b.is_ascii_digit()) =>
+                {
+                    number(a)
+                }
+                _ if a.len() > 1 && a.starts_with('-') => {
+                    return self.fail(format!("tail: unrecognized option '{a}'"));
+                }
+                _ => {
+                    files.push(a.clone());
+                    continue;
+                }
+            };
+            match parsed {
+                Ok(c) => count = c,
+                Err(e) => return self.fail(e),
+            }
+        }
+        let show_headers = headers.unwrap_or(files.len() > 1);
+        for (i, f) in files.iter().enumerate() {
+            let Some(text) = self.files.get(&absolute(f)).cloned() else {
+                let why = if self.is_dir(f) {
+                    "tail: read error: Is a directory".to_string()
+                } else {
+                    format!("tail: can't open '{f}': No such file or directory")
+                };
+                self.error(why);
+                self.status = 1;
+                continue;
+            };
+            if show_headers {
+                let gap = if i > 0 { "\n" } else { "" };
+                self.write(&format!("{gap}==> {f} <==\n"));
+            }
+            let out = if bytes {
+                let b = text.as_bytes();
+                let start = match count {
+                    Count::Last(n) => b.len().saturating_sub(n),
+                    Count::From(n) => n.saturating_sub(1).min(b.len()),
+                };
+                String::from_utf8_lossy(&b[start..]).into_owned()
+            } else {
+                let lines: Vec<&str> = text.split_inclusive('\n').collect();
+                let start = match count {
+                    Count::Last(n) => lines.len().saturating_sub(n),
+                    Count::From(n) => n.saturating_sub(1).min(lines.len()),
+                };
+                lines[start..].concat()
+            };
+            self.write(&out);
+        }
+        if follow {
+            return self.sleep(None);
         }
         Flow::Normal
     }
@@ -2473,6 +2578,46 @@ mod tests {
             ]
         );
         assert_eq!(r.end, End::Horizon);
+    }
+
+    #[test]
+    fn tail_prints_the_end_of_a_file_as_busybox_does() {
+        let mut c = ctx();
+        let log: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+        c.files.insert("/var/log/app.log".into(), log);
+        c.files.insert("/tmp/b".into(), "x\ny\n".into());
+        let out = |script: &str| text(&run(script, &c, u64::MAX, 10_000));
+        assert_eq!(out("tail /var/log/app.log").len(), 10);
+        assert_eq!(
+            out("tail -n 2 /var/log/app.log"),
+            vec!["line 11", "line 12"]
+        );
+        assert_eq!(out("tail -n2 /var/log/app.log"), vec!["line 11", "line 12"]);
+        assert_eq!(out("tail -1 /var/log/app.log"), vec!["line 12"]);
+        assert_eq!(out("tail -n +12 /var/log/app.log"), vec!["line 12"]);
+        assert_eq!(out("tail -c 2 /tmp/b"), vec!["y"]);
+        assert_eq!(
+            out("tail -n 1 /tmp/b /var/log/app.log"),
+            vec![
+                "==> /tmp/b <==",
+                "y",
+                "",
+                "==> /var/log/app.log <==",
+                "line 12"
+            ]
+        );
+        assert_eq!(
+            out("tail /nope; echo $?"),
+            vec!["tail: can't open '/nope': No such file or directory", "1"]
+        );
+        assert_eq!(
+            out("tail -n x /tmp/b; echo $?"),
+            vec!["tail: invalid number 'x'", "1"]
+        );
+        // Following prints what is there, then waits.
+        let r = run("tail -n 1 -f /tmp/b", &c, 5_000, 10_000);
+        assert_eq!(text(&r), vec!["y"]);
+        assert_eq!(r.end, End::Blocked);
     }
 
     #[test]

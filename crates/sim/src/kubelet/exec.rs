@@ -71,6 +71,7 @@ impl HttpTools for NoHttpTools {
 struct NetTools<'a> {
     cluster: std::cell::RefCell<&'a mut Cluster>,
     pod: Pod,
+    container: String,
     image: String,
     http: &'a dyn HttpTools,
 }
@@ -84,6 +85,23 @@ impl Programs for NetTools<'_> {
             return None;
         }
         match base {
+            "ps" => {
+                // busybox's `ps`: the processes of the container's PID namespace,
+                // then `ps` itself.
+                let cluster = self.cluster.borrow();
+                let mut procs = cluster.processes_seen_from(
+                    self.pod.metadata.namespace.as_deref().unwrap_or_default(),
+                    self.pod.metadata.name.as_deref().unwrap_or_default(),
+                    &self.container,
+                );
+                let next = procs.last().map_or(1, |(pid, _)| pid + 6);
+                procs.push((next, argv.join(" ")));
+                let mut text = String::from("PID   USER     TIME  COMMAND\n");
+                for (pid, command) in procs {
+                    text.push_str(&format!("{pid:>5} {:<8} {:>5} {command}\n", "root", "0:00"));
+                }
+                Some(ProgramOutput { text, status: 0 })
+            }
             "nslookup" => {
                 let (text, status) =
                     self.cluster
@@ -117,6 +135,13 @@ impl Cluster {
             .chain(spec.init_containers.iter().flatten())
             .find(|c| c.name == container)
             .and_then(|c| c.image.clone())
+            .or_else(|| {
+                spec.ephemeral_containers
+                    .iter()
+                    .flatten()
+                    .find(|c| c.name == container)
+                    .and_then(|c| c.image.clone())
+            })
             .unwrap_or_default();
         if let Some(info) = crate::kubelet::images::lookup(&image) {
             for (path, text) in info.files {
@@ -233,6 +258,7 @@ impl Cluster {
         let tools = NetTools {
             cluster: std::cell::RefCell::new(self),
             pod: *pod,
+            container: container.to_string(),
             image,
             http,
         };

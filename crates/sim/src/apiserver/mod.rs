@@ -1552,8 +1552,8 @@ fn default_pull_policy(image: Option<&str>) -> &'static str {
     }
 }
 
-/// The defaults of an ephemeral container (`SetDefaults_EphemeralContainer`... as a
-/// container's: pull policy, termination message path and policy).
+/// The defaults of an ephemeral container, as a container's: pull policy,
+/// termination message path and policy, port protocols.
 pub(crate) fn default_ephemeral_containers(spec: &mut PodSpec) {
     for c in spec.ephemeral_containers.iter_mut().flatten() {
         if c.image_pull_policy.is_none() {
@@ -1563,6 +1563,9 @@ pub(crate) fn default_ephemeral_containers(spec: &mut PodSpec) {
             .get_or_insert_with(|| "/dev/termination-log".into());
         c.termination_message_policy
             .get_or_insert_with(|| "File".into());
+        for p in c.ports.iter_mut().flatten() {
+            p.protocol.get_or_insert_with(|| "TCP".into());
+        }
     }
 }
 

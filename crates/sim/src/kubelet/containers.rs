@@ -1252,27 +1252,13 @@ impl Cluster {
         if changed && (!present || policy == "Always") {
             // A new image: pull it, then start (ImagePullRetry → ImagePulled).
             let uid = pod.metadata.uid.clone().unwrap_or_default();
-            let Some(rt) = self.pod_runtime_mut(node, key) else {
+            if !self.pull_now(node, key, &uid, name, &image) {
                 return;
-            };
-            let st = rt.pulls.entry(name.to_string()).or_default();
-            st.attempt += 1;
-            st.image = image.clone();
-            let attempt = st.attempt;
+            }
             if let Some(cs) = status_mut(pod, name) {
                 cs.image = image.clone();
                 set_creating(cs);
             }
-            self.schedule(
-                self.now,
-                KubeletTimer::ImagePullRetry {
-                    node: node.to_string(),
-                    pod: key.clone(),
-                    uid,
-                    container: name.to_string(),
-                    attempt,
-                },
-            );
             return;
         }
         events.push((

@@ -14,7 +14,6 @@
 //! yet starts with the pod's next change, not with its app containers.
 
 use crate::cluster::Cluster;
-use crate::kubelet::KubeletTimer;
 use crate::object::{Kind, Object, ObjectKey};
 use k8s_openapi::api::core::v1::{ContainerState, ContainerStateWaiting, ContainerStatus, Pod};
 
@@ -56,23 +55,9 @@ impl Cluster {
                     ..Default::default()
                 });
             }
-            let Some(rt) = self.pod_runtime_mut(node, key) else {
+            if !self.pull_now(node, key, &uid, &name, &image) {
                 return;
-            };
-            let st = rt.pulls.entry(name.clone()).or_default();
-            st.attempt += 1;
-            st.image = image;
-            let attempt = st.attempt;
-            self.schedule(
-                self.now,
-                KubeletTimer::ImagePullRetry {
-                    node: node.to_string(),
-                    pod: key.clone(),
-                    uid: uid.clone(),
-                    container: name,
-                    attempt,
-                },
-            );
+            }
         }
         self.write_pod_with_events(node, pod, Vec::new());
     }

@@ -340,6 +340,37 @@ impl Cluster {
         self.write_pod_with_events(node, pod, events);
     }
 
+    /// A pull of `image` for container `name` starts now, as the pull state's next
+    /// attempt (`ImagePullRetry`, then `ImagePulled` and the start). False when the
+    /// runtime does not run the pod.
+    pub(crate) fn pull_now(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        uid: &str,
+        name: &str,
+        image: &str,
+    ) -> bool {
+        let Some(rt) = self.pod_runtime_mut(node, key) else {
+            return false;
+        };
+        let st = rt.pulls.entry(name.to_string()).or_default();
+        st.attempt += 1;
+        st.image = image.to_string();
+        let attempt = st.attempt;
+        self.schedule(
+            self.now,
+            KubeletTimer::ImagePullRetry {
+                node: node.to_string(),
+                pod: key.clone(),
+                uid: uid.to_string(),
+                container: name.to_string(),
+                attempt,
+            },
+        );
+        true
+    }
+
     /// A pod update the kubelet sees: a container waiting for an image that the spec
     /// now names differently is pulled again at once.
     pub(crate) fn kubelet_image_changed(&mut self, node: &str, key: &ObjectKey, pod: &Pod) {

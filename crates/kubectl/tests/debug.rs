@@ -312,3 +312,12 @@ fn a_copy_shares_processes_and_can_replace_the_original() {
     );
     assert_eq!(image, "nginx:1.27 web");
 }
+
+#[test]
+fn a_node_debugger_is_named_after_the_node_it_runs_on() {
+    let mut s = Session::settled(7);
+    ok(&mut s, "kubectl debug node/zone-b -it --image=busybox -q");
+    assert_eq!(ok(&mut s, "hostname"), "zone-b\n");
+    assert_eq!(ok(&mut s, "cat /etc/hostname"), "zone-b\n");
+    ok(&mut s, "exit");
+}

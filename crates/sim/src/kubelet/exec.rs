@@ -122,11 +122,23 @@ impl Programs for NetTools<'_> {
     }
 }
 
+/// The hostname a pod's containers see (pkg/kubelet `GeneratePodHostNameAndDomain`):
+/// the node's in the host's network namespace, else `spec.hostname` or the pod's name.
+pub(crate) fn pod_hostname(pod: &Pod) -> String {
+    let spec = pod.spec.as_ref();
+    if spec.and_then(|s| s.host_network) == Some(true) {
+        if let Some(node) = spec.and_then(|s| s.node_name.clone()) {
+            return node;
+        }
+    }
+    spec.and_then(|s| s.hostname.clone())
+        .unwrap_or_else(|| pod.metadata.name.clone().unwrap_or_default())
+}
+
 impl Cluster {
     /// The files the kubelet gives a container.
     pub(crate) fn container_files(&self, pod: &Pod, container: &str) -> BTreeMap<String, String> {
         let namespace = pod.metadata.namespace.clone().unwrap_or_default();
-        let name = pod.metadata.name.clone().unwrap_or_default();
         let spec = pod.spec.clone().unwrap_or_default();
         let mut files = BTreeMap::new();
         let image = spec
@@ -148,7 +160,7 @@ impl Cluster {
                 files.insert(path.to_string(), text.to_string());
             }
         }
-        let hostname = spec.hostname.clone().unwrap_or_else(|| name.clone());
+        let hostname = pod_hostname(pod);
         let ip = pod
             .status
             .as_ref()

@@ -47,6 +47,13 @@ fn send(c: &mut Cluster, pod: &Pod, list: Vec<EphemeralContainer>) -> Result<Pod
     }
 }
 
+fn ephemeral_of(pod: &Pod) -> Vec<EphemeralContainer> {
+    pod.spec
+        .as_ref()
+        .and_then(|s| s.ephemeral_containers.clone())
+        .unwrap_or_default()
+}
+
 fn current(c: &Cluster, pod: &Pod) -> Pod {
     match c.get(Kind::Pod, "default", pod.metadata.name.as_deref().unwrap()) {
         Ok(Object::Pod(p)) => *p,
@@ -84,24 +91,12 @@ fn an_added_container_runs_once_and_the_others_may_not_change_or_go() {
     // Removing or changing it is refused; the apiserver's messages.
     let err = send(&mut c, &now, vec![]).unwrap_err();
     assert_eq!(err, format!("Pod \"{name}\" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers \"one\" may not be removed"));
-    let mut changed = now
-        .spec
-        .as_ref()
-        .unwrap()
-        .ephemeral_containers
-        .clone()
-        .unwrap();
+    let mut changed = ephemeral_of(&now);
     changed[0].image = Some("busybox:1.36".into());
     let err = send(&mut c, &now, changed).unwrap_err();
     assert_eq!(err, format!("Pod \"{name}\" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers \"one\" may not be changed"));
     // Fields an ephemeral container may not have.
-    let mut list = now
-        .spec
-        .as_ref()
-        .unwrap()
-        .ephemeral_containers
-        .clone()
-        .unwrap();
+    let mut list = ephemeral_of(&now);
     let mut two = debugger("two", &["sleep", "60"]);
     two.ports = Some(vec![ContainerPort {
         container_port: 80,

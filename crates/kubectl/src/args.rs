@@ -19,6 +19,7 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "config",
     "cordon",
     "create",
+    "debug",
     "delete",
     "describe",
     "drain",

@@ -152,6 +152,8 @@ pub enum Command {
     Exec(Vec<String>),
     /// `kubectl attach ...` (attach.rs).
     Attach(Vec<String>),
+    /// `kubectl debug ...` (debug.rs).
+    Debug(Vec<String>),
     /// `kubectl port-forward ...` (port_forward.rs).
     PortForward(Vec<String>),
     /// `kubectl autoscale ...` (autoscale.rs).
@@ -208,6 +210,7 @@ pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
         Some("top") => return Ok(Command::Top(args.to_vec())),
         Some("exec") => return Ok(Command::Exec(args.to_vec())),
         Some("attach") => return Ok(Command::Attach(args.to_vec())),
+        Some("debug") => return Ok(Command::Debug(args.to_vec())),
         Some("port-forward") => return Ok(Command::PortForward(args.to_vec())),
         Some("edit") => return Ok(Command::Edit(args.to_vec())),
         Some("explain") => return Ok(Command::Explain(args.to_vec())),

@@ -248,6 +248,7 @@ impl Session {
                 out
             }
             cli::Command::Attach(a) => cmd::attach::attach(self, &ctx, &a),
+            cli::Command::Debug(a) => cmd::debug::run(self, &ctx, &a),
             cli::Command::PortForward(a) => {
                 cmd::port_forward::run(&mut self.cluster, &ctx, &a, &self.shell.proxies)
             }

@@ -308,6 +308,13 @@ impl Cluster {
         self.now
     }
 
+    /// `len` random characters as apimachinery's `rand.String` makes them (the names
+    /// a client picks, such as `kubectl debug`'s `debugger-xxxxx`), from the
+    /// cluster's seeded generator so a replay picks the same.
+    pub fn random_suffix(&mut self, len: usize) -> String {
+        self.rng.suffix(len)
+    }
+
     /// The write at `revision` and the same object's write before it, while etcd's
     /// watch history still holds them (`Store::logged`): what interview walkthroughs
     /// show as a write's diff.

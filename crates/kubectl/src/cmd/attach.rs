@@ -16,6 +16,7 @@
 
 use crate::cmd::exec::Inside;
 use crate::context::{CommandOutput, Context};
+use k8s_openapi::api::core::v1::Container;
 use warehouse_sim::{Cluster, Kind, Object, SimDuration};
 
 /// How `kubectl run` attached, kept for the end of the session.
@@ -30,6 +31,8 @@ pub struct Attached {
     pub quiet: bool,
     /// `-t` (with `-i`): the session had a TTY.
     pub tty: bool,
+    /// Whether a TTY session's end tells how to attach again.
+    pub resume: bool,
     /// `--pod-running-timeout`.
     pub timeout: SimDuration,
 }
@@ -172,7 +175,7 @@ pub(crate) fn end(
     session
         .cluster
         .attach_end(&inside.namespace, &inside.pod, &inside.container, code);
-    if how.tty && !how.quiet {
+    if how.tty && how.resume && !how.quiet {
         out.out_line(format!(
             "Session ended, resume using 'kubectl attach {} -c {} -n {} -i -t' command",
             inside.pod, inside.container, inside.namespace
@@ -347,13 +350,65 @@ pub(crate) fn attach(
     else {
         return out;
     };
-    let spec = pod
-        .spec
+    let join = Join {
+        stdin,
+        tty,
+        quiet,
+        resume: true,
+    };
+    join_container(session, &ns, &pod_name, &name, join, &mut out);
+    out
+}
+
+/// How to join a running container: `-i`, `-t`, `-q`, and whether a TTY session's
+/// end tells how to attach again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Join {
+    pub stdin: bool,
+    pub tty: bool,
+    pub quiet: bool,
+    pub resume: bool,
+}
+
+/// A container of the pod by name: an app, init or ephemeral one.
+fn spec_of(pod: &k8s_openapi::api::core::v1::Pod, name: &str) -> Container {
+    let spec = pod.spec.clone().unwrap_or_default();
+    spec.containers
         .iter()
-        .flat_map(|s| s.containers.iter())
+        .chain(spec.init_containers.iter().flatten())
         .find(|c| c.name == name)
         .cloned()
-        .unwrap_or_default();
+        .or_else(|| {
+            spec.ephemeral_containers
+                .iter()
+                .flatten()
+                .find(|c| c.name == name)
+                .map(warehouse_sim::object::ephemeral_as_container)
+        })
+        .unwrap_or_default()
+}
+
+/// `attach.go`'s Run on a running container: the notes about the session, then the
+/// terminal's lines go to a shell reading its stdin, or its output streams from now
+/// on (attach shows nothing written before it joined).
+pub(crate) fn join_container(
+    session: &mut crate::Session,
+    ns: &str,
+    pod_name: &str,
+    name: &str,
+    join: Join,
+    out: &mut CommandOutput,
+) {
+    let Ok(Object::Pod(pod)) = session.cluster.get(Kind::Pod, ns, pod_name) else {
+        return;
+    };
+    let Join {
+        stdin,
+        mut tty,
+        quiet,
+        resume,
+    } = join;
+    let spec = spec_of(&pod, name);
     let has_tty = spec.tty == Some(true);
     if tty && !has_tty {
         tty = false;
@@ -382,23 +437,24 @@ pub(crate) fn attach(
         remove: false,
         quiet,
         tty,
+        resume,
         timeout: SimDuration::secs(60),
     };
     if stdin
         && crate::cmd::run::lone_shell(&image, &words)
-        && session.cluster.attachable(&ns, &pod_name, &name)
+        && session.cluster.attachable(ns, pod_name, name)
     {
         session.shell.inside = Some(Inside {
-            prompt: Inside::prompt_of(words.first().map_or("sh", String::as_str), &pod_name),
-            namespace: ns,
-            pod: pod_name,
-            container: name,
+            prompt: Inside::prompt_of(words.first().map_or("sh", String::as_str), pod_name),
+            namespace: ns.to_string(),
+            pod: pod_name.to_string(),
+            container: name.to_string(),
             attached: Some(how),
         });
-        return out;
+        return;
     }
     // The output from now on (attach shows nothing written before it joined).
-    let args: Vec<String> = ["logs", &pod_name, "-c", &name, "-n", &ns, "-f"]
+    let args: Vec<String> = ["logs", pod_name, "-c", name, "-n", ns, "-f"]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -406,5 +462,58 @@ pub(crate) fn attach(
     let log = session.run_args(&args, None, &crate::NoFiles).stdout;
     out.stdout
         .push_str(log.strip_prefix(before.as_str()).unwrap_or(&log));
-    out
+}
+
+/// `kubectl debug`'s `waitForContainer`: lets simulated time pass until `container`
+/// of the pod runs or has finished, printing each new message of its waiting state
+/// as a warning. `Err` when the pod is gone (kubectl's NotFound), or when nothing
+/// more can happen (a finished pod never starts it) or an hour passed: where
+/// kubectl would wait until interrupted, the simulator stops with kubectl's
+/// timeout error.
+pub(crate) fn wait_for_container(
+    cluster: &mut Cluster,
+    ns: &str,
+    pod_name: &str,
+    container: &str,
+    quiet: bool,
+    out: &mut CommandOutput,
+) -> Result<bool, String> {
+    let deadline = cluster.now() + crate::context::MAX_COMMAND_WAIT;
+    let mut said = String::new();
+    loop {
+        let Ok(Object::Pod(p)) = cluster.get(Kind::Pod, ns, pod_name) else {
+            return Err("Error from server (NotFound): pods \"\" not found".into());
+        };
+        let status = p.status.clone().unwrap_or_default();
+        let cs = status
+            .init_container_statuses
+            .iter()
+            .chain(status.container_statuses.iter())
+            .chain(status.ephemeral_container_statuses.iter())
+            .flatten()
+            .find(|c| c.name == container)
+            .cloned();
+        let state = cs.and_then(|c| c.state).unwrap_or_default();
+        if state.running.is_some() {
+            return Ok(true);
+        }
+        if state.terminated.is_some() {
+            return Ok(false);
+        }
+        let message = state
+            .waiting
+            .and_then(|w| w.message)
+            .filter(|m| !m.is_empty());
+        if let Some(m) = message.filter(|m| *m != said) {
+            if !quiet {
+                out.err_line(format!("Warning: container {container}: {m}"));
+            }
+            said = m;
+        }
+        let finished = matches!(status.phase.as_deref(), Some("Succeeded" | "Failed"));
+        if finished || cluster.now() >= deadline {
+            return Err("error: timed out waiting for the condition".into());
+        }
+        cluster.advance(STEP);
+    }
 }

@@ -664,6 +664,16 @@ fn describe_pod(w: &mut Writer, v: &Value, now: SimTime) {
         Some(arr(v, "status.containerStatuses")),
         "",
     );
+    // describe.go: the ephemeral containers as the containers they are.
+    if !arr(v, "spec.ephemeralContainers").is_empty() {
+        describe_containers(
+            w,
+            "Ephemeral Containers",
+            arr(v, "spec.ephemeralContainers"),
+            Some(arr(v, "status.ephemeralContainerStatuses")),
+            "",
+        );
+    }
     let conditions = arr(v, "status.conditions");
     if !conditions.is_empty() {
         w.w(0, "Conditions:\n  Type\tStatus\n");

@@ -15,6 +15,7 @@ pub(crate) mod cordon;
 pub(crate) mod create;
 pub(crate) mod create_job;
 pub(crate) mod create_more;
+pub(crate) mod debug;
 pub(crate) mod delete;
 pub(crate) mod describe;
 pub(crate) mod drain;

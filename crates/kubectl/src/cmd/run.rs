@@ -73,7 +73,7 @@ pub(crate) struct AttachPlan {
 
 /// An approximation of the distribution reference grammar kubectl checks images
 /// against: lowercase path components, an optional registry host, tag and digest.
-fn valid_image(image: &str) -> bool {
+pub(crate) fn valid_image(image: &str) -> bool {
     let (rest, digest) = match image.split_once('@') {
         Some((r, d)) => (r, Some(d)),
         None => (image, None),
@@ -442,6 +442,7 @@ fn create(
                 remove: parsed.rm,
                 quiet: parsed.quiet,
                 tty: parsed.tty,
+                resume: true,
                 timeout,
             },
         });

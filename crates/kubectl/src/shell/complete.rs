@@ -582,7 +582,7 @@ mod tests {
     fn commands_complete_with_or_without_kubectl() {
         let s = session();
         assert_eq!(cands(&s, "kubectl ro"), vec!["rollout"]);
-        assert_eq!(cands(&s, "de"), vec!["delete", "describe"]);
+        assert_eq!(cands(&s, "de"), vec!["debug", "delete", "describe"]);
         assert!(cands(&s, "").contains(&"sim".to_string()));
     }
 

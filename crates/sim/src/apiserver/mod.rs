@@ -20,6 +20,7 @@ use std::sync::Arc;
 pub mod admission;
 pub mod auth;
 pub mod custom;
+pub mod ephemeral;
 pub mod events;
 pub mod eviction;
 pub mod health;
@@ -1503,6 +1504,25 @@ fn default_deployment(d: &mut Deployment) {
     }
 }
 
+/// `SetDefaults_Container` on the fields containers and ephemeral containers share
+/// (two types upstream converts between): pull policy, termination message path and
+/// policy, port protocols.
+macro_rules! default_container_fields {
+    ($c:expr) => {{
+        let c = $c;
+        if c.image_pull_policy.is_none() {
+            c.image_pull_policy = Some(default_pull_policy(c.image.as_deref()).into());
+        }
+        c.termination_message_path
+            .get_or_insert_with(|| "/dev/termination-log".into());
+        c.termination_message_policy
+            .get_or_insert_with(|| "File".into());
+        for p in c.ports.iter_mut().flatten() {
+            p.protocol.get_or_insert_with(|| "TCP".into());
+        }
+    }};
+}
+
 /// Defaults for a pod spec (also applied to the templates of workloads).
 pub(crate) fn default_pod_spec(spec: &mut PodSpec) {
     spec.restart_policy.get_or_insert_with(|| "Always".into());
@@ -1516,28 +1536,37 @@ pub(crate) fn default_pod_spec(spec: &mut PodSpec) {
         .iter_mut()
         .chain(spec.init_containers.iter_mut().flatten())
     {
-        if c.image_pull_policy.is_none() {
-            let image = c.image.as_deref().unwrap_or("");
-            let tag = image
-                .rsplit('/')
-                .next()
-                .unwrap_or("")
-                .split_once(':')
-                .map(|(_, t)| t);
-            let latest = !image.contains('@') && matches!(tag, None | Some("latest"));
-            c.image_pull_policy = Some(if latest { "Always" } else { "IfNotPresent" }.into());
-        }
-        c.termination_message_path
-            .get_or_insert_with(|| "/dev/termination-log".into());
-        c.termination_message_policy
-            .get_or_insert_with(|| "File".into());
-        for p in c.ports.iter_mut().flatten() {
-            p.protocol.get_or_insert_with(|| "TCP".into());
-        }
+        default_container_fields!(&mut *c);
         if let Some(r) = c.resources.as_mut() {
             crate::apiserver::admission::canonicalize(&mut r.requests);
             crate::apiserver::admission::canonicalize(&mut r.limits);
         }
+    }
+}
+
+/// `SetDefaults_Container`'s pull policy: Always for `:latest` or no tag (without a
+/// digest), else IfNotPresent.
+fn default_pull_policy(image: Option<&str>) -> &'static str {
+    let image = image.unwrap_or("");
+    let tag = image
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .split_once(':')
+        .map(|(_, t)| t);
+    let latest = !image.contains('@') && matches!(tag, None | Some("latest"));
+    if latest {
+        "Always"
+    } else {
+        "IfNotPresent"
+    }
+}
+
+/// The defaults of an ephemeral container, as a container's: pull policy,
+/// termination message path and policy, port protocols.
+pub(crate) fn default_ephemeral_containers(spec: &mut PodSpec) {
+    for c in spec.ephemeral_containers.iter_mut().flatten() {
+        default_container_fields!(&mut *c);
     }
 }
 

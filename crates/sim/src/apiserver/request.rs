@@ -218,6 +218,15 @@ impl Cluster {
         self.current_cause = crate::trace::Cause::User;
         let actor = Actor::User(caller);
         let stored = match (req.body, req.dry_run) {
+            (
+                Body::Patch {
+                    object,
+                    subresource: Some(sub),
+                },
+                dry_run,
+            ) if sub == "ephemeralcontainers" && object.kind() == Kind::Pod => {
+                self.ephemeral_containers_as(actor, object, dry_run)
+            }
             (Body::Create(obj), false) => self.create_as(actor, without_status(obj)),
             (Body::Create(obj), true) => self.create_dry_run(without_status(obj)).map(Arc::new),
             (Body::Update(obj) | Body::Patch { object: obj, .. }, true) => {

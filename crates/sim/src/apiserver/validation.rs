@@ -169,6 +169,7 @@ pub(crate) fn pod_spec(spec: &PodSpec, path: &str, errors: &mut Vec<FieldError>)
             }
         }
     }
+    ephemeral_containers(spec, path, &names, errors);
     if let Some(v) = spec.active_deadline_seconds {
         if !(1..=i64::from(i32::MAX)).contains(&v) {
             push(
@@ -182,6 +183,81 @@ pub(crate) fn pod_spec(spec: &PodSpec, path: &str, errors: &mut Vec<FieldError>)
     }
     for (i, t) in spec.tolerations.iter().flatten().enumerate() {
         toleration(t, &format!("{path}.tolerations[{i}]"), errors);
+    }
+}
+
+/// `validateEphemeralContainers`: the common container checks, a name unique among
+/// every container of the pod, a `targetContainerName` naming an app or init
+/// container, and none of the fields an ephemeral container may not have
+/// (`allowedEphemeralContainerFields`: ports, resources, resizePolicy, restartPolicy,
+/// probes, lifecycle), nor volume subPaths.
+fn ephemeral_containers(
+    spec: &PodSpec,
+    path: &str,
+    others: &BTreeSet<&str>,
+    errors: &mut Vec<FieldError>,
+) {
+    const FORBIDDEN: &str = "Forbidden: cannot be set for an Ephemeral Container";
+    let mut names = others.clone();
+    for (i, ec) in spec.ephemeral_containers.iter().flatten().enumerate() {
+        let at = format!("{path}.ephemeralContainers[{i}]");
+        let c = crate::object::ephemeral_as_container(ec);
+        container_common(&c, &at, errors);
+        if !names.insert(ec.name.as_str()) {
+            push(
+                errors,
+                format!("{at}.name: Duplicate value: \"{}\"", ec.name),
+            );
+        }
+        if let Some(t) = ec.target_container_name.as_deref() {
+            if !t.is_empty() && !others.contains(t) {
+                push(
+                    errors,
+                    format!("{at}.targetContainerName: Not found: \"{t}\""),
+                );
+            }
+        }
+        let resources = ec.resources.as_ref().is_some_and(|r| {
+            r.limits.as_ref().is_some_and(|l| !l.is_empty())
+                || r.requests.as_ref().is_some_and(|l| !l.is_empty())
+                || r.claims.as_ref().is_some_and(|l| !l.is_empty())
+        });
+        for (field, set) in [
+            ("ports", ec.ports.as_ref().is_some_and(|p| !p.is_empty())),
+            ("resources", resources),
+            (
+                "resizePolicy",
+                ec.resize_policy.as_ref().is_some_and(|p| !p.is_empty()),
+            ),
+            ("restartPolicy", ec.restart_policy.is_some()),
+            ("livenessProbe", ec.liveness_probe.is_some()),
+            ("readinessProbe", ec.readiness_probe.is_some()),
+            ("startupProbe", ec.startup_probe.is_some()),
+            ("lifecycle", ec.lifecycle.is_some()),
+        ] {
+            if set {
+                push(errors, format!("{at}.{field}: {FORBIDDEN}"));
+            }
+        }
+        for (j, m) in ec.volume_mounts.iter().flatten().enumerate() {
+            for (field, set) in [
+                (
+                    "subPath",
+                    m.sub_path.as_ref().is_some_and(|s| !s.is_empty()),
+                ),
+                (
+                    "subPathExpr",
+                    m.sub_path_expr.as_ref().is_some_and(|s| !s.is_empty()),
+                ),
+            ] {
+                if set {
+                    push(
+                        errors,
+                        format!("{at}.volumeMounts[{j}].{field}: {FORBIDDEN}"),
+                    );
+                }
+            }
+        }
     }
 }
 

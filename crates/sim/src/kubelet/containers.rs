@@ -211,38 +211,50 @@ pub(crate) fn process_for(
     })
 }
 
-/// A container of the pod by name, and whether it is an init container.
+/// A container of the pod by name, and whether it is an init container. An
+/// ephemeral container comes as the container it is (not an init container).
 pub(crate) fn spec_container(pod: &Pod, name: &str) -> Option<(Container, bool)> {
     let spec = pod.spec.as_ref()?;
     if let Some(c) = spec.containers.iter().find(|c| c.name == name) {
         return Some((c.clone(), false));
     }
-    spec.init_containers
+    if let Some(c) = spec
+        .init_containers
         .iter()
         .flatten()
         .find(|c| c.name == name)
-        .map(|c| (c.clone(), true))
+    {
+        return Some((c.clone(), true));
+    }
+    spec.ephemeral_containers
+        .iter()
+        .flatten()
+        .find(|c| c.name == name)
+        .map(|c| (crate::object::ephemeral_as_container(c), false))
 }
 
-/// A container's status by name, among the app and the init containers.
+/// Whether `name` is one of the pod's ephemeral containers: started once, never
+/// restarted, never probed, never ready (`ephemeral.rs`).
+pub(crate) fn is_ephemeral(pod: &Pod, name: &str) -> bool {
+    pod.spec
+        .iter()
+        .flat_map(|s| s.ephemeral_containers.iter().flatten())
+        .any(|c| c.name == name)
+}
+
+/// A container's status by name, among the app, the init and the ephemeral
+/// containers.
 pub(crate) fn status_mut<'a>(pod: &'a mut Pod, name: &str) -> Option<&'a mut ContainerStatus> {
     let st = pod.status.as_mut()?;
-    if st
-        .container_statuses
-        .iter()
-        .flatten()
-        .any(|c| c.name == name)
-    {
-        return st
-            .container_statuses
-            .as_mut()?
-            .iter_mut()
-            .find(|c| c.name == name);
-    }
-    st.init_container_statuses
-        .as_mut()?
-        .iter_mut()
-        .find(|c| c.name == name)
+    [
+        st.container_statuses.as_mut(),
+        st.init_container_statuses.as_mut(),
+        st.ephemeral_container_statuses.as_mut(),
+    ]
+    .into_iter()
+    .flatten()
+    .flat_map(|list| list.iter_mut())
+    .find(|c| c.name == name)
 }
 
 /// Whether `c` is a sidecar: an init container with `restartPolicy: Always`
@@ -780,6 +792,7 @@ impl Cluster {
         else {
             return;
         };
+        let ephemeral = is_ephemeral(pod, &c.name);
         let Some(cs) = status_mut(pod, &c.name) else {
             return;
         };
@@ -796,6 +809,12 @@ impl Cluster {
             && c.readiness_probe.is_none()
             && c.startup_probe.is_none();
         cs.started = Some(c.startup_probe.is_none());
+        if ephemeral {
+            // The prober manager keeps no state for it: never ready, no `started`.
+            cs.ready = false;
+            cs.started = None;
+            return;
+        }
         self.schedule_probes(node, key, &uid, c, restarts);
         // A started sidecar lets the next container start.
         if sidecar && c.startup_probe.is_none() {
@@ -1063,6 +1082,8 @@ impl Cluster {
         let (init, sidecar) = spec_container(pod, name)
             .map_or((false, false), |(c, init)| (init, init && is_sidecar(&c)));
         let restart = match policy.as_str() {
+            // An ephemeral container runs once.
+            _ if is_ephemeral(pod, name) => false,
             // A sidecar comes back whatever the pod's policy, until the app
             // containers are done.
             _ if sidecar => !apps_finished(pod),
@@ -1231,27 +1252,13 @@ impl Cluster {
         if changed && (!present || policy == "Always") {
             // A new image: pull it, then start (ImagePullRetry → ImagePulled).
             let uid = pod.metadata.uid.clone().unwrap_or_default();
-            let Some(rt) = self.pod_runtime_mut(node, key) else {
+            if !self.pull_now(node, key, &uid, name, &image) {
                 return;
-            };
-            let st = rt.pulls.entry(name.to_string()).or_default();
-            st.attempt += 1;
-            st.image = image.clone();
-            let attempt = st.attempt;
+            }
             if let Some(cs) = status_mut(pod, name) {
                 cs.image = image.clone();
                 set_creating(cs);
             }
-            self.schedule(
-                self.now,
-                KubeletTimer::ImagePullRetry {
-                    node: node.to_string(),
-                    pod: key.clone(),
-                    uid,
-                    container: name.to_string(),
-                    attempt,
-                },
-            );
             return;
         }
         events.push((
@@ -1375,7 +1382,7 @@ impl Cluster {
                 .kubelets
                 .get(node)
                 .is_some_and(|k| k.images.contains(&image));
-            if !self.start_or_fail_pull(node, key, pod, i, present, events) {
+            if !self.start_or_fail_pull(node, key, pod, &c.name, present, events) {
                 continue;
             }
             if let Some(cs) = status_mut(pod, &c.name) {
@@ -1414,6 +1421,12 @@ impl Cluster {
             .flatten()
             .map(|c| c.name.clone())
             .collect();
+        let ephemeral: Vec<String> = spec
+            .ephemeral_containers
+            .iter()
+            .flatten()
+            .map(|c| c.name.clone())
+            .collect();
         let name = match container {
             Some(n) => n.to_string(),
             None if names.len() == 1 && init.is_empty() => names[0].clone(),
@@ -1428,10 +1441,16 @@ impl Cluster {
                         init.join(" ")
                     ));
                 }
+                if !ephemeral.is_empty() {
+                    message.push_str(&format!(
+                        " or one of the ephemeral containers: [{}]",
+                        ephemeral.join(" ")
+                    ));
+                }
                 return Err(ApiError::new(StatusReason::BadRequest, message));
             }
         };
-        if !names.contains(&name) && !init.contains(&name) {
+        if !names.contains(&name) && !init.contains(&name) && !ephemeral.contains(&name) {
             return Err(ApiError::new(
                 StatusReason::BadRequest,
                 format!("container {name} is not valid for pod {pod_name}"),
@@ -1447,6 +1466,7 @@ impl Cluster {
             s.container_statuses
                 .iter()
                 .chain(s.init_container_statuses.iter())
+                .chain(s.ephemeral_container_statuses.iter())
                 .flatten()
                 .find(|c| c.name == name)
         });

@@ -125,10 +125,14 @@ impl Vars {
 pub(crate) fn environment(c: &Cluster, pod: &Pod, ctr: &Container) -> Result<Env, String> {
     let namespace = pod.metadata.namespace.as_deref().unwrap_or("default");
     let mut env = Vars::default();
-    env.set(
-        "HOSTNAME".into(),
-        pod.metadata.name.clone().unwrap_or_default(),
-    );
+    // In the host's network namespace the hostname is the node's.
+    let host_network = pod.spec.as_ref().and_then(|s| s.host_network) == Some(true);
+    let hostname = if host_network {
+        crate::kubelet::exec::pod_hostname(pod)
+    } else {
+        pod.metadata.name.clone().unwrap_or_default()
+    };
+    env.set("HOSTNAME".into(), hostname);
     // Each source is read once per container start, as upstream's local maps are.
     let mut cache: BTreeMap<(Kind, String), Option<BTreeMap<String, String>>> = BTreeMap::new();
     let mut read = |kind: Kind, name: &str| {

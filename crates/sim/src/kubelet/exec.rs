@@ -71,6 +71,7 @@ impl HttpTools for NoHttpTools {
 struct NetTools<'a> {
     cluster: std::cell::RefCell<&'a mut Cluster>,
     pod: Pod,
+    container: String,
     image: String,
     http: &'a dyn HttpTools,
 }
@@ -84,6 +85,23 @@ impl Programs for NetTools<'_> {
             return None;
         }
         match base {
+            "ps" => {
+                // busybox's `ps`: the processes of the container's PID namespace,
+                // then `ps` itself.
+                let cluster = self.cluster.borrow();
+                let mut procs = cluster.processes_seen_from(
+                    self.pod.metadata.namespace.as_deref().unwrap_or_default(),
+                    self.pod.metadata.name.as_deref().unwrap_or_default(),
+                    &self.container,
+                );
+                let next = procs.last().map_or(1, |(pid, _)| pid + 6);
+                procs.push((next, argv.join(" ")));
+                let mut text = String::from("PID   USER     TIME  COMMAND\n");
+                for (pid, command) in procs {
+                    text.push_str(&format!("{pid:>5} {:<8} {:>5} {command}\n", "root", "0:00"));
+                }
+                Some(ProgramOutput { text, status: 0 })
+            }
             "nslookup" => {
                 let (text, status) =
                     self.cluster
@@ -104,11 +122,23 @@ impl Programs for NetTools<'_> {
     }
 }
 
+/// The hostname a pod's containers see (pkg/kubelet `GeneratePodHostNameAndDomain`):
+/// the node's in the host's network namespace, else `spec.hostname` or the pod's name.
+pub(crate) fn pod_hostname(pod: &Pod) -> String {
+    let spec = pod.spec.as_ref();
+    if spec.and_then(|s| s.host_network) == Some(true) {
+        if let Some(node) = spec.and_then(|s| s.node_name.clone()) {
+            return node;
+        }
+    }
+    spec.and_then(|s| s.hostname.clone())
+        .unwrap_or_else(|| pod.metadata.name.clone().unwrap_or_default())
+}
+
 impl Cluster {
     /// The files the kubelet gives a container.
     pub(crate) fn container_files(&self, pod: &Pod, container: &str) -> BTreeMap<String, String> {
         let namespace = pod.metadata.namespace.clone().unwrap_or_default();
-        let name = pod.metadata.name.clone().unwrap_or_default();
         let spec = pod.spec.clone().unwrap_or_default();
         let mut files = BTreeMap::new();
         let image = spec
@@ -117,13 +147,20 @@ impl Cluster {
             .chain(spec.init_containers.iter().flatten())
             .find(|c| c.name == container)
             .and_then(|c| c.image.clone())
+            .or_else(|| {
+                spec.ephemeral_containers
+                    .iter()
+                    .flatten()
+                    .find(|c| c.name == container)
+                    .and_then(|c| c.image.clone())
+            })
             .unwrap_or_default();
         if let Some(info) = crate::kubelet::images::lookup(&image) {
             for (path, text) in info.files {
                 files.insert(path.to_string(), text.to_string());
             }
         }
-        let hostname = spec.hostname.clone().unwrap_or_else(|| name.clone());
+        let hostname = pod_hostname(pod);
         let ip = pod
             .status
             .as_ref()
@@ -233,6 +270,7 @@ impl Cluster {
         let tools = NetTools {
             cluster: std::cell::RefCell::new(self),
             pod: *pod,
+            container: container.to_string(),
             image,
             http,
         };

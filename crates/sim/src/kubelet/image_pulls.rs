@@ -35,15 +35,13 @@ pub struct PullState {
 }
 
 fn set_waiting(pod: &mut Pod, name: &str, image: &str, reason: &str, message: String) {
-    if let Some(cs) = pod
-        .status
-        .as_mut()
-        .and_then(|s| s.container_statuses.as_mut())
-        .and_then(|v| v.iter_mut().find(|s| s.name == name))
-    {
+    let ephemeral = crate::kubelet::containers::is_ephemeral(pod, name);
+    if let Some(cs) = crate::kubelet::containers::status_mut(pod, name) {
         cs.image = image.to_string();
         cs.ready = false;
-        cs.started = Some(false);
+        if !ephemeral {
+            cs.started = Some(false);
+        }
         cs.state = Some(ContainerState {
             waiting: Some(ContainerStateWaiting {
                 reason: Some(reason.into()),
@@ -54,12 +52,20 @@ fn set_waiting(pod: &mut Pod, name: &str, image: &str, reason: &str, message: St
     }
 }
 
-fn container_image(pod: &Pod, name: &str) -> Option<(usize, String, String)> {
+/// The image and pull policy of an app or ephemeral container (init containers'
+/// images are pulled with the pod's).
+fn container_image(pod: &Pod, name: &str) -> Option<(String, String)> {
     let spec = pod.spec.as_ref()?;
-    let i = spec.containers.iter().position(|c| c.name == name)?;
-    let c = &spec.containers[i];
+    let c = match spec.containers.iter().find(|c| c.name == name) {
+        Some(c) => c.clone(),
+        None => spec
+            .ephemeral_containers
+            .iter()
+            .flatten()
+            .find(|c| c.name == name)
+            .map(crate::object::ephemeral_as_container)?,
+    };
     Some((
-        i,
         c.image.clone().unwrap_or_default(),
         c.image_pull_policy
             .clone()
@@ -68,23 +74,18 @@ fn container_image(pod: &Pod, name: &str) -> Option<(usize, String, String)> {
 }
 
 impl Cluster {
-    /// Starts container `index` of a pod whose pulls are done, unless its image could
-    /// not be had: then it waits (ErrImagePull or ErrImageNeverPull).
+    /// Whether container `name` of a pod whose pulls are done may start: not when
+    /// its image could not be had (then it waits: ErrImagePull or ErrImageNeverPull).
     pub(crate) fn start_or_fail_pull(
         &mut self,
         node: &str,
         key: &ObjectKey,
         pod: &mut Pod,
-        index: usize,
+        name: &str,
         present_before: bool,
         events: &mut Vec<PendingEvent>,
     ) -> bool {
-        let Some(c) = pod
-            .spec
-            .as_ref()
-            .and_then(|s| s.containers.get(index))
-            .cloned()
-        else {
+        let Some((c, _)) = crate::kubelet::containers::spec_container(pod, name) else {
             return false;
         };
         let image = c.image.clone().unwrap_or_default();
@@ -241,7 +242,7 @@ impl Cluster {
         let Some((mut pod, _)) = self.pull_context(node, key, uid, name, attempt) else {
             return;
         };
-        let Some((index, image, policy)) = container_image(&pod, name) else {
+        let Some((image, policy)) = container_image(&pod, name) else {
             return;
         };
         let present = self
@@ -254,12 +255,12 @@ impl Cluster {
                 "Pulled",
                 format!("Container image \"{image}\" already present on machine and can be accessed by the pod"),
             )];
-            self.finish_pull(node, key, pod, index, name, events);
+            self.finish_pull(node, key, pod, name, events);
             return;
         }
         if policy == "Never" {
             let mut events = Vec::new();
-            self.start_or_fail_pull(node, key, &mut pod, index, false, &mut events);
+            self.start_or_fail_pull(node, key, &mut pod, name, false, &mut events);
             self.write_pod_with_events(node, pod, events);
             return;
         }
@@ -297,7 +298,7 @@ impl Cluster {
         let Some((pod, _)) = self.pull_context(node, key, uid, name, attempt) else {
             return;
         };
-        let Some((index, image, _)) = container_image(&pod, name) else {
+        let Some((image, _)) = container_image(&pod, name) else {
             return;
         };
         let ms = images::pull_ms(&image);
@@ -314,7 +315,7 @@ impl Cluster {
         if let Some(k) = self.kubelets.get_mut(node) {
             k.images.insert(image);
         }
-        self.finish_pull(node, key, pod, index, name, events);
+        self.finish_pull(node, key, pod, name, events);
     }
 
     fn finish_pull(
@@ -322,27 +323,52 @@ impl Cluster {
         node: &str,
         key: &ObjectKey,
         mut pod: Pod,
-        index: usize,
         name: &str,
         mut events: Vec<PendingEvent>,
     ) {
         if let Some(rt) = self.pod_runtime_mut(node, key) {
             rt.pulls.remove(name);
         }
-        if let Some((_, image, _)) = container_image(&pod, name) {
-            if let Some(cs) = pod
-                .status
-                .as_mut()
-                .and_then(|s| s.container_statuses.as_mut())
-                .and_then(|v| v.iter_mut().find(|s| s.name == name))
-            {
-                cs.image = image.clone();
+        if let Some((image, _)) = container_image(&pod, name) {
+            if let Some(cs) = crate::kubelet::containers::status_mut(&mut pod, name) {
                 cs.image_id = crate::kubelet::image_id(&image);
+                cs.image = image;
             }
         }
-        self.start_container(node, key, &mut pod, index, &mut events);
+        self.start_container_named(node, key, &mut pod, name, &mut events);
         refresh_pod_status(&mut pod, &self.now.to_k8s());
         self.write_pod_with_events(node, pod, events);
+    }
+
+    /// A pull of `image` for container `name` starts now, as the pull state's next
+    /// attempt (`ImagePullRetry`, then `ImagePulled` and the start). False when the
+    /// runtime does not run the pod.
+    pub(crate) fn pull_now(
+        &mut self,
+        node: &str,
+        key: &ObjectKey,
+        uid: &str,
+        name: &str,
+        image: &str,
+    ) -> bool {
+        let Some(rt) = self.pod_runtime_mut(node, key) else {
+            return false;
+        };
+        let st = rt.pulls.entry(name.to_string()).or_default();
+        st.attempt += 1;
+        st.image = image.to_string();
+        let attempt = st.attempt;
+        self.schedule(
+            self.now,
+            KubeletTimer::ImagePullRetry {
+                node: node.to_string(),
+                pod: key.clone(),
+                uid: uid.to_string(),
+                container: name.to_string(),
+                attempt,
+            },
+        );
+        true
     }
 
     /// A pod update the kubelet sees: a container waiting for an image that the spec
@@ -354,7 +380,7 @@ impl Cluster {
         };
         let mut retry = Vec::new();
         for (name, st) in rt.pulls.iter_mut() {
-            let Some((_, image, _)) = container_image(pod, name) else {
+            let Some((image, _)) = container_image(pod, name) else {
                 continue;
             };
             if image != st.image {

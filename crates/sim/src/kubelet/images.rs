@@ -148,14 +148,14 @@ pub const CATALOGUE: &[ImageInfo] = &[
         tags: &[
             "latest", "stable", "musl", "glibc", "uclibc", "1.2#*", "1.3#*", "1",
         ],
-        tools: &["nslookup", "wget"],
+        tools: &["nslookup", "ps", "wget"],
         ..SHELL
     },
     ImageInfo {
         repository: "registry.k8s.io/busybox",
         size: 1_144_547,
         tags: &["latest", "1.24", "1.27", "1.27.2", "1.28"],
-        tools: &["nslookup", "wget"],
+        tools: &["nslookup", "ps", "wget"],
         ..SHELL
     },
     ImageInfo {
@@ -163,7 +163,7 @@ pub const CATALOGUE: &[ImageInfo] = &[
         size: 3_653_000,
         cmd: &["/bin/sh"],
         tags: &["latest", "edge", "3*"],
-        tools: &["nslookup", "wget"],
+        tools: &["nslookup", "ps", "wget"],
         ..SHELL
     },
     // The docs' DNS debugging pod (`dnsutils`): Debian with bind's nslookup and dig.

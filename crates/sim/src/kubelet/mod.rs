@@ -27,6 +27,7 @@ pub mod active_deadline;
 pub mod containers;
 pub mod disk;
 pub mod env;
+pub mod ephemeral;
 pub mod exec;
 pub mod image_pulls;
 pub mod images;
@@ -750,6 +751,7 @@ impl Cluster {
         if known.is_some() {
             self.kubelet_image_changed(node, key, &pod);
             self.kubelet_definition_changed(node, key, &pod);
+            self.kubelet_ephemeral_added(node, key, &pod);
             return;
         }
         // Admission (pkg/kubelet/lifecycle/predicate.go) for a pod this kubelet has
@@ -1096,7 +1098,7 @@ impl Cluster {
                 node,
                 key,
                 &mut pod,
-                i,
+                &c.name,
                 before.contains(&image),
                 &mut events,
             ) {

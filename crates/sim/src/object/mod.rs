@@ -633,6 +633,20 @@ pub(crate) fn to_json_value<T: serde::Serialize + ?Sized>(t: &T) -> serde_json::
     serde_json::from_slice(&bytes).expect("serde_json reads what it writes")
 }
 
+/// An ephemeral container as the container it is (`(*Container)(&ec.
+/// EphemeralContainerCommon)` upstream): every field but `targetContainerName`.
+pub fn ephemeral_as_container(ec: &api::core::v1::EphemeralContainer) -> api::core::v1::Container {
+    let mut v = to_json_value(ec);
+    if let Some(m) = v.as_object_mut() {
+        m.remove("targetContainerName");
+    }
+    serde_json::from_value(v).unwrap_or_else(|_| api::core::v1::Container {
+        name: ec.name.clone(),
+        image: ec.image.clone(),
+        ..Default::default()
+    })
+}
+
 /// Sets (or adds) a status condition kept as JSON (`meta.SetStatusCondition`):
 /// its lastTransitionTime changes only when its status does.
 pub(crate) fn set_json_condition(

@@ -115,6 +115,13 @@ test('skeleton: deploy, lose a zone, recover', { timeout: 180_000 }, async () =>
     await page.press('#kubectl-input', 'Enter');
     await waitForText(page, '#kubectl-output', 'FIELD: replicas <integer>');
 
+    // --help prints kubectl's own help for the command, from help.data (fetched
+    // the same way): description, examples, usage.
+    await page.fill('#kubectl-input', 'run --help');
+    await page.press('#kubectl-input', 'Enter');
+    await waitForText(page, '#kubectl-output', 'kubectl run hazelcast --image=hazelcast/hazelcast --port=5701');
+    await waitForText(page, '#kubectl-output', 'Usage:\n  kubectl run NAME --image=image');
+
     await applyYaml(page, MALFORMED);
     await page.waitForSelector('#apply-result.error');
     await waitForText(page, '#apply-result', 'line');

@@ -51,6 +51,7 @@ pub fn App() -> Html {
             }
             fetch::load_catalogue(dispatch.clone());
             fetch::load_explain_data();
+            fetch::load_help_data();
             if let Some(url) = fetch::lesson_param() {
                 fetch::open_url(url, dispatch);
             }

@@ -88,6 +88,18 @@ pub fn load_explain_data() {
     });
 }
 
+/// Fetches kubectl's help texts (`help.data`, copied next to the app by index.html)
+/// and hands them to kubectl. Until they arrive, `--help` prints what the command's
+/// own parser knows.
+pub fn load_help_data() {
+    spawn_local(async move {
+        match get("help.data", RequestCache::Default).await {
+            Ok(t) => warehouse_kubectl::provide_help_data(t),
+            Err(e) => web_sys::console::warn_2(&"kubectl --help:".into(), &e.into()),
+        }
+    });
+}
+
 /// Fetches the catalogue and every lesson's two languages.
 pub fn load_catalogue(dispatch: UseReducerDispatcher<AppState>) {
     spawn_local(async move {

@@ -169,6 +169,15 @@ pub enum Command {
 /// Parses kubectl's arguments (without the program name).
 pub fn parse(args: &[String]) -> Result<Command, CommandOutput> {
     let command = first_positional(args);
+    // `--help` on a command kubectl here runs: kubectl's own help for it.
+    if let Some(c) = command.as_deref().filter(|c| SUPPORTED.contains(c)) {
+        if crate::cmd::help::asked(args) {
+            let from = args.iter().position(|a| a == c).unwrap_or(0);
+            if let Some(text) = crate::cmd::help::text(&args[from..]) {
+                return Ok(Command::Help(text));
+            }
+        }
+    }
     match command.as_deref() {
         None => {
             if args.iter().any(|a| a == "-h" || a == "--help") || args.is_empty() {

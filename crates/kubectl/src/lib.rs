@@ -28,6 +28,7 @@ pub mod selector;
 pub mod shell;
 
 pub use cmd::explain::provide_data as provide_explain_data;
+pub use cmd::help::provide_data as provide_help_data;
 use cmd::{
     api_resources, apply, auth, cluster_info, config, cordon, create, create_job, create_more,
     delete, describe, drain, edit, events, exec, explain, expose, get, label, logs, rollout, run,

@@ -26,6 +26,7 @@ pub(crate) mod explain;
 pub(crate) mod expose;
 pub(crate) mod get;
 pub(crate) mod getfmt;
+pub(crate) mod help;
 pub(crate) mod label;
 pub(crate) mod logs;
 pub(crate) mod merge;

@@ -186,6 +186,9 @@ impl Cluster {
                     "InitialNamesAccepted",
                     "the initial names have been accepted",
                 );
+                // From now on the kind is served: a manifest of it decodes even
+                // before anything has asked the cluster which kinds it serves.
+                crd::established_kind(&next.fields);
             }
             Some((reason, message)) => {
                 crd::set_condition(

@@ -20,6 +20,7 @@ pub mod cmd;
 mod context;
 mod discovery;
 mod errors;
+mod fetched;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod helm;

@@ -16,31 +16,19 @@ use std::collections::BTreeMap;
 use warehouse_sim::Kind;
 use warehouse_sim::StableSort;
 
-/// The field documentation. Native builds compile it in; the browser build fetches
-/// `explain.data` (copied next to the app) after the first render and hands it over
-/// with [`provide_data`], which keeps 400 KB of text out of the download.
-#[cfg(not(target_arch = "wasm32"))]
+// The field documentation. Native builds compile it in; the browser build fetches
+// `explain.data` (copied next to the app) after the first render and hands it over
+// with [`provide_data`], which keeps 400 KB of text out of the download.
+crate::fetched::fetched_text!(DATA, include_str!("../explain.data"));
+
 fn data() -> Option<&'static str> {
-    Some(include_str!("../explain.data"))
+    DATA.get()
 }
 
-#[cfg(target_arch = "wasm32")]
-static LOADED: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
-
-#[cfg(target_arch = "wasm32")]
-fn data() -> Option<&'static str> {
-    LOADED.get().copied()
-}
-
-/// Hands over the text of `explain.data` (the browser build fetches it); native
-/// builds carry it already and ignore this. Only the first call counts.
+/// Hands over the text of `explain.data` (the browser build fetches it); native builds
+/// carry it already and ignore this. Only the first call counts.
 pub fn provide_data(text: String) {
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = LOADED.set(Box::leak(text.into_boxed_str()));
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    drop(text);
+    DATA.provide(text);
 }
 
 const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";

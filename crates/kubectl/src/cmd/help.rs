@@ -7,31 +7,19 @@
 //! command sources into `help.data`. Simplified: the `Options:` list of each
 //! command's flags is left out (its place is marked `\x01` in the data).
 
-/// The help texts. Native builds compile them in; the browser build fetches
-/// `help.data` (copied next to the app) after the first render and hands it over
-/// with [`provide_data`], keeping 90 KB of text out of the download.
-#[cfg(not(target_arch = "wasm32"))]
-fn data() -> Option<&'static str> {
-    Some(include_str!("../help.data"))
-}
+// The help texts. Native builds compile them in; the browser build fetches
+// `help.data` (copied next to the app) after the first render and hands it over
+// with [`provide_data`], keeping 90 KB of text out of the download.
+crate::fetched::fetched_text!(DATA, include_str!("../help.data"));
 
-#[cfg(target_arch = "wasm32")]
-static LOADED: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
-
-#[cfg(target_arch = "wasm32")]
 fn data() -> Option<&'static str> {
-    LOADED.get().copied()
+    DATA.get()
 }
 
 /// Hands over the text of `help.data` (the browser build fetches it); native builds
 /// carry it already and ignore this. Only the first call counts.
 pub fn provide_data(text: String) {
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = LOADED.set(Box::leak(text.into_boxed_str()));
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    drop(text);
+    DATA.provide(text);
 }
 
 /// The entry of `path` (`create deployment`) in the data.

@@ -144,6 +144,15 @@ impl FieldSet {
         out
     }
 
+    /// Whether the two sets have a path in common.
+    pub fn intersects(&self, other: &FieldSet) -> bool {
+        (self.member && other.member)
+            || self
+                .children
+                .iter()
+                .any(|(k, v)| other.children.get(k).is_some_and(|o| v.intersects(o)))
+    }
+
     /// Whether the path is in the set.
     fn has(&self, path: &[PathElement]) -> bool {
         match path.split_first() {
@@ -728,14 +737,45 @@ pub fn after_update(
         return entries;
     }
     let changed = c.changed();
+    let is_mine =
+        |e: &ManagedEntry| e.same_manager(&writer.manager, Operation::Update, &writer.subresource);
+    let mine = entries
+        .iter()
+        .find(|e| is_mine(e))
+        .map(|e| e.fields.difference(&c.removed))
+        .unwrap_or_default()
+        .union(&changed);
+    let mut out = disown(entries, is_mine, &changed, &c.removed);
+    if !mine.is_empty() {
+        out.push(ManagedEntry {
+            manager: writer.manager.clone(),
+            operation: Operation::Update,
+            api_version: api_version.to_string(),
+            time: time.to_string(),
+            subresource: writer.subresource.clone(),
+            fields: Arc::new(mine),
+        });
+    }
+    sort_entries(&mut out);
+    out
+}
+
+/// The entries but the writer's (`is_writer`), each without the fields the write
+/// changed or removed; an entry left empty is dropped. An entry the write does not
+/// touch keeps its shared set.
+fn disown(
+    entries: &[ManagedEntry],
+    is_writer: impl Fn(&ManagedEntry) -> bool,
+    changed: &FieldSet,
+    removed: &FieldSet,
+) -> ManagedFields {
     let mut out = Vec::with_capacity(entries.len() + 1);
-    let mut mine = FieldSet::default();
-    for e in entries {
-        if e.same_manager(&writer.manager, Operation::Update, &writer.subresource) {
-            mine = e.fields.difference(&c.removed);
+    for e in entries.iter().filter(|e| !is_writer(e)) {
+        if !e.fields.intersects(changed) && !e.fields.intersects(removed) {
+            out.push(e.clone());
             continue;
         }
-        let kept = e.fields.difference(&changed).difference(&c.removed);
+        let kept = e.fields.difference(changed).difference(removed);
         if kept.is_empty() {
             continue;
         }
@@ -748,18 +788,6 @@ pub fn after_update(
             }
         });
     }
-    let mine = mine.union(&changed);
-    if !mine.is_empty() {
-        out.push(ManagedEntry {
-            manager: writer.manager.clone(),
-            operation: Operation::Update,
-            api_version: api_version.to_string(),
-            time: time.to_string(),
-            subresource: writer.subresource.clone(),
-            fields: Arc::new(mine),
-        });
-    }
-    sort_entries(&mut out);
     out
 }
 
@@ -855,24 +883,12 @@ pub fn apply(
         conflicts.sort_by(|a, b| (&a.manager, &a.path).cmp(&(&b.manager, &b.path)));
         return Err(conflict_error(&conflicts));
     }
-    let mut out = Vec::with_capacity(entries.len() + 1);
-    for e in entries {
-        if e.same_manager(manager, Operation::Apply, "") {
-            continue;
-        }
-        let kept = e.fields.difference(&changed).difference(&c.removed);
-        if kept.is_empty() {
-            continue;
-        }
-        out.push(if kept == *e.fields {
-            e.clone()
-        } else {
-            ManagedEntry {
-                fields: Arc::new(kept),
-                ..e.clone()
-            }
-        });
-    }
+    let mut out = disown(
+        entries,
+        |e| e.same_manager(manager, Operation::Apply, ""),
+        &changed,
+        &c.removed,
+    );
     if !mine.is_empty() {
         let previous = entries
             .iter()

@@ -347,6 +347,8 @@ impl Cluster {
             ));
         }
         obj.meta_mut().managed_fields = None;
+        // The main resource's apply ignores status (its strategy resets it).
+        let mut obj = without_status(obj);
         if obj.kind().namespaced() && obj.namespace().is_empty() {
             obj.meta_mut().namespace = Some("default".into());
         }
@@ -365,9 +367,9 @@ impl Cluster {
             };
             self.applied_fields = Some(vec![entry]);
             return if dry_run {
-                self.create_dry_run(without_status(obj)).map(Arc::new)
+                self.create_dry_run(obj).map(Arc::new)
             } else {
-                self.create_as(actor, without_status(obj))
+                self.create_as(actor, obj)
             };
         };
         let live_json = live.to_json();

@@ -9,7 +9,7 @@
 //! upstream). Big clusters go further and keep Events in a separate etcd
 //! (`--etcd-servers-overrides`); here they share the one revision counter.
 
-use crate::apiserver::fields::{ManagedEntry, ManagedFields};
+use crate::apiserver::fields::{FieldSet, ManagedEntry, ManagedFields};
 use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
 use serde::{Deserialize, Serialize};
@@ -335,6 +335,12 @@ pub struct Store {
     /// [`crate::apiserver::fields::tracked`] names), so that the objects the
     /// cluster's components read stay small.
     managed: BTreeMap<ObjectKey, ManagedFields>,
+    /// One copy of each field set the managedFields hold: the objects one
+    /// controller writes alike (every node's status from its kubelet, the
+    /// ReplicaSets of one Deployment) share their sets.
+    field_sets: BTreeSet<Arc<FieldSet>>,
+    /// How many sets `field_sets` held after it was last swept of unused ones.
+    field_sets_swept: usize,
 }
 
 impl Store {
@@ -347,12 +353,30 @@ impl Store {
         self.managed.get(key).map_or(&[], |m| m.as_slice())
     }
 
-    /// Records the managedFields of the stored object at `key`.
-    pub(in crate::apiserver) fn set_managed_fields(&mut self, key: ObjectKey, m: ManagedFields) {
+    /// Records the managedFields of the stored object at `key`, each set shared
+    /// with any equal set already held.
+    pub(in crate::apiserver) fn set_managed_fields(
+        &mut self,
+        key: ObjectKey,
+        mut m: ManagedFields,
+    ) {
         if m.is_empty() || !self.objects.contains_key(&key) {
             self.managed.remove(&key);
-        } else {
-            self.managed.insert(key, m);
+            return;
+        }
+        for e in &mut m {
+            match self.field_sets.get(&*e.fields) {
+                Some(shared) => e.fields = Arc::clone(shared),
+                None => {
+                    self.field_sets.insert(Arc::clone(&e.fields));
+                }
+            }
+        }
+        self.managed.insert(key, m);
+        // Sets nobody holds any more go once the table has doubled.
+        if self.field_sets.len() > 2 * self.field_sets_swept.max(64) {
+            self.field_sets.retain(|s| Arc::strong_count(s) > 1);
+            self.field_sets_swept = self.field_sets.len();
         }
     }
 
@@ -406,6 +430,8 @@ impl Store {
             .expect("a store's own state is consistent");
         store.limits = self.limits;
         store.managed = self.managed.clone();
+        store.field_sets = self.field_sets.clone();
+        store.field_sets_swept = self.field_sets_swept;
         store
     }
 

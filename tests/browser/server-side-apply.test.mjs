@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { openApp, screenshot, WAIT_MS } from './harness.mjs';
+import { openApp, pasteRun, screenshot, WAIT_MS, webDeployment } from './harness.mjs';
 
 let app;
 
@@ -21,43 +21,10 @@ after(async () => {
   await app?.close();
 });
 
-const output = (page) => page.locator('#kubectl-output').textContent();
-
-/** Runs `text` in the terminal (pasted as the clipboard would insert it); returns
- * what the terminal printed for it. */
-async function run(page, text) {
-  await page.fill('#kubectl-input', '');
-  await page.focus('#kubectl-input');
-  await page.keyboard.insertText(text);
-  const before = await output(page);
-  await page.press('#kubectl-input', 'Enter');
-  await page.waitForFunction(
-    (len) => (document.querySelector('#kubectl-output')?.textContent?.length ?? 0) > len,
-    before.length,
-    { timeout: 60_000 },
-  );
-  return (await output(page)).slice(before.length);
-}
+const run = pasteRun;
 
 const APPLY = (flags) => `kubectl apply --server-side${flags} -f - <<'EOF'
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.27
-EOF`;
+${webDeployment(2)}EOF`;
 
 test('apply --server-side reports a conflict and --force-conflicts takes the field over', { timeout: 120_000 }, async () => {
   const { page, problems } = app;

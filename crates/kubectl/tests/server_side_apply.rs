@@ -311,3 +311,23 @@ fn managed_fields_are_hidden_unless_asked_for() {
 "
     ));
 }
+
+#[test]
+fn a_snapshot_keeps_the_managed_fields() {
+    let mut s = session();
+    let f = files(&[]);
+    run(&mut s, &f, "apply --server-side -f web.yaml");
+    run(&mut s, &f, "scale deployment web --replicas=3");
+    s.cluster.advance(SimDuration::secs(5));
+    let key = ObjectKey::new(Kind::Deployment, "default", "web");
+    let restored = Cluster::restore(&s.cluster.snapshot()).unwrap();
+    assert!(!s.cluster.managed_fields(&key).is_empty());
+    assert_eq!(
+        restored.managed_fields(&key),
+        s.cluster.managed_fields(&key)
+    );
+    assert_eq!(
+        s.cluster.copy_as_restored().managed_fields(&key),
+        s.cluster.managed_fields(&key)
+    );
+}

@@ -662,6 +662,14 @@ impl Cluster {
                 None => ("kubectl".to_string(), String::new(), false),
             },
             Actor::System => ("kube-apiserver".to_string(), String::new(), true),
+            // The cloud-controller-manager's service controller and the ingress
+            // controller are programs of their own, with their own user agents.
+            Actor::Controller("service-controller") => {
+                ("cloud-controller-manager".to_string(), String::new(), true)
+            }
+            Actor::Controller("ingress-nginx") => {
+                ("nginx-ingress-controller".to_string(), String::new(), true)
+            }
             Actor::Controller(_) => ("kube-controller-manager".to_string(), String::new(), true),
             Actor::Scheduler => ("kube-scheduler".to_string(), String::new(), true),
             Actor::Kubelet(_) => ("kubelet".to_string(), String::new(), true),

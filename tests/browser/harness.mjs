@@ -299,6 +299,23 @@ export async function kubectl(page, line) {
   });
 }
 
+/** Pastes `text` into the terminal box (as the clipboard would insert it), runs it,
+ * and resolves to what the terminal printed for it (both streams). */
+export async function pasteRun(page, text) {
+  const output = () => page.locator('#kubectl-output').textContent();
+  await page.fill('#kubectl-input', '');
+  await page.focus('#kubectl-input');
+  await page.keyboard.insertText(text);
+  const before = await output();
+  await page.press('#kubectl-input', 'Enter');
+  await page.waitForFunction(
+    (len) => (document.querySelector('#kubectl-output')?.textContent?.length ?? 0) > len,
+    before.length,
+    { timeout: 60_000 },
+  );
+  return (await output()).slice(before.length);
+}
+
 /** Clicks the toolbar's advance button of `ms` simulated milliseconds. */
 export async function advance(page, ms) {
   await page.click(`button.advance[data-ms="${ms}"]`);

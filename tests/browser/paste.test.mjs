@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { openApp, screenshot, WAIT_MS } from './harness.mjs';
+import { openApp, pasteRun, screenshot, WAIT_MS } from './harness.mjs';
 
 let app;
 
@@ -41,14 +41,7 @@ async function terminal(page, line) {
 }
 
 /** Pastes `text` into the terminal box (as the clipboard would insert it) and runs it. */
-async function paste(page, text) {
-  await page.fill('#kubectl-input', '');
-  await page.focus('#kubectl-input');
-  await page.keyboard.insertText(text);
-  const before = await output(page);
-  await page.press('#kubectl-input', 'Enter');
-  return newOutput(page, before);
-}
+const paste = pasteRun;
 
 test('a pasted command continued with a backslash runs as one command', async () => {
   const { page, problems } = app;

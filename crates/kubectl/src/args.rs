@@ -114,6 +114,12 @@ pub struct ApplyArgs {
     /// Must be "none", "server", or "client". If client strategy, only print the object that would be sent, without sending it. If server strategy, submit server-side request without persisting the resource.
     #[arg(long = "dry-run", value_name = "STRATEGY", num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     pub dry_run: Option<String>,
+    /// If true, apply runs in the server instead of the client.
+    #[arg(long = "server-side", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub server_side: bool,
+    /// If true, server-side apply will force the changes against conflicts.
+    #[arg(long = "force-conflicts", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub force_conflicts: bool,
     /// Arguments kubectl apply does not take
     #[arg(hide = true)]
     pub args: Vec<String>,
@@ -166,6 +172,9 @@ pub struct GetArgs {
     /// When printing, show all labels as the last column
     #[arg(long = "show-labels", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
     pub show_labels: bool,
+    /// If true, keep the managedFields when printing objects in JSON or YAML format.
+    #[arg(long = "show-managed-fields", action = ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub show_managed_fields: bool,
     /// Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...
     #[arg(short = 'L', long = "label-columns", value_name = "LABELS", value_delimiter = ',', action = ArgAction::Append)]
     pub label_columns: Vec<String>,

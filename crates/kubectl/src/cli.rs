@@ -86,6 +86,78 @@ pub fn take_identity(args: &[String]) -> (Identity, Vec<String>) {
     (id, rest)
 }
 
+/// The field manager each command names by default, for the commands that take
+/// `--field-manager` (`cmdutil.AddFieldManagerFlagVar` in kubectl's pkg/cmd/*):
+/// `None` for a command without the flag, whose writes name the user agent's
+/// (`kubectl`). `apply` names `kubectl-client-side-apply`, or `kubectl` with
+/// `--server-side` (`GetApplyFieldManagerFlag`).
+pub fn default_field_manager(command: &str, sub: Option<&str>) -> Option<&'static str> {
+    Some(match (command, sub) {
+        ("apply", _) => "kubectl-client-side-apply",
+        ("create", _) => "kubectl-create",
+        ("edit", _) => "kubectl-edit",
+        ("patch", _) => "kubectl-patch",
+        ("label", _) => "kubectl-label",
+        ("annotate", _) => "kubectl-annotate",
+        ("set", _) => "kubectl-set",
+        ("taint", _) => "kubectl-taint",
+        ("expose", _) => "kubectl-expose",
+        ("autoscale", _) => "kubectl-autoscale",
+        ("replace", _) => "kubectl-replace",
+        ("run", _) => "kubectl-run",
+        ("rollout", Some("pause" | "resume" | "restart")) => "kubectl-rollout",
+        _ => return None,
+    })
+}
+
+/// Pulls `--field-manager` out of a command line whose command takes it; returns
+/// the command's field manager (the flag's value, else its default), whether the
+/// flag was given, and the rest. A command without the flag keeps it in the line,
+/// for the grammar to refuse as an unknown flag.
+pub fn take_field_manager(args: &[String]) -> (Option<String>, bool, Vec<String>) {
+    // The command and its first word after it, skipping flags and their values.
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < args.len() && words.len() < 2 {
+        let a = args[i].as_str();
+        if a == "-n" || a == "--namespace" {
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-') {
+            words.push(a);
+        }
+        i += 1;
+    }
+    let Some(default) = words
+        .first()
+        .and_then(|c| default_field_manager(c, words.get(1).copied()))
+    else {
+        return (None, false, args.to_vec());
+    };
+    let mut manager = None;
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if let Some(v) = a.strip_prefix("--field-manager=") {
+            manager = Some(v.to_string());
+        } else if a == "--field-manager" && i + 1 < args.len() {
+            i += 1;
+            manager = Some(args[i].clone());
+        } else {
+            rest.push(a.clone());
+        }
+        i += 1;
+    }
+    let given = manager.is_some();
+    (
+        Some(manager.unwrap_or_else(|| default.to_string())),
+        given,
+        rest,
+    )
+}
+
 #[derive(Subcommand, Debug)]
 enum Sub {
     /// Apply a configuration to a resource by file name or stdin

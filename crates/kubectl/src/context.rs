@@ -183,7 +183,7 @@ pub(crate) fn send(
     ctx: &Context<'_>,
     body: Body,
 ) -> Result<Object, ApiError> {
-    cluster.handle(Request::new(&ctx.credentials, body))
+    cluster.handle(Request::new(&ctx.credentials, body).field_manager(ctx.field_manager.as_deref()))
 }
 
 /// Sends an object a generator made (`run`, `expose`, `create deployment`, …) with
@@ -204,6 +204,23 @@ pub(crate) fn create_generated(
     send_dry(cluster, ctx, Body::Create(obj), !suffix.is_empty())
 }
 
+/// A server-side apply of `obj` as `manager` (`force`: `--force-conflicts`).
+pub(crate) fn send_apply(
+    cluster: &mut Cluster,
+    ctx: &Context<'_>,
+    obj: Object,
+    manager: &str,
+    force: bool,
+    dry_run: bool,
+) -> Result<Object, ApiError> {
+    cluster.handle(
+        Request::new(&ctx.credentials, Body::Apply(obj))
+            .dry_run(dry_run)
+            .field_manager(Some(manager))
+            .force(force),
+    )
+}
+
 /// [`send`] as a server-side dry run when `dry_run` is set.
 pub(crate) fn send_dry(
     cluster: &mut Cluster,
@@ -211,7 +228,11 @@ pub(crate) fn send_dry(
     body: Body,
     dry_run: bool,
 ) -> Result<Object, ApiError> {
-    cluster.handle(Request::new(&ctx.credentials, body).dry_run(dry_run))
+    cluster.handle(
+        Request::new(&ctx.credentials, body)
+            .dry_run(dry_run)
+            .field_manager(ctx.field_manager.as_deref()),
+    )
 }
 
 /// The most simulated time one kubectl command lets pass while it waits (`wait`,
@@ -241,6 +262,11 @@ pub(crate) struct Context<'a> {
     pub default_namespace: String,
     /// What the requests present to the desk, which decides who they come from.
     pub credentials: Credentials,
+    /// The field manager the command's writes name (`--field-manager`, or the
+    /// command's default; `None`: the user agent's, `kubectl`).
+    pub field_manager: Option<String>,
+    /// Whether `--field-manager` was given.
+    pub field_manager_flag: bool,
 }
 
 impl Context<'_> {

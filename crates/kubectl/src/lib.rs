@@ -157,6 +157,7 @@ impl Session {
         files: &dyn FileSource,
     ) -> CommandOutput {
         let (identity, args) = cli::take_identity(args);
+        let (field_manager, field_manager_flag, args) = cli::take_field_manager(&args);
         let command = match cli::parse(&args) {
             Ok(c) => c,
             Err(out) => return out,
@@ -194,6 +195,8 @@ impl Session {
             files,
             default_namespace: self.namespace.clone(),
             credentials,
+            field_manager,
+            field_manager_flag,
         };
         match command {
             cli::Command::Help(text) => CommandOutput {

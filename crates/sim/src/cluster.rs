@@ -184,6 +184,16 @@ pub struct Cluster {
     pub(crate) current_cause: crate::trace::Cause,
     /// Who is writing now (the username of the request being served).
     pub(crate) current_actor: String,
+    /// The field manager a user's request names (`fieldManager`) and its
+    /// subresource, while the desk serves it.
+    #[serde(skip)]
+    pub(crate) request_manager: Option<(String, String)>,
+    /// The field manager of the write being made now.
+    #[serde(skip)]
+    pub(crate) writer: Option<crate::apiserver::fields::Writer>,
+    /// The managedFields a server-side apply computed for the write it is making.
+    #[serde(skip)]
+    pub(crate) applied_fields: Option<crate::apiserver::fields::ManagedFields>,
     /// The revision of the watch event being dispatched, while dispatching.
     pub(crate) dispatching: Option<u64>,
     /// The causes of the keys a waking component is working through.
@@ -272,6 +282,9 @@ impl Cluster {
             trace: crate::trace::Trace::default(),
             current_cause: crate::trace::Cause::Bootstrap,
             current_actor: String::new(),
+            request_manager: None,
+            writer: None,
+            applied_fields: None,
             dispatching: None,
             key_causes: BTreeMap::new(),
             event_counter: 0,

@@ -228,6 +228,15 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: ApplyArgs) -> Comm
         Ok(d) => d,
         Err(e) => return CommandOutput::error(e),
     };
+    // `ApplyOptions.Validate` (staging/src/k8s.io/kubectl/pkg/cmd/apply/apply.go).
+    if args.force_conflicts && !args.server_side {
+        return CommandOutput::error("error: --force-conflicts only works with --server-side");
+    }
+    if dry_run == DryRun::Client && args.server_side {
+        return CommandOutput::error(
+            "error: --dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)",
+        );
+    }
     let name_only = match args.output.as_deref() {
         None | Some("") => false,
         Some("name") => true,
@@ -248,11 +257,71 @@ pub(crate) fn run(cluster: &mut Cluster, ctx: &Context, args: ApplyArgs) -> Comm
         return CommandOutput::error(e);
     }
     let mut out = CommandOutput::new();
+    if args.server_side {
+        // `GetApplyFieldManagerFlag`: a server-side apply's default manager is
+        // `kubectl`.
+        let manager = match (&ctx.field_manager, ctx.field_manager_flag) {
+            (Some(m), true) => m.clone(),
+            _ => SERVER_SIDE_FIELD_MANAGER.to_string(),
+        };
+        for item in items {
+            let display = format!(
+                "{}/{}",
+                item.object.kind().qualified_singular(),
+                item.object.name()
+            );
+            let sent = crate::context::send_apply(
+                cluster,
+                ctx,
+                item.object,
+                &manager,
+                args.force_conflicts,
+                dry_run == DryRun::Server,
+            );
+            match sent {
+                Ok(applied) => {
+                    if let Some(w) = not_simulated_warning(&applied) {
+                        out.err_line(w);
+                    }
+                    if name_only {
+                        out.out_line(&display);
+                    } else {
+                        out.out_line(format!("{display} serverside-applied{}", dry_run.suffix()));
+                    }
+                }
+                Err(e)
+                    if e.reason == StatusReason::Conflict
+                        && e.message.starts_with("Apply failed") =>
+                {
+                    out.fail(format!("error: {}\n{SERVER_SIDE_CONFLICT_HELP}", e.message))
+                }
+                Err(e) => out.fail(errors::render(&e, None)),
+            }
+        }
+        return out;
+    }
     for item in items {
         apply_one(cluster, ctx, item, name_only, dry_run, &mut out);
     }
     out
 }
+
+/// `fieldManagerServerSideApply`: the manager of `apply --server-side`.
+const SERVER_SIDE_FIELD_MANAGER: &str = "kubectl";
+
+/// What kubectl adds to an apply conflict (`applyOneObject`).
+const SERVER_SIDE_CONFLICT_HELP: &str =
+    "Please review the fields above--they currently have other managers. Here
+are the ways you can resolve this warning:
+* If you intend to manage all of these fields, please re-run the apply
+  command with the `--force-conflicts` flag.
+* If you do not intend to manage all of the fields, please edit your
+  manifest to remove references to the fields that should keep their
+  current managers.
+* You may co-own fields by updating your manifest to match the existing
+  value; in this case, you'll become the manager if the other manager(s)
+  stop managing the field (remove it from their configuration).
+See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts";
 
 /// Checks that need no server, for every object before any is sent: a name, and a
 /// namespace that agrees with `-n` (filled in when the manifest has none).

@@ -82,6 +82,8 @@ pub fn buffer(cluster: &Cluster, namespace: &str, args: &[String]) -> Result<Str
         files: &crate::context::NoFiles,
         default_namespace: namespace.to_string(),
         credentials: Credentials::admin(),
+        field_manager: None,
+        field_manager_flag: false,
     };
     let (kind, ns, name) = target(&ctx, args)?;
     let obj = cluster

@@ -143,6 +143,25 @@ pub(crate) fn printable_json(obj: &Object) -> serde_json::Value {
     v
 }
 
+/// An object as `-o yaml|json --show-managed-fields` prints it: with the
+/// managedFields the apiserver keeps for it (upstream's printers drop them unless
+/// asked, `--show-managed-fields` in cli-runtime's print flags).
+pub(crate) fn json_with_managed_fields(cluster: &Cluster, obj: &Object) -> serde_json::Value {
+    let mut v = printable_json(obj);
+    let entries: Vec<serde_json::Value> = cluster
+        .managed_fields(&obj.key())
+        .iter()
+        .map(|e| e.to_json())
+        .collect();
+    if let (false, Some(meta)) = (
+        entries.is_empty(),
+        v.get_mut("metadata").and_then(|m| m.as_object_mut()),
+    ) {
+        meta.insert("managedFields".into(), serde_json::Value::Array(entries));
+    }
+    v
+}
+
 /// What the requests of a `get` found.
 #[derive(Default)]
 struct Found {
@@ -327,6 +346,7 @@ fn list_json(items: &[serde_json::Value]) -> serde_json::Value {
 /// Prints the objects in a format other than a table (`-o name`, `yaml`, `json` or
 /// a template): one object alone when one was named, else a `List`.
 fn print_objects(
+    printable_json: &dyn Fn(&Object) -> serde_json::Value,
     output: &Output,
     found: &Found,
     single_item_implied: bool,
@@ -421,6 +441,13 @@ pub(crate) fn run(cluster: &Cluster, ctx: &Context, args: GetArgs) -> CommandOut
             cluster, &args, &requests, &found, wide, &namespace, &mut out,
         ),
         _ => print_objects(
+            &|o: &Object| {
+                if args.show_managed_fields {
+                    json_with_managed_fields(cluster, o)
+                } else {
+                    printable_json(o)
+                }
+            },
             &output,
             &found,
             single_item_implied,

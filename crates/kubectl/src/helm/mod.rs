@@ -384,6 +384,8 @@ fn dispatch(
         files,
         default_namespace: namespace.clone(),
         credentials: Credentials::admin(),
+        field_manager: Some("helm".to_string()),
+        field_manager_flag: false,
     };
     let mut h = Helm {
         session,

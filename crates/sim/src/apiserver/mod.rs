@@ -23,6 +23,7 @@ pub mod custom;
 pub mod ephemeral;
 pub mod events;
 pub mod eviction;
+pub mod fields;
 pub mod health;
 pub mod priority;
 pub mod quota;
@@ -547,7 +548,11 @@ impl Cluster {
             body?;
             c.admit_create(&mut obj, false)?;
             c.check_storage()?;
+            let managed = c.fields_after(None, &obj);
             let ev = c.store.create(obj)?;
+            if let Some(m) = managed {
+                c.store.set_managed_fields(ev.object.key(), m);
+            }
             c.dispatch(&ev);
             Ok(ev.object)
         })
@@ -567,6 +572,7 @@ impl Cluster {
         self.reachable_from(&actor)?;
         let arrived = self.feed.next_seq();
         self.current_actor = actor.username();
+        self.writer = Some(self.writer_of(&actor));
         let result = serve(self);
         self.record_request(&actor, verb, &result, Some(attempted), arrived);
         result
@@ -635,10 +641,85 @@ impl Cluster {
         let ev = if finalized {
             self.store.remove(&key)?
         } else {
-            self.store.update(obj)?
+            let old = self.store.get_shared(&key).cloned();
+            let managed = self.fields_after(old.as_deref(), &obj);
+            let ev = self.store.update(obj)?;
+            if let Some(m) = managed {
+                self.store.set_managed_fields(key, m);
+            }
+            ev
         };
         self.dispatch(&ev);
         Ok(ev.object)
+    }
+
+    /// The field manager of a write by `actor`: a person's request names its own
+    /// (kubectl's per command, or `--field-manager`), else its user agent's
+    /// (`kubectl`); the components write as their user agents name them.
+    fn writer_of(&self, actor: &Actor) -> fields::Writer {
+        let (manager, subresource, component) = match actor {
+            Actor::User(_) => match &self.request_manager {
+                Some((m, sub)) => (m.clone(), sub.clone(), false),
+                None => ("kubectl".to_string(), String::new(), false),
+            },
+            Actor::System => ("kube-apiserver".to_string(), String::new(), true),
+            // The cloud-controller-manager's service controller and the ingress
+            // controller are programs of their own, with their own user agents.
+            Actor::Controller("service-controller") => {
+                ("cloud-controller-manager".to_string(), String::new(), true)
+            }
+            Actor::Controller("ingress-nginx") => {
+                ("nginx-ingress-controller".to_string(), String::new(), true)
+            }
+            Actor::Controller(_) => ("kube-controller-manager".to_string(), String::new(), true),
+            Actor::Scheduler => ("kube-scheduler".to_string(), String::new(), true),
+            Actor::Kubelet(_) => ("kubelet".to_string(), String::new(), true),
+        };
+        fields::Writer {
+            manager,
+            subresource,
+            component,
+        }
+    }
+
+    /// The managedFields of `new` once written over `old` (`None`: created) by the
+    /// current writer, or those a server-side apply computed; `None` for the kinds
+    /// that keep none.
+    fn fields_after(
+        &mut self,
+        old: Option<&Object>,
+        new: &Object,
+    ) -> Option<fields::ManagedFields> {
+        if let Some(applied) = self.applied_fields.take() {
+            return Some(applied);
+        }
+        if !fields::tracked(new.kind()) {
+            return None;
+        }
+        let writer = self.writer.clone()?;
+        let new_json = new.to_json();
+        let old_json = match old {
+            Some(o) => o.to_json(),
+            None => fields::empty_like(&new_json),
+        };
+        let c = fields::compare(&old_json, &new_json);
+        let entries = self.store.managed_fields(&new.key());
+        let time = self.now_string();
+        Some(fields::after_update(
+            entries,
+            &c,
+            &writer,
+            &new.api_version(),
+            &time,
+        ))
+    }
+
+    /// Now, as a Kubernetes timestamp prints (`2026-01-01T00:00:00Z`).
+    pub(crate) fn now_string(&self) -> String {
+        match crate::object::to_json_value(&self.now.to_k8s()) {
+            serde_json::Value::String(s) => s,
+            other => other.to_string(),
+        }
     }
 
     /// Deletes an object. Pods bound to a node are deleted gracefully: they get a

@@ -14,7 +14,7 @@
 //! the verb `patch` (upstream's apiserver merges it itself).
 
 use crate::apiserver::auth::{Attributes, Caller, ADMIN_TOKEN, SYSTEM_PRIVILEGED_GROUP};
-use crate::apiserver::{Actor, DeleteOptions};
+use crate::apiserver::{fields, Actor, DeleteOptions};
 use crate::cluster::Cluster;
 use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
@@ -82,6 +82,9 @@ pub enum Body {
         key: ObjectKey,
         options: Option<DeleteOptions>,
     },
+    /// `PATCH` with the apply patch type (server-side apply): the configuration
+    /// the applier sends, merged into the live object by the apiserver.
+    Apply(Object),
     /// `POST pods/NAME/eviction` with the eviction's grace period.
     Evict {
         namespace: String,
@@ -108,6 +111,7 @@ impl Body {
         match self {
             Body::Create(o) => of("create", o.kind(), o.namespace(), ""),
             Body::Update(o) => of("update", o.kind(), o.namespace(), o.name()),
+            Body::Apply(o) => of("patch", o.kind(), o.namespace(), o.name()),
             Body::Patch {
                 object: o,
                 subresource,
@@ -130,7 +134,7 @@ impl Body {
         match self {
             Body::Create(o) => ("create", o.key()),
             Body::Update(o) => ("update", o.key()),
-            Body::Patch { object, .. } => ("patch", object.key()),
+            Body::Patch { object, .. } | Body::Apply(object) => ("patch", object.key()),
             Body::Delete { key, .. } => ("delete", key.clone()),
             Body::Evict {
                 namespace, name, ..
@@ -146,6 +150,11 @@ pub struct Request {
     pub credentials: Credentials,
     pub body: Body,
     pub dry_run: bool,
+    /// `fieldManager`: who the written fields belong to (`None`: the client's
+    /// user agent, `kubectl`). Required for an apply.
+    pub field_manager: Option<String>,
+    /// `force`: an apply takes over the fields other managers own.
+    pub force: bool,
 }
 
 impl Request {
@@ -154,7 +163,21 @@ impl Request {
             credentials: credentials.clone(),
             body,
             dry_run: false,
+            field_manager: None,
+            force: false,
         }
+    }
+
+    /// The same request naming its field manager.
+    pub fn field_manager(mut self, manager: Option<&str>) -> Request {
+        self.field_manager = manager.map(str::to_string);
+        self
+    }
+
+    /// The same apply, forced (`--force-conflicts`).
+    pub fn force(mut self, force: bool) -> Request {
+        self.force = force;
+        self
     }
 
     /// The same request as a server-side dry run.
@@ -212,12 +235,57 @@ impl Cluster {
                 return Err(e);
             }
         };
+        // The request's options are checked before anything else runs.
+        let options = match &req.body {
+            Body::Create(_) => "CreateOptions",
+            Body::Update(_) => "UpdateOptions",
+            _ => "PatchOptions",
+        };
+        let apply = matches!(req.body, Body::Apply(_));
+        let manager = req.field_manager.clone().unwrap_or_default();
+        fields::validate_field_manager(&manager, apply, options)?;
+        if req.force && !apply {
+            return Err(ApiError::new(
+                StatusReason::Invalid,
+                "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: may not be specified for non-apply patch",
+            ));
+        }
         // Past the gates, a write needs etcd: without a quorum it times out before
         // admission runs (not recorded: the desk never finished it).
         self.check_storage()?;
         self.current_cause = crate::trace::Cause::User;
         let actor = Actor::User(caller);
-        let stored = match (req.body, req.dry_run) {
+        let subresource = match &req.body {
+            Body::Patch {
+                subresource: Some(s),
+                ..
+            } => s.clone(),
+            _ => String::new(),
+        };
+        // Without a fieldManager, the manager is the user agent's first word.
+        let named = if manager.is_empty() {
+            "kubectl"
+        } else {
+            &manager
+        };
+        self.request_manager = Some((named.to_string(), subresource));
+        let stored = self.serve_body(actor, req.body, req.dry_run, &manager, req.force);
+        self.request_manager = None;
+        self.applied_fields = None;
+        stored.map(Arc::unwrap_or_clone)
+    }
+
+    /// The stages after the desk's gates, for one body.
+    fn serve_body(
+        &mut self,
+        actor: Actor,
+        body: Body,
+        dry_run: bool,
+        manager: &str,
+        force: bool,
+    ) -> Result<Arc<Object>, ApiError> {
+        match (body, dry_run) {
+            (Body::Apply(obj), dry_run) => self.serve_apply(actor, obj, manager, force, dry_run),
             (
                 Body::Patch {
                     object,
@@ -243,7 +311,7 @@ impl Cluster {
             }
             (Body::Delete { key, options }, dry_run) => {
                 if dry_run {
-                    return self.get(key.kind, &key.namespace, &key.name);
+                    return self.get(key.kind, &key.namespace, &key.name).map(Arc::new);
                 }
                 match options {
                     Some(o) => self.delete_with_options_as(
@@ -263,8 +331,79 @@ impl Cluster {
                 },
                 _,
             ) => self.evict_as(actor, &namespace, &name, grace_period_seconds),
+        }
+    }
+
+    /// A server-side apply: the configuration merged into the live object (or
+    /// creating it), with the applier's field ownership and conflicts.
+    fn serve_apply(
+        &mut self,
+        actor: Actor,
+        mut obj: Object,
+        manager: &str,
+        force: bool,
+        dry_run: bool,
+    ) -> Result<Arc<Object>, ApiError> {
+        if obj
+            .meta()
+            .managed_fields
+            .as_ref()
+            .is_some_and(|m| !m.is_empty())
+        {
+            return Err(ApiError::new(
+                StatusReason::BadRequest,
+                "metadata.managedFields must be nil",
+            ));
+        }
+        obj.meta_mut().managed_fields = None;
+        // The main resource's apply ignores status (its strategy resets it).
+        let mut obj = without_status(obj);
+        if obj.kind().namespaced() && obj.namespace().is_empty() {
+            obj.meta_mut().namespace = Some("default".into());
+        }
+        let key = obj.key();
+        let config = obj.to_json();
+        let time = self.now_string();
+        let api_version = obj.api_version();
+        let Some(live) = self.store.get(&key) else {
+            let entry = fields::ManagedEntry {
+                manager: manager.to_string(),
+                operation: fields::Operation::Apply,
+                api_version,
+                time,
+                subresource: String::new(),
+                fields: Arc::new(fields::config_set(&config)),
+            };
+            self.applied_fields = Some(vec![entry]);
+            return if dry_run {
+                self.create_dry_run(obj).map(Arc::new)
+            } else {
+                self.create_as(actor, obj)
+            };
         };
-        stored.map(Arc::unwrap_or_clone)
+        let live_json = live.to_json();
+        let applied = fields::apply(
+            &live_json,
+            self.store.managed_fields(&key),
+            &config,
+            manager,
+            force,
+            &api_version,
+            &time,
+        )?;
+        // Nothing to change (the object nor its managedFields): no write, as the
+        // storage layer skips a write of the same bytes.
+        if applied.object == live_json && applied.managed == self.store.managed_fields(&key) {
+            return Ok(Arc::new(live.clone()));
+        }
+        let merged = Object::from_json(key.kind, applied.object)
+            .map_err(|e| ApiError::new(StatusReason::BadRequest, e))?;
+        self.applied_fields = Some(applied.managed);
+        if dry_run {
+            self.update_dry_run(merged).map(Arc::new)
+        } else {
+            self.write_as(actor, "patch", merged)
+        }
     }
 
     /// `obj` with the status the store holds for it: a user's update of the main

@@ -9,6 +9,7 @@
 //! upstream). Big clusters go further and keep Events in a separate etcd
 //! (`--etcd-servers-overrides`); here they share the one revision counter.
 
+use crate::apiserver::fields::{FieldSet, ManagedEntry, ManagedFields};
 use crate::error::{ApiError, StatusReason};
 use crate::object::{Kind, Object, ObjectKey};
 use serde::{Deserialize, Serialize};
@@ -330,11 +331,53 @@ pub struct Store {
     event_writes: u64,
     /// The most objects this store takes (checked by the apiserver before a create).
     pub(in crate::apiserver) limits: ObjectLimits,
+    /// Each object's `metadata.managedFields`, beside it (objects of the kinds
+    /// [`crate::apiserver::fields::tracked`] names), so that the objects the
+    /// cluster's components read stay small.
+    managed: BTreeMap<ObjectKey, ManagedFields>,
+    /// One copy of each field set the managedFields hold: the objects one
+    /// controller writes alike (every node's status from its kubelet, the
+    /// ReplicaSets of one Deployment) share their sets.
+    field_sets: BTreeSet<Arc<FieldSet>>,
+    /// How many sets `field_sets` held after it was last swept of unused ones.
+    field_sets_swept: usize,
 }
 
 impl Store {
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// The managedFields of the object at `key` (empty when none are kept).
+    pub fn managed_fields(&self, key: &ObjectKey) -> &[ManagedEntry] {
+        self.managed.get(key).map_or(&[], |m| m.as_slice())
+    }
+
+    /// Records the managedFields of the stored object at `key`, each set shared
+    /// with any equal set already held.
+    pub(in crate::apiserver) fn set_managed_fields(
+        &mut self,
+        key: ObjectKey,
+        mut m: ManagedFields,
+    ) {
+        if m.is_empty() || !self.objects.contains_key(&key) {
+            self.managed.remove(&key);
+            return;
+        }
+        for e in &mut m {
+            match self.field_sets.get(&*e.fields) {
+                Some(shared) => e.fields = Arc::clone(shared),
+                None => {
+                    self.field_sets.insert(Arc::clone(&e.fields));
+                }
+            }
+        }
+        self.managed.insert(key, m);
+        // Sets nobody holds any more go once the table has doubled.
+        if self.field_sets.len() > 2 * self.field_sets_swept.max(64) {
+            self.field_sets.retain(|s| Arc::strong_count(s) > 1);
+            self.field_sets_swept = self.field_sets.len();
+        }
     }
 
     pub fn get(&self, key: &ObjectKey) -> Option<&Object> {
@@ -386,6 +429,9 @@ impl Store {
         let mut store = Store::from_parts(self.revision, self.compacted, objects, logs)
             .expect("a store's own state is consistent");
         store.limits = self.limits;
+        store.managed = self.managed.clone();
+        store.field_sets = self.field_sets.clone();
+        store.field_sets_swept = self.field_sets_swept;
         store
     }
 
@@ -655,6 +701,7 @@ impl Store {
         let Some(mut old) = self.objects.remove(key) else {
             return Err(ApiError::not_found(&key.kind.qualified_plural(), &key.name));
         };
+        self.managed.remove(key);
         self.index(&old, false);
         if let Some(c) = self.counts.get_mut(&key.kind) {
             *c -= 1;
@@ -832,6 +879,7 @@ struct StoreRef<'a> {
     log_complete_after: u64,
     event_log_complete_after: u64,
     limits: ObjectLimits,
+    managed: Vec<(&'a ObjectKey, Vec<serde_json::Value>)>,
 }
 
 /// The watch logs as a snapshot holds them. One written before Events had their own
@@ -856,6 +904,8 @@ struct StoreOwned {
     logs: Logs,
     #[serde(default)]
     limits: ObjectLimits,
+    #[serde(default)]
+    managed: Vec<(ObjectKey, Vec<serde_json::Value>)>,
 }
 
 impl Serialize for Store {
@@ -869,6 +919,11 @@ impl Serialize for Store {
             log_complete_after: self.log.complete_after,
             event_log_complete_after: self.event_log.complete_after,
             limits: self.limits,
+            managed: self
+                .managed
+                .iter()
+                .map(|(k, m)| (k, m.iter().map(ManagedEntry::to_json).collect()))
+                .collect(),
         }
         .serialize(serializer)
     }
@@ -881,11 +936,25 @@ impl<'de> Deserialize<'de> for Store {
         let mut store = Store::from_parts(s.revision, s.compacted, objects, s.logs)
             .map_err(serde::de::Error::custom)?;
         store.limits = s.limits;
+        for (key, entries) in s.managed {
+            let entries = entries
+                .iter()
+                .map(ManagedEntry::from_json)
+                .collect::<Result<ManagedFields, String>>()
+                .map_err(serde::de::Error::custom)?;
+            store.set_managed_fields(key, entries);
+        }
         Ok(store)
     }
 }
 
 impl crate::cluster::Cluster {
+    /// The `metadata.managedFields` of the object at `key`, in the order the API
+    /// serves them (none for the kinds that keep none).
+    pub fn managed_fields(&self, key: &ObjectKey) -> &[ManagedEntry] {
+        self.store.managed_fields(key)
+    }
+
     /// How many bytes of objects etcd's watch log holds ([`Store::watch_log_bytes`]).
     pub fn watch_log_bytes(&self) -> usize {
         self.store.watch_log_bytes()

@@ -203,6 +203,9 @@ pub struct SchedulerState {
     selector_counts: SelectorCounts,
 }
 
+/// Matching pods per node name.
+type NodeCounts = std::collections::HashMap<String, i64, plugins::Fixed>;
+
 /// How many selectors [`SelectorCounts`] keeps.
 const SELECTORS_KEPT: usize = 8;
 
@@ -212,8 +215,9 @@ const SELECTORS_KEPT: usize = 8;
 /// after another does not count every pod for each. Not written in a snapshot.
 #[derive(Clone, Default)]
 struct SelectorCounts {
-    /// (namespace, selector, node → count, last use).
-    entries: Vec<(String, LabelSelector, BTreeMap<String, i64>, u64)>,
+    /// (namespace, selector, node → count, last use). The counts are only looked
+    /// up by node (hashed with fixed keys, never iterated in order).
+    entries: Vec<(String, LabelSelector, NodeCounts, u64)>,
     uses: u64,
 }
 
@@ -255,11 +259,12 @@ impl SelectorCounts {
             .push((namespace.to_string(), selector.clone(), counts, uses));
     }
 
-    fn get(&self, namespace: &str, selector: &LabelSelector, node: &str) -> Option<i64> {
+    /// The kept per-node counts of `selector` in `namespace`, if kept.
+    fn of(&self, namespace: &str, selector: &LabelSelector) -> Option<&NodeCounts> {
         self.entries
             .iter()
             .find(|e| e.0 == namespace && &e.1 == selector)
-            .map(|e| e.2.get(node).copied().unwrap_or(0))
+            .map(|e| &e.2)
     }
 
     /// A pod entered (`delta` 1) or left (-1) a node.
@@ -896,15 +901,20 @@ impl Cluster {
         }
         let nodes = &self.scheduler.nodes;
         let selector_counts = &self.scheduler.selector_counts;
-        let count = |name: &str, n: &NodeInfo, selector: &LabelSelector| {
-            selector_counts
-                .get(&key.namespace, selector, name)
-                .unwrap_or_else(|| {
-                    n.pods
-                        .values()
-                        .filter(|p| counted_by(p, &key.namespace, selector))
-                        .count() as i64
-                })
+        let namespace = key.namespace.as_str();
+        let count = |selector: &LabelSelector| -> plugins::NodeCounter<'_> {
+            match selector_counts.of(namespace, selector) {
+                Some(kept) => Box::new(move |name, _| kept.get(name).copied().unwrap_or(0)),
+                None => {
+                    let selector = selector.clone();
+                    Box::new(move |_, n| {
+                        n.pods
+                            .values()
+                            .filter(|p| counted_by(p, namespace, &selector))
+                            .count() as i64
+                    })
+                }
+            }
         };
         let index = &self.scheduler.affinity_pods;
         let accounted = &self.scheduler.accounted;

@@ -19,7 +19,6 @@ use super::NodeInfo;
 use crate::controllers::node_lifecycle::tolerates;
 use crate::controllers::{pod_matches_node, selector_matches};
 use crate::object::quantity;
-use crate::sort::StableSort;
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, Taint, Toleration};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 use std::collections::BTreeMap;
@@ -409,9 +408,11 @@ fn fail(plugin: &'static str, reason: impl Into<String>, resolvable: bool) -> Fi
 /// The PreFilter state of PodTopologySpread: per constraint, the matching pods in each
 /// domain of the eligible nodes.
 #[derive(Default)]
-pub struct SpreadState {
-    /// Per constraint: domain value → matching pods.
-    pub counts: Vec<BTreeMap<String, i64>>,
+pub struct SpreadState<'n> {
+    /// Per constraint: domain value → matching pods. Only looked up, summed and
+    /// counted (never iterated in order), so hashed with fixed keys: a node's
+    /// hostname makes as many domains as there are nodes.
+    pub counts: Vec<std::collections::HashMap<&'n str, i64, Fixed>>,
 }
 
 /// Whether a node counts for spreading (nodeAffinityPolicy Honor; it must carry every
@@ -428,9 +429,13 @@ fn spread_eligible(
             .all(|c| n.labels.contains_key(&c.topology_key))
 }
 
-/// How many pods on a node (by name) a constraint's selector counts in the pod's
-/// namespace (upstream `countPodsMatchSelector`).
-pub type PodCounter<'a> = &'a dyn Fn(&str, &NodeInfo, &LabelSelector) -> i64;
+/// For a constraint's selector, how many pods on a node (by name) it counts in the
+/// pod's namespace (upstream `countPodsMatchSelector`): looked up once per selector,
+/// then asked once per node.
+pub type PodCounter<'a> = &'a dyn Fn(&LabelSelector) -> NodeCounter<'a>;
+
+/// [`PodCounter`]'s answer for one selector.
+pub type NodeCounter<'a> = Box<dyn Fn(&str, &NodeInfo) -> i64 + 'a>;
 
 /// Counts matching pods per domain for the given constraints over every node. With
 /// `require_all`, a node counts only if it carries every constraint's key
@@ -441,8 +446,9 @@ pub fn spread_counts<'n>(
     constraints: &[&SpreadConstraint],
     require_all: bool,
     count: PodCounter,
-) -> SpreadState {
-    let mut counts = vec![BTreeMap::new(); constraints.len()];
+) -> SpreadState<'n> {
+    let mut counts = vec![std::collections::HashMap::default(); constraints.len()];
+    let counters: Vec<NodeCounter> = constraints.iter().map(|c| count(&c.selector)).collect();
     for (name, n) in nodes {
         let eligible = if require_all {
             spread_eligible(pod, name, n, constraints)
@@ -456,7 +462,7 @@ pub fn spread_counts<'n>(
             let Some(domain) = n.labels.get(&c.topology_key) else {
                 continue;
             };
-            *counts[i].entry(domain.clone()).or_insert(0) += count(name, n, &c.selector);
+            *counts[i].entry(domain.as_str()).or_insert(0) += counters[i](name, n);
         }
     }
     SpreadState { counts }
@@ -561,7 +567,7 @@ pub fn spread_filter(
         if c.min_domains.is_some_and(|m| (counts.len() as i64) < m) {
             min = 0;
         }
-        let here = counts.get(domain).copied().unwrap_or(0);
+        let here = counts.get(domain.as_str()).copied().unwrap_or(0);
         if here + c.self_match - min > c.max_skew {
             return Err(fail("PodTopologySpread", ERR_SPREAD, true));
         }
@@ -737,16 +743,15 @@ pub fn spread_raw(
     let weights: Vec<f64> = soft
         .iter()
         .map(|c| {
-            let mut domains: Vec<&String> = feasible
+            // Only how many: a set with a fixed hasher, no order reaches the output.
+            let domains: std::collections::HashSet<&str, Fixed> = feasible
                 .iter()
                 .filter_map(|(_, n)| match n.labels.get(&c.topology_key) {
-                    Some(v) => Some(v),
+                    Some(v) => Some(v.as_str()),
                     None if require_all => None,
-                    None => Some(&none),
+                    None => Some(none.as_str()),
                 })
                 .collect();
-            domains.stable_sort();
-            domains.dedup();
             ((domains.len() + 2) as f64).ln()
         })
         .collect();
@@ -760,13 +765,16 @@ pub fn spread_raw(
                     None if require_all => return None,
                     None => continue,
                 };
-                let cnt = counts.counts[i].get(domain).copied().unwrap_or(0);
+                let cnt = counts.counts[i].get(domain.as_str()).copied().unwrap_or(0);
                 score += cnt as f64 * weights[i] + (c.max_skew - 1) as f64;
             }
             Some(score.round() as i64)
         })
         .collect()
 }
+
+/// A hasher with fixed keys, for sets whose order is never read.
+pub(crate) type Fixed = std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
 
 /// PodTopologySpread's NormalizeScore: fewer matching pods score higher.
 pub fn spread_normalize(raw: &[Option<i64>]) -> Vec<i64> {

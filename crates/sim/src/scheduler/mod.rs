@@ -204,7 +204,7 @@ pub struct SchedulerState {
 }
 
 /// Matching pods per node name.
-type NodeCounts = std::collections::HashMap<String, i64, plugins::Fixed>;
+type NodeCounts = BTreeMap<String, i64>;
 
 /// How many selectors [`SelectorCounts`] keeps.
 const SELECTORS_KEPT: usize = 8;
@@ -215,8 +215,7 @@ const SELECTORS_KEPT: usize = 8;
 /// after another does not count every pod for each. Not written in a snapshot.
 #[derive(Clone, Default)]
 struct SelectorCounts {
-    /// (namespace, selector, node → count, last use). The counts are only looked
-    /// up by node (hashed with fixed keys, never iterated in order).
+    /// (namespace, selector, node → count, last use).
     entries: Vec<(String, LabelSelector, NodeCounts, u64)>,
     uses: u64,
 }

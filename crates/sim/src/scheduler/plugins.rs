@@ -409,10 +409,8 @@ fn fail(plugin: &'static str, reason: impl Into<String>, resolvable: bool) -> Fi
 /// domain of the eligible nodes.
 #[derive(Default)]
 pub struct SpreadState<'n> {
-    /// Per constraint: domain value → matching pods. Only looked up, summed and
-    /// counted (never iterated in order), so hashed with fixed keys: a node's
-    /// hostname makes as many domains as there are nodes.
-    pub counts: Vec<std::collections::HashMap<&'n str, i64, Fixed>>,
+    /// Per constraint: domain value (borrowed from the node's labels) → matching pods.
+    pub counts: Vec<BTreeMap<&'n str, i64>>,
 }
 
 /// Whether a node counts for spreading (nodeAffinityPolicy Honor; it must carry every
@@ -447,7 +445,7 @@ pub fn spread_counts<'n>(
     require_all: bool,
     count: PodCounter,
 ) -> SpreadState<'n> {
-    let mut counts = vec![std::collections::HashMap::default(); constraints.len()];
+    let mut counts = vec![BTreeMap::new(); constraints.len()];
     let counters: Vec<NodeCounter> = constraints.iter().map(|c| count(&c.selector)).collect();
     for (name, n) in nodes {
         let eligible = if require_all {
@@ -743,8 +741,7 @@ pub fn spread_raw(
     let weights: Vec<f64> = soft
         .iter()
         .map(|c| {
-            // Only how many: a set with a fixed hasher, no order reaches the output.
-            let domains: std::collections::HashSet<&str, Fixed> = feasible
+            let domains: std::collections::BTreeSet<&str> = feasible
                 .iter()
                 .filter_map(|(_, n)| match n.labels.get(&c.topology_key) {
                     Some(v) => Some(v.as_str()),
@@ -772,9 +769,6 @@ pub fn spread_raw(
         })
         .collect()
 }
-
-/// A hasher with fixed keys, for sets whose order is never read.
-pub(crate) type Fixed = std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
 
 /// PodTopologySpread's NormalizeScore: fewer matching pods score higher.
 pub fn spread_normalize(raw: &[Option<i64>]) -> Vec<i64> {

@@ -13,6 +13,7 @@ use crate::inspector::Inspector;
 use crate::legend::Legend;
 use crate::lesson_panel::LessonPanel;
 use crate::office::Office;
+use crate::offline;
 use crate::progress;
 use crate::requests::RequestLog;
 use crate::state::{Action, AppState, Panel};
@@ -39,7 +40,8 @@ pub fn App() -> Html {
     });
     let dispatch = state.dispatcher();
 
-    // The read-only hook for browser tests, the catalogue and `?lesson=URL`, once.
+    // The hook for browser tests, the catalogue, `?lesson=URL` and the service
+    // worker, once.
     {
         let session = state.session.clone();
         let info = state.hook.clone();
@@ -52,6 +54,7 @@ pub fn App() -> Html {
             fetch::load_catalogue(dispatch.clone());
             fetch::load_explain_data();
             fetch::load_help_data();
+            offline::register_worker();
             if let Some(url) = fetch::lesson_param() {
                 fetch::open_url(url, dispatch);
             }

@@ -35,6 +35,8 @@ const SOURCES: &[(&str, &str)] = &[
     ("narration.rs", include_str!("narration.rs")),
     ("numbers.rs", include_str!("numbers.rs")),
     ("office.rs", include_str!("office.rs")),
+    ("offline.rs", include_str!("offline.rs")),
+    ("panic_banner.rs", include_str!("panic_banner.rs")),
     ("progress.rs", include_str!("progress.rs")),
     ("projection.rs", include_str!("projection.rs")),
     ("prose.rs", include_str!("prose.rs")),

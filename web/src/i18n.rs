@@ -419,6 +419,36 @@ pub fn clock(time_ms: u64) -> String {
     format!("{:02}:{:02}", secs / 60, secs % 60)
 }
 
+/// What the panic banner says (`panic_banner.rs`): built with plain DOM calls after
+/// an internal error, so it takes its language from `<html lang>`, not the app.
+pub struct PanicTexts {
+    pub title: &'static str,
+    pub body: &'static str,
+    pub reload: &'static str,
+    pub details: &'static str,
+}
+
+pub fn panic_texts(lang: Lang) -> PanicTexts {
+    match lang {
+        Lang::En => PanicTexts {
+            title: "The simulator stopped because of an internal error",
+            body: "This is a fault in Kube Warehouse, not in anything you did. \
+                   Reload the page to start again: your lesson progress is kept, \
+                   the warehouse starts anew.",
+            reload: "Reload",
+            details: "Error details (copy them into a bug report)",
+        },
+        Lang::Ru => PanicTexts {
+            title: "Симулятор остановился из-за внутренней ошибки",
+            body: "Это ошибка в самом Kube Warehouse, а не в ваших действиях. \
+                   Перезагрузите страницу, чтобы начать заново: прогресс уроков \
+                   сохранён, склад начнёт работу с чистого листа.",
+            reload: "Перезагрузить",
+            details: "Подробности ошибки (скопируйте их в сообщение об ошибке)",
+        },
+    }
+}
+
 /// What the terminal says when `kubectl edit` opens an object in the editor.
 pub fn edit_opened(lang: Lang) -> String {
     match lang {

@@ -23,6 +23,8 @@ mod lessons;
 mod narration;
 mod numbers;
 mod office;
+mod offline;
+mod panic_banner;
 mod progress;
 mod projection;
 mod prose;
@@ -38,7 +40,7 @@ mod zones;
 use warehouse_kubectl as kubectl;
 
 fn main() {
-    console_error_panic_hook::set_once();
+    panic_banner::install();
     yew::Renderer::<app::App>::new().render();
 }
 

@@ -1,4 +1,5 @@
-//! `window.__warehouse`: a read-only window into the simulation for browser tests.
+//! `window.__warehouse`: a read-only window into the simulation for browser tests
+//! (and one way to make the app panic, `panic`).
 //!
 //! - `robots()` returns a JSON string: zone name → { robot state → count }, with
 //!   `unscheduled` as its own pseudo-zone (see `ClusterView::robot_counts`). Only
@@ -22,6 +23,12 @@
 //!   `projection` (`zonesRecomputed`, `zoneHeaders`, `fullRebuilds`, `views`,
 //!   `unchanged`: what the floor's model computed since load), `fullPaints`,
 //!   `partialPaints`, `zonesPainted`, `generation`, `rebuilds`, `draws`.
+//!
+//! - `panic(message)` is the one entry that is not read-only: it panics inside the
+//!   app with `message` (a string; anything else gives a fixed message), as an
+//!   internal error would, so a test can check what a learner sees then (the banner
+//!   of `panic_banner.rs`, `tests/browser/panic.test.mjs`). It throws, as every
+//!   call into the app after an internal error does, and changes no state.
 //!
 //! `robots` and `timeMs` read the live session, so they reflect every action as soon as it has been
 //! reduced, without waiting for a render.
@@ -200,6 +207,18 @@ pub fn install(
         floor.as_ref().unchecked_ref::<Function>(),
     )?;
     floor.forget();
+    let panic = Closure::<dyn Fn(JsValue)>::new(|message: JsValue| {
+        let message = message
+            .as_string()
+            .unwrap_or_else(|| "window.__warehouse.panic() was called".to_string());
+        panic!("{message}");
+    });
+    Reflect::set(
+        &hook,
+        &"panic".into(),
+        panic.as_ref().unchecked_ref::<Function>(),
+    )?;
+    panic.forget();
     // The page lives as long as the app: the closures must too.
     robots.forget();
     time_ms.forget();

@@ -1,4 +1,5 @@
-//! `cargo xtask csp`: Trunk's post-build hook (Trunk.toml `[[hooks]]`) that completes
+//! `cargo xtask csp`: the first step of Trunk's post-build hook (`cargo xtask post-build`,
+//! Trunk.toml `[[hooks]]`) that completes
 //! the page's Content-Security-Policy.
 //!
 //! Trunk starts the app with an inline `<script type="module">` (and, under

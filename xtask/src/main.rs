@@ -16,8 +16,14 @@
 //!   `tests/browser/bench.mjs`: wasm size, first render, frame times at 1,000 and
 //!   10,000 robots, simulated time per wall time, memory; writes
 //!   `docs/bench-browser.md`.
-//! * `cargo xtask csp [DIR]` — Trunk's post-build hook: writes the hashes of the
-//!   page's inline scripts into its Content-Security-Policy (`csp.rs`).
+//! * `cargo xtask post-build` — Trunk's one post-build hook: the three steps
+//!   below, in that order (Trunk starts a stage's hooks at once).
+//! * `cargo xtask csp [DIR]` — writes the hashes of the page's inline scripts into
+//!   its Content-Security-Policy (`csp.rs`).
+//! * `cargo xtask offline [DIR]` — writes this build's files and version into the
+//!   service worker `sw.js` (`offline.rs`).
+//! * `cargo xtask precompress [DIR]` — writes `NAME.gz` beside the app's files in a
+//!   release build (`precompress.rs`).
 //! * `cargo xtask fuzz [TARGET] [--time SECONDS]` — seed and run the cargo-fuzz
 //!   targets in `fuzz/` (nightly; see `fuzz.rs`); appends to `docs/fuzz-runs.md`.
 //! * `cargo xtask zones [ZONEINFO]` — regenerate the CronJob time zone table from
@@ -42,6 +48,7 @@ mod clean_copy;
 mod csp;
 mod fuzz;
 mod invariants;
+mod offline;
 mod paths;
 mod precompress;
 mod report;
@@ -59,8 +66,10 @@ commands:
                      apiserver writes the store; see xtask/src/invariants.rs)
   screenshots        build (release) and write docs/screenshots/*.png of the key views
   bench              build (release) and measure the app in Chromium; writes docs/bench-browser.md
-  csp [DIR]          Trunk's post-build hook: hash the inline scripts into the page's CSP
-  precompress [DIR]  Trunk's post-build hook: write NAME.gz beside the app files (release)
+  post-build         Trunk's post-build hook: csp, offline, precompress in that order
+  csp [DIR]          post-build step: hash the inline scripts into the page's CSP
+  offline [DIR]      post-build step: write the build's files into the service worker
+  precompress [DIR]  post-build step: write NAME.gz beside the app files (release)
   fuzz [TARGET] [--time SECONDS]
                      run the cargo-fuzz targets (nightly), each for SECONDS (default 600);
                      appends to docs/fuzz-runs.md
@@ -124,6 +133,16 @@ fn run() -> Result<ExitCode> {
         Some("bench") if args.len() == 1 => browser_script(&ws, "bench.mjs"),
         Some("csp") if args.len() <= 2 => {
             csp::run(args.get(1).map(String::as_str))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("post-build") if args.len() == 1 => {
+            csp::run(None)?;
+            offline::run(None)?;
+            precompress::run(None)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("offline") if args.len() <= 2 => {
+            offline::run(args.get(1).map(String::as_str))?;
             Ok(ExitCode::SUCCESS)
         }
         Some("precompress") if args.len() <= 2 => {

@@ -1,4 +1,4 @@
-//! `cargo xtask precompress`: Trunk's second post-build hook (Trunk.toml `[[hooks]]`).
+//! `cargo xtask precompress`: the last step of Trunk's post-build hook (`cargo xtask post-build`).
 //! In a release build it writes `NAME.gz` (gzip, level 9) beside every `.wasm`, `.js`,
 //! `.css` and `.data` file of the staged `dist/`, for a static host that serves
 //! precompressed files (nginx `gzip_static on;`, Caddy `file_server { precompressed gzip }`).

@@ -8,7 +8,9 @@
 //!   `precompress.rs`) is sent compressed, `Content-Encoding: gzip`, to a client
 //!   whose `Accept-Encoding` allows gzip — nginx's `gzip_static on` — and as is to
 //!   any other; `Vary: Accept-Encoding` either way.
-//! * The wasm goes out as `application/wasm` (streaming compilation needs it).
+//! * The wasm goes out as `application/wasm` (streaming compilation needs it), the
+//!   service worker `sw.js` as JavaScript (browsers refuse a worker of any other
+//!   type), the web app manifest as `application/manifest+json`.
 //! * Every response is `Cache-Control: no-cache` (a rebuild shows on reload) and
 //!   closes its connection.
 //!
@@ -95,6 +97,7 @@ fn content_type(path: &Path) -> &'static str {
         "css" => "text/css; charset=utf-8",
         "wasm" => "application/wasm",
         "json" => "application/json",
+        "webmanifest" => "application/manifest+json",
         "svg" => "image/svg+xml",
         "png" => "image/png",
         "ico" => "image/x-icon",
@@ -324,6 +327,12 @@ mod tests {
         fs::write(dir.join("app_bg.wasm"), b"\0asm plain").unwrap();
         fs::write(dir.join("app_bg.wasm.gz"), b"gzipped bytes").unwrap();
         fs::write(dir.join("lessons/01/en.md"), "# One").unwrap();
+        fs::write(
+            dir.join("sw.js"),
+            "self.addEventListener('fetch', () => {});",
+        )
+        .unwrap();
+        fs::write(dir.join("manifest.webmanifest"), "{}").unwrap();
         let server = Server::start(&dir, 0).unwrap();
         (dir, server)
     }
@@ -375,6 +384,22 @@ mod tests {
         let (status, head, _) = request(server.addr, "POST", "/", "gzip").unwrap();
         assert_eq!(status, 405);
         assert!(head.contains("allow: get, head"));
+    }
+
+    #[test]
+    fn the_service_worker_and_the_manifest_have_the_types_browsers_require() {
+        let (_dir, server) = site();
+        for (path, want) in [
+            ("/sw.js", "content-type: text/javascript"),
+            (
+                "/manifest.webmanifest",
+                "content-type: application/manifest+json",
+            ),
+        ] {
+            let (status, head, _) = get(server.addr, path, "gzip").unwrap();
+            assert_eq!(status, 200, "{path}");
+            assert!(head.contains(want), "{path}: {head}");
+        }
     }
 
     #[test]

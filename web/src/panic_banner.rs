@@ -16,9 +16,10 @@ use web_sys::{Document, Element, HtmlElement};
 /// The banner's element id (`tests/browser/panic.test.mjs`).
 const BANNER_ID: &str = "panic-banner";
 
-/// Installs the hook: the console's report, then the banner.
+/// Installs the hook: the console's report, then the banner. Through Yew, whose
+/// `Renderer` otherwise replaces any hook with its own (the console's report only).
 pub fn install() {
-    std::panic::set_hook(Box::new(|info| {
+    yew::set_custom_panic_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         show(&info.to_string());
     }));

@@ -59,9 +59,10 @@ self.addEventListener('fetch', (event) => {
   }
 });
 
+// `caches.match` with the cache's name reads without creating it: a worker that a new
+// build has replaced never brings its deleted cache back.
 async function cacheFirst(request) {
-  const cache = await caches.open(CACHE);
-  return (await cache.match(request, { ignoreSearch: true })) ?? fetch(request);
+  return (await caches.match(request, { cacheName: CACHE, ignoreSearch: true })) ?? fetch(request);
 }
 
 // The network's answer; when the network cannot be reached, the cached copy of
@@ -70,8 +71,7 @@ async function networkFirst(request, fallback) {
   try {
     return await fetch(request);
   } catch (err) {
-    const cache = await caches.open(CACHE);
-    const kept = await cache.match(fallback ?? request, { ignoreSearch: true });
+    const kept = await caches.match(fallback ?? request, { cacheName: CACHE, ignoreSearch: true });
     if (kept) return kept;
     throw err;
   }

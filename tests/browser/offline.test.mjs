@@ -9,10 +9,22 @@
 // `#lesson-title`; `link[rel=manifest]`; caches named `kube-warehouse-<version>`.
 
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { REPO_ROOT, WAIT_MS, kubectl, openApp, screenshot, waitForText, waitLesson } from './harness.mjs';
+import {
+  DIST_DIR,
+  REPO_ROOT,
+  WAIT_MS,
+  kubectl,
+  launchBrowser,
+  openApp,
+  screenshot,
+  serveDir,
+  waitForText,
+  waitLesson,
+} from './harness.mjs';
 
 const REMOTE = 'https://lessons.example.test/01-desired-state/';
 const PROBE = 'offline-probe.txt';
@@ -38,10 +50,12 @@ async function controlled(page) {
   });
 }
 
-/** Navigates to `target` and waits for the app's test hook. */
+/** Navigates to `target` and waits for the app's test hook and its catalogue (so a
+ * later navigation aborts no lesson fetch). */
 async function visit(page, target) {
   await page.goto(target, { waitUntil: 'load' });
   await page.waitForFunction(() => window.__warehouse !== undefined, null, { timeout: WAIT_MS });
+  await waitLesson(page, (s) => s.catalogueLoaded, `the catalogue of ${target}`);
 }
 
 /** Every URL kept in the app's caches, by cache name. */
@@ -161,5 +175,60 @@ test('offline: a reload without the network renders the app, runs kubectl and op
     throw err;
   } finally {
     await context.setOffline(false);
+  }
+});
+
+test('a new build replaces the old one: its page at once, its worker and cache after', { timeout: 120_000 }, async () => {
+  // A copy of the build to change as a new deployment would.
+  const dir = await mkdtemp(path.join(tmpdir(), 'warehouse-offline-'));
+  await cp(DIST_DIR, dir, { recursive: true });
+  await rm(path.join(dir, 'sw.js.gz'), { force: true });
+  const server = await serveDir(dir);
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    const problems = [];
+    page.on('console', (msg) => msg.type() === 'error' && problems.push(msg.text()));
+    page.on('pageerror', (err) => problems.push(String(err)));
+    await visit(page, server.url);
+    await controlled(page);
+    const before = Object.keys(await cached(page));
+    assert.equal(before.length, 1, String(before));
+
+    // The next build: another page and another worker version.
+    const page1 = path.join(dir, 'index.html');
+    await writeFile(page1, (await readFile(page1, 'utf8')).replace('<title>', '<!-- the next build --><title>'));
+    const worker = path.join(dir, 'sw.js');
+    const source = await readFile(worker, 'utf8');
+    const next = source.replace(/const VERSION = '[0-9a-f]+';/, "const VERSION = 'next';");
+    assert.notEqual(next, source, 'the built worker names its version');
+    await writeFile(worker, next);
+
+    // Online, the reload shows the new page at once (network first), never the kept one.
+    await visit(page, server.url);
+    assert.ok(await page.evaluate(() => document.head.innerHTML.includes('the next build')), 'the new page');
+    // The browser finds the new worker, which takes over and deletes the old cache.
+    await page.evaluate(() => navigator.serviceWorker.ready.then((r) => r.update()).catch(() => {}));
+    const deadline = Date.now() + WAIT_MS;
+    let names;
+    for (;;) {
+      names = Object.keys(await cached(page));
+      if (names.length === 1 && names[0] === 'kube-warehouse-next') break;
+      assert.ok(Date.now() < deadline, `the old cache is replaced: ${names}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    // Offline, the page kept is the new build's, and it runs.
+    await page.context().setOffline(true);
+    await visit(page, server.url);
+    assert.ok(await page.evaluate(() => document.head.innerHTML.includes('the next build')), 'the new page, offline');
+    const nodes = await kubectl(page, 'kubectl get nodes');
+    assert.match(nodes, /zone-a\s+Ready/, nodes);
+    assert.deepEqual(problems, [], 'the page logged no errors');
+  } finally {
+    await browser.close();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
   }
 });

@@ -112,7 +112,9 @@ pub fn App() -> Html {
                      on_advance={act(&dispatch, Action::Advance)}
                      on_speed={act(&dispatch, Action::SetSpeed)}
                      on_toggle_names={act(&dispatch, |()| Action::ToggleNames)}
-                     on_toggle_lang={act(&dispatch, |()| Action::ToggleLang)} />
+                     on_toggle_lang={act(&dispatch, |()| Action::ToggleLang)}
+                     history={state.history()}
+                     on_rewind={act(&dispatch, Action::RewindTo)} />
             { for progress_notice }
             <Office session={state.session.clone()} view={state.view.clone()} {tr}
                     info={state.office.clone()} focus={focus} epoch={state.epoch} />

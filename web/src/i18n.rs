@@ -84,6 +84,14 @@ labels! {
         "Jump simulated time forward at once",
         "Сразу перемотать время симуляции вперёд",
     ),
+    History => both("History", "История"),
+    HistoryTitle => both(
+        "Drag back to see the warehouse as it was at that moment. Play replays what \
+         happened next; a new command or action starts a new history from there.",
+        "Перетащите назад, чтобы увидеть склад таким, каким он был в тот момент. \
+         «Пуск» воспроизводит то, что было дальше; новая команда или действие \
+         начинает с этого места новую историю.",
+    ),
     TimingNote => pick([
         "Timings follow real Kubernetes: a zone that stops reporting is marked \
          not ready after about 50 s, and its robots are evicted 300 s later. \

@@ -71,6 +71,8 @@ pub enum Action {
     SetSpeed(u32),
     /// Jump simulated time forward by this many milliseconds.
     Advance(u64),
+    /// Go to this simulated time (milliseconds) in the session's history.
+    RewindTo(u64),
     KillZone(String),
     RestartZone(String),
     /// Stop or start a control-plane component (`sim stop scheduler`).
@@ -356,10 +358,7 @@ impl AppState {
             // A lesson's incidents fire at their times on the way.
             self.lesson_advance(SimDuration::millis(ms));
         } else {
-            self.session
-                .borrow_mut()
-                .cluster
-                .advance(SimDuration::millis(ms));
+            self.session.borrow_mut().advance(SimDuration::millis(ms));
         }
         // Time alone moves the clock and the countdowns, not the whole view.
         let moved =
@@ -377,6 +376,40 @@ impl AppState {
         }
     }
 
+    /// The simulated times the history reaches (earliest, latest), for the time
+    /// slider; `None` before anything happened, and while a lesson is open (its
+    /// steps' resets are its way back).
+    pub fn history(&self) -> Option<(u64, u64)> {
+        if self.lesson.is_some() {
+            return None;
+        }
+        let session = self.session.borrow();
+        let journal = session.journal();
+        Some((journal.earliest()?.0, journal.latest()?.0))
+    }
+
+    /// Goes to simulated time `ms` of the history, paused there so the learner can
+    /// look; Play replays what came next.
+    fn rewind_to(&mut self, ms: u64) {
+        let result = self
+            .session
+            .borrow_mut()
+            .rewind_to(warehouse_sim::SimTime(ms));
+        match result {
+            Ok(_) => {
+                self.playing = false;
+                self.notice = None;
+            }
+            Err(e) => {
+                self.notice = Some(Outcome {
+                    text: e,
+                    error: true,
+                })
+            }
+        }
+        self.refresh_view();
+    }
+
     /// Records a line and its output in the terminal.
     pub(crate) fn print(&mut self, prompt: String, out: &crate::kubectl::CommandOutput) {
         Rc::make_mut(&mut self.terminal).push(Entry {
@@ -387,7 +420,7 @@ impl AppState {
     }
 
     fn fault(&mut self, fault: Fault, script_line: String) {
-        let result = self.session.borrow_mut().cluster.fault(fault);
+        let result = self.session.borrow_mut().fault(fault);
         let outcome = match result {
             Ok(message) => Outcome {
                 text: message,
@@ -585,6 +618,7 @@ impl Reducible for AppState {
                 next.speed = speed;
             }
             Action::Advance(ms) => next.advance(ms),
+            Action::RewindTo(ms) => next.rewind_to(ms),
             Action::KillZone(name) => {
                 let line = format!("sim node kill {name}");
                 next.fault(Fault::KillNode(name), line);

@@ -26,6 +26,8 @@ pub struct ToolbarProps {
     pub history: Option<(u64, u64)>,
     /// Go to this simulated time (milliseconds) in the history.
     pub on_rewind: Callback<u64>,
+    /// Make a link to this moment.
+    pub on_share: Callback<()>,
 }
 
 impl PartialEq for ToolbarProps {
@@ -73,7 +75,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
         // Whole seconds, so the slider's steps land on them.
         let earliest = earliest / 1000 * 1000;
         let latest = latest.max(props.time_ms).max(earliest + 1000);
-        html! {
+        html! { <>
             <label class="history" title={tr.t(Key::HistoryTitle)}>
                 <span class="history-label">{ tr.t(Key::History) }</span>
                 <input id="history" type="range" step="1000"
@@ -85,7 +87,11 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                     { format!("{} – {}", clock(earliest), clock(latest)) }
                 </span>
             </label>
-        }
+            <button id="share-btn" type="button" title={tr.t(Key::ShareTitle)}
+                    onclick={click(&props.on_share)}>
+                { tr.t(Key::Share) }
+            </button>
+        </> }
     });
     let play_label = if props.playing {
         tr.t(Key::Pause)

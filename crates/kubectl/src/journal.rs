@@ -161,6 +161,9 @@ pub struct Journal {
     recording: bool,
     /// The last advance stopped at the timer guard (the next is not merged in).
     stopped_early: bool,
+    /// The start was moved later to keep the limits: the history no longer starts
+    /// where the session did.
+    folded: bool,
 }
 
 /// Where a rewind landed.
@@ -380,6 +383,7 @@ impl Session {
                 m.applied -= dropped;
             }
             self.journal.start = Some(Mark { applied: 0, ..mark });
+            self.journal.folded = true;
         }
     }
 
@@ -511,5 +515,220 @@ impl Session {
                 self.cluster.advance(*d);
             }
         }
+    }
+}
+
+/// The version of [`Exported`] this build writes and reads.
+pub const EXPORT_VERSION: u32 = 1;
+
+/// The most simulated time an imported history may cover: replaying it is work
+/// the importer does at once.
+pub const MAX_IMPORTED_SPAN: SimDuration = SimDuration::secs(6 * 3600);
+
+/// A history as plain data, to send elsewhere (a share link) or keep (a reload):
+/// the session it starts from is named by `origin` (the importer builds it), and
+/// its inputs follow, faults written as their `sim` lines.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Exported {
+    pub version: u32,
+    /// What the history starts from, e.g. `settled:42` for
+    /// [`Session::settled`]`(42)`; the exporter and importer agree on its meaning.
+    pub origin: String,
+    pub entries: Vec<ExportedEntry>,
+}
+
+/// One input of an [`Exported`] history.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ExportedEntry {
+    /// Simulated milliseconds when it came and when it ended.
+    pub at: u64,
+    pub until: u64,
+    /// `shell`, `kubectl`, `fault` (a `sim` line) or `advance` (milliseconds).
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdin: Option<String>,
+    /// Files read: (path, text) or (path, null) for a file that could not be read
+    /// (the message is not kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<(String, Option<String>)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<u64>,
+}
+
+impl Journal {
+    /// The history up to the moment shown (not the future), as data; `origin`
+    /// names the session it started from. `None` when nothing happened yet, or
+    /// when the history outgrew its limits and no longer starts at the origin.
+    pub fn export(&self, origin: &str) -> Option<Exported> {
+        if self.folded {
+            return None;
+        }
+        self.start.as_ref()?;
+        let entries = self
+            .entries
+            .iter()
+            .map(|e| {
+                let mut out = ExportedEntry {
+                    at: e.at.0,
+                    until: e.until.0,
+                    kind: String::new(),
+                    line: None,
+                    stdin: None,
+                    files: Vec::new(),
+                    ms: None,
+                };
+                let files = |f: &[FileRead]| -> Vec<(String, Option<String>)> {
+                    f.iter()
+                        .filter_map(|r| match r {
+                            FileRead::File(p, answer) => Some((p.clone(), answer.clone().ok())),
+                            FileRead::Dir(..) => None,
+                        })
+                        .collect()
+                };
+                match &e.input {
+                    Input::Shell {
+                        line,
+                        stdin,
+                        files: f,
+                    }
+                    | Input::Kubectl {
+                        line,
+                        stdin,
+                        files: f,
+                    } => {
+                        out.kind = if matches!(e.input, Input::Shell { .. }) {
+                            "shell".into()
+                        } else {
+                            "kubectl".into()
+                        };
+                        out.line = Some(line.clone());
+                        out.stdin = stdin.clone();
+                        out.files = files(f);
+                    }
+                    Input::Fault(f) => {
+                        out.kind = "fault".into();
+                        out.line = Some(crate::shell::script::fault_line(f));
+                    }
+                    Input::Advance(d) => {
+                        out.kind = "advance".into();
+                        out.ms = Some(d.as_millis());
+                    }
+                }
+                out
+            })
+            .collect();
+        Some(Exported {
+            version: EXPORT_VERSION,
+            origin: origin.to_string(),
+            entries,
+        })
+    }
+}
+
+impl Session {
+    /// Replays an exported history on this session, which must be the one its
+    /// origin names, as it was built: afterwards the session is where the history
+    /// ended, with that history to rewind through. A history that does not fit
+    /// (another version, inputs out of order, past the limits) is refused before
+    /// anything runs; one that replays differently (made by a simulator that
+    /// behaves otherwise) is refused after, so import into a fresh session and
+    /// drop it on an error.
+    pub fn import(&mut self, history: &Exported) -> Result<(), String> {
+        if history.version != EXPORT_VERSION {
+            return Err(format!(
+                "it was written by another version of the simulator (format {}, this one reads {EXPORT_VERSION})",
+                history.version
+            ));
+        }
+        if history.entries.len() > MAX_ENTRIES {
+            return Err(format!(
+                "it holds {} inputs, more than the {MAX_ENTRIES} a history keeps",
+                history.entries.len()
+            ));
+        }
+        let mut entries = Vec::with_capacity(history.entries.len());
+        let mut clock = self.cluster.now();
+        let start = clock;
+        for (i, e) in history.entries.iter().enumerate() {
+            let n = i + 1;
+            if e.at != clock.0 || e.until < e.at {
+                return Err(format!("input {n} is out of order in time"));
+            }
+            let files = e
+                .files
+                .iter()
+                .map(|(p, t)| {
+                    FileRead::File(
+                        p.clone(),
+                        t.clone()
+                            .ok_or_else(|| format!("the path \"{p}\" does not exist")),
+                    )
+                })
+                .collect();
+            let line = || {
+                e.line
+                    .clone()
+                    .ok_or_else(|| format!("input {n} has no line"))
+            };
+            let input = match e.kind.as_str() {
+                "shell" => Input::Shell {
+                    line: line()?,
+                    stdin: e.stdin.clone(),
+                    files,
+                },
+                "kubectl" => Input::Kubectl {
+                    line: line()?,
+                    stdin: e.stdin.clone(),
+                    files,
+                },
+                "fault" => match crate::shell::script::parse_sim(
+                    line()?.strip_prefix("sim ").unwrap_or_default(),
+                ) {
+                    crate::shell::script::Action::Fault(f) => Input::Fault(f),
+                    _ => return Err(format!("input {n} is not a fault")),
+                },
+                "advance" => {
+                    let ms = e.ms.ok_or_else(|| format!("input {n} has no duration"))?;
+                    if e.until.checked_sub(e.at) != Some(ms) {
+                        return Err(format!("input {n} is out of order in time"));
+                    }
+                    Input::Advance(SimDuration::millis(ms))
+                }
+                other => return Err(format!("input {n} is of an unknown kind \"{other}\"")),
+            };
+            clock = SimTime(e.until);
+            entries.push(Entry {
+                at: SimTime(e.at),
+                until: SimTime(e.until),
+                input,
+            });
+        }
+        if clock.since(start) > MAX_IMPORTED_SPAN {
+            return Err(format!(
+                "it covers {}, more than the {} an imported history may",
+                crate::printers::humanize::human_duration(clock.since(start).as_millis() as i64),
+                crate::printers::humanize::human_duration(MAX_IMPORTED_SPAN.as_millis() as i64),
+            ));
+        }
+        let bytes: usize = entries.iter().map(|e| e.input.bytes()).sum();
+        if bytes > MAX_INPUT_BYTES {
+            return Err(format!(
+                "it holds {bytes} bytes of lines and files, more than the {MAX_INPUT_BYTES} a history keeps"
+            ));
+        }
+        let Some(last) = entries.last().map(|e| e.until) else {
+            return Ok(());
+        };
+        self.journal = Journal::default();
+        self.before_input();
+        self.journal.future = entries.into();
+        // Inputs at the last moment itself are part of the history too.
+        self.replay_future(last + SimDuration::millis(1));
+        if self.cluster.now() != last || !self.journal.future.is_empty() {
+            return Err("it does not replay the same way on this version of the simulator".into());
+        }
+        Ok(())
     }
 }

@@ -222,3 +222,57 @@ fn long_histories_keep_a_bounded_number_of_copies_and_rewind_exactly() {
         assert_eq!(s.cluster.now(), end);
     }
 }
+
+#[test]
+fn an_exported_history_rebuilds_the_same_session_elsewhere() {
+    let mut s = Session::settled(11);
+    story(&mut s, None);
+    let exported = s.journal().export("settled:11").unwrap();
+    // Through JSON, as a link or a saved state carries it.
+    let text = serde_json::to_string(&exported).unwrap();
+    let back: warehouse_kubectl::journal::Exported = serde_json::from_str(&text).unwrap();
+    let mut other = Session::settled(11);
+    other.import(&back).unwrap();
+    assert_eq!(other.cluster.now(), s.cluster.now());
+    assert!(other.cluster.snapshot() == s.cluster.snapshot());
+    // And it can be rewound there too.
+    other.rewind(SimDuration::secs(90)).unwrap();
+    s.rewind(SimDuration::secs(90)).unwrap();
+    assert!(other.cluster.snapshot() == s.cluster.snapshot());
+}
+
+#[test]
+fn a_history_that_does_not_fit_is_refused() {
+    let mut s = Session::settled(11);
+    story(&mut s, None);
+    let good = s.journal().export("settled:11").unwrap();
+    let refused = |h: &warehouse_kubectl::journal::Exported| {
+        let mut fresh = Session::settled(11);
+        fresh.import(h).unwrap_err()
+    };
+    let mut h = good.clone();
+    h.version = 99;
+    assert!(refused(&h).starts_with("it was written by another version"));
+    let mut h = good.clone();
+    h.entries.swap(0, 1);
+    assert_eq!(refused(&h), "input 2 is out of order in time");
+    let mut h = good.clone();
+    h.entries[0].kind = "teleport".into();
+    assert_eq!(refused(&h), "input 1 is of an unknown kind \"teleport\"");
+    let mut h = good.clone();
+    let last = h.entries.last().unwrap().until;
+    h.entries.push(warehouse_kubectl::journal::ExportedEntry {
+        at: last,
+        until: last + 7 * 3600 * 1000,
+        kind: "advance".into(),
+        line: None,
+        stdin: None,
+        files: vec![],
+        ms: Some(7 * 3600 * 1000),
+    });
+    assert!(refused(&h).starts_with("it covers "), "{}", refused(&h));
+    // Another seed replays the same lines differently.
+    let mut other = Session::settled(12);
+    let err = other.import(&good);
+    assert!(err.is_ok() || err.unwrap_err().contains("does not replay the same way"));
+}

@@ -825,6 +825,20 @@ pub(crate) fn reads_only(line: &str) -> bool {
         && crate::kubectl_access(&words[1..]) == Ok(crate::Access::Reads)
 }
 
+/// The `sim` line of a fault (what [`parse_sim`] reads back).
+pub fn fault_line(fault: &Fault) -> String {
+    match fault {
+        Fault::KillNode(n) => format!("sim node kill {n}"),
+        Fault::RestartNode(n) => format!("sim node restart {n}"),
+        Fault::PartitionNode(n) => format!("sim node partition {n}"),
+        Fault::HealNode(n) => format!("sim node heal {n}"),
+        Fault::StopComponent(c) => format!("sim stop {}", c.short_name()),
+        Fault::StartComponent(c) => format!("sim start {}", c.short_name()),
+        Fault::StopEtcdMember(m) => format!("sim etcd stop {m}"),
+        Fault::StartEtcdMember(m) => format!("sim etcd start {m}"),
+    }
+}
+
 /// A terminal line that is a plain `sim` command (no shell syntax), parsed.
 pub(crate) fn plain_sim(line: &str) -> Option<Action> {
     match parse_action(line.trim_matches(is_blank)) {

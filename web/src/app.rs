@@ -16,6 +16,7 @@ use crate::office::Office;
 use crate::offline;
 use crate::progress;
 use crate::requests::RequestLog;
+use crate::saved;
 use crate::state::{Action, AppState, Panel};
 use crate::terminal::TerminalBox;
 use crate::test_hook;
@@ -24,6 +25,27 @@ use crate::zones::ZoneList;
 use gloo_timers::callback::Interval;
 use std::cell::Cell;
 use yew::prelude::*;
+
+/// Real milliseconds between looks at whether the sandbox changed, to keep it.
+const SAVE_EVERY_MS: u32 = 3_000;
+
+/// The share link just made, ready to copy (or why there is none).
+fn share_box(state: &AppState, tr: Tr) -> Html {
+    match &state.share {
+        None => html! {},
+        Some(Ok(url)) => html! {
+            <div class="share-box">
+                <label>
+                    { tr.t(Key::ShareLink) }{" "}
+                    <input id="share-link" type="text" readonly=true value={url.clone()} />
+                </label>
+            </div>
+        },
+        Some(Err(why)) => html! {
+            <div class="share-box error" role="alert">{ why.clone() }</div>
+        },
+    }
+}
 
 /// Real milliseconds between animation ticks (about 30 frames a second).
 pub const FRAME_MS: u32 = 33;
@@ -35,6 +57,17 @@ pub fn App() -> Html {
     let state = use_reducer(|| {
         let mut s = AppState::default();
         s.reduce_lesson(Action::ProgressLoaded(progress::load()));
+        // A share link wins over the saved sandbox (its effect below opens it).
+        if saved::link_fragment().is_none() {
+            let restored = saved::load().map(|r| r.and_then(|saved| s.restore(saved)));
+            if let Some(Err(why)) = restored {
+                saved::clear();
+                s.notice = Some(crate::state::Outcome {
+                    text: crate::i18n::saved_refused(s.lang, &why),
+                    error: true,
+                });
+            }
+        }
         s.after_action();
         s
     });
@@ -56,10 +89,60 @@ pub fn App() -> Html {
             fetch::load_help_data();
             offline::register_worker();
             if let Some(url) = fetch::lesson_param() {
-                fetch::open_url(url, dispatch);
+                fetch::open_url(url, dispatch.clone());
+            }
+            if let Some(fragment) = saved::link_fragment() {
+                wasm_bindgen_futures::spawn_local(async move {
+                    let history = saved::read_link(&fragment).await;
+                    saved::drop_fragment();
+                    dispatch.dispatch(Action::OpenHistory(history));
+                });
             }
         });
     }
+
+    // The sandbox is kept for a reload: looked at every few seconds, written when
+    // it changed.
+    {
+        let dispatch = dispatch.clone();
+        use_effect_with((), move |_| {
+            let interval =
+                Interval::new(SAVE_EVERY_MS, move || dispatch.dispatch(Action::SaveTick));
+            move || drop(interval)
+        });
+    }
+    {
+        let to_save = state.to_save.1.clone();
+        use_effect_with(state.to_save.0, move |_| {
+            if let Some(s) = to_save {
+                if let Err(why) = saved::save(&s) {
+                    web_sys::console::warn_1(&why.into());
+                }
+            }
+        });
+    }
+    let on_share = {
+        let session = state.session.clone();
+        let dispatch = dispatch.clone();
+        Callback::from(move |()| {
+            let history = session
+                .borrow()
+                .journal()
+                .export(&saved::origin(crate::state::SEED));
+            let dispatch = dispatch.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let link = match history {
+                    Some(h) => saved::link(&h).await,
+                    None => Err("the history is longer than a link can hold".to_string()),
+                };
+                if let (Ok(url), Some(w)) = (&link, web_sys::window()) {
+                    // Best effort: the field below shows the link either way.
+                    let _ = w.navigator().clipboard().write_text(url);
+                }
+                dispatch.dispatch(Action::ShareReady(link));
+            });
+        })
+    };
 
     use_effect_with(state.progress.clone(), |p| progress::save(p));
 
@@ -115,7 +198,11 @@ pub fn App() -> Html {
                      on_advance={act(&dispatch, Action::Advance)}
                      on_speed={act(&dispatch, Action::SetSpeed)}
                      on_toggle_names={act(&dispatch, |()| Action::ToggleNames)}
-                     on_toggle_lang={act(&dispatch, |()| Action::ToggleLang)} />
+                     on_toggle_lang={act(&dispatch, |()| Action::ToggleLang)}
+                     history={state.history()}
+                     on_rewind={act(&dispatch, Action::RewindTo)}
+                     {on_share} />
+            { share_box(&state, tr) }
             { for progress_notice }
             <Office session={state.session.clone()} view={state.view.clone()} {tr}
                     info={state.office.clone()} focus={focus} epoch={state.epoch} />

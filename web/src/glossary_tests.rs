@@ -41,6 +41,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("projection.rs", include_str!("projection.rs")),
     ("prose.rs", include_str!("prose.rs")),
     ("requests.rs", include_str!("requests.rs")),
+    ("saved.rs", include_str!("saved.rs")),
     ("state.rs", include_str!("state.rs")),
     ("target.rs", include_str!("target.rs")),
     ("terminal.rs", include_str!("terminal.rs")),

@@ -84,6 +84,20 @@ labels! {
         "Jump simulated time forward at once",
         "Сразу перемотать время симуляции вперёд",
     ),
+    History => both("History", "История"),
+    Share => both("Share", "Поделиться"),
+    ShareTitle => both(
+        "A link that opens this warehouse at this moment in another browser",
+        "Ссылка, которая откроет этот склад в этот момент в другом браузере",
+    ),
+    ShareLink => both("Link to this moment:", "Ссылка на этот момент:"),
+    HistoryTitle => both(
+        "Drag back to see the warehouse as it was at that moment. Play replays what \
+         happened next; a new command or action starts a new history from there.",
+        "Перетащите назад, чтобы увидеть склад таким, каким он был в тот момент. \
+         «Пуск» воспроизводит то, что было дальше; новая команда или действие \
+         начинает с этого места новую историю.",
+    ),
     TimingNote => pick([
         "Timings follow real Kubernetes: a zone that stops reporting is marked \
          not ready after about 50 s, and its robots are evicted 300 s later. \
@@ -446,6 +460,50 @@ pub fn panic_texts(lang: Lang) -> PanicTexts {
             reload: "Перезагрузить",
             details: "Подробности ошибки (скопируйте их в сообщение об ошибке)",
         },
+    }
+}
+
+/// The notice after a share link opened.
+pub fn link_opened(lang: Lang, now_ms: u64) -> String {
+    match lang {
+        Lang::En => format!(
+            "Opened the shared warehouse at {}, paused. Press Play to go on, or drag History back.",
+            clock(now_ms)
+        ),
+        Lang::Ru => format!(
+            "Открыт присланный склад на моменте {}, время остановлено. Нажмите «Пуск», чтобы продолжить, или перетащите «Историю» назад.",
+            clock(now_ms)
+        ),
+    }
+}
+
+/// The notice after a reload brought the sandbox back.
+pub fn sandbox_restored(lang: Lang, now_ms: u64) -> String {
+    match lang {
+        Lang::En => format!(
+            "Your sandbox is back as you left it, paused at {}. Press Play to go on.",
+            clock(now_ms)
+        ),
+        Lang::Ru => format!(
+            "Ваша песочница вернулась такой, какой вы её оставили; время остановлено на {}. Нажмите «Пуск», чтобы продолжить.",
+            clock(now_ms)
+        ),
+    }
+}
+
+/// The notice when a share link could not be opened.
+pub fn link_refused(lang: Lang, why: &str) -> String {
+    match lang {
+        Lang::En => format!("This link could not be opened: {why}. The sandbox is as it was."),
+        Lang::Ru => format!("Не удалось открыть ссылку: {why}. Песочница осталась прежней."),
+    }
+}
+
+/// The notice when the saved sandbox could not be brought back.
+pub fn saved_refused(lang: Lang, why: &str) -> String {
+    match lang {
+        Lang::En => format!("The sandbox saved in this browser could not be restored ({why}), so a fresh one was opened."),
+        Lang::Ru => format!("Сохранённую в браузере песочницу не удалось восстановить ({why}), поэтому открыта новая."),
     }
 }
 

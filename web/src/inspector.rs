@@ -65,7 +65,7 @@ pub fn report(session: &mut Session, target: &Target, view: &FloorView) -> Repor
         .map(|n| format!(" -n {n}"))
         .unwrap_or_default();
     let mut run = |line: String| {
-        let out = session.run(&line, None, &NoFiles);
+        let out = session.run_unrecorded(&line, None, &NoFiles);
         format!("{}{}", out.stdout, out.stderr)
     };
     let (kind, name) = object.split_once('/').unwrap_or((&object, ""));
@@ -82,7 +82,7 @@ pub fn report(session: &mut Session, target: &Target, view: &FloorView) -> Repor
         _ => Vec::new(),
     };
     let why = {
-        let out = session.run_shell(&format!("sim why {object}{ns}"), None, &NoFiles);
+        let out = session.run_shell_unrecorded(&format!("sim why {object}{ns}"), None, &NoFiles);
         format!("{}{}", out.stdout, out.stderr)
     };
     let decision = match target {

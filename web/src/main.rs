@@ -29,6 +29,7 @@ mod progress;
 mod projection;
 mod prose;
 mod requests;
+mod saved;
 mod state;
 mod target;
 mod terminal;

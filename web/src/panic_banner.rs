@@ -7,7 +7,8 @@
 //! from `<html lang>` (the app keeps it current), and Reload is a link to the page's
 //! own address, which needs no code of the app to work. It is shown once; a later
 //! panic (a consequence of the first) changes nothing. The panic is also written to
-//! the console, as `console_error_panic_hook` does.
+//! the console, as `console_error_panic_hook` does. The sandbox saved for a reload
+//! is dropped, so Reload cannot replay its history into the same panic.
 
 use crate::i18n::{panic_texts, Lang};
 use wasm_bindgen::JsCast;
@@ -21,6 +22,9 @@ const BANNER_ID: &str = "panic-banner";
 pub fn install() {
     yew::set_custom_panic_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
+        // The saved sandbox could replay into the same panic after Reload: it goes,
+        // and the warehouse starts anew (lesson progress is kept apart).
+        crate::saved::clear();
         show(&info.to_string());
     }));
 }

@@ -71,6 +71,14 @@ pub enum Action {
     SetSpeed(u32),
     /// Jump simulated time forward by this many milliseconds.
     Advance(u64),
+    /// Go to this simulated time (milliseconds) in the session's history.
+    RewindTo(u64),
+    /// A share link's history was read (or why it could not be).
+    OpenHistory(Result<crate::kubectl::journal::Exported, String>),
+    /// The share link was made (or why it could not be).
+    ShareReady(Result<String, String>),
+    /// Every few seconds: keep the sandbox for a reload if it changed.
+    SaveTick,
     KillZone(String),
     RestartZone(String),
     /// Stop or start a control-plane component (`sim stop scheduler`).
@@ -235,6 +243,13 @@ pub struct AppState {
     /// narration, the office, the charts and the frames start from the new one's
     /// own record.
     pub epoch: u64,
+    /// The share link last made, or why it could not be.
+    pub share: Option<Result<String, String>>,
+    /// The sandbox to keep for a reload, made when it changed (the app's effect
+    /// writes it), with its generation.
+    pub to_save: (u64, Option<Rc<crate::saved::Saved>>),
+    /// What the sandbox was when it was last handed over for saving.
+    saved_fingerprint: u64,
 }
 
 impl Default for AppState {
@@ -275,6 +290,9 @@ impl AppState {
             mine_only: None,
             floor: crate::floor::FloorData::default(),
             epoch: 0,
+            share: None,
+            to_save: (0, None),
+            saved_fingerprint: 0,
         }
         .with_floor()
     }
@@ -356,10 +374,7 @@ impl AppState {
             // A lesson's incidents fire at their times on the way.
             self.lesson_advance(SimDuration::millis(ms));
         } else {
-            self.session
-                .borrow_mut()
-                .cluster
-                .advance(SimDuration::millis(ms));
+            self.session.borrow_mut().advance(SimDuration::millis(ms));
         }
         // Time alone moves the clock and the countdowns, not the whole view.
         let moved =
@@ -377,6 +392,164 @@ impl AppState {
         }
     }
 
+    /// The simulated times the history reaches (earliest, latest), for the time
+    /// slider; `None` before anything happened, and while a lesson is open (its
+    /// steps' resets are its way back).
+    pub fn history(&self) -> Option<(u64, u64)> {
+        if self.lesson.is_some() {
+            return None;
+        }
+        let session = self.session.borrow();
+        let journal = session.journal();
+        Some((journal.earliest()?.0, journal.latest()?.0))
+    }
+
+    /// The sandbox as a reload should find it; `None` while a lesson is open or
+    /// before anything happened.
+    pub fn saved(&self) -> Option<crate::saved::Saved> {
+        if self.lesson.is_some() {
+            return None;
+        }
+        let history = self
+            .session
+            .borrow()
+            .journal()
+            .export(&crate::saved::origin(SEED))?;
+        let skip = self
+            .terminal
+            .entries
+            .len()
+            .saturating_sub(crate::saved::SAVED_ENTRIES);
+        Some(crate::saved::Saved {
+            history,
+            terminal: self
+                .terminal
+                .entries
+                .iter()
+                .skip(skip)
+                .map(|e| (e.prompt.clone(), e.stdout.clone(), e.stderr.clone()))
+                .collect(),
+            typed: self.terminal.history.clone(),
+            yaml: self.yaml.to_string(),
+            lang: self.lang.tag().to_string(),
+            names: match self.names {
+                Names::Warehouse => "warehouse".into(),
+                Names::Kubernetes => "kubernetes".into(),
+            },
+            speed: self.speed,
+        })
+    }
+
+    /// Hands the sandbox over for saving when it changed since the last time.
+    fn save_if_changed(&mut self) -> bool {
+        let fingerprint = {
+            let session = self.session.borrow();
+            let j = session.journal();
+            let mut h = crate::saved::Fingerprint::default();
+            h.add(j.entries().len() as u64);
+            h.add(j.entries().last().map_or(0, |e| e.until.0));
+            h.add(self.terminal.entries.len() as u64);
+            h.add(self.terminal.history.len() as u64);
+            h.add_str(&self.yaml);
+            h.add(u64::from(self.speed));
+            h.add(self.lang as u64);
+            h.add(self.names as u64);
+            h.add(u64::from(self.lesson.is_some()));
+            h.finish()
+        };
+        if fingerprint == self.saved_fingerprint {
+            return false;
+        }
+        self.saved_fingerprint = fingerprint;
+        let Some(saved) = self.saved() else {
+            return false;
+        };
+        self.to_save = (self.to_save.0 + 1, Some(Rc::new(saved)));
+        true
+    }
+
+    /// The sandbox a reload found: its history replayed on the same starting
+    /// warehouse, its terminal, editor and settings back.
+    pub fn restore(&mut self, saved: crate::saved::Saved) -> Result<(), String> {
+        let session = rebuilt(&saved.history)?;
+        *self.session.borrow_mut() = session;
+        self.new_cluster();
+        let terminal = Rc::make_mut(&mut self.terminal);
+        terminal.entries = saved.entries().collect();
+        terminal.history = saved.typed.clone();
+        self.yaml = AttrValue::from(saved.yaml.clone());
+        self.lang = if saved.lang == "ru" {
+            Lang::Ru
+        } else {
+            Lang::En
+        };
+        self.names = if saved.names == "kubernetes" {
+            Names::Kubernetes
+        } else {
+            Names::Warehouse
+        };
+        if SPEEDS.contains(&saved.speed) {
+            self.speed = saved.speed;
+        }
+        self.playing = false;
+        let now = self.session.borrow().cluster.now().0;
+        self.notice = Some(Outcome {
+            text: crate::i18n::sandbox_restored(self.lang, now),
+            error: false,
+        });
+        self.refresh_view();
+        Ok(())
+    }
+
+    /// A share link was opened: its warehouse replaces the sandbox, paused at the
+    /// moment it was shared.
+    fn open_history(&mut self, history: Result<crate::kubectl::journal::Exported, String>) {
+        let result = history.and_then(|h| rebuilt(&h));
+        let lang = self.lang;
+        match result {
+            Ok(session) => {
+                *self.session.borrow_mut() = session;
+                self.new_cluster();
+                self.playing = false;
+                Rc::make_mut(&mut self.terminal).entries.clear();
+                let now = self.session.borrow().cluster.now().0;
+                self.notice = Some(Outcome {
+                    text: crate::i18n::link_opened(lang, now),
+                    error: false,
+                });
+            }
+            Err(e) => {
+                self.notice = Some(Outcome {
+                    text: crate::i18n::link_refused(lang, &e),
+                    error: true,
+                })
+            }
+        }
+        self.refresh_view();
+    }
+
+    /// Goes to simulated time `ms` of the history, paused there so the learner can
+    /// look; Play replays what came next.
+    fn rewind_to(&mut self, ms: u64) {
+        let result = self
+            .session
+            .borrow_mut()
+            .rewind_to(warehouse_sim::SimTime(ms));
+        match result {
+            Ok(_) => {
+                self.playing = false;
+                self.notice = None;
+            }
+            Err(e) => {
+                self.notice = Some(Outcome {
+                    text: e,
+                    error: true,
+                })
+            }
+        }
+        self.refresh_view();
+    }
+
     /// Records a line and its output in the terminal.
     pub(crate) fn print(&mut self, prompt: String, out: &crate::kubectl::CommandOutput) {
         Rc::make_mut(&mut self.terminal).push(Entry {
@@ -387,7 +560,7 @@ impl AppState {
     }
 
     fn fault(&mut self, fault: Fault, script_line: String) {
-        let result = self.session.borrow_mut().cluster.fault(fault);
+        let result = self.session.borrow_mut().fault(fault);
         let outcome = match result {
             Ok(message) => Outcome {
                 text: message,
@@ -460,6 +633,15 @@ impl AppState {
     pub fn report(&self) -> Option<Rc<crate::inspector::Report>> {
         self.inspection.as_ref().map(|(_, _, r)| r.clone())
     }
+}
+
+/// A fresh session on the history's origin with the history replayed.
+fn rebuilt(history: &crate::kubectl::journal::Exported) -> Result<Session, String> {
+    let seed = crate::saved::origin_seed(&history.origin)
+        .ok_or_else(|| format!("it starts from an unknown warehouse \"{}\"", history.origin))?;
+    let mut session = Session::new(Cluster::settled(seed, Topology::default()));
+    session.import(history)?;
+    Ok(session)
 }
 
 /// `edit ARGS` or `kubectl edit ARGS` typed in the terminal (no shell syntax).
@@ -585,6 +767,14 @@ impl Reducible for AppState {
                 next.speed = speed;
             }
             Action::Advance(ms) => next.advance(ms),
+            Action::RewindTo(ms) => next.rewind_to(ms),
+            Action::OpenHistory(history) => next.open_history(history),
+            Action::ShareReady(link) => next.share = Some(link),
+            Action::SaveTick => {
+                if !next.save_if_changed() {
+                    return self;
+                }
+            }
             Action::KillZone(name) => {
                 let line = format!("sim node kill {name}");
                 next.fault(Fault::KillNode(name), line);

@@ -3,7 +3,7 @@
 
 use crate::i18n::{clock, Key, Tr};
 use crate::state::{ADVANCE_STEPS_MS, SPEEDS};
-use web_sys::HtmlSelectElement;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 #[derive(Properties)]
@@ -21,13 +21,31 @@ pub struct ToolbarProps {
     pub on_speed: Callback<u32>,
     pub on_toggle_names: Callback<()>,
     pub on_toggle_lang: Callback<()>,
+    /// The simulated times the session's history reaches, earliest and latest
+    /// (`None`: nothing has happened yet, or a lesson is open).
+    pub history: Option<(u64, u64)>,
+    /// Go to this simulated time (milliseconds) in the history.
+    pub on_rewind: Callback<u64>,
+    /// Make a link to this moment.
+    pub on_share: Callback<()>,
 }
 
 impl PartialEq for ToolbarProps {
     /// What it shows; the callbacks are made anew by every render of the app.
     fn eq(&self, other: &Self) -> bool {
-        (self.time_ms, self.playing, self.speed, self.tr)
-            == (other.time_ms, other.playing, other.speed, other.tr)
+        (
+            self.time_ms,
+            self.playing,
+            self.speed,
+            self.tr,
+            self.history,
+        ) == (
+            other.time_ms,
+            other.playing,
+            other.speed,
+            other.tr,
+            other.history,
+        )
     }
 }
 
@@ -44,6 +62,37 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
             }
         })
     };
+    let on_rewind = {
+        let on_rewind = props.on_rewind.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_dyn_into::<HtmlInputElement>();
+            if let Some(ms) = input.and_then(|i| i.value().parse::<f64>().ok()) {
+                on_rewind.emit(ms.max(0.0) as u64);
+            }
+        })
+    };
+    let history = props.history.map(|(earliest, latest)| {
+        // Whole seconds, so the slider's steps land on them.
+        let earliest = earliest / 1000 * 1000;
+        let latest = latest.max(props.time_ms).max(earliest + 1000);
+        html! { <>
+            <label class="history" title={tr.t(Key::HistoryTitle)}>
+                <span class="history-label">{ tr.t(Key::History) }</span>
+                <input id="history" type="range" step="1000"
+                       min={earliest.to_string()} max={latest.to_string()}
+                       value={props.time_ms.to_string()}
+                       aria-valuetext={clock(props.time_ms)}
+                       onchange={on_rewind} />
+                <span class="history-range" aria-hidden="true">
+                    { format!("{} – {}", clock(earliest), clock(latest)) }
+                </span>
+            </label>
+            <button id="share-btn" type="button" title={tr.t(Key::ShareTitle)}
+                    onclick={click(&props.on_share)}>
+                { tr.t(Key::Share) }
+            </button>
+        </> }
+    });
     let play_label = if props.playing {
         tr.t(Key::Pause)
     } else {
@@ -86,6 +135,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                         </button>
                     }) }
                 </div>
+                { for history }
                 <div class="toggles">
                     <button id="names-toggle" type="button"
                             aria-pressed={(tr.names == crate::i18n::Names::Kubernetes).to_string()}

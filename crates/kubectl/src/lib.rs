@@ -24,6 +24,7 @@ mod fetched;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod helm;
+pub mod journal;
 pub mod printers;
 pub mod selector;
 pub mod shell;
@@ -53,6 +54,8 @@ pub struct Session {
     pub kubeconfig: config::Kubeconfig,
     /// The shell around kubectl: variables, `$?`, running `kubectl proxy`es.
     pub shell: shell::ShellState,
+    /// Every input since the session began, to go back in time with.
+    journal: journal::Journal,
 }
 
 /// What a kubectl command line would do, told without running it.
@@ -109,7 +112,19 @@ impl Session {
             namespace: "default".to_string(),
             kubeconfig: config::Kubeconfig::kubeadm(),
             shell: shell::ShellState::default(),
+            journal: journal::Journal::default(),
         }
+    }
+
+    /// The session's history ([`Session::rewind`]).
+    pub fn journal(&self) -> &journal::Journal {
+        &self.journal
+    }
+
+    /// Starts the history again from now: the session's cluster was replaced (a
+    /// lesson opened, a step reset).
+    pub fn forget_history(&mut self) {
+        self.journal.clear();
     }
 
     /// A session on a settled cluster of the default topology: nodes Ready and every
@@ -128,6 +143,31 @@ impl Session {
         stdin: Option<&str>,
         files: &dyn FileSource,
     ) -> CommandOutput {
+        let reads = shell_words::split(line)
+            .ok()
+            .is_some_and(|args| kubectl_access(&args) == Ok(Access::Reads));
+        if reads {
+            return self.run_unrecorded(line, stdin, files);
+        }
+        let owned = |s: Option<&str>| s.map(str::to_string);
+        let input = |files| journal::Input::Kubectl {
+            line: line.to_string(),
+            stdin: owned(stdin),
+            files,
+        };
+        self.recorded(files, input, |s, files| {
+            s.run_unrecorded(line, stdin, files)
+        })
+    }
+
+    /// [`Session::run`] without adding the line to the session's history: for
+    /// reads made on the learner's behalf (the inspector's), which change nothing.
+    pub fn run_unrecorded(
+        &mut self,
+        line: &str,
+        stdin: Option<&str>,
+        files: &dyn FileSource,
+    ) -> CommandOutput {
         let args = match shell_words::split(line) {
             Ok(a) => a,
             Err(_) => {
@@ -141,6 +181,38 @@ impl Session {
     /// -o name)`, `kubectl get pods`, `curl localhost:8001/version`, ...): what the
     /// terminal runs. Variables persist in the session between lines.
     pub fn run_shell(
+        &mut self,
+        line: &str,
+        stdin: Option<&str>,
+        files: &dyn FileSource,
+    ) -> CommandOutput {
+        // An advance or a fault is its own entry of the history; a rewind or a line
+        // that only looks is none.
+        if self.shell.inside.is_none() {
+            if shell::script::reads_only(line) {
+                return shell::run_line(self, line, stdin, files);
+            }
+            if let Some(action) = shell::script::plain_sim(line) {
+                if shell::script::records_itself(&action) {
+                    let out = shell::script::execute_action(self, &action, stdin, files);
+                    self.shell.last_status = out.code;
+                    return out;
+                }
+            }
+        }
+        let owned = |s: Option<&str>| s.map(str::to_string);
+        let input = |files| journal::Input::Shell {
+            line: line.to_string(),
+            stdin: owned(stdin),
+            files,
+        };
+        self.recorded(files, input, |s, files| {
+            shell::run_line(s, line, stdin, files)
+        })
+    }
+
+    /// [`Session::run_shell`] without adding the line to the session's history.
+    pub fn run_shell_unrecorded(
         &mut self,
         line: &str,
         stdin: Option<&str>,

@@ -142,10 +142,10 @@ pub fn short(text: &str) -> String {
 }
 
 /// Runs a read-only command line without leaving a trace in the session's shell
-/// (its variables and `$?` stay as the learner left them).
+/// (its variables and `$?` stay as the learner left them) or its history.
 pub fn run_quietly(session: &mut Session, line: &str, files: &dyn FileSource) -> String {
     let shell = session.shell.clone();
-    let out = session.run_shell(line, None, files);
+    let out = session.run_shell_unrecorded(line, None, files);
     session.shell = shell;
     answer(&out)
 }

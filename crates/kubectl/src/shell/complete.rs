@@ -190,6 +190,7 @@ const SIM_COMMANDS: &[&str] = &[
     "proxy-mode",
     "request",
     "requests",
+    "rewind",
     "seed",
     "start",
     "stats",
@@ -443,7 +444,9 @@ fn complete_sim(session: &Session, args: &[String], start: usize, word: &str) ->
             word,
             ["gateway", "ingress", "metrics-server"].map(String::from),
         ),
-        [c] if c == "advance" => finish(start, word, ["10s", "30s", "1m", "5m"].map(String::from)),
+        [c] if c == "advance" || c == "rewind" => {
+            finish(start, word, ["10s", "30s", "1m", "5m"].map(String::from))
+        }
         [c] if c == "why" || c == "why-node" => {
             let ns = session.namespace.clone();
             complete_resource(session, &ns, &[], start, word)

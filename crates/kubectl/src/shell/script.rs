@@ -71,6 +71,8 @@ pub enum Action {
     Shell(String),
     /// `sim advance DURATION`.
     Advance(SimDuration),
+    /// `sim rewind DURATION`: back in the session's history.
+    Rewind(SimDuration),
     /// `sim node kill NAME`, `sim node restart NAME`.
     Fault(Fault),
     /// `sim node add NAME [--cpu N] [--memory Q] [--labels k=v,...] [--taint k=v:Effect]...`.
@@ -444,7 +446,7 @@ fn split_heredoc(line: &str) -> Option<HeredocMarker> {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim requests, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim boot cold|settled, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress|gateway, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD|TYPE/NAME] [--host H] [--header 'NAME: VALUE'] [--count N]";
+    "sim advance DURATION, sim rewind DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim requests, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim boot cold|settled, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress|gateway, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD|TYPE/NAME] [--host H] [--header 'NAME: VALUE'] [--count N]";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -513,6 +515,13 @@ fn sim_fault(words: &[&str], rest: &str) -> Option<Action> {
         },
         ["advance"] => {
             Action::Invalid("error: sim advance needs a duration, e.g. sim advance 30s".into())
+        }
+        ["rewind", d] => match parse_duration(d) {
+            Ok(d) => Action::Rewind(d),
+            Err(e) => Action::Invalid(format!("error: sim rewind: {e}")),
+        },
+        ["rewind"] => {
+            Action::Invalid("error: sim rewind needs a duration, e.g. sim rewind 90s".into())
         }
         ["node", "kill", name] => Action::Fault(Fault::KillNode(name.to_string())),
         ["node", "restart", name] => Action::Fault(Fault::RestartNode(name.to_string())),
@@ -758,10 +767,110 @@ fn parse_node_add(name: &str, options: &[&str]) -> Action {
     Action::AddNode(spec)
 }
 
-/// Runs one step against the session.
+/// Runs one step against the session, as an input of its history.
 pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> CommandOutput {
     let stdin = step.heredoc.as_ref().map(|h| h.body.as_str());
-    execute_action(session, &step.action, stdin, files)
+    if records_itself(&step.action) || (stdin.is_none() && reads_only(&step.command)) {
+        return execute_action(session, &step.action, stdin, files);
+    }
+    let input = |files| crate::journal::Input::Shell {
+        line: step.command.clone(),
+        stdin: stdin.map(str::to_string),
+        files,
+    };
+    session.recorded(files, input, |s, files| {
+        execute_action(s, &step.action, stdin, files)
+    })
+}
+
+/// Whether an action is its own entry of the session's history (an advance or a
+/// fault, which a rewind can land inside of or replay alone) or none (a rewind).
+pub(crate) fn records_itself(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Advance(_) | Action::Fault(_) | Action::Rewind(_)
+    )
+}
+
+/// Whether a terminal line only looks: a plain `kubectl` command that changes
+/// nothing and takes no simulated time (`get`, `describe`, `logs`, ...), a `sim`
+/// inspection (`sim why`, `sim requests`, ...), or a `sim` line that is refused.
+/// Such a line is not an input of the session's history: it neither is replayed
+/// nor forks the history after a rewind. (It still passes the reception desk,
+/// whose log keeps it only until a rewind goes back before it.)
+pub(crate) fn reads_only(line: &str) -> bool {
+    let line = line.trim_matches(is_blank);
+    if line.contains(|c: char| "$`'\"\\;&|<>(){}#*?~".contains(c)) {
+        return false;
+    }
+    match plain_sim(line) {
+        Some(
+            Action::Why { .. }
+            | Action::WhyNode { .. }
+            | Action::Requests
+            | Action::Help
+            | Action::Stats
+            | Action::EtcdStatus
+            | Action::Invalid(_),
+        ) => return true,
+        Some(_) => return false,
+        None => {}
+    }
+    let words: Vec<String> = line
+        .split(is_blank)
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    words.first().is_some_and(|w| w == "kubectl")
+        && crate::kubectl_access(&words[1..]) == Ok(crate::Access::Reads)
+}
+
+/// The `sim` line of a fault (what [`parse_sim`] reads back).
+pub fn fault_line(fault: &Fault) -> String {
+    match fault {
+        Fault::KillNode(n) => format!("sim node kill {n}"),
+        Fault::RestartNode(n) => format!("sim node restart {n}"),
+        Fault::PartitionNode(n) => format!("sim node partition {n}"),
+        Fault::HealNode(n) => format!("sim node heal {n}"),
+        Fault::StopComponent(c) => format!("sim stop {}", c.short_name()),
+        Fault::StartComponent(c) => format!("sim start {}", c.short_name()),
+        Fault::StopEtcdMember(m) => format!("sim etcd stop {m}"),
+        Fault::StartEtcdMember(m) => format!("sim etcd start {m}"),
+    }
+}
+
+/// A terminal line that is a plain `sim` command (no shell syntax), parsed.
+pub(crate) fn plain_sim(line: &str) -> Option<Action> {
+    match parse_action(line.trim_matches(is_blank)) {
+        Action::Shell(_) => None,
+        action => Some(action),
+    }
+}
+
+/// `sim rewind`: back in the session's history.
+fn rewind(session: &mut Session, by: SimDuration) -> CommandOutput {
+    let from = session.cluster.now();
+    match session.rewind(by) {
+        Ok(r) => {
+            let mut out = CommandOutput::new();
+            let at =
+                |t: warehouse_sim::SimTime| crate::printers::humanize::human_duration(t.0 as i64);
+            out.out_line(format!(
+                "rewound {} to {} after the start; the history reaches back to {}",
+                crate::printers::humanize::human_duration(from.since(r.now).as_millis() as i64),
+                at(r.now),
+                at(r.earliest)
+            ));
+            let ahead = session.journal().future_len();
+            if ahead > 0 {
+                out.out_line(format!(
+                    "{ahead} later inputs are replayed as the clock runs; a new command starts a new history from here"
+                ));
+            }
+            out
+        }
+        Err(e) => CommandOutput::error(format!("error: sim rewind: {e}")),
+    }
 }
 
 /// Runs one action; `stdin` is a heredoc's body.
@@ -773,16 +882,17 @@ pub(crate) fn execute_action(
 ) -> CommandOutput {
     match action {
         Action::Shell(line) => crate::shell::run_line(session, line, stdin, files),
+        Action::Rewind(by) => rewind(session, *by),
         Action::Advance(d) => {
             let before = session.cluster.now();
-            let advanced = session.cluster.advance(*d);
+            let advanced = session.advance(*d);
             let mut out = CommandOutput::default();
             if let Some(note) = advance_note(advanced, session.cluster.now().since(before), *d) {
                 out.err_line(note);
             }
             out
         }
-        Action::Fault(f) => match session.cluster.fault(f.clone()) {
+        Action::Fault(f) => match session.fault(f.clone()) {
             Ok(msg) => {
                 let mut out = CommandOutput::new();
                 out.out_line(msg);

@@ -9,6 +9,7 @@ pub mod interpodaffinity;
 pub mod plugins;
 pub mod preemption;
 pub mod queue;
+mod spread_index;
 
 use crate::apiserver::Actor;
 use crate::cluster::{Cluster, Component};
@@ -20,7 +21,7 @@ use crate::time::SimTime;
 use k8s_openapi::api::core::v1::{Pod, PodCondition, Taint};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 use litemap::LiteMap;
-use plugins::{HostPort, PodFacts, Resources, SpreadConstraint, SCORE_WEIGHTS};
+use plugins::{HostPort, PodFacts, Resources, SCORE_WEIGHTS};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub use plugins::pod_requests;
@@ -198,94 +199,10 @@ pub struct SchedulerState {
     /// The assigned pods with inter-pod affinity terms, kept with the node cache.
     #[serde(skip)]
     affinity_pods: AffinityIndex,
-    /// Per-node counts of the pods recent spreading selectors match.
+    /// Node positions, topology domains and spreading selectors' counts as
+    /// integers.
     #[serde(skip)]
-    selector_counts: SelectorCounts,
-}
-
-/// Matching pods per node name.
-type NodeCounts = BTreeMap<String, i64>;
-
-/// How many selectors [`SelectorCounts`] keeps.
-const SELECTORS_KEPT: usize = 8;
-
-/// Per node, how many assigned, non-terminating pods of a namespace a label selector
-/// matches, for the recently used spreading selectors: counted once over every pod,
-/// then kept as pods come and go, so that placing the replicas of one workload one
-/// after another does not count every pod for each. Not written in a snapshot.
-#[derive(Clone, Default)]
-struct SelectorCounts {
-    /// (namespace, selector, node → count, last use).
-    entries: Vec<(String, LabelSelector, NodeCounts, u64)>,
-    uses: u64,
-}
-
-impl SelectorCounts {
-    fn ensure(
-        &mut self,
-        namespace: &str,
-        selector: &LabelSelector,
-        nodes: &BTreeMap<String, NodeInfo>,
-    ) {
-        self.uses += 1;
-        let uses = self.uses;
-        if let Some(e) = self
-            .entries
-            .iter_mut()
-            .find(|e| e.0 == namespace && &e.1 == selector)
-        {
-            e.3 = uses;
-            return;
-        }
-        let counts = nodes
-            .iter()
-            .map(|(name, n)| {
-                let c = n
-                    .pods
-                    .values()
-                    .filter(|p| counted_by(p, namespace, selector))
-                    .count() as i64;
-                (name.clone(), c)
-            })
-            .filter(|(_, c)| *c > 0)
-            .collect();
-        if self.entries.len() >= SELECTORS_KEPT {
-            if let Some(i) = (0..self.entries.len()).min_by_key(|&i| self.entries[i].3) {
-                self.entries.remove(i);
-            }
-        }
-        self.entries
-            .push((namespace.to_string(), selector.clone(), counts, uses));
-    }
-
-    /// The kept per-node counts of `selector` in `namespace`, if kept.
-    fn of(&self, namespace: &str, selector: &LabelSelector) -> Option<&NodeCounts> {
-        self.entries
-            .iter()
-            .find(|e| e.0 == namespace && &e.1 == selector)
-            .map(|e| &e.2)
-    }
-
-    /// A pod entered (`delta` 1) or left (-1) a node.
-    fn adjust(&mut self, node: &str, p: &PodEntry, delta: i64) {
-        for e in &mut self.entries {
-            if counted_by(p, &e.0, &e.1) {
-                let c = e.2.entry(node.to_string()).or_default();
-                *c += delta;
-                if *c <= 0 {
-                    e.2.remove(node);
-                }
-            }
-        }
-    }
-}
-
-/// Whether a spreading selector counts the pod (PodTopologySpread's
-/// `countPodsMatchSelector`: same namespace, not terminating, labels match).
-fn counted_by(p: &PodEntry, namespace: &str, selector: &LabelSelector) -> bool {
-    !p.terminating
-        && p.namespace == namespace
-        && crate::controllers::selector_matches_with(selector, |k| p.labels.get(k))
+    spread_index: spread_index::SpreadIndex,
 }
 
 /// The assigned pods with inter-pod affinity terms (upstream's `PodsWithAffinity` and
@@ -396,7 +313,7 @@ impl SchedulerState {
         if let Some(old) = self.accounted.remove(key) {
             if let Some(n) = self.nodes.get_mut(&old.node) {
                 if let Some(p) = n.take(key, &old) {
-                    self.selector_counts.adjust(&old.node, &p, -1);
+                    self.spread_index.adjust(&old.node, &p, -1);
                 }
             }
             self.affinity_pods.remove(key);
@@ -405,7 +322,10 @@ impl SchedulerState {
             if self.affinity_pods.counted {
                 self.affinity_pods.set(key, &pod);
             }
-            self.selector_counts.adjust(&a.node, &pod, 1);
+            if !self.nodes.contains_key(&a.node) {
+                self.spread_index.nodes_changed();
+            }
+            self.spread_index.adjust(&a.node, &pod, 1);
             self.nodes
                 .entry(a.node.clone())
                 .or_default()
@@ -642,7 +562,7 @@ impl Cluster {
         };
         let name = node.metadata.name.clone().unwrap_or_default();
         if ev.event_type == EventType::Deleted {
-            self.scheduler.selector_counts = SelectorCounts::default();
+            self.scheduler.spread_index.nodes_changed();
             if let Some(old) = self.scheduler.nodes.remove(&name) {
                 self.scheduler
                     .image_nodes
@@ -656,6 +576,11 @@ impl Cluster {
         let mut fresh = NodeInfo::default();
         node_info_from(&mut fresh, node);
         let moved = !existed || fresh.placement() != info.placement();
+        if !existed {
+            self.scheduler.spread_index.nodes_changed();
+        } else if fresh.labels != info.labels {
+            self.scheduler.spread_index.labels_changed();
+        }
         info.allocatable = fresh.allocatable;
         info.allocatable_pods = fresh.allocatable_pods;
         info.taints = fresh.taints;
@@ -677,7 +602,7 @@ impl Cluster {
         self.scheduler.accounted.clear();
         self.scheduler.image_nodes = ImageNodes::default();
         self.scheduler.affinity_pods = AffinityIndex::default();
-        self.scheduler.selector_counts = SelectorCounts::default();
+        self.scheduler.spread_index.nodes_changed();
         for node in self
             .store
             .list(Kind::Node, None)
@@ -891,29 +816,27 @@ impl Cluster {
             ns_labels: &ns_labels,
             terms: own_terms.as_ref(),
         };
+        let cycle = self.scheduler.spread_index.begin();
         for c in &facts.spread {
-            self.scheduler.selector_counts.ensure(
-                &key.namespace,
-                &c.selector,
-                &self.scheduler.nodes,
-            );
+            let nodes = &self.scheduler.nodes;
+            let index = &mut self.scheduler.spread_index;
+            index.ensure_selector(cycle, &key.namespace, &c.selector, nodes);
+            index.ensure_key(&c.topology_key, nodes);
         }
         let nodes = &self.scheduler.nodes;
-        let selector_counts = &self.scheduler.selector_counts;
-        let namespace = key.namespace.as_str();
-        let count = |selector: &LabelSelector| -> plugins::NodeCounter<'_> {
-            match selector_counts.of(namespace, selector) {
-                Some(kept) => Box::new(move |name, _| kept.get(name).copied().unwrap_or(0)),
-                None => {
-                    let selector = selector.clone();
-                    Box::new(move |_, n| {
-                        n.pods
-                            .values()
-                            .filter(|p| counted_by(p, namespace, &selector))
-                            .count() as i64
-                    })
-                }
-            }
+        let spread_index = &self.scheduler.spread_index;
+        let inputs = |hard: bool| -> Vec<plugins::SpreadInput<'_>> {
+            facts
+                .spread
+                .iter()
+                .filter(|c| c.hard == hard)
+                .filter_map(|c| {
+                    Some((
+                        spread_index.counts(&key.namespace, &c.selector)?,
+                        spread_index.domains(&c.topology_key)?,
+                    ))
+                })
+                .collect()
         };
         let index = &self.scheduler.affinity_pods;
         let accounted = &self.scheduler.accounted;
@@ -941,23 +864,27 @@ impl Cluster {
             indexed(&index.required_anti).into_iter(),
         );
         let detailed = nodes.len() <= DETAILED_DECISION_NODES;
-        let hard: Vec<&SpreadConstraint> = facts.spread.iter().filter(|c| c.hard).collect();
+        let hard = inputs(true);
         let spread = if hard.is_empty() {
             plugins::SpreadState::default()
         } else {
-            plugins::spread_counts(&facts, nodes.iter(), &hard, true, &count)
+            plugins::spread_counts(&facts, nodes.iter(), &hard, true)
         };
+        let floor: Vec<(i64, usize)> = (0..hard.len()).map(|i| spread.min_and_present(i)).collect();
         let mut verdicts = Vec::new();
         let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
         let mut rejected: Vec<preemption::Rejected> = Vec::new();
         let priority = pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);
         let mut feasible: Vec<(&String, &NodeInfo)> = Vec::new();
+        // Their positions in name order.
+        let mut feasible_at: Vec<usize> = Vec::new();
         // Upstream `findNodesThatPassFilters`: from where the last cycle stopped,
         // filter until enough feasible nodes are found.
         let to_find = num_feasible_nodes_to_find(nodes.len());
         let start = self.scheduler.next_start_node_index % nodes.len().max(1);
         let mut processed = 0usize;
-        for (name, n) in nodes.iter().skip(start).chain(nodes.iter().take(start)) {
+        let numbered = || nodes.iter().enumerate();
+        for (pos, (name, n)) in numbered().skip(start).chain(numbered().take(start)) {
             if feasible.len() >= to_find {
                 break;
             }
@@ -982,7 +909,7 @@ impl Cluster {
                         resolvable: false,
                     }),
                 })
-                .and_then(|()| plugins::spread_filter(&facts, n, &spread))
+                .and_then(|()| plugins::spread_filter(&facts, pos, &spread, &floor))
                 .and_then(|()| {
                     interpodaffinity::filter(&incoming, &affinity, n).map_err(
                         |(reason, resolvable)| plugins::FilterFailure {
@@ -993,7 +920,10 @@ impl Cluster {
                     )
                 });
             match verdict {
-                Ok(()) => feasible.push((name, n)),
+                Ok(()) => {
+                    feasible.push((name, n));
+                    feasible_at.push(pos);
+                }
                 Err(f) => {
                     waits_for_pods |= matches!(f.plugin, "PodTopologySpread" | "InterPodAffinity");
                     for r in &f.reasons {
@@ -1028,11 +958,11 @@ impl Cluster {
             let topology = interpodaffinity::prescore(&incoming, scored.into_iter());
             score_table(
                 &facts,
-                &feasible,
+                (&feasible, &feasible_at),
                 nodes,
                 &self.scheduler.image_nodes,
                 topology.as_ref(),
-                &count,
+                &inputs(false),
             )
         } else {
             Vec::new()
@@ -1478,11 +1408,11 @@ fn fit_error(nodes: usize, reasons: &BTreeMap<String, usize>, preemption: Option
 /// node, for the plugins that run on this pod, in upstream's order.
 fn score_table(
     facts: &PodFacts,
-    feasible: &[(&String, &NodeInfo)],
+    (feasible, feasible_at): (&[(&String, &NodeInfo)], &[usize]),
     nodes: &BTreeMap<String, NodeInfo>,
     image_nodes: &ImageNodes,
     topology: Option<&interpodaffinity::TopologyScore>,
-    count: plugins::PodCounter,
+    spread: &[plugins::SpreadInput],
 ) -> Vec<(&'static str, Vec<i64>, Vec<i64>)> {
     let mut table: Vec<(&'static str, Vec<i64>, Vec<i64>)> = Vec::new();
     let raw: Vec<i64> = feasible
@@ -1501,7 +1431,7 @@ fn score_table(
         table.push(("NodeAffinity", raw, norm));
     }
     if facts.spread.iter().any(|c| !c.hard) {
-        let raw = plugins::spread_raw(facts, feasible, nodes, count);
+        let raw = plugins::spread_raw(facts, feasible_at, nodes, spread);
         let norm = plugins::spread_normalize(&raw);
         let raw = raw.into_iter().map(|r| r.unwrap_or(0)).collect();
         table.push(("PodTopologySpread", raw, norm));
@@ -1577,11 +1507,13 @@ mod tests {
         let (mut c, _) = crate::scenarios::converge(1, size).unwrap();
         let check = |c: &Cluster| {
             let s = &c.scheduler;
-            assert!(!s.selector_counts.entries.is_empty());
-            for (ns, sel, counts, _) in &s.selector_counts.entries {
-                let mut fresh = SelectorCounts::default();
-                fresh.ensure(ns, sel, &s.nodes);
-                assert_eq!(&fresh.entries[0].2, counts);
+            let kept: Vec<_> = s.spread_index.kept().collect();
+            assert!(!kept.is_empty());
+            for (ns, sel, counts) in kept {
+                let mut fresh = spread_index::SpreadIndex::default();
+                let cycle = fresh.begin();
+                fresh.ensure_selector(cycle, ns, sel, &s.nodes);
+                assert_eq!(fresh.counts(ns, sel), Some(counts));
             }
             assert_eq!(
                 s.affinity_pods.any,

@@ -15,6 +15,7 @@
 //! requests, and sidecars add to the requests that filter but not to those that
 //! score.
 
+use super::spread_index::{Domains, NO_DOMAIN};
 use super::NodeInfo;
 use crate::controllers::node_lifecycle::tolerates;
 use crate::controllers::{pod_matches_node, selector_matches};
@@ -405,65 +406,72 @@ fn fail(plugin: &'static str, reason: impl Into<String>, resolvable: bool) -> Fi
     }
 }
 
-/// The PreFilter state of PodTopologySpread: per constraint, the matching pods in each
-/// domain of the eligible nodes.
+/// The PreFilter state of PodTopologySpread: per constraint, the nodes' domains and
+/// the matching pods in each domain of the eligible nodes.
 #[derive(Default)]
 pub struct SpreadState<'n> {
-    /// Per constraint: domain value (borrowed from the node's labels) → matching pods.
-    pub counts: Vec<BTreeMap<&'n str, i64>>,
+    /// Per constraint: each node's domain id.
+    pub domains: Vec<&'n Domains>,
+    /// Per constraint, by domain id: matching pods (-1: no eligible node there).
+    pub counts: Vec<Vec<i64>>,
 }
 
-/// Whether a node counts for spreading (nodeAffinityPolicy Honor; it must carry every
-/// constraint's key).
-fn spread_eligible(
-    pod: &PodFacts,
-    name: &str,
-    n: &NodeInfo,
-    constraints: &[&SpreadConstraint],
-) -> bool {
-    pod.matches_node(name, n)
-        && constraints
-            .iter()
-            .all(|c| n.labels.contains_key(&c.topology_key))
+impl SpreadState<'_> {
+    /// Constraint `i`'s smallest count over the domains present, and how many
+    /// domains are present.
+    pub fn min_and_present(&self, i: usize) -> (i64, usize) {
+        let (mut min, mut n) = (i64::MAX, 0);
+        for c in self.counts[i].iter().copied().filter(|c| *c >= 0) {
+            min = min.min(c);
+            n += 1;
+        }
+        (if n == 0 { 0 } else { min }, n)
+    }
 }
 
-/// For a constraint's selector, how many pods on a node (by name) it counts in the
-/// pod's namespace (upstream `countPodsMatchSelector`): looked up once per selector,
-/// then asked once per node.
-pub type PodCounter<'a> = &'a dyn Fn(&LabelSelector) -> NodeCounter<'a>;
+/// What spreading reads for one constraint: per node position, the pods its
+/// selector counts, and the nodes' domains of its key.
+pub type SpreadInput<'n> = (&'n [i64], &'n Domains);
 
-/// [`PodCounter`]'s answer for one selector.
-pub type NodeCounter<'a> = Box<dyn Fn(&str, &NodeInfo) -> i64 + 'a>;
-
-/// Counts matching pods per domain for the given constraints over every node. With
-/// `require_all`, a node counts only if it carries every constraint's key
-/// (upstream's `requireAllTopologies`, false only for the system defaults).
+/// Counts matching pods per domain for the given constraints over every node (in
+/// name order). With `require_all`, a node counts only if it carries every
+/// constraint's key (upstream's `requireAllTopologies`, false only for the system
+/// defaults).
 pub fn spread_counts<'n>(
     pod: &PodFacts,
-    nodes: impl Iterator<Item = (&'n String, &'n NodeInfo)> + Clone,
-    constraints: &[&SpreadConstraint],
+    nodes: impl Iterator<Item = (&'n String, &'n NodeInfo)>,
+    inputs: &[SpreadInput<'n>],
     require_all: bool,
-    count: PodCounter,
 ) -> SpreadState<'n> {
-    let mut counts = vec![BTreeMap::new(); constraints.len()];
-    let counters: Vec<NodeCounter> = constraints.iter().map(|c| count(&c.selector)).collect();
-    for (name, n) in nodes {
-        let eligible = if require_all {
-            spread_eligible(pod, name, n, constraints)
-        } else {
-            pod.matches_node(name, n)
-        };
-        if !eligible {
+    let mut counts: Vec<Vec<i64>> = inputs.iter().map(|(_, d)| vec![-1; d.count]).collect();
+    // nodeAffinityPolicy Honor: only nodes the pod's node rules accept count.
+    let node_rules = pod.spec.is_some_and(|s| {
+        s.node_selector.as_ref().is_some_and(|m| !m.is_empty())
+            || s.affinity
+                .as_ref()
+                .is_some_and(|a| a.node_affinity.is_some())
+    });
+    let domain = |d: &Domains, pos: usize| d.of_node.get(pos).copied().unwrap_or(NO_DOMAIN);
+    for (pos, (name, n)) in nodes.enumerate() {
+        if node_rules && !pod.matches_node(name, n) {
             continue;
         }
-        for (i, c) in constraints.iter().enumerate() {
-            let Some(domain) = n.labels.get(&c.topology_key) else {
+        if require_all && inputs.iter().any(|(_, d)| domain(d, pos) == NO_DOMAIN) {
+            continue;
+        }
+        for (i, (per_node, d)) in inputs.iter().enumerate() {
+            let id = domain(d, pos);
+            if id == NO_DOMAIN {
                 continue;
-            };
-            *counts[i].entry(domain.as_str()).or_insert(0) += counters[i](name, n);
+            }
+            let c = &mut counts[i][id as usize];
+            *c = (*c).max(0) + per_node.get(pos).copied().unwrap_or(0);
         }
     }
-    SpreadState { counts }
+    SpreadState {
+        domains: inputs.iter().map(|(_, d)| *d).collect(),
+        counts,
+    }
 }
 
 /// Runs the default profile's filters up to NodeResourcesFit, in its order; `Ok` if
@@ -550,22 +558,28 @@ pub fn filter(pod: &PodFacts, name: &str, n: &NodeInfo) -> Result<(), FilterFail
 }
 
 /// PodTopologySpread's filter (DoNotSchedule constraints), which upstream runs after
-/// the volume plugins.
+/// the volume plugins. `pos` is the node's position in name order; `floor` holds
+/// each hard constraint's [`SpreadState::min_and_present`].
 pub fn spread_filter(
     pod: &PodFacts,
-    n: &NodeInfo,
+    pos: usize,
     spread: &SpreadState,
+    floor: &[(i64, usize)],
 ) -> Result<(), FilterFailure> {
     for (i, c) in pod.spread.iter().filter(|c| c.hard).enumerate() {
-        let Some(domain) = n.labels.get(&c.topology_key) else {
-            return Err(fail("PodTopologySpread", ERR_SPREAD_LABEL, false));
+        let (Some(d), Some(counts), Some(&(mut min, present))) =
+            (spread.domains.get(i), spread.counts.get(i), floor.get(i))
+        else {
+            continue;
         };
-        let counts = &spread.counts[i];
-        let mut min = counts.values().copied().min().unwrap_or(0);
-        if c.min_domains.is_some_and(|m| (counts.len() as i64) < m) {
+        let id = d.of_node.get(pos).copied().unwrap_or(NO_DOMAIN);
+        if id == NO_DOMAIN {
+            return Err(fail("PodTopologySpread", ERR_SPREAD_LABEL, false));
+        }
+        if c.min_domains.is_some_and(|m| (present as i64) < m) {
             min = 0;
         }
-        let here = counts.get(domain.as_str()).copied().unwrap_or(0);
+        let here = counts[id as usize].max(0);
         if here + c.self_match - min > c.max_skew {
             return Err(fail("PodTopologySpread", ERR_SPREAD, true));
         }
@@ -725,44 +739,53 @@ pub fn image_locality(
 }
 
 /// PodTopologySpread's raw scores for the ScheduleAnyway constraints over the feasible
-/// nodes (None: the node lacks a key), and their normalisation.
-pub fn spread_raw(
+/// nodes (by position in name order; None: the node lacks a key), counting over
+/// every node.
+pub fn spread_raw<'n>(
     pod: &PodFacts,
-    feasible: &[(&String, &NodeInfo)],
-    all: &BTreeMap<String, NodeInfo>,
-    count: PodCounter,
+    feasible: &[usize],
+    all: &'n BTreeMap<String, NodeInfo>,
+    inputs: &[SpreadInput<'n>],
 ) -> Vec<Option<i64>> {
     let soft: Vec<&SpreadConstraint> = pod.spread.iter().filter(|c| !c.hard).collect();
     let require_all = !soft.iter().any(|c| c.system_default);
-    let counts = spread_counts(pod, all.iter(), &soft, require_all, count);
+    let state = spread_counts(pod, all.iter(), inputs, require_all);
+    let domain = |i: usize, pos: usize| {
+        state.domains[i]
+            .of_node
+            .get(pos)
+            .copied()
+            .unwrap_or(NO_DOMAIN)
+    };
     // Domains among the feasible nodes, for the normalising weight log(size + 2);
-    // without `require_all`, nodes lacking the key make one more domain (value "").
-    let none = String::new();
-    let weights: Vec<f64> = soft
-        .iter()
-        .map(|c| {
-            let domains: std::collections::BTreeSet<&str> = feasible
-                .iter()
-                .filter_map(|(_, n)| match n.labels.get(&c.topology_key) {
-                    Some(v) => Some(v.as_str()),
-                    None if require_all => None,
-                    None => Some(none.as_str()),
-                })
-                .collect();
-            ((domains.len() + 2) as f64).ln()
+    // without `require_all`, nodes lacking the key make one more domain (value "",
+    // the same as a node labelled with the empty value).
+    let weights: Vec<f64> = (0..inputs.len())
+        .map(|i| {
+            let d = state.domains[i];
+            let mut seen = vec![false; d.count + 1];
+            for &pos in feasible {
+                match domain(i, pos) {
+                    NO_DOMAIN if require_all => {}
+                    NO_DOMAIN => seen[d.empty.map_or(d.count, |e| e as usize)] = true,
+                    id => seen[id as usize] = true,
+                }
+            }
+            let size = seen.iter().filter(|s| **s).count();
+            ((size + 2) as f64).ln()
         })
         .collect();
     feasible
         .iter()
-        .map(|(_, n)| {
+        .map(|&pos| {
             let mut score = 0.0;
-            for (i, c) in soft.iter().enumerate() {
-                let domain = match n.labels.get(&c.topology_key) {
-                    Some(d) => d,
-                    None if require_all => return None,
-                    None => continue,
+            for (i, c) in soft.iter().enumerate().take(inputs.len()) {
+                let id = match domain(i, pos) {
+                    NO_DOMAIN if require_all => return None,
+                    NO_DOMAIN => continue,
+                    id => id,
                 };
-                let cnt = counts.counts[i].get(domain.as_str()).copied().unwrap_or(0);
+                let cnt = state.counts[i][id as usize].max(0);
                 score += cnt as f64 * weights[i] + (c.max_skew - 1) as f64;
             }
             Some(score.round() as i64)

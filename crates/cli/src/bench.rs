@@ -15,7 +15,7 @@ use warehouse_sim::scenarios::{self, Outcome, Size};
 use warehouse_sim::{Cluster, ProxyMode, SimDuration};
 
 /// The scenarios, in the order `all` runs them.
-pub const SCENARIOS: [&str; 7] = [
+pub const SCENARIOS: [&str; 8] = [
     "converge",
     "steady",
     "node-death",
@@ -23,6 +23,19 @@ pub const SCENARIOS: [&str; 7] = [
     "compare",
     "envelope",
     "scaling",
+    "rewind",
+];
+
+/// The warehouses `rewind` goes back in: 1,000 robots on 10 zones, 10,000 on 96.
+pub const REWIND_SIZES: [Size; 2] = [
+    Size {
+        nodes: 10,
+        pods: 1_000,
+    },
+    Size {
+        nodes: 96,
+        pods: 10_000,
+    },
 ];
 
 /// The Deployment sizes of `compare` (3 nodes, as the peer's fixed cluster).
@@ -229,6 +242,18 @@ pub fn run(
             emit(&l);
             emit(&steady_line("envelope-steady", envelope, &mut c, STEADY));
         }
+        "rewind" => {
+            let sizes = if opts.smoke {
+                vec![Size { nodes: 4, pods: 50 }]
+            } else {
+                REWIND_SIZES.to_vec()
+            };
+            for size in sizes {
+                for l in rewind(size, seed)? {
+                    emit(&l);
+                }
+            }
+        }
         "scaling" => {
             let rows = scaling(opts, emit)?;
             write_scaling(out_dir, &rows, opts)?;
@@ -248,6 +273,61 @@ pub fn run(
         }
     }
     Ok(())
+}
+
+/// A session's history as a learner makes one (a Deployment of `size.pods`, the
+/// clock played in 1.5 s steps, a scale, a zone killed, six simulated minutes in
+/// all), then `sim rewind 90s` (`rewind-N`) and the clock played back to the end,
+/// replaying the rest (`replay-N`).
+fn rewind(size: Size, seed: u64) -> Result<Vec<Line>, String> {
+    use warehouse_kubectl::{NoFiles, Session};
+    reset_peak_rss();
+    let mut s = Session::new(scenarios::cluster(seed, size.nodes));
+    let run = |s: &mut Session, line: &str| -> Result<(), String> {
+        let out = s.run_shell(line, None, &NoFiles);
+        if out.code != 0 {
+            return Err(format!("{line}: {}", out.stderr));
+        }
+        Ok(())
+    };
+    let play = |s: &mut Session, secs: u64| {
+        for _ in 0..secs * 2 / 3 {
+            s.advance(SimDuration::millis(1_500));
+        }
+    };
+    run(
+        &mut s,
+        &format!(
+            "kubectl create deployment web --image=nginx --replicas={}",
+            size.pods
+        ),
+    )?;
+    play(&mut s, 120);
+    run(
+        &mut s,
+        &format!("kubectl scale deployment web --replicas={}", size.pods + 50),
+    )?;
+    play(&mut s, 120);
+    run(&mut s, "sim node kill zone-1")?;
+    play(&mut s, 120);
+    let end = s.cluster.now();
+    let back = SimDuration::secs(90);
+    let (r, wall) = timed(|| s.rewind(back));
+    r?;
+    let measured = |name: &str, wall: f64| {
+        let out = Outcome {
+            sim: back,
+            ..Outcome::default()
+        };
+        line(&format!("{name}-{}", size.pods), size, wall, out)
+    };
+    let rewound = measured("rewind", wall);
+    let (_, wall) = timed(|| {
+        while s.cluster.now() < end {
+            s.advance(SimDuration::millis(1_500).min(end.since(s.cluster.now())));
+        }
+    });
+    Ok(vec![rewound, measured("replay", wall)])
 }
 
 /// One cell of the scaling grid.

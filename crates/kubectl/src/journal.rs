@@ -31,8 +31,16 @@ pub const MAX_ENTRIES: usize = 20_000;
 pub const MAX_INPUT_BYTES: usize = 8 << 20;
 /// The most copies of the session kept besides the history's start.
 pub const MAX_COPIES: usize = 8;
-/// How much simulated time passes between two copies, at least.
+/// How much simulated time passes between two copies, at least: once a minute
+/// for a cluster of up to [`OBJECTS_PER_MINUTE`] objects, proportionally less
+/// often for a bigger one, so that the copies of a big cluster do not hold many
+/// times its memory (going back then replays more).
 pub const COPY_EVERY: SimDuration = SimDuration::secs(60);
+/// See [`COPY_EVERY`].
+pub const OBJECTS_PER_MINUTE: usize = 2_000;
+/// A copy is taken sooner when this many writes happened since the last one (a
+/// big Deployment converging): replaying them is what makes going back slow.
+pub const COPY_AFTER_WRITES: u64 = 20_000;
 
 /// One thing done to the session.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,6 +150,8 @@ impl Saved {
 struct Mark {
     applied: usize,
     at: SimTime,
+    /// The store's revision then.
+    revision: u64,
     copy: Saved,
 }
 
@@ -349,6 +359,7 @@ impl Session {
             self.journal.start = Some(Mark {
                 applied: 0,
                 at: self.cluster.now(),
+                revision: self.cluster.revision(),
                 copy: Saved::of(self),
             });
         }
@@ -373,6 +384,7 @@ impl Session {
                 self.journal.marks.push(Mark {
                     applied,
                     at: self.cluster.now(),
+                    revision: self.cluster.revision(),
                     copy: Saved::of(self),
                 });
             }
@@ -394,12 +406,26 @@ impl Session {
             return;
         };
         let last = self.journal.marks.last().map_or(start.at, |m| m.at);
-        if self.cluster.now().since(last) < COPY_EVERY {
+        let since = self.cluster.now().since(last);
+        if since < COPY_EVERY {
+            return;
+        }
+        let minutes = (self.cluster.objects_stored() / OBJECTS_PER_MINUTE).max(1) as u64;
+        let last_revision = self
+            .journal
+            .marks
+            .last()
+            .map_or(start.revision, |m| m.revision);
+        let writes = self.cluster.revision().saturating_sub(last_revision);
+        if since.as_millis() < COPY_EVERY.as_millis().saturating_mul(minutes)
+            && writes < COPY_AFTER_WRITES
+        {
             return;
         }
         self.journal.marks.push(Mark {
             applied: self.journal.entries.len(),
             at: self.cluster.now(),
+            revision: self.cluster.revision(),
             copy: Saved::of(self),
         });
         if self.journal.marks.len() > MAX_COPIES {

@@ -339,6 +339,11 @@ impl Cluster {
     }
 
     /// The store's revision (etcd's global revision).
+    /// How many objects the store holds, of every kind.
+    pub fn objects_stored(&self) -> usize {
+        self.store.total()
+    }
+
     pub fn revision(&self) -> u64 {
         self.store.revision()
     }

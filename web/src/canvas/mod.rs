@@ -18,7 +18,8 @@ mod paint;
 
 use animate::{draw_ghosts, Anim, ANIMATE_LIMIT};
 pub use desks::*;
-use hit::{describe, Hits};
+pub use hit::describe;
+use hit::Hits;
 pub use hook::hook_json;
 use hook::{report_draw, report_paint, HOOK};
 pub use layout::*;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
-import { advance, applyYaml, openApp, screenshot, waitForText, WAIT_MS, webDeployment } from './harness.mjs';
+import { advance, applyYaml, kubectl, openApp, screenshot, SCREENSHOT_DIR, waitForText, WAIT_MS, webDeployment } from './harness.mjs';
 
 const SERVICE = `---
 apiVersion: v1
@@ -99,5 +99,48 @@ for (const lang of ['en', 'ru']) {
     assert.deepEqual(found, [], report(`lesson (${lang})`, found));
 
     assert.deepEqual(problems, []);
+  });
+}
+
+// The first screen at 1440×900 shows where to start, and the terminal is wide enough
+// for `kubectl get pods -o wide` to show every column without scrolling sideways.
+for (const width of [1440, 1280]) {
+  test(`first screen at ${width}×900: the lessons and "Start here" in sight, a wide terminal`, { timeout: 60_000 }, async () => {
+    const { page } = app;
+    await setLang(page, 'en');
+    await page.setViewportSize({ width, height: 900 });
+    await page.click('#lessons-btn');
+    await page.waitForSelector('.lesson-card.start .open-lesson');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const inView = (sel) =>
+      page.evaluate((s) => {
+        const r = document.querySelector(s).getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth;
+      }, sel);
+    assert.ok(await inView('#lessons-btn'), 'the Lessons button is on the first screen');
+    assert.ok(await inView('.lesson-card.start .open-lesson'), '"Start here" is on the first screen');
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/a11y-first-screen-${width}.png` });
+
+    await kubectl(page, `create deployment wide-${width} --image=nginx:1.27 --replicas=2`);
+    await advance(page, 30_000);
+    const wide = await kubectl(page, 'get pods -o wide');
+    const header = wide.split('\n')[0];
+    assert.match(header, /NODE\s+NOMINATED NODE/);
+    const longest = Math.max(...wide.split('\n').map((l) => l.length));
+    // How many characters of the terminal's font fit across its output.
+    const fits = await page.evaluate(() => {
+      const out = document.querySelector('#kubectl-output');
+      const probe = document.createElement('span');
+      probe.textContent = 'x'.repeat(100);
+      out.append(probe);
+      const ch = probe.getBoundingClientRect().width / 100;
+      probe.remove();
+      const style = getComputedStyle(out);
+      const inner = out.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      return Math.floor(inner / ch);
+    });
+    const nodeEnd = header.indexOf('NOMINATED');
+    assert.ok(fits >= nodeEnd, `the NODE column (up to character ${nodeEnd}) is in sight: ${fits} fit`);
+    if (width >= 1440) assert.ok(fits >= longest, `at ${width} px the whole ${longest}-character line fits: ${fits} do`);
   });
 }

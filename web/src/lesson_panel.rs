@@ -130,7 +130,7 @@ fn block_view(
         Block::Prose(md) => html! { <div class="prose">{ prose::md(md) }</div> },
         Block::Run(run) => html! {
             <div class="run-block" data-line={run.line.to_string()}>
-                <pre><code>{ &run.text }</code></pre>
+                <pre tabindex="0"><code>{ &run.text }</code></pre>
                 <div class="block-actions">
                     <button type="button" class="run primary" onclick={send(Action::RunBlock(run.text.clone()))}
                             aria-label={tr.acting_on(tr.l(L::Run), first_line(&run.text))}>
@@ -143,7 +143,7 @@ fn block_view(
         },
         Block::Yaml { line, text } => html! {
             <div class="yaml-block" data-line={line.to_string()}>
-                <pre><code>{ text }</code></pre>
+                <pre tabindex="0"><code>{ text }</code></pre>
                 <div class="block-actions">
                     <button type="button" class="open-editor primary"
                             onclick={send(Action::OpenInEditor(text.clone()))}
@@ -241,7 +241,7 @@ fn step_check(open: &OpenLesson, tr: Tr) -> Html {
                     if !c.passed {
                         <div class="actual">
                             <span class="label">{ tr.l(L::Actual) }{ ":" }</span>
-                            <pre>{ if c.actual.is_empty() { tr.l(L::Nothing).to_string() } else { c.actual.clone() } }</pre>
+                            <pre tabindex="0">{ if c.actual.is_empty() { tr.l(L::Nothing).to_string() } else { c.actual.clone() } }</pre>
                         </div>
                     }
                 </li>
@@ -293,7 +293,7 @@ fn solution_section(
                 </button>
             </div>
             if open.solution {
-                <pre class="solution-text"><code>{ &s.text }</code></pre>
+                <pre class="solution-text" tabindex="0"><code>{ &s.text }</code></pre>
             }
         </section>
     }
@@ -433,7 +433,7 @@ fn predict(
             if let Some((shown, right)) = &state.outcome {
                 <div class="predict-outcome">
                     <code>{ format!("$ {}", p.show) }</code>
-                    <pre>{ shown }</pre>
+                    <pre tabindex="0">{ shown }</pre>
                     <p class={classes!("verdict", if *right { "right" } else { "wrong" })}>
                         <strong>{ if *right { tr.l(L::PredictRight) } else { tr.l(L::PredictWrong) } }</strong>
                         { " " }{ crate::prose::inline(&p.explain) }

@@ -162,7 +162,7 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
     html! {
         <section class="terminal panel" aria-labelledby="terminal-heading">
             <h2 id="terminal-heading">{ tr.t(Key::TerminalHeading) }</h2>
-            <pre id="kubectl-output" ref={output} aria-live="polite">
+            <pre id="kubectl-output" ref={output} aria-live="polite" tabindex="0">
                 { for props.terminal.entries.iter().map(|entry| html! {
                     <>
                         <span class="prompt">{ &entry.prompt }{ "\n" }</span>

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
-import { advance, applyYaml, kubectl, openApp, screenshot, SCREENSHOT_DIR, waitForText, WAIT_MS, webDeployment } from './harness.mjs';
+import { advance, applyYaml, kubectl, openApp, robots, screenshot, SCREENSHOT_DIR, waitForText, WAIT_MS, webDeployment } from './harness.mjs';
 
 const SERVICE = `---
 apiVersion: v1
@@ -144,3 +144,66 @@ for (const width of [1440, 1280]) {
     if (width >= 1440) assert.ok(fits >= longest, `at ${width} px the whole ${longest}-character line fits: ${fits} do`);
   });
 }
+
+// Buttons that act on different things say which, in both languages, and "The floor
+// as text" follows the floor: each zone's robots as the test hook counts them, the
+// waiting bay, the order desk and its sheet.
+test('a11y: named buttons, and the floor as text in step with the floor', { timeout: 120_000 }, async () => {
+  const { page, problems } = app;
+  await setLang(page, 'en');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.click('#lessons-btn');
+  await page.click('#use-sandbox');
+  await page.waitForFunction(() => !document.querySelector('.lessons-side'));
+  await applyYaml(page, webDeployment(4) + SERVICE);
+  await waitForText(page, '#apply-result', 'deployment.apps/web');
+  await advance(page, 60_000);
+
+  const names = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('.kill-zone, .restart-zone, .stop-component, .start-component')].map(
+        (b) => b.getAttribute('aria-label'),
+      ),
+    );
+  let labels = await names();
+  assert.ok(labels.includes('Kill zone zone-a'), JSON.stringify(labels));
+  assert.ok(labels.includes('Stop Reception desk'), JSON.stringify(labels));
+  assert.equal(new Set(labels).size, labels.length, `every name differs: ${JSON.stringify(labels)}`);
+
+  // The text says what the hook counts, zone by zone.
+  const zoneText = (zone) => page.textContent(`#floor-text .floor-text-zone[data-zone="${zone}"]`);
+  const counts = await robots(page);
+  assert.equal(['zone-a', 'zone-b', 'zone-c'].reduce((s, z) => s + (counts[z]?.Running ?? 0), 0), 4);
+  for (const zone of ['zone-a', 'zone-b', 'zone-c']) {
+    const running = counts[zone]?.Running ?? 0;
+    const text = await zoneText(zone);
+    if (running > 0) assert.match(text, new RegExp(`${running} working`), `${zone}: ${text}`);
+  }
+  assert.match(await page.textContent('#floor-text-bay'), /Waiting bay: 0 robots/);
+  const desk = await page.textContent('#floor-text .floor-text-desk[data-desk="web"]');
+  assert.match(desk, /Order desk web: .*app=web.*1 sheets · 4 lines/, desk);
+
+  // A zone killed from the keyboard's named button: the text says so.
+  await page.click('.kill-zone[data-zone="zone-a"]');
+  await page.waitForFunction(() =>
+    document.querySelector('#floor-text .floor-text-zone[data-zone="zone-a"]')?.textContent.includes('powered off'),
+  );
+  labels = await names();
+  assert.ok(labels.includes('Restart zone zone-a'), JSON.stringify(labels));
+
+  // More robots than zones can take wait in the bay, and the text counts them.
+  await kubectl(page, 'scale deployment web --replicas=400');
+  await advance(page, 10_000);
+  await page.waitForFunction(() => /Waiting bay: [1-9]\d* robots/.test(document.querySelector('#floor-text-bay').textContent));
+  const bayHook = (await robots(page)).unscheduled ?? {};
+  const bayCount = Object.values(bayHook).reduce((s, n) => s + n, 0);
+  assert.match(await page.textContent('#floor-text-bay'), new RegExp(`Waiting bay: ${bayCount} robots`));
+
+  // In Russian, with the zone's own word.
+  await setLang(page, 'ru');
+  labels = await names();
+  assert.ok(labels.includes('Включить зону zone-a'), JSON.stringify(labels));
+  assert.ok(labels.includes('Остановить: Стойка регистрации'), JSON.stringify(labels));
+  assert.match(await page.textContent('#floor-text summary'), /Склад в виде текста/);
+  assert.deepEqual(problems, []);
+});

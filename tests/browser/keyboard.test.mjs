@@ -67,6 +67,12 @@ test('keyboard: the main flow without a mouse, and no trap in the terminal', { t
     await toTop(page);
     const skip = await pressUntil(page, 'Tab', (f) => f.tag === 'a', 'skip link', 1);
     assert.equal(skip.text, 'Skip to the terminal');
+    // Out of sight until focused, then on screen.
+    const shown = await page.evaluate(() => {
+      const r = document.activeElement.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight && r.width > 1 && r.height > 1;
+    });
+    assert.ok(shown, 'the focused skip link is visible');
     await page.keyboard.press('Enter');
     assert.equal((await focused(page)).id, 'kubectl-input', 'the skip link focuses the terminal');
 

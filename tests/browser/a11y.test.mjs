@@ -191,6 +191,12 @@ test('a11y: named buttons, and the floor as text in step with the floor', { time
   labels = await names();
   assert.ok(labels.includes('Restart zone zone-a'), JSON.stringify(labels));
 
+  // The inspector, open on the zone, passes axe too.
+  await page.click('.inspect-zone[data-zone="zone-a"]');
+  await page.waitForSelector('#inspector');
+  const found = await scan(page);
+  assert.deepEqual(found, [], report('inspector', found));
+
   // More robots than zones can take wait in the bay, and the text counts them.
   await kubectl(page, 'scale deployment web --replicas=400');
   await advance(page, 10_000);

@@ -95,10 +95,10 @@ pub fn FloorText(props: &FloorTextProps) -> Html {
     html! {
         <details id="floor-text" class="floor-text panel">
             <summary>{ tr.t(Key::FloorText) }</summary>
-            <h3 class="visually-hidden">{ tr.t(Key::ZonesHeading) }</h3>
+            <h2 class="visually-hidden">{ tr.t(Key::ZonesHeading) }</h2>
             <ul class="floor-text-zones">{ for zones }</ul>
             <p id="floor-text-bay">{ bay_line }</p>
-            <h3>{ tr.f(F::Desks) }</h3>
+            <h2>{ tr.f(F::Desks) }</h2>
             if desks.is_empty() {
                 <p class="muted">{ tr.t(Key::FloorTextNoDesks) }</p>
             } else {

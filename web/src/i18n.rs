@@ -267,6 +267,8 @@ labels! {
         "Стоек приёма заказов пока нет.",
         "Сервисов пока нет.",
     ]),
+    ZoomIn => both("Zoom in", "Приблизить"),
+    ZoomOut => both("Zoom out", "Отдалить"),
     SkipLinks => both("Skip links", "Быстрые переходы"),
     SkipToTerminal => both("Skip to the terminal", "Перейти к терминалу"),
     SkipToLesson => both("Skip to the lesson", "Перейти к уроку"),

@@ -8,6 +8,7 @@ use crate::control_plane::ComponentList;
 use crate::decision::DecisionPanel;
 use crate::editor::Editor;
 use crate::fetch;
+use crate::floor_text::FloorText;
 use crate::i18n::{Key, Names, Tr, L};
 use crate::inspector::Inspector;
 use crate::legend::Legend;
@@ -190,8 +191,18 @@ pub fn App() -> Html {
         .clone()
         .map(|why| progress_notice_bar(why, tr, &dispatch));
     let focus = lesson_focus(&state);
+    let lesson_skip = if panel.is_some() {
+        skip_link("lessons-side", tr.t(Key::SkipToLesson))
+    } else {
+        skip_link("lessons-btn", tr.t(Key::SkipToLessons))
+    };
     html! {
         <div class="app">
+            <nav class="skip-links" aria-label={tr.t(Key::SkipLinks)}>
+                { skip_link("kubectl-input", tr.t(Key::SkipToTerminal)) }
+                { lesson_skip }
+            </nav>
+            <header class="top">
             <Toolbar time_ms={state.floor.now_ms} playing={state.playing} speed={state.speed} {tr}
                      on_catalogue={act(&dispatch, |()| Action::ShowCatalogue)}
                      on_toggle_play={act(&dispatch, |()| Action::TogglePlay)}
@@ -204,18 +215,20 @@ pub fn App() -> Html {
                      {on_share} />
             { share_box(&state, tr) }
             { for progress_notice }
-            <Office session={state.session.clone()} view={state.view.clone()} {tr}
-                    info={state.office.clone()} focus={focus} epoch={state.epoch} />
+            </header>
             <main class={classes!("layout", panel.is_some().then_some("with-lessons"))}>
                 if let Some(panel) = panel {
-                    <aside class="lessons-side" ondragover={on_dragover} ondrop={on_drop}>{ panel }</aside>
+                    <aside id="lessons-side" class="lessons-side" tabindex="-1"
+                           aria-label={tr.l(crate::i18n::L::LessonsButton)} ondragover={on_dragover} ondrop={on_drop}>{ panel }</aside>
                 }
+                <div class="work">
                 <div class="floor">
                     <div class="canvas-wrap">
                         <WarehouseCanvas view={state.view.clone()} floor={state.floor.clone()} {tr}
                                          on_inspect={act(&dispatch, Action::Inspect)}
                                          on_run={act(&dispatch, Action::RunKubectl)} />
                     </div>
+                    <FloorText view={state.view.clone()} floor={state.floor.clone()} {tr} />
                     <Legend {tr} />
                     <ZoneList view={state.view.clone()} notice={state.notice.clone()} {tr}
                               on_kill={act(&dispatch, Action::KillZone)}
@@ -226,12 +239,6 @@ pub fn App() -> Html {
                                    on_start={act(&dispatch, Action::StartComponent)}
                                    on_stop={act(&dispatch, Action::StopComponent)}
                                    on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
-                    <DecisionPanel robots={state.decided.robots.clone()} selected={state.selected_pod.clone()}
-                                   decision={state.decision.clone()} {tr}
-                                   on_select={act(&dispatch, Action::SelectPod)}
-                                   on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
-                    <RequestLog view={state.view.clone()} mine_only={state.mine_only()} {tr}
-                                on_mine_only={act(&dispatch, Action::SetMineOnly)} />
                 </div>
                 <div class="side">
                     if let (Some(target), Some(report)) = (state.inspected.clone(), state.report()) {
@@ -242,11 +249,39 @@ pub fn App() -> Html {
                             editing={state.editing.clone()} {tr}
                             dispatch={dispatch.clone()} />
                     <TerminalBox terminal={state.terminal.clone()} session={state.session.clone()}
-                                 {tr} dispatch={dispatch} />
+                                 {tr} dispatch={dispatch.clone()} />
+                </div>
+                <Office session={state.session.clone()} view={state.view.clone()} {tr}
+                        info={state.office.clone()} focus={focus} epoch={state.epoch} />
+                <div class="floor-more">
+                    <DecisionPanel robots={state.decided.robots.clone()} selected={state.selected_pod.clone()}
+                                   decision={state.decision.clone()} {tr}
+                                   on_select={act(&dispatch, Action::SelectPod)}
+                                   on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
+                    <RequestLog view={state.view.clone()} mine_only={state.mine_only()} {tr}
+                                on_mine_only={act(&dispatch, Action::SetMineOnly)} />
+                </div>
                 </div>
             </main>
         </div>
     }
+}
+
+/// A link at the top of the page, shown when it has focus, that moves focus to the
+/// element `id`. It focuses it itself rather than following the `#id` fragment:
+/// the fragment is where a share link travels (`saved::link_fragment`).
+fn skip_link(id: &'static str, label: &'static str) -> Html {
+    let onclick = Callback::from(move |e: MouseEvent| {
+        e.prevent_default();
+        let target = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(id))
+            .and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok());
+        if let Some(el) = target {
+            let _ = el.focus();
+        }
+    });
+    html! { <a class="skip-link" href={format!("#{id}")} {onclick}>{ label }</a> }
 }
 
 /// A typed callback for a child: what it reports becomes one action.

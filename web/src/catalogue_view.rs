@@ -73,7 +73,7 @@ pub fn CatalogueView(props: &CatalogueProps) -> Html {
                                     <div class="lesson-card-head">
                                         <h4>{ &s.title }</h4>
                                         if complete {
-                                            <span class="badge ok" aria-label="done">{ "✓" }</span>
+                                            <span class="badge ok" role="img" aria-label={tr.t(crate::i18n::Key::Done)}>{ "✓" }</span>
                                         } else if done > 0 {
                                             <span class="badge">{ tr.steps_done(done, steps) }</span>
                                         }
@@ -94,7 +94,8 @@ pub fn CatalogueView(props: &CatalogueProps) -> Html {
                                 if summary.is_some() {
                                     <button type="button"
                                             class={classes!("open-lesson", is_start.then_some("primary"))}
-                                            onclick={open(folder.clone())}>
+                                            onclick={open(folder.clone())}
+                                            aria-label={summary.map(|s| format!("{label}: {}", s.title))}>
                                         { label }
                                     </button>
                                 }

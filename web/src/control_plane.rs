@@ -47,24 +47,29 @@ pub fn ComponentList(props: &ComponentsProps) -> Html {
         } else {
             (tr.t(Key::ComponentStopped), "zone-status stopped")
         };
+        let label = tr.t(component_key(view.name));
+        let start_name = tr.acting_on(tr.t(Key::StartComponent), label);
         let button = if view.stopped {
             let onclick = props.on_start.reform(move |_: MouseEvent| component);
             html! {
-                <button type="button" class="start-component" data-component={view.name} {onclick}>
+                <button type="button" class="start-component" data-component={view.name} {onclick}
+                        aria-label={start_name}>
                     { tr.t(Key::StartComponent) }
                 </button>
             }
         } else if !view.running {
             // Down with its zone: nothing to stop, and it starts when the zone does.
             html! {
-                <button type="button" class="start-component" data-component={view.name} disabled=true>
+                <button type="button" class="start-component" data-component={view.name} disabled=true
+                        aria-label={start_name}>
                     { tr.t(Key::StartComponent) }
                 </button>
             }
         } else {
             let onclick = props.on_stop.reform(move |_: MouseEvent| component);
             html! {
-                <button type="button" class="stop-component danger" data-component={view.name} {onclick}>
+                <button type="button" class="stop-component danger" data-component={view.name} {onclick}
+                        aria-label={tr.acting_on(tr.t(Key::StopComponent), label)}>
                     { tr.t(Key::StopComponent) }
                 </button>
             }

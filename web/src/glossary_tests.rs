@@ -23,6 +23,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("editor.rs", include_str!("editor.rs")),
     ("fetch.rs", include_str!("fetch.rs")),
     ("floor.rs", include_str!("floor.rs")),
+    ("floor_text.rs", include_str!("floor_text.rs")),
     ("frame_card.rs", include_str!("frame_card.rs")),
     ("i18n.rs", include_str!("i18n.rs")),
     ("inspector.rs", include_str!("inspector.rs")),

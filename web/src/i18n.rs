@@ -238,8 +238,8 @@ labels! {
     CancelEdit => both("Cancel edit", "Отменить правку"),
     TerminalHeading => both("kubectl", "kubectl"),
     TerminalHint => both(
-        "Enter runs the command, Tab completes it, ↑/↓ walk the history, “clear” empties the screen. “sim why pod/NAME” explains how an object came to be.",
-        "Enter — выполнить, Tab — дополнить, ↑/↓ — история команд, «clear» очищает экран. «sim why pod/ИМЯ» объясняет, откуда взялся объект.",
+        "Enter runs the command, Tab completes it, ↑/↓ walk the history, Esc leaves the box, “clear” empties the screen. “sim why pod/NAME” explains how an object came to be.",
+        "Enter — выполнить, Tab — дополнить, ↑/↓ — история команд, Esc — выйти из поля ввода, «clear» очищает экран. «sim why pod/ИМЯ» объясняет, откуда взялся объект.",
     ),
     TerminalPlaceholder => both("get pods -o wide", "get pods -o wide"),
     CanvasLabel => pick([
@@ -249,6 +249,32 @@ labels! {
         "Кластер: узлы и их поды",
     ]),
     Dismiss => both("Dismiss", "Закрыть"),
+    FloorText => pick([
+        "The floor as text",
+        "The cluster as text",
+        "Склад в виде текста",
+        "Кластер в виде текста",
+    ]),
+    FloorTextBay => pick([
+        "Waiting bay",
+        "Pending pods",
+        "Площадка ожидания",
+        "Поды в ожидании",
+    ]),
+    FloorTextNoDesks => pick([
+        "No order desks yet.",
+        "No Services yet.",
+        "Стоек приёма заказов пока нет.",
+        "Сервисов пока нет.",
+    ]),
+    ZoomIn => both("Zoom in", "Приблизить"),
+    ZoomOut => both("Zoom out", "Отдалить"),
+    SkipLinks => both("Skip links", "Быстрые переходы"),
+    SkipToTerminal => both("Skip to the terminal", "Перейти к терминалу"),
+    SkipToLesson => both("Skip to the lesson", "Перейти к уроку"),
+    SkipToLessons => both("Skip to the lessons", "Перейти к урокам"),
+    Steps => both("Steps", "Шаги"),
+    Done => both("done", "пройден"),
 }
 
 /// A label table for one language and one vocabulary.
@@ -402,6 +428,20 @@ impl Tr {
             (Lang::Ru, Names::Kubernetes) => ru_plural(n, "под", "пода", "подов"),
         };
         format!("{n} {word}")
+    }
+
+    /// The accessible name of a button that acts on one named thing: the button's
+    /// label and the thing's name (`Kill zone zone-a`, `Stop Reception desk`,
+    /// `Остановить: Стойка регистрации`). A zone's name follows its label as
+    /// it is (`Отключить зону zone-a`); any other name after a colon in Russian,
+    /// where it keeps its own case.
+    pub fn acting_on(self, label: &str, name: &str) -> String {
+        match self.lang {
+            Lang::Ru if !label.ends_with(" зону") && !label.ends_with(" узел") => {
+                format!("{label}: {name}")
+            }
+            _ => format!("{label} {name}"),
+        }
     }
 
     /// The label of an advance button, from its length in milliseconds.

@@ -272,17 +272,17 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                 if matches!(target, Target::Staff(_)) {
                     <p class="hint">{ text::t(tr, I::StaffPod) }</p>
                 }
-                <pre id="inspector-describe" class="inspector-text">{ &report.describe }</pre>
+                <pre id="inspector-describe" class="inspector-text" tabindex="0">{ &report.describe }</pre>
             </>
         },
         Tab::Yaml => html! {
             <>
                 <p class="hint">{ text::t(tr, I::YamlHint).replace("{rev}", &view.revision.to_string()) }</p>
-                <pre id="inspector-yaml" class="inspector-text">{ &report.yaml }</pre>
+                <pre id="inspector-yaml" class="inspector-text" tabindex="0">{ &report.yaml }</pre>
             </>
         },
         Tab::Events => {
-            html! { <pre id="inspector-events" class="inspector-text">{ &report.events }</pre> }
+            html! { <pre id="inspector-events" class="inspector-text" tabindex="0">{ &report.events }</pre> }
         }
         Tab::Why => why_view(tr, &report.why),
         Tab::WhyZone => match &report.decision {
@@ -646,13 +646,13 @@ fn why_view(tr: Tr, raw: &str) -> Html {
     html! {
         <div id="inspector-why">
             if steps.is_empty() {
-                <pre class="inspector-text">{ raw }</pre>
+                <pre class="inspector-text" tabindex="0">{ raw }</pre>
             } else {
                 <p class="hint">{ text::t(tr, I::WhyHint) }</p>
                 <ol class="why-chain">{ for items }</ol>
                 <details>
                     <summary>{ text::t(tr, I::RawTrace) }</summary>
-                    <pre class="inspector-text">{ raw }</pre>
+                    <pre class="inspector-text" tabindex="0">{ raw }</pre>
                 </details>
             }
         </div>

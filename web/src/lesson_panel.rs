@@ -73,7 +73,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 <span class="step-count">{ tr.step_of(open.step + 1, n) }</span>
             </div>
             <h2 id="lesson-title" class="lesson-title">{ &lesson.meta.title }</h2>
-            { step_dots(&lesson, open.step, &done, &props.dispatch) }
+            { step_dots(&lesson, open.step, &done, tr, &props.dispatch) }
             if let Some(note) = &open.note {
                 <p class="lesson-note">{ note }</p>
             }
@@ -130,29 +130,62 @@ fn block_view(
         Block::Prose(md) => html! { <div class="prose">{ prose::md(md) }</div> },
         Block::Run(run) => html! {
             <div class="run-block" data-line={run.line.to_string()}>
-                <pre><code>{ &run.text }</code></pre>
+                <pre tabindex="0"><code>{ &run.text }</code></pre>
                 <div class="block-actions">
-                    <button type="button" class="run primary" onclick={send(Action::RunBlock(run.text.clone()))}>
+                    <button type="button" class="run primary" onclick={send(Action::RunBlock(run.text.clone()))}
+                            aria-label={tr.acting_on(tr.l(L::Run), first_line(&run.text))}>
                         { tr.l(L::Run) }
                     </button>
-                    <button type="button" class="copy" onclick={on_click_copy(run.text.clone())}>{ tr.l(L::Copy) }</button>
+                    <button type="button" class="copy" onclick={on_click_copy(run.text.clone())}
+                            aria-label={tr.acting_on(tr.l(L::Copy), first_line(&run.text))}>{ tr.l(L::Copy) }</button>
                 </div>
             </div>
         },
         Block::Yaml { line, text } => html! {
             <div class="yaml-block" data-line={line.to_string()}>
-                <pre><code>{ text }</code></pre>
+                <pre tabindex="0"><code>{ text }</code></pre>
                 <div class="block-actions">
                     <button type="button" class="open-editor primary"
-                            onclick={send(Action::OpenInEditor(text.clone()))}>
+                            onclick={send(Action::OpenInEditor(text.clone()))}
+                            aria-label={tr.acting_on(tr.l(L::OpenInEditor), &yaml_what(text))}>
                         { tr.l(L::OpenInEditor) }
                     </button>
-                    <button type="button" class="copy" onclick={on_click_copy(text.clone())}>{ tr.l(L::Copy) }</button>
+                    <button type="button" class="copy" onclick={on_click_copy(text.clone())}
+                            aria-label={tr.acting_on(tr.l(L::Copy), &yaml_what(text))}>{ tr.l(L::Copy) }</button>
                 </div>
             </div>
         },
         Block::Quiz(q) => quiz(i, q, open, tr, dispatch),
         Block::Predict(p) => predict(i, p, open, tr, dispatch),
+    }
+}
+
+/// A command's first line, to name the buttons that run or copy it.
+fn first_line(text: &str) -> &str {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+}
+
+/// What a YAML block holds, to name its buttons: the kinds and names of its
+/// objects (`Deployment web`), or its first line.
+fn yaml_what(text: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut kind = None;
+    for line in text.lines() {
+        if let Some(k) = line.strip_prefix("kind:") {
+            kind = Some(k.trim().to_string());
+        } else if let Some(n) = line.strip_prefix("  name:") {
+            if let Some(k) = kind.take() {
+                out.push(format!("{k} {}", n.trim()));
+            }
+        }
+    }
+    if out.is_empty() {
+        first_line(text).to_string()
+    } else {
+        out.join(", ")
     }
 }
 
@@ -162,13 +195,16 @@ fn step_dots(
     lesson: &Lesson,
     current: usize,
     done: &BTreeSet<usize>,
+    tr: Tr,
     dispatch: &UseReducerDispatcher<AppState>,
 ) -> Html {
+    let n = lesson.steps.len();
     html! {
-        <ol class="step-dots" aria-label="steps">
+        <ol class="step-dots" aria-label={tr.t(crate::i18n::Key::Steps)}>
             { for lesson.steps.iter().enumerate().map(|(i, s)| html! {
                 <li>
                     <button type="button" title={s.title.clone()}
+                            aria-label={format!("{}: {}", tr.step_of(i + 1, n), s.title)}
                             class={classes!("dot", (i == current).then_some("current"), done.contains(&i).then_some("done"))}
                             aria-current={(i == current).then_some("step")}
                             onclick={on_click_send(dispatch, Action::GotoStep(i))}>
@@ -205,7 +241,7 @@ fn step_check(open: &OpenLesson, tr: Tr) -> Html {
                     if !c.passed {
                         <div class="actual">
                             <span class="label">{ tr.l(L::Actual) }{ ":" }</span>
-                            <pre>{ if c.actual.is_empty() { tr.l(L::Nothing).to_string() } else { c.actual.clone() } }</pre>
+                            <pre tabindex="0">{ if c.actual.is_empty() { tr.l(L::Nothing).to_string() } else { c.actual.clone() } }</pre>
                         </div>
                     }
                 </li>
@@ -257,7 +293,7 @@ fn solution_section(
                 </button>
             </div>
             if open.solution {
-                <pre class="solution-text"><code>{ &s.text }</code></pre>
+                <pre class="solution-text" tabindex="0"><code>{ &s.text }</code></pre>
             }
         </section>
     }
@@ -397,7 +433,7 @@ fn predict(
             if let Some((shown, right)) = &state.outcome {
                 <div class="predict-outcome">
                     <code>{ format!("$ {}", p.show) }</code>
-                    <pre>{ shown }</pre>
+                    <pre tabindex="0">{ shown }</pre>
                     <p class={classes!("verdict", if *right { "right" } else { "wrong" })}>
                         <strong>{ if *right { tr.l(L::PredictRight) } else { tr.l(L::PredictWrong) } }</strong>
                         { " " }{ crate::prose::inline(&p.explain) }

@@ -10,6 +10,7 @@ mod decision;
 mod editor;
 mod fetch;
 mod floor;
+mod floor_text;
 mod frame_card;
 #[cfg(test)]
 mod glossary_tests;

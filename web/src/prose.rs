@@ -37,7 +37,7 @@ fn node(n: &Md) -> Html {
                 }
                 Element::Item => html! { <li>{ inner }</li> },
                 Element::CodeBlock(info) => html! {
-                    <pre class="code" data-lang={info.clone()}><code>{ inner }</code></pre>
+                    <pre class="code" tabindex="0" data-lang={info.clone()}><code>{ inner }</code></pre>
                 },
                 Element::Code => html! { <code>{ inner }</code> },
                 Element::Emphasis => html! { <em>{ inner }</em> },

@@ -2,6 +2,11 @@
 //! kinds, names from the cluster), ↑/↓ walk the history; output accumulates below,
 //! newest at the bottom.
 //!
+//! The box is no keyboard trap: Tab completes only right after a word (the cursor
+//! after a non-blank character, nothing selected); on an empty line, after a space
+//! or with Shift it moves focus as anywhere else. Escape leaves the box for the next
+//! thing that takes focus.
+//!
 //! The box takes several lines, as a terminal with bracketed paste does: a pasted
 //! multi-line command (`kubectl delete deployment web \` and `  -n shop` below it, or
 //! a heredoc) stays in the box whole and Enter runs it as bash would, lines joined
@@ -77,6 +82,12 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
                 choices.set(Vec::new());
             }
             match e.key().as_str() {
+                "Escape" => {
+                    e.prevent_default();
+                    focus_next_after(&input);
+                }
+                "Tab" if e.shift_key() || e.alt_key() || e.ctrl_key() || e.meta_key() => {}
+                "Tab" if !after_word(&input) => {}
                 "Tab" => {
                     e.prevent_default();
                     let line = input.value();
@@ -151,7 +162,7 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
     html! {
         <section class="terminal panel" aria-labelledby="terminal-heading">
             <h2 id="terminal-heading">{ tr.t(Key::TerminalHeading) }</h2>
-            <pre id="kubectl-output" ref={output} aria-live="polite">
+            <pre id="kubectl-output" ref={output} aria-live="polite" tabindex="0">
                 { for props.terminal.entries.iter().map(|entry| html! {
                     <>
                         <span class="prompt">{ &entry.prompt }{ "\n" }</span>
@@ -176,6 +187,69 @@ pub fn TerminalBox(props: &TerminalProps) -> Html {
             }
             <p class="hint">{ tr.t(Key::TerminalHint) }</p>
         </section>
+    }
+}
+
+/// Whether the cursor stands right after a word: nothing selected, and the
+/// character before it not blank. Only then does Tab complete.
+fn after_word(input: &HtmlTextAreaElement) -> bool {
+    let (Ok(Some(start)), Ok(Some(end))) = (input.selection_start(), input.selection_end()) else {
+        return false;
+    };
+    if start != end || start == 0 {
+        return false;
+    }
+    // Selection offsets count UTF-16 code units.
+    let units: Vec<u16> = input.value().encode_utf16().collect();
+    let before = units.get(start as usize - 1).copied();
+    before.is_some_and(|u| !char::from_u32(u32::from(u)).is_some_and(char::is_whitespace))
+}
+
+/// What can take focus with Tab, in document order.
+const FOCUSABLE: &str =
+    "a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), \
+     select:not([disabled]), textarea:not([disabled]), summary, \
+     [tabindex]:not([tabindex='-1'])";
+
+/// Moves focus to the first element after `from` in document order that takes
+/// focus and is shown; the first on the page when none follows (as Tab would wrap).
+fn focus_next_after(from: &HtmlTextAreaElement) {
+    let Some(document) = from.owner_document() else {
+        return;
+    };
+    // querySelectorAll through JS: its NodeList becomes an array.
+    let list = js_sys::Reflect::get(&document, &"querySelectorAll".into())
+        .ok()
+        .and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok())
+        .and_then(|f| f.call1(&document, &FOCUSABLE.into()).ok());
+    let Some(list) = list else {
+        return;
+    };
+    let all: Vec<web_sys::HtmlElement> = js_sys::Array::from(&list)
+        .iter()
+        .filter_map(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(n).ok())
+        // Hidden elements (display: none, inside a closed <details>) have no box.
+        .filter(|el| el.offset_width() > 0 || el.offset_height() > 0)
+        .collect();
+    let me: &web_sys::Node = from.as_ref();
+    let here = all.iter().position(|el| {
+        let node: &web_sys::Node = el.as_ref();
+        node.is_same_node(Some(me))
+    });
+    let next = here
+        .and_then(|i| all.get(i + 1))
+        .or_else(|| all.first())
+        .filter(|el| {
+            let node: &web_sys::Node = el.as_ref();
+            !node.is_same_node(Some(me))
+        });
+    match next {
+        Some(el) => {
+            let _ = el.focus();
+        }
+        None => {
+            let _ = from.blur();
+        }
     }
 }
 

@@ -45,14 +45,16 @@ pub fn ZoneList(props: &ZonesProps) -> Html {
         let button = if node.killed {
             let onclick = props.on_restart.reform(move |_: MouseEvent| name.clone());
             html! {
-                <button type="button" class="restart-zone" data-zone={node.name.clone()} {onclick}>
+                <button type="button" class="restart-zone" data-zone={node.name.clone()} {onclick}
+                        aria-label={tr.acting_on(tr.t(Key::RestartZone), &node.name)}>
                     { tr.t(Key::RestartZone) }
                 </button>
             }
         } else {
             let onclick = props.on_kill.reform(move |_: MouseEvent| name.clone());
             html! {
-                <button type="button" class="kill-zone danger" data-zone={node.name.clone()} {onclick}>
+                <button type="button" class="kill-zone danger" data-zone={node.name.clone()} {onclick}
+                        aria-label={tr.acting_on(tr.t(Key::KillZone), &node.name)}>
                     { tr.t(Key::KillZone) }
                 </button>
             }

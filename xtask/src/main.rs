@@ -512,21 +512,31 @@ fn chromium() -> Prerequisite<'static> {
 
 fn playwright() -> Prerequisite<'static> {
     Prerequisite::new(
-        format!("playwright-core (npm ci in {BROWSER_TESTS})"),
+        format!("playwright-core and axe-core (npm ci in {BROWSER_TESTS})"),
         TYPICAL_NPM,
-        |ws| playwright_installed(ws).unwrap_or(false),
+        |ws| browser_deps_installed(ws).unwrap_or(false),
         &[&["npm", "ci", "--prefix", BROWSER_TESTS]],
     )
 }
 
-/// True if `node_modules` holds the playwright-core version package.json pins.
-fn playwright_installed(ws: &Workspace) -> Result<bool> {
+/// The npm packages the browser tests use, each pinned in package.json.
+const BROWSER_TEST_PACKAGES: &[&str] = &["playwright-core", "axe-core"];
+
+/// True if `node_modules` holds every browser-test package at the version
+/// package.json pins.
+fn browser_deps_installed(ws: &Workspace) -> Result<bool> {
     let dir = ws.join(BROWSER_TESTS);
     let manifest = fs::read_to_string(dir.join("package.json"))?;
-    let wanted = json_string_field(&manifest, "playwright-core")
-        .context("package.json does not pin playwright-core")?;
-    let installed = fs::read_to_string(dir.join("node_modules/playwright-core/package.json"));
-    Ok(installed.is_ok_and(|text| json_string_field(&text, "version") == Some(wanted)))
+    for package in BROWSER_TEST_PACKAGES {
+        let wanted = json_string_field(&manifest, package)
+            .with_context(|| format!("package.json does not pin {package}"))?;
+        let installed =
+            fs::read_to_string(dir.join(format!("node_modules/{package}/package.json")));
+        if !installed.is_ok_and(|text| json_string_field(&text, "version") == Some(wanted)) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The string value of the first `"key": "value"` pair in a JSON text. Good

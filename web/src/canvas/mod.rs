@@ -18,7 +18,8 @@ mod paint;
 
 use animate::{draw_ghosts, Anim, ANIMATE_LIMIT};
 pub use desks::*;
-use hit::{describe, Hits};
+pub use hit::describe;
+use hit::Hits;
 pub use hook::hook_json;
 use hook::{report_draw, report_paint, HOOK};
 pub use layout::*;
@@ -172,8 +173,8 @@ pub fn WarehouseCanvas(props: &CanvasProps) -> Html {
     html! {
         <>
         <div class="floor-controls" title={tr.f(F::ZoomTitle)}>
-            <button type="button" id="zoom-in" onclick={zoom_by(1.25)} aria-label="zoom in">{ tr.f(F::ZoomIn) }</button>
-            <button type="button" id="zoom-out" onclick={zoom_by(0.8)} aria-label="zoom out">{ tr.f(F::ZoomOut) }</button>
+            <button type="button" id="zoom-in" onclick={zoom_by(1.25)} aria-label={tr.t(crate::i18n::Key::ZoomIn)}>{ tr.f(F::ZoomIn) }</button>
+            <button type="button" id="zoom-out" onclick={zoom_by(0.8)} aria-label={tr.t(crate::i18n::Key::ZoomOut)}>{ tr.f(F::ZoomOut) }</button>
             <button type="button" id="zoom-reset" onclick={zoom_by(0.0)}>{ tr.f(F::ZoomReset) }</button>
             <label class="scroll-toggle" title={tr.f(F::ScrollToggleTitle)}>
                 <input type="checkbox" id="scroll-toggle" checked={show_scroll} onclick={toggle_scroll} />

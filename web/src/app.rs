@@ -212,6 +212,8 @@ pub fn App() -> Html {
                      on_toggle_lang={act(&dispatch, |()| Action::ToggleLang)}
                      history={state.history()}
                      on_rewind={act(&dispatch, Action::RewindTo)}
+                     on_step={act(&dispatch, |()| Action::Step)}
+                     stepped={state.stepped.as_deref().map(|s| AttrValue::from(tr.stepped(s)))}
                      {on_share} />
             { share_box(&state, tr) }
             { for progress_notice }

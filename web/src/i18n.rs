@@ -84,6 +84,13 @@ labels! {
         "Jump simulated time forward at once",
         "Сразу перемотать время симуляции вперёд",
     ),
+    Step => both("Step", "Шаг"),
+    StepTitle => both(
+        "Run the clock to the next thing that happens (a request, a write or an \
+         order) and pause there",
+        "Запустить часы до следующего события (запроса, записи или заказа) и \
+         остановиться на нём",
+    ),
     History => both("History", "История"),
     Share => both("Share", "Поделиться"),
     ShareTitle => both(
@@ -442,6 +449,72 @@ impl Tr {
             }
             _ => format!("{label} {name}"),
         }
+    }
+
+    /// What a single step found, for the line under the toolbar: how far the clock
+    /// went and who did what there.
+    pub fn stepped(self, stepped: &crate::kubectl::journal::Stepped) -> String {
+        use warehouse_sim::views::feed::{Change, FeedEvent};
+        let ru = self.lang == Lang::Ru;
+        let ms = stepped.by.as_millis();
+        let by = match (ms, ru) {
+            (0, false) => "at the same moment".to_string(),
+            (0, true) => "в тот же момент".to_string(),
+            (1..=999, false) => format!("+{ms} ms"),
+            (1..=999, true) => format!("+{ms} мс"),
+            (_, false) => format!(
+                "+{} s",
+                crate::numbers::one_decimal(self.lang, ms as f64 / 1000.0)
+            ),
+            (_, true) => format!(
+                "+{} с",
+                crate::numbers::one_decimal(self.lang, ms as f64 / 1000.0)
+            ),
+        };
+        let step = if ru { "Шаг" } else { "Step" };
+        let who = |actor: &str| crate::inspector_i18n::actor(self, actor);
+        let what = match &stepped.first {
+            None if ru => return "Шаг: за 5 минут ничего не произошло".into(),
+            None => return "Step: nothing happened in the next 5 minutes".into(),
+            Some(FeedEvent::Request {
+                user,
+                verb,
+                target,
+                code,
+                ..
+            }) => format!("{} → {verb} {target} ({code})", who(user)),
+            Some(FeedEvent::Write {
+                actor,
+                kind,
+                name,
+                change,
+                ..
+            }) => {
+                let change = match (change, ru) {
+                    (Change::Added, false) => "created",
+                    (Change::Modified, false) => "changed",
+                    (Change::Deleted, false) => "deleted",
+                    (Change::Added, true) => "создание",
+                    (Change::Modified, true) => "изменение",
+                    (Change::Deleted, true) => "удаление",
+                };
+                format!("{} → {kind} {name} ({change})", who(actor))
+            }
+            Some(FeedEvent::Order {
+                source,
+                pod,
+                failure,
+                ..
+            }) => match (pod, failure, ru) {
+                (_, Some(f), false) => format!("an order from {source} failed ({f})"),
+                (_, Some(f), true) => format!("заказ от {source} не выполнен ({f})"),
+                (Some(p), None, false) => format!("an order from {source}, served by {p}"),
+                (Some(p), None, true) => format!("заказ от {source}, выполнил {p}"),
+                (None, None, false) => format!("an order from {source}"),
+                (None, None, true) => format!("заказ от {source}"),
+            },
+        };
+        format!("{step} {by}: {what}")
     }
 
     /// The label of an advance button, from its length in milliseconds.

@@ -27,7 +27,7 @@ impl AppState {
     }
 
     /// The open lesson in the language shown.
-    fn shown(&self) -> Option<(Rc<OpenLesson>, Rc<Lesson>)> {
+    pub(crate) fn shown(&self) -> Option<(Rc<OpenLesson>, Rc<Lesson>)> {
         let open = self.lesson.clone()?;
         let lesson = open.lesson(self.russian()).clone();
         Some((open, lesson))

@@ -21,7 +21,7 @@ use yew::{AttrValue, Reducible};
 pub const SEED: u64 = 1;
 
 /// Speeds offered in the toolbar (simulated seconds per real second).
-pub const SPEEDS: [u32; 3] = [1, 10, 60];
+pub const SPEEDS: [u32; 4] = [1, 10, 60, 600];
 
 /// Advance buttons, in simulated milliseconds.
 pub const ADVANCE_STEPS_MS: [u64; 4] = [10_000, 30_000, 60_000, 300_000];
@@ -71,6 +71,8 @@ pub enum Action {
     SetSpeed(u32),
     /// Jump simulated time forward by this many milliseconds.
     Advance(u64),
+    /// Run the clock to the next thing that happens, and pause.
+    Step,
     /// Go to this simulated time (milliseconds) in the session's history.
     RewindTo(u64),
     /// A share link's history was read (or why it could not be).
@@ -245,6 +247,8 @@ pub struct AppState {
     pub epoch: u64,
     /// The share link last made, or why it could not be.
     pub share: Option<Result<String, String>>,
+    /// What the last single step found (cleared by the next action that moves time).
+    pub stepped: Option<Rc<crate::kubectl::journal::Stepped>>,
     /// The sandbox to keep for a reload, made when it changed (the app's effect
     /// writes it), with its generation.
     pub to_save: (u64, Option<Rc<crate::saved::Saved>>),
@@ -291,6 +295,7 @@ impl AppState {
             floor: crate::floor::FloorData::default(),
             epoch: 0,
             share: None,
+            stepped: None,
             to_save: (0, None),
             saved_fingerprint: 0,
         }
@@ -370,6 +375,7 @@ impl AppState {
         if ms == 0 {
             return;
         }
+        self.stepped = None;
         if self.lesson.is_some() {
             // A lesson's incidents fire at their times on the way.
             self.lesson_advance(SimDuration::millis(ms));
@@ -530,11 +536,40 @@ impl AppState {
 
     /// Goes to simulated time `ms` of the history, paused there so the learner can
     /// look; Play replays what came next.
+    /// One step: the clock to the next request, write or order (at most
+    /// [`STEP_WITHIN`](crate::kubectl::shell::script::STEP_WITHIN) on), paused there. In a
+    /// lesson its incidents fire on the way, as for any advance.
+    fn step(&mut self) {
+        use crate::kubectl::journal::step_with;
+        use crate::kubectl::shell::script::STEP_WITHIN;
+        self.playing = false;
+        let stepped = match self.shown() {
+            Some((open, lesson)) => {
+                let mut fired = Vec::new();
+                let stepped = {
+                    let mut runner = open.runner.borrow_mut();
+                    step_with(&mut self.session.borrow_mut(), STEP_WITHIN, |s, by| {
+                        fired.extend(runner.advance(&lesson, s, by, &*open.files));
+                    })
+                };
+                let label = crate::i18n::incident_label(self.lang);
+                for f in fired {
+                    self.print(format!("{label} $ {}", f.command), &f.output);
+                }
+                stepped
+            }
+            None => self.session.borrow_mut().step(STEP_WITHIN),
+        };
+        self.stepped = Some(Rc::new(stepped));
+        self.refresh_view();
+    }
+
     fn rewind_to(&mut self, ms: u64) {
         let result = self
             .session
             .borrow_mut()
             .rewind_to(warehouse_sim::SimTime(ms));
+        self.stepped = None;
         match result {
             Ok(_) => {
                 self.playing = false;
@@ -767,6 +802,7 @@ impl Reducible for AppState {
                 next.speed = speed;
             }
             Action::Advance(ms) => next.advance(ms),
+            Action::Step => next.step(),
             Action::RewindTo(ms) => next.rewind_to(ms),
             Action::OpenHistory(history) => next.open_history(history),
             Action::ShareReady(link) => next.share = Some(link),
@@ -923,6 +959,43 @@ mod tests {
         let s = reduce(s, Action::TogglePlay);
         let paused = reduce(s.clone(), Action::Tick { real_ms: 100 });
         assert!(Rc::ptr_eq(&s, &paused), "a paused tick changes nothing");
+    }
+
+    #[test]
+    fn a_step_stops_at_the_next_request_and_pauses() {
+        use warehouse_sim::views::feed::FeedEvent;
+        let s = reduce(
+            Rc::new(AppState::default()),
+            Action::Apply(EXAMPLE_DEPLOYMENT.to_string()),
+        );
+        let before = s.floor.now_ms;
+        let s = reduce(s, Action::Step);
+        assert!(!s.playing, "a step pauses the clock");
+        let stepped = s.stepped.clone().expect("a step says what it found");
+        let Some(FeedEvent::Request {
+            user, verb, target, ..
+        }) = &stepped.first
+        else {
+            panic!("the deployment controller's request comes first: {stepped:?}");
+        };
+        assert!(user.ends_with("deployment-controller"), "{user}");
+        assert_eq!(
+            (*verb, target.starts_with("replicasets/nginx-")),
+            ("create", true)
+        );
+        assert_eq!(s.floor.now_ms, before + stepped.by.as_millis());
+        assert!(
+            stepped.by.as_millis() < 1_000,
+            "the controller acts within a second"
+        );
+        let s = reduce(s, Action::Step);
+        let Some(FeedEvent::Request { target, .. }) = &s.stepped.as_ref().unwrap().first else {
+            panic!("then the replicaset controller's");
+        };
+        assert!(target.starts_with("pods/nginx-"), "{target}");
+        // Moving the clock any other way clears the note.
+        let s = reduce(s, Action::Advance(10_000));
+        assert!(s.stepped.is_none());
     }
 
     #[test]

@@ -28,6 +28,10 @@ pub struct ToolbarProps {
     pub on_rewind: Callback<u64>,
     /// Make a link to this moment.
     pub on_share: Callback<()>,
+    /// Run the clock to the next thing that happens.
+    pub on_step: Callback<()>,
+    /// What the last step found, in the page's language.
+    pub stepped: Option<AttrValue>,
 }
 
 impl PartialEq for ToolbarProps {
@@ -39,12 +43,14 @@ impl PartialEq for ToolbarProps {
             self.speed,
             self.tr,
             self.history,
+            &self.stepped,
         ) == (
             other.time_ms,
             other.playing,
             other.speed,
             other.tr,
             other.history,
+            &other.stepped,
         )
     }
 }
@@ -117,6 +123,10 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                           aria-hidden="true"></span>
                     { play_label }
                 </button>
+                <button id="step-btn" type="button" title={tr.t(Key::StepTitle)}
+                        onclick={click(&props.on_step)}>
+                    { tr.t(Key::Step) }
+                </button>
                 <label class="speed">
                     { tr.t(Key::Speed) }{" "}
                     <select id="speed" onchange={on_speed}>
@@ -149,6 +159,9 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                     </button>
                 </div>
             </div>
+            <p id="step-note" class="step-note" role="status">
+                { props.stepped.clone().unwrap_or_default() }
+            </p>
             <p class="timing-note">{ tr.t(Key::TimingNote) }</p>
         </div>
     }

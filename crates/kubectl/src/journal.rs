@@ -145,6 +145,49 @@ impl Saved {
     }
 }
 
+/// The most timers one [`Session::step`] fires looking for something to happen.
+pub const STEP_MAX_TIMERS: usize = 10_000;
+
+/// What [`Session::step`] did: how far the clock moved, and the first thing that
+/// happened (`None`: nothing did within the time allowed).
+#[derive(Clone, Debug)]
+pub struct Stepped {
+    pub by: SimDuration,
+    pub first: Option<warehouse_sim::views::feed::FeedEvent>,
+}
+
+/// Runs the clock timer by timer, each move through `advance` (a lesson's runner
+/// fires its incidents on the way), until a timer makes a request, a write or an
+/// order (the change feed grows), or `within` has passed, or [`STEP_MAX_TIMERS`]
+/// timers fired.
+pub fn step_with(
+    session: &mut Session,
+    within: SimDuration,
+    mut advance: impl FnMut(&mut Session, SimDuration),
+) -> Stepped {
+    let start = session.cluster.now();
+    let deadline = start + within;
+    let seen = session.cluster.feed_since(u64::MAX).next;
+    for _ in 0..STEP_MAX_TIMERS {
+        let now = session.cluster.now();
+        let Some(at) = session.cluster.next_timer_at().filter(|at| *at <= deadline) else {
+            advance(session, deadline.since(now));
+            break;
+        };
+        advance(session, at.since(now));
+        if let Some(first) = session.cluster.feed_since(seen).events.next() {
+            return Stepped {
+                by: session.cluster.now().since(start),
+                first: Some(first.clone()),
+            };
+        }
+    }
+    Stepped {
+        by: session.cluster.now().since(start),
+        first: None,
+    }
+}
+
 /// A copy of the session after the first `applied` inputs of the history.
 #[derive(Clone)]
 struct Mark {
@@ -339,6 +382,14 @@ impl Session {
         advanced
     }
 
+    /// Runs the clock to the next thing that happens (see [`step_with`]), by
+    /// ordinary [`Session::advance`]s, so the history holds it like any other move.
+    pub fn step(&mut self, within: SimDuration) -> Stepped {
+        step_with(self, within, |s, by| {
+            s.advance(by);
+        })
+    }
+
     /// Something happens to the warehouse, as an input of the history.
     pub fn fault(&mut self, fault: Fault) -> Result<String, warehouse_sim::SimError> {
         if self.journal.replaying || self.journal.recording {
@@ -514,15 +565,9 @@ impl Session {
             self.journal.future.pop_front();
             self.apply(&next.input);
             self.journal.entries.push(next);
-            self.journal_copy_while_replaying();
+            self.take_copy_if_due();
         }
         self.journal.replaying = false;
-    }
-
-    fn journal_copy_while_replaying(&mut self) {
-        self.journal.replaying = false;
-        self.take_copy_if_due();
-        self.journal.replaying = true;
     }
 
     /// Does an input again (while replaying: nothing is recorded).

@@ -356,6 +356,12 @@ impl Cluster {
         self.advance_within(by, MAX_TIMERS_PER_ADVANCE)
     }
 
+    /// When the next timer is due (`None`: nothing is scheduled). A cancelled timer
+    /// may still be reported: firing it does nothing.
+    pub fn next_timer_at(&self) -> Option<SimTime> {
+        self.timers.peek().map(|Reverse((at, _))| *at)
+    }
+
     /// [`Cluster::advance`] with a budget of at most `max_timers` timers. The clock
     /// only moves forward: to each timer as it fires, and to the target only once no
     /// timer before it is left.

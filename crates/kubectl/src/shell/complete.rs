@@ -194,6 +194,7 @@ const SIM_COMMANDS: &[&str] = &[
     "seed",
     "start",
     "stats",
+    "step",
     "stop",
     "traffic",
     "user",

@@ -73,6 +73,8 @@ pub enum Action {
     Advance(SimDuration),
     /// `sim rewind DURATION`: back in the session's history.
     Rewind(SimDuration),
+    /// `sim step`: the clock to the next thing that happens.
+    Step,
     /// `sim node kill NAME`, `sim node restart NAME`.
     Fault(Fault),
     /// `sim node add NAME [--cpu N] [--memory Q] [--labels k=v,...] [--taint k=v:Effect]...`.
@@ -446,7 +448,7 @@ fn split_heredoc(line: &str) -> Option<HeredocMarker> {
 }
 
 const SIM_USAGE: &str =
-    "sim advance DURATION, sim rewind DURATION, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim requests, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim boot cold|settled, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress|gateway, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD|TYPE/NAME] [--host H] [--header 'NAME: VALUE'] [--count N]";
+    "sim advance DURATION, sim rewind DURATION, sim step, sim node kill NODE, sim node restart NODE, sim node partition NODE, sim node heal NODE, sim node add NODE [OPTIONS], sim stop COMPONENT, sim start COMPONENT, sim why KIND/NAME [-n NAMESPACE], sim why-node pod/NAME [-n NAMESPACE], sim user add NAME [--group GROUP]..., sim etcd status, sim requests, sim etcd stop|start MEMBER, sim etcd snapshot save|restore NAME, sim seed N, sim boot cold|settled, sim config etcd-members N, sim config max-endpoints-per-slice N, sim proxy-mode endpoints|endpointslices, sim stats [reset], sim addons enable|disable metrics-server|ingress|gateway, sim traffic start NAME --to svc/NAME|ingress/NAME|NODE:PORT [--from POD|outside] [--rps N] [--host H] [--path P], sim traffic stop NAME, sim traffic stats|reset, sim request URL [--from POD|TYPE/NAME] [--host H] [--header 'NAME: VALUE'] [--count N]";
 
 const ETCD_USAGE: &str =
     "sim etcd status, sim etcd stop MEMBER, sim etcd start MEMBER, sim etcd snapshot save NAME, sim etcd snapshot restore NAME";
@@ -523,6 +525,7 @@ fn sim_fault(words: &[&str], rest: &str) -> Option<Action> {
         ["rewind"] => {
             Action::Invalid("error: sim rewind needs a duration, e.g. sim rewind 90s".into())
         }
+        ["step"] => Action::Step,
         ["node", "kill", name] => Action::Fault(Fault::KillNode(name.to_string())),
         ["node", "restart", name] => Action::Fault(Fault::RestartNode(name.to_string())),
         ["node", "partition", name] => Action::Fault(Fault::PartitionNode(name.to_string())),
@@ -788,7 +791,7 @@ pub fn execute(session: &mut Session, step: &Step, files: &dyn FileSource) -> Co
 pub(crate) fn records_itself(action: &Action) -> bool {
     matches!(
         action,
-        Action::Advance(_) | Action::Fault(_) | Action::Rewind(_)
+        Action::Advance(_) | Action::Fault(_) | Action::Rewind(_) | Action::Step
     )
 }
 
@@ -847,6 +850,69 @@ pub(crate) fn plain_sim(line: &str) -> Option<Action> {
     }
 }
 
+/// How far `sim step` looks for something to happen.
+pub const STEP_WITHIN: SimDuration = SimDuration::from_secs_i64(300);
+
+/// What `sim step` says: how far the clock went and what happened there.
+pub fn step_line(stepped: &crate::journal::Stepped, now: warehouse_sim::SimTime) -> String {
+    use warehouse_sim::views::feed::{Change, FeedEvent};
+    let at = crate::printers::humanize::human_duration(now.0 as i64);
+    let went = match stepped.by.as_millis() {
+        0 => format!("at {at} after the start, the same moment"),
+        ms @ 1..=999 => format!("{ms}ms on, at {at} after the start"),
+        ms => format!(
+            "{} on, at {at} after the start",
+            crate::printers::humanize::human_duration(ms as i64)
+        ),
+    };
+    let what = match &stepped.first {
+        None => {
+            return format!(
+                "{went}: nothing happened within {}",
+                crate::printers::humanize::human_duration(STEP_WITHIN.as_millis() as i64)
+            )
+        }
+        Some(FeedEvent::Request {
+            user,
+            verb,
+            target,
+            code,
+            ..
+        }) => format!("{user} sent {verb} {target} to the apiserver ({code})"),
+        Some(FeedEvent::Write {
+            actor,
+            kind,
+            namespace,
+            name,
+            change,
+            ..
+        }) => {
+            let change = match change {
+                Change::Added => "created",
+                Change::Modified => "updated",
+                Change::Deleted => "deleted",
+            };
+            let at = if namespace.is_empty() {
+                String::new()
+            } else {
+                format!(" in {namespace}")
+            };
+            format!("{actor}'s write: {kind} {name}{at} {change}")
+        }
+        Some(FeedEvent::Order {
+            source,
+            pod,
+            failure,
+            ..
+        }) => match (pod, failure) {
+            (_, Some(f)) => format!("traffic {source}: a request failed ({f})"),
+            (Some(p), None) => format!("traffic {source}: a request answered by {p}"),
+            (None, None) => format!("traffic {source}: a request"),
+        },
+    };
+    format!("{went}: {what}")
+}
+
 /// `sim rewind`: back in the session's history.
 fn rewind(session: &mut Session, by: SimDuration) -> CommandOutput {
     let from = session.cluster.now();
@@ -863,8 +929,13 @@ fn rewind(session: &mut Session, by: SimDuration) -> CommandOutput {
             ));
             let ahead = session.journal().future_len();
             if ahead > 0 {
+                let (inputs, are) = if ahead == 1 {
+                    ("input", "is")
+                } else {
+                    ("inputs", "are")
+                };
                 out.out_line(format!(
-                    "{ahead} later inputs are replayed as the clock runs; a new command starts a new history from here"
+                    "{ahead} later {inputs} {are} replayed as the clock runs; a new command starts a new history from here"
                 ));
             }
             out
@@ -883,6 +954,12 @@ pub(crate) fn execute_action(
     match action {
         Action::Shell(line) => crate::shell::run_line(session, line, stdin, files),
         Action::Rewind(by) => rewind(session, *by),
+        Action::Step => {
+            let stepped = session.step(STEP_WITHIN);
+            let mut out = CommandOutput::new();
+            out.out_line(step_line(&stepped, session.cluster.now()));
+            out
+        }
         Action::Advance(d) => {
             let before = session.cluster.now();
             let advanced = session.advance(*d);

@@ -870,7 +870,6 @@ impl Cluster {
         } else {
             plugins::spread_counts(&facts, nodes.iter(), &hard, true)
         };
-        let floor: Vec<(i64, usize)> = (0..hard.len()).map(|i| spread.min_and_present(i)).collect();
         let mut verdicts = Vec::new();
         let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
         let mut rejected: Vec<preemption::Rejected> = Vec::new();
@@ -909,7 +908,7 @@ impl Cluster {
                         resolvable: false,
                     }),
                 })
-                .and_then(|()| plugins::spread_filter(&facts, pos, &spread, &floor))
+                .and_then(|()| plugins::spread_filter(&facts, pos, &spread))
                 .and_then(|()| {
                     interpodaffinity::filter(&incoming, &affinity, n).map_err(
                         |(reason, resolvable)| plugins::FilterFailure {

@@ -414,19 +414,19 @@ pub struct SpreadState<'n> {
     pub domains: Vec<&'n Domains>,
     /// Per constraint, by domain id: matching pods (-1: no eligible node there).
     pub counts: Vec<Vec<i64>>,
+    /// Per constraint: the smallest count over the domains present (0 if none), and
+    /// how many domains are present. Computed once, read for every node filtered.
+    pub floor: Vec<(i64, usize)>,
 }
 
-impl SpreadState<'_> {
-    /// Constraint `i`'s smallest count over the domains present, and how many
-    /// domains are present.
-    pub fn min_and_present(&self, i: usize) -> (i64, usize) {
-        let (mut min, mut n) = (i64::MAX, 0);
-        for c in self.counts[i].iter().copied().filter(|c| *c >= 0) {
-            min = min.min(c);
-            n += 1;
-        }
-        (if n == 0 { 0 } else { min }, n)
+/// The smallest count over the domains present, and how many are present.
+fn min_and_present(counts: &[i64]) -> (i64, usize) {
+    let (mut min, mut n) = (i64::MAX, 0);
+    for c in counts.iter().copied().filter(|c| *c >= 0) {
+        min = min.min(c);
+        n += 1;
     }
+    (if n == 0 { 0 } else { min }, n)
 }
 
 /// What spreading reads for one constraint: per node position, the pods its
@@ -470,6 +470,7 @@ pub fn spread_counts<'n>(
     }
     SpreadState {
         domains: inputs.iter().map(|(_, d)| *d).collect(),
+        floor: counts.iter().map(|c| min_and_present(c)).collect(),
         counts,
     }
 }
@@ -558,18 +559,18 @@ pub fn filter(pod: &PodFacts, name: &str, n: &NodeInfo) -> Result<(), FilterFail
 }
 
 /// PodTopologySpread's filter (DoNotSchedule constraints), which upstream runs after
-/// the volume plugins. `pos` is the node's position in name order; `floor` holds
-/// each hard constraint's [`SpreadState::min_and_present`].
+/// the volume plugins. `pos` is the node's position in name order.
 pub fn spread_filter(
     pod: &PodFacts,
     pos: usize,
     spread: &SpreadState,
-    floor: &[(i64, usize)],
 ) -> Result<(), FilterFailure> {
     for (i, c) in pod.spread.iter().filter(|c| c.hard).enumerate() {
-        let (Some(d), Some(counts), Some(&(mut min, present))) =
-            (spread.domains.get(i), spread.counts.get(i), floor.get(i))
-        else {
+        let (Some(d), Some(counts), Some(&(mut min, present))) = (
+            spread.domains.get(i),
+            spread.counts.get(i),
+            spread.floor.get(i),
+        ) else {
             continue;
         };
         let id = d.of_node.get(pos).copied().unwrap_or(NO_DOMAIN);

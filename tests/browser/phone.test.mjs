@@ -325,6 +325,32 @@ for (const lang of ['en', 'ru']) {
   });
 }
 
+test('from 360 to 860 px, in Russian: nothing scrolls sideways; tabs up to 700 px', { timeout: 60_000 }, async () => {
+  const { page, problems } = app;
+  await page.setViewportSize(PHONE);
+  await setLang(page, 'ru');
+  if (!(await page.$('#lesson'))) {
+    await showTab(page, 'lesson');
+    await page.click('.lesson-card.start .open-lesson');
+  }
+  await page.waitForSelector('#lesson');
+  for (const width of [360, 520, 700, 701, 860]) {
+    await page.setViewportSize({ width, height: 844 });
+    const tabbed = width <= 700;
+    await page.waitForFunction((t) => !!document.querySelector('[role="tablist"]') === t, tabbed);
+    if (tabbed) {
+      for (const t of ['floor', 'lesson', 'terminal']) {
+        await showTab(page, t);
+        await noSideScroll(page, `${width} px, ${t}`);
+      }
+      await showTab(page, 'lesson');
+    } else {
+      await noSideScroll(page, `${width} px`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
 test('wide (1440 px): no tabs; the floor, the lesson and the terminal at once', { timeout: 60_000 }, async () => {
   const { page, problems } = app;
   await page.setViewportSize({ width: 1440, height: 900 });

@@ -306,7 +306,7 @@ for (const lang of ['en', 'ru']) {
     // Main buttons are big enough for a finger.
     await showTab(page, 'lesson');
     const small = await page.evaluate(() =>
-      [...document.querySelectorAll('#play-pause, button.advance, #more-toggle, [role="tab"], #lesson button.run, #lesson button.copy, #next-step, #prev-step, #reset-step, #lesson .dot')]
+      [...document.querySelectorAll('#play-pause, button.advance, #more-toggle, [role="tab"], #lesson button.run, #lesson button.copy, #next-step, #prev-step, #reset-step, #lesson .dot, #back-to-catalogue')]
         .filter((b) => b.getBoundingClientRect().width > 0)
         .filter((b) => b.getBoundingClientRect().height < 40)
         .map((b) => `${b.id || b.className}: ${b.getBoundingClientRect().height}`),

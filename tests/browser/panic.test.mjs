@@ -28,6 +28,8 @@ async function ready(page) {
   await page.waitForFunction(() => window.__warehouse !== undefined, null, { timeout: WAIT_MS });
   // Every lesson file fetched, so a reload aborts none.
   await waitLesson(page, (s) => s.catalogueLoaded, 'the catalogue');
+  // On a phone the terminal is on its own tab.
+  if (await page.$('#tab-terminal')) await page.click('#tab-terminal');
   const nodes = await kubectl(page, 'kubectl get nodes');
   assert.match(nodes, /zone-a\s+Ready/, nodes);
 }

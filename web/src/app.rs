@@ -19,6 +19,7 @@ use crate::progress;
 use crate::requests::RequestLog;
 use crate::saved;
 use crate::state::{Action, AppState, Panel};
+use crate::tabs::{ShowTab, Tab, TabBar};
 use crate::terminal::TerminalBox;
 use crate::test_hook;
 use crate::toolbar::Toolbar;
@@ -174,6 +175,56 @@ pub fn App() -> Html {
         }
     });
 
+    // On a narrow screen: which tab shows. It follows the side panel: a lesson or the
+    // catalogue brings the lesson tab forward, the plain sandbox the floor.
+    let narrow = crate::tabs::use_narrow();
+    let tab = use_state(|| tab_for(&state.panel));
+    {
+        let tab = tab.setter();
+        use_effect_with(panel_kind(&state.panel), move |kind| {
+            tab.set(tab_for_kind(*kind));
+            if crate::tabs::is_narrow() {
+                crate::tabs::scroll_to_top();
+            }
+        });
+    }
+    // Something opened in the inspector is shown where it opens, on the floor's tab.
+    {
+        let tab = tab.setter();
+        use_effect_with(state.inspected.clone(), move |inspected| {
+            if inspected.is_some() && crate::tabs::is_narrow() {
+                tab.set(Tab::Floor);
+            }
+        });
+    }
+    let show_tab = {
+        let tab = tab.setter();
+        use_callback((), move |t: Tab, _| {
+            if crate::tabs::is_narrow() {
+                tab.set(t);
+                crate::tabs::scroll_to_top();
+            }
+        })
+    };
+    let on_tab = {
+        let tab = tab.setter();
+        let dispatch = dispatch.clone();
+        let sandbox = state.panel == Panel::Sandbox;
+        Callback::from(move |t: Tab| {
+            // In the sandbox the lesson tab is the catalogue.
+            if t == Tab::Lesson && sandbox {
+                dispatch.dispatch(Action::ShowCatalogue);
+            }
+            tab.set(t);
+            crate::tabs::scroll_to_top();
+        })
+    };
+    let tab = *tab;
+    // Parts of the page not on the tab shown are left out (only with the tabs).
+    let off = |t: Tab| (narrow && tab != t).then_some("off-tab");
+    let panel_role = |_: Tab| narrow.then_some("tabpanel");
+    let labelled_by = |t: Tab| narrow.then_some(t.tab_id());
+
     let tr = state.tr();
     let on_dragover = Callback::from(|e: DragEvent| e.prevent_default());
     let on_drop = {
@@ -192,19 +243,69 @@ pub fn App() -> Html {
         .map(|why| progress_notice_bar(why, tr, &dispatch));
     let focus = lesson_focus(&state);
     let lesson_skip = if panel.is_some() {
-        skip_link("lessons-side", tr.t(Key::SkipToLesson))
+        skip_link(
+            "lessons-side",
+            tr.t(Key::SkipToLesson),
+            Some(Tab::Lesson),
+            &show_tab,
+        )
+    } else if narrow {
+        // "Lessons" is under "More" on a phone; the lesson tab opens them.
+        skip_link(
+            Tab::Lesson.tab_id(),
+            tr.t(Key::SkipToLessons),
+            None,
+            &show_tab,
+        )
     } else {
-        skip_link("lessons-btn", tr.t(Key::SkipToLessons))
+        skip_link("lessons-btn", tr.t(Key::SkipToLessons), None, &show_tab)
     };
+    let inspector = match (state.inspected.clone(), state.report()) {
+        (Some(target), Some(report)) => html! {
+            <Inspector {target} {report} view={state.view.clone()}
+                       {tr} dispatch={dispatch.clone()} />
+        },
+        _ => html! {},
+    };
+    let terminal = html! {
+        <TerminalBox terminal={state.terminal.clone()} session={state.session.clone()}
+                     {tr} dispatch={dispatch.clone()} />
+    };
+    let office = html! {
+        <Office session={state.session.clone()} view={state.view.clone()} {tr}
+                info={state.office.clone()} focus={focus} epoch={state.epoch} />
+    };
+    let floor_more = html! {
+        <div class="floor-more">
+            <DecisionPanel robots={state.decided.robots.clone()} selected={state.selected_pod.clone()}
+                           decision={state.decision.clone()} {tr}
+                           on_select={act(&dispatch, Action::SelectPod)}
+                           on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
+            <RequestLog view={state.view.clone()} mine_only={state.mine_only()} {tr}
+                        on_mine_only={act(&dispatch, Action::SetMineOnly)} />
+        </div>
+    };
+    let on_catalogue = {
+        let dispatch = dispatch.clone();
+        let show_tab = show_tab.clone();
+        Callback::from(move |()| {
+            dispatch.dispatch(Action::ShowCatalogue);
+            show_tab.emit(Tab::Lesson);
+        })
+    };
+    let tab_bar = narrow.then(|| html! {
+        <TabBar selected={tab} {tr} lesson_open={matches!(state.panel, Panel::Lesson | Panel::Loading(_) | Panel::Errors(_))}
+                lesson_panel={panel.is_some()} on_select={on_tab} />
+    });
     html! {
         <div class="app">
             <nav class="skip-links" aria-label={tr.t(Key::SkipLinks)}>
-                { skip_link("kubectl-input", tr.t(Key::SkipToTerminal)) }
+                { skip_link("kubectl-input", tr.t(Key::SkipToTerminal), Some(Tab::Terminal), &show_tab) }
                 { lesson_skip }
             </nav>
             <header class="top">
             <Toolbar time_ms={state.floor.now_ms} playing={state.playing} speed={state.speed} {tr}
-                     on_catalogue={act(&dispatch, |()| Action::ShowCatalogue)}
+                     {on_catalogue}
                      on_toggle_play={act(&dispatch, |()| Action::TogglePlay)}
                      on_advance={act(&dispatch, Action::Advance)}
                      on_speed={act(&dispatch, Action::SetSpeed)}
@@ -215,21 +316,28 @@ pub fn App() -> Html {
                      on_step={act(&dispatch, |()| Action::Step)}
                      stepped={state.stepped.as_deref().map(|s| AttrValue::from(tr.stepped(s)))}
                      {on_share} />
+            { for tab_bar }
             { share_box(&state, tr) }
             { for progress_notice }
             </header>
-            <main class={classes!("layout", panel.is_some().then_some("with-lessons"))}>
+            <ContextProvider<ShowTab> context={ShowTab(show_tab.clone())}>
+            <main class={classes!("layout", panel.is_some().then_some("with-lessons"), narrow.then_some("tabbed"))}>
                 if let Some(panel) = panel {
-                    <aside id="lessons-side" class="lessons-side" tabindex="-1"
-                           aria-label={tr.l(crate::i18n::L::LessonsButton)} ondragover={on_dragover} ondrop={on_drop}>{ panel }</aside>
+                    <aside id="lessons-side" class={classes!("lessons-side", off(Tab::Lesson))} tabindex="-1"
+                           role={panel_role(Tab::Lesson)} aria-labelledby={labelled_by(Tab::Lesson)}
+                           aria-label={(!narrow).then_some(tr.l(crate::i18n::L::LessonsButton))}
+                           ondragover={on_dragover} ondrop={on_drop}>{ panel }</aside>
                 }
                 <div class="work">
-                <div class="floor">
+                <div id={Tab::Floor.panel_id()} class={classes!("floor", off(Tab::Floor))}
+                     role={panel_role(Tab::Floor)} aria-labelledby={labelled_by(Tab::Floor)}>
                     <div class="canvas-wrap">
                         <WarehouseCanvas view={state.view.clone()} floor={state.floor.clone()} {tr}
+                                         shown={!narrow || tab == Tab::Floor}
                                          on_inspect={act(&dispatch, Action::Inspect)}
                                          on_run={act(&dispatch, Action::RunKubectl)} />
                     </div>
+                    if narrow { { inspector.clone() } }
                     <FloorText view={state.view.clone()} floor={state.floor.clone()} {tr} />
                     <Legend {tr} />
                     <ZoneList view={state.view.clone()} notice={state.notice.clone()} {tr}
@@ -241,47 +349,59 @@ pub fn App() -> Html {
                                    on_start={act(&dispatch, Action::StartComponent)}
                                    on_stop={act(&dispatch, Action::StopComponent)}
                                    on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
-                </div>
-                <div class="side">
-                    if let (Some(target), Some(report)) = (state.inspected.clone(), state.report()) {
-                        <Inspector {target} {report} view={state.view.clone()}
-                                   {tr} dispatch={dispatch.clone()} />
+                    if narrow {
+                        { office.clone() }
+                        { floor_more.clone() }
                     }
+                </div>
+                <div id={Tab::Terminal.panel_id()} class={classes!("side", off(Tab::Terminal))}
+                     role={panel_role(Tab::Terminal)} aria-labelledby={labelled_by(Tab::Terminal)}>
+                    if !narrow { { inspector } }
+                    // On the terminal's tab the terminal comes first.
+                    if narrow { { terminal.clone() } }
                     <Editor yaml={state.yaml.clone()} result={state.apply_result.clone()}
                             editing={state.editing.clone()} {tr}
                             dispatch={dispatch.clone()} />
-                    <TerminalBox terminal={state.terminal.clone()} session={state.session.clone()}
-                                 {tr} dispatch={dispatch.clone()} />
+                    if !narrow { { terminal } }
                 </div>
-                <Office session={state.session.clone()} view={state.view.clone()} {tr}
-                        info={state.office.clone()} focus={focus} epoch={state.epoch} />
-                <div class="floor-more">
-                    <DecisionPanel robots={state.decided.robots.clone()} selected={state.selected_pod.clone()}
-                                   decision={state.decision.clone()} {tr}
-                                   on_select={act(&dispatch, Action::SelectPod)}
-                                   on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
-                    <RequestLog view={state.view.clone()} mine_only={state.mine_only()} {tr}
-                                on_mine_only={act(&dispatch, Action::SetMineOnly)} />
-                </div>
+                if !narrow {
+                    { office }
+                    { floor_more }
+                }
                 </div>
             </main>
+            </ContextProvider<ShowTab>>
         </div>
     }
 }
 
 /// A link at the top of the page, shown when it has focus, that moves focus to the
 /// element `id`. It focuses it itself rather than following the `#id` fragment:
-/// the fragment is where a share link travels (`saved::link_fragment`).
-fn skip_link(id: &'static str, label: &'static str) -> Html {
+/// the fragment is where a share link travels (`saved::link_fragment`). With the
+/// tabs, it first brings forward the `tab` the element is on, and focuses it once
+/// that is shown.
+fn skip_link(
+    id: &'static str,
+    label: &'static str,
+    tab: Option<Tab>,
+    show_tab: &Callback<Tab>,
+) -> Html {
+    let show_tab = show_tab.clone();
     let onclick = Callback::from(move |e: MouseEvent| {
         e.prevent_default();
-        let target = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.get_element_by_id(id))
-            .and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok());
-        if let Some(el) = target {
-            let _ = el.focus();
+        if let Some(tab) = tab {
+            show_tab.emit(tab);
         }
+        gloo_timers::callback::Timeout::new(0, move || {
+            let target = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id(id))
+                .and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok());
+            if let Some(el) = target {
+                let _ = el.focus();
+            }
+        })
+        .forget();
     });
     html! { <a class="skip-link" href={format!("#{id}")} {onclick}>{ label }</a> }
 }
@@ -305,7 +425,8 @@ fn side_panel(state: &AppState, tr: Tr, dispatch: &UseReducerDispatcher<AppState
                            {tr} dispatch={dispatch.clone()} />
         }),
         Panel::Lesson => state.lesson.clone().map(|open| html! {
-            <LessonPanel {open} progress={state.progress.clone()} {tr} dispatch={dispatch.clone()} />
+            <LessonPanel {open} progress={state.progress.clone()} {tr} dispatch={dispatch.clone()}
+                         ran={state.block_run.clone()} />
         }),
         Panel::Loading(what) => Some(html! {
             <section class="lesson panel"><p class="muted">{ format!("{}: {what}…", tr.l(L::Loading)) }</p></section>
@@ -349,4 +470,33 @@ fn lesson_focus(state: &AppState) -> Option<AttrValue> {
         .and_then(|o| o.frame.as_deref())
         .and_then(|f| f.as_ref().ok())
         .map(|f| AttrValue::from(crate::frame_card::focus(f)))
+}
+
+/// The side panel's kind, which decides the tab to show when it changes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PanelKind {
+    /// The catalogue, a lesson, one loading, or one that could not be opened.
+    Lessons,
+    Sandbox,
+}
+
+fn panel_kind(panel: &Panel) -> (PanelKind, u8) {
+    match panel {
+        Panel::Sandbox => (PanelKind::Sandbox, 0),
+        Panel::Catalogue => (PanelKind::Lessons, 0),
+        Panel::Lesson => (PanelKind::Lessons, 1),
+        Panel::Loading(_) => (PanelKind::Lessons, 2),
+        Panel::Errors(_) => (PanelKind::Lessons, 3),
+    }
+}
+
+fn tab_for_kind(kind: (PanelKind, u8)) -> Tab {
+    match kind.0 {
+        PanelKind::Lessons => Tab::Lesson,
+        PanelKind::Sandbox => Tab::Floor,
+    }
+}
+
+fn tab_for(panel: &Panel) -> Tab {
+    tab_for_kind(panel_kind(panel))
 }

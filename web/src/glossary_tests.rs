@@ -44,6 +44,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("requests.rs", include_str!("requests.rs")),
     ("saved.rs", include_str!("saved.rs")),
     ("state.rs", include_str!("state.rs")),
+    ("tabs.rs", include_str!("tabs.rs")),
     ("target.rs", include_str!("target.rs")),
     ("terminal.rs", include_str!("terminal.rs")),
     ("test_hook.rs", include_str!("test_hook.rs")),

@@ -5,7 +5,8 @@
 use crate::i18n::{Lang, Tr, L};
 use crate::lessons::{OpenLesson, Progress};
 use crate::prose;
-use crate::state::{Action, AppState};
+use crate::state::{Action, AppState, BlockRun};
+use crate::tabs::{ShowTab, Tab};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use warehouse_lessons::{Block, Lesson, Predict, Quiz, Solution, Step};
@@ -17,6 +18,9 @@ pub struct LessonPanelProps {
     pub progress: Rc<Progress>,
     pub tr: Tr,
     pub dispatch: UseReducerDispatcher<AppState>,
+    /// The last Run (or Run solution) and what it printed, shown under its button.
+    #[prop_or_default]
+    pub ran: Option<Rc<BlockRun>>,
 }
 
 #[function_component]
@@ -39,6 +43,21 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
             }
         });
     }
+    // What a Run printed is brought into sight under its button, on a phone too.
+    {
+        let serial = props.ran.as_ref().map(|r| r.serial);
+        use_effect_with(serial, |serial| {
+            if serial.is_some() {
+                crate::tabs::scroll_into_sight("run-output");
+            }
+        });
+    }
+    let show_tab = use_context::<ShowTab>();
+    // The run shown: the last one, if it was of this step.
+    let ran = props
+        .ran
+        .as_ref()
+        .filter(|r| r.lesson == lesson.meta.id && r.step == open.step);
     let Some(step) = lesson.steps.get(open.step) else {
         return html! { <section class="lesson panel"><p>{ "—" }</p></section> };
     };
@@ -55,13 +74,17 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     });
     let last = open.step + 1 == n;
 
-    let block = |(i, b): (usize, &Block)| block_view(i, b, open, tr, &props.dispatch);
+    let ctx = BlockCtx {
+        ran,
+        show_tab: show_tab.as_ref(),
+    };
+    let block = |(i, b): (usize, &Block)| block_view(i, b, open, tr, &props.dispatch, &ctx);
     let check = step.check.as_ref().map(|_| step_check(open, tr));
     let hints = (!step.hints.is_empty()).then(|| hints_section(step, open, tr, &props.dispatch));
     let solution = step
         .solution
         .as_ref()
-        .map(|s| solution_section(s, open, tr, &props.dispatch));
+        .map(|s| solution_section(s, open, tr, &props.dispatch, ran));
 
     html! {
         <section id="lesson" class="lesson panel" aria-labelledby="lesson-title"
@@ -116,6 +139,34 @@ fn on_click_copy(text: String) -> Callback<MouseEvent> {
     Callback::from(move |_: MouseEvent| crate::fetch::copy(text.clone()))
 }
 
+/// What the blocks need beside the lesson: the last run, and the way to the
+/// terminal's tab (for "Open in editor" on a phone).
+struct BlockCtx<'a> {
+    ran: Option<&'a Rc<BlockRun>>,
+    show_tab: Option<&'a ShowTab>,
+}
+
+/// What a Run printed, right under its button: each line run and its output, as
+/// the terminal shows them (the terminal has them too).
+fn run_output(ran: Option<&Rc<BlockRun>>, text: &str) -> Html {
+    let Some(run) = ran.filter(|r| r.text == text) else {
+        return html! {};
+    };
+    html! {
+        <pre id="run-output" class="run-output" tabindex="0">
+            { for run.entries.iter().map(|entry| html! {
+                <>
+                    <span class="prompt">{ &entry.prompt }{ "\n" }</span>
+                    <span class="stdout">{ &entry.stdout }</span>
+                    if !entry.stderr.is_empty() {
+                        <span class="stderr">{ &entry.stderr }</span>
+                    }
+                </>
+            }) }
+        </pre>
+    }
+}
+
 /// Block `i` of a step or of the intro: prose, a command to run or copy, YAML to open
 /// in the editor, a quiz or a prediction.
 fn block_view(
@@ -124,11 +175,12 @@ fn block_view(
     open: &OpenLesson,
     tr: Tr,
     dispatch: &UseReducerDispatcher<AppState>,
+    ctx: &BlockCtx,
 ) -> Html {
     let send = |action: Action| on_click_send(dispatch, action);
     match b {
         Block::Prose(md) => html! { <div class="prose">{ prose::md(md) }</div> },
-        Block::Run(run) => html! {
+        Block::Run(run) => html! { <>
             <div class="run-block" data-line={run.line.to_string()}>
                 <pre tabindex="0"><code>{ &run.text }</code></pre>
                 <div class="block-actions">
@@ -140,13 +192,14 @@ fn block_view(
                             aria-label={tr.acting_on(tr.l(L::Copy), first_line(&run.text))}>{ tr.l(L::Copy) }</button>
                 </div>
             </div>
-        },
+            { run_output(ctx.ran, &run.text) }
+        </> },
         Block::Yaml { line, text } => html! {
             <div class="yaml-block" data-line={line.to_string()}>
                 <pre tabindex="0"><code>{ text }</code></pre>
                 <div class="block-actions">
                     <button type="button" class="open-editor primary"
-                            onclick={send(Action::OpenInEditor(text.clone()))}
+                            onclick={open_in_editor(dispatch, text, ctx.show_tab)}
                             aria-label={tr.acting_on(tr.l(L::OpenInEditor), &yaml_what(text))}>
                         { tr.l(L::OpenInEditor) }
                     </button>
@@ -158,6 +211,36 @@ fn block_view(
         Block::Quiz(q) => quiz(i, q, open, tr, dispatch),
         Block::Predict(p) => predict(i, p, open, tr, dispatch),
     }
+}
+
+/// "Open in editor": the YAML goes to the editor, and on a phone the terminal's tab,
+/// where the editor is, comes forward.
+fn open_in_editor(
+    dispatch: &UseReducerDispatcher<AppState>,
+    text: &str,
+    show_tab: Option<&ShowTab>,
+) -> Callback<MouseEvent> {
+    let dispatch = dispatch.clone();
+    let text = text.to_string();
+    let show_tab = show_tab.cloned();
+    Callback::from(move |_: MouseEvent| {
+        dispatch.dispatch(Action::OpenInEditor(text.clone()));
+        if let Some(ShowTab(show)) = &show_tab {
+            show.emit(Tab::Terminal);
+            // Once the tab shows, its editor (under the terminal) is brought up.
+            if crate::tabs::is_narrow() {
+                gloo_timers::callback::Timeout::new(0, || {
+                    if let Some(el) = web_sys::window()
+                        .and_then(|w| w.document())
+                        .and_then(|d| d.get_element_by_id("editor-heading"))
+                    {
+                        el.scroll_into_view_with_bool(true);
+                    }
+                })
+                .forget();
+            }
+        }
+    })
 }
 
 /// A command's first line, to name the buttons that run or copy it.
@@ -281,6 +364,7 @@ fn solution_section(
     open: &OpenLesson,
     tr: Tr,
     dispatch: &UseReducerDispatcher<AppState>,
+    ran: Option<&Rc<BlockRun>>,
 ) -> Html {
     html! {
         <section class="solution">
@@ -292,6 +376,7 @@ fn solution_section(
                     { tr.l(L::RunSolution) }
                 </button>
             </div>
+            { run_output(ran, &s.text) }
             if open.solution {
                 <pre class="solution-text" tabindex="0"><code>{ &s.text }</code></pre>
             }

@@ -95,6 +95,26 @@ impl AppState {
         self.refresh_view();
     }
 
+    /// Runs a lesson button's `text` into the terminal and keeps what it printed
+    /// for the lesson panel to show under the button.
+    fn run_block(&mut self, text: String) {
+        let from = self.terminal.pushed;
+        self.run_script(&text, true);
+        let Some((open, _)) = self.shown() else {
+            return;
+        };
+        let t = &self.terminal;
+        let made = usize::try_from(t.pushed - from).unwrap_or(usize::MAX);
+        let entries = t.entries.iter().skip(t.entries.len().saturating_sub(made));
+        self.block_run = Some(Rc::new(crate::state::BlockRun {
+            lesson: open.id().to_string(),
+            step: open.step,
+            text,
+            entries: entries.cloned().collect(),
+            serial: t.pushed,
+        }));
+    }
+
     fn open_mut(&mut self) -> Option<&mut OpenLesson> {
         self.lesson.as_mut().map(Rc::make_mut)
     }
@@ -265,9 +285,7 @@ impl AppState {
             Action::LessonFailed(e) => self.panel = Panel::Errors(Rc::new(vec![e])),
             Action::LessonFetched(origin, texts) => self.open_lesson(origin, texts),
             Action::GotoStep(i) => self.goto_step(i),
-            Action::RunBlock(text) => {
-                self.run_script(&text, true);
-            }
+            Action::RunBlock(text) => self.run_block(text),
             Action::OpenInEditor(text) => {
                 self.yaml = yew::AttrValue::from(text);
                 self.editing = None;
@@ -293,7 +311,7 @@ impl AppState {
                         .and_then(|s| s.solution.as_ref().map(|s| s.text.clone()))
                 });
                 if let Some(text) = text {
-                    self.run_script(&text, true);
+                    self.run_block(text);
                 }
             }
             Action::QuizChoose { block, option } => self.quiz_choose(block, option),
@@ -522,6 +540,42 @@ mod tests {
             ru: Some(("ru.md".into(), read("ru.md"))),
             files: [("packer.yaml".to_string(), read("packer.yaml"))].into(),
         }
+    }
+
+    #[test]
+    fn a_run_block_keeps_what_it_printed_for_its_button() {
+        let s = Rc::new(AppState::default());
+        let s = s.reduce(Action::LessonFetched(Origin::Local, lesson_one()));
+        let s = s.reduce(Action::RunKubectl("kubectl get ns".into()));
+        let text = "kubectl apply -f packer.yaml\nkubectl get deployments";
+        let s = s.reduce(Action::RunBlock(text.into()));
+        let run = s.block_run.as_ref().expect("the run is kept");
+        assert_eq!(
+            (run.lesson.as_str(), run.step, run.text.as_str()),
+            ("desired-state", 0, text)
+        );
+        let prompts: Vec<&str> = run.entries.iter().map(|e| e.prompt.as_str()).collect();
+        assert_eq!(
+            prompts,
+            [
+                "$ kubectl apply -f packer.yaml",
+                "$ kubectl get deployments"
+            ]
+        );
+        assert!(run.entries[0].stdout.contains("packer"), "{run:?}");
+        assert_eq!(run.serial, s.terminal.pushed);
+        // The terminal has them too, after the line typed before.
+        let tail: Vec<_> = s
+            .terminal
+            .entries
+            .iter()
+            .rev()
+            .take(3)
+            .rev()
+            .cloned()
+            .collect();
+        assert_eq!(tail[0].prompt, "$ kubectl get ns");
+        assert_eq!(tail[1..], run.entries[..]);
     }
 
     #[test]

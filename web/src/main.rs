@@ -32,6 +32,7 @@ mod prose;
 mod requests;
 mod saved;
 mod state;
+mod tabs;
 mod target;
 mod terminal;
 mod test_hook;

@@ -3,6 +3,8 @@
 //! validation, validating admission, storage in etcd), where it was refused, its HTTP
 //! status and its modelled latency. It can show only the learner's own requests
 //! (the default while a lesson is open), read from the cluster's longer request log.
+//! On a phone a row is one line, who and latency left out and the request cut short
+//! (style.css); the whole row is its title, and a tap on it shows it whole.
 
 use crate::i18n::{Key, Lang, Tr};
 use crate::projection::FloorView;
@@ -39,6 +41,8 @@ pub fn latency(us: u32) -> String {
 #[function_component]
 pub fn RequestLog(props: &RequestsProps) -> Html {
     let tr = props.tr;
+    // The row tapped open on a phone, by its time and what it asked.
+    let opened = use_state(|| None::<String>);
     let requests = if props.mine_only {
         &props.view.mine_requests
     } else {
@@ -75,9 +79,25 @@ pub fn RequestLog(props: &RequestsProps) -> Html {
                 </span>
             }
         });
-        let class = if refused { "request refused" } else { "request" };
+        let key = format!("{} {} {}", r.at_ms, r.verb, r.target);
+        let open = opened.as_deref() == Some(key.as_str());
+        let class = classes!("request", refused.then_some("refused"), open.then_some("open"));
+        let title = format!(
+            "{}: {} {} — {}, {}",
+            tr.user(&r.user),
+            r.verb,
+            r.target,
+            r.code,
+            latency(r.latency_micros)
+        );
+        let onclick = {
+            let opened = opened.clone();
+            Callback::from(move |_: MouseEvent| {
+                opened.set((!open).then(|| key.clone()));
+            })
+        };
         html! {
-            <li class={class} data-learner={warehouse_sim::apiserver::user_is_learner(&r.user).to_string()} data-user={r.user.clone()} data-verb={r.verb} data-target={r.target.clone()} data-code={r.code.to_string()}>
+            <li class={class} {title} {onclick} data-learner={warehouse_sim::apiserver::user_is_learner(&r.user).to_string()} data-user={r.user.clone()} data-verb={r.verb} data-target={r.target.clone()} data-code={r.code.to_string()}>
                 <span class="request-who">{ tr.user(&r.user) }</span>
                 <span class="request-what">{ format!("{} {}", r.verb, r.target) }</span>
                 <span class="request-stages">{ for stages }</span>

@@ -173,10 +173,25 @@ pub struct Terminal {
     /// The container shell's prompt while a session (`kubectl exec -ti … -- sh`,
     /// `kubectl run -it …`) runs the terminal's lines in a container.
     pub inside: Option<String>,
+    /// How many entries were ever pushed: marks where a run's output starts.
+    pub pushed: u64,
+}
+
+/// A lesson's Run (or Run solution) button and what it printed, shown under it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockRun {
+    pub lesson: String,
+    pub step: usize,
+    /// The text the button ran.
+    pub text: String,
+    /// The terminal's entries it made (`Terminal::pushed` after it: a new run).
+    pub entries: Vec<Entry>,
+    pub serial: u64,
 }
 
 impl Terminal {
     fn push(&mut self, entry: Entry) {
+        self.pushed += 1;
         if self.entries.len() == TERMINAL_MAX_ENTRIES {
             self.entries.pop_front();
         }
@@ -212,6 +227,8 @@ pub struct AppState {
     /// object in the editor; Apply saves it as the edit).
     pub editing: Option<String>,
     pub terminal: Rc<Terminal>,
+    /// The last lesson block run and its output, shown under its button.
+    pub block_run: Option<Rc<BlockRun>>,
     /// The result of the last zone action, shown under the zone list.
     pub notice: Option<Outcome>,
     /// The robot "why this zone?" is about (`namespace/name`) and the scheduler's
@@ -278,6 +295,7 @@ impl AppState {
             apply_result: None,
             editing: None,
             terminal: Rc::new(Terminal::default()),
+            block_run: None,
             notice: None,
             selected_pod: None,
             decision: None,

@@ -1,5 +1,7 @@
 //! The clock, play/pause, speed, the advance buttons, and the language and names
-//! toggles, with the note on real Kubernetes timings.
+//! toggles, with the note on real Kubernetes timings. On a phone (style.css's
+//! `max-width: 700px`) one row stays: the clock, play/pause as an icon, the advance
+//! buttons and "More", which shows the rest (marked `secondary`).
 
 use crate::i18n::{clock, Key, Tr};
 use crate::state::{ADVANCE_STEPS_MS, SPEEDS};
@@ -58,6 +60,8 @@ impl PartialEq for ToolbarProps {
 #[function_component]
 pub fn Toolbar(props: &ToolbarProps) -> Html {
     let tr = props.tr;
+    // On a phone: whether the controls past the first row are shown.
+    let more = use_state(|| false);
     let click = |cb: &Callback<()>| cb.reform(|_: MouseEvent| ());
     let on_speed = {
         let on_speed = props.on_speed.clone();
@@ -82,7 +86,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
         let earliest = earliest / 1000 * 1000;
         let latest = latest.max(props.time_ms).max(earliest + 1000);
         html! { <>
-            <label class="history" title={tr.t(Key::HistoryTitle)}>
+            <label class="history secondary" title={tr.t(Key::HistoryTitle)}>
                 <span class="history-label">{ tr.t(Key::History) }</span>
                 <input id="history" type="range" step="1000"
                        min={earliest.to_string()} max={latest.to_string()}
@@ -93,7 +97,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                     { format!("{} – {}", clock(earliest), clock(latest)) }
                 </span>
             </label>
-            <button id="share-btn" type="button" title={tr.t(Key::ShareTitle)}
+            <button id="share-btn" type="button" class="secondary" title={tr.t(Key::ShareTitle)}
                     onclick={click(&props.on_share)}>
                 { tr.t(Key::Share) }
             </button>
@@ -105,11 +109,20 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
         tr.t(Key::Play)
     };
 
+    let more_label = match tr.lang {
+        crate::i18n::Lang::En => "More",
+        crate::i18n::Lang::Ru => "Ещё",
+    };
+    let on_more = {
+        let more = more.clone();
+        Callback::from(move |_: MouseEvent| more.set(!*more))
+    };
+
     html! {
-        <div class="toolbar">
+        <div class={classes!("toolbar", more.then_some("more-open"))}>
             <div class="toolbar-row">
                 <h1 class="title">{ tr.t(Key::Title) }</h1>
-                <button id="lessons-btn" type="button" onclick={click(&props.on_catalogue)}>
+                <button id="lessons-btn" type="button" class="secondary" onclick={click(&props.on_catalogue)}>
                     { tr.l(crate::i18n::L::LessonsButton) }
                 </button>
                 <div class="clock-box" title={tr.t(Key::ClockTitle)}>
@@ -121,13 +134,13 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                         onclick={click(&props.on_toggle_play)}>
                     <span class={if props.playing { "icon-pause" } else { "icon-play" }}
                           aria-hidden="true"></span>
-                    { play_label }
+                    <span class="btn-label">{ play_label }</span>
                 </button>
                 <button id="step-btn" type="button" title={tr.t(Key::StepTitle)}
                         onclick={click(&props.on_step)}>
                     { tr.t(Key::Step) }
                 </button>
-                <label class="speed">
+                <label class="speed secondary">
                     { tr.t(Key::Speed) }{" "}
                     <select id="speed" onchange={on_speed}>
                         { for SPEEDS.iter().map(|s| html! {
@@ -139,14 +152,20 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                 </label>
                 <div class="advance-group" role="group" title={tr.t(Key::AdvanceTitle)}>
                     { for ADVANCE_STEPS_MS.iter().map(|ms| html! {
-                        <button type="button" class="advance" data-ms={ms.to_string()}
+                        <button type="button" class={classes!("advance", (*ms == 30_000).then_some("secondary"))}
+                                data-ms={ms.to_string()}
                                 onclick={props.on_advance.reform({ let ms = *ms; move |_: MouseEvent| ms })}>
                             { tr.advance(*ms) }
                         </button>
                     }) }
                 </div>
+                <button id="more-toggle" type="button" class="more-toggle"
+                        aria-expanded={more.to_string()}
+                        onclick={on_more}>
+                    { more_label }
+                </button>
                 { for history }
-                <div class="toggles">
+                <div class="toggles secondary">
                     <button id="names-toggle" type="button"
                             aria-pressed={(tr.names == crate::i18n::Names::Kubernetes).to_string()}
                             onclick={click(&props.on_toggle_names)}>
@@ -162,7 +181,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
             <p id="step-note" class="step-note" role="status">
                 { props.stepped.clone().unwrap_or_default() }
             </p>
-            <p class="timing-note">{ tr.t(Key::TimingNote) }</p>
+            <p class="timing-note secondary">{ tr.t(Key::TimingNote) }</p>
         </div>
     }
 }

@@ -46,6 +46,10 @@ pub struct CanvasProps {
     pub on_inspect: Callback<Option<Target>>,
     /// A line for the terminal (the scale demo's commands).
     pub on_run: Callback<String>,
+    /// Whether the floor is on screen (not on a tab that is not shown): shown
+    /// again, it is drawn at its new width.
+    #[prop_or(true)]
+    pub shown: bool,
 }
 
 impl PartialEq for CanvasProps {
@@ -65,6 +69,7 @@ impl PartialEq for CanvasProps {
             // Time alone redraws only the countdowns' texts.
             && (a.countdowns.is_empty() || a.now_ms == b.now_ms)
             && self.tr == other.tr
+            && self.shown == other.shown
     }
 }
 
@@ -376,6 +381,10 @@ fn redraw(canvas_ref: &NodeRef, floor: &Rc<RefCell<Floor>>) {
     let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else {
         return;
     };
+    // Not on screen (its tab is not shown): nothing to draw until it is.
+    if canvas.client_width() == 0 {
+        return;
+    }
     let busy = {
         let mut f = floor.borrow_mut();
         let started = js_sys::Date::now();

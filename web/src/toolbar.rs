@@ -138,7 +138,8 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                 </button>
                 <button id="step-btn" type="button" title={tr.t(Key::StepTitle)}
                         onclick={click(&props.on_step)}>
-                    { tr.t(Key::Step) }
+                    <span class="icon-step" aria-hidden="true"></span>
+                    <span class="btn-label">{ tr.t(Key::Step) }</span>
                 </button>
                 <label class="speed secondary">
                     { tr.t(Key::Speed) }{" "}
@@ -152,7 +153,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                 </label>
                 <div class="advance-group" role="group" title={tr.t(Key::AdvanceTitle)}>
                     { for ADVANCE_STEPS_MS.iter().map(|ms| html! {
-                        <button type="button" class={classes!("advance", (*ms == 30_000).then_some("secondary"))}
+                        <button type="button" class={classes!("advance", (*ms < 60_000).then_some("secondary"))}
                                 data-ms={ms.to_string()}
                                 onclick={props.on_advance.reform({ let ms = *ms; move |_: MouseEvent| ms })}>
                             { tr.advance(*ms) }

@@ -207,7 +207,10 @@ for (const lang of ['en', 'ru']) {
     assert.equal(await page.getAttribute('#floor-panel', 'aria-labelledby'), 'tab-floor');
 
     // "More" shows the rest of the toolbar, every control still in reach.
+    const moreClosed = await rect(page, '#more-toggle');
     await page.click('#more-toggle');
+    const moreOpen = await rect(page, '#more-toggle');
+    assert.deepEqual([moreOpen.top, moreOpen.left], [moreClosed.top, moreClosed.left], '"More" stays where it was tapped');
     for (const s of ['#speed', '#lang-toggle', '#names-toggle', '#lessons-btn', '.timing-note']) {
       assert.ok(await shown(page, s), `${s} under "More"`);
     }

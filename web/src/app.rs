@@ -389,19 +389,30 @@ fn skip_link(
     let show_tab = show_tab.clone();
     let onclick = Callback::from(move |e: MouseEvent| {
         e.prevent_default();
-        if let Some(tab) = tab {
-            show_tab.emit(tab);
-        }
-        gloo_timers::callback::Timeout::new(0, move || {
-            let target = web_sys::window()
+        let target = move || {
+            web_sys::window()
                 .and_then(|w| w.document())
                 .and_then(|d| d.get_element_by_id(id))
-                .and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok());
-            if let Some(el) = target {
+                .and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok())
+        };
+        match target() {
+            // In sight: focused at once.
+            Some(el) if el.offset_width() > 0 || el.offset_height() > 0 => {
                 let _ = el.focus();
             }
-        })
-        .forget();
+            // On a tab not shown: focused once its tab is.
+            _ => {
+                if let Some(tab) = tab {
+                    show_tab.emit(tab);
+                }
+                gloo_timers::callback::Timeout::new(0, move || {
+                    if let Some(el) = target() {
+                        let _ = el.focus();
+                    }
+                })
+                .forget();
+            }
+        }
     });
     html! { <a class="skip-link" href={format!("#{id}")} {onclick}>{ label }</a> }
 }

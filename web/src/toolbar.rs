@@ -1,7 +1,7 @@
 //! The clock, play/pause, speed, the advance buttons, and the language and names
 //! toggles, with the note on real Kubernetes timings. On a phone (style.css's
 //! `max-width: 700px`) one row stays: the clock, play/pause as an icon, the advance
-//! buttons and "More", which shows the rest (marked `secondary`).
+//! buttons but +30s, and "More", which shows the rest (marked `secondary`).
 
 use crate::i18n::{clock, Key, Tr};
 use crate::state::{ADVANCE_STEPS_MS, SPEEDS};

@@ -1,7 +1,8 @@
 //! The clock, play/pause, speed, the advance buttons, and the language and names
 //! toggles, with the note on real Kubernetes timings. On a phone (style.css's
-//! `max-width: 700px`) one row stays: the clock, play/pause as an icon, the advance
-//! buttons but +30s, and "More", which shows the rest (marked `secondary`).
+//! `max-width: 700px`) one row stays: the clock, play/pause and Step as icons, +1m
+//! and +5m, and "More", which shows the rest (marked `secondary`; +10s and +30s are
+//! left out there).
 
 use crate::i18n::{clock, Key, Tr};
 use crate::state::{ADVANCE_STEPS_MS, SPEEDS};

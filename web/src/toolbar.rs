@@ -28,6 +28,9 @@ pub struct ToolbarProps {
     pub on_rewind: Callback<u64>,
     /// Make a link to this moment.
     pub on_share: Callback<()>,
+    /// Offer Share even without a history slider (in a lesson).
+    #[prop_or_default]
+    pub can_share: bool,
 }
 
 impl PartialEq for ToolbarProps {
@@ -39,12 +42,14 @@ impl PartialEq for ToolbarProps {
             self.speed,
             self.tr,
             self.history,
+            self.can_share,
         ) == (
             other.time_ms,
             other.playing,
             other.speed,
             other.tr,
             other.history,
+            other.can_share,
         )
     }
 }
@@ -87,11 +92,15 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                     { format!("{} – {}", clock(earliest), clock(latest)) }
                 </span>
             </label>
+        </> }
+    });
+    let share = (props.history.is_some() || props.can_share).then(|| {
+        html! {
             <button id="share-btn" type="button" title={tr.t(Key::ShareTitle)}
                     onclick={click(&props.on_share)}>
                 { tr.t(Key::Share) }
             </button>
-        </> }
+        }
     });
     let play_label = if props.playing {
         tr.t(Key::Pause)
@@ -136,6 +145,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                     }) }
                 </div>
                 { for history }
+                { for share }
                 <div class="toggles">
                     <button id="names-toggle" type="button"
                             aria-pressed={(tr.names == crate::i18n::Names::Kubernetes).to_string()}

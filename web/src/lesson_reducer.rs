@@ -597,7 +597,7 @@ impl AppState {
             }
             // A fetch failure is a plain message.
             Err(why) => (why, None),
-            Ok((origin, texts)) => match self.rebuild_lesson(&origin, &texts, &saved) {
+            Ok((origin, texts)) => match self.rebuild_lesson(&origin, &texts, &saved, shared) {
                 Ok(()) => return,
                 Err(why) => (why, Some((origin, texts))),
             },
@@ -627,6 +627,7 @@ impl AppState {
         origin: &Origin,
         texts: &crate::lessons::LessonTexts,
         saved: &SavedLesson,
+        shared: bool,
     ) -> Result<(), String> {
         let t = &saved.timeline;
         let p = Self::prepare(texts).map_err(|errors| errors.join("; "))?;
@@ -681,7 +682,7 @@ impl AppState {
         } else {
             self.lang
         };
-        let note = if saved.terminal.is_empty() && saved.yaml.is_empty() {
+        let note = if shared {
             kept::shared_note(lang, t.step, t.now_ms)
         } else {
             kept::restored_note(lang, t.step, t.now_ms)

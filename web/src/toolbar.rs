@@ -22,7 +22,7 @@ pub struct ToolbarProps {
     pub on_toggle_names: Callback<()>,
     pub on_toggle_lang: Callback<()>,
     /// The simulated times the session's history reaches, earliest and latest
-    /// (`None`: nothing has happened yet, or a lesson is open).
+    /// (`None`: nothing has happened yet); in a lesson, since the step opened.
     pub history: Option<(u64, u64)>,
     /// Go to this simulated time (milliseconds) in the history.
     pub on_rewind: Callback<u64>,

@@ -1,8 +1,9 @@
 // Lessons in the browser: the catalogue opens first, lesson 1 is completed by
 // clicking its blocks with each check turning green, a failing check shows
-// expected vs actual, "reset this step" restores the warehouse, reload keeps the
-// progress, a lesson opened from local files shows its steps (a broken one its
-// error with the line), and the Russian version renders.
+// expected vs actual, "reset this step" restores the warehouse, a reload brings the
+// lesson back and the list keeps the progress, a lesson opened from local files
+// shows its steps (a broken one its error with the line), and the Russian version
+// renders.
 //
 // App contract: `window.__warehouse.lesson()` returns a JSON string with
 // `panel`, `catalogueLoaded`, `lessonId`, `step`, `steps`, `checkPassed`,
@@ -131,10 +132,17 @@ test('lesson 1: catalogue first, checks turn green, reset, reload keeps progress
     await waitForText(page, '.solution-text', 'kubectl scale deployment packer --replicas=3');
     await screenshot(page, 'lessons-step3-done');
 
-    // Reload: the catalogue shows the lesson done; reopening goes to the saved step.
+    // Reload: the lesson comes back as it was left, at step 3 with three robots
+    // (lesson-save.test.mjs looks closer).
+    await page.waitForTimeout(3_500);
     await page.reload({ waitUntil: 'load' });
     await page.waitForFunction(() => window.__warehouse !== undefined, null, { timeout: WAIT_MS });
-    await waitLesson(page, (s) => s.catalogueLoaded, 'the catalogue after reload');
+    s = await waitLesson(page, (s) => s.panel === 'lesson' && s.step === 2 && s.checkPassed === true, 'the lesson after reload');
+    await waitForText(page, '.lesson-note', 'as you left it');
+    assert.equal(runningIn(await robots(page)), 3);
+    // The list shows the lesson done; opening it from there replays to the saved step.
+    await page.click('#back-to-catalogue');
+    await waitLesson(page, (s) => s.catalogueLoaded && s.panel === 'catalogue', 'the catalogue');
     await waitForText(page, '.lesson-card.start', '✓');
     await page.locator('.lesson-card.start button.open-lesson').click();
     s = await waitLesson(page, (s) => s.panel === 'lesson' && s.step === 2, 'the saved step');

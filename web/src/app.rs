@@ -59,8 +59,10 @@ pub fn App() -> Html {
     let state = use_reducer(|| {
         let mut s = AppState::default();
         s.reduce_lesson(Action::ProgressLoaded(progress::load()));
-        // A share link wins over the saved sandbox (its effect below opens it).
-        if saved::link_fragment().is_none() {
+        // A share link wins over the saved sandbox (its effect below opens it), and
+        // so does a kept lesson (`lesson_saved.rs`).
+        let lesson = crate::lesson_saved::at_start(&mut s);
+        if saved::link_fragment().is_none() && !lesson {
             let restored = saved::load().map(|r| r.and_then(|saved| s.restore(saved)));
             if let Some(Err(why)) = restored {
                 saved::clear();
@@ -90,7 +92,8 @@ pub fn App() -> Html {
             fetch::load_explain_data();
             fetch::load_help_data();
             offline::register_worker();
-            if let Some(url) = fetch::lesson_param() {
+            let lesson = crate::lesson_saved::start(dispatch.clone());
+            if let (false, Some(url)) = (lesson, fetch::lesson_param()) {
                 fetch::open_url(url, dispatch.clone());
             }
             if let Some(fragment) = saved::link_fragment() {
@@ -123,10 +126,27 @@ pub fn App() -> Html {
             }
         });
     }
+    {
+        let to_save = state.lesson_to_save.1.clone();
+        use_effect_with(state.lesson_to_save.0, move |generation| match to_save {
+            Some(s) => {
+                if let Err(why) = crate::lesson_saved::save(&s) {
+                    web_sys::console::warn_1(&why.into());
+                }
+            }
+            None if *generation > 0 => crate::lesson_saved::clear(),
+            None => {}
+        });
+    }
     let on_share = {
         let session = state.session.clone();
         let dispatch = dispatch.clone();
+        let handle = state.clone();
         Callback::from(move |()| {
+            if let Some(timeline) = crate::lesson_saved::share_of(&handle) {
+                crate::lesson_saved::share(timeline, dispatch.clone());
+                return;
+            }
             let history = session
                 .borrow()
                 .journal()
@@ -312,6 +332,7 @@ pub fn App() -> Html {
                      on_toggle_names={act(&dispatch, |()| Action::ToggleNames)}
                      on_toggle_lang={act(&dispatch, |()| Action::ToggleLang)}
                      history={state.history()}
+                     can_share={state.lesson.is_some()}
                      on_rewind={act(&dispatch, Action::RewindTo)}
                      on_step={act(&dispatch, |()| Action::Step)}
                      stepped={state.stepped.as_deref().map(|s| AttrValue::from(tr.stepped(s)))}

@@ -264,3 +264,55 @@ pub fn copy(text: String) {
         let _ = JsFuture::from(promise).await;
     });
 }
+
+/// Fetches a kept or shared lesson's texts again and hands them, with what was
+/// kept, to the reducer to rebuild. A lesson from local files cannot be fetched:
+/// the reducer says so.
+pub fn restore(
+    saved: crate::lesson_saved::SavedLesson,
+    shared: bool,
+    dispatch: UseReducerDispatcher<AppState>,
+) {
+    use crate::lesson_saved::{Restore, Source};
+    let (origin, base, with_ru) = match &saved.timeline.source {
+        Source::Catalogue(folder) if valid_folder(folder) => (
+            Origin::Catalogue(folder.clone()),
+            format!("lessons/{folder}/"),
+            true,
+        ),
+        Source::Url(url) => {
+            let base = if url.ends_with('/') {
+                url.clone()
+            } else {
+                format!("{url}/")
+            };
+            let with_ru = web_sys::window()
+                .and_then(|w| w.location().search().ok())
+                .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+                .and_then(|p| p.get("ru"))
+                .is_none_or(|v| v != "0");
+            (Origin::Url(url.clone()), base, with_ru)
+        }
+        _ => {
+            dispatch.dispatch(Action::RestoreLesson(Box::new(Restore {
+                fetched: Err(String::new()),
+                saved,
+                shared,
+            })));
+            return;
+        }
+    };
+    let name = match &origin {
+        Origin::Catalogue(f) | Origin::Url(f) => f.clone(),
+        Origin::Local => String::new(),
+    };
+    dispatch.dispatch(Action::LessonLoading(name));
+    spawn_local(async move {
+        let fetched = fetch_folder(&base, with_ru).await.map(|t| (origin, t));
+        dispatch.dispatch(Action::RestoreLesson(Box::new(Restore {
+            fetched,
+            saved,
+            shared,
+        })));
+    });
+}

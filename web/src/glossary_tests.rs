@@ -31,6 +31,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("legend.rs", include_str!("legend.rs")),
     ("lesson_panel.rs", include_str!("lesson_panel.rs")),
     ("lesson_reducer.rs", include_str!("lesson_reducer.rs")),
+    ("lesson_saved.rs", include_str!("lesson_saved.rs")),
     ("lessons.rs", include_str!("lessons.rs")),
     ("main.rs", include_str!("main.rs")),
     ("narration.rs", include_str!("narration.rs")),

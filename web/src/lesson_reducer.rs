@@ -5,13 +5,23 @@
 
 use crate::i18n::{self, Lang};
 use crate::kubectl::shell::script::{self, Action as ScriptAction};
-use crate::kubectl::{CommandOutput, FileSource, NoFiles};
+use crate::kubectl::{CommandOutput, FileSource, NoFiles, Session};
+use crate::lesson_saved::{self as kept, Restore, SavedLesson, Timeline};
 use crate::lessons::{build_catalogue, parse_texts, OpenLesson, Origin, CHECK_EVERY_MS};
 use crate::state::{Action, AppState, Panel};
 use std::cell::RefCell;
 use std::rc::Rc;
 use warehouse_lessons::{check, session, verify, Lesson, Runner};
 use warehouse_sim::SimDuration;
+
+/// A lesson's texts, parsed, with its files.
+struct Prepared {
+    en: Option<Lesson>,
+    ru: Option<Lesson>,
+    files: crate::kubectl::MemoryFiles,
+    first_yaml: String,
+    texts: u64,
+}
 
 impl AppState {
     fn russian(&self) -> bool {
@@ -135,6 +145,9 @@ impl AppState {
             return;
         };
         let i = i.min(lesson.steps.len().saturating_sub(1));
+        // The step opens between two inputs of the history, where a rebuild
+        // opens it again.
+        let at = self.session.borrow_mut().mark();
         open.runner.borrow_mut().open(&self.session.borrow(), i);
         let now = self.session.borrow().cluster.now().0;
         let id = open.id().to_string();
@@ -142,18 +155,16 @@ impl AppState {
             o.step = i;
             o.clear_step();
             o.opened_ms.entry(i).or_insert(now);
+            // Openings a rewind went back before are no longer in the history.
+            o.log.opens.retain(|&(n, _)| n <= at);
+            o.log.opens.push((at, i));
         }
         self.save_step(&id, i, None);
     }
 
-    fn open_lesson(&mut self, origin: Origin, texts: crate::lessons::LessonTexts) {
-        let (en, ru) = match parse_texts(&texts) {
-            Ok(parsed) => parsed,
-            Err(errors) => {
-                self.panel = Panel::Errors(Rc::new(errors));
-                return;
-            }
-        };
+    /// Parses a lesson's texts and gathers its files, or the errors to show.
+    fn prepare(texts: &crate::lessons::LessonTexts) -> Result<Prepared, Vec<String>> {
+        let (en, ru) = parse_texts(texts)?;
         let first = en.as_ref().or(ru.as_ref()).expect("parse_texts gave one");
         let files = verify::lesson_files(&first.meta, &texts.files);
         let missing: Vec<String> = first
@@ -169,18 +180,8 @@ impl AppState {
             })
             .collect();
         if !missing.is_empty() {
-            self.panel = Panel::Errors(Rc::new(missing));
-            return;
+            return Err(missing);
         }
-        let new_session = match session::start(&first.file, &first.meta, &files) {
-            Ok(s) => s,
-            Err(e) => {
-                self.panel = Panel::Errors(Rc::new(vec![e.to_string()]));
-                return;
-            }
-        };
-        let id = first.meta.id.clone();
-        let steps = first.steps.len();
         let first_yaml = first
             .meta
             .files
@@ -189,14 +190,27 @@ impl AppState {
             .and_then(|f| texts.files.get(f))
             .cloned()
             .unwrap_or_default();
-        *self.session.borrow_mut() = new_session;
+        Ok(Prepared {
+            en,
+            ru,
+            files,
+            first_yaml,
+            texts: crate::lesson_saved::texts_fingerprint(texts),
+        })
+    }
+
+    /// Puts a lesson on screen with its session and runner: the panel, an editor
+    /// with its first manifest, a terminal that says it started.
+    fn install(&mut self, origin: Origin, p: Prepared, session: Session, runner: Runner) {
+        *self.session.borrow_mut() = session;
         self.new_cluster();
+        self.left_lesson = false;
         self.lesson = Some(Rc::new(OpenLesson {
             origin,
-            en: en.map(Rc::new),
-            ru: ru.map(Rc::new),
-            files: Rc::new(files),
-            runner: Rc::new(RefCell::new(Runner::default())),
+            en: p.en.map(Rc::new),
+            ru: p.ru.map(Rc::new),
+            files: Rc::new(p.files),
+            runner: Rc::new(RefCell::new(runner)),
             step: 0,
             hints: 0,
             solution: false,
@@ -208,6 +222,8 @@ impl AppState {
             note: None,
             opened_ms: Default::default(),
             frame_ms: Default::default(),
+            log: Default::default(),
+            texts: p.texts,
         }));
         self.panel = Panel::Lesson;
         self.selected_pod = None;
@@ -218,7 +234,7 @@ impl AppState {
         // Nothing of the warehouse before is on screen: the editor holds this
         // lesson's first manifest (or nothing) and the terminal starts empty (its
         // ↑/↓ history stays, as a shell's would).
-        self.yaml = yew::AttrValue::from(first_yaml);
+        self.yaml = yew::AttrValue::from(p.first_yaml);
         Rc::make_mut(&mut self.terminal).entries.clear();
         let title = self
             .shown()
@@ -231,8 +247,30 @@ impl AppState {
                 stdout: String::new(),
                 stderr: String::new(),
             });
-        // The cluster is not saved: a saved step is reached again by replaying the
-        // solutions of the steps before it on the fresh cluster.
+    }
+
+    fn open_lesson(&mut self, origin: Origin, texts: crate::lessons::LessonTexts) {
+        let p = match Self::prepare(&texts) {
+            Ok(p) => p,
+            Err(errors) => {
+                self.panel = Panel::Errors(Rc::new(errors));
+                return;
+            }
+        };
+        let first = p.en.as_ref().or(p.ru.as_ref()).expect("prepare gave one");
+        let new_session = match session::start(&first.file, &first.meta, &p.files) {
+            Ok(s) => s,
+            Err(e) => {
+                self.panel = Panel::Errors(Rc::new(vec![e.to_string()]));
+                return;
+            }
+        };
+        let id = first.meta.id.clone();
+        let steps = first.steps.len();
+        self.install(origin, p, new_session, Runner::default());
+        // Opened anew (from the list, or when the kept lesson could not be rebuilt):
+        // a saved step is reached again by replaying the solutions of the steps
+        // before it on the fresh cluster.
         let saved = self
             .progress
             .lessons
@@ -277,7 +315,19 @@ impl AppState {
                 };
             }
             Action::ShowCatalogue => {
-                self.lesson = None;
+                if self.lesson.take().is_some() {
+                    // The lesson was left: a reload shows the list, not it.
+                    self.left_lesson = true;
+                    self.lesson_to_save = (self.lesson_to_save.0 + 1, None);
+                }
+                self.panel = Panel::Catalogue;
+            }
+            Action::RestoreLesson(restore) => self.restore_lesson(*restore),
+            Action::LessonLinkRefused(why) => {
+                self.notice = Some(crate::state::Outcome {
+                    text: kept::link_refused(self.lang, &why),
+                    error: true,
+                });
                 self.panel = Panel::Catalogue;
             }
             Action::UseSandbox => self.use_sandbox(),
@@ -337,9 +387,13 @@ impl AppState {
 
     /// Leaves the lesson (if one is open) for the sandbox.
     fn use_sandbox(&mut self) {
+        if self.lesson.is_some() {
+            self.lesson_to_save = (self.lesson_to_save.0 + 1, None);
+        }
         // A sandbox after a lesson is a warehouse of its own, not the
         // lesson's left over.
-        if self.lesson.is_some() || self.epoch > 0 {
+        if self.lesson.is_some() || self.left_lesson || self.epoch > 0 {
+            self.left_lesson = false;
             *self.session.borrow_mut() = crate::kubectl::Session::new(
                 warehouse_sim::Cluster::settled(crate::state::SEED, Default::default()),
             );
@@ -430,12 +484,24 @@ impl AppState {
         let Some((open, _)) = self.shown() else {
             return;
         };
+        // The history so far is one part; the restored cluster starts the next.
+        let part = kept::export_part(&self.session.borrow(), open.id());
         let result = open
             .runner
             .borrow_mut()
             .reset(&mut self.session.borrow_mut());
         if result.is_ok() {
+            self.session.borrow_mut().forget_history();
             self.new_cluster();
+            if let Some(o) = self.open_mut() {
+                match part {
+                    Some(history) => {
+                        let opens = std::mem::take(&mut o.log.opens);
+                        o.log.parts.push(kept::Part { history, opens });
+                    }
+                    None => o.log.broken = true,
+                }
+            }
         }
         let text = match result {
             Ok(()) => i18n::step_reset(self.lang).to_string(),
@@ -466,6 +532,7 @@ impl AppState {
     /// After every action: the open step's check (when the store changed, or every
     /// [`CHECK_EVERY_MS`] of simulated time), the done latch, and the test hook.
     pub(crate) fn after_action(&mut self) {
+        self.keep_within_step();
         if let Some((open, lesson)) = self.shown() {
             let (revision, now) = {
                 let s = self.session.borrow();
@@ -522,6 +589,259 @@ impl AppState {
             }
         }
         self.hook.borrow_mut().update(self);
+    }
+}
+
+impl AppState {
+    /// A kept or shared lesson, its texts fetched again: rebuilt on its fresh
+    /// cluster, opened at its step, paused. A lesson that cannot be rebuilt is
+    /// set aside with a notice (a kept one then opens as from the list).
+    fn restore_lesson(&mut self, restore: Restore) {
+        let Restore {
+            fetched,
+            saved,
+            shared,
+        } = restore;
+        let local = saved.timeline.source == kept::Source::Local;
+        let (why, texts) = match fetched {
+            Err(_) if local && !shared => {
+                self.lesson_to_save = (self.lesson_to_save.0 + 1, None);
+                self.notice = Some(crate::state::Outcome {
+                    text: kept::local_not_kept(self.lang),
+                    error: false,
+                });
+                self.panel = Panel::Catalogue;
+                return;
+            }
+            // A fetch failure is a plain message.
+            Err(why) => (why, None),
+            Ok((origin, texts)) => match self.rebuild_lesson(&origin, &texts, &saved, shared) {
+                Ok(()) => return,
+                Err(why) => (why, Some((origin, texts))),
+            },
+        };
+        if shared {
+            self.notice = Some(crate::state::Outcome {
+                text: kept::link_refused(self.lang, &why),
+                error: true,
+            });
+            self.panel = Panel::Catalogue;
+            return;
+        }
+        self.lesson_to_save = (self.lesson_to_save.0 + 1, None);
+        match texts {
+            Some((origin, texts)) => self.open_lesson(origin, texts),
+            None => self.panel = Panel::Catalogue,
+        }
+        self.notice = Some(crate::state::Outcome {
+            text: kept::restore_refused(self.lang, &why),
+            error: true,
+        });
+    }
+
+    /// Rebuilds a lesson from what was kept; on success it is on screen.
+    fn rebuild_lesson(
+        &mut self,
+        origin: &Origin,
+        texts: &crate::lessons::LessonTexts,
+        saved: &SavedLesson,
+        shared: bool,
+    ) -> Result<(), String> {
+        let t = &saved.timeline;
+        let p = Self::prepare(texts).map_err(|errors| errors.join("; "))?;
+        if p.texts != t.texts {
+            return Err(match self.lang {
+                i18n::Lang::En => "the lesson has changed since".into(),
+                i18n::Lang::Ru => "урок с тех пор изменился".into(),
+            });
+        }
+        let first = p.en.as_ref().or(p.ru.as_ref()).expect("prepare gave one");
+        let rebuilt = kept::rebuild(first, &p.files, t)?;
+        let id = first.meta.id.clone();
+        let first_yaml = p.first_yaml.clone();
+        self.install(origin.clone(), p, rebuilt.session, rebuilt.runner);
+        let lang = self.lang;
+        if let Some(o) = self.open_mut() {
+            o.step = t.step;
+            o.log = rebuilt.log;
+            o.opened_ms = rebuilt.opened_ms;
+            o.hints = saved.hints;
+            o.solution = saved.solution;
+            o.quizzes = saved.quizzes.clone();
+            o.predicts = saved.predicts.clone();
+            o.frame_ms = saved.frame_ms.clone();
+        }
+        if !saved.terminal.is_empty() || !saved.typed.is_empty() {
+            let terminal = Rc::make_mut(&mut self.terminal);
+            terminal.entries = saved.entries().collect();
+            terminal.history = saved.typed.clone();
+        }
+        self.yaml = yew::AttrValue::from(if saved.yaml.is_empty() {
+            first_yaml
+        } else {
+            saved.yaml.clone()
+        });
+        match saved.lang.as_str() {
+            "ru" => self.lang = i18n::Lang::Ru,
+            "en" => self.lang = i18n::Lang::En,
+            _ => {}
+        }
+        match saved.names.as_str() {
+            "kubernetes" => self.names = i18n::Names::Kubernetes,
+            "warehouse" => self.names = i18n::Names::Warehouse,
+            _ => {}
+        }
+        if crate::state::SPEEDS.contains(&saved.speed) {
+            self.speed = saved.speed;
+        }
+        self.playing = false;
+        let lang = if saved.lang.is_empty() {
+            lang
+        } else {
+            self.lang
+        };
+        let note = if shared {
+            kept::shared_note(lang, t.step, t.now_ms)
+        } else {
+            kept::restored_note(lang, t.step, t.now_ms)
+        };
+        if let Some(o) = self.open_mut() {
+            o.note = Some(note);
+        }
+        self.save_step(&id, t.step, None);
+        self.refresh_view();
+        Ok(())
+    }
+
+    /// The earliest moment the History slider may show in a lesson: just after the
+    /// open step opened (or was reset), so the step and its incidents stay as the
+    /// runner has them.
+    pub(crate) fn rewind_floor(&self) -> Option<u64> {
+        let open = self.lesson.as_ref()?;
+        let opened = open.runner.borrow().opened_at().0;
+        Some(opened + 1)
+    }
+
+    /// The History slider's span in a lesson (see [`AppState::rewind_floor`]).
+    pub(crate) fn lesson_history(&self) -> Option<(u64, u64)> {
+        let floor = self.rewind_floor()?;
+        let session = self.session.borrow();
+        let journal = session.journal();
+        let earliest = journal.earliest()?.0.max(floor);
+        Some((earliest, journal.latest()?.0.max(earliest)))
+    }
+
+    /// `sim rewind` typed in a lesson went back before the open step opened: the
+    /// history is replayed up to just after it (the step cannot go back with it).
+    fn keep_within_step(&mut self) {
+        let Some(open) = self.lesson.clone() else {
+            return;
+        };
+        let Some(&(at, _)) = open.log.opens.last() else {
+            return;
+        };
+        let behind = {
+            let session = self.session.borrow();
+            let journal = session.journal();
+            journal.entries().len() < at && journal.future_len() > 0
+        };
+        if behind {
+            if let Some(floor) = self.rewind_floor() {
+                let _ = self
+                    .session
+                    .borrow_mut()
+                    .rewind_to(warehouse_sim::SimTime(floor));
+                self.refresh_view();
+            }
+        }
+    }
+
+    /// The open lesson at this moment as a link carries it, or why it cannot be.
+    pub fn lesson_timeline(&self) -> Result<Timeline, String> {
+        let open = self.lesson.as_ref().ok_or("no lesson is open")?;
+        let too_long = || kept::too_long(self.lang);
+        if open.log.broken {
+            return Err(too_long());
+        }
+        let session = self.session.borrow();
+        let current = kept::export_part(&session, open.id()).ok_or_else(too_long)?;
+        let opens = open.log.opens.clone();
+        if opens.iter().any(|&(n, _)| n > current.entries.len()) {
+            // `sim rewind` went back before the step opened.
+            return Err(too_long());
+        }
+        let mut parts = open.log.parts.clone();
+        parts.push(kept::Part {
+            history: current,
+            opens,
+        });
+        Ok(Timeline {
+            version: kept::LESSON_VERSION,
+            source: kept::Source::of(&open.origin),
+            id: open.id().to_string(),
+            texts: open.texts,
+            step: open.step,
+            fired: open.runner.borrow().fired().to_vec(),
+            parts,
+            now_ms: session.cluster.now().0,
+            revision: session.cluster.revision(),
+        })
+    }
+
+    /// The open lesson as a reload should find it.
+    fn saved_lesson(&self) -> Option<SavedLesson> {
+        let open = self.lesson.as_ref()?;
+        let timeline = self.lesson_timeline().ok()?;
+        let skip = self
+            .terminal
+            .entries
+            .len()
+            .saturating_sub(crate::saved::SAVED_ENTRIES);
+        let typed = self
+            .terminal
+            .history
+            .len()
+            .saturating_sub(crate::state::HISTORY_MAX);
+        Some(SavedLesson {
+            timeline,
+            hints: open.hints,
+            solution: open.solution,
+            quizzes: open.quizzes.clone(),
+            predicts: open.predicts.clone(),
+            frame_ms: open.frame_ms.clone(),
+            terminal: self
+                .terminal
+                .entries
+                .iter()
+                .skip(skip)
+                .map(|e| (e.prompt.clone(), e.stdout.clone(), e.stderr.clone()))
+                .collect(),
+            typed: self.terminal.history[typed..].to_vec(),
+            yaml: self.yaml.to_string(),
+            lang: self.lang.tag().to_string(),
+            names: match self.names {
+                i18n::Names::Warehouse => "warehouse".into(),
+                i18n::Names::Kubernetes => "kubernetes".into(),
+            },
+            speed: self.speed,
+        })
+    }
+
+    #[cfg(test)]
+    pub(crate) fn saved_lesson_for_tests(&self) -> Option<SavedLesson> {
+        self.saved_lesson()
+    }
+
+    /// Hands the open lesson over for saving when it changed since the last time.
+    pub(crate) fn save_lesson_if_changed(&mut self) -> bool {
+        let Some(saved) = self.saved_lesson() else {
+            return false;
+        };
+        if self.lesson_to_save.1.as_deref() == Some(&saved) {
+            return false;
+        }
+        self.lesson_to_save = (self.lesson_to_save.0 + 1, Some(Rc::new(saved)));
+        true
     }
 }
 

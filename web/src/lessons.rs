@@ -155,13 +155,13 @@ pub struct LessonTexts {
     pub files: BTreeMap<String, String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuizState {
     pub chosen: BTreeSet<usize>,
     pub checked: bool,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PredictState {
     pub chosen: Option<usize>,
     /// After commit: what `show` printed, and whether the prediction was right.
@@ -195,6 +195,11 @@ pub struct OpenLesson {
     pub opened_ms: BTreeMap<usize, u64>,
     /// Each walkthrough step's moment, as simulated ms on the cluster's clock.
     pub frame_ms: BTreeMap<usize, u64>,
+    /// What rebuilds this lesson's cluster after a reload or from a link: the
+    /// history before each "reset this step", and where steps opened.
+    pub log: crate::lesson_saved::LessonLog,
+    /// A fingerprint of the lesson's texts (a changed lesson replays otherwise).
+    pub texts: u64,
 }
 
 impl PartialEq for OpenLesson {

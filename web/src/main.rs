@@ -20,6 +20,7 @@ mod inspector_i18n;
 mod legend;
 mod lesson_panel;
 mod lesson_reducer;
+mod lesson_saved;
 mod lessons;
 mod narration;
 mod numbers;

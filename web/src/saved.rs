@@ -114,7 +114,13 @@ pub fn drop_fragment() {
 /// The page's address without a fragment, plus the history's fragment.
 pub async fn link(history: &Exported) -> Result<String, String> {
     let json = serde_json::to_vec(history).map_err(|e| e.to_string())?;
-    let packed = through(&json, true).await?;
+    link_with(LINK_PREFIX, &json).await
+}
+
+/// The page's address without a fragment, plus `prefix` and the JSON compressed
+/// and written in base64url (at most [`MAX_LINK_CHARS`] characters).
+pub async fn link_with(prefix: &str, json: &[u8]) -> Result<String, String> {
+    let packed = through(json, true).await?;
     let text = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed);
     if text.len() > MAX_LINK_CHARS {
         return Err(format!(
@@ -125,11 +131,18 @@ pub async fn link(history: &Exported) -> Result<String, String> {
     let location = web_sys::window().ok_or("no window")?.location();
     let here = location.href().map_err(|_| "no address")?;
     let base = here.split('#').next().unwrap_or_default().to_string();
-    Ok(format!("{base}{LINK_PREFIX}{text}"))
+    Ok(format!("{base}{prefix}{text}"))
 }
 
 /// Reads a share link's fragment back into a history.
 pub async fn read_link(fragment: &str) -> Result<Exported, String> {
+    let json = read_fragment(fragment).await?;
+    serde_json::from_slice(&json).map_err(|e| format!("the link is damaged: {e}"))
+}
+
+/// A link fragment's JSON (after its prefix): checked for length, decoded and
+/// decompressed.
+pub async fn read_fragment(fragment: &str) -> Result<Vec<u8>, String> {
     if fragment.len() > MAX_LINK_CHARS {
         return Err(format!(
             "the link is too long ({} characters, at most {MAX_LINK_CHARS})",
@@ -139,10 +152,9 @@ pub async fn read_link(fragment: &str) -> Result<Exported, String> {
     let packed = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(fragment.trim())
         .map_err(|_| "the link is damaged: its history is not valid base64url".to_string())?;
-    let json = through(&packed, false)
+    through(&packed, false)
         .await
-        .map_err(|_| "the link is damaged: its history does not decompress".to_string())?;
-    serde_json::from_slice(&json).map_err(|e| format!("the link is damaged: {e}"))
+        .map_err(|_| "the link is damaged: its history does not decompress".to_string())
 }
 
 /// Compresses (`deflate-raw`) or decompresses bytes with the browser's own

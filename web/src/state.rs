@@ -134,6 +134,10 @@ pub enum Action {
     PredictCommit(usize),
     /// Put the cluster back as it was when the step opened.
     ResetStep,
+    /// A saved or shared lesson, its texts fetched again: rebuild it.
+    RestoreLesson(Box<crate::lesson_saved::Restore>),
+    /// A lesson link could not be read (why).
+    LessonLinkRefused(String),
 }
 
 /// What the panel beside the floor shows.
@@ -271,6 +275,12 @@ pub struct AppState {
     pub to_save: (u64, Option<Rc<crate::saved::Saved>>),
     /// What the sandbox was when it was last handed over for saving.
     saved_fingerprint: u64,
+    /// The open lesson to keep for a reload (`None`: forget the kept one), with
+    /// its generation; see `lesson_saved.rs`.
+    pub lesson_to_save: (u64, Option<Rc<crate::lesson_saved::SavedLesson>>),
+    /// The session still holds a lesson's cluster after the lesson was closed: it
+    /// is no sandbox to keep.
+    pub left_lesson: bool,
 }
 
 impl Default for AppState {
@@ -316,6 +326,8 @@ impl AppState {
             stepped: None,
             to_save: (0, None),
             saved_fingerprint: 0,
+            lesson_to_save: (0, None),
+            left_lesson: false,
         }
         .with_floor()
     }
@@ -417,11 +429,11 @@ impl AppState {
     }
 
     /// The simulated times the history reaches (earliest, latest), for the time
-    /// slider; `None` before anything happened, and while a lesson is open (its
-    /// steps' resets are its way back).
+    /// slider; `None` before anything happened. In a lesson, from when the open
+    /// step opened (`lesson_reducer.rs`).
     pub fn history(&self) -> Option<(u64, u64)> {
         if self.lesson.is_some() {
-            return None;
+            return self.lesson_history();
         }
         let session = self.session.borrow();
         let journal = session.journal();
@@ -431,7 +443,7 @@ impl AppState {
     /// The sandbox as a reload should find it; `None` while a lesson is open or
     /// before anything happened.
     pub fn saved(&self) -> Option<crate::saved::Saved> {
-        if self.lesson.is_some() {
+        if self.lesson.is_some() || self.left_lesson {
             return None;
         }
         let history = self
@@ -821,11 +833,12 @@ impl Reducible for AppState {
             }
             Action::Advance(ms) => next.advance(ms),
             Action::Step => next.step(),
-            Action::RewindTo(ms) => next.rewind_to(ms),
+            Action::RewindTo(ms) => next.rewind_to(next.rewind_floor().map_or(ms, |f| ms.max(f))),
             Action::OpenHistory(history) => next.open_history(history),
             Action::ShareReady(link) => next.share = Some(link),
             Action::SaveTick => {
-                if !next.save_if_changed() {
+                let sandbox = next.save_if_changed();
+                if !next.save_lesson_if_changed() && !sandbox {
                     return self;
                 }
             }

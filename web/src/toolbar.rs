@@ -25,7 +25,7 @@ pub struct ToolbarProps {
     pub on_toggle_names: Callback<()>,
     pub on_toggle_lang: Callback<()>,
     /// The simulated times the session's history reaches, earliest and latest
-    /// (`None`: nothing has happened yet, or a lesson is open).
+    /// (`None`: nothing has happened yet); in a lesson, since the step opened.
     pub history: Option<(u64, u64)>,
     /// Go to this simulated time (milliseconds) in the history.
     pub on_rewind: Callback<u64>,
@@ -35,6 +35,9 @@ pub struct ToolbarProps {
     pub on_step: Callback<()>,
     /// What the last step found, in the page's language.
     pub stepped: Option<AttrValue>,
+    /// Offer Share even without a history slider (in a lesson).
+    #[prop_or_default]
+    pub can_share: bool,
 }
 
 impl PartialEq for ToolbarProps {
@@ -47,6 +50,7 @@ impl PartialEq for ToolbarProps {
             self.tr,
             self.history,
             &self.stepped,
+            self.can_share,
         ) == (
             other.time_ms,
             other.playing,
@@ -54,6 +58,7 @@ impl PartialEq for ToolbarProps {
             other.tr,
             other.history,
             &other.stepped,
+            other.can_share,
         )
     }
 }
@@ -98,11 +103,15 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                     { format!("{} – {}", clock(earliest), clock(latest)) }
                 </span>
             </label>
+        </> }
+    });
+    let share = (props.history.is_some() || props.can_share).then(|| {
+        html! {
             <button id="share-btn" type="button" class="secondary" title={tr.t(Key::ShareTitle)}
                     onclick={click(&props.on_share)}>
                 { tr.t(Key::Share) }
             </button>
-        </> }
+        }
     });
     let play_label = if props.playing {
         tr.t(Key::Pause)
@@ -167,6 +176,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                     { more_label }
                 </button>
                 { for history }
+                { for share }
                 <div class="toggles secondary">
                     <button id="names-toggle" type="button"
                             aria-pressed={(tr.names == crate::i18n::Names::Kubernetes).to_string()}

@@ -217,6 +217,13 @@ pub struct Journal {
     /// The start was moved later to keep the limits: the history no longer starts
     /// where the session did.
     folded: bool,
+    /// Something outside the history happened at this moment ([`Session::mark`]):
+    /// the next advance is an entry of its own.
+    marked: bool,
+    /// The fewest inputs other than clock steps ([`Journal::inputs`]) the history
+    /// held when it forked (dropped its future) since [`Session::take_fork`] last
+    /// looked.
+    forked_at: Option<usize>,
 }
 
 /// Where a rewind landed.
@@ -246,6 +253,15 @@ impl Journal {
     /// The inputs recorded so far (not the future).
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// How many inputs other than clock steps were recorded so far: unlike the
+    /// entries' count, a rewind does not change it (it cuts clock steps in two).
+    pub fn inputs(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|e| !matches!(e.input, Input::Advance(_)))
+            .count()
     }
 
     /// How many inputs wait to be replayed.
@@ -370,6 +386,7 @@ impl Session {
             }) if *last_until == at
                 && !advanced.stopped_early
                 && !self.journal.stopped_early
+                && !self.journal.marked
                 && !copied_since =>
             {
                 *d = *d + until.since(at);
@@ -402,10 +419,38 @@ impl Session {
         out
     }
 
+    /// Marks this moment as one where something outside the history happens (a
+    /// lesson's step opens): the inputs after a rewind are dropped (the history
+    /// forks here) and the next advance starts an entry of its own, so the moment
+    /// sits between two entries. Returns how many entries come before it, the
+    /// place [`Session::import_with`] calls back at.
+    pub fn mark(&mut self) -> usize {
+        self.drop_future();
+        self.journal.marked = true;
+        self.journal.entries.len()
+    }
+
+    /// The inputs after the moment shown are dropped: the history forks here.
+    fn drop_future(&mut self) {
+        if !self.journal.future.is_empty() {
+            let at = self.journal.inputs();
+            self.journal.forked_at = Some(self.journal.forked_at.map_or(at, |f| f.min(at)));
+            self.journal.future.clear();
+        }
+    }
+
+    /// Where the history forked since the last look, if it did: how many inputs
+    /// other than clock steps it kept then (the fewest, if it forked more than
+    /// once). What a caller noted about the inputs after that (a lesson's
+    /// incidents) is gone.
+    pub fn take_fork(&mut self) -> Option<usize> {
+        self.journal.forked_at.take()
+    }
+
     /// A new input comes: the history forks here, and its start is taken on the
     /// first one.
     fn before_input(&mut self) {
-        self.journal.future.clear();
+        self.drop_future();
         if self.journal.start.is_none() {
             self.journal.start = Some(Mark {
                 applied: 0,
@@ -417,6 +462,7 @@ impl Session {
     }
 
     fn after_input(&mut self, at: SimTime, input: Input) {
+        self.journal.marked = false;
         let until = self.cluster.now();
         self.journal.entries.push(Entry { at, until, input });
         self.fold_oldest();
@@ -707,6 +753,18 @@ impl Session {
     /// behaves otherwise) is refused after, so import into a fresh session and
     /// drop it on an error.
     pub fn import(&mut self, history: &Exported) -> Result<(), String> {
+        self.import_with(history, &mut |_, _| {})
+    }
+
+    /// [`Session::import`], calling `at(session, n)` when the first `n` inputs have
+    /// been replayed, for every `n` from 0 to the number of inputs: what happened
+    /// outside the history between two inputs (see [`Session::mark`]) is done again
+    /// there.
+    pub fn import_with(
+        &mut self,
+        history: &Exported,
+        at: &mut dyn FnMut(&mut Session, usize),
+    ) -> Result<(), String> {
         if history.version != EXPORT_VERSION {
             return Err(format!(
                 "it was written by another version of the simulator (format {}, this one reads {EXPORT_VERSION})",
@@ -790,13 +848,31 @@ impl Session {
             ));
         }
         let Some(last) = entries.last().map(|e| e.until) else {
+            at(self, 0);
             return Ok(());
         };
         self.journal = Journal::default();
         self.before_input();
+        let count = entries.len();
         self.journal.future = entries.into();
-        // Inputs at the last moment itself are part of the history too.
-        self.replay_future(last + SimDuration::millis(1));
+        for n in 0..count {
+            at(self, n);
+            let Some(next) = self.journal.future.pop_front() else {
+                break;
+            };
+            self.journal.replaying = true;
+            self.apply(&next.input);
+            let until = next.until;
+            self.journal.entries.push(next);
+            self.take_copy_if_due();
+            self.journal.replaying = false;
+            if self.cluster.now() != until {
+                return Err(
+                    "it does not replay the same way on this version of the simulator".into(),
+                );
+            }
+        }
+        at(self, count);
         if self.cluster.now() != last || !self.journal.future.is_empty() {
             return Err("it does not replay the same way on this version of the simulator".into());
         }

@@ -276,3 +276,37 @@ fn a_history_that_does_not_fit_is_refused() {
     let err = other.import(&good);
     assert!(err.is_ok() || err.unwrap_err().contains("does not replay the same way"));
 }
+
+#[test]
+fn a_marked_moment_sits_between_two_inputs_and_import_calls_back_there() {
+    let mut s = Session::settled(11);
+    sh(
+        &mut s,
+        "kubectl create deployment web --image=nginx --replicas=2",
+    );
+    s.advance(SimDuration::secs(10));
+    let marked_at = s.cluster.now();
+    let n = s.mark();
+    // Without the mark, this advance would lengthen the one before.
+    s.advance(SimDuration::secs(10));
+    assert_eq!(s.journal().entries().len(), n + 1);
+    sh(&mut s, "kubectl scale deployment web --replicas=3");
+    s.advance(SimDuration::secs(5));
+    let exported = s.journal().export("settled:11").unwrap();
+    let mut other = Session::settled(11);
+    let mut seen = Vec::new();
+    other
+        .import_with(&exported, &mut |o, k| {
+            if k == n {
+                seen.push(o.cluster.now());
+            }
+        })
+        .unwrap();
+    assert_eq!(seen, vec![marked_at]);
+    assert!(other.cluster.snapshot() == s.cluster.snapshot());
+    // A mark drops what a rewind left ahead: the history forks there.
+    s.rewind(SimDuration::secs(8)).unwrap();
+    assert!(s.journal().future_len() > 0);
+    s.mark();
+    assert_eq!(s.journal().future_len(), 0);
+}

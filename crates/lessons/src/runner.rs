@@ -32,8 +32,11 @@ pub struct Fired {
 pub struct Runner {
     step: usize,
     opened_at: SimTime,
-    /// Incidents of the open step already run.
-    fired: usize,
+    /// Incidents of the open step already run, in order: how many inputs the
+    /// session's history held after each (`Journal::inputs`), so that after a
+    /// rewind and a new input (the history forked) the ones it dropped run again
+    /// when due.
+    fired: Vec<usize>,
     snapshot: Option<StepSnapshot>,
     /// The last check result and the (revision, time) it was computed at.
     cache: Option<((u64, u64), CheckResult)>,
@@ -57,6 +60,27 @@ impl Runner {
         self.opened_at
     }
 
+    /// The open step's incidents that have run: how many inputs the session's
+    /// history held after each (`Journal::inputs`).
+    pub fn fired(&self) -> &[usize] {
+        &self.fired
+    }
+
+    /// After the cluster was rebuilt from its history (a reload, a shared link):
+    /// these of the open step's incidents already ran, and are in that history.
+    pub fn set_fired(&mut self, fired: Vec<usize>) {
+        self.fired = fired;
+    }
+
+    /// After the session's history forked (a new input after a rewind): the
+    /// incidents whose inputs it dropped are due again. Ones a rewind only moved
+    /// ahead stay run: playing the clock replays them.
+    pub fn after_rewind(&mut self, session: &mut Session) {
+        if let Some(kept) = session.take_fork() {
+            self.fired.retain(|&n| n <= kept);
+        }
+    }
+
     /// How many times a check was really evaluated (not served from the cache).
     pub fn evaluations(&self) -> u64 {
         self.evaluations
@@ -71,7 +95,7 @@ impl Runner {
             at_ms: self.opened_at.0,
             seq: session.cluster.feed_since(u64::MAX).next,
         });
-        self.fired = 0;
+        self.fired.clear();
         self.cache = None;
         self.snapshot = Some(StepSnapshot {
             cluster: std::sync::Arc::new(session.cluster.copy_as_restored()),
@@ -91,7 +115,7 @@ impl Runner {
         session.namespace = s.namespace;
         session.shell = s.shell;
         session.kubeconfig = s.kubeconfig;
-        self.fired = 0;
+        self.fired.clear();
         self.cache = None;
         // A restored cluster starts a new change feed: what this step and the frames
         // after it show is what happens from now on.
@@ -160,7 +184,7 @@ impl Runner {
     /// When the open step's next incident is due, and its command.
     pub fn next_incident<'l>(&self, lesson: &'l Lesson) -> Option<(SimTime, &'l str)> {
         let step = lesson.steps.get(self.step)?;
-        let i = step.incidents.get(self.fired)?;
+        let i = step.incidents.get(self.fired.len())?;
         Some((self.opened_at + i.at, i.run.as_str()))
     }
 
@@ -171,14 +195,15 @@ impl Runner {
         session: &mut Session,
         files: &dyn FileSource,
     ) -> Vec<Fired> {
+        self.after_rewind(session);
         let mut fired = Vec::new();
         while let Some((due, command)) = self.next_incident(lesson) {
             if due > session.cluster.now() {
                 break;
             }
             let command = command.to_string();
-            self.fired += 1;
             let output = run_line(session, &command, files);
+            self.fired.push(session.journal().inputs());
             fired.push(Fired { command, output });
         }
         fired

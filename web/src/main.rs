@@ -35,6 +35,7 @@ mod state;
 mod target;
 mod terminal;
 mod test_hook;
+mod timeline;
 mod toolbar;
 mod zones;
 

@@ -90,6 +90,8 @@ test('the timeline lists requests, writes and Events, filters them, explains one
   const scrolled = await page.$eval('#timeline-strip', (s) => s.scrollLeft + s.clientWidth >= s.scrollWidth - 10);
   assert.ok(scrolled, 'the strip shows its newest end');
   await shots(page, 'timeline-en-1440');
+  const wide = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  assert.ok(wide[0] <= wide[1], `the page is ${wide[0]} px wide in a ${wide[1]} px window`);
 
   // A request's details.
   await page.click(`#timeline-strip button[data-sort="request"][data-kind="Deployment"][data-name="web"][data-verb="create"]`);

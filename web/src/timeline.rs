@@ -573,6 +573,9 @@ pub enum T {
     Requests,
     Writes,
     Events,
+    OneRequest,
+    OneWrite,
+    OneEvent,
     Who,
     Everyone,
     Kind,
@@ -662,6 +665,25 @@ pub fn t(tr: Tr, key: T) -> &'static str {
             ],
         ),
         T::Events => both(tr, "Events", "События (Events)"),
+        T::OneRequest => pick(
+            tr,
+            [
+                "Request at the reception desk",
+                "API request",
+                "Запрос к стойке регистрации",
+                "Запрос к API",
+            ],
+        ),
+        T::OneWrite => pick(
+            tr,
+            [
+                "Write in the ledger",
+                "etcd write",
+                "Запись в хранилище журнала",
+                "Запись в etcd",
+            ],
+        ),
+        T::OneEvent => both(tr, "Event", "Событие (Event)"),
         T::Who => both(tr, "Who", "Кто"),
         T::Everyone => both(tr, "Everyone", "Все"),
         T::Kind => both(tr, "Kind of object", "Тип объекта"),
@@ -808,25 +830,14 @@ fn headline(tr: Tr, item: &Item) -> String {
     }
 }
 
-/// The sentence a screen reader hears for a card.
-fn spoken(tr: Tr, item: &Item) -> String {
-    let sort = match item.sort {
-        Sort::Request => t(tr, T::Requests),
-        Sort::Write => t(tr, T::Writes),
-        Sort::Event => t(tr, T::Events),
-    };
-    let mut s = format!(
-        "{} {}: {} {}, {}",
-        crate::i18n::clock(item.at_ms),
-        sort,
-        headline(tr, item),
-        item.object(),
-        crate::inspector_i18n::actor(tr, &item.actor)
-    );
-    if let Some(code) = item.code {
-        s.push_str(&format!(", {code}"));
+/// What a screen reader hears first on a card: what sort of entry it is (the rest
+/// of its name is the card's visible text).
+fn sort_word(tr: Tr, sort: Sort) -> &'static str {
+    match sort {
+        Sort::Request => t(tr, T::OneRequest),
+        Sort::Write => t(tr, T::OneWrite),
+        Sort::Event => t(tr, T::OneEvent),
     }
-    s
 }
 
 #[derive(Properties)]
@@ -991,7 +1002,7 @@ fn TimelineBody(props: &BodyProps) -> Html {
     actor_rows.sort();
     let actor_options = actor_rows.into_iter().map(|(label, a, n)| {
         let selected = filter.actor.as_deref() == Some(a.as_str());
-        html! { <option value={a.clone()} {selected}>{ format!("{label} ({n})") }</option> }
+        html! { <option value={a.clone()} {selected}>{ format!("{label} · {n}") }</option> }
     });
     let mut kinds: Vec<(String, usize)> = m.kinds().iter().map(|(k, n)| (k.clone(), *n)).collect();
     if let Some(k) = &filter.kind {
@@ -1002,7 +1013,7 @@ fn TimelineBody(props: &BodyProps) -> Html {
     }
     let kind_options = kinds.into_iter().map(|(k, n)| {
         let selected = filter.kind.as_deref() == Some(k.as_str());
-        html! { <option value={k.clone()} {selected}>{ format!("{} ({n})", kind_label(tr, &k)) }</option> }
+        html! { <option value={k.clone()} {selected}>{ format!("{} · {n}", kind_label(tr, &k)) }</option> }
     });
 
     let (shown, total) = filter.newest(m.items(), SHOWN);
@@ -1027,7 +1038,6 @@ fn TimelineBody(props: &BodyProps) -> Html {
             <li key={id} class={class}>
                 <button type="button" id={format!("timeline-entry-{id}")}
                         aria-pressed={is_selected.to_string()}
-                        aria-label={spoken(tr, item)}
                         data-sort={item.sort.tag()} data-kind={item.kind.clone()}
                         data-name={item.name.clone()} data-namespace={item.namespace.clone()}
                         data-verb={item.verb} data-actor={item.actor.clone()}
@@ -1035,6 +1045,7 @@ fn TimelineBody(props: &BodyProps) -> Html {
                         data-revision={item.revision.map(|r| r.to_string())}
                         data-code={item.code.map(|c| c.to_string())}
                         {onclick}>
+                    <span class="visually-hidden">{ sort_word(tr, item.sort) }{ ": " }</span>
                     <span class="timeline-time">{ crate::i18n::clock(item.at_ms) }</span>
                     <span class="timeline-verb">{ headline(tr, item) }
                         if let Some(code) = item.code { <span class="timeline-code">{ format!(" {code}") }</span> }
@@ -1136,9 +1147,9 @@ fn details(
     close: Callback<MouseEvent>,
 ) -> Html {
     let what = match item.sort {
-        Sort::Request => format!("{}: {}", t(tr, T::Requests), item.verb),
-        Sort::Write => format!("{}: {}", t(tr, T::Writes), change_word(tr, item.verb)),
-        Sort::Event => t(tr, T::Events).to_string(),
+        Sort::Request => format!("{}: {}", t(tr, T::OneRequest), item.verb),
+        Sort::Write => format!("{}: {}", t(tr, T::OneWrite), change_word(tr, item.verb)),
+        Sort::Event => t(tr, T::OneEvent).to_string(),
     };
     let object = if item.namespace.is_empty() {
         item.object()

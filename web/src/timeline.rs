@@ -1075,21 +1075,29 @@ fn TimelineBody(props: &BodyProps) -> Html {
             <h2 id="timeline-heading">{ t(tr, T::Heading) }</h2>
             <p class="hint">{ t(tr, T::Hint) }</p>
             <div class="timeline-filters">
-                <label for="timeline-sort">{ t(tr, T::Show) }</label>
-                <select id="timeline-sort" onchange={on_sort}>{ for sort_options }</select>
-                <label for="timeline-actor">{ t(tr, T::Who) }</label>
-                <select id="timeline-actor" onchange={on_actor}>
-                    <option value="" selected={filter.actor.is_none()}>{ t(tr, T::Everyone) }</option>
-                    { for actor_options }
-                </select>
-                <label for="timeline-kind">{ t(tr, T::Kind) }</label>
-                <select id="timeline-kind" onchange={on_kind}>
-                    <option value="" selected={filter.kind.is_none()}>{ t(tr, T::AllKinds) }</option>
-                    { for kind_options }
-                </select>
-                <label for="timeline-name">{ t(tr, T::Name) }</label>
-                <input id="timeline-name" type="search" value={filter.name.clone()}
-                       placeholder={t(tr, T::NamePlaceholder)} oninput={on_name} />
+                <span class="timeline-filter">
+                    <label for="timeline-sort">{ t(tr, T::Show) }</label>
+                    <select id="timeline-sort" onchange={on_sort}>{ for sort_options }</select>
+                </span>
+                <span class="timeline-filter">
+                    <label for="timeline-actor">{ t(tr, T::Who) }</label>
+                    <select id="timeline-actor" onchange={on_actor}>
+                        <option value="" selected={filter.actor.is_none()}>{ t(tr, T::Everyone) }</option>
+                        { for actor_options }
+                    </select>
+                </span>
+                <span class="timeline-filter">
+                    <label for="timeline-kind">{ t(tr, T::Kind) }</label>
+                    <select id="timeline-kind" onchange={on_kind}>
+                        <option value="" selected={filter.kind.is_none()}>{ t(tr, T::AllKinds) }</option>
+                        { for kind_options }
+                    </select>
+                </span>
+                <span class="timeline-filter">
+                    <label for="timeline-name">{ t(tr, T::Name) }</label>
+                    <input id="timeline-name" type="search" value={filter.name.clone()}
+                           placeholder={t(tr, T::NamePlaceholder)} oninput={on_name} />
+                </span>
             </div>
             <p id="timeline-count" class="timeline-count muted" aria-live="polite">{ count }</p>
             <ol id="timeline-strip" class="timeline-strip" ref={strip} aria-label={t(tr, T::Strip)}

@@ -15,7 +15,8 @@
 // `#timeline-what`, `#timeline-object`, `#timeline-who`, `#timeline-result`, for an
 // EndpointSlice write `#timeline-endpoints` (`li.added` `+ ADDRESS (state)`,
 // `li.removed`, `li.changed`), and `#timeline-inspect`, which opens
-// `section#inspector[data-target]`.
+// `section#inspector[data-target]` (or, for a kind the inspector does not open,
+// `#timeline-describe`, which runs `kubectl describe` in the terminal).
 
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -99,6 +100,12 @@ test('the timeline lists requests, writes and Events, filters them, explains one
   await waitForText(page, '#timeline-object', 'deployment/web -n default');
   await waitForText(page, '#timeline-result', '201');
   await waitForText(page, '#timeline-who', 'kubernetes-admin');
+  // The inspector does not open on a Deployment: kubectl describes it in the terminal.
+  const prompts = await page.locator('#kubectl-output .prompt').count();
+  await page.click('#timeline-describe');
+  await page.waitForFunction((n) => document.querySelectorAll('#kubectl-output .prompt').length > n, prompts);
+  await waitForText(page, '#kubectl-output', 'kubectl describe deployment/web -n default');
+  await waitForText(page, '#kubectl-output', 'Replicas:');
 
   // Only the sheets (EndpointSlices).
   await page.selectOption('#timeline-kind', 'EndpointSlice');

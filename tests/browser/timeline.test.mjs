@@ -168,6 +168,23 @@ test('the timeline lists requests, writes and Events, filters them, explains one
   );
   all = await entries(page);
   assert.ok(all.length > 0 && all.every((e) => e.name.includes('web-')));
+  // Only Events: one about a robot says its reason and opens that robot.
+  await page.selectOption('#timeline-sort', 'event');
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('#timeline-strip button')].every((b) => b.dataset.sort === 'event'),
+  );
+  const event = (await entries(page)).find((e) => e.kind === 'Pod' && e.name.startsWith('web-'));
+  assert.ok(event, 'an Event about a web robot');
+  await page.click(`#timeline-strip button[data-sort="event"][data-name="${event.name}"][data-at="${event.at}"]`);
+  await page.waitForFunction(() =>
+    /Scheduled|Pulling|Pulled|Created|Started/.test(document.querySelector('#timeline-details')?.textContent ?? ''),
+  );
+  await waitForText(page, '#timeline-object', `pod/${event.name} -n default`);
+  await page.click('#timeline-inspect');
+  await page.waitForSelector(`section#inspector[data-target="robot:default/${event.name}"]`);
+  await page.click('#inspector-close');
+  await page.selectOption('#timeline-sort', '');
+
   // By who: only the dispatcher.
   await page.fill('#timeline-name', '');
   await page.selectOption('#timeline-actor', 'system:kube-scheduler');

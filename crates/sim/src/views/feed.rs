@@ -76,8 +76,10 @@ pub enum FeedEvent {
 /// What a write carries that a timeline shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WriteDetail {
-    /// An EndpointSlice's endpoints as they stood before the write (empty for a
-    /// create) and after it (empty for a delete).
+    /// An EndpointSlice's endpoints that the write added, removed or changed: as
+    /// they stood before it (none for a create) and after it (none for a delete).
+    /// Endpoints it left as they were are in neither, so a write to a slice of a
+    /// hundred robots that makes one ready carries two lines.
     Endpoints {
         before: Vec<EndpointLine>,
         after: Vec<EndpointLine>,
@@ -127,6 +129,40 @@ pub fn endpoint_lines(object: &Object) -> Vec<EndpointLine> {
         .collect()
 }
 
+/// `before` and `after` without the endpoints that are the same in both.
+fn changed_only(
+    before: Vec<EndpointLine>,
+    after: Vec<EndpointLine>,
+) -> (Vec<EndpointLine>, Vec<EndpointLine>) {
+    use std::collections::BTreeMap;
+    let unchanged: Vec<bool> = {
+        let old: BTreeMap<&str, &EndpointLine> =
+            before.iter().map(|e| (e.address.as_str(), e)).collect();
+        after
+            .iter()
+            .map(|e| old.get(e.address.as_str()) == Some(&e))
+            .collect()
+    };
+    let kept: std::collections::BTreeSet<&str> = after
+        .iter()
+        .zip(&unchanged)
+        .filter(|(_, same)| **same)
+        .map(|(e, _)| e.address.as_str())
+        .collect();
+    let before: Vec<EndpointLine> = before
+        .iter()
+        .filter(|e| !kept.contains(e.address.as_str()))
+        .cloned()
+        .collect();
+    let after = after
+        .into_iter()
+        .zip(unchanged)
+        .filter(|(_, same)| !same)
+        .map(|(e, _)| e)
+        .collect();
+    (before, after)
+}
+
 /// What a timeline shows of a write beyond its name (see [`WriteDetail`]).
 fn write_detail(ev: &WatchEvent) -> Option<Box<WriteDetail>> {
     match &*ev.object {
@@ -139,6 +175,7 @@ fn write_detail(ev: &WatchEvent) -> Option<Box<WriteDetail>> {
                     endpoint_lines(&ev.object),
                 ),
             };
+            let (before, after) = changed_only(before, after);
             Some(Box::new(WriteDetail::Endpoints { before, after }))
         }
         Object::Event(e) => {

@@ -22,6 +22,7 @@ use crate::state::{Action, AppState, Panel};
 use crate::tabs::{ShowTab, Tab, TabBar};
 use crate::terminal::TerminalBox;
 use crate::test_hook;
+use crate::timeline::Timeline;
 use crate::toolbar::Toolbar;
 use crate::zones::ZoneList;
 use gloo_timers::callback::Interval;
@@ -291,10 +292,14 @@ pub fn App() -> Html {
         <TerminalBox terminal={state.terminal.clone()} session={state.session.clone()}
                      {tr} dispatch={dispatch.clone()} />
     };
-    let office = html! {
+    let office = html! { <>
         <Office session={state.session.clone()} view={state.view.clone()} {tr}
                 info={state.office.clone()} focus={focus} epoch={state.epoch} />
-    };
+        <Timeline session={state.session.clone()} epoch={state.epoch} now_ms={state.floor.now_ms}
+                  feed={state.session.try_borrow().map_or(0, |s| s.cluster.feed_since(u64::MAX).next)} {tr}
+                  on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))}
+                  on_run={act(&dispatch, Action::RunKubectl)} />
+    </> };
     let floor_more = html! {
         <div class="floor-more">
             <DecisionPanel robots={state.decided.robots.clone()} selected={state.selected_pod.clone()}

@@ -49,6 +49,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("target.rs", include_str!("target.rs")),
     ("terminal.rs", include_str!("terminal.rs")),
     ("test_hook.rs", include_str!("test_hook.rs")),
+    ("timeline.rs", include_str!("timeline.rs")),
     ("toolbar.rs", include_str!("toolbar.rs")),
     ("zones.rs", include_str!("zones.rs")),
 ];

@@ -37,6 +37,7 @@ mod tabs;
 mod target;
 mod terminal;
 mod test_hook;
+mod timeline;
 mod toolbar;
 mod zones;
 

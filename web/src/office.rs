@@ -1268,6 +1268,7 @@ mod tests {
                 name: "web-1".into(),
                 change: Change::Modified,
                 notified: vec!["replicaset-controller".into(), "kubelet:zone-b".into()],
+                detail: None,
             },
             FeedEvent::Order {
                 at_ms: 0,
@@ -1303,6 +1304,7 @@ mod tests {
             name: name.into(),
             change,
             notified: vec![],
+            detail: None,
         }
     }
 

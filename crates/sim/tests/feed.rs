@@ -266,3 +266,67 @@ fn a_viewer_that_falls_behind_is_told_how_much_it_missed() {
     let again = c.feed_since(s.next);
     assert_eq!((again.missed, again.events.len()), (0, 0));
 }
+
+#[test]
+fn an_endpointslice_write_carries_its_endpoints_before_and_after_and_an_event_its_reason() {
+    use warehouse_sim::views::feed::WriteDetail;
+    let mut c = settled();
+    create(&mut c, SVC);
+    let start = c.feed_since(0).next;
+    create(&mut c, WEB);
+    c.advance(SimDuration::secs(60));
+    let events: Vec<FeedEvent> = c.feed_since(start).events.cloned().collect();
+    let slices: Vec<(&Vec<_>, &Vec<_>)> = events
+        .iter()
+        .filter_map(|e| match e {
+            FeedEvent::Write {
+                kind: "EndpointSlice",
+                name,
+                detail: Some(d),
+                ..
+            } if name.starts_with("web-") => match &**d {
+                WriteDetail::Endpoints { before, after } => Some((before, after)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert!(!slices.is_empty(), "no EndpointSlice write: {events:#?}");
+    // Some write made an endpoint ready that was not ready (or not there) before.
+    assert!(
+        slices
+            .iter()
+            .any(|(before, after)| after.iter().any(|a| a.ready
+                && a.pod.as_deref().is_some_and(|p| p.starts_with("web-"))
+                && !before.iter().any(|b| b.address == a.address && b.ready))),
+        "{slices:#?}"
+    );
+    // A write carries only what it changed: played forward from an empty slice,
+    // the changes end where the stored slice is.
+    let mut played = std::collections::BTreeMap::new();
+    for (before, after) in &slices {
+        assert!(
+            before.iter().all(|b| !after.contains(b)),
+            "{before:?} {after:?}"
+        );
+        for b in before.iter() {
+            assert_eq!(played.remove(&b.address).as_ref(), Some(b));
+        }
+        for a in after.iter() {
+            played.insert(a.address.clone(), a.clone());
+        }
+    }
+    let stored = c
+        .list(warehouse_sim::Kind::EndpointSlice, Some("default"))
+        .into_iter()
+        .filter(|o| o.name().starts_with("web-"))
+        .flat_map(|o| warehouse_sim::views::feed::endpoint_lines(&o))
+        .map(|e| (e.address.clone(), e))
+        .collect::<std::collections::BTreeMap<_, _>>();
+    assert_eq!(played, stored);
+    // Events say why, about which object.
+    assert!(events.iter().any(|e| matches!(e,
+        FeedEvent::Write { kind: "Event", detail: Some(d), .. }
+            if matches!(&**d, WriteDetail::Event { reason, regarding, .. }
+                if reason == "Scheduled" && regarding.0 == "Pod"))));
+}

@@ -54,6 +54,10 @@ pub enum FeedEvent {
         /// data plane's watchers (`kube-proxy`, one per zone; `coredns`;
         /// `ingress-nginx`).
         notified: Vec<String>,
+        /// What the write says beyond its name, for the kinds a reader wants to
+        /// see into: an EndpointSlice's endpoints before and after, an Event's
+        /// reason and message.
+        detail: Option<Box<WriteDetail>>,
     },
     /// An order (a request of the traffic generator) through the data plane.
     Order {
@@ -67,6 +71,129 @@ pub enum FeedEvent {
         /// The failure's reason (`timeout`, `connection-refused`, `http-503`, ...).
         failure: Option<String>,
     },
+}
+
+/// What a write carries that a timeline shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WriteDetail {
+    /// An EndpointSlice's endpoints that the write added, removed or changed: as
+    /// they stood before it (none for a create) and after it (none for a delete).
+    /// Endpoints it left as they were are in neither, so a write to a slice of a
+    /// hundred robots that makes one ready carries two lines.
+    Endpoints {
+        before: Vec<EndpointLine>,
+        after: Vec<EndpointLine>,
+    },
+    /// A Kubernetes Event: what it reports and about which object.
+    Event {
+        reason: String,
+        message: String,
+        /// `type: Warning` (else Normal).
+        warning: bool,
+        /// The object it is about (`involvedObject`): kind, namespace, name.
+        regarding: (String, String, String),
+        count: i32,
+    },
+}
+
+/// One endpoint of an EndpointSlice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EndpointLine {
+    /// Its first address (an endpoint has one in every slice the cluster writes).
+    pub address: String,
+    /// `conditions.ready`; unset counts as ready, as upstream reads it.
+    pub ready: bool,
+    pub terminating: bool,
+    /// The pod behind it (`targetRef`), if any.
+    pub pod: Option<String>,
+}
+
+/// The endpoints of an EndpointSlice object, in its order.
+pub fn endpoint_lines(object: &Object) -> Vec<EndpointLine> {
+    let Object::EndpointSlice(slice) = object else {
+        return Vec::new();
+    };
+    slice
+        .endpoints
+        .iter()
+        .flatten()
+        .map(|e| {
+            let conditions = e.conditions.as_ref();
+            EndpointLine {
+                address: e.addresses.first().cloned().unwrap_or_default(),
+                ready: conditions.and_then(|c| c.ready).unwrap_or(true),
+                terminating: conditions.and_then(|c| c.terminating).unwrap_or(false),
+                pod: e.target_ref.as_ref().and_then(|t| t.name.clone()),
+            }
+        })
+        .collect()
+}
+
+/// `before` and `after` without the endpoints that are the same in both.
+fn changed_only(
+    before: Vec<EndpointLine>,
+    after: Vec<EndpointLine>,
+) -> (Vec<EndpointLine>, Vec<EndpointLine>) {
+    use std::collections::BTreeMap;
+    let unchanged: Vec<bool> = {
+        let old: BTreeMap<&str, &EndpointLine> =
+            before.iter().map(|e| (e.address.as_str(), e)).collect();
+        after
+            .iter()
+            .map(|e| old.get(e.address.as_str()) == Some(&e))
+            .collect()
+    };
+    let kept: std::collections::BTreeSet<&str> = after
+        .iter()
+        .zip(&unchanged)
+        .filter(|(_, same)| **same)
+        .map(|(e, _)| e.address.as_str())
+        .collect();
+    let before: Vec<EndpointLine> = before
+        .iter()
+        .filter(|e| !kept.contains(e.address.as_str()))
+        .cloned()
+        .collect();
+    let after = after
+        .into_iter()
+        .zip(unchanged)
+        .filter(|(_, same)| !same)
+        .map(|(e, _)| e)
+        .collect();
+    (before, after)
+}
+
+/// What a timeline shows of a write beyond its name (see [`WriteDetail`]).
+fn write_detail(ev: &WatchEvent) -> Option<Box<WriteDetail>> {
+    match &*ev.object {
+        Object::EndpointSlice(_) => {
+            let (before, after) = match ev.event_type {
+                EventType::Added => (Vec::new(), endpoint_lines(&ev.object)),
+                EventType::Deleted => (endpoint_lines(&ev.object), Vec::new()),
+                EventType::Modified => (
+                    endpoint_lines(ev.old.as_deref()?),
+                    endpoint_lines(&ev.object),
+                ),
+            };
+            let (before, after) = changed_only(before, after);
+            Some(Box::new(WriteDetail::Endpoints { before, after }))
+        }
+        Object::Event(e) => {
+            let o = &e.involved_object;
+            Some(Box::new(WriteDetail::Event {
+                reason: e.reason.clone().unwrap_or_default(),
+                message: e.message.clone().unwrap_or_default(),
+                warning: e.type_.as_deref() == Some("Warning"),
+                regarding: (
+                    o.kind.clone().unwrap_or_default(),
+                    o.namespace.clone().unwrap_or_default(),
+                    o.name.clone().unwrap_or_default(),
+                ),
+                count: e.count.unwrap_or(1),
+            }))
+        }
+        _ => None,
+    }
 }
 
 /// A write's kind of change.
@@ -226,6 +353,7 @@ impl Cluster {
             notified.push("ingress-nginx".into());
         }
         let key = ev.object.key();
+        let detail = write_detail(ev);
         self.feed.push(FeedEvent::Write {
             at_ms: self.now.0,
             revision: ev.revision,
@@ -239,6 +367,7 @@ impl Cluster {
                 EventType::Deleted => Change::Deleted,
             },
             notified,
+            detail,
         });
     }
 

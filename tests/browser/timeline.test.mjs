@@ -234,11 +234,18 @@ test('the timeline lists requests, writes and Events, filters them, explains one
   await waitForText(page, '#timeline-heading', 'Хронология');
   assert.ok((await page.textContent('label[for="timeline-kind"]')).includes('Тип объекта'));
   await shots(page, 'timeline-ru-1440');
+  await page.selectOption('#timeline-kind', 'Pod');
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(300);
+  // A phone shows the floor, the office and the timeline on one tab; the timeline
+  // keeps what was picked when the window narrows.
+  await page.click('#tab-floor');
+  assert.equal(await page.inputValue('#timeline-kind'), 'Pod', 'the filter survives the resize');
+  await page.selectOption('#timeline-kind', '');
   const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   assert.ok(widths[0] <= widths[1], `the page is ${widths[0]} px wide in a ${widths[1]} px window`);
   await shots(page, 'timeline-ru-390');
+  await page.click('#more-toggle');
   await page.click('#lang-toggle');
   await waitForText(page, '#timeline-heading', 'Timeline');
   await shots(page, 'timeline-en-390');

@@ -375,25 +375,25 @@ pub fn App() -> Html {
                                    on_start={act(&dispatch, Action::StartComponent)}
                                    on_stop={act(&dispatch, Action::StopComponent)}
                                    on_inspect={act(&dispatch, |t| Action::Inspect(Some(t)))} />
-                    if narrow {
-                        { office.clone() }
-                        { floor_more.clone() }
-                    }
                 </div>
                 <div id={Tab::Terminal.panel_id()} class={classes!("side", off(Tab::Terminal))}
                      role={panel_role(Tab::Terminal)} aria-labelledby={labelled_by(Tab::Terminal)}>
                     if !narrow { { inspector } }
-                    // On the terminal's tab the terminal comes first.
-                    if narrow { { terminal.clone() } }
                     <Editor yaml={state.yaml.clone()} result={state.apply_result.clone()}
                             editing={state.editing.clone()} {tr}
                             dispatch={dispatch.clone()} />
-                    if !narrow { { terminal } }
+                    // On the terminal's tab the terminal comes first (style.css: `.tabbed`);
+                    // it keeps its place in the tree, so what is typed survives a turn
+                    // of the phone.
+                    { terminal }
                 </div>
-                if !narrow {
+                // The office and the rest stay at one place in the tree whatever the
+                // width (a component moved elsewhere would start anew, losing what a
+                // learner picked): on a phone they follow the floor's tab.
+                <div class={classes!("floor-extra", off(Tab::Floor))}>
                     { office }
                     { floor_more }
-                }
+                </div>
                 </div>
             </main>
             </ContextProvider<ShowTab>>

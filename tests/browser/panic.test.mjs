@@ -6,11 +6,13 @@
 // (web/src/test_hook.rs); the banner is `#panic-banner` with `.panic-title`,
 // `.panic-reload`, `details.panic-details` and `.panic-message`
 // (web/src/panic_banner.rs); `#lang-toggle`; `#kubectl-input`, `#kubectl-output`.
+// With a sandbox saved for a reload, the banner also has `a.panic-link` and the same
+// address in `input.panic-link-text`: a share link of that state.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import path from 'node:path';
-import { SCREENSHOT_DIR, WAIT_MS, kubectl, openApp, screenshot, waitLesson } from './harness.mjs';
+import { SCREENSHOT_DIR, WAIT_MS, kubectl, launchBrowser, openApp, screenshot, waitLesson } from './harness.mjs';
 
 const MESSAGE = 'the panic banner test stops the simulator on purpose';
 
@@ -138,5 +140,52 @@ test('panic: a banner in English and Russian, details to copy, and Reload brings
   } catch (err) {
     await screenshot(page, 'panic-failure').catch(() => {});
     throw err;
+  }
+});
+
+test('panic: the banner offers a link to the warehouse as last saved, and it opens elsewhere', { timeout: 120_000 }, async () => {
+  const { page, problems } = app;
+  let other;
+  try {
+    await ready(page);
+    await kubectl(page, 'kubectl create deployment crash-web --image=nginx:1.27 --replicas=2');
+    // Kept for a reload within a few seconds.
+    await page.waitForFunction(
+      () => (localStorage.getItem('kube-warehouse.sandbox.v1') ?? '').includes('crash-web'),
+      null,
+      { timeout: WAIT_MS },
+    );
+    await panic(page, MESSAGE);
+    const banner = page.locator('#panic-banner');
+    await banner.waitFor({ state: 'visible', timeout: WAIT_MS });
+    assert.equal(takePanicErrors(problems), 1);
+    assert.match(await banner.locator('.panic-share').textContent(), /a few seconds before the error/);
+    const href = await banner.locator('a.panic-link').getAttribute('href');
+    assert.match(href, /#history=~[A-Za-z0-9_-]+$/, href);
+    assert.equal(await banner.locator('input.panic-link-text').inputValue(), href);
+    await screen(page, 'panic-link-en');
+
+    // The link in a browser of its own rebuilds that warehouse.
+    other = await launchBrowser();
+    const fresh = await (await other.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    const errors = [];
+    fresh.on('pageerror', (err) => errors.push(err.message));
+    await fresh.goto(href, { waitUntil: 'load' });
+    await fresh.waitForFunction(() => window.__warehouse !== undefined, null, { timeout: WAIT_MS });
+    await fresh.waitForFunction(() => !location.hash, null, { timeout: WAIT_MS });
+    const deployments = await kubectl(fresh, 'kubectl get deployments');
+    assert.match(deployments, /crash-web/, deployments);
+    assert.deepEqual(errors, []);
+
+    // Reload forgot the saved sandbox: the warehouse starts anew.
+    await reload(page);
+    const after = await kubectl(page, 'kubectl get deployments');
+    assert.doesNotMatch(after, /crash-web/, after);
+    assert.deepEqual(problems, [], 'the page logged no other errors');
+  } catch (err) {
+    await screenshot(page, 'panic-link-failure').catch(() => {});
+    throw err;
+  } finally {
+    await other?.close();
   }
 });

@@ -553,6 +553,11 @@ pub struct PanicTexts {
     pub body: &'static str,
     pub reload: &'static str,
     pub details: &'static str,
+    /// Over the share link of the state before the error.
+    pub share: &'static str,
+    pub open_link: &'static str,
+    /// The accessible name of the link's text field.
+    pub link_label: &'static str,
 }
 
 pub fn panic_texts(lang: Lang) -> PanicTexts {
@@ -564,6 +569,11 @@ pub fn panic_texts(lang: Lang) -> PanicTexts {
                    the warehouse starts anew.",
             reload: "Reload",
             details: "Error details (copy them into a bug report)",
+            share: "To show someone what happened, send them this link with the \
+                    details: it opens the warehouse as it was a few seconds before \
+                    the error.",
+            open_link: "Open that moment in a new tab",
+            link_label: "Link to the warehouse before the error",
         },
         Lang::Ru => PanicTexts {
             title: "Симулятор остановился из-за внутренней ошибки",
@@ -572,6 +582,11 @@ pub fn panic_texts(lang: Lang) -> PanicTexts {
                    сохранён, склад начнёт работу с чистого листа.",
             reload: "Перезагрузить",
             details: "Подробности ошибки (скопируйте их в сообщение об ошибке)",
+            share: "Чтобы показать кому-то, что произошло, отправьте эту ссылку \
+                    вместе с подробностями: она откроет склад таким, каким он был \
+                    за несколько секунд до ошибки.",
+            open_link: "Открыть этот момент в новой вкладке",
+            link_label: "Ссылка на склад до ошибки",
         },
     }
 }

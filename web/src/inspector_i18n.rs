@@ -43,7 +43,9 @@ pub enum I {
     StaffPod,
 }
 
-fn pick(tr: Tr, texts: [&'static str; 4]) -> &'static str {
+/// Picks from `[english warehouse, english kubernetes, russian warehouse, russian
+/// kubernetes]` (the timeline's labels use it too).
+pub(crate) fn pick(tr: Tr, texts: [&'static str; 4]) -> &'static str {
     match (tr.lang, tr.names) {
         (Lang::En, Names::Warehouse) => texts[0],
         (Lang::En, Names::Kubernetes) => texts[1],
@@ -52,7 +54,8 @@ fn pick(tr: Tr, texts: [&'static str; 4]) -> &'static str {
     }
 }
 
-fn both(tr: Tr, en: &'static str, ru: &'static str) -> &'static str {
+/// A label that reads the same in both vocabularies.
+pub(crate) fn both(tr: Tr, en: &'static str, ru: &'static str) -> &'static str {
     pick(tr, [en, en, ru, ru])
 }
 

@@ -385,6 +385,9 @@ pub fn load() -> Option<Result<SavedLesson, String>> {
 
 /// Saves the lesson, or says why not.
 pub fn save(saved: &SavedLesson) -> Result<(), String> {
+    if crate::panic_banner::panicked() {
+        return Err("nothing is saved after an internal error".into());
+    }
     let text = encode(saved)?;
     let s = storage().ok_or("this browser keeps no local storage")?;
     s.set_item(LESSON_KEY, &text)

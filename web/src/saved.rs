@@ -71,6 +71,9 @@ pub fn load() -> Option<Result<Saved, String>> {
 
 /// Saves the sandbox, or says why not (too big, storage refused).
 pub fn save(saved: &Saved) -> Result<(), String> {
+    if crate::panic_banner::panicked() {
+        return Err("nothing is saved after an internal error".into());
+    }
     let text = serde_json::to_string(saved).map_err(|e| e.to_string())?;
     if text.len() > MAX_SAVED_BYTES {
         return Err(format!(
@@ -134,6 +137,29 @@ pub async fn link_with(prefix: &str, json: &[u8]) -> Result<String, String> {
     Ok(format!("{base}{prefix}{text}"))
 }
 
+/// Marks a fragment whose JSON is not compressed (`~` is no base64url letter): the
+/// link the panic banner makes, synchronously, when no code may wait for the
+/// browser's compressor.
+pub const PLAIN_MARK: char = '~';
+
+/// Like [`link_with`], without compressing: made at once, about three times as long.
+pub fn plain_link_with(prefix: &str, json: &[u8]) -> Result<String, String> {
+    let text = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json);
+    if text.len() + 1 > MAX_LINK_CHARS {
+        return Err(format!(
+            "the history is too long for a link ({} characters, at most {MAX_LINK_CHARS})",
+            text.len() + 1
+        ));
+    }
+    let here = web_sys::window()
+        .ok_or("no window")?
+        .location()
+        .href()
+        .map_err(|_| "no address")?;
+    let base = here.split('#').next().unwrap_or_default();
+    Ok(format!("{base}{prefix}{PLAIN_MARK}{text}"))
+}
+
 /// Reads a share link's fragment back into a history.
 pub async fn read_link(fragment: &str) -> Result<Exported, String> {
     let json = read_fragment(fragment).await?;
@@ -149,9 +175,16 @@ pub async fn read_fragment(fragment: &str) -> Result<Vec<u8>, String> {
             fragment.len()
         ));
     }
+    let (text, plain) = match fragment.trim().strip_prefix(PLAIN_MARK) {
+        Some(rest) => (rest, true),
+        None => (fragment.trim(), false),
+    };
     let packed = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(fragment.trim())
+        .decode(text)
         .map_err(|_| "the link is damaged: its history is not valid base64url".to_string())?;
+    if plain {
+        return Ok(packed);
+    }
     through(&packed, false)
         .await
         .map_err(|_| "the link is damaged: its history does not decompress".to_string())

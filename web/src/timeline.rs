@@ -609,18 +609,7 @@ pub enum T {
     Details,
 }
 
-fn pick(tr: Tr, texts: [&'static str; 4]) -> &'static str {
-    match (tr.lang, tr.names) {
-        (Lang::En, Names::Warehouse) => texts[0],
-        (Lang::En, Names::Kubernetes) => texts[1],
-        (Lang::Ru, Names::Warehouse) => texts[2],
-        (Lang::Ru, Names::Kubernetes) => texts[3],
-    }
-}
-
-fn both(tr: Tr, en: &'static str, ru: &'static str) -> &'static str {
-    pick(tr, [en, en, ru, ru])
-}
+use crate::inspector_i18n::{both, pick};
 
 pub fn t(tr: Tr, key: T) -> &'static str {
     match key {

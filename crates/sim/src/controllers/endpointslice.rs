@@ -14,7 +14,10 @@
 //! only rewritten when one of its endpoints changed, new endpoints go first into
 //! slices already being rewritten (fullest first), then into the unchanged slice
 //! they fit best, and only then into new slices; a Service without endpoints keeps
-//! one empty placeholder slice. So one pod's change rewrites one slice.
+//! one empty placeholder slice. So one pod's change rewrites one slice. When a sync
+//! would both create and delete slices, the new one is written as an update of the
+//! one to delete, under its name (upstream's `finalize`): the placeholder becomes
+//! the Service's first real slice.
 //!
 //! Simplified: IPv4 only; endpoints are placed in pod-name order where upstream pops
 //! them from a set; no `endpoints.kubernetes.io/last-change-trigger-time` annotation;
@@ -353,11 +356,23 @@ impl Cluster {
                 "the memo of {svc_key:?} planned other slices than reading every pod"
             );
         }
+        let (to_create, to_update, to_delete, replaced) =
+            reuse_deleted_slices(&svc, to_create, to_update, to_delete);
         let mut writes = Vec::new();
-        // The slices as written, for the memo: (deleted, written).
-        let mut deleted = Vec::new();
+        // The slices as written, for the memo: (deleted, written). A slice updated
+        // in place of a new one lost its old endpoints as a deleted one does.
+        let mut deleted = replaced;
         let mut written = Vec::new();
         self.controllers.endpoints.writing = true;
+        // Upstream's order: creates, updates, then deletes.
+        for s in to_create {
+            let write = self.create_as(ACTOR, Object::EndpointSlice(Box::new(s)));
+            writes.push(write.map(|o| written.push(o)));
+        }
+        for s in to_update {
+            let write = self.update_as(ACTOR, Object::EndpointSlice(Box::new(s)));
+            writes.push(write.map(|o| written.push(o)));
+        }
         for s in to_delete {
             let key = ObjectKey::new(
                 Kind::EndpointSlice,
@@ -369,14 +384,6 @@ impl Cluster {
                 deleted.push(s);
             }
             writes.push(write);
-        }
-        for s in to_update {
-            let write = self.update_as(ACTOR, Object::EndpointSlice(Box::new(s)));
-            writes.push(write.map(|o| written.push(o)));
-        }
-        for s in to_create {
-            let write = self.create_as(ACTOR, Object::EndpointSlice(Box::new(s)));
-            writes.push(write.map(|o| written.push(o)));
         }
         self.controllers.endpoints.writing = false;
         if writes.iter().all(Result::is_ok) {
@@ -626,6 +633,52 @@ impl Cluster {
         }
         out
     }
+}
+
+/// Upstream `finalize`: while there are slices both to create and to delete, a new
+/// slice takes the name of one that would be deleted and is written as an update of
+/// it (when that one has the same address type and is owned by this Service), so a
+/// placeholder turning into a real slice, or a slice whose ports changed, keeps its
+/// name instead of being deleted while another is created. Returns the plan and the
+/// slices so replaced (as they were).
+fn reuse_deleted_slices(
+    svc: &Service,
+    mut to_create: Vec<EndpointSlice>,
+    mut to_update: Vec<EndpointSlice>,
+    mut to_delete: Vec<EndpointSlice>,
+) -> (
+    Vec<EndpointSlice>,
+    Vec<EndpointSlice>,
+    Vec<EndpointSlice>,
+    Vec<EndpointSlice>,
+) {
+    let owned = |s: &EndpointSlice| {
+        s.metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|o| svc.metadata.uid.as_deref() == Some(o.uid.as_str()))
+    };
+    let mut replaced = Vec::new();
+    let mut i = 0;
+    while i < to_delete.len() {
+        let Some(new) = to_create.last() else { break };
+        if to_delete[i].address_type != new.address_type || !owned(&to_delete[i]) {
+            i += 1;
+            continue;
+        }
+        let (Some(mut new), old) = (to_create.pop(), to_delete.remove(i)) else {
+            break;
+        };
+        let meta = &mut new.metadata;
+        meta.name = old.metadata.name.clone();
+        meta.uid = old.metadata.uid.clone();
+        meta.resource_version = old.metadata.resource_version.clone();
+        meta.creation_timestamp = old.metadata.creation_timestamp.clone();
+        to_update.push(new);
+        replaced.push(old);
+    }
+    (to_create, to_update, to_delete, replaced)
 }
 
 fn slice_port_key(s: &EndpointSlice) -> PortKey {
@@ -1041,6 +1094,63 @@ mod tests {
         for obj in crate::decode_manifests(yaml).unwrap() {
             c.create(obj).unwrap();
         }
+    }
+
+    /// A Service made before its pods run gets an empty placeholder slice; when the
+    /// first endpoint comes, that slice is updated in place (upstream's `finalize`
+    /// turns the create and the delete into an update): one name throughout, no
+    /// slice deleted.
+    #[test]
+    fn the_placeholder_slice_becomes_the_first_real_one() {
+        let mut c = Cluster::settled(7, Topology::default());
+        create(
+            &mut c,
+            "apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+",
+        );
+        c.advance(SimDuration::secs(5));
+        let slices = |c: &Cluster| -> Vec<(String, usize)> {
+            c.list_refs(Kind::EndpointSlice, Some("default"))
+                .filter(|o| o.name().starts_with("web-"))
+                .filter_map(|o| match o {
+                    crate::Object::EndpointSlice(s) => Some((
+                        o.name().to_string(),
+                        s.endpoints.as_ref().map_or(0, Vec::len),
+                    )),
+                    _ => None,
+                })
+                .collect()
+        };
+        let placeholder = slices(&c);
+        assert_eq!(placeholder.len(), 1, "{placeholder:?}");
+        assert_eq!(placeholder[0].1, 0, "no endpoint yet");
+        let from = c.revision();
+        create(
+            &mut c,
+            "apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default, labels: {app: web}}
+spec:
+  containers: [{name: web, image: nginx}]
+",
+        );
+        c.advance(SimDuration::secs(60));
+        assert_eq!(slices(&c), vec![(placeholder[0].0.clone(), 1)]);
+        let deletes = c
+            .feed_since(0)
+            .events
+            .filter(|e| {
+                matches!(e, crate::views::feed::FeedEvent::Write {
+                    kind: "EndpointSlice", change: crate::views::feed::Change::Deleted, revision, ..
+                } if *revision > from)
+            })
+            .count();
+        assert_eq!(deletes, 0, "no slice was deleted on the way");
     }
 
     /// A refused write is not forgotten: the Service comes back after the queue's
